@@ -1,0 +1,2 @@
+//! axe-layout: STUB.
+fn main() {}
