@@ -1,1 +1,0 @@
-//! TMA descriptor planning (paper section 3.4). STUB: being implemented.
