@@ -1,0 +1,294 @@
+//! Diagnostics as plain data: what MLIR reported, where, and the sink that collects them.
+//!
+//! The handler attached by [`create_context`](crate::create_context) converts every
+//! MLIR diagnostic into a [`Diagnostic`] (severity, resolved `file:line:col`,
+//! message, notes) and pushes it into the context's [`DiagnosticSink`]. Drivers
+//! then print them ([`Diagnostic::render`]) or check them against
+//! `expected-*` annotations. Nothing here prints.
+
+use melior::{
+    diagnostic::{Diagnostic as MlirDiagnostic, DiagnosticSeverity},
+    ir::Location,
+};
+use std::{cell::RefCell, fmt, rc::Rc};
+
+/// How serious a diagnostic is, as MLIR grades it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Severity {
+    /// The input or a pass failed.
+    Error,
+    /// Something suspicious that does not stop processing.
+    Warning,
+    /// Extra information attached to another diagnostic.
+    Note,
+    /// Information a pass chose to report.
+    Remark,
+}
+
+impl Severity {
+    /// The lowercase word mlir-opt prints (`error`, `warning`, `note`, `remark`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+            Severity::Note => "note",
+            Severity::Remark => "remark",
+        }
+    }
+}
+
+impl fmt::Display for Severity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl From<DiagnosticSeverity> for Severity {
+    fn from(severity: DiagnosticSeverity) -> Self {
+        match severity {
+            DiagnosticSeverity::Error => Severity::Error,
+            DiagnosticSeverity::Warning => Severity::Warning,
+            DiagnosticSeverity::Note => Severity::Note,
+            DiagnosticSeverity::Remark => Severity::Remark,
+        }
+    }
+}
+
+/// A position in a source buffer: file name, 1-based line and column.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct SourceLoc {
+    /// The buffer name (a path, `<stdin>`, or whatever the parser was given).
+    pub file: String,
+    /// 1-based line (0 for a whole-file location).
+    pub line: usize,
+    /// 1-based column (0 for a whole-file location).
+    pub column: usize,
+}
+
+impl fmt::Display for SourceLoc {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}:{}", self.file, self.line, self.column)
+    }
+}
+
+impl SourceLoc {
+    /// Resolves an MLIR location to the file position a user should look at.
+    ///
+    /// Follows MLIR's choice for printing: a file location is itself, a name
+    /// location shows its child, a call site shows its callee (then its
+    /// caller), a fused location shows its first resolvable member. Returns
+    /// `None` for unknown and opaque locations.
+    pub fn resolve(location: Location) -> Option<SourceLoc> {
+        if location.is_file_line_col_range() {
+            let file = location.file_line_col_range_filename();
+            return Some(SourceLoc {
+                file: file
+                    .as_string_ref()
+                    .as_str()
+                    .unwrap_or("<invalid utf-8>")
+                    .to_string(),
+                line: location.file_line_col_range_start_line(),
+                column: location.file_line_col_range_start_column(),
+            });
+        }
+        if location.is_name() {
+            return Self::resolve(location.name_child_location());
+        }
+        if location.is_call_site() {
+            return Self::resolve(location.call_site_callee())
+                .or_else(|| Self::resolve(location.call_site_caller()));
+        }
+        if location.is_fused() {
+            return (0..location.fused_num_locations())
+                .find_map(|index| Self::resolve(location.fused_location(index)));
+        }
+        None
+    }
+}
+
+/// One diagnostic with its notes, detached from MLIR.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Diagnostic {
+    /// Error, warning, note or remark.
+    pub severity: Severity,
+    /// Where it points, when the location resolves to a file position.
+    pub location: Option<SourceLoc>,
+    /// The message text, without location or severity.
+    pub message: String,
+    /// Notes attached to this diagnostic, in emission order.
+    pub notes: Vec<Diagnostic>,
+}
+
+impl Diagnostic {
+    /// An error diagnostic with no notes.
+    pub fn error(location: Option<SourceLoc>, message: impl Into<String>) -> Self {
+        Diagnostic {
+            severity: Severity::Error,
+            location,
+            message: message.into(),
+            notes: Vec::new(),
+        }
+    }
+
+    /// Copies an MLIR diagnostic (and its notes) into plain data.
+    pub fn from_mlir(diagnostic: &MlirDiagnostic) -> Self {
+        let notes = (0..diagnostic.note_count())
+            .filter_map(|index| diagnostic.note(index).ok())
+            .map(|note| Self::from_mlir(&note))
+            .collect();
+        Diagnostic {
+            severity: diagnostic.severity().into(),
+            location: SourceLoc::resolve(diagnostic.location()),
+            message: diagnostic.to_string(),
+            notes,
+        }
+    }
+
+    /// Renders the diagnostic and its notes the way mlir-opt does:
+    /// `file:line:col: error: message`, then the source line and a caret when
+    /// `source` (buffer name, full text) holds the line. A note without a
+    /// location borrows its parent's.
+    pub fn render(&self, source: Option<(&str, &str)>) -> String {
+        let mut out = String::new();
+        self.render_into(&mut out, None, source);
+        out
+    }
+
+    fn render_into(
+        &self,
+        out: &mut String,
+        inherited: Option<&SourceLoc>,
+        source: Option<(&str, &str)>,
+    ) {
+        let location = self.location.as_ref().or(inherited);
+        match location {
+            Some(location) if location.line > 0 => {
+                out.push_str(&format!(
+                    "{location}: {}: {}\n",
+                    self.severity, self.message
+                ));
+                if let Some(snippet) = snippet(location, source) {
+                    out.push_str(&snippet);
+                }
+            }
+            Some(location) => out.push_str(&format!(
+                "{}: {}: {}\n",
+                location.file, self.severity, self.message
+            )),
+            None => out.push_str(&format!("{}: {}\n", self.severity, self.message)),
+        }
+        for note in &self.notes {
+            note.render_into(out, location, source);
+        }
+    }
+}
+
+/// The source line of `location` and a caret under its column, when known.
+fn snippet(location: &SourceLoc, source: Option<(&str, &str)>) -> Option<String> {
+    let (name, text) = source?;
+    if name != location.file {
+        return None;
+    }
+    let line = text.lines().nth(location.line.checked_sub(1)?)?;
+    let prefix: String = line
+        .chars()
+        .take(location.column.saturating_sub(1))
+        .map(|c| if c == '\t' { '\t' } else { ' ' })
+        .collect();
+    Some(format!("{line}\n{prefix}^\n"))
+}
+
+/// Shared, append-only list of the diagnostics a context has emitted.
+///
+/// Cloning shares the list. The handler pushes; drivers [`take`](Self::take).
+/// Contexts are created single-threaded, so the `Rc` is never shared across
+/// threads.
+#[derive(Clone, Debug, Default)]
+pub struct DiagnosticSink(Rc<RefCell<Vec<Diagnostic>>>);
+
+impl DiagnosticSink {
+    /// Appends a diagnostic.
+    pub fn push(&self, diagnostic: Diagnostic) {
+        self.0.borrow_mut().push(diagnostic);
+    }
+
+    /// Number of diagnostics collected and not yet taken.
+    pub fn len(&self) -> usize {
+        self.0.borrow().len()
+    }
+
+    /// Whether no diagnostics are waiting.
+    pub fn is_empty(&self) -> bool {
+        self.0.borrow().is_empty()
+    }
+
+    /// Removes and returns everything collected so far.
+    pub fn take(&self) -> Vec<Diagnostic> {
+        std::mem::take(&mut *self.0.borrow_mut())
+    }
+
+    /// Removes and returns the diagnostics after the first `keep`.
+    pub fn split_off(&self, keep: usize) -> Vec<Diagnostic> {
+        let mut all = self.0.borrow_mut();
+        let keep = keep.min(all.len());
+        all.split_off(keep)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn loc(line: usize, column: usize) -> Option<SourceLoc> {
+        Some(SourceLoc {
+            file: "k.mlir".into(),
+            line,
+            column,
+        })
+    }
+
+    #[test]
+    fn render_shows_location_line_and_caret() {
+        let mut diagnostic = Diagnostic::error(loc(2, 5), "expected SSA operand");
+        diagnostic.notes.push(Diagnostic {
+            severity: Severity::Note,
+            location: None,
+            message: "see current operation".into(),
+            notes: vec![],
+        });
+        let text = "func.func @f() {\n  %x = arith.addi\n}\n";
+        assert_eq!(
+            diagnostic.render(Some(("k.mlir", text))),
+            "k.mlir:2:5: error: expected SSA operand\n  %x = arith.addi\n    ^\n\
+             k.mlir:2:5: note: see current operation\n  %x = arith.addi\n    ^\n"
+        );
+    }
+
+    #[test]
+    fn render_without_source_or_location() {
+        assert_eq!(
+            Diagnostic::error(loc(3, 1), "boom").render(None),
+            "k.mlir:3:1: error: boom\n"
+        );
+        assert_eq!(
+            Diagnostic::error(None, "boom").render(None),
+            "error: boom\n"
+        );
+        assert_eq!(
+            Diagnostic::error(loc(0, 0), "boom").render(None),
+            "k.mlir: error: boom\n"
+        );
+    }
+
+    #[test]
+    fn sink_split_off_keeps_prefix() {
+        let sink = DiagnosticSink::default();
+        sink.push(Diagnostic::error(None, "a"));
+        sink.push(Diagnostic::error(None, "b"));
+        let tail = sink.split_off(1);
+        assert_eq!(tail.len(), 1);
+        assert_eq!(tail[0].message, "b");
+        assert_eq!(sink.take()[0].message, "a");
+        assert!(sink.is_empty());
+    }
+}

@@ -1,0 +1,149 @@
+//! The raw `mlir-sys` calls that melior does not wrap, each behind a safe function.
+//!
+//! **Invariant:** this is the only module in the workspace that calls
+//! `mlir_sys` directly. Every function here takes and returns melior types, so
+//! callers never see a raw handle except the LLVM module pointer of
+//! [`translate_to_llvm_ir`], which crosses into inkwell.
+
+use melior::{
+    ir::{block::BlockArgument, Location, Operation, OperationRef, ValueLike},
+    pass::OperationPassManager,
+    Context, StringRef,
+};
+use std::ffi::{c_void, CString};
+
+/// Parses one top-level operation from `source`; locations name `source_name`.
+///
+/// Unlike `Module::parse` (whose locations read `-`), the parsed IR carries the
+/// real file name. Returns `None` after emitting diagnostics when the text does
+/// not parse or does not hold exactly one top-level operation.
+pub fn parse_operation<'c>(
+    context: &'c Context,
+    source: &str,
+    source_name: &str,
+) -> Option<Operation<'c>> {
+    // SAFETY: the string refs borrow `source`/`source_name` for the duration of
+    // the call; the returned operation (or null) is owned by the caller.
+    unsafe {
+        Operation::from_option_raw(mlir_sys::mlirOperationCreateParse(
+            context.to_raw(),
+            StringRef::new(source).to_raw(),
+            StringRef::new(source_name).to_raw(),
+        ))
+    }
+}
+
+/// Returns the location of a block argument.
+pub fn block_argument_location<'c>(argument: BlockArgument<'c, '_>) -> Location<'c> {
+    // SAFETY: the argument is a live value; locations are owned by the context.
+    unsafe { Location::from_raw(mlir_sys::mlirValueGetLocation(argument.to_raw())) }
+}
+
+/// Sets the location of a block argument.
+pub fn set_block_argument_location(argument: BlockArgument, location: Location) {
+    // SAFETY: both handles are live; the call only stores the location.
+    unsafe { mlir_sys::mlirBlockArgumentSetLocation(argument.to_raw(), location.to_raw()) }
+}
+
+/// Returns `location` with its file name replaced by `file`, keeping its line
+/// and column range; `None` when `location` is not a file location.
+pub fn rename_file_location<'c>(location: Location<'c>, file: &str) -> Option<Location<'c>> {
+    if !location.is_file_line_col_range() {
+        return None;
+    }
+    let (start_line, start_column) = (
+        location.file_line_col_range_start_line() as u32,
+        location.file_line_col_range_start_column() as u32,
+    );
+    let (end_line, end_column) = (
+        location.file_line_col_range_end_line() as u32,
+        location.file_line_col_range_end_column() as u32,
+    );
+    let file = StringRef::new(file).to_raw();
+    // SAFETY: the location is live, so its context is; the new location is
+    // owned by that context and lives as long as `location` does.
+    unsafe {
+        let context = mlir_sys::mlirLocationGetContext(location.to_raw());
+        let raw = if (start_line, start_column) == (end_line, end_column) {
+            mlir_sys::mlirLocationFileLineColGet(context, file, start_line, start_column)
+        } else {
+            mlir_sys::mlirLocationFileLineColRangeGet(
+                context,
+                file,
+                start_line,
+                start_column,
+                end_line,
+                end_column,
+            )
+        };
+        Some(Location::from_raw(raw))
+    }
+}
+
+/// Appends textual pipeline elements (`canonicalize,gpu.module(cse)`) to `manager`.
+///
+/// Unlike `melior::utility::parse_pass_pipeline`, this keeps the passes already
+/// in the manager. On a parse error returns MLIR's message.
+pub fn add_pipeline(manager: OperationPassManager, elements: &str) -> Result<(), String> {
+    let mut message = String::new();
+    // SAFETY: `collect_string` only appends to the `String` passed as user data,
+    // which outlives the call.
+    let result = unsafe {
+        mlir_sys::mlirOpPassManagerAddPipeline(
+            manager.to_raw(),
+            StringRef::new(elements).to_raw(),
+            Some(collect_string),
+            &mut message as *mut String as *mut c_void,
+        )
+    };
+    if result.value != 0 {
+        Ok(())
+    } else if message.is_empty() {
+        Err(format!("failed to parse pass pipeline '{elements}'"))
+    } else {
+        Err(message)
+    }
+}
+
+/// Emits an error diagnostic at `location` through the context's handlers.
+pub fn emit_error(location: Location, message: &str) {
+    let message = CString::new(message.replace('\0', " ")).unwrap_or_default();
+    // SAFETY: `message` is a valid NUL-terminated string for the call.
+    unsafe { mlir_sys::mlirEmitError(location.to_raw(), message.as_ptr()) }
+}
+
+/// Translates `operation` (a `builtin.module` or `gpu.module` of llvm/nvvm ops)
+/// into an LLVM module created in `llvm_context`.
+///
+/// Returns a raw `LLVMModuleRef` owned by the caller, or null after emitting
+/// diagnostics when the translation fails.
+///
+/// # Safety
+///
+/// `llvm_context` must be a live `LLVMContextRef` (for example
+/// `inkwell::context::Context::raw()`); the returned module belongs to that
+/// context and must be disposed before it.
+pub unsafe fn translate_to_llvm_ir(
+    operation: OperationRef,
+    llvm_context: *mut c_void,
+) -> *mut c_void {
+    // SAFETY: the caller guarantees `llvm_context` is a live LLVM context; the
+    // mlir-sys and llvm-sys opaque types are the same C structs.
+    unsafe {
+        mlir_sys::mlirTranslateModuleToLLVMIR(
+            operation.to_raw(),
+            llvm_context as mlir_sys::LLVMContextRef,
+        ) as *mut c_void
+    }
+}
+
+/// Appends a string chunk to the `String` behind `data`.
+unsafe extern "C" fn collect_string(chunk: mlir_sys::MlirStringRef, data: *mut c_void) {
+    // SAFETY: `data` is the `&mut String` passed by `add_pipeline`; the chunk
+    // points at `length` readable bytes for the duration of the callback.
+    unsafe {
+        let buffer = &mut *(data as *mut String);
+        let bytes = std::slice::from_raw_parts(chunk.data as *const u8, chunk.length);
+        buffer.push_str(&String::from_utf8_lossy(bytes));
+    }
+}

@@ -1,0 +1,39 @@
+//! The axe MLIR dialect, and the one place that sets up melior.
+//!
+//! The dialect is defined in IRDL (`dialect/axe.irdl.mlir`, embedded here with
+//! `include_str!`) and loaded into a melior [`Context`](melior::Context) at run
+//! time. [`create_context`] is the only function in the workspace that builds a
+//! `Context`: it registers every upstream dialect, pass and LLVM translation,
+//! loads the axe dialect and attaches the diagnostic handler that collects
+//! diagnostics into a [`DiagnosticSink`].
+//!
+//! Raw `mlir-sys` calls live in [`ffi`] and nowhere else.
+#![deny(missing_docs)]
+
+mod context;
+pub mod diagnostics;
+pub mod ffi;
+mod parse;
+mod verify;
+
+pub use context::{create_context, AxeContext};
+pub use diagnostics::{Diagnostic, DiagnosticSink, Severity, SourceLoc};
+pub use parse::parse_module;
+pub use verify::verify;
+
+/// The IRDL definition of the axe dialect (`dialect/axe.irdl.mlir`).
+pub const IRDL_SOURCE: &str = include_str!("../axe.irdl.mlir");
+
+/// The file name that locations inside [`IRDL_SOURCE`] carry.
+pub const IRDL_FILE_NAME: &str = "axe.irdl.mlir";
+
+/// The dialect's namespace, the prefix of every axe op and attribute.
+pub const DIALECT_NAME: &str = "axe";
+
+/// Names of the dialect's attributes and ops, as they appear in IR.
+pub mod names {
+    /// `#axe.layout<"...">`: a layout in the axe-layout text notation.
+    pub const LAYOUT_ATTR: &str = "axe.layout";
+    /// `"axe.annotate"(%v) {layout = #axe.layout<"...">}`: a layout note on a value.
+    pub const ANNOTATE_OP: &str = "axe.annotate";
+}

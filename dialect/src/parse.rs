@@ -1,0 +1,178 @@
+//! Parsing source text into a module whose locations carry the real file name.
+
+use crate::{context::AxeContext, diagnostics::DiagnosticSink, ffi};
+use melior::{
+    ir::{
+        block::BlockLike,
+        operation::{OperationLike, OperationMutLike, WalkOrder, WalkResult},
+        Location, Module, RegionLike,
+    },
+    Context,
+};
+
+/// The message MLIR emits when a source holds zero or several top-level ops.
+const NOT_SINGLE_OP: &str = "source must contain a single top-level operation";
+
+/// Parses `source` into a module, naming `source_name` in every location.
+///
+/// Behaves like mlir-opt's default: a single `builtin.module` is returned as is;
+/// anything else (one other op, several ops, nothing) is wrapped in an implicit
+/// `module {}`. On failure the diagnostics are in the context's sink and the
+/// result is `None`. Like mlir-opt, parsing runs the verifier on the result.
+pub fn parse_module<'c>(
+    context: &'c AxeContext,
+    source: &str,
+    source_name: &str,
+) -> Option<Module<'c>> {
+    parse_in(
+        context.context(),
+        context.diagnostics(),
+        source,
+        source_name,
+    )
+}
+
+/// [`parse_module`] on a bare context and its sink (used while setting up).
+pub(crate) fn parse_in<'c>(
+    ctx: &'c Context,
+    sink: &DiagnosticSink,
+    source: &str,
+    source_name: &str,
+) -> Option<Module<'c>> {
+    let before = sink.len();
+    if let Some(operation) = ffi::parse_operation(ctx, source, source_name) {
+        if operation.name().as_string_ref().as_str() == Ok("builtin.module") {
+            return Module::from_operation(operation);
+        }
+        let module = Module::new(Location::new(ctx, source_name, 0, 0));
+        module.body().append_operation(operation);
+        return Some(module);
+    }
+
+    // The text parsed but does not hold exactly one op: parse it again as an
+    // implicit module (that API names the buffer "-") and rename locations.
+    let emitted = sink.split_off(before);
+    let only_count_error = emitted.len() == 1 && emitted[0].message.starts_with(NOT_SINGLE_OP);
+    if !only_count_error {
+        emitted
+            .into_iter()
+            .for_each(|diagnostic| sink.push(diagnostic));
+        return None;
+    }
+    let mut module = Module::parse(ctx, source)?;
+    rename_locations(&mut module, source_name);
+    Some(module)
+}
+
+/// Replaces the file name of every file location in `module` (ops and block
+/// arguments) with `source_name`.
+fn rename_locations(module: &mut Module, source_name: &str) {
+    module
+        .as_operation_mut()
+        .walk_mut(WalkOrder::PreOrder, |mut operation| {
+            if let Some(location) = ffi::rename_file_location(operation.location(), source_name) {
+                operation.set_location(location);
+            }
+            for region in operation.regions() {
+                let mut block = region.first_block();
+                while let Some(current) = block {
+                    for argument in (0..current.argument_count())
+                        .filter_map(|index| current.argument(index).ok())
+                    {
+                        let old = ffi::block_argument_location(argument);
+                        if let Some(new) = ffi::rename_file_location(old, source_name) {
+                            ffi::set_block_argument_location(argument, new);
+                        }
+                    }
+                    block = current.next_in_region();
+                }
+            }
+            WalkResult::Advance
+        });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{create_context, verify, Severity, SourceLoc};
+
+    fn check_roundtrip(input: &str, expected: &str) {
+        let context = create_context().expect("context");
+        let module = parse_module(&context, input, "t.mlir").expect("parses");
+        assert!(verify(&module), "{:?}", context.diagnostics().take());
+        assert_eq!(module.as_operation().to_string(), expected);
+    }
+
+    #[test]
+    fn layout_attribute_roundtrips() {
+        check_roundtrip(
+            "func.func @f(%a: f32) {\n  \"axe.annotate\"(%a) {layout = #axe.layout<\"S[8:1]\">} : (f32) -> ()\n  return\n}\n",
+            "module {\n  func.func @f(%arg0: f32) {\n    \"axe.annotate\"(%arg0) {layout = #axe.layout<\"S[8:1]\">} : (f32) -> ()\n    return\n  }\n}\n",
+        );
+    }
+
+    #[test]
+    fn several_top_level_ops_get_an_implicit_module() {
+        check_roundtrip(
+            "func.func private @a()\nfunc.func private @b()\n",
+            "module {\n  func.func private @a()\n  func.func private @b()\n}\n",
+        );
+        check_roundtrip("", "module {\n}\n");
+    }
+
+    #[test]
+    fn locations_name_the_file_in_every_path() {
+        for source in [
+            "module {\n  func.func private @a()\n}\n",
+            "func.func private @a()\n",
+            "func.func private @x()\nfunc.func private @a()\n",
+        ] {
+            let context = create_context().expect("context");
+            let module = parse_module(&context, source, "named.mlir").expect("parses");
+            let printed = module
+                .as_operation()
+                .to_string_with_flags(
+                    melior::ir::operation::OperationPrintingFlags::new()
+                        .enable_debug_info(true, false),
+                )
+                .expect("prints");
+            assert!(printed.contains("\"named.mlir\""), "{printed}");
+            assert!(!printed.contains("\"-\""), "{printed}");
+        }
+    }
+
+    #[test]
+    fn parse_error_is_located() {
+        let context = create_context().expect("context");
+        let source = "func.func @f() {\n  %x = arith.addi\n}\n";
+        assert!(parse_module(&context, source, "bad.mlir").is_none());
+        let diagnostics = context.diagnostics().take();
+        assert_eq!(diagnostics.len(), 1);
+        assert_eq!(diagnostics[0].severity, Severity::Error);
+        assert_eq!(
+            diagnostics[0].location,
+            Some(SourceLoc {
+                file: "bad.mlir".into(),
+                line: 2,
+                column: 18
+            })
+        );
+    }
+
+    #[test]
+    fn irdl_constraint_violation_fails_parsing_with_a_located_error() {
+        let context = create_context().expect("context");
+        let source = "func.func @f(%a: f32) {\n  \"axe.annotate\"(%a) {layout = 3} : (f32) -> ()\n  return\n}\n";
+        // Parsing verifies, as mlir-opt does.
+        assert!(parse_module(&context, source, "v.mlir").is_none());
+        let diagnostics = context.diagnostics().take();
+        assert_eq!(diagnostics.len(), 1);
+        assert!(
+            diagnostics[0]
+                .message
+                .contains("expected base attribute 'axe.layout'"),
+            "{diagnostics:?}"
+        );
+        assert_eq!(diagnostics[0].location.as_ref().map(|l| l.line), Some(2));
+    }
+}

@@ -1,0 +1,47 @@
+//! Wrapping a Rust pass function as an MLIR pass (melior external passes).
+//!
+//! Passes own no FFI details: a pass module hands [`external_pass`] its
+//! identity, names and a function over the anchor op, and gets a melior
+//! [`Pass`] that any pass manager accepts next to upstream passes.
+
+use melior::{
+    ir::{r#type::TypeId, OperationRef},
+    pass::{create_external, ExternalPass, Pass},
+};
+
+/// A pass's identity: MLIR tells passes apart by the address of a static.
+///
+/// Declare one `static ID: PassId = PassId::new();` per pass. It is not
+/// zero-sized (zero-sized statics may share an address) and is 8-byte aligned,
+/// as MLIR's `TypeID` requires.
+#[repr(align(8))]
+pub(crate) struct PassId(#[allow(dead_code)] u8);
+
+impl PassId {
+    /// A fresh identity; only meaningful in a `static`.
+    pub(crate) const fn new() -> Self {
+        PassId(0)
+    }
+}
+
+/// The op every axe pass is anchored on.
+const ANCHOR: &str = "builtin.module";
+
+/// Builds an MLIR pass that calls `run` on each `builtin.module` it is given.
+///
+/// `run` reports failures as diagnostics on op locations and returns `false`;
+/// the wrapper then signals failure, so the pass manager stops.
+pub(crate) fn external_pass(
+    id: &'static PassId,
+    name: &str,
+    flag: &str,
+    summary: &str,
+    run: fn(OperationRef<'_, '_>) -> bool,
+) -> Pass {
+    let body = move |operation: OperationRef<'_, '_>, pass: ExternalPass<'_>| {
+        if !run(operation) {
+            pass.signal_failure();
+        }
+    };
+    create_external(body, TypeId::create(id), name, flag, summary, ANCHOR, &[])
+}

@@ -1,0 +1,14 @@
+//! Axe passes and the registry that names them.
+//!
+//! Every pass is one module named for its flag, holding a plain `pub fn` that
+//! does the work (tests call it) and a `create` function that wraps it as a
+//! melior external pass through [`glue`]. [`REGISTRY`] lists every pass and
+//! pipeline alias with its flag, summary and description; `axe-opt` turns each
+//! entry into a `--<flag>` option and prints them in `--help`.
+#![deny(missing_docs)]
+
+mod glue;
+mod registry;
+pub mod strip_annotations;
+
+pub use registry::{lookup, PassInfo, PassKind, LOWER_TO_NVVM_PIPELINE, REGISTRY};

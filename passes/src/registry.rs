@@ -1,0 +1,94 @@
+//! The registry of passes and pipeline aliases that axe-opt exposes as flags.
+
+use crate::strip_annotations;
+use melior::pass::Pass;
+
+/// What a registry entry adds to the pass manager.
+#[derive(Clone, Copy, Debug)]
+pub enum PassKind {
+    /// A pass written in Rust; the function builds a fresh instance.
+    Rust(fn() -> Pass),
+    /// Textual pipeline elements run on `builtin.module` (an alias for upstream passes).
+    Pipeline(&'static str),
+}
+
+/// One `axe-opt --<flag>` option.
+#[derive(Clone, Copy, Debug)]
+pub struct PassInfo {
+    /// The flag without dashes, e.g. `axe-strip-annotations`.
+    pub flag: &'static str,
+    /// One sentence saying what changes in the IR.
+    pub summary: &'static str,
+    /// Two to five lines: inputs, outputs, position in the pipeline.
+    pub description: &'static str,
+    /// How to build it.
+    pub kind: PassKind,
+}
+
+/// The upstream lowering of a `gpu.module` holding func/scf/arith/memref/gpu/nvgpu
+/// ops to llvm and nvvm ops, ready for `axe-translate` (pipeline elements on
+/// `builtin.module`).
+pub const LOWER_TO_NVVM_PIPELINE: &str = "gpu.module(convert-scf-to-cf,convert-nvgpu-to-nvvm,\
+convert-gpu-to-nvvm,convert-to-llvm,canonicalize,cse),reconcile-unrealized-casts";
+
+/// Every pass and pipeline alias, in the order `--help` lists them.
+pub static REGISTRY: &[PassInfo] = &[
+    PassInfo {
+        flag: strip_annotations::FLAG,
+        summary: strip_annotations::SUMMARY,
+        description: strip_annotations::DESCRIPTION,
+        kind: PassKind::Rust(strip_annotations::create),
+    },
+    PassInfo {
+        flag: "lower-to-nvvm",
+        summary: "Lower every gpu.module to llvm and nvvm ops with the upstream passes",
+        description:
+            "Alias for the upstream pipeline `builtin.module(gpu.module(convert-scf-to-cf,\n\
+convert-nvgpu-to-nvvm,convert-gpu-to-nvvm,convert-to-llvm,canonicalize,cse),\n\
+reconcile-unrealized-casts)`. Input: gpu.modules of func/scf/arith/memref/gpu/nvgpu/nvvm\n\
+ops (TMA, mbarrier, wgmma). Output: gpu.modules of llvm/nvvm ops for axe-translate.\n\
+Host code outside gpu.module is left alone. Runs last.",
+        kind: PassKind::Pipeline(LOWER_TO_NVVM_PIPELINE),
+    },
+];
+
+/// Finds the entry for `flag` (without dashes).
+pub fn lookup(flag: &str) -> Option<&'static PassInfo> {
+    REGISTRY.iter().find(|info| info.flag == flag)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use axe_dialect::{create_context, ffi};
+    use melior::pass::PassManager;
+    use std::collections::HashSet;
+
+    #[test]
+    fn flags_are_unique_and_well_formed() {
+        let mut seen = HashSet::new();
+        for info in REGISTRY {
+            assert!(seen.insert(info.flag), "duplicate flag {}", info.flag);
+            assert!(!info.flag.starts_with('-'), "{}", info.flag);
+            assert!(!info.summary.is_empty() && !info.summary.ends_with('.'));
+            assert!(info.description.lines().count() >= 2, "{}", info.flag);
+        }
+        assert!(lookup("axe-strip-annotations").is_some());
+        assert!(lookup("no-such-pass").is_none());
+    }
+
+    #[test]
+    fn every_entry_builds_into_a_pass_manager() {
+        let context = create_context().expect("context");
+        let manager = PassManager::new(context.context());
+        for info in REGISTRY {
+            match info.kind {
+                PassKind::Rust(create) => manager.add_pass(create()),
+                PassKind::Pipeline(text) => {
+                    ffi::add_pipeline(manager.as_operation_pass_manager(), text)
+                        .unwrap_or_else(|error| panic!("{}: {error}", info.flag))
+                }
+            }
+        }
+    }
+}
