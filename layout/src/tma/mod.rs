@@ -1,0 +1,627 @@
+//! TMA descriptor planning (paper section 3.4): from a global layout + region and a shared layout + region to
+//! every field of `cuTensorMapEncodeTiled` and one `cp.async.bulk.tensor` issue per box.
+//!
+//! [`plan`] is pure: it takes a [`TmaRequest`] and returns a [`TmaPlan`] or a [`TmaError`] that names the failing
+//! planning [`TmaStage`] or driver [`TmaRule`] with the numbers. [`validate`] checks a finished
+//! [`TensorMapDesc`] against every documented `cuTensorMapEncodeTiled` requirement, so a pass that builds or edits
+//! a descriptor by hand can re-check it.
+//!
+//! # Algorithm
+//! 1. **Slice** both layouts to their regions ([`crate::slice::slice`]). The copy pairs the k-th element of the
+//!    global region with the k-th element of the shared region, both in row-major order of their own extents, so
+//!    the two regions need the same element count, not the same shape.
+//! 2. **Shared side**: the sliced shared layout must be a plain layout on `m` (no replica); its offset is the
+//!    region's start in shared memory. Its swizzle must be CUDA's for the element size
+//!    ([`crate::Swizzle::for_dtype`]: `Swizzle(M,B,3)`, `B` = 1/2/3 for the 32B/64B/128B modes), and the region
+//!    (offset removed) must be a tile of the mode's atom, checked with [`crate::tile_of::outer_of`]: the atom is
+//!    `Swizzle o S[(8, span/elem):(span/elem, 1)]` (8 rows of the swizzle span) for the swizzled modes and one
+//!    16-byte chunk `S[16/elem]` for the unswizzled mode.
+//! 3. **Global side**: the global layout (canonicalized, [`crate::canonicalize`]) is grouped by the global shape
+//!    ([`crate::group::group`]); every non-unit iter of every dimension becomes one candidate descriptor
+//!    dimension (global dim = the iter's extent, stride = its stride), so the descriptor addresses the *whole*
+//!    tensor and the region's start becomes coordinates. The region must be a box of the digits of each dimension
+//!    (inner digits copied in full from 0, one pivot digit with a partial range, outer digits fixed), else the
+//!    `coordinate` stage refuses.
+//! 4. **Co-grouping**: the global box iters (copy order) and the shared iters are refined to one common list of
+//!    "joint" iters, each with a shared stride, a descriptor dimension and a coordinate step.
+//! 5. **Box**: joint iters sorted by shared stride must start at stride 1 and chain densely
+//!    (`stride[i+1] == stride[i] * extent[i]`), because TMA writes a box densely into shared memory, innermost
+//!    dimension first. The largest prefix of that chain that forms a legal box wins (prefix search, as TIRx's
+//!    `tma_auto`); each descriptor dimension's boxed iters must be consecutive in the chain and be its innermost
+//!    digits, so the box covers a contiguous coordinate range. With a swizzle the innermost box row is exactly the
+//!    swizzle span. Iters longer than 256 are split so that a box can still be formed.
+//! 6. **Issues**: the remaining joint iters form the issue loop (outermost first); each issue gets its
+//!    coordinates and shared byte offset.
+//! 7. **Repair**: the same search is repeated with the element type promoted to 2, 4 or 8 bytes (the descriptor
+//!    type becomes `UINT16/32/64`) where the innermost dimension allows it; the largest box wins, ties keep the
+//!    natural type. Promotion is never used for `tf32` (a converting type) or with NaN OOB fill.
+//! 8. **Rank**: descriptor dimensions are ordered as the box chain (innermost first), then coordinate-only
+//!    dimensions by stride; unit dimensions are dropped; when more than 5 remain, adjacent dimensions copied in
+//!    full from 0 whose strides continue are merged.
+//!
+//! # Shared-memory alignment and the swizzle (researched, CUDA C++ Programming Guide, "TMA Swizzle")
+//! The hardware swizzles the *absolute* shared byte address: for the 128B mode bits `[4,7)` are XORed with bits
+//! `[7,10)`; 64B: bits `[4,6)` with `[7,9)`; 32B: bit 4 with bit 7. The pattern repeats every 1024/512/256 bytes,
+//! and the guide requires every TMA shared-memory destination to be 128-byte aligned in all modes. In element
+//! units with `2^M` elements per 16 bytes, that XOR is exactly `Swizzle(M, B, 3)`: `q = a >> M` is the 16-byte
+//! chunk index, its bits `[3, 3+B)` (byte bits `[7, 7+B)`) are XORed into bits `[0, B)` (byte bits `[4, 4+B)`).
+//! A [`crate::ComposeLayout`] applies its swizzle to the address *relative to the tensor's base*, so the two agree
+//! when the shared tensor's base is aligned to the repeat: [`TmaPlan::shared_base_alignment_bytes`] is that
+//! precondition for the allocator (1024/512/256, 128 unswizzled), and every issue's
+//! [`TmaIssue::smem_offset_bytes`] is checked to be a multiple of 128 (`smem-alignment` rule). With a swizzle the
+//! box's inner row must be exactly the span: a narrower row is padded to the span by the hardware, which a dense
+//! box would not model.
+
+mod planner;
+mod validate;
+
+pub use planner::plan;
+pub use validate::validate;
+
+use crate::layout::Layout;
+use crate::swizzle::SwizzleMode;
+use std::fmt;
+
+/// The element type of the copied tensors.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ElemType {
+    /// 8-bit unsigned integer.
+    U8,
+    /// 8-bit signed integer (copied as `UINT8`: TMA has no signed 8-bit type, the bits are the same).
+    I8,
+    /// FP8 E4M3 (copied as `UINT8`).
+    F8E4M3,
+    /// FP8 E5M2 (copied as `UINT8`).
+    F8E5M2,
+    /// 16-bit unsigned integer.
+    U16,
+    /// 16-bit signed integer (copied as `UINT16`).
+    I16,
+    /// IEEE half precision.
+    F16,
+    /// bfloat16.
+    BF16,
+    /// 32-bit unsigned integer.
+    U32,
+    /// 32-bit signed integer.
+    I32,
+    /// IEEE single precision.
+    F32,
+    /// fp32 in memory, read as TF32 by the TMA unit (`TFLOAT32`; never promoted).
+    TF32,
+    /// 64-bit unsigned integer.
+    U64,
+    /// 64-bit signed integer.
+    I64,
+    /// IEEE double precision.
+    F64,
+}
+
+impl ElemType {
+    /// Every element type, for listings.
+    pub const ALL: [ElemType; 15] = [
+        ElemType::U8,
+        ElemType::I8,
+        ElemType::F8E4M3,
+        ElemType::F8E5M2,
+        ElemType::U16,
+        ElemType::I16,
+        ElemType::F16,
+        ElemType::BF16,
+        ElemType::U32,
+        ElemType::I32,
+        ElemType::F32,
+        ElemType::TF32,
+        ElemType::U64,
+        ElemType::I64,
+        ElemType::F64,
+    ];
+
+    /// The type's name (`f16`, `bf16`, `f8e4m3`, ...), as [`ElemType::from_name`] reads it.
+    pub fn name(self) -> &'static str {
+        match self {
+            ElemType::U8 => "u8",
+            ElemType::I8 => "i8",
+            ElemType::F8E4M3 => "f8e4m3",
+            ElemType::F8E5M2 => "f8e5m2",
+            ElemType::U16 => "u16",
+            ElemType::I16 => "i16",
+            ElemType::F16 => "f16",
+            ElemType::BF16 => "bf16",
+            ElemType::U32 => "u32",
+            ElemType::I32 => "i32",
+            ElemType::F32 => "f32",
+            ElemType::TF32 => "tf32",
+            ElemType::U64 => "u64",
+            ElemType::I64 => "i64",
+            ElemType::F64 => "f64",
+        }
+    }
+
+    /// Parses a type name; MLIR spellings (`ui8`, `si32`, `f8E4M3FN`, `f8E5M2`) are accepted too.
+    pub fn from_name(name: &str) -> Option<ElemType> {
+        let lower = name.to_ascii_lowercase();
+        let canonical = match lower.as_str() {
+            "ui8" => "u8",
+            "si8" => "i8",
+            "ui16" => "u16",
+            "si16" => "i16",
+            "ui32" => "u32",
+            "si32" => "i32",
+            "ui64" => "u64",
+            "si64" => "i64",
+            "f8e4m3fn" | "e4m3" => "f8e4m3",
+            "e5m2" => "f8e5m2",
+            other => other,
+        };
+        ElemType::ALL.into_iter().find(|t| t.name() == canonical)
+    }
+
+    /// Size in bytes.
+    pub fn bytes(self) -> i64 {
+        match self {
+            ElemType::U8 | ElemType::I8 | ElemType::F8E4M3 | ElemType::F8E5M2 => 1,
+            ElemType::U16 | ElemType::I16 | ElemType::F16 | ElemType::BF16 => 2,
+            ElemType::U32 | ElemType::I32 | ElemType::F32 | ElemType::TF32 => 4,
+            ElemType::U64 | ElemType::I64 | ElemType::F64 => 8,
+        }
+    }
+
+    /// The descriptor type that copies this element type unchanged.
+    pub fn tensor_map_type(self) -> TensorMapDataType {
+        match self {
+            ElemType::U8 | ElemType::I8 | ElemType::F8E4M3 | ElemType::F8E5M2 => TensorMapDataType::Uint8,
+            ElemType::U16 | ElemType::I16 => TensorMapDataType::Uint16,
+            ElemType::F16 => TensorMapDataType::Float16,
+            ElemType::BF16 => TensorMapDataType::Bfloat16,
+            ElemType::U32 => TensorMapDataType::Uint32,
+            ElemType::I32 => TensorMapDataType::Int32,
+            ElemType::F32 => TensorMapDataType::Float32,
+            ElemType::TF32 => TensorMapDataType::Tfloat32,
+            ElemType::U64 => TensorMapDataType::Uint64,
+            ElemType::I64 => TensorMapDataType::Int64,
+            ElemType::F64 => TensorMapDataType::Float64,
+        }
+    }
+}
+
+impl fmt::Display for ElemType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// `CUtensorMapDataType`, numbered as the CUDA driver numbers it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TensorMapDataType {
+    /// `CU_TENSOR_MAP_DATA_TYPE_UINT8` = 0.
+    Uint8 = 0,
+    /// `CU_TENSOR_MAP_DATA_TYPE_UINT16` = 1.
+    Uint16 = 1,
+    /// `CU_TENSOR_MAP_DATA_TYPE_UINT32` = 2.
+    Uint32 = 2,
+    /// `CU_TENSOR_MAP_DATA_TYPE_INT32` = 3.
+    Int32 = 3,
+    /// `CU_TENSOR_MAP_DATA_TYPE_UINT64` = 4.
+    Uint64 = 4,
+    /// `CU_TENSOR_MAP_DATA_TYPE_INT64` = 5.
+    Int64 = 5,
+    /// `CU_TENSOR_MAP_DATA_TYPE_FLOAT16` = 6.
+    Float16 = 6,
+    /// `CU_TENSOR_MAP_DATA_TYPE_FLOAT32` = 7.
+    Float32 = 7,
+    /// `CU_TENSOR_MAP_DATA_TYPE_FLOAT64` = 8.
+    Float64 = 8,
+    /// `CU_TENSOR_MAP_DATA_TYPE_BFLOAT16` = 9.
+    Bfloat16 = 9,
+    /// `CU_TENSOR_MAP_DATA_TYPE_FLOAT32_FTZ` = 10.
+    Float32Ftz = 10,
+    /// `CU_TENSOR_MAP_DATA_TYPE_TFLOAT32` = 11.
+    Tfloat32 = 11,
+    /// `CU_TENSOR_MAP_DATA_TYPE_TFLOAT32_FTZ` = 12.
+    Tfloat32Ftz = 12,
+}
+
+impl TensorMapDataType {
+    /// The driver's enum number.
+    pub fn code(self) -> u32 {
+        self as u32
+    }
+
+    /// Element size in bytes.
+    pub fn bytes(self) -> i64 {
+        match self {
+            TensorMapDataType::Uint8 => 1,
+            TensorMapDataType::Uint16 | TensorMapDataType::Float16 | TensorMapDataType::Bfloat16 => 2,
+            TensorMapDataType::Uint32
+            | TensorMapDataType::Int32
+            | TensorMapDataType::Float32
+            | TensorMapDataType::Float32Ftz
+            | TensorMapDataType::Tfloat32
+            | TensorMapDataType::Tfloat32Ftz => 4,
+            TensorMapDataType::Uint64 | TensorMapDataType::Int64 | TensorMapDataType::Float64 => 8,
+        }
+    }
+
+    /// True for the floating-point types (the only ones NaN OOB fill accepts).
+    pub fn is_float(self) -> bool {
+        matches!(
+            self,
+            TensorMapDataType::Float16
+                | TensorMapDataType::Float32
+                | TensorMapDataType::Float64
+                | TensorMapDataType::Bfloat16
+                | TensorMapDataType::Float32Ftz
+                | TensorMapDataType::Tfloat32
+                | TensorMapDataType::Tfloat32Ftz
+        )
+    }
+
+    /// The driver's name without the `CU_TENSOR_MAP_DATA_TYPE_` prefix (`FLOAT16`).
+    pub fn name(self) -> &'static str {
+        match self {
+            TensorMapDataType::Uint8 => "UINT8",
+            TensorMapDataType::Uint16 => "UINT16",
+            TensorMapDataType::Uint32 => "UINT32",
+            TensorMapDataType::Int32 => "INT32",
+            TensorMapDataType::Uint64 => "UINT64",
+            TensorMapDataType::Int64 => "INT64",
+            TensorMapDataType::Float16 => "FLOAT16",
+            TensorMapDataType::Float32 => "FLOAT32",
+            TensorMapDataType::Float64 => "FLOAT64",
+            TensorMapDataType::Bfloat16 => "BFLOAT16",
+            TensorMapDataType::Float32Ftz => "FLOAT32_FTZ",
+            TensorMapDataType::Tfloat32 => "TFLOAT32",
+            TensorMapDataType::Tfloat32Ftz => "TFLOAT32_FTZ",
+        }
+    }
+
+    /// The unsigned integer type of `bytes` bytes (the promotion target), if there is one.
+    pub fn unsigned_of_bytes(bytes: i64) -> Option<TensorMapDataType> {
+        match bytes {
+            1 => Some(TensorMapDataType::Uint8),
+            2 => Some(TensorMapDataType::Uint16),
+            4 => Some(TensorMapDataType::Uint32),
+            8 => Some(TensorMapDataType::Uint64),
+            _ => None,
+        }
+    }
+}
+
+/// `CUtensorMapInterleave`, numbered as the driver numbers it. The planner always emits `None`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Interleave {
+    /// `CU_TENSOR_MAP_INTERLEAVE_NONE` = 0.
+    None = 0,
+    /// `CU_TENSOR_MAP_INTERLEAVE_16B` = 1.
+    B16 = 1,
+    /// `CU_TENSOR_MAP_INTERLEAVE_32B` = 2.
+    B32 = 2,
+}
+
+/// `CUtensorMapL2promotion`, numbered as the driver numbers it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum L2Promotion {
+    /// `CU_TENSOR_MAP_L2_PROMOTION_NONE` = 0.
+    None = 0,
+    /// `CU_TENSOR_MAP_L2_PROMOTION_L2_64B` = 1.
+    L64B = 1,
+    /// `CU_TENSOR_MAP_L2_PROMOTION_L2_128B` = 2 (the planner's default, as TIRx's).
+    L128B = 2,
+    /// `CU_TENSOR_MAP_L2_PROMOTION_L2_256B` = 3.
+    L256B = 3,
+}
+
+impl L2Promotion {
+    /// Parses `none`, `64B`, `128B`, `256B` (also `L2::64B` style and the numbers 0..3).
+    pub fn from_name(name: &str) -> Option<L2Promotion> {
+        match name.trim_start_matches("L2::").to_ascii_lowercase().as_str() {
+            "none" | "0" => Some(L2Promotion::None),
+            "64b" | "1" => Some(L2Promotion::L64B),
+            "128b" | "2" => Some(L2Promotion::L128B),
+            "256b" | "3" => Some(L2Promotion::L256B),
+            _ => None,
+        }
+    }
+}
+
+/// `CUtensorMapFloatOOBfill`, numbered as the driver numbers it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum OobFill {
+    /// `CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE` = 0: out-of-bounds elements read as zero.
+    None = 0,
+    /// `CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA` = 1 (float types only).
+    NanRequestZeroFma = 1,
+}
+
+/// Which way the copy goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Direction {
+    /// Global to shared (`cp.async.bulk.tensor.Nd.shared::cluster.global...`, completes on an mbarrier).
+    G2S,
+    /// Shared to global (`cp.async.bulk.tensor.Nd.global.shared::cta...`, bulk-group completion).
+    S2G,
+}
+
+impl Direction {
+    /// Parses `g2s` / `s2g` (also `load` / `store`).
+    pub fn from_name(name: &str) -> Option<Direction> {
+        match name {
+            "g2s" | "load" => Some(Direction::G2S),
+            "s2g" | "store" => Some(Direction::S2G),
+            _ => None,
+        }
+    }
+
+    /// `g2s` or `s2g`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Direction::G2S => "g2s",
+            Direction::S2G => "s2g",
+        }
+    }
+}
+
+/// Knobs that do not come from the layouts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct TmaOptions {
+    /// L2 promotion (default `L2_128B`).
+    pub l2_promotion: L2Promotion,
+    /// Out-of-bounds fill (default `NONE`).
+    pub oob_fill: OobFill,
+}
+
+impl Default for TmaOptions {
+    fn default() -> Self {
+        TmaOptions { l2_promotion: L2Promotion::L128B, oob_fill: OobFill::None }
+    }
+}
+
+/// One copy between a global tensor region and a shared tensor region.
+#[derive(Clone, Debug)]
+pub struct TmaRequest<'a> {
+    /// The global tensor's layout (a plain layout on `m`; the tensor's base is address 0).
+    pub global: &'a Layout,
+    /// The global tensor's shape.
+    pub global_shape: &'a [i64],
+    /// The copied global region, half-open `(begin, end)` per dimension.
+    pub global_region: &'a [(i64, i64)],
+    /// The shared tensor's layout: a plain layout on `m` or a CUDA swizzle composed with one.
+    pub shared: &'a Layout,
+    /// The shared tensor's shape.
+    pub shared_shape: &'a [i64],
+    /// The copied shared region, half-open `(begin, end)` per dimension.
+    pub shared_region: &'a [(i64, i64)],
+    /// Element type of both tensors.
+    pub dtype: ElemType,
+    /// Load (`G2S`) or store (`S2G`).
+    pub direction: Direction,
+    /// L2 promotion and OOB fill.
+    pub options: TmaOptions,
+}
+
+/// The arguments of `cuTensorMapEncodeTiled` other than the pointers, every array innermost dimension first.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct TensorMapDesc {
+    /// `tensorDataType` (promoted where the planner had to).
+    pub data_type: TensorMapDataType,
+    /// `tensorRank`, 1..=5.
+    pub rank: u32,
+    /// `globalDim[rank]`, in elements of `data_type`.
+    pub global_dims: Vec<u64>,
+    /// `globalStrides[rank-1]`: the byte strides of dimensions 1.. (dimension 0 is contiguous).
+    pub global_strides_bytes: Vec<u64>,
+    /// `boxDim[rank]`.
+    pub box_dims: Vec<u32>,
+    /// `elementStrides[rank]` (always 1 from the planner).
+    pub element_strides: Vec<u32>,
+    /// `interleave`.
+    pub interleave: Interleave,
+    /// `swizzle` (`SwizzleMode` is numbered as `CUtensorMapSwizzle`).
+    pub swizzle: SwizzleMode,
+    /// `l2Promotion`.
+    pub l2_promotion: L2Promotion,
+    /// `oobFill`.
+    pub oob_fill: OobFill,
+}
+
+impl TensorMapDesc {
+    /// Bytes one issue moves (`mbarrier.arrive.expect_tx` count): the product of
+    /// `ceil(boxDim[i] / elementStrides[i])` times the element size.
+    pub fn box_bytes(&self) -> u64 {
+        self.box_dims
+            .iter()
+            .zip(&self.element_strides)
+            .map(|(&b, &s)| u64::from(b.div_ceil(s.max(1))))
+            .product::<u64>()
+            * self.data_type.bytes() as u64
+    }
+}
+
+/// One TMA instruction.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct TmaIssue {
+    /// `tensorCoords`, innermost dimension first (signed 32-bit in PTX).
+    pub coordinates: Vec<i64>,
+    /// Where the box starts, in bytes from the shared tensor's base (before the swizzle, which the hardware applies
+    /// on the absolute address).
+    pub smem_offset_bytes: i64,
+}
+
+/// The result of planning one copy.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct TmaPlan {
+    /// The descriptor.
+    pub desc: TensorMapDesc,
+    /// One entry per TMA instruction, in issue order.
+    pub issues: Vec<TmaIssue>,
+    /// The copy direction.
+    pub direction: Direction,
+    /// The element type the request named (the descriptor's may be promoted).
+    pub elem: ElemType,
+    /// `globalAddress` minus the global tensor's base: the global layout's own offset in bytes (usually 0).
+    pub global_offset_bytes: u64,
+    /// Bytes per issue (the `expect_tx` count of one instruction).
+    pub box_bytes: u64,
+    /// The alignment the shared tensor's base must have for the layout's swizzle to match the hardware's:
+    /// 1024/512/256 bytes for the 128B/64B/32B modes, 128 unswizzled.
+    pub shared_base_alignment_bytes: u64,
+}
+
+impl TmaPlan {
+    /// Total bytes moved by all issues.
+    pub fn total_bytes(&self) -> u64 {
+        self.box_bytes * self.issues.len() as u64
+    }
+}
+
+/// A planning stage that can refuse a copy.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TmaStage {
+    /// The request itself (ranks, dtype, region bounds).
+    Input,
+    /// Slicing the shared layout to its region.
+    SharedSlice,
+    /// The sliced shared layout is not a plain, replica-free layout on `m`.
+    SharedLayout,
+    /// The shared swizzle is not a CUDA TMA swizzle for the element size.
+    SharedSwizzle,
+    /// The shared region is not a tile of the swizzle mode's atom.
+    SharedAtom,
+    /// The shared strides do not form a dense chain from stride 1.
+    SharedChain,
+    /// The global layout is not a plain, replica-free layout on `m` with non-negative strides.
+    GlobalLayout,
+    /// The global layout does not group by the global shape.
+    GlobalShape,
+    /// Slicing the global layout to its region.
+    GlobalSlice,
+    /// The global region is not a box of the digits of a dimension, so no coordinates reach it.
+    Coordinate,
+    /// The two regions hold different element counts.
+    RegionShape,
+    /// The global and shared iteration orders have no common refinement.
+    CoGroup,
+    /// No legal box could be formed.
+    Box,
+}
+
+impl TmaStage {
+    /// The stage's name in messages (`shared-chain`, `coordinate`, ...).
+    pub fn name(self) -> &'static str {
+        match self {
+            TmaStage::Input => "input",
+            TmaStage::SharedSlice => "shared-slice",
+            TmaStage::SharedLayout => "shared-layout",
+            TmaStage::SharedSwizzle => "shared-swizzle",
+            TmaStage::SharedAtom => "shared-atom",
+            TmaStage::SharedChain => "shared-chain",
+            TmaStage::GlobalLayout => "global-layout",
+            TmaStage::GlobalShape => "global-shape",
+            TmaStage::GlobalSlice => "global-slice",
+            TmaStage::Coordinate => "coordinate",
+            TmaStage::RegionShape => "region-shape",
+            TmaStage::CoGroup => "co-group",
+            TmaStage::Box => "box",
+        }
+    }
+}
+
+/// A `cuTensorMapEncodeTiled` / `cp.async.bulk.tensor` requirement.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TmaRule {
+    /// `tensorRank` in 1..=5 (>= 3 with interleave); array lengths match the rank.
+    Rank,
+    /// `globalAddress` 16-byte aligned (32 with 32B interleave).
+    GlobalAddress,
+    /// `globalDim[i]` in 1..=2^32.
+    GlobalDim,
+    /// `globalStrides[i]` a multiple of 16 (32 with 32B interleave) and below 2^40.
+    GlobalStride,
+    /// Dimension 0 is contiguous in global memory (its stride is implicitly one element).
+    InnerStride,
+    /// `boxDim[i]` in 1..=256.
+    BoxDim,
+    /// Without interleave, `boxDim[0] * elemsize` a multiple of 16 and at most the swizzle span.
+    InnerBoxBytes,
+    /// `elementStrides[i]` in 1..=8.
+    ElementStride,
+    /// Interleave needs rank >= 3; 32B interleave needs the 32B swizzle.
+    Interleave,
+    /// NaN OOB fill needs a floating-point type.
+    OobFill,
+    /// The boxes move exactly the shared region's bytes (byte-equivalence).
+    Payload,
+    /// Every issue's shared destination is 128-byte aligned.
+    SmemAlignment,
+    /// Every coordinate fits in a signed 32-bit register.
+    CoordinateRange,
+}
+
+impl TmaRule {
+    /// The rule's name in messages (`box-dim`, `global-stride`, ...).
+    pub fn name(self) -> &'static str {
+        match self {
+            TmaRule::Rank => "rank",
+            TmaRule::GlobalAddress => "global-address",
+            TmaRule::GlobalDim => "global-dim",
+            TmaRule::GlobalStride => "global-stride",
+            TmaRule::InnerStride => "inner-stride",
+            TmaRule::BoxDim => "box-dim",
+            TmaRule::InnerBoxBytes => "inner-box-bytes",
+            TmaRule::ElementStride => "element-stride",
+            TmaRule::Interleave => "interleave",
+            TmaRule::OobFill => "oob-fill",
+            TmaRule::Payload => "payload",
+            TmaRule::SmemAlignment => "smem-alignment",
+            TmaRule::CoordinateRange => "coordinate-range",
+        }
+    }
+}
+
+/// What refused a copy: a planning stage or a hardware rule.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TmaFailure {
+    /// A planning stage found no way forward.
+    Stage(TmaStage),
+    /// A descriptor or issue broke a CUDA requirement.
+    Rule(TmaRule),
+}
+
+/// A refusal: `tma: <name> stage: ...` or `tma: <name> rule: ...`, with the numbers.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TmaError {
+    /// The stage or rule that failed.
+    pub failure: TmaFailure,
+    /// What failed, with the values found.
+    pub message: String,
+}
+
+impl TmaError {
+    /// A stage refusal.
+    pub fn stage(stage: TmaStage, message: impl Into<String>) -> TmaError {
+        TmaError { failure: TmaFailure::Stage(stage), message: message.into() }
+    }
+
+    /// A rule refusal.
+    pub fn rule(rule: TmaRule, message: impl Into<String>) -> TmaError {
+        TmaError { failure: TmaFailure::Rule(rule), message: message.into() }
+    }
+}
+
+impl fmt::Display for TmaError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.failure {
+            TmaFailure::Stage(s) => write!(f, "tma: {} stage: {}", s.name(), self.message),
+            TmaFailure::Rule(r) => write!(f, "tma: {} rule: {}", r.name(), self.message),
+        }
+    }
+}
+
+impl std::error::Error for TmaError {}
+
+impl From<TmaError> for crate::LayoutError {
+    fn from(e: TmaError) -> crate::LayoutError {
+        crate::LayoutError::new(e.to_string())
+    }
+}

@@ -1,0 +1,711 @@
+//! The TMA planner: slice, match the swizzle atom, co-group, search the largest box, emit the issues (see the
+//! parent module's documentation for the algorithm and the alignment decisions).
+
+use super::{
+    validate, ElemType, Interleave, OobFill, TensorMapDataType, TensorMapDesc, TmaError, TmaIssue, TmaPlan,
+    TmaRequest, TmaRule, TmaStage,
+};
+use crate::axis::Axis;
+use crate::canonicalize::canonicalize;
+use crate::group::group;
+use crate::layout::{ComposeLayout, Layout};
+use crate::notation::shape_text;
+use crate::slice::slice;
+use crate::swizzle::{Swizzle, SwizzleMode};
+use crate::tile_layout::TileLayout;
+use crate::tile_of::outer_of;
+use std::collections::BTreeMap;
+
+/// The most TMA instructions one copy may expand to.
+pub const MAX_ISSUES: i64 = 1 << 16;
+
+/// Every issue's shared-memory destination must be aligned to this many bytes (CUDA Programming Guide, TMA
+/// swizzle table: 128 bytes in every mode).
+pub const SMEM_ALIGN_BYTES: i64 = 128;
+
+/// A candidate descriptor dimension of the global tensor: one non-unit iter of the grouped global layout.
+#[derive(Clone, Copy, Debug)]
+struct Dim {
+    /// Extent (the descriptor's `globalDim`).
+    global_dim: i64,
+    /// Stride in elements.
+    stride: i64,
+    /// The region's start coordinate along it.
+    start: i64,
+}
+
+/// One iter of the global region's box, in copy order.
+#[derive(Clone, Copy, Debug)]
+struct GIter {
+    extent: i64,
+    dim: usize,
+    step: i64,
+}
+
+/// One iter of the common refinement of the global box and the shared region.
+#[derive(Clone, Copy, Debug)]
+struct Joint {
+    extent: i64,
+    /// Shared stride in elements.
+    sstride: i64,
+    /// The descriptor dimension it moves along.
+    dim: usize,
+    /// Coordinate step along `dim` per digit.
+    step: i64,
+}
+
+/// The copy in some element unit (the natural one or a promoted one).
+#[derive(Clone, Debug)]
+struct Problem {
+    esize: i64,
+    dtype: TensorMapDataType,
+    dims: Vec<Dim>,
+    joints: Vec<Joint>,
+    /// Shared start of the region, in elements.
+    sbase: i64,
+}
+
+struct Candidate {
+    desc: TensorMapDesc,
+    issues: Vec<TmaIssue>,
+    box_bytes: i64,
+}
+
+fn stage(s: TmaStage, message: impl Into<String>) -> TmaError {
+    TmaError::stage(s, message)
+}
+
+fn rule(r: TmaRule, message: impl Into<String>) -> TmaError {
+    TmaError::rule(r, message)
+}
+
+/// Plans one TMA copy: the descriptor fields and one issue per box (see the module documentation).
+///
+/// Errors name the failing [`TmaStage`] or [`TmaRule`] with the numbers, e.g.
+/// `tma: shared-chain stage: the smallest shared stride of the region is 2, not 1`.
+pub fn plan(req: &TmaRequest<'_>) -> Result<TmaPlan, TmaError> {
+    check_input(req)?;
+    let mode = shared_mode(req)?;
+    let sliced = slice(req.shared, req.shared_shape, req.shared_region)
+        .map_err(|e| stage(TmaStage::SharedSlice, e.to_string()))?;
+    let (s_iters, s_base) = plain_iters(sliced.tile(), TmaStage::SharedLayout, "shared")?;
+    check_atom(req, &sliced, mode)?;
+    let (dims, g_iters, g_offset) = global_side(req)?;
+    let joints = co_group(&g_iters, &s_iters)?;
+    let base = Problem { esize: req.dtype.bytes(), dtype: req.dtype.tensor_map_type(), dims, joints, sbase: s_base };
+    let region_elems: i64 = req.shared_region.iter().map(|(b, e)| e - b).product();
+    let global_offset_bytes = g_offset * req.dtype.bytes();
+
+    let mut factors = vec![1i64];
+    if req.dtype != ElemType::TF32 && req.options.oob_fill == OobFill::None {
+        factors.extend([2, 4, 8].into_iter().filter(|f| req.dtype.bytes() * f <= 8));
+    }
+    let mut best: Option<Candidate> = None;
+    let mut natural_err: Option<TmaError> = None;
+    for f in factors {
+        let prob = if f == 1 {
+            base.clone()
+        } else {
+            match promote(&base, f) {
+                Some(p) => p,
+                None => continue,
+            }
+        };
+        match search(&prob, mode, req, global_offset_bytes, region_elems) {
+            Ok(c) => {
+                if best.as_ref().is_none_or(|b| c.box_bytes > b.box_bytes) {
+                    best = Some(c);
+                }
+            }
+            Err(e) => {
+                if f == 1 {
+                    natural_err = Some(e);
+                }
+            }
+        }
+    }
+    let Some(best) = best else {
+        return Err(natural_err.unwrap_or_else(|| stage(TmaStage::Box, "no legal box")));
+    };
+    Ok(TmaPlan {
+        desc: best.desc,
+        issues: best.issues,
+        direction: req.direction,
+        elem: req.dtype,
+        global_offset_bytes: global_offset_bytes as u64,
+        box_bytes: best.box_bytes as u64,
+        shared_base_alignment_bytes: match mode {
+            SwizzleMode::None => SMEM_ALIGN_BYTES as u64,
+            m => 8 * m.bytes() as u64,
+        },
+    })
+}
+
+/// Ranks, region bounds and element counts.
+fn check_input(req: &TmaRequest<'_>) -> Result<(), TmaError> {
+    for (what, shape, region) in [
+        ("global", req.global_shape, req.global_region),
+        ("shared", req.shared_shape, req.shared_region),
+    ] {
+        if shape.is_empty() {
+            return Err(stage(TmaStage::Input, format!("the {what} shape is empty")));
+        }
+        if shape.len() != region.len() {
+            return Err(stage(
+                TmaStage::Input,
+                format!("the {what} region has {} dimensions but the shape {} has {}", region.len(), shape_text(shape), shape.len()),
+            ));
+        }
+        for (d, (&e, &(b, end))) in shape.iter().zip(region).enumerate() {
+            if e < 1 || b < 0 || b >= end || end > e {
+                return Err(stage(
+                    TmaStage::Input,
+                    format!("{what} region dimension {d} is {b}:{end}, must satisfy 0 <= begin < end <= {e}"),
+                ));
+            }
+        }
+    }
+    let count = |region: &[(i64, i64)]| region.iter().try_fold(1i64, |acc, (b, e)| acc.checked_mul(e - b));
+    let (g, s) = (count(req.global_region), count(req.shared_region));
+    if g.is_none() || g != s {
+        return Err(stage(
+            TmaStage::RegionShape,
+            format!(
+                "the global region holds {} elements but the shared region holds {}",
+                g.map_or("too many".to_string(), |v| v.to_string()),
+                s.map_or("too many".to_string(), |v| v.to_string())
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// The swizzle mode of the shared layout, or a refusal when its swizzle is not CUDA's for the element size.
+fn shared_mode(req: &TmaRequest<'_>) -> Result<SwizzleMode, TmaError> {
+    let bits = (req.dtype.bytes() * 8) as u32;
+    match req.shared.swizzle() {
+        None => Ok(SwizzleMode::None),
+        Some(sw) => sw.mode_for_dtype(bits).ok_or_else(|| {
+            let expected: Vec<String> = [SwizzleMode::B32, SwizzleMode::B64, SwizzleMode::B128]
+                .into_iter()
+                .filter_map(|m| Swizzle::for_dtype(bits, m).ok().flatten().map(|s| format!("{s} ({})", m.name())))
+                .collect();
+            stage(
+                TmaStage::SharedSwizzle,
+                format!("{sw} is not a TMA swizzle for {}-bit elements (expected one of {})", bits, expected.join(", ")),
+            )
+        }),
+    }
+}
+
+/// The shard of a plain layout on `m` (no replica, no other axis), unit iters dropped and adjacent iters fused,
+/// outermost first, plus its offset on `m`.
+fn plain_iters(tile: &TileLayout, s: TmaStage, what: &str) -> Result<(Vec<(i64, i64)>, i64), TmaError> {
+    let canon = canonicalize(&Layout::Tile(tile.clone())).layout;
+    let tile = canon.tile();
+    if !tile.replica().is_empty() {
+        return Err(stage(s, format!("the {what} layout has replica iters; a TMA copy needs one address per element")));
+    }
+    if let Some(a) = tile.axes().into_iter().find(|a| *a != Axis::M) {
+        return Err(stage(s, format!("the {what} layout uses axis '{a}'; a TMA copy needs a layout on memory axis m only")));
+    }
+    let offset = tile.offset().get(&Axis::M).copied().unwrap_or(0);
+    Ok((fuse(tile.shard().iter().map(|i| (i.extent, i.stride))), offset))
+}
+
+/// Drops unit iters and fuses `(e1,s1),(e2,s2)` with `s1 == e2*s2` (outermost first in and out).
+fn fuse(iters: impl DoubleEndedIterator<Item = (i64, i64)>) -> Vec<(i64, i64)> {
+    let mut out: Vec<(i64, i64)> = Vec::new();
+    for (e, s) in iters.rev().filter(|(e, _)| *e > 1) {
+        match out.last_mut() {
+            Some(last) if last.0.checked_mul(last.1) == Some(s) => {
+                last.0 *= e;
+            }
+            _ => out.push((e, s)),
+        }
+    }
+    out.reverse();
+    out
+}
+
+/// The mode's atom: `Swizzle o S[(8, span/elem):(span/elem, 1)]` (8 rows of the span), or one 16-byte chunk
+/// `S[16/elem]` unswizzled; shaped to the rank of `ext`.
+fn atom(esize: i64, mode: SwizzleMode, rank: usize) -> Result<(Layout, Vec<i64>), crate::LayoutError> {
+    let bits = (esize * 8) as u32;
+    let (rows, cols) = match mode {
+        SwizzleMode::None => (1, 16 / esize),
+        m => (8, m.bytes() / esize),
+    };
+    let mut shape = if rank == 1 { vec![rows * cols] } else { vec![rows, cols] };
+    while shape.len() < rank {
+        shape.insert(0, 1);
+    }
+    let tile = TileLayout::row_major(&shape)?;
+    let layout = match Swizzle::for_dtype(bits, mode)? {
+        None => Layout::Tile(tile),
+        Some(sw) => Layout::Compose(ComposeLayout::new(sw, tile)?),
+    };
+    Ok((layout, shape))
+}
+
+/// Paper section 3.4 step 2: the sliced shared region (offset removed) must be a tile of the swizzle atom.
+fn check_atom(req: &TmaRequest<'_>, sliced: &Layout, mode: SwizzleMode) -> Result<(), TmaError> {
+    let ext: Vec<i64> = req.shared_region.iter().map(|(b, e)| e - b).collect();
+    let fail = |e: String| stage(TmaStage::SharedAtom, e);
+    let (atom, atom_shape) = atom(req.dtype.bytes(), mode, ext.len()).map_err(|e| fail(e.to_string()))?;
+    let shard_only =
+        TileLayout::new(sliced.tile().shard().to_vec(), vec![], BTreeMap::new()).map_err(|e| fail(e.to_string()))?;
+    let tiled = sliced.with_tile(shard_only).map_err(|e| fail(e.to_string()))?;
+    outer_of(&tiled, &atom, &ext, &atom_shape).map(|_| ()).map_err(|e| {
+        fail(format!(
+            "the shared region {} of extents {} is not a tile of the {} atom {} of shape {}: {e}",
+            tiled,
+            shape_text(&ext),
+            mode.name(),
+            atom,
+            shape_text(&atom_shape)
+        ))
+    })
+}
+
+/// The global side: descriptor dimensions (every non-unit iter of the global layout grouped by its shape), the
+/// region's box iters in copy order, and the layout's offset on `m`.
+fn global_side(req: &TmaRequest<'_>) -> Result<(Vec<Dim>, Vec<GIter>, i64), TmaError> {
+    let tile = match req.global {
+        Layout::Tile(t) => t,
+        Layout::Compose(c) => {
+            return Err(stage(
+                TmaStage::GlobalLayout,
+                format!("the global layout is swizzled ({}); a tensor map addresses global memory linearly", c.swizzle()),
+            ))
+        }
+    };
+    plain_iters(tile, TmaStage::GlobalLayout, "global")?;
+    slice(req.global, req.global_shape, req.global_region).map_err(|e| stage(TmaStage::GlobalSlice, e.to_string()))?;
+    let canon = canonicalize(req.global).layout;
+    let grouped = group(canon.tile(), req.global_shape).map_err(|e| {
+        stage(
+            TmaStage::GlobalShape,
+            format!("the global layout {} does not group by the shape {}: {e}", req.global, shape_text(req.global_shape)),
+        )
+    })?;
+    let layout = &grouped.layout;
+    let offset = layout.offset().get(&Axis::M).copied().unwrap_or(0);
+    if grouped.seps.len() != req.global_shape.len() + 1 {
+        return Err(stage(TmaStage::GlobalShape, format!("grouping returned {} blocks", grouped.seps.len().saturating_sub(1))));
+    }
+    let mut dims = Vec::new();
+    let mut g_iters = Vec::new();
+    for (d, &(b, end)) in req.global_region.iter().enumerate() {
+        let block = layout.shard().get(grouped.seps[d]..grouped.seps[d + 1]).unwrap_or(&[]);
+        let mut rem = end - b;
+        let mut inner = 1i64;
+        let mut per_dim: Vec<(Dim, i64)> = Vec::new();
+        for (l, it) in block.iter().enumerate().rev() {
+            if it.stride < 0 {
+                return Err(stage(
+                    TmaStage::GlobalLayout,
+                    format!("global dimension {d} has an iter of stride {}; tensor map strides are non-negative", it.stride),
+                ));
+            }
+            let digit = (b / inner) % it.extent;
+            let (w, start) = if rem == 1 {
+                (1, digit)
+            } else if digit == 0 && rem % it.extent == 0 {
+                rem /= it.extent;
+                (it.extent, 0)
+            } else if digit + rem <= it.extent {
+                let w = rem;
+                rem = 1;
+                (w, digit)
+            } else {
+                return Err(stage(
+                    TmaStage::Coordinate,
+                    format!(
+                        "global dimension {d}: the region {b}:{end} is not a box of the layout's digits: iter {l} \
+                         (extent {}, stride {}) starts at digit {digit} with {rem} positions left to cover",
+                        it.extent, it.stride
+                    ),
+                ));
+            };
+            if it.stride == 0 && w > 1 && req.direction == super::Direction::S2G {
+                return Err(stage(
+                    TmaStage::GlobalLayout,
+                    format!("global dimension {d} broadcasts (stride 0) over {w} elements; a store would write one address {w} times"),
+                ));
+            }
+            inner = inner.saturating_mul(it.extent);
+            if it.extent > 1 {
+                per_dim.push((Dim { global_dim: it.extent, stride: it.stride, start }, w));
+            }
+        }
+        if rem != 1 {
+            return Err(stage(
+                TmaStage::Coordinate,
+                format!("global dimension {d}: the region {b}:{end} leaves {rem} positions uncovered by the layout's digits"),
+            ));
+        }
+        for (dim, w) in per_dim.into_iter().rev() {
+            let idx = dims.len();
+            dims.push(dim);
+            if w > 1 {
+                g_iters.push(GIter { extent: w, dim: idx, step: 1 });
+            }
+        }
+    }
+    Ok((dims, g_iters, offset))
+}
+
+/// The common refinement of the global box iters and the shared iters (both outermost first, same product).
+fn co_group(g: &[GIter], s: &[(i64, i64)]) -> Result<Vec<Joint>, TmaError> {
+    let mut out = Vec::new();
+    let (mut gi, mut si) = (g.len(), s.len());
+    let mut cur_g: Option<GIter> = None;
+    let mut cur_s: Option<(i64, i64)> = None;
+    loop {
+        if cur_g.is_none() && gi > 0 {
+            gi -= 1;
+            cur_g = Some(g[gi]);
+        }
+        if cur_s.is_none() && si > 0 {
+            si -= 1;
+            cur_s = Some(s[si]);
+        }
+        let (mut a, mut b) = match (cur_g, cur_s) {
+            (Some(a), Some(b)) => (a, b),
+            (None, None) => break,
+            _ => {
+                return Err(stage(TmaStage::CoGroup, "the global and shared regions enumerate different element counts"))
+            }
+        };
+        let m = a.extent.min(b.0);
+        if a.extent % m != 0 || b.0 % m != 0 {
+            return Err(stage(
+                TmaStage::CoGroup,
+                format!(
+                    "the global iter of extent {} (coordinate step {}) and the shared iter {}:{} have no common \
+                     refinement ({} and {} do not divide one another)",
+                    a.extent, a.step, b.0, b.1, a.extent, b.0
+                ),
+            ));
+        }
+        out.push(Joint { extent: m, sstride: b.1, dim: a.dim, step: a.step });
+        a.extent /= m;
+        a.step *= m;
+        b.0 /= m;
+        b.1 *= m;
+        cur_g = (a.extent > 1).then_some(a);
+        cur_s = (b.0 > 1).then_some(b);
+    }
+    out.reverse();
+    let mut strides: Vec<i64> = out.iter().map(|j| j.sstride).collect();
+    if let Some(bad) = strides.iter().find(|&&s| s <= 0) {
+        return Err(stage(
+            TmaStage::SharedChain,
+            format!("the shared region has an iter of stride {bad}; a TMA box is written densely with positive strides"),
+        ));
+    }
+    strides.sort_unstable();
+    if let Some(w) = strides.windows(2).find(|w| w[0] == w[1]) {
+        return Err(stage(TmaStage::SharedChain, format!("two shared iters share the stride {}; the layout is not injective", w[0])));
+    }
+    Ok(out)
+}
+
+/// The copy re-expressed in elements `f` times larger (descriptor type `UINT{8f*esize}`), if the innermost
+/// dimension allows it.
+fn promote(p: &Problem, f: i64) -> Option<Problem> {
+    let j1 = p.joints.iter().position(|j| j.sstride == 1)?;
+    let t0 = p.joints[j1].dim;
+    let d0 = p.dims[t0];
+    let inner = p.joints[j1];
+    if inner.step != 1
+        || inner.extent % f != 0
+        || d0.stride != 1
+        || d0.global_dim % f != 0
+        || d0.start % f != 0
+        || p.sbase % f != 0
+    {
+        return None;
+    }
+    for (i, j) in p.joints.iter().enumerate() {
+        if i != j1 && (j.sstride % f != 0 || (j.dim == t0 && j.step % f != 0)) {
+            return None;
+        }
+    }
+    if p.dims.iter().enumerate().any(|(t, d)| t != t0 && d.stride % f != 0) {
+        return None;
+    }
+    let esize = p.esize * f;
+    let dtype = TensorMapDataType::unsigned_of_bytes(esize)?;
+    let dims = p
+        .dims
+        .iter()
+        .enumerate()
+        .map(|(t, d)| {
+            if t == t0 {
+                Dim { global_dim: d.global_dim / f, stride: 1, start: d.start / f }
+            } else {
+                Dim { stride: d.stride / f, ..*d }
+            }
+        })
+        .collect();
+    let joints = p
+        .joints
+        .iter()
+        .enumerate()
+        .map(|(i, j)| {
+            if i == j1 {
+                Joint { extent: j.extent / f, ..*j }
+            } else if j.dim == t0 {
+                Joint { sstride: j.sstride / f, step: j.step / f, ..*j }
+            } else {
+                Joint { sstride: j.sstride / f, ..*j }
+            }
+        })
+        .filter(|j| j.extent > 1)
+        .collect();
+    Some(Problem { esize, dtype, dims, joints, sbase: p.sbase / f })
+}
+
+/// Splits `j` into `(outer, inner)` with `inner.extent == d`.
+fn split(j: Joint, d: i64) -> (Joint, Joint) {
+    (Joint { extent: j.extent / d, sstride: j.sstride * d, dim: j.dim, step: j.step * d }, Joint { extent: d, ..j })
+}
+
+/// The largest legal box of one problem: the prefix search over the shared stride chain.
+fn search(
+    prob: &Problem,
+    mode: SwizzleMode,
+    req: &TmaRequest<'_>,
+    global_offset_bytes: i64,
+    region_elems: i64,
+) -> Result<Candidate, TmaError> {
+    let mut joints = prob.joints.clone();
+    if mode != SwizzleMode::None {
+        let row = mode.bytes() / prob.esize;
+        if let Some(i) = joints.iter().position(|j| j.sstride == 1) {
+            let j = joints[i];
+            if j.extent > row {
+                if j.extent % row != 0 {
+                    return Err(stage(
+                        TmaStage::Box,
+                        format!(
+                            "the contiguous run of {} elements is not a multiple of the {} swizzle row ({row} elements)",
+                            j.extent,
+                            mode.name()
+                        ),
+                    ));
+                }
+                let (outer, inner) = split(j, row);
+                joints.splice(i..=i, [outer, inner]);
+            }
+        }
+    }
+    while let Some(i) = joints.iter().position(|j| j.extent > 256 && largest_divisor(j.extent, 256) > 1) {
+        let (outer, inner) = split(joints[i], largest_divisor(joints[i].extent, 256));
+        joints.splice(i..=i, [outer, inner]);
+    }
+    let mut order: Vec<usize> = (0..joints.len()).collect();
+    order.sort_by_key(|&i| joints[i].sstride);
+    let Some(&first) = order.first() else {
+        return Err(stage(TmaStage::SharedChain, "the region has a single element; there is no box to copy"));
+    };
+    if joints[first].sstride != 1 {
+        return Err(stage(
+            TmaStage::SharedChain,
+            format!("the smallest shared stride of the region is {}, not 1: a TMA box is written densely", joints[first].sstride),
+        ));
+    }
+    let mut chain = 1;
+    while chain < order.len() {
+        let (a, b) = (joints[order[chain - 1]], joints[order[chain]]);
+        if a.sstride.checked_mul(a.extent) != Some(b.sstride) {
+            break;
+        }
+        chain += 1;
+    }
+    let mut last_err = None;
+    for p in (1..=chain).rev() {
+        match build(prob, &joints, &order[..p], mode, req, global_offset_bytes, region_elems) {
+            Ok(c) => return Ok(c),
+            Err(e) => last_err = Some(e),
+        }
+    }
+    Err(last_err.unwrap_or_else(|| stage(TmaStage::Box, "no legal box")))
+}
+
+fn largest_divisor(e: i64, cap: i64) -> i64 {
+    (1..=cap.min(e)).rev().find(|d| e % d == 0).unwrap_or(1)
+}
+
+/// One descriptor dimension after ordering (and merging).
+#[derive(Clone, Debug)]
+struct DescDim {
+    global_dim: i64,
+    stride: i64,
+    start: i64,
+    boxed: i64,
+    /// The candidate dimensions it covers, innermost first.
+    members: Vec<usize>,
+}
+
+/// The descriptor and issues for one boxed prefix, or the rule it breaks.
+fn build(
+    prob: &Problem,
+    joints: &[Joint],
+    boxed: &[usize],
+    mode: SwizzleMode,
+    req: &TmaRequest<'_>,
+    global_offset_bytes: i64,
+    region_elems: i64,
+) -> Result<Candidate, TmaError> {
+    let dims = &prob.dims;
+    let mut runs: Vec<usize> = Vec::new();
+    let mut box_of = vec![1i64; dims.len()];
+    let mut is_boxed = vec![false; joints.len()];
+    for &i in boxed {
+        let j = joints[i];
+        is_boxed[i] = true;
+        if runs.last() != Some(&j.dim) {
+            if runs.contains(&j.dim) {
+                return Err(stage(
+                    TmaStage::Box,
+                    format!(
+                        "a box of {} iters would visit the global dimension of stride {} twice in shared stride order",
+                        boxed.len(),
+                        dims[j.dim].stride
+                    ),
+                ));
+            }
+            runs.push(j.dim);
+        }
+        if j.step != box_of[j.dim] {
+            return Err(stage(
+                TmaStage::Box,
+                format!(
+                    "a box of {} iters would skip coordinates along the global dimension of stride {} (step {} after {} elements)",
+                    boxed.len(),
+                    dims[j.dim].stride,
+                    j.step,
+                    box_of[j.dim]
+                ),
+            ));
+        }
+        box_of[j.dim] *= j.extent;
+    }
+    let mut order = runs.clone();
+    let mut rest: Vec<usize> = (0..dims.len()).filter(|t| !runs.contains(t)).collect();
+    rest.sort_by_key(|&t| (dims[t].stride, t));
+    order.extend(rest);
+    if dims[order[0]].stride != 1 {
+        return Err(rule(
+            TmaRule::InnerStride,
+            format!(
+                "the box's innermost dimension has global stride {} elements; dimension 0 of a tensor map is contiguous",
+                dims[order[0]].stride
+            ),
+        ));
+    }
+    let mut ddims: Vec<DescDim> = order
+        .iter()
+        .map(|&t| DescDim {
+            global_dim: dims[t].global_dim,
+            stride: dims[t].stride,
+            start: dims[t].start,
+            boxed: box_of[t],
+            members: vec![t],
+        })
+        .collect();
+    // Coordinate scale of each candidate dimension inside its (possibly merged) descriptor dimension.
+    let mut scale = vec![1i64; dims.len()];
+    let has_issue_iter = |members: &[usize]| joints.iter().zip(&is_boxed).any(|(j, b)| !b && members.contains(&j.dim));
+    while ddims.len() > 5 {
+        let Some(k) = (0..ddims.len() - 1).find(|&k| {
+            let (a, b) = (&ddims[k], &ddims[k + 1]);
+            a.global_dim.checked_mul(a.stride) == Some(b.stride)
+                && a.boxed == a.global_dim
+                && a.start == 0
+                && !has_issue_iter(&a.members)
+        }) else {
+            break;
+        };
+        let b = ddims.remove(k + 1);
+        let a = &mut ddims[k];
+        for &t in &b.members {
+            scale[t] *= a.global_dim;
+        }
+        a.start = b.start * a.global_dim;
+        a.boxed *= b.boxed;
+        a.global_dim *= b.global_dim;
+        a.members.extend(b.members);
+    }
+    let owner = |t: usize| ddims.iter().position(|d| d.members.contains(&t)).unwrap_or(0);
+    let as_u32 = |v: i64| u32::try_from(v).unwrap_or(u32::MAX);
+    let desc = TensorMapDesc {
+        data_type: prob.dtype,
+        rank: ddims.len() as u32,
+        global_dims: ddims.iter().map(|d| d.global_dim as u64).collect(),
+        global_strides_bytes: ddims.iter().skip(1).map(|d| (d.stride * prob.esize) as u64).collect(),
+        box_dims: ddims.iter().map(|d| as_u32(d.boxed)).collect(),
+        element_strides: vec![1; ddims.len()],
+        interleave: Interleave::None,
+        swizzle: mode,
+        l2_promotion: req.options.l2_promotion,
+        oob_fill: req.options.oob_fill,
+    };
+    validate(&desc, global_offset_bytes as u64)?;
+    let inner_bytes = ddims[0].boxed * prob.esize;
+    if mode != SwizzleMode::None && inner_bytes != mode.bytes() {
+        return Err(rule(
+            TmaRule::InnerBoxBytes,
+            format!(
+                "inner box is {inner_bytes} bytes; with the {} swizzle it must be exactly {} bytes (the hardware pads \
+                 narrower rows to the span)",
+                mode.name(),
+                mode.bytes()
+            ),
+        ));
+    }
+    let loops: Vec<Joint> = joints.iter().zip(&is_boxed).filter(|(_, b)| !**b).map(|(j, _)| *j).collect();
+    let count = loops.iter().try_fold(1i64, |acc, j| acc.checked_mul(j.extent).filter(|&c| c <= MAX_ISSUES));
+    let Some(count) = count else {
+        return Err(stage(TmaStage::Box, format!("the box leaves more than {MAX_ISSUES} issues")));
+    };
+    let box_elems: i64 = ddims.iter().map(|d| d.boxed).product();
+    if box_elems * count * prob.esize != region_elems * req.dtype.bytes() {
+        return Err(rule(
+            TmaRule::Payload,
+            format!(
+                "{count} boxes of {} bytes move {} bytes but the shared region holds {} bytes",
+                box_elems * prob.esize,
+                box_elems * count * prob.esize,
+                region_elems * req.dtype.bytes()
+            ),
+        ));
+    }
+    let mut issues = Vec::with_capacity(count as usize);
+    for idx in 0..count {
+        let mut coords: Vec<i64> = ddims.iter().map(|d| d.start).collect();
+        let mut smem = prob.sbase;
+        let mut rest = idx;
+        for j in loops.iter().rev() {
+            let digit = rest % j.extent;
+            rest /= j.extent;
+            coords[owner(j.dim)] += digit * j.step * scale[j.dim];
+            smem += digit * j.sstride;
+        }
+        let smem_bytes = smem * prob.esize;
+        if smem_bytes % SMEM_ALIGN_BYTES != 0 {
+            return Err(rule(
+                TmaRule::SmemAlignment,
+                format!("issue {idx} writes shared byte offset {smem_bytes}, must be a multiple of {SMEM_ALIGN_BYTES}"),
+            ));
+        }
+        if let Some(c) = coords.iter().find(|&&c| i32::try_from(c).is_err()) {
+            return Err(rule(TmaRule::CoordinateRange, format!("issue {idx} has coordinate {c}, beyond signed 32 bits")));
+        }
+        issues.push(TmaIssue { coordinates: coords, smem_offset_bytes: smem_bytes });
+    }
+    Ok(Candidate { box_bytes: box_elems * prob.esize, desc, issues })
+}
