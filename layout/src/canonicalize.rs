@@ -1,7 +1,39 @@
-//! Canonicalization (paper App. A). STUB: being implemented.
+//! Canonicalization (paper App. A) and equivalence of layouts.
+//!
+//! The shard is normalized by D0 and D1 (App. A.1), the replica and offset by C0, C1 and C2, each to a fixpoint:
+//!
+//! - **D0** drops extent-1 shard iters; if that empties a non-empty shard, one iter `(1, 1, a)` stays, `a` the
+//!   axis of the first original iter (as TIRx does), so a size-1 layout keeps a shard.
+//! - **D1** fuses adjacent same-axis iters `(e1, s1), (e2, s2)` with `s1 == e2 * s2` into `(e1 * e2, s2)` (Lemma
+//!   B.1 read backwards; stride 0 and negative strides fuse by the same rule). One left-to-right pass reaches the
+//!   fixpoint: a fused iter fuses with its left neighbour exactly when its first part did.
+//! - zero offsets are dropped.
+//! - **C0** drops replica iters that add only the zero vector: extent 1, and also stride 0 (`L(x)` is a set, so
+//!   `R[e:0]` duplicates points and nothing else).
+//! - **C1** makes a negative replica stride positive and moves `(e - 1) * s` into the offset of its axis.
+//! - **C2** absorbs two replica iters `(e, s)`, `(e', k*s)` on one axis with `1 <= k <= e` into
+//!   `(e + k*(e' - 1), s)`: their position sets `{i*s + j*k*s}` form one contiguous run of multiples of `s`.
+//! - the replica is sorted by (axis name, stride, extent): deterministic, never by hash.
+//!
+//! **Gap condition** (GC, App. A.1 and Lemma A.9, "cumulative separation"): on every axis, listing the saturated
+//! replica iters by increasing stride `s_1 < s_2 < ...` with extents `e_j`, each stride exceeds the total reach of
+//! the smaller ones: `s_{k+1} > sum_{j <= k} (e_j - 1) * s_j`. Two iters with equal strides violate it. (The
+//! paper's own GC, lost in extraction, implies this; we check the weaker, cumulative form, under which Lemma A.10
+//! already gives unique replica digits.)
+//!
+//! **Uniqueness** (Theorem A.2): when both canonical forms satisfy GC, two layouts have the same induced map iff
+//! their canonical forms agree *up to axis labels the map cannot see*: the axis of a stride-0 shard iter and of
+//! the lone unit iter of a size-1 shard. Canonicalization keeps those labels (they record intent, e.g. which
+//! thread axis a broadcast spans); [`map_key`] erases them for comparisons. Points are compared with zero
+//! entries dropped: an axis absent from a point is at 0 (see [`crate::tile_layout::Coord`]).
 
+use crate::arith::mul;
+use crate::axis::Axis;
 use crate::error::{LayoutError, Result};
-use crate::layout::Layout;
+use crate::iter::Iter;
+use crate::layout::{ComposeLayout, Layout};
+use crate::tile_layout::{Coord, TileLayout};
+use std::collections::BTreeMap;
 
 /// A canonical layout and whether the paper's gap condition holds for it (then the form is unique).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -12,13 +44,292 @@ pub struct Canonical {
     pub gap_condition: bool,
 }
 
-/// Canonicalizes `layout`: D0, D1, zero offsets dropped, C0, C1, C2, sorted replica.
+/// Canonicalizes `layout` (App. A.1): D0, D1, zero offsets dropped, C0, C1, C2, sorted replica; a
+/// ComposeLayout canonicalizes its tile and keeps the swizzle (its `gap_condition` is the tile's).
+///
+/// Equation: the result has the same induced map as `layout` (Proposition A.1). In the one case where C1 would
+/// push an offset beyond the supported magnitude 2^48, the input is returned unchanged with `gap_condition` false.
 pub fn canonicalize(layout: &Layout) -> Canonical {
-    Canonical { layout: layout.clone(), gap_condition: false }
+    let (tile, gap_condition) = canonicalize_tile(layout.tile());
+    let layout = match layout {
+        Layout::Tile(_) => Layout::Tile(tile),
+        Layout::Compose(c) => {
+            ComposeLayout::new(c.swizzle(), tile).map_or_else(|_| layout.clone(), Layout::Compose)
+        }
+    };
+    Canonical { layout, gap_condition }
 }
 
-/// Whether two layouts have the same induced map over `shape`.
+/// Canonicalizes a tile layout (App. A.1) and reports the gap condition (Lemma A.9) of the result.
+pub fn canonicalize_tile(tile: &TileLayout) -> (TileLayout, bool) {
+    let mut offset: BTreeMap<Axis, i64> = tile.offset().clone();
+    let replica = normalize_replica(tile.replica(), &mut offset);
+    offset.retain(|_, v| *v != 0);
+    match TileLayout::new(normalize_shard(tile.shard()), replica, offset) {
+        Ok(t) => {
+            let gc = gap_condition(t.replica());
+            (t, gc)
+        }
+        Err(_) => (tile.clone(), false),
+    }
+}
+
+impl Layout {
+    /// The canonical form of this layout (App. A.1; see [`canonicalize`]).
+    pub fn canonical(&self) -> Layout {
+        canonicalize(self).layout
+    }
+}
+
+impl TileLayout {
+    /// The canonical form of this tile layout (App. A.1; see [`canonicalize_tile`]).
+    pub fn canonical(&self) -> TileLayout {
+        canonicalize_tile(self).0
+    }
+}
+
+/// D0 then D1 on a shard (App. A.1; Theorem A.8 says the result is unique for the map `x -> D(x)`).
+pub fn normalize_shard(shard: &[Iter]) -> Vec<Iter> {
+    fuse_adjacent(drop_unit_iters(shard))
+}
+
+/// D0: drop extent-1 iters, keeping `(1, 1, a)` (axis of the first iter) if the shard would become empty.
+fn drop_unit_iters(shard: &[Iter]) -> Vec<Iter> {
+    let kept: Vec<Iter> = shard.iter().filter(|i| i.extent != 1).copied().collect();
+    match shard.first() {
+        Some(first) if kept.is_empty() => vec![Iter { extent: 1, stride: 1, axis: first.axis }],
+        _ => kept,
+    }
+}
+
+/// D1: fuse `(e1, s1), (e2, s2)` on one axis with `s1 == e2 * s2` into `(e1 * e2, s2)`, left to right.
+fn fuse_adjacent(shard: Vec<Iter>) -> Vec<Iter> {
+    let mut out: Vec<Iter> = Vec::with_capacity(shard.len());
+    for it in shard {
+        match out.last_mut() {
+            Some(prev) if fuses(prev, &it) => {
+                prev.extent *= it.extent;
+                prev.stride = it.stride;
+            }
+            _ => out.push(it),
+        }
+    }
+    out
+}
+
+fn fuses(prev: &Iter, next: &Iter) -> bool {
+    prev.axis == next.axis
+        && next.extent.checked_mul(next.stride) == Some(prev.stride)
+        && prev.extent.checked_mul(next.extent).is_some()
+}
+
+/// C0, C1, C2 to a fixpoint, then the deterministic sort; C1 moves reach into `offset`.
+fn normalize_replica(replica: &[Iter], offset: &mut BTreeMap<Axis, i64>) -> Vec<Iter> {
+    let mut out = Vec::with_capacity(replica.len());
+    for it in replica.iter().filter(|i| i.extent != 1 && i.stride != 0) {
+        if it.stride < 0 {
+            *offset.entry(it.axis).or_insert(0) += (it.extent - 1) * it.stride;
+        }
+        out.push(Iter { stride: it.stride.abs(), ..*it });
+    }
+    absorb_multiples(out)
+}
+
+/// C2 to a fixpoint: repeatedly merge the first absorbable pair in the sorted order.
+fn absorb_multiples(mut replica: Vec<Iter>) -> Vec<Iter> {
+    loop {
+        replica.sort_by_key(replica_order);
+        let Some((i, j)) = absorbable_pair(&replica) else { return replica };
+        let (fine, coarse) = (replica[i], replica[j]);
+        let k = coarse.stride / fine.stride;
+        replica[i] = Iter { extent: fine.extent + k * (coarse.extent - 1), ..fine };
+        replica.remove(j);
+    }
+}
+
+/// The replica order: by axis name, then stride, then extent.
+pub fn replica_order(it: &Iter) -> (Axis, i64, i64) {
+    (it.axis, it.stride, it.extent)
+}
+
+fn absorbable_pair(replica: &[Iter]) -> Option<(usize, usize)> {
+    let n = replica.len();
+    (0..n).flat_map(|i| (0..n).map(move |j| (i, j))).find(|&(i, j)| i != j && absorbs(&replica[i], &replica[j]))
+}
+
+/// C2's side condition: same axis, `coarse.stride == k * fine.stride` with `1 <= k <= fine.extent`.
+fn absorbs(fine: &Iter, coarse: &Iter) -> bool {
+    fine.axis == coarse.axis
+        && fine.stride > 0
+        && coarse.stride % fine.stride == 0
+        && (1..=fine.extent).contains(&(coarse.stride / fine.stride))
+}
+
+/// The gap condition (App. A.1, Lemma A.9) on a sign-normalized replica: on every axis, sorted by stride, each
+/// stride exceeds `sum (e_j - 1) * s_j` over the iters with smaller (or equal) position in that order.
+pub fn gap_condition(replica: &[Iter]) -> bool {
+    let mut sorted: Vec<&Iter> = replica.iter().collect();
+    sorted.sort_by_key(|i| replica_order(i));
+    let mut reach: BTreeMap<Axis, i128> = BTreeMap::new();
+    sorted.into_iter().all(|it| {
+        let r = reach.entry(it.axis).or_insert(0);
+        let ok = it.stride > 0 && i128::from(it.stride) > *r;
+        *r += i128::from(it.extent - 1) * i128::from(it.stride);
+        ok
+    })
+}
+
+/// The canonical form of `tile` with the axis labels its induced map cannot see erased: stride-0 shard iters and
+/// the lone unit iter of a size-1 shard move to axis `m` (then D1 again). Under GC, two tile layouts have the
+/// same induced map iff their `map_key`s are equal (Theorem A.2, Theorem A.14).
+pub fn map_key(tile: &TileLayout) -> TileLayout {
+    let (canon, _) = canonicalize_tile(tile);
+    let (shard, replica, offset) = canon.clone().into_parts();
+    let shard: Vec<Iter> = shard.into_iter().map(silent_to_m).collect();
+    TileLayout::new(fuse_adjacent(shard), replica, offset).unwrap_or(canon)
+}
+
+/// `(1, s, a) -> (1, 1, m)` and `(e, 0, a) -> (e, 0, m)`; any other iter is kept.
+fn silent_to_m(it: Iter) -> Iter {
+    match (it.extent, it.stride) {
+        (1, _) => Iter { extent: 1, stride: 1, axis: Axis::M },
+        (e, 0) => Iter { extent: e, stride: 0, axis: Axis::M },
+        _ => it,
+    }
+}
+
+/// The most points (`size * (replicas of a + replicas of b)`) [`equivalent`] enumerates: 2^22.
+pub const ENUMERATION_LIMIT: i64 = 1 << 22;
+
+/// Whether `a` and `b` have the same induced map over `shape` (both must admit it).
+///
+/// Decided by canonical forms when they are equal (Proposition A.1), by [`map_key`] when both tile layouts
+/// satisfy GC (Theorem A.2), and otherwise exactly, by enumerating every index and comparing point sets (zero
+/// entries dropped); enumeration beyond [`ENUMERATION_LIMIT`] points is refused with an error.
 pub fn equivalent(a: &Layout, b: &Layout, shape: &[i64]) -> Result<bool> {
-    let _ = (a, b, shape);
-    Err(LayoutError::new("not implemented"))
+    a.admits(shape)?;
+    b.admits(shape)?;
+    let (ca, cb) = (canonicalize(a), canonicalize(b));
+    if ca.layout == cb.layout {
+        return Ok(true);
+    }
+    if let (Layout::Tile(ta), Layout::Tile(tb), true) = (a, b, ca.gap_condition && cb.gap_condition) {
+        return Ok(map_key(ta) == map_key(tb));
+    }
+    equivalent_by_enumeration(a, b)
+}
+
+/// Compares the point sets of every flat index (both layouts have the same size).
+fn equivalent_by_enumeration(a: &Layout, b: &Layout) -> Result<bool> {
+    let replicas = a.tile().replica_count().checked_add(b.tile().replica_count());
+    let points = replicas.map(|r| mul(a.size(), r, "the enumeration size"));
+    match points {
+        Some(Ok(p)) if p <= ENUMERATION_LIMIT => {}
+        _ => {
+            return Err(LayoutError::new(format!(
+                "equivalence by enumeration is limited to 2^22 points, layouts of size {} with {} and {} replicas \
+                 exceed it",
+                a.size(),
+                a.tile().replica_count(),
+                b.tile().replica_count()
+            )))
+        }
+    }
+    let (ra, rb) = (a.tile().replica_points(), b.tile().replica_points());
+    Ok((0..a.size()).all(|flat| point_set(a, &ra, flat) == point_set(b, &rb, flat)))
+}
+
+/// L(flat) with zero entries dropped, sorted and deduplicated; `replicas` are the layout's replica points.
+pub(crate) fn point_set(layout: &Layout, replicas: &[Coord], flat: i64) -> Vec<Vec<(Axis, i64)>> {
+    let base = layout.tile().base_point(flat);
+    let mut out: Vec<Vec<(Axis, i64)>> = replicas
+        .iter()
+        .map(|r| {
+            let mut p = base.clone();
+            r.iter().for_each(|(a, v)| *p.entry(*a).or_insert(0) += v);
+            if let (Some(sw), Some(m)) = (layout.swizzle(), p.get_mut(&Axis::M)) {
+                *m = sw.apply(*m);
+            }
+            p.into_iter().filter(|(_, v)| *v != 0).collect()
+        })
+        .collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::swizzle::Swizzle;
+
+    fn tl(text: &str) -> TileLayout {
+        text.parse().unwrap()
+    }
+
+    fn canon(text: &str) -> (TileLayout, bool) {
+        canonicalize_tile(&tl(text))
+    }
+
+    /// The worked examples of TIRx's canonicalizer (reference-tirx.md, "Canonicalize").
+    #[test]
+    fn shard_rules_d0_d1() {
+        assert_eq!(canon("S[(1,1):(5@laneid,3)]").0, tl("S[1:1@laneid]"));
+        assert_eq!(canon("S[(4,1,4):(0,7,0)]").0, tl("S[16:0]"));
+        assert_eq!(canon("S[(8,4):(-4,-1)]").0, tl("S[32:-1]"));
+        assert_eq!(canon("S[(4,8):(1,4)]").0, tl("S[(4,8):(1,4)]"));
+        assert_eq!(canon("S[(2,4,2):(8@laneid,2@laneid,1)]").0, tl("S[(8,2):(2@laneid,1)]"));
+        assert_eq!(canon("S[] + 0@warpid + 3").0, tl("S[] + 3"));
+    }
+
+    #[test]
+    fn replica_rules_c0_c1_c2_and_order() {
+        assert_eq!(canon("S[2:1] + R[(1,3):(5,0)]").0, tl("S[2:1]"));
+        assert_eq!(canon("S[2:1] + R[4:-2@laneid]").0, tl("S[2:1] + R[4:2@laneid] - 6@laneid"));
+        assert_eq!(canon("S[2:1] + R[(2,2):(2,1)]").0, tl("S[2:1] + R[4:1]"));
+        assert_eq!(canon("S[2:1] + R[(2,2):(1,1)]").0, tl("S[2:1] + R[3:1]"));
+        assert_eq!(canon("S[2:1] + R[(3,3,2):(1,3,9)]").0, tl("S[2:1] + R[18:1]"));
+        assert_eq!(canon("S[2:1] + R[(2,2):(8@warpid,1)]").0, tl("S[2:1] + R[(2,2):(1,8@warpid)]"));
+    }
+
+    #[test]
+    fn gap_condition_is_cumulative_separation() {
+        assert!(canon("S[2:1] + R[(2,2):(1,4)]").1);
+        assert!(canon("S[2:1] + R[(2,2):(2,3)]").1, "3 > (2-1)*2");
+        assert!(!canon("S[2:1] + R[(3,2):(2,3)]").1, "3 <= (3-1)*2");
+        assert!(!canon("S[2:1] + R[(2,2,2):(1,3,4)]").1, "4 <= 1 + 3");
+        assert!(canon("S[2:1] + R[(2,2):(1,1@laneid)]").1, "axes are separate");
+    }
+
+    #[test]
+    fn idempotent_on_examples() {
+        for text in ["S[(8,4):(-4,-1)] + R[(2,3):(-1,2)] + 5@warpid", "S[(2,1,3):(0,4@laneid,0)] + R[2:0]"] {
+            let once = tl(text).canonical();
+            assert_eq!(once.canonical(), once);
+        }
+    }
+
+    #[test]
+    fn compose_canonicalizes_its_tile() {
+        let sw = Swizzle::new(3, 3, 3).unwrap();
+        let c: Layout = ComposeLayout::new(sw, tl("S[(8,64):(64,1)] + 0")).unwrap().into();
+        assert_eq!(c.canonical(), ComposeLayout::bare(sw).into());
+    }
+
+    #[test]
+    fn equivalence() {
+        let l = |t: &str| -> Layout { tl(t).into() };
+        assert!(equivalent(&l("S[(2,2):(2,1)]"), &l("S[4:1]"), &[2, 2]).unwrap());
+        assert!(equivalent(&l("S[2:0@laneid]"), &l("S[2:0]"), &[2]).unwrap());
+        assert!(!equivalent(&l("S[4:1]"), &l("S[4:2]"), &[4]).unwrap());
+        assert!(equivalent(&l("S[2:1] + R[(3,2):(2,3)]"), &l("S[2:1] + R[(2,3):(3,2)]"), &[2]).unwrap());
+        let sw = Swizzle::new(3, 3, 3).unwrap();
+        let small: Layout = ComposeLayout::new(sw, tl("S[8:1]")).unwrap().into();
+        assert!(equivalent(&small, &l("S[8:1]"), &[8]).unwrap(), "the first row is not swizzled");
+        assert!(!equivalent(&ComposeLayout::bare(sw).into(), &l("S[512:1]"), &[512]).unwrap());
+        let big: Layout = ComposeLayout::new(sw, tl("S[8388608:1]")).unwrap().into();
+        let err = equivalent(&big, &l("S[8388608:1]"), &[8388608]).unwrap_err();
+        assert!(err.message.contains("2^22"), "{err}");
+        assert!(equivalent(&l("S[4:1]"), &l("S[4:1]"), &[3]).is_err());
+    }
 }
