@@ -1,2 +1,91 @@
-//! axe-layout: STUB.
-fn main() {}
+//! `axe-layout`: a calculator and explorer for Axe layouts (no LLVM).
+//!
+//! Every subcommand is a module exposing a `COMMAND: cli::Command`; listing it in [`COMMANDS`] is all it takes
+//! to add one (`mod foo;` + one table line). The subcommands and their JSON are a contract relied on by scripts
+//! outside the project: see each command's `--help`.
+//!
+//! Exit codes: 0 success; 1 bad input (a layout, shape or region that does not parse, a shape the layout does
+//! not admit) or a failed operation, with `axe-layout: error: ...` on stderr; 2 a malformed command line (unknown
+//! subcommand or option, missing argument).
+
+mod cli;
+mod cmd;
+
+use cli::{Args, CliError, Command};
+use std::io::Write;
+
+/// Every subcommand, in the order `--help` lists them.
+const COMMANDS: &[&Command] = &[
+    &cmd::eval::COMMAND,
+    &cmd::show::COMMAND,
+    &cmd::canon::COMMAND,
+    &cmd::group::COMMAND,
+    &cmd::tile::COMMAND,
+    &cmd::tile_of::COMMAND,
+    &cmd::slice::COMMAND,
+    &cmd::direct_sum::COMMAND,
+    &cmd::span::COMMAND,
+];
+
+fn overview() -> String {
+    let mut s = String::from(
+        "axe-layout: evaluate, inspect and transform Axe layouts\n\n\
+         usage: axe-layout <command> [arguments] [--json]\n       axe-layout <command> --help\n\ncommands:\n",
+    );
+    for c in COMMANDS {
+        s.push_str(&format!("  {:<12} {}\n", c.name, c.about));
+    }
+    s.push_str(
+        "\nLayouts are written in the Axe notation, e.g.\n  \
+         'S[(8,2,4,2):(4@laneid,1@warpid,1@laneid,1)] + R[2:4@warpid] + 5@warpid'\n  \
+         'Swizzle(3,3,3) o S[(8,64):(64,1)]'\n\
+         Shapes are comma lists (8,16); regions are half-open begin:end per dimension (2:3,6:10).\n\n\
+         exit codes: 0 ok; 1 bad input or failed operation (message on stderr); 2 malformed command line\n",
+    );
+    s
+}
+
+fn command_help(c: &Command) -> String {
+    format!("usage: axe-layout {}\n\n{}\n\n{}", c.usage, c.about, c.help)
+}
+
+fn run(argv: &[String]) -> Result<String, CliError> {
+    let Some(first) = argv.first() else {
+        return Err(CliError::Usage("missing command (try 'axe-layout --help')".into()));
+    };
+    if first == "--help" || first == "-h" || first == "help" {
+        return Ok(match argv.get(1).and_then(|n| COMMANDS.iter().find(|c| c.name == n)) {
+            Some(c) => command_help(c),
+            None => overview(),
+        });
+    }
+    let Some(cmd) = COMMANDS.iter().find(|c| c.name == first) else {
+        return Err(CliError::Usage(format!("unknown command '{first}' (try 'axe-layout --help')")));
+    };
+    let rest = &argv[1..];
+    if rest.iter().take_while(|a| *a != "--").any(|a| a == "--help" || a == "-h") {
+        return Ok(command_help(cmd));
+    }
+    let args = Args::parse(cmd, rest).map_err(|e| match e {
+        CliError::Usage(m) => CliError::Usage(format!("{m}\nusage: axe-layout {}", cmd.usage)),
+        other => other,
+    })?;
+    (cmd.run)(&args)
+}
+
+fn main() {
+    let argv: Vec<String> = std::env::args_os().skip(1).map(|a| a.to_string_lossy().into_owned()).collect();
+    match run(&argv) {
+        Ok(out) => {
+            // A closed pipe is not an error worth a panic.
+            let _ = std::io::stdout().write_all(out.as_bytes());
+        }
+        Err(e) => {
+            let msg = match &e {
+                CliError::Usage(m) | CliError::Failed(m) => m,
+            };
+            let _ = writeln!(std::io::stderr(), "axe-layout: error: {msg}");
+            std::process::exit(e.exit_code());
+        }
+    }
+}
