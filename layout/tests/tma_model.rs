@@ -1,0 +1,330 @@
+//! A software model of the TMA box copy, written independently of the planner from the CUDA documentation, run on
+//! every issue of a plan; it proves for every element of the region that it lands where the ORIGINAL (unsliced)
+//! shared layout says it should (load), or where the global layout says (store), and that nothing else is written.
+//!
+//! The model, per `cp.async.bulk.tensor` issue with coordinates `c` and shared destination `dst`:
+//! - the box holds `n_i = ceil(boxDim[i] / elementStrides[i])` elements along dimension `i`; box element `(i_0..)`
+//!   is global element `c_t + i_t * elementStrides[t]`, at byte address
+//!   `globalAddress + (c_0 + ..) * elemsize + sum_{t>=1} (c_t + ..) * globalStrides[t-1]`; a coordinate outside
+//!   `[0, globalDim[t])` reads the OOB fill (zero) on a load and is skipped on a store;
+//! - shared memory receives the box densely, dimension 0 fastest, each row of `n_0 * elemsize` bytes padded to the
+//!   swizzle span when narrower (CUDA Programming Guide: "the shared memory must be allocated to accommodate the
+//!   full swizzle width");
+//! - the swizzle acts on the ABSOLUTE shared byte address: bits `[4, 4+B)` XOR bits `[7, 7+B)`, `B` = 1/2/3 for the
+//!   32B/64B/128B modes (16-byte chunks permuted within each span, the pattern repeating every 256/512/1024
+//!   bytes). The shared tensor's base is placed at an address aligned to 1024 bytes plus 3 such blocks.
+//!
+//! Memory is modelled per byte, each global byte tagged uniquely (element id and byte index), so a misplaced
+//! byte, a duplicated element or a promoted descriptor type moving bytes wrongly is caught.
+
+use axe_layout::notation::parse_layout;
+use axe_layout::tile_layout::unflatten;
+use axe_layout::tma::{plan, Direction, ElemType, TmaOptions, TmaPlan, TmaRequest};
+use axe_layout::{Axis, Layout, SwizzleMode};
+use std::collections::HashMap;
+
+/// The shared tensor's base address in the model (1024-byte aligned, as the plan requires).
+const SMEM_BASE: i64 = 3 * 1024;
+/// Tag of a byte the TMA fills out of bounds.
+const OOB_TAG: u64 = u64::MAX;
+
+/// The CUDA TMA swizzle on an absolute shared byte address.
+fn hw_swizzle(mode: SwizzleMode, addr: i64) -> i64 {
+    let bits = match mode {
+        SwizzleMode::None => return addr,
+        SwizzleMode::B32 => 1,
+        SwizzleMode::B64 => 2,
+        SwizzleMode::B128 => 3,
+    };
+    let mask = (1i64 << bits) - 1;
+    addr ^ (((addr >> 7) & mask) << 4)
+}
+
+/// The memory address (in elements) a layout gives one logical coordinate.
+fn address(layout: &Layout, shape: &[i64], x: &[i64]) -> i64 {
+    let points = layout.eval(shape, x).expect("coordinate evaluates");
+    assert_eq!(points.len(), 1, "a TMA operand maps each element to one address");
+    points[0].get(&Axis::M).copied().unwrap_or(0)
+}
+
+/// Every (global byte address, shared byte address) the hardware pairs for the plan's issues, following the
+/// descriptor only; `None` on the global side is an out-of-bounds element.
+fn hardware_pairs(p: &TmaPlan) -> Vec<(Option<i64>, i64)> {
+    let d = &p.desc;
+    let e = d.data_type.bytes();
+    let rank = d.rank as usize;
+    let n: Vec<i64> = (0..rank).map(|i| i64::from(d.box_dims[i].div_ceil(d.element_strides[i]))).collect();
+    let span = if d.swizzle == SwizzleMode::None { 0 } else { d.swizzle.bytes() };
+    let pitch = (n[0] * e).max(span);
+    let count: i64 = n.iter().product();
+    let mut out = Vec::new();
+    for issue in &p.issues {
+        assert_eq!(issue.coordinates.len(), rank);
+        for flat in 0..count {
+            // box index, dimension 0 fastest
+            let mut idx = vec![0i64; rank];
+            let mut rest = flat;
+            for i in 0..rank {
+                idx[i] = rest % n[i];
+                rest /= n[i];
+            }
+            let coord: Vec<i64> =
+                (0..rank).map(|t| issue.coordinates[t] + idx[t] * i64::from(d.element_strides[t])).collect();
+            let inside = coord.iter().zip(&d.global_dims).all(|(&c, &g)| c >= 0 && (c as u64) < g);
+            let gaddr = p.global_offset_bytes as i64
+                + coord[0] * e
+                + (1..rank).map(|t| coord[t] * d.global_strides_bytes[t - 1] as i64).sum::<i64>();
+            let mut row = 0i64;
+            for t in (1..rank).rev() {
+                row = row * n[t] + idx[t];
+            }
+            let lin = idx[0] * e + row * pitch;
+            let saddr = hw_swizzle(d.swizzle, SMEM_BASE + issue.smem_offset_bytes + lin);
+            for b in 0..e {
+                out.push((inside.then_some(gaddr + b), saddr + b));
+            }
+        }
+    }
+    out
+}
+
+struct Copy<'a> {
+    global: &'a str,
+    gshape: &'a [i64],
+    gregion: &'a [(i64, i64)],
+    shared: &'a str,
+    sshape: &'a [i64],
+    sregion: &'a [(i64, i64)],
+    dtype: ElemType,
+}
+
+/// Plans the copy in both directions and checks every element against the layouts.
+fn check(c: &Copy<'_>) -> TmaPlan {
+    let g = parse_layout(c.global).expect("global parses");
+    let s = parse_layout(c.shared).expect("shared parses");
+    let e = c.dtype.bytes();
+    let gext: Vec<i64> = c.gregion.iter().map(|(b, e)| e - b).collect();
+    let sext: Vec<i64> = c.sregion.iter().map(|(b, e)| e - b).collect();
+    let n: i64 = gext.iter().product();
+    // Expected: region element k pairs global element gregion(k) with shared element sregion(k).
+    let mut expected: HashMap<i64, i64> = HashMap::new(); // shared byte -> global byte
+    for k in 0..n {
+        let gx: Vec<i64> = unflatten(&gext, k).iter().zip(c.gregion).map(|(y, (b, _))| y + b).collect();
+        let sx: Vec<i64> = unflatten(&sext, k).iter().zip(c.sregion).map(|(y, (b, _))| y + b).collect();
+        let ga = address(&g, c.gshape, &gx) * e;
+        let sa = SMEM_BASE + address(&s, c.sshape, &sx) * e;
+        for b in 0..e {
+            assert!(expected.insert(sa + b, ga + b).is_none(), "the shared layout is not injective");
+        }
+    }
+    // Global memory: every byte of every element of the global tensor, uniquely tagged.
+    let gcount: i64 = c.gshape.iter().product();
+    let mut gmem: HashMap<i64, u64> = HashMap::new();
+    for id in 0..gcount {
+        let a = address(&g, c.gshape, &unflatten(c.gshape, id)) * e;
+        for b in 0..e {
+            gmem.insert(a + b, (id as u64) << 8 | b as u64);
+        }
+    }
+    let mut last = None;
+    for direction in [Direction::G2S, Direction::S2G] {
+        let p = plan(&TmaRequest {
+            global: &g,
+            global_shape: c.gshape,
+            global_region: c.gregion,
+            shared: &s,
+            shared_shape: c.sshape,
+            shared_region: c.sregion,
+            dtype: c.dtype,
+            direction,
+            options: TmaOptions::default(),
+        })
+        .unwrap_or_else(|err| panic!("{} -> {}: {err}", c.global, c.shared));
+        assert_eq!(p.total_bytes() as i64, n * e, "payload");
+        assert_eq!(SMEM_BASE % p.shared_base_alignment_bytes as i64, 0);
+        let pairs = hardware_pairs(&p);
+        match direction {
+            Direction::G2S => {
+                let mut smem: HashMap<i64, u64> = HashMap::new();
+                for (ga, sa) in &pairs {
+                    let tag = match ga {
+                        Some(ga) => *gmem.get(ga).unwrap_or_else(|| panic!("read outside the global tensor at {ga}")),
+                        None => OOB_TAG,
+                    };
+                    assert!(smem.insert(*sa, tag).is_none(), "shared byte {sa} written twice");
+                }
+                assert_eq!(smem.len(), expected.len(), "bytes written");
+                for (sa, ga) in &expected {
+                    assert_eq!(smem.get(sa), gmem.get(ga), "shared byte {sa} should hold global byte {ga}");
+                }
+            }
+            Direction::S2G => {
+                // Shared memory holds the region, tagged by shared byte; the store must put each where it belongs.
+                let mut written: HashMap<i64, i64> = HashMap::new();
+                for (ga, sa) in &pairs {
+                    let ga = ga.expect("a store inside the tensor");
+                    assert!(expected.contains_key(sa), "the store reads shared byte {sa} outside the region");
+                    assert!(written.insert(ga, *sa).is_none(), "global byte {ga} written twice");
+                }
+                assert_eq!(written.len(), expected.len());
+                for (sa, ga) in &expected {
+                    assert_eq!(written.get(ga), Some(sa), "global byte {ga} should come from shared byte {sa}");
+                }
+            }
+        }
+        last = Some(p);
+    }
+    last.expect("two directions planned")
+}
+
+fn full(shape: &[i64]) -> Vec<(i64, i64)> {
+    shape.iter().map(|&e| (0, e)).collect()
+}
+
+#[test]
+fn f16_128x64_128b() {
+    let p = check(&Copy {
+        global: "S[(256,256):(256,1)]",
+        gshape: &[256, 256],
+        gregion: &[(64, 192), (64, 128)],
+        shared: "Swizzle(3,3,3) o S[(128,64):(64,1)]",
+        sshape: &[128, 64],
+        sregion: &full(&[128, 64]),
+        dtype: ElemType::F16,
+    });
+    assert_eq!(p.issues.len(), 1);
+}
+
+#[test]
+fn f16_128x128_128b_two_issues() {
+    let p = check(&Copy {
+        global: "S[(256,256):(256,1)]",
+        gshape: &[256, 256],
+        gregion: &[(0, 128), (128, 256)],
+        shared: "Swizzle(3,3,3) o S[(128,2,64):(64,8192,1)]",
+        sshape: &[128, 128],
+        sregion: &full(&[128, 128]),
+        dtype: ElemType::F16,
+    });
+    assert_eq!(p.issues.len(), 2);
+}
+
+#[test]
+fn each_mode_and_dtype() {
+    let cases: [(&str, &[i64], ElemType); 7] = [
+        ("Swizzle(3,2,3) o S[(64,32):(32,1)]", &[64, 32], ElemType::BF16),
+        ("Swizzle(3,1,3) o S[(32,16):(16,1)]", &[32, 16], ElemType::F16),
+        ("Swizzle(2,3,3) o S[(16,32):(32,1)]", &[16, 32], ElemType::F32),
+        ("Swizzle(1,3,3) o S[(16,16):(16,1)]", &[16, 16], ElemType::F64),
+        ("Swizzle(4,3,3) o S[(16,128):(128,1)]", &[16, 128], ElemType::F8E4M3),
+        ("Swizzle(2,2,3) o S[(8,2,16):(16,128,1)]", &[8, 32], ElemType::I32),
+        ("S[(32,64):(64,1)]", &[32, 64], ElemType::F16),
+    ];
+    for (shared, sshape, dtype) in cases {
+        check(&Copy {
+            global: "S[(128,256):(256,1)]",
+            gshape: &[128, 256],
+            gregion: &[(16, 16 + sshape[0]), (32, 32 + sshape[1])],
+            shared,
+            sshape,
+            sregion: &full(sshape),
+            dtype,
+        });
+    }
+}
+
+#[test]
+fn shared_sub_region_and_issue_loop() {
+    check(&Copy {
+        global: "S[(256,256):(256,1)]",
+        gshape: &[256, 256],
+        gregion: &[(8, 136), (0, 64)],
+        shared: "Swizzle(3,3,3) o S[(256,64):(64,1)]",
+        sshape: &[256, 64],
+        sregion: &[(128, 256), (0, 64)],
+        dtype: ElemType::F16,
+    });
+    let p = check(&Copy {
+        global: "S[(8,64):(64,1)]",
+        gshape: &[8, 64],
+        gregion: &full(&[8, 64]),
+        shared: "S[(8,8,8):(8,64,1)]",
+        sshape: &[8, 64],
+        sregion: &full(&[8, 64]),
+        dtype: ElemType::F16,
+    });
+    assert_eq!(p.issues.len(), 8);
+}
+
+#[test]
+fn ranks_three_to_five() {
+    check(&Copy {
+        global: "S[(4,128,64):(8192,64,1)]",
+        gshape: &[4, 128, 64],
+        gregion: &[(1, 3), (0, 128), (0, 64)],
+        shared: "Swizzle(3,3,3) o S[(2,128,64):(8192,64,1)]",
+        sshape: &[2, 128, 64],
+        sregion: &full(&[2, 128, 64]),
+        dtype: ElemType::F16,
+    });
+    check(&Copy {
+        global: "S[(3,4,8,64):(65536,8192,128,1)]",
+        gshape: &[3, 4, 8, 64],
+        gregion: &[(1, 3), (2, 4), (0, 8), (0, 64)],
+        shared: "Swizzle(3,3,3) o S[(2,2,8,64):(1024,512,64,1)]",
+        sshape: &[2, 2, 8, 64],
+        sregion: &full(&[2, 2, 8, 64]),
+        dtype: ElemType::F16,
+    });
+    check(&Copy {
+        global: "S[(2,2,2,8,64):(1048576,65536,8192,128,1)]",
+        gshape: &[2, 2, 2, 8, 64],
+        gregion: &[(0, 2), (1, 2), (0, 2), (0, 8), (0, 64)],
+        shared: "Swizzle(3,3,3) o S[(2,1,2,8,64):(1024,1024,512,64,1)]",
+        sshape: &[2, 1, 2, 8, 64],
+        sregion: &full(&[2, 1, 2, 8, 64]),
+        dtype: ElemType::F16,
+    });
+}
+
+#[test]
+fn promoted_descriptor_moves_the_same_bytes() {
+    let p = check(&Copy {
+        global: "S[(16,1024):(1024,1)]",
+        gshape: &[16, 1024],
+        gregion: &[(0, 16), (512, 1024)],
+        shared: "S[(16,512):(512,1)]",
+        sshape: &[16, 512],
+        sregion: &full(&[16, 512]),
+        dtype: ElemType::F16,
+    });
+    assert_eq!(p.desc.data_type.bytes(), 4);
+}
+
+#[test]
+fn tiled_global_and_different_region_shapes() {
+    // A global tensor stored as 64x64 panels; the shared region is the same 8192 elements seen as (2,64,64).
+    check(&Copy {
+        global: "S[(2,64,2,64):(8192,64,4096,1)]",
+        gshape: &[128, 128],
+        gregion: &[(64, 128), (0, 128)],
+        shared: "Swizzle(3,3,3) o S[(64,2,64):(64,4096,1)]",
+        sshape: &[64, 128],
+        sregion: &full(&[64, 128]),
+        dtype: ElemType::F16,
+    });
+}
+
+/// The swizzle the layout algebra uses (`Swizzle(M,B,3)` on element addresses) is the hardware's XOR on byte
+/// addresses, for every mode and element size, on aligned addresses.
+#[test]
+fn layout_swizzle_equals_the_hardware_swizzle() {
+    for bytes in [1i64, 2, 4, 8] {
+        for mode in [SwizzleMode::B32, SwizzleMode::B64, SwizzleMode::B128] {
+            let sw = axe_layout::Swizzle::for_dtype((bytes * 8) as u32, mode).unwrap().unwrap();
+            for a in 0..(4096 / bytes) {
+                assert_eq!(sw.apply(a) * bytes, hw_swizzle(mode, a * bytes), "{sw} at {a}");
+            }
+        }
+    }
+}
