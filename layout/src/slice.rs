@@ -165,7 +165,11 @@ pub(crate) fn group_shard(shard: &[Iter], shape: &[i64]) -> Result<Vec<Vec<Iter>
                 (need, rest) = (need / rest, 1);
             } else if rest % need == 0 {
                 let inner = rest / need;
-                blocks[dim].push(Iter { extent: need, stride: mul(it.stride, inner, "a grouped stride")?, axis: it.axis });
+                blocks[dim].push(Iter {
+                    extent: need,
+                    stride: mul(it.stride, inner, "a grouped stride")?,
+                    axis: it.axis,
+                });
                 (need, rest) = (1, inner);
             } else {
                 return Err(LayoutError::new(format!(
@@ -244,10 +248,7 @@ fn paper_forms(block: &[Iter], b: i64, n: i64) -> std::result::Result<Vec<Iter>,
     if dp + rem <= p.extent {
         return Ok([&[pivot_iter][..], peeled].concat());
     }
-    let head = format!(
-        "{rem} steps from digit {dp} of iter ({},{}@{}) cross its extent",
-        p.extent, p.stride, p.axis
-    );
+    let head = format!("{rem} steps from digit {dp} of iter ({},{}@{}) cross its extent", p.extent, p.stride, p.axis);
     if rem % 2 != 0 || dp + rem / 2 != p.extent {
         return Err(format!(
             "{head} and are not two equal chunks split at its boundary (lemma e.2 needs an even count and digit + \
@@ -315,7 +316,9 @@ fn search_from(
         return None;
     }
     for d in (2..=len).rev().filter(|d| len % d == 0) {
-        let Some(it) = step_iter(d as i64, &values[p], fallback) else { break };
+        let Some(it) = step_iter(d as i64, &values[p], fallback) else {
+            break;
+        };
         if is_run_of(values, p, d, it) {
             if let Some(mut outer) = search_from(values, p * d, fallback, failed) {
                 outer.push(it);
