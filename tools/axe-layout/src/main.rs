@@ -10,6 +10,7 @@
 
 mod cli;
 mod cmd;
+mod tma_plan;
 
 use cli::{Args, CliError, Command};
 use std::io::Write;
@@ -25,6 +26,7 @@ const COMMANDS: &[&Command] = &[
     &cmd::slice::COMMAND,
     &cmd::direct_sum::COMMAND,
     &cmd::span::COMMAND,
+    &tma_plan::COMMAND,
 ];
 
 fn overview() -> String {

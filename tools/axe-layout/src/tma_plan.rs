@@ -1,0 +1,183 @@
+//! `axe-layout tma-plan`: the TMA descriptor and issues for a copy between a global and a shared region
+//! (paper section 3.4; the planner is `axe_layout::tma`).
+
+use crate::cli::{layout_arg, region_opt, shape_opt, to_json, Args, CliError, Command};
+use axe_layout::tma::{plan, Direction, ElemType, L2Promotion, OobFill, TmaOptions, TmaPlan, TmaRequest};
+use serde::Serialize;
+
+/// The `tma-plan` subcommand.
+pub const COMMAND: Command = Command {
+    name: "tma-plan",
+    usage: "tma-plan --global L --global-shape S --global-region R --shared L --shared-shape S --shared-region R \
+            --dtype T [--direction g2s|s2g] [--l2-promotion none|64B|128B|256B] [--oob-fill zero|nan] [--json]",
+    about: "the cuTensorMapEncodeTiled fields and one cp.async.bulk.tensor issue per box for a TMA copy",
+    help: "Plans a TMA copy of the global region into the shared region (g2s, the default) or back (s2g). The\n\
+           k-th element of one region (row-major over its extents) pairs with the k-th of the other.\n\
+           --dtype: u8 i8 f8e4m3 f8e5m2 u16 i16 f16 bf16 u32 i32 f32 tf32 u64 i64 f64\n\
+           --shared may be a CUDA swizzle composed with a layout, e.g. 'Swizzle(3,3,3) o S[(128,64):(64,1)]'.\n\
+           Regions are half-open begin:end per dimension. The global tensor's base is address 0; issue offsets\n\
+           are bytes from the shared tensor's base, which must be aligned to the printed alignment.\n\
+           --json: {\"dtype\", \"rank\", \"global_dims\", \"global_strides_bytes\", \"box_dims\", \"element_strides\",\n\
+           \"interleave\", \"swizzle\", \"l2_promotion\", \"oob_fill\", \"issues\": [{\"coordinates\": [...],\n\
+           \"smem_offset_bytes\": n}, ...]}: arrays innermost dimension first (as cuTensorMapEncodeTiled takes\n\
+           them), enums numbered as the CUDA driver numbers them; \"global_offset_bytes\" is added only when the\n\
+           global layout has a non-zero offset.\n\
+           A refusal prints 'tma: <stage> stage: ...' or 'tma: <rule> rule: ...' on stderr and exits with 1.\n",
+    positional: &[],
+    values: &[
+        "global",
+        "global-shape",
+        "global-region",
+        "shared",
+        "shared-shape",
+        "shared-region",
+        "dtype",
+        "direction",
+        "l2-promotion",
+        "oob-fill",
+    ],
+    switches: &[],
+    run,
+};
+
+/// The `--json` object.
+#[derive(Serialize)]
+struct PlanJson {
+    dtype: u32,
+    rank: u32,
+    global_dims: Vec<u64>,
+    global_strides_bytes: Vec<u64>,
+    box_dims: Vec<u32>,
+    element_strides: Vec<u32>,
+    interleave: u32,
+    swizzle: u32,
+    l2_promotion: u32,
+    oob_fill: u32,
+    issues: Vec<IssueJson>,
+    #[serde(skip_serializing_if = "is_zero")]
+    global_offset_bytes: u64,
+}
+
+#[derive(Serialize)]
+struct IssueJson {
+    coordinates: Vec<i64>,
+    smem_offset_bytes: i64,
+}
+
+fn is_zero(v: &u64) -> bool {
+    *v == 0
+}
+
+fn run(args: &Args) -> Result<String, CliError> {
+    let global = layout_arg("--global", args.required("global")?)?;
+    let global_shape = shape_opt(args, "global-shape")?;
+    let global_region = region_opt(args, "global-region")?;
+    let shared = layout_arg("--shared", args.required("shared")?)?;
+    let shared_shape = shape_opt(args, "shared-shape")?;
+    let shared_region = region_opt(args, "shared-region")?;
+    let dtype_text = args.required("dtype")?;
+    let dtype = ElemType::from_name(dtype_text).ok_or_else(|| {
+        let names: Vec<&str> = ElemType::ALL.iter().map(|t| t.name()).collect();
+        CliError::Failed(format!("--dtype: unknown element type '{dtype_text}' (one of {})", names.join(", ")))
+    })?;
+    let direction = match args.value("direction") {
+        None => Direction::G2S,
+        Some(t) => Direction::from_name(t)
+            .ok_or_else(|| CliError::Failed(format!("--direction: expected g2s or s2g, got '{t}'")))?,
+    };
+    let mut options = TmaOptions::default();
+    if let Some(t) = args.value("l2-promotion") {
+        options.l2_promotion = L2Promotion::from_name(t).ok_or_else(|| {
+            CliError::Failed(format!("--l2-promotion: expected none, 64B, 128B or 256B, got '{t}'"))
+        })?;
+    }
+    if let Some(t) = args.value("oob-fill") {
+        options.oob_fill = match t {
+            "zero" | "none" | "0" => OobFill::None,
+            "nan" | "1" => OobFill::NanRequestZeroFma,
+            _ => return Err(CliError::Failed(format!("--oob-fill: expected zero or nan, got '{t}'"))),
+        };
+    }
+    for (what, layout, shape) in [("--global-shape", &global, &global_shape), ("--shared-shape", &shared, &shared_shape)]
+    {
+        layout.admits(shape).map_err(|e| CliError::Failed(format!("{what}: {}", e.message)))?;
+    }
+    let p = plan(&TmaRequest {
+        global: &global,
+        global_shape: &global_shape,
+        global_region: &global_region,
+        shared: &shared,
+        shared_shape: &shared_shape,
+        shared_region: &shared_region,
+        dtype,
+        direction,
+        options,
+    })
+    .map_err(|e| CliError::Failed(e.to_string()))?;
+    if args.json() {
+        to_json(&json(&p))
+    } else {
+        Ok(text(&p))
+    }
+}
+
+fn json(p: &TmaPlan) -> PlanJson {
+    let d = &p.desc;
+    PlanJson {
+        dtype: d.data_type.code(),
+        rank: d.rank,
+        global_dims: d.global_dims.clone(),
+        global_strides_bytes: d.global_strides_bytes.clone(),
+        box_dims: d.box_dims.clone(),
+        element_strides: d.element_strides.clone(),
+        interleave: d.interleave as u32,
+        swizzle: d.swizzle as u32,
+        l2_promotion: d.l2_promotion as u32,
+        oob_fill: d.oob_fill as u32,
+        issues: p
+            .issues
+            .iter()
+            .map(|i| IssueJson { coordinates: i.coordinates.clone(), smem_offset_bytes: i.smem_offset_bytes })
+            .collect(),
+        global_offset_bytes: p.global_offset_bytes,
+    }
+}
+
+fn list<T: std::fmt::Display>(v: &[T]) -> String {
+    format!("[{}]", v.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(", "))
+}
+
+fn text(p: &TmaPlan) -> String {
+    let d = &p.desc;
+    let promoted = if d.data_type != p.elem.tensor_map_type() { " (promoted)" } else { "" };
+    let mut s = format!(
+        "TMA {} copy of {}: {} issue(s) of {} bytes ({} bytes in all)\n",
+        p.direction.name(),
+        p.elem,
+        p.issues.len(),
+        p.box_bytes,
+        p.total_bytes()
+    );
+    s.push_str("cuTensorMapEncodeTiled (arrays innermost dimension first):\n");
+    s.push_str(&format!("  dtype                 {} ({}){promoted}\n", d.data_type.code(), d.data_type.name()));
+    s.push_str(&format!("  rank                  {}\n", d.rank));
+    s.push_str(&format!("  global_dims           {}\n", list(&d.global_dims)));
+    s.push_str(&format!("  global_strides_bytes  {}\n", list(&d.global_strides_bytes)));
+    s.push_str(&format!("  box_dims              {}\n", list(&d.box_dims)));
+    s.push_str(&format!("  element_strides       {}\n", list(&d.element_strides)));
+    s.push_str(&format!("  interleave            {} ({:?})\n", d.interleave as u32, d.interleave));
+    s.push_str(&format!("  swizzle               {} ({})\n", d.swizzle as u32, d.swizzle.name()));
+    s.push_str(&format!("  l2_promotion          {} ({:?})\n", d.l2_promotion as u32, d.l2_promotion));
+    s.push_str(&format!("  oob_fill              {} ({:?})\n", d.oob_fill as u32, d.oob_fill));
+    s.push_str(&format!("  global address        base + {} bytes\n", p.global_offset_bytes));
+    s.push_str(&format!("shared base alignment   {} bytes\n", p.shared_base_alignment_bytes));
+    s.push_str("issues:\n");
+    for (i, issue) in p.issues.iter().enumerate() {
+        s.push_str(&format!(
+            "  {i}: coordinates {} smem_offset_bytes {}\n",
+            list(&issue.coordinates),
+            issue.smem_offset_bytes
+        ));
+    }
+    s
+}
