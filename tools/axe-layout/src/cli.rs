@@ -5,6 +5,7 @@ use axe_layout::notation::{parse_coord, parse_layout, parse_region, parse_shape}
 use axe_layout::{Layout, LayoutError, TileLayout};
 use serde::Serialize;
 use std::collections::BTreeMap;
+use std::io::Read;
 
 /// One subcommand: its name, help text, the options it accepts and the function that runs it.
 pub struct Command {
@@ -167,8 +168,16 @@ pub fn located(what: &str, text: &str, e: &LayoutError) -> CliError {
     ))
 }
 
-/// Parses a layout argument named `what` (errors with a caret).
+/// Parses a layout argument named `what` (errors with a caret). The argument `-` reads the layout from standard
+/// input, so commands compose with pipes: `axe-layout tile ... | axe-layout eval - --shape 4,4`.
 pub fn layout_arg(what: &str, text: &str) -> Result<Layout, CliError> {
+    if text == "-" {
+        let mut input = String::new();
+        std::io::stdin()
+            .read_to_string(&mut input)
+            .map_err(|e| CliError::Failed(format!("{what}: cannot read standard input: {e}")))?;
+        return parse_layout(&input).map_err(|e| located(what, &input, &e));
+    }
     parse_layout(text).map_err(|e| located(what, text, &e))
 }
 

@@ -41,6 +41,7 @@ fn overview() -> String {
         "\nLayouts are written in the Axe notation, e.g.\n  \
          'S[(8,2,4,2):(4@laneid,1@warpid,1@laneid,1)] + R[2:4@warpid] + 5@warpid'\n  \
          'Swizzle(3,3,3) o S[(8,64):(64,1)]'\n\
+         A layout argument - is read from standard input.\n\
          Shapes are comma lists (8,16); regions are half-open begin:end per dimension (2:3,6:10).\n\n\
          exit codes: 0 ok; 1 bad input or failed operation (message on stderr); 2 malformed command line\n",
     );

@@ -94,13 +94,16 @@ fn run(args: &Args) -> Result<String, CliError> {
         .collect();
 
     let names: Vec<&str> = axes.iter().map(|a| a.name()).collect();
-    let mut out = format!("layout: {layout}\n");
+    let shown = layout.to_pretty(width.saturating_sub(8).max(20)).replace('\n', "\n        ");
+    let mut out = format!("layout: {shown}\n");
     out.push_str(&format!(
-        "shape {}; cell = {}{}\n",
+        "shape {}; cell = {}\n",
         axe_layout::notation::shape_text(&shape),
         if names.is_empty() { "(no axes)".to_owned() } else { names.join(":") },
-        if layout.tile().replica_count() > 1 { "; a/b = copies at a and b, lo..hi+s = lo to hi step s" } else { "" }
     ));
+    if layout.tile().replica_count() > 1 {
+        out.push_str("copies: a/b = at a and at b; lo..hi+s = lo to hi in steps of s\n");
+    }
     let cell_w = cells.iter().map(|c| c.chars().count()).max().unwrap_or(1).max(cols.saturating_sub(1).to_string().len());
     let label_w = if shape.len() == 1 { 0 } else { rows.saturating_sub(1).to_string().len() };
     let per_band = ((width.saturating_sub(label_w + 2)) / (cell_w + 1)).max(1) as i64;
