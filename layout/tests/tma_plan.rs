@@ -3,8 +3,8 @@
 
 use axe_layout::notation::parse_layout;
 use axe_layout::tma::{
-    plan, validate, Direction, ElemType, Interleave, L2Promotion, OobFill, TensorMapDataType, TensorMapDesc,
-    TmaError, TmaFailure, TmaOptions, TmaPlan, TmaRequest, TmaRule, TmaStage,
+    plan, validate, Direction, ElemType, Interleave, L2Promotion, OobFill, TensorMapDataType, TensorMapDesc, TmaError,
+    TmaFailure, TmaOptions, TmaPlan, TmaRequest, TmaRule, TmaStage,
 };
 use axe_layout::SwizzleMode;
 
@@ -77,7 +77,8 @@ const G256: &str = "S[(256,256):(256,1)]";
 
 #[test]
 fn f16_128x64_into_128b_swizzle() {
-    let p = ok(&Case::new(G256, &[256, 256], &[(0, 128), (64, 128)], "Swizzle(3,3,3) o S[(128,64):(64,1)]", &[128, 64]));
+    let p =
+        ok(&Case::new(G256, &[256, 256], &[(0, 128), (64, 128)], "Swizzle(3,3,3) o S[(128,64):(64,1)]", &[128, 64]));
     assert_eq!(p.desc.data_type, TensorMapDataType::Float16);
     assert_eq!(p.desc.data_type.code(), 6);
     assert_eq!(p.desc.rank, 2);
@@ -216,7 +217,8 @@ fn promotion_widens_a_too_long_row() {
 
 #[test]
 fn tf32_is_never_promoted() {
-    let mut c = Case::new("S[(16,1024):(1024,1)]", &[16, 1024], &[(0, 16), (0, 512)], "S[(16,512):(512,1)]", &[16, 512]);
+    let mut c =
+        Case::new("S[(16,1024):(1024,1)]", &[16, 1024], &[(0, 16), (0, 512)], "S[(16,512):(512,1)]", &[16, 512]);
     c.dtype = ElemType::TF32;
     let p = ok(&c);
     assert_eq!(p.desc.data_type.code(), 11);
@@ -253,7 +255,10 @@ fn dtype_table() {
 fn refuses_a_non_tma_swizzle() {
     let c = Case::new(G256, &[256, 256], &[(0, 128), (0, 64)], "Swizzle(2,3,3) o S[(128,64):(64,1)]", &[128, 64]);
     let e = refused(&c, TmaFailure::Stage(TmaStage::SharedSwizzle));
-    assert!(e.to_string().starts_with("tma: shared-swizzle stage: Swizzle(2,3,3) is not a TMA swizzle for 16-bit"), "{e}");
+    assert!(
+        e.to_string().starts_with("tma: shared-swizzle stage: Swizzle(2,3,3) is not a TMA swizzle for 16-bit"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -281,13 +286,25 @@ fn refuses_a_broadcast_shared_layout() {
 
 #[test]
 fn refuses_a_swizzled_global() {
-    let c = Case::new("Swizzle(3,3,3) o S[(128,64):(64,1)]", &[128, 64], &[(0, 128), (0, 64)], "S[(128,64):(64,1)]", &[128, 64]);
+    let c = Case::new(
+        "Swizzle(3,3,3) o S[(128,64):(64,1)]",
+        &[128, 64],
+        &[(0, 128), (0, 64)],
+        "S[(128,64):(64,1)]",
+        &[128, 64],
+    );
     refused(&c, TmaFailure::Stage(TmaStage::GlobalLayout));
 }
 
 #[test]
 fn refuses_a_global_with_threads() {
-    let c = Case::new("S[(128,64):(64,1)] + R[2:4@warpid]", &[128, 64], &[(0, 128), (0, 64)], "S[(128,64):(64,1)]", &[128, 64]);
+    let c = Case::new(
+        "S[(128,64):(64,1)] + R[2:4@warpid]",
+        &[128, 64],
+        &[(0, 128), (0, 64)],
+        "S[(128,64):(64,1)]",
+        &[128, 64],
+    );
     refused(&c, TmaFailure::Stage(TmaStage::GlobalLayout));
 }
 
@@ -320,16 +337,31 @@ fn refuses_different_element_counts() {
 
 #[test]
 fn refuses_a_transposed_global() {
-    let c = Case::new("S[(256,256):(1,256)]", &[256, 256], &[(0, 128), (0, 64)], "Swizzle(3,3,3) o S[(128,64):(64,1)]", &[128, 64]);
+    let c = Case::new(
+        "S[(256,256):(1,256)]",
+        &[256, 256],
+        &[(0, 128), (0, 64)],
+        "Swizzle(3,3,3) o S[(128,64):(64,1)]",
+        &[128, 64],
+    );
     let e = refused(&c, TmaFailure::Rule(TmaRule::InnerStride));
     assert!(e.message.contains("global stride 256"), "{e}");
 }
 
 #[test]
 fn refuses_an_unaligned_global_pitch() {
-    let c = Case::new("S[(128,68):(68,1)]", &[128, 68], &[(0, 128), (0, 64)], "Swizzle(3,3,3) o S[(128,64):(64,1)]", &[128, 64]);
+    let c = Case::new(
+        "S[(128,68):(68,1)]",
+        &[128, 68],
+        &[(0, 128), (0, 64)],
+        "Swizzle(3,3,3) o S[(128,64):(64,1)]",
+        &[128, 64],
+    );
     let e = refused(&c, TmaFailure::Rule(TmaRule::GlobalStride));
-    assert_eq!(e.to_string(), "tma: global-stride rule: global stride of dimension 1 is 136 bytes, must be a multiple of 16");
+    assert_eq!(
+        e.to_string(),
+        "tma: global-stride rule: global stride of dimension 1 is 136 bytes, must be a multiple of 16"
+    );
 }
 
 #[test]
@@ -350,7 +382,13 @@ fn refuses_nan_fill_on_integers() {
 
 #[test]
 fn refuses_an_unaligned_global_offset() {
-    let c = Case::new("S[(128,64):(64,1)] + 4", &[128, 64], &[(0, 128), (0, 64)], "Swizzle(3,3,3) o S[(128,64):(64,1)]", &[128, 64]);
+    let c = Case::new(
+        "S[(128,64):(64,1)] + 4",
+        &[128, 64],
+        &[(0, 128), (0, 64)],
+        "Swizzle(3,3,3) o S[(128,64):(64,1)]",
+        &[128, 64],
+    );
     let e = refused(&c, TmaFailure::Rule(TmaRule::GlobalAddress));
     assert!(e.message.contains("8 bytes"), "{e}");
 }
@@ -404,14 +442,24 @@ fn validate_names_each_driver_rule() {
     check(d, 0, TmaRule::Rank, "tma: rank rule: tensor rank is 6, must be in 1..5");
     let mut d = desc();
     d.global_strides_bytes = vec![1 << 40];
-    check(d, 0, TmaRule::GlobalStride, "tma: global-stride rule: global stride of dimension 1 is 1099511627776 bytes, must be below 2^40");
+    check(
+        d,
+        0,
+        TmaRule::GlobalStride,
+        "tma: global-stride rule: global stride of dimension 1 is 1099511627776 bytes, must be below 2^40",
+    );
     let mut d = desc();
     d.global_dims = vec![256, (1 << 32) + 1];
     check(d, 0, TmaRule::GlobalDim, "tma: global-dim rule: global dimension 1 is 4294967297, must be in 1..2^32");
     let mut d = desc();
     d.element_strides = vec![1, 9];
     check(d, 0, TmaRule::ElementStride, "tma: element-stride rule: element stride 1 is 9, must be in 1..8");
-    check(desc(), 8, TmaRule::GlobalAddress, "tma: global-address rule: global address offset is 8 bytes, must be a multiple of 16");
+    check(
+        desc(),
+        8,
+        TmaRule::GlobalAddress,
+        "tma: global-address rule: global address offset is 8 bytes, must be a multiple of 16",
+    );
     let mut d = desc();
     d.interleave = Interleave::B32;
     check(d, 0, TmaRule::Rank, "tma: rank rule: tensor rank is 2, must be at least 3 with interleave");

@@ -429,11 +429,7 @@ impl TensorMapDesc {
     /// Bytes one issue moves (`mbarrier.arrive.expect_tx` count): the product of
     /// `ceil(boxDim[i] / elementStrides[i])` times the element size.
     pub fn box_bytes(&self) -> u64 {
-        self.box_dims
-            .iter()
-            .zip(&self.element_strides)
-            .map(|(&b, &s)| u64::from(b.div_ceil(s.max(1))))
-            .product::<u64>()
+        self.box_dims.iter().zip(&self.element_strides).map(|(&b, &s)| u64::from(b.div_ceil(s.max(1)))).product::<u64>()
             * self.data_type.bytes() as u64
     }
 }

@@ -2,8 +2,8 @@
 //! parent module's documentation for the algorithm and the alignment decisions).
 
 use super::{
-    validate, ElemType, Interleave, OobFill, TensorMapDataType, TensorMapDesc, TmaError, TmaIssue, TmaPlan,
-    TmaRequest, TmaRule, TmaStage,
+    validate, ElemType, Interleave, OobFill, TensorMapDataType, TensorMapDesc, TmaError, TmaIssue, TmaPlan, TmaRequest,
+    TmaRule, TmaStage,
 };
 use crate::axis::Axis;
 use crate::canonicalize::canonicalize;
@@ -143,17 +143,21 @@ pub fn plan(req: &TmaRequest<'_>) -> Result<TmaPlan, TmaError> {
 
 /// Ranks, region bounds and element counts.
 fn check_input(req: &TmaRequest<'_>) -> Result<(), TmaError> {
-    for (what, shape, region) in [
-        ("global", req.global_shape, req.global_region),
-        ("shared", req.shared_shape, req.shared_region),
-    ] {
+    for (what, shape, region) in
+        [("global", req.global_shape, req.global_region), ("shared", req.shared_shape, req.shared_region)]
+    {
         if shape.is_empty() {
             return Err(stage(TmaStage::Input, format!("the {what} shape is empty")));
         }
         if shape.len() != region.len() {
             return Err(stage(
                 TmaStage::Input,
-                format!("the {what} region has {} dimensions but the shape {} has {}", region.len(), shape_text(shape), shape.len()),
+                format!(
+                    "the {what} region has {} dimensions but the shape {} has {}",
+                    region.len(),
+                    shape_text(shape),
+                    shape.len()
+                ),
             ));
         }
         for (d, (&e, &(b, end))) in shape.iter().zip(region).enumerate() {
@@ -192,7 +196,11 @@ fn shared_mode(req: &TmaRequest<'_>) -> Result<SwizzleMode, TmaError> {
                 .collect();
             stage(
                 TmaStage::SharedSwizzle,
-                format!("{sw} is not a TMA swizzle for {}-bit elements (expected one of {})", bits, expected.join(", ")),
+                format!(
+                    "{sw} is not a TMA swizzle for {}-bit elements (expected one of {})",
+                    bits,
+                    expected.join(", ")
+                ),
             )
         }),
     }
@@ -207,7 +215,10 @@ fn plain_iters(tile: &TileLayout, s: TmaStage, what: &str) -> Result<(Vec<(i64, 
         return Err(stage(s, format!("the {what} layout has replica iters; a TMA copy needs one address per element")));
     }
     if let Some(a) = tile.axes().into_iter().find(|a| *a != Axis::M) {
-        return Err(stage(s, format!("the {what} layout uses axis '{a}'; a TMA copy needs a layout on memory axis m only")));
+        return Err(stage(
+            s,
+            format!("the {what} layout uses axis '{a}'; a TMA copy needs a layout on memory axis m only"),
+        ));
     }
     let offset = tile.offset().get(&Axis::M).copied().unwrap_or(0);
     Ok((fuse(tile.shard().iter().map(|i| (i.extent, i.stride))), offset))
@@ -276,7 +287,10 @@ fn global_side(req: &TmaRequest<'_>) -> Result<(Vec<Dim>, Vec<GIter>, i64), TmaE
         Layout::Compose(c) => {
             return Err(stage(
                 TmaStage::GlobalLayout,
-                format!("the global layout is swizzled ({}); a tensor map addresses global memory linearly", c.swizzle()),
+                format!(
+                    "the global layout is swizzled ({}); a tensor map addresses global memory linearly",
+                    c.swizzle()
+                ),
             ))
         }
     };
@@ -286,13 +300,20 @@ fn global_side(req: &TmaRequest<'_>) -> Result<(Vec<Dim>, Vec<GIter>, i64), TmaE
     let grouped = group(canon.tile(), req.global_shape).map_err(|e| {
         stage(
             TmaStage::GlobalShape,
-            format!("the global layout {} does not group by the shape {}: {e}", req.global, shape_text(req.global_shape)),
+            format!(
+                "the global layout {} does not group by the shape {}: {e}",
+                req.global,
+                shape_text(req.global_shape)
+            ),
         )
     })?;
     let layout = &grouped.layout;
     let offset = layout.offset().get(&Axis::M).copied().unwrap_or(0);
     if grouped.seps.len() != req.global_shape.len() + 1 {
-        return Err(stage(TmaStage::GlobalShape, format!("grouping returned {} blocks", grouped.seps.len().saturating_sub(1))));
+        return Err(stage(
+            TmaStage::GlobalShape,
+            format!("grouping returned {} blocks", grouped.seps.len().saturating_sub(1)),
+        ));
     }
     let mut dims = Vec::new();
     let mut g_iters = Vec::new();
@@ -305,7 +326,10 @@ fn global_side(req: &TmaRequest<'_>) -> Result<(Vec<Dim>, Vec<GIter>, i64), TmaE
             if it.stride < 0 {
                 return Err(stage(
                     TmaStage::GlobalLayout,
-                    format!("global dimension {d} has an iter of stride {}; tensor map strides are non-negative", it.stride),
+                    format!(
+                        "global dimension {d} has an iter of stride {}; tensor map strides are non-negative",
+                        it.stride
+                    ),
                 ));
             }
             let digit = (b / inner) % it.extent;
@@ -375,7 +399,10 @@ fn co_group(g: &[GIter], s: &[(i64, i64)]) -> Result<Vec<Joint>, TmaError> {
             (Some(a), Some(b)) => (a, b),
             (None, None) => break,
             _ => {
-                return Err(stage(TmaStage::CoGroup, "the global and shared regions enumerate different element counts"))
+                return Err(stage(
+                    TmaStage::CoGroup,
+                    "the global and shared regions enumerate different element counts",
+                ))
             }
         };
         let m = a.extent.min(b.0);
@@ -402,12 +429,17 @@ fn co_group(g: &[GIter], s: &[(i64, i64)]) -> Result<Vec<Joint>, TmaError> {
     if let Some(bad) = strides.iter().find(|&&s| s <= 0) {
         return Err(stage(
             TmaStage::SharedChain,
-            format!("the shared region has an iter of stride {bad}; a TMA box is written densely with positive strides"),
+            format!(
+                "the shared region has an iter of stride {bad}; a TMA box is written densely with positive strides"
+            ),
         ));
     }
     strides.sort_unstable();
     if let Some(w) = strides.windows(2).find(|w| w[0] == w[1]) {
-        return Err(stage(TmaStage::SharedChain, format!("two shared iters share the stride {}; the layout is not injective", w[0])));
+        return Err(stage(
+            TmaStage::SharedChain,
+            format!("two shared iters share the stride {}; the layout is not injective", w[0]),
+        ));
     }
     Ok(out)
 }
@@ -514,7 +546,10 @@ fn search(
     if joints[first].sstride != 1 {
         return Err(stage(
             TmaStage::SharedChain,
-            format!("the smallest shared stride of the region is {}, not 1: a TMA box is written densely", joints[first].sstride),
+            format!(
+                "the smallest shared stride of the region is {}, not 1: a TMA box is written densely",
+                joints[first].sstride
+            ),
         ));
     }
     let mut chain = 1;
@@ -703,7 +738,10 @@ fn build(
             ));
         }
         if let Some(c) = coords.iter().find(|&&c| i32::try_from(c).is_err()) {
-            return Err(rule(TmaRule::CoordinateRange, format!("issue {idx} has coordinate {c}, beyond signed 32 bits")));
+            return Err(rule(
+                TmaRule::CoordinateRange,
+                format!("issue {idx} has coordinate {c}, beyond signed 32 bits"),
+            ));
         }
         issues.push(TmaIssue { coordinates: coords, smem_offset_bytes: smem_bytes });
     }

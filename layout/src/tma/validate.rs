@@ -35,14 +35,11 @@ pub fn validate(desc: &TensorMapDesc, global_address: u64) -> Result<(), TmaErro
     ];
     for (what, got, want) in lengths {
         if got != want {
-            return Err(TmaError::rule(
-                TmaRule::Rank,
-                format!("{what} has {got} entries, rank {rank} needs {want}"),
-            ));
+            return Err(TmaError::rule(TmaRule::Rank, format!("{what} has {got} entries, rank {rank} needs {want}")));
         }
     }
     let align = if desc.interleave == Interleave::B32 { 32 } else { 16 };
-    if global_address % align != 0 {
+    if !global_address.is_multiple_of(align) {
         return Err(TmaError::rule(
             TmaRule::GlobalAddress,
             format!("global address offset is {global_address} bytes, must be a multiple of {align}"),
@@ -50,14 +47,11 @@ pub fn validate(desc: &TensorMapDesc, global_address: u64) -> Result<(), TmaErro
     }
     for (i, &d) in desc.global_dims.iter().enumerate() {
         if d == 0 || d > 1 << 32 {
-            return Err(TmaError::rule(
-                TmaRule::GlobalDim,
-                format!("global dimension {i} is {d}, must be in 1..2^32"),
-            ));
+            return Err(TmaError::rule(TmaRule::GlobalDim, format!("global dimension {i} is {d}, must be in 1..2^32")));
         }
     }
     for (i, &s) in desc.global_strides_bytes.iter().enumerate() {
-        if s % align != 0 {
+        if !s.is_multiple_of(align) {
             return Err(TmaError::rule(
                 TmaRule::GlobalStride,
                 format!("global stride of dimension {} is {s} bytes, must be a multiple of {align}", i + 1),
@@ -77,7 +71,7 @@ pub fn validate(desc: &TensorMapDesc, global_address: u64) -> Result<(), TmaErro
     }
     if desc.interleave == Interleave::None {
         let inner = u64::from(desc.box_dims[0]) * desc.data_type.bytes() as u64;
-        if inner % 16 != 0 {
+        if !inner.is_multiple_of(16) {
             return Err(TmaError::rule(
                 TmaRule::InnerBoxBytes,
                 format!("inner box is {inner} bytes, must be a multiple of 16"),
@@ -96,10 +90,7 @@ pub fn validate(desc: &TensorMapDesc, global_address: u64) -> Result<(), TmaErro
     }
     for (i, &e) in desc.element_strides.iter().enumerate() {
         if e == 0 || e > 8 {
-            return Err(TmaError::rule(
-                TmaRule::ElementStride,
-                format!("element stride {i} is {e}, must be in 1..8"),
-            ));
+            return Err(TmaError::rule(TmaRule::ElementStride, format!("element stride {i} is {e}, must be in 1..8")));
         }
     }
     if desc.interleave == Interleave::B32 && desc.swizzle != SwizzleMode::B32 {

@@ -87,9 +87,8 @@ fn run(args: &Args) -> Result<String, CliError> {
     };
     let mut options = TmaOptions::default();
     if let Some(t) = args.value("l2-promotion") {
-        options.l2_promotion = L2Promotion::from_name(t).ok_or_else(|| {
-            CliError::Failed(format!("--l2-promotion: expected none, 64B, 128B or 256B, got '{t}'"))
-        })?;
+        options.l2_promotion = L2Promotion::from_name(t)
+            .ok_or_else(|| CliError::Failed(format!("--l2-promotion: expected none, 64B, 128B or 256B, got '{t}'")))?;
     }
     if let Some(t) = args.value("oob-fill") {
         options.oob_fill = match t {
@@ -98,7 +97,8 @@ fn run(args: &Args) -> Result<String, CliError> {
             _ => return Err(CliError::Failed(format!("--oob-fill: expected zero or nan, got '{t}'"))),
         };
     }
-    for (what, layout, shape) in [("--global-shape", &global, &global_shape), ("--shared-shape", &shared, &shared_shape)]
+    for (what, layout, shape) in
+        [("--global-shape", &global, &global_shape), ("--shared-shape", &shared, &shared_shape)]
     {
         layout.admits(shape).map_err(|e| CliError::Failed(format!("{what}: {}", e.message)))?;
     }
