@@ -22,7 +22,11 @@ fn iter_on(axis: impl Strategy<Value = Axis>) -> impl Strategy<Value = Iter> {
 }
 
 fn offsets(axis: impl Strategy<Value = Axis>) -> impl Strategy<Value = BTreeMap<Axis, i64>> {
-    prop::collection::btree_map(axis, prop_oneof![3 => -100i64..=100, 1 => Just(0i64), 1 => -(1i64 << 47)..=(1i64 << 47)], 0..4)
+    prop::collection::btree_map(
+        axis,
+        prop_oneof![3 => -100i64..=100, 1 => Just(0i64), 1 => -(1i64 << 47)..=(1i64 << 47)],
+        0..4,
+    )
 }
 
 fn tile_layout() -> impl Strategy<Value = TileLayout> {

@@ -110,7 +110,10 @@ fn swizzles() {
     roundtrip("Swizzle(3,3,3) o S[(8,64):(64,1)]", "Swizzle(3,3,3) o S[(8,64):(64,1)]");
     roundtrip("Swizzle ( 3 , 3 , 3 )  o  S[(8,64)]", "Swizzle(3,3,3) o S[(8,64):(64,1)]");
     roundtrip("Swizzle(3,3,3)", "Swizzle(3,3,3)");
-    assert_eq!(parse_layout("Swizzle(1,2,3)").unwrap(), Layout::Compose(ComposeLayout::bare(Swizzle::new(1, 2, 3).unwrap())));
+    assert_eq!(
+        parse_layout("Swizzle(1,2,3)").unwrap(),
+        Layout::Compose(ComposeLayout::bare(Swizzle::new(1, 2, 3).unwrap()))
+    );
     roundtrip("Swizzle(1,2,3) o S[64:1]", "Swizzle(1,2,3)");
     roundtrip("Swizzle(2,1,3) o S[64:1] + 3", "Swizzle(2,1,3) o S[64:1] + 3");
     assert!(parse_tile_layout("Swizzle(3,3,3)").is_err());

@@ -83,10 +83,9 @@ impl Args {
             if cmd.values.contains(&name) {
                 let value = match inline {
                     Some(v) => v,
-                    None => rest
-                        .next()
-                        .cloned()
-                        .ok_or_else(|| CliError::Usage(format!("option --{name} needs a value")))?,
+                    None => {
+                        rest.next().cloned().ok_or_else(|| CliError::Usage(format!("option --{name} needs a value")))?
+                    }
                 };
                 if args.values.insert(name.to_owned(), value).is_some() {
                     return Err(CliError::Usage(format!("option --{name} given twice")));

@@ -78,10 +78,8 @@ fn run(args: &Args) -> Result<String, CliError> {
     let mut out = format!("layout: {layout}\nshape:  {}\n", axe_layout::notation::shape_text(&shape));
     for (flat, set) in flats.iter().zip(&points) {
         let x = unflatten(&shape, *flat);
-        let coords: Vec<String> = set
-            .iter()
-            .map(|c| c.iter().map(|(a, v)| format!("{a}={v}")).collect::<Vec<_>>().join(" "))
-            .collect();
+        let coords: Vec<String> =
+            set.iter().map(|c| c.iter().map(|(a, v)| format!("{a}={v}")).collect::<Vec<_>>().join(" ")).collect();
         let x: Vec<String> = x.iter().map(i64::to_string).collect();
         out.push_str(&format!("({})  {}\n", x.join(","), coords.join(" | ")));
     }

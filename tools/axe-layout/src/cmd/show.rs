@@ -104,7 +104,8 @@ fn run(args: &Args) -> Result<String, CliError> {
     if layout.tile().replica_count() > 1 {
         out.push_str("copies: a/b = at a and at b; lo..hi+s = lo to hi in steps of s\n");
     }
-    let cell_w = cells.iter().map(|c| c.chars().count()).max().unwrap_or(1).max(cols.saturating_sub(1).to_string().len());
+    let cell_w =
+        cells.iter().map(|c| c.chars().count()).max().unwrap_or(1).max(cols.saturating_sub(1).to_string().len());
     let label_w = if shape.len() == 1 { 0 } else { rows.saturating_sub(1).to_string().len() };
     let per_band = ((width.saturating_sub(label_w + 2)) / (cell_w + 1)).max(1) as i64;
     let mut start = 0i64;

@@ -28,7 +28,9 @@ fn run(args: &Args) -> Result<String, CliError> {
     let layout = layout_arg("LAYOUT", args.arg(0))?;
     let span = match args.value("axis") {
         None | Some("memory") => layout.tile().span_memory(),
-        Some(name) => layout.tile().span_on(Axis::named(name).map_err(|e| CliError::Failed(format!("--axis: {}", e.message)))?),
+        Some(name) => {
+            layout.tile().span_on(Axis::named(name).map_err(|e| CliError::Failed(format!("--axis: {}", e.message)))?)
+        }
     };
     if args.json() {
         return to_json(&SpanJson { layout: layout.to_string(), span });
