@@ -22,9 +22,9 @@
 //! already gives unique replica digits.)
 //!
 //! **Uniqueness** (Theorem A.2): when both canonical forms satisfy GC, two layouts have the same induced map iff
-//! their canonical forms agree *up to axis labels the map cannot see*: the axis of a stride-0 shard iter and of
-//! the lone unit iter of a size-1 shard. Canonicalization keeps those labels (they record intent, e.g. which
-//! thread axis a broadcast spans); [`map_key`] erases them for comparisons. Points are compared with zero
+//! their canonical forms agree *up to structure the map cannot see*: the axis of a stride-0 shard iter, and the
+//! lone unit iter of a size-1 shard (`S[1:1@laneid]` vs `S[]`). Canonicalization keeps those (they record
+//! intent, e.g. which thread axis a broadcast spans); [`map_key`] erases them for comparisons. Points are compared with zero
 //! entries dropped: an axis absent from a point is at 0 (see [`crate::tile_layout::Coord`]).
 
 use crate::arith::mul;
@@ -179,21 +179,21 @@ pub fn gap_condition(replica: &[Iter]) -> bool {
     })
 }
 
-/// The canonical form of `tile` with the axis labels its induced map cannot see erased: stride-0 shard iters and
-/// the lone unit iter of a size-1 shard move to axis `m` (then D1 again). Under GC, two tile layouts have the
+/// The canonical form of `tile` with the structure its induced map cannot see erased: stride-0 shard iters move
+/// to axis `m` (then D1 again) and the lone unit iter of a size-1 shard is dropped (`S[1:1@laneid]` and `S[]`
+/// have the same map). Under GC, two tile layouts have the
 /// same induced map iff their `map_key`s are equal (Theorem A.2, Theorem A.14).
 pub fn map_key(tile: &TileLayout) -> TileLayout {
     let (canon, _) = canonicalize_tile(tile);
     let (shard, replica, offset) = canon.clone().into_parts();
-    let shard: Vec<Iter> = shard.into_iter().map(silent_to_m).collect();
+    let shard: Vec<Iter> = shard.into_iter().filter(|i| i.extent != 1).map(zero_stride_to_m).collect();
     TileLayout::new(fuse_adjacent(shard), replica, offset).unwrap_or(canon)
 }
 
-/// `(1, s, a) -> (1, 1, m)` and `(e, 0, a) -> (e, 0, m)`; any other iter is kept.
-fn silent_to_m(it: Iter) -> Iter {
-    match (it.extent, it.stride) {
-        (1, _) => Iter { extent: 1, stride: 1, axis: Axis::M },
-        (e, 0) => Iter { extent: e, stride: 0, axis: Axis::M },
+/// `(e, 0, a) -> (e, 0, m)`; any other iter is kept.
+fn zero_stride_to_m(it: Iter) -> Iter {
+    match it.stride {
+        0 => Iter { axis: Axis::M, ..it },
         _ => it,
     }
 }
