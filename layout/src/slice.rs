@@ -1,7 +1,7 @@
 //! Slicing a layout to a rectangular region (paper App. E).
 //!
 //! `slice(L, shape, region)` returns L' over the region's extents with `L'(y) == L(y + begin)` for every `y`.
-//! The shard is canonicalized (D0/D1) and grouped by `shape`; each dimension's block is then sliced on its own
+//! The shard is normalized (D0/D1) and grouped by `shape` ([`crate::group::group`]); each dimension's block is then sliced on its own
 //! (the shard map is a sum of per-dimension block maps), the start digits moving into the offset. Per block:
 //!
 //! 1. greedy peeling (App. E): from the fastest iter leftwards, take every iter whose start digit is 0 and whose
@@ -18,9 +18,10 @@
 //! unchanged: the slice reproduces the base points `D(y + begin) + O` exactly, so the sets agree too. The result
 //! is not canonicalized (unit iters are kept, as in the paper's worked example).
 
-use crate::arith::{add, mul, product};
+use crate::arith::{add, product};
 use crate::axis::Axis;
 use crate::error::{LayoutError, Result};
+use crate::group::group;
 use crate::iter::Iter;
 use crate::layout::Layout;
 use crate::tile_layout::TileLayout;
@@ -70,14 +71,13 @@ fn slice_tile(tile: &TileLayout, shape: &[i64], region: &[(i64, i64)]) -> Result
     if region.iter().zip(shape).all(|(&(b, e), &n)| b == 0 && e == n) {
         return Ok(tile.clone());
     }
-    let shard = fuse_shard(tile.shard());
-    let blocks = match group_shard(&shard, shape) {
-        Ok(blocks) => blocks,
+    let grouped = match group(tile, shape) {
+        Ok(g) => g,
         Err(why) => return whole_region(tile, shape, region).ok_or(why)?,
     };
     let mut iters = Vec::new();
     let mut offset = tile.offset().clone();
-    for (d, block) in blocks.iter().enumerate() {
+    for (d, block) in (0..grouped.rank()).map(|d| (d, grouped.block(d))) {
         let (b, e) = region[d];
         match slice_block(block, b, e - b) {
             Ok(sliced) => iters.extend(sliced),
@@ -126,70 +126,6 @@ fn diff(a: &BTreeMap<Axis, i64>, b: &BTreeMap<Axis, i64>) -> BTreeMap<Axis, i64>
     }
     out.retain(|_, v| *v != 0);
     out
-}
-
-/// D0 and D1 on a shard: drop extent-1 iters (keep one if nothing else is left), then fuse adjacent same-axis
-/// iters `(e1,s1),(e2,s2)` with `s1 == e2*s2` into `(e1*e2, s2)` (paper App. A; the standing assumption of App. E).
-pub(crate) fn fuse_shard(shard: &[Iter]) -> Vec<Iter> {
-    let mut out: Vec<Iter> = Vec::with_capacity(shard.len());
-    for it in shard.iter().filter(|i| i.extent != 1) {
-        match out.last_mut() {
-            Some(prev) if prev.axis == it.axis && Some(prev.stride) == it.extent.checked_mul(it.stride) => {
-                *prev = Iter { extent: prev.extent * it.extent, stride: it.stride, axis: it.axis };
-            }
-            _ => out.push(*it),
-        }
-    }
-    if out.is_empty() {
-        if let Some(first) = shard.first() {
-            out.push(Iter { extent: 1, stride: first.stride, axis: first.axis });
-        }
-    }
-    out
-}
-
-/// Paper App. B: splits the (fused) shard, in order, into one block per dimension of `shape`, each block's
-/// extents multiplying to that dimension. A unit dimension gets a unit iter.
-pub(crate) fn group_shard(shard: &[Iter], shape: &[i64]) -> Result<Vec<Vec<Iter>>> {
-    let mut blocks: Vec<Vec<Iter>> = vec![Vec::new(); shape.len()];
-    let (mut dim, mut need) = (0usize, shape.first().copied().unwrap_or(1));
-    for it in shard {
-        let mut rest = it.extent;
-        while rest > 1 {
-            while need == 1 && dim + 1 < shape.len() {
-                dim += 1;
-                need = shape[dim];
-            }
-            if need % rest == 0 {
-                blocks[dim].push(Iter { extent: rest, stride: it.stride, axis: it.axis });
-                (need, rest) = (need / rest, 1);
-            } else if rest % need == 0 {
-                let inner = rest / need;
-                blocks[dim].push(Iter {
-                    extent: need,
-                    stride: mul(it.stride, inner, "a grouped stride")?,
-                    axis: it.axis,
-                });
-                (need, rest) = (1, inner);
-            } else {
-                return Err(LayoutError::new(format!(
-                    "shape does not group the layout: iter ({},{}@{}) straddles dimension {dim} with {need} \
-                     elements left",
-                    it.extent, it.stride, it.axis
-                )));
-            }
-        }
-    }
-    for (d, block) in blocks.iter_mut().enumerate() {
-        if block.is_empty() {
-            if shape[d] != 1 {
-                return Err(LayoutError::new(format!("shape does not group the layout: dimension {d} is left empty")));
-            }
-            let axis = shard.first().map_or(Axis::M, |i| i.axis);
-            block.push(Iter { extent: 1, stride: 0, axis });
-        }
-    }
-    Ok(blocks)
 }
 
 /// D(idx) of one block alone (row-major digits over the block's extents), zero entries dropped.
