@@ -8,10 +8,7 @@ use crate::{
 use anyhow::{anyhow, Result};
 use melior::{
     dialect::DialectRegistry,
-    utility::{
-        load_irdl_dialects, register_all_dialects, register_all_llvm_translations,
-        register_all_passes,
-    },
+    utility::{load_irdl_dialects, register_all_dialects, register_all_llvm_translations, register_all_passes},
     Context,
 };
 
@@ -65,10 +62,7 @@ pub fn create_context() -> Result<AxeContext> {
     });
 
     load_axe_dialect(&context, &diagnostics)?;
-    Ok(AxeContext {
-        context,
-        diagnostics,
-    })
+    Ok(AxeContext { context, diagnostics })
 }
 
 /// Parses the embedded IRDL and registers the dialects it defines.
@@ -81,8 +75,7 @@ fn load_axe_dialect(context: &Context, diagnostics: &DiagnosticSink) -> Result<(
             .collect();
         anyhow!("{what} the axe dialect from {IRDL_FILE_NAME}\n{details}")
     };
-    let module = parse_in(context, diagnostics, IRDL_SOURCE, IRDL_FILE_NAME)
-        .ok_or_else(|| failure("cannot parse"))?;
+    let module = parse_in(context, diagnostics, IRDL_SOURCE, IRDL_FILE_NAME).ok_or_else(|| failure("cannot parse"))?;
     if !load_irdl_dialects(&module) {
         return Err(failure("cannot load"));
     }

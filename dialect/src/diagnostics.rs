@@ -82,11 +82,7 @@ impl SourceLoc {
         if location.is_file_line_col_range() {
             let file = location.file_line_col_range_filename();
             return Some(SourceLoc {
-                file: file
-                    .as_string_ref()
-                    .as_str()
-                    .unwrap_or("<invalid utf-8>")
-                    .to_string(),
+                file: file.as_string_ref().as_str().unwrap_or("<invalid utf-8>").to_string(),
                 line: location.file_line_col_range_start_line(),
                 column: location.file_line_col_range_start_column(),
             });
@@ -95,12 +91,10 @@ impl SourceLoc {
             return Self::resolve(location.name_child_location());
         }
         if location.is_call_site() {
-            return Self::resolve(location.call_site_callee())
-                .or_else(|| Self::resolve(location.call_site_caller()));
+            return Self::resolve(location.call_site_callee()).or_else(|| Self::resolve(location.call_site_caller()));
         }
         if location.is_fused() {
-            return (0..location.fused_num_locations())
-                .find_map(|index| Self::resolve(location.fused_location(index)));
+            return (0..location.fused_num_locations()).find_map(|index| Self::resolve(location.fused_location(index)));
         }
         None
     }
@@ -122,12 +116,7 @@ pub struct Diagnostic {
 impl Diagnostic {
     /// An error diagnostic with no notes.
     pub fn error(location: Option<SourceLoc>, message: impl Into<String>) -> Self {
-        Diagnostic {
-            severity: Severity::Error,
-            location,
-            message: message.into(),
-            notes: Vec::new(),
-        }
+        Diagnostic { severity: Severity::Error, location, message: message.into(), notes: Vec::new() }
     }
 
     /// Copies an MLIR diagnostic (and its notes) into plain data.
@@ -154,27 +143,16 @@ impl Diagnostic {
         out
     }
 
-    fn render_into(
-        &self,
-        out: &mut String,
-        inherited: Option<&SourceLoc>,
-        source: Option<(&str, &str)>,
-    ) {
+    fn render_into(&self, out: &mut String, inherited: Option<&SourceLoc>, source: Option<(&str, &str)>) {
         let location = self.location.as_ref().or(inherited);
         match location {
             Some(location) if location.line > 0 => {
-                out.push_str(&format!(
-                    "{location}: {}: {}\n",
-                    self.severity, self.message
-                ));
+                out.push_str(&format!("{location}: {}: {}\n", self.severity, self.message));
                 if let Some(snippet) = snippet(location, source) {
                     out.push_str(&snippet);
                 }
             }
-            Some(location) => out.push_str(&format!(
-                "{}: {}: {}\n",
-                location.file, self.severity, self.message
-            )),
+            Some(location) => out.push_str(&format!("{}: {}: {}\n", location.file, self.severity, self.message)),
             None => out.push_str(&format!("{}: {}\n", self.severity, self.message)),
         }
         for note in &self.notes {
@@ -190,11 +168,8 @@ fn snippet(location: &SourceLoc, source: Option<(&str, &str)>) -> Option<String>
         return None;
     }
     let line = text.lines().nth(location.line.checked_sub(1)?)?;
-    let prefix: String = line
-        .chars()
-        .take(location.column.saturating_sub(1))
-        .map(|c| if c == '\t' { '\t' } else { ' ' })
-        .collect();
+    let prefix: String =
+        line.chars().take(location.column.saturating_sub(1)).map(|c| if c == '\t' { '\t' } else { ' ' }).collect();
     Some(format!("{line}\n{prefix}^\n"))
 }
 
@@ -240,11 +215,7 @@ mod tests {
     use super::*;
 
     fn loc(line: usize, column: usize) -> Option<SourceLoc> {
-        Some(SourceLoc {
-            file: "k.mlir".into(),
-            line,
-            column,
-        })
+        Some(SourceLoc { file: "k.mlir".into(), line, column })
     }
 
     #[test]
@@ -266,18 +237,9 @@ mod tests {
 
     #[test]
     fn render_without_source_or_location() {
-        assert_eq!(
-            Diagnostic::error(loc(3, 1), "boom").render(None),
-            "k.mlir:3:1: error: boom\n"
-        );
-        assert_eq!(
-            Diagnostic::error(None, "boom").render(None),
-            "error: boom\n"
-        );
-        assert_eq!(
-            Diagnostic::error(loc(0, 0), "boom").render(None),
-            "k.mlir: error: boom\n"
-        );
+        assert_eq!(Diagnostic::error(loc(3, 1), "boom").render(None), "k.mlir:3:1: error: boom\n");
+        assert_eq!(Diagnostic::error(None, "boom").render(None), "error: boom\n");
+        assert_eq!(Diagnostic::error(loc(0, 0), "boom").render(None), "k.mlir: error: boom\n");
     }
 
     #[test]

@@ -19,17 +19,8 @@ const NOT_SINGLE_OP: &str = "source must contain a single top-level operation";
 /// anything else (one other op, several ops, nothing) is wrapped in an implicit
 /// `module {}`. On failure the diagnostics are in the context's sink and the
 /// result is `None`. Like mlir-opt, parsing runs the verifier on the result.
-pub fn parse_module<'c>(
-    context: &'c AxeContext,
-    source: &str,
-    source_name: &str,
-) -> Option<Module<'c>> {
-    parse_in(
-        context.context(),
-        context.diagnostics(),
-        source,
-        source_name,
-    )
+pub fn parse_module<'c>(context: &'c AxeContext, source: &str, source_name: &str) -> Option<Module<'c>> {
+    parse_in(context.context(), context.diagnostics(), source, source_name)
 }
 
 /// [`parse_module`] on a bare context and its sink (used while setting up).
@@ -54,9 +45,7 @@ pub(crate) fn parse_in<'c>(
     let emitted = sink.split_off(before);
     let only_count_error = emitted.len() == 1 && emitted[0].message.starts_with(NOT_SINGLE_OP);
     if !only_count_error {
-        emitted
-            .into_iter()
-            .for_each(|diagnostic| sink.push(diagnostic));
+        emitted.into_iter().for_each(|diagnostic| sink.push(diagnostic));
         return None;
     }
     let mut module = Module::parse(ctx, source)?;
@@ -67,28 +56,24 @@ pub(crate) fn parse_in<'c>(
 /// Replaces the file name of every file location in `module` (ops and block
 /// arguments) with `source_name`.
 fn rename_locations(module: &mut Module, source_name: &str) {
-    module
-        .as_operation_mut()
-        .walk_mut(WalkOrder::PreOrder, |mut operation| {
-            if let Some(location) = ffi::rename_file_location(operation.location(), source_name) {
-                operation.set_location(location);
-            }
-            for region in operation.regions() {
-                let mut block = region.first_block();
-                while let Some(current) = block {
-                    for argument in (0..current.argument_count())
-                        .filter_map(|index| current.argument(index).ok())
-                    {
-                        let old = ffi::block_argument_location(argument);
-                        if let Some(new) = ffi::rename_file_location(old, source_name) {
-                            ffi::set_block_argument_location(argument, new);
-                        }
+    module.as_operation_mut().walk_mut(WalkOrder::PreOrder, |mut operation| {
+        if let Some(location) = ffi::rename_file_location(operation.location(), source_name) {
+            operation.set_location(location);
+        }
+        for region in operation.regions() {
+            let mut block = region.first_block();
+            while let Some(current) = block {
+                for argument in (0..current.argument_count()).filter_map(|index| current.argument(index).ok()) {
+                    let old = ffi::block_argument_location(argument);
+                    if let Some(new) = ffi::rename_file_location(old, source_name) {
+                        ffi::set_block_argument_location(argument, new);
                     }
-                    block = current.next_in_region();
                 }
+                block = current.next_in_region();
             }
-            WalkResult::Advance
-        });
+        }
+        WalkResult::Advance
+    });
 }
 
 #[cfg(test)]
@@ -132,8 +117,7 @@ mod tests {
             let printed = module
                 .as_operation()
                 .to_string_with_flags(
-                    melior::ir::operation::OperationPrintingFlags::new()
-                        .enable_debug_info(true, false),
+                    melior::ir::operation::OperationPrintingFlags::new().enable_debug_info(true, false),
                 )
                 .expect("prints");
             assert!(printed.contains("\"named.mlir\""), "{printed}");
@@ -149,14 +133,7 @@ mod tests {
         let diagnostics = context.diagnostics().take();
         assert_eq!(diagnostics.len(), 1);
         assert_eq!(diagnostics[0].severity, Severity::Error);
-        assert_eq!(
-            diagnostics[0].location,
-            Some(SourceLoc {
-                file: "bad.mlir".into(),
-                line: 2,
-                column: 18
-            })
-        );
+        assert_eq!(diagnostics[0].location, Some(SourceLoc { file: "bad.mlir".into(), line: 2, column: 18 }));
     }
 
     #[test]
@@ -167,12 +144,7 @@ mod tests {
         assert!(parse_module(&context, source, "v.mlir").is_none());
         let diagnostics = context.diagnostics().take();
         assert_eq!(diagnostics.len(), 1);
-        assert!(
-            diagnostics[0]
-                .message
-                .contains("expected base attribute 'axe.layout'"),
-            "{diagnostics:?}"
-        );
+        assert!(diagnostics[0].message.contains("expected base attribute 'axe.layout'"), "{diagnostics:?}");
         assert_eq!(diagnostics[0].location.as_ref().map(|l| l.line), Some(2));
     }
 }

@@ -42,8 +42,7 @@ pub static REGISTRY: &[PassInfo] = &[
     PassInfo {
         flag: "lower-to-nvvm",
         summary: "Lower every gpu.module to llvm and nvvm ops with the upstream passes",
-        description:
-            "Alias for the upstream pipeline `builtin.module(gpu.module(convert-scf-to-cf,\n\
+        description: "Alias for the upstream pipeline `builtin.module(gpu.module(convert-scf-to-cf,\n\
 convert-nvgpu-to-nvvm,convert-gpu-to-nvvm,convert-to-llvm,canonicalize,cse),\n\
 reconcile-unrealized-casts)`. Input: gpu.modules of func/scf/arith/memref/gpu/nvgpu/nvvm\n\
 ops (TMA, mbarrier, wgmma). Output: gpu.modules of llvm/nvvm ops for axe-translate.\n\
@@ -84,10 +83,8 @@ mod tests {
         for info in REGISTRY {
             match info.kind {
                 PassKind::Rust(create) => manager.add_pass(create()),
-                PassKind::Pipeline(text) => {
-                    ffi::add_pipeline(manager.as_operation_pass_manager(), text)
-                        .unwrap_or_else(|error| panic!("{}: {error}", info.flag))
-                }
+                PassKind::Pipeline(text) => ffi::add_pipeline(manager.as_operation_pass_manager(), text)
+                    .unwrap_or_else(|error| panic!("{}: {error}", info.flag)),
             }
         }
     }

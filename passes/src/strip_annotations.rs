@@ -22,8 +22,7 @@ pub const FLAG: &str = "axe-strip-annotations";
 /// One-line summary for `--help`.
 pub const SUMMARY: &str = "Erase every axe.annotate op";
 /// Longer description.
-pub const DESCRIPTION: &str =
-    "Input: any module. Output: the same module without axe.annotate ops\n\
+pub const DESCRIPTION: &str = "Input: any module. Output: the same module without axe.annotate ops\n\
 (they carry no semantics). Other ops and their #axe.layout attributes are kept.\n\
 Can run anywhere in the pipeline; run it before lowering to LLVM.";
 
@@ -32,10 +31,7 @@ static ID: PassId = PassId::new();
 /// Erases every `axe.annotate` op nested in `root`; returns how many it erased.
 pub fn strip_annotations(root: OperationRef) -> usize {
     let rewriter = IrRewriter::from_op(root);
-    root.regions()
-        .flat_map(|region| blocks(region.first_block()))
-        .map(|block| strip_in_block(&rewriter, block))
-        .sum()
+    root.regions().flat_map(|region| blocks(region.first_block())).map(|block| strip_in_block(&rewriter, block)).sum()
 }
 
 /// Strips `block` and the regions of its ops.
@@ -50,9 +46,7 @@ fn strip_in_block(rewriter: &IrRewriter, block: BlockRef) -> usize {
             continue;
         }
         for region in operation.regions() {
-            erased += blocks(region.first_block())
-                .map(|inner| strip_in_block(rewriter, inner))
-                .sum::<usize>();
+            erased += blocks(region.first_block()).map(|inner| strip_in_block(rewriter, inner)).sum::<usize>();
         }
     }
     erased
@@ -105,8 +99,7 @@ func.func @f(%a: f32) {
         let mut module = parse_module(&context, INPUT, "t.mlir").expect("parses");
         let manager = PassManager::new(context.context());
         manager.add_pass(create());
-        axe_dialect::ffi::add_pipeline(manager.as_operation_pass_manager(), "canonicalize")
-            .expect("pipeline");
+        axe_dialect::ffi::add_pipeline(manager.as_operation_pass_manager(), "canonicalize").expect("pipeline");
         manager.run(&mut module).expect("runs");
         let printed = module.as_operation().to_string();
         assert!(!printed.contains("axe.annotate"), "{printed}");

@@ -1,1 +1,5 @@
-fn main(){}
+//! `axe-opt`: the mlir-opt-style driver for Axe. See `axe-opt --help`.
+
+fn main() -> std::process::ExitCode {
+    axe_mlir::opt::main(std::env::args_os().skip(1))
+}

@@ -1,1 +1,5 @@
-fn main(){}
+//! `axe-translate`: MLIR (llvm/nvvm ops) to LLVM IR or PTX. See `axe-translate --help`.
+
+fn main() -> std::process::ExitCode {
+    axe_mlir::translate::main(std::env::args_os().skip(1))
+}

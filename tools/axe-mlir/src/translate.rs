@@ -1,0 +1,204 @@
+//! `axe-translate`: a module of llvm/nvvm ops to LLVM IR or PTX, in memory.
+//!
+//! Picks the `gpu.module` to translate (the only one, or `--gpu-module=NAME`;
+//! the whole module when there is none), translates it with MLIR's LLVM IR
+//! export into an inkwell context, sets the NVPTX triple and data layout, runs
+//! LLVM's optimization pipeline, and prints LLVM IR (`--emit=llvm`) or PTX
+//! (`--emit=ptx --chip=...`). Exit code 0 on success, 1 on any failure.
+
+use crate::{
+    args::{no_value, Arg, Args},
+    io::{install_llvm_fatal_error_handler, read_input, write_output, write_stderr},
+    ptx::{self, Chip},
+};
+use anyhow::{anyhow, bail, Context as _, Result};
+use axe_dialect::{create_context, ffi, parse_module, AxeContext, Diagnostic};
+use inkwell::{context::Context as LlvmContext, module::Module as LlvmModule};
+use melior::ir::{block::BlockLike, operation::OperationLike, Module, OperationRef};
+use std::{ffi::OsString, process::ExitCode};
+
+/// What to print.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Emit {
+    /// LLVM IR text.
+    Llvm,
+    /// PTX assembly.
+    Ptx,
+}
+
+/// Everything the command line asks for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Options {
+    /// Input path, `-` for stdin.
+    pub input: String,
+    /// Output path; stdout when `None`.
+    pub output: Option<String>,
+    /// `--emit=llvm|ptx` (default ptx).
+    pub emit: Emit,
+    /// `--chip=sm_80|sm_90a|sm_100a` (default sm_90a).
+    pub chip: Chip,
+    /// `--gpu-module=NAME`: which gpu.module to translate.
+    pub gpu_module: Option<String>,
+    /// `-O0`..`-O3` (default 2, as upstream gpu-module-to-binary).
+    pub opt_level: u8,
+}
+
+/// What `axe-translate` was asked to do.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Command {
+    /// Translate the input.
+    Run(Options),
+    /// Print `--help`.
+    Help,
+}
+
+const HELP: &str = "OVERVIEW: axe-translate - MLIR (llvm/nvvm ops) to LLVM IR or PTX
+
+USAGE: axe-translate [options] [<input file> | -]
+
+The input is a module whose gpu.module holds llvm and nvvm ops (the output of
+`axe-opt --lower-to-nvvm`). Host code outside the gpu.module is ignored.
+
+OPTIONS:
+  --emit=ptx|llvm          What to print (default: ptx)
+  --chip=<chip>            sm_80, sm_90a or sm_100a (default: sm_90a); sets the PTX ISA
+  --gpu-module=<name>      Which gpu.module to translate when there are several
+  -O0 | -O1 | -O2 | -O3    LLVM optimization level before codegen (default: -O2)
+  -o <file>                Write the output to <file> (default: stdout)
+  -h, --help               Show this help
+";
+
+/// Entry point of the `axe-translate` binary.
+pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
+    install_llvm_fatal_error_handler("axe-translate");
+    match parse_command(args).and_then(run) {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::FAILURE,
+        Err(error) => {
+            write_stderr(&format!("axe-translate: error: {error:#}\n"));
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Reads the command line.
+pub fn parse_command(words: impl IntoIterator<Item = OsString>) -> Result<Command> {
+    let mut args = Args::new(words)?;
+    let mut options =
+        Options { input: "-".into(), output: None, emit: Emit::Ptx, chip: Chip::Sm90a, gpu_module: None, opt_level: 2 };
+    let mut input = None;
+    while let Some(arg) = args.next_arg() {
+        let (name, value) = match arg {
+            Arg::Positional(word) => {
+                if input.replace(word).is_some() {
+                    bail!("more than one input file given");
+                }
+                continue;
+            }
+            Arg::Flag { name, value } => (name, value),
+        };
+        match name.as_str() {
+            "h" | "help" => return Ok(Command::Help),
+            "o" => options.output = Some(args.value(&name, value)?),
+            "emit" => {
+                options.emit = match args.value(&name, value)?.as_str() {
+                    "llvm" => Emit::Llvm,
+                    "ptx" => Emit::Ptx,
+                    other => bail!("unknown --emit value '{other}' (expected llvm or ptx)"),
+                }
+            }
+            "chip" => options.chip = Chip::parse(&args.value(&name, value)?)?,
+            "gpu-module" => options.gpu_module = Some(args.value(&name, value)?),
+            "O0" | "O1" | "O2" | "O3" => {
+                no_value(&name, &value)?;
+                options.opt_level = name.as_bytes()[1] - b'0';
+            }
+            _ => bail!("unknown option '-{name}' (see axe-translate --help)"),
+        }
+    }
+    if let Some(input) = input {
+        options.input = input;
+    }
+    Ok(Command::Run(options))
+}
+
+/// Runs a parsed command; `Ok(false)` means "failed, diagnostics printed".
+pub fn run(command: Command) -> Result<bool> {
+    let options = match command {
+        Command::Run(options) => options,
+        Command::Help => return write_output(None, HELP.as_bytes()).map(|()| true),
+    };
+    let input = read_input(&options.input)?;
+    let context = create_context()?;
+    let Some(module) = parse_module(&context, &input.text, &input.name) else {
+        report(&context, &input.name, &input.text);
+        return Ok(false);
+    };
+    let machine = ptx::target_machine(options.chip, ptx::optimization_level(options.opt_level)?)?;
+    let target = select_target(&module, options.gpu_module.as_deref())?;
+
+    let llvm_context = LlvmContext::create();
+    // SAFETY: `llvm_context` is live for the whole call; the returned module
+    // belongs to it and is wrapped right away, so it is dropped first.
+    let raw = unsafe { ffi::translate_to_llvm_ir(target, llvm_context.raw() as *mut _) };
+    if raw.is_null() {
+        report(&context, &input.name, &input.text);
+        return Ok(false);
+    }
+    // SAFETY: `raw` is a non-null LLVM module created in `llvm_context`, owned
+    // by us from here on; inkwell disposes of it on drop.
+    let llvm_module = unsafe { LlvmModule::new(raw as _) };
+    ptx::prepare(&llvm_module, &machine, options.opt_level)?;
+    let bytes = match options.emit {
+        Emit::Llvm => llvm_module.print_to_string().to_bytes().to_vec(),
+        Emit::Ptx => ptx::emit_ptx(&llvm_module, &machine)?,
+    };
+    drop(llvm_module);
+    write_output(options.output.as_deref(), &bytes)?;
+    Ok(true)
+}
+
+/// The op to translate: the `gpu.module` named `wanted`, the only one, or the
+/// whole module when it holds none.
+fn select_target<'c, 'a>(module: &'a Module<'c>, wanted: Option<&str>) -> Result<OperationRef<'c, 'a>> {
+    let body = module.body();
+    let gpu_modules: Vec<(String, OperationRef<'c, 'a>)> =
+        std::iter::successors(body.first_operation(), |op| op.next_in_block())
+            .filter(|op| op.name().as_string_ref().as_str() == Ok("gpu.module"))
+            .map(|op| (symbol_name(op), op))
+            .collect();
+    let names = || gpu_modules.iter().map(|(name, _)| format!("@{name}")).collect::<Vec<_>>().join(", ");
+    match (wanted, gpu_modules.len()) {
+        (Some(wanted), _) => gpu_modules
+            .iter()
+            .find(|(name, _)| name == wanted.trim_start_matches('@'))
+            .map(|(_, op)| *op)
+            .ok_or_else(|| anyhow!("no gpu.module named @{wanted} (found: {})", names())),
+        (None, 0) => Ok(module.as_operation()),
+        (None, 1) => Ok(gpu_modules[0].1),
+        (None, _) => {
+            Err(anyhow!("the input holds several gpu.modules ({}): choose one with --gpu-module=NAME", names()))
+        }
+    }
+    .context("selecting what to translate")
+}
+
+/// The `sym_name` of an op, or an empty string.
+fn symbol_name(op: OperationRef) -> String {
+    op.attribute("sym_name")
+        .ok()
+        .and_then(|attribute| melior::ir::attribute::StringAttribute::try_from(attribute).ok())
+        .map(|name| name.value().to_string())
+        .unwrap_or_default()
+}
+
+/// Prints the context's pending diagnostics with source lines.
+fn report(context: &AxeContext, name: &str, text: &str) {
+    let rendered: String = context
+        .diagnostics()
+        .take()
+        .iter()
+        .map(|diagnostic: &Diagnostic| diagnostic.render(Some((name, text))))
+        .collect();
+    write_stderr(&rendered);
+}
