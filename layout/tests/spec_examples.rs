@@ -58,10 +58,7 @@ fn build(text: &str) -> Layout {
     let s: String = text.chars().filter(|c| !c.is_whitespace()).collect();
     if let Some(rest) = s.strip_prefix("Swizzle(") {
         let close = rest.find(')').expect("Swizzle(...) closes");
-        let p: Vec<u32> = rest[..close]
-            .split(',')
-            .map(|n| n.parse().expect("swizzle parameter"))
-            .collect();
+        let p: Vec<u32> = rest[..close].split(',').map(|n| n.parse().expect("swizzle parameter")).collect();
         let sw = Swizzle::new(p[0], p[1], p[2]).expect("well-formed swizzle");
         let tail = &rest[close + 1..];
         if tail.is_empty() {
@@ -90,20 +87,13 @@ fn build_tile(s: &str) -> TileLayout {
 
 fn build_iters(body: &str) -> Vec<Iter> {
     let list = |s: &str| -> Vec<String> {
-        s.trim_start_matches('(')
-            .trim_end_matches(')')
-            .split(',')
-            .map(str::to_string)
-            .collect()
+        s.trim_start_matches('(').trim_end_matches(')').split(',').map(str::to_string).collect()
     };
     let (ext, strides) = match body.split_once(':') {
         Some((e, s)) => (e, Some(s)),
         None => (body, None),
     };
-    let extents: Vec<i64> = list(ext)
-        .iter()
-        .map(|e| e.parse().expect("extent"))
-        .collect();
+    let extents: Vec<i64> = list(ext).iter().map(|e| e.parse().expect("extent")).collect();
     let strides: Vec<(i64, Axis)> = match strides {
         Some(s) => list(s).iter().map(|t| on_axis(t)).collect(),
         None => {
@@ -121,33 +111,20 @@ fn build_iters(body: &str) -> Vec<Iter> {
             out
         }
     };
-    assert_eq!(
-        extents.len(),
-        strides.len(),
-        "{body}: as many strides as extents"
-    );
-    extents
-        .iter()
-        .zip(strides)
-        .map(|(&e, (s, a))| Iter::new(e, s, a).expect("valid iter"))
-        .collect()
+    assert_eq!(extents.len(), strides.len(), "{body}: as many strides as extents");
+    extents.iter().zip(strides).map(|(&e, (s, a))| Iter::new(e, s, a).expect("valid iter")).collect()
 }
 
 fn on_axis(term: &str) -> (i64, Axis) {
     match term.split_once('@') {
-        Some((v, a)) => (
-            v.parse().expect("integer"),
-            Axis::named(a).expect("known axis"),
-        ),
+        Some((v, a)) => (v.parse().expect("integer"), Axis::named(a).expect("known axis")),
         None => (term.parse().expect("integer"), Axis::M),
     }
 }
 
 /// `[(extent, stride, axis)]` as iters.
 fn iters(list: &[(i64, i64, &str)]) -> Vec<Iter> {
-    list.iter()
-        .map(|&(e, s, a)| Iter::new(e, s, Axis::named(a).unwrap()).unwrap())
-        .collect()
+    list.iter().map(|&(e, s, a)| Iter::new(e, s, Axis::named(a).unwrap()).unwrap()).collect()
 }
 
 fn expected_set(points: &[Point]) -> PointSet {
@@ -156,8 +133,7 @@ fn expected_set(points: &[Point]) -> PointSet {
         .map(|p| {
             let mut acc: BTreeMap<String, i64> = BTreeMap::new();
             for (a, v) in p {
-                *acc.entry(Axis::named(a).expect("known axis").name().to_string())
-                    .or_insert(0) += v;
+                *acc.entry(Axis::named(a).expect("known axis").name().to_string()).or_insert(0) += v;
             }
             acc.into_iter().filter(|(_, v)| *v != 0).collect()
         })
@@ -167,12 +143,7 @@ fn expected_set(points: &[Point]) -> PointSet {
 fn actual_set(points: Vec<Coord>) -> PointSet {
     points
         .into_iter()
-        .map(|c| {
-            c.into_iter()
-                .filter(|(_, v)| *v != 0)
-                .map(|(a, v)| (a.name().to_string(), v))
-                .collect()
-        })
+        .map(|c| c.into_iter().filter(|(_, v)| *v != 0).map(|(a, v)| (a.name().to_string(), v)).collect())
         .collect()
 }
 
@@ -180,23 +151,14 @@ fn actual_set(points: Vec<Coord>) -> PointSet {
 fn coords(shape: &[i64]) -> Vec<Vec<i64>> {
     let mut out = vec![vec![]];
     for &e in shape {
-        out = out
-            .into_iter()
-            .flat_map(|p| (0..e).map(move |d| [p.clone(), vec![d]].concat()))
-            .collect();
+        out = out.into_iter().flat_map(|p| (0..e).map(move |d| [p.clone(), vec![d]].concat())).collect();
     }
     out
 }
 
 fn assert_at(l: &Layout, what: &str, shape: &[i64], x: &[i64], want: &[Point]) {
-    let got = l
-        .eval(shape, x)
-        .unwrap_or_else(|e| panic!("{what} over {shape:?} at {x:?}: {e}"));
-    assert_eq!(
-        actual_set(got),
-        expected_set(want),
-        "{what} over {shape:?} at {x:?}"
-    );
+    let got = l.eval(shape, x).unwrap_or_else(|e| panic!("{what} over {shape:?} at {x:?}: {e}"));
+    assert_eq!(actual_set(got), expected_set(want), "{what} over {shape:?} at {x:?}");
 }
 
 /// Checks the listed cells of `text` over `shape`: each coordinate's point set equals the expected one.
@@ -235,24 +197,12 @@ fn swizzle_formula(m: u32, b: u32, s: u32, a: i64) -> i64 {
 /// Cells of a Mojo `print_layout` table: `(row, col, value)`; the row label is checked against the row's position.
 fn mojo_table(text: &str) -> Vec<(i64, i64, i64)> {
     let mut out = Vec::new();
-    let rows = text
-        .lines()
-        .map(str::trim)
-        .filter(|l| l.contains('|') && !l.starts_with('+'));
+    let rows = text.lines().map(str::trim).filter(|l| l.contains('|') && !l.starts_with('+'));
     for (r, line) in rows.enumerate() {
-        let cells: Vec<i64> = line
-            .split('|')
-            .map(str::trim)
-            .filter(|c| !c.is_empty())
-            .map(|c| c.parse().unwrap())
-            .collect();
+        let cells: Vec<i64> =
+            line.split('|').map(str::trim).filter(|c| !c.is_empty()).map(|c| c.parse().unwrap()).collect();
         assert_eq!(cells[0], r as i64, "row label of `{line}`");
-        out.extend(
-            cells[1..]
-                .iter()
-                .enumerate()
-                .map(|(c, &v)| (r as i64, c as i64, v)),
-        );
+        out.extend(cells[1..].iter().enumerate().map(|(c, &v)| (r as i64, c as i64, v)));
     }
     out
 }
@@ -262,12 +212,7 @@ fn tilus_table(text: &str) -> Vec<(i64, i64, Vec<i64>, i64)> {
     let mut out = Vec::new();
     let rows = text.lines().map(str::trim).filter(|l| l.starts_with('│'));
     for (r, line) in rows.enumerate() {
-        for (c, cell) in line
-            .split('│')
-            .map(str::trim)
-            .filter(|c| !c.is_empty())
-            .enumerate()
-        {
+        for (c, cell) in line.split('│').map(str::trim).filter(|c| !c.is_empty()).enumerate() {
             let (threads, local) = cell.split_once(':').expect("t: i");
             let threads: Vec<i64> = threads
                 .trim_matches(|ch| ch == '[' || ch == ']')
@@ -283,15 +228,8 @@ fn tilus_table(text: &str) -> Vec<(i64, i64, Vec<i64>, i64)> {
 /// Checks every cell of a Mojo table against the Axe translation `text` over `shape` (on `m`).
 fn check_mojo(text: &str, shape: &[i64], table: &str) {
     let cells = mojo_table(table);
-    assert_eq!(
-        cells.len() as i64,
-        shape.iter().product::<i64>(),
-        "the table has one cell per element"
-    );
-    let cases: Vec<(Vec<i64>, Vec<Point>)> = cells
-        .iter()
-        .map(|&(r, c, v)| (vec![r, c], vec![pt!(m = v)]))
-        .collect();
+    assert_eq!(cells.len() as i64, shape.iter().product::<i64>(), "the table has one cell per element");
+    let cases: Vec<(Vec<i64>, Vec<Point>)> = cells.iter().map(|&(r, c, v)| (vec![r, c], vec![pt!(m = v)])).collect();
     check(text, shape, &cases);
 }
 
@@ -301,13 +239,7 @@ fn tilus_cases(table: &str, rank: usize) -> Vec<(Vec<i64>, Vec<Point>)> {
         .into_iter()
         .map(|(r, c, threads, local)| {
             let x = if rank == 1 { vec![c] } else { vec![r, c] };
-            (
-                x,
-                threads
-                    .iter()
-                    .map(|&t| pt!(laneid = t, reg = local))
-                    .collect(),
-            )
+            (x, threads.iter().map(|&t| pt!(laneid = t, reg = local)).collect())
         })
         .collect()
 }
@@ -315,11 +247,7 @@ fn tilus_cases(table: &str, rank: usize) -> Vec<(Vec<i64>, Vec<Point>)> {
 /// Checks every cell of a Tilus table against the layout `l` over `shape`.
 fn check_tilus_layout(l: &Layout, what: &str, shape: &[i64], table: &str) {
     let cases = tilus_cases(table, shape.len());
-    assert_eq!(
-        cases.len() as i64,
-        shape.iter().product::<i64>(),
-        "the table has one cell per element"
-    );
+    assert_eq!(cases.len() as i64, shape.iter().product::<i64>(), "the table has one cell per element");
     for (x, want) in &cases {
         assert_at(l, what, shape, x, want);
     }
@@ -350,20 +278,14 @@ const TC_ROWS: [TcRow; 6] = [
 /// The page's closed formulas: laneid = 4i + floor(j/2) mod 4, warpid in {floor(j/8)+5, floor(j/8)+9}, m = j mod 2.
 fn tc_formula(i: i64, j: i64) -> Vec<Point> {
     let lane = 4 * i + (j / 2) % 4;
-    [j / 8 + 5, j / 8 + 9]
-        .iter()
-        .map(|&w| pt!(laneid = lane, warpid = w, m = j % 2))
-        .collect()
+    [j / 8 + 5, j / 8 + 9].iter().map(|&w| pt!(laneid = lane, warpid = w, m = j % 2)).collect()
 }
 
 #[test]
 fn tensor_core_tile_table_rows() {
     let l = layout(TC_TILE);
     for ((i, j), flat, digits, lane, warps, m) in TC_ROWS {
-        let want: Vec<Point> = warps
-            .iter()
-            .map(|&w| pt!(laneid = lane, warpid = w, m = m))
-            .collect();
+        let want: Vec<Point> = warps.iter().map(|&w| pt!(laneid = lane, warpid = w, m = m)).collect();
         assert_eq!(16 * i + j, flat, "step 1 of the page: flat = 16i + j");
         assert_at(&l, TC_TILE, &[8, 16], &[i, j], &want);
         // The same layout admits any shape of 128 elements: the flat index, and the digits themselves.
@@ -399,10 +321,8 @@ fn tensor_core_tile_owners_partition_the_warps() {
     }
     assert_eq!(owners.len(), 32 * 4 * 2);
     assert!(owners.values().all(|&n| n == 1));
-    let warps: BTreeSet<i64> = owners
-        .keys()
-        .flat_map(|p| p.iter().filter(|(a, _)| a == "warpid").map(|(_, v)| *v))
-        .collect();
+    let warps: BTreeSet<i64> =
+        owners.keys().flat_map(|p| p.iter().filter(|(a, _)| a == "warpid").map(|(_, v)| *v)).collect();
     assert_eq!(warps, BTreeSet::from([5, 6, 9, 10]));
 }
 
@@ -414,16 +334,10 @@ fn tensor_core_tile_rejects_other_shapes_and_coordinates() {
     assert_eq!(l.size(), 128);
     for shape in [vec![8, 15], vec![16, 16], vec![129], vec![0, 128]] {
         let x = vec![0; shape.len()];
-        assert!(
-            l.eval(&shape, &x).is_err(),
-            "shape {shape:?} must not be admitted"
-        );
+        assert!(l.eval(&shape, &x).is_err(), "shape {shape:?} must not be admitted");
     }
     for x in [vec![8, 0], vec![0, 16], vec![-1, 0], vec![0], vec![0, 0, 0]] {
-        assert!(
-            l.eval(&[8, 16], &x).is_err(),
-            "coordinate {x:?} is outside (8,16)"
-        );
+        assert!(l.eval(&[8, 16], &x).is_err(), "coordinate {x:?} is outside (8,16)");
     }
 }
 
@@ -433,11 +347,7 @@ fn tensor_core_tile_spans() {
     let t = tile_layout(TC_TILE);
     let ax = |n| Axis::named(n).unwrap();
     assert_eq!(t.span_on(ax("laneid")), 1 + 7 * 4 + 3, "32 lanes");
-    assert_eq!(
-        t.span_on(ax("warpid")),
-        1 + 1 + 4 + 5,
-        "shard 1, replica 4, offset 5"
-    );
+    assert_eq!(t.span_on(ax("warpid")), 1 + 1 + 4 + 5, "shard 1, replica 4, offset 5");
     assert_eq!(t.span_on(ax("m")), 2);
     assert_eq!(t.span_memory(), 2);
 }
@@ -450,29 +360,18 @@ const TMEM: &str = "S[(2,128,112):(112@TCol,1@TLane,1@TCol)]";
 
 #[test]
 fn tensor_memory_table_rows() {
-    let rows = [
-        ((0, 0, 0), 0, 0),
-        ((0, 5, 3), 5, 3),
-        ((1, 0, 0), 0, 112),
-        ((1, 127, 111), 127, 223),
-    ];
-    let cases: Vec<(Vec<i64>, Vec<Point>)> = rows
-        .iter()
-        .map(|&((a, l, c), lane, col)| (vec![a, l, c], vec![pt!(TLane = lane, TCol = col)]))
-        .collect();
+    let rows = [((0, 0, 0), 0, 0), ((0, 5, 3), 5, 3), ((1, 0, 0), 0, 112), ((1, 127, 111), 127, 223)];
+    let cases: Vec<(Vec<i64>, Vec<Point>)> =
+        rows.iter().map(|&((a, l, c), lane, col)| (vec![a, l, c], vec![pt!(TLane = lane, TCol = col)])).collect();
     check(TMEM, &[2, 128, 112], &cases);
 }
 
 /// TLane = l, TCol = 112a + c, a singleton for every element; the 224-column span.
 #[test]
 fn tensor_memory_all_elements() {
-    check_all(TMEM, &[2, 128, 112], |x| {
-        vec![pt!(TLane = x[1], TCol = 112 * x[0] + x[2])]
-    });
+    check_all(TMEM, &[2, 128, 112], |x| vec![pt!(TLane = x[1], TCol = 112 * x[0] + x[2])]);
     // The same placement viewed as a 256 x 112 tile (rows 128..256 are the second accumulator stage).
-    check_all(TMEM, &[256, 112], |x| {
-        vec![pt!(TLane = x[0] % 128, TCol = 112 * (x[0] / 128) + x[1])]
-    });
+    check_all(TMEM, &[256, 112], |x| vec![pt!(TLane = x[0] % 128, TCol = 112 * (x[0] / 128) + x[1])]);
     let t = tile_layout(TMEM);
     assert_eq!(t.span_on(Axis::named("TCol").unwrap()), 224);
     assert_eq!(t.span_on(Axis::named("TLane").unwrap()), 128);
@@ -485,16 +384,9 @@ const SF_ATOM: &str = "S[(32, 4):(1@TLane, 1@TCol)] + R[4:32@TLane]";
 
 #[test]
 fn scale_factor_atom_replicates_across_the_warpgroup() {
-    check_all(SF_ATOM, &[32, 4], |x| {
-        (0..4)
-            .map(|k| pt!(TLane = x[0] + 32 * k, TCol = x[1]))
-            .collect()
-    });
+    check_all(SF_ATOM, &[32, 4], |x| (0..4).map(|k| pt!(TLane = x[0] + 32 * k, TCol = x[1])).collect());
     // "stride 32 covers lanes 0-127".
-    assert_eq!(
-        tile_layout(SF_ATOM).span_on(Axis::named("TLane").unwrap()),
-        128
-    );
+    assert_eq!(tile_layout(SF_ATOM).span_on(Axis::named("TLane").unwrap()), 128);
 }
 
 /// The chapter's SFA packing: "SFA[m, sf] packs into TMEM at lane m mod 32, column (m // 32)*4 + sf, and is then
@@ -503,31 +395,18 @@ fn scale_factor_atom_replicates_across_the_warpgroup() {
 fn sfa_formula(x: &[i64]) -> Vec<Point> {
     let (m, sf) = (x[0], x[1]);
     let l = m % 32;
-    [l, l + 32, l + 64, l + 96]
-        .iter()
-        .map(|&lane| pt!(TLane = lane, TCol = (m / 32) * 4 + sf))
-        .collect()
+    [l, l + 32, l + 64, l + 96].iter().map(|&lane| pt!(TLane = lane, TCol = (m / 32) * 4 + sf)).collect()
 }
 
 #[test]
 fn scale_factor_sfa_packing_as_one_layout() {
     // Rows m = 32*g + l: the group g steps 4 columns, l steps lanes; then the factor sf steps columns.
-    check_all(
-        "S[(4,32,4):(4@TCol,1@TLane,1@TCol)] + R[4 : 32@TLane]",
-        &[128, 4],
-        sfa_formula,
-    );
+    check_all("S[(4,32,4):(4@TCol,1@TLane,1@TCol)] + R[4 : 32@TLane]", &[128, 4], sfa_formula);
     // The chapter's shorthand with the packing elided, `S[(32, ...) : (1@TLane, ...)] + R[4 : 32@TLane]`, at
     // sf_per_mma = 1: row r -> lanes r mod 32 (+ 32k), column r // 32.
-    check_all(
-        "S[(4,32):(1@TCol,1@TLane)] + R[4 : 32@TLane]",
-        &[128, 1],
-        |x| {
-            (0..4)
-                .map(|k| pt!(TLane = x[0] % 32 + 32 * k, TCol = x[0] / 32))
-                .collect()
-        },
-    );
+    check_all("S[(4,32):(1@TCol,1@TLane)] + R[4 : 32@TLane]", &[128, 1], |x| {
+        (0..4).map(|k| pt!(TLane = x[0] % 32 + 32 * k, TCol = x[0] / 32)).collect()
+    });
 }
 
 /// The TIRx page: "The atom is then direct-summed with an outer over (M rows, K scale-factor groups)". The outer
@@ -535,16 +414,8 @@ fn scale_factor_sfa_packing_as_one_layout() {
 #[test]
 fn scale_factor_sfa_packing_as_direct_sum() {
     let outer = tile_layout("S[4:4@TCol]");
-    let sum = ok(
-        "direct_sum(S[4:4@TCol], atom)",
-        direct_sum(&outer, &layout(SF_ATOM), &[4, 1], &[32, 4]),
-    );
-    check_map(
-        &sum,
-        "direct_sum(S[4:4@TCol], sf atom)",
-        &[128, 4],
-        sfa_formula,
-    );
+    let sum = ok("direct_sum(S[4:4@TCol], atom)", direct_sum(&outer, &layout(SF_ATOM), &[4, 1], &[32, 4]));
+    check_map(&sum, "direct_sum(S[4:4@TCol], sf atom)", &[128, 4], sfa_formula);
 }
 
 // ------------------------------------------------------------------------------------------------------------------
@@ -560,15 +431,10 @@ fn swizzled_addr(i: i64, j: i64) -> i64 {
 
 #[test]
 fn swizzle_128b_f16_address_formula() {
-    check_all(SWIZZLED, &[8, 64], |x| {
-        vec![pt!(m = swizzled_addr(x[0], x[1]))]
-    });
+    check_all(SWIZZLED, &[8, 64], |x| vec![pt!(m = swizzled_addr(x[0], x[1]))]);
     // The closed form agrees with the general Swizzle(M,B,S) formula on m = 64i + j.
     for x in coords(&[8, 64]) {
-        assert_eq!(
-            swizzled_addr(x[0], x[1]),
-            swizzle_formula(3, 3, 3, 64 * x[0] + x[1])
-        );
+        assert_eq!(swizzled_addr(x[0], x[1]), swizzle_formula(3, 3, 3, 64 * x[0] + x[1]));
     }
 }
 
@@ -586,20 +452,11 @@ fn swizzle_128b_f16_bank_example() {
     let sw = layout(SWIZZLED);
     let col0: Vec<i64> = (0..8).map(|i| m_of(&sw, &[8, 64], &[i, 0])).collect();
     assert_eq!(col0, (0..8).map(|i| 72 * i).collect::<Vec<_>>());
-    assert_eq!(
-        col0.iter().map(|&a| bank(a)).collect::<Vec<_>>(),
-        vec![0, 4, 8, 12, 16, 20, 24, 28]
-    );
+    assert_eq!(col0.iter().map(|&a| bank(a)).collect::<Vec<_>>(), vec![0, 4, 8, 12, 16, 20, 24, 28]);
     let plain = layout("S[(8,64):(64@m,1@m)]");
     for j in 0..64 {
-        let banks: BTreeSet<i64> = (0..8)
-            .map(|i| bank(m_of(&plain, &[8, 64], &[i, j])))
-            .collect();
-        assert_eq!(
-            banks,
-            BTreeSet::from([j / 2]),
-            "column {j} without swizzle sits in one bank"
-        );
+        let banks: BTreeSet<i64> = (0..8).map(|i| bank(m_of(&plain, &[8, 64], &[i, j]))).collect();
+        assert_eq!(banks, BTreeSet::from([j / 2]), "column {j} without swizzle sits in one bank");
     }
 }
 
@@ -608,16 +465,11 @@ fn swizzle_128b_f16_bank_example() {
 #[test]
 fn swizzle_any_mode_reads_columns_conflict_free() {
     for bits in [8i64, 16, 32] {
-        for (mode, b, row_bytes) in [
-            (SwizzleMode::B32, 1u32, 32i64),
-            (SwizzleMode::B64, 2, 64),
-            (SwizzleMode::B128, 3, 128),
-        ] {
+        for (mode, b, row_bytes) in
+            [(SwizzleMode::B32, 1u32, 32i64), (SwizzleMode::B64, 2, 64), (SwizzleMode::B128, 3, 128)]
+        {
             let m = 63 - (128 / bits as u64).leading_zeros(); // bitlen(x) - 1
-            assert_eq!(
-                Swizzle::for_dtype(bits as u32, mode).unwrap(),
-                Some(Swizzle::new(m, b, 3).unwrap())
-            );
+            assert_eq!(Swizzle::for_dtype(bits as u32, mode).unwrap(), Some(Swizzle::new(m, b, 3).unwrap()));
             let n = row_bytes * 8 / bits; // elements per atom row
             let text = format!("Swizzle({m},{b},3) o S[(8,{n}):({n},1)]");
             let l = layout(&text);
@@ -642,14 +494,8 @@ fn swizzle_any_mode_reads_columns_conflict_free() {
 /// of its period 2^(M+B+S).
 #[test]
 fn bare_swizzles() {
-    check_all("Swizzle(3,3,3)", &[8, 8, 8], |x| {
-        vec![pt!(m = (x[0] * 8 + (x[0] ^ x[1])) * 8 + x[2])]
-    });
-    check_all("Swizzle(0,2,3)", &[4, 8], |x| {
-        vec![pt!(
-            m = x[0] * 8 + (x[1] / 4) * 4 + ((x[0] % 4) ^ (x[1] % 4))
-        )]
-    });
+    check_all("Swizzle(3,3,3)", &[8, 8, 8], |x| vec![pt!(m = (x[0] * 8 + (x[0] ^ x[1])) * 8 + x[2])]);
+    check_all("Swizzle(0,2,3)", &[4, 8], |x| vec![pt!(m = x[0] * 8 + (x[1] / 4) * 4 + ((x[0] % 4) ^ (x[1] % 4)))]);
     assert_eq!(layout("Swizzle(3,2,3)").size(), 256);
     assert_eq!(layout("Swizzle(0,3,3)").size(), 64);
     // The period-512 pass-through on a two-period tile.
@@ -665,21 +511,15 @@ fn bare_swizzles() {
 /// "S[(4, 4) : (4, 1)]  addr(i, j) = i*4 + j*1".
 #[test]
 fn chapter_row_major() {
-    check_all("S[(4, 4) : (4, 1)]", &[4, 4], |x| {
-        vec![pt!(m = 4 * x[0] + x[1])]
-    });
+    check_all("S[(4, 4) : (4, 1)]", &[4, 4], |x| vec![pt!(m = 4 * x[0] + x[1])]);
 }
 
 /// `t = torch.arange(12).reshape(3, 4)` has strides (4, 1), "exactly S[(3, 4) : (4, 1)]"; `t.permute(1, 0)` "is
 /// S[(4, 3) : (1, 4)] over the same memory": tt[i][j] = t[j][i] = 4j + i.
 #[test]
 fn chapter_torch_view_and_transpose() {
-    check_all("S[(3, 4) : (4, 1)]", &[3, 4], |x| {
-        vec![pt!(m = 4 * x[0] + x[1])]
-    });
-    check_all("S[(4, 3) : (1, 4)]", &[4, 3], |x| {
-        vec![pt!(m = x[0] + 4 * x[1])]
-    });
+    check_all("S[(3, 4) : (4, 1)]", &[3, 4], |x| vec![pt!(m = 4 * x[0] + x[1])]);
+    check_all("S[(4, 3) : (1, 4)]", &[4, 3], |x| vec![pt!(m = x[0] + 4 * x[1])]);
 }
 
 /// "Cut an 8x8 matrix into 2x4 tiles ... S[(4, 2, 2, 4) : (16, 4, 8, 1)]. A logical (i, j) first becomes
@@ -692,22 +532,14 @@ fn chapter_tiled_addr(i: i64, j: i64) -> i64 {
 
 #[test]
 fn chapter_tiled_layout() {
-    check_all(CHAPTER_TILED, &[8, 8], |x| {
-        vec![pt!(m = chapter_tiled_addr(x[0], x[1]))]
-    });
+    check_all(CHAPTER_TILED, &[8, 8], |x| vec![pt!(m = chapter_tiled_addr(x[0], x[1]))]);
     let l = layout(CHAPTER_TILED);
     for (ti, tj) in coords(&[4, 2]).iter().map(|t| (t[0], t[1])) {
-        let mut addrs: Vec<i64> = coords(&[2, 4])
-            .iter()
-            .map(|y| m_of(&l, &[8, 8], &[2 * ti + y[0], 4 * tj + y[1]]))
-            .collect();
+        let mut addrs: Vec<i64> =
+            coords(&[2, 4]).iter().map(|y| m_of(&l, &[8, 8], &[2 * ti + y[0], 4 * tj + y[1]])).collect();
         addrs.sort();
         let base = addrs[0];
-        assert_eq!(
-            addrs,
-            (base..base + 8).collect::<Vec<_>>(),
-            "tile ({ti},{tj}) is contiguous"
-        );
+        assert_eq!(addrs, (base..base + 8).collect::<Vec<_>>(), "tile ({ti},{tj}) is contiguous");
     }
 }
 
@@ -718,31 +550,20 @@ fn chapter_tiled_layout_is_a_tile() {
     let inner = layout("S[(2,4):(4,1)]");
     let outer = tile_layout("S[(4,2):(2,1)]");
     let t = ok("tile", tile(&inner, &outer, &[2, 4], &[4, 2]));
-    check_map(&t, "tile(S[(2,4):(4,1)], S[(4,2):(2,1)])", &[8, 8], |x| {
-        vec![pt!(m = chapter_tiled_addr(x[0], x[1]))]
-    });
+    check_map(&t, "tile(S[(2,4):(4,1)], S[(4,2):(2,1)])", &[8, 8], |x| vec![pt!(m = chapter_tiled_addr(x[0], x[1]))]);
     // tile-of in both directions recovers the factors (their induced maps are determined by T).
     let tiled = layout(CHAPTER_TILED);
     let b = ok("outer_of", outer_of(&tiled, &inner, &[8, 8], &[2, 4]));
-    check_map(&b.into(), "outer_of(chapter tiled)", &[4, 2], |x| {
-        vec![pt!(m = 2 * x[0] + x[1])]
-    });
+    check_map(&b.into(), "outer_of(chapter tiled)", &[4, 2], |x| vec![pt!(m = 2 * x[0] + x[1])]);
     let a = ok("inner_of", inner_of(&tiled, &outer, &[8, 8], &[4, 2]));
-    check_map(&a, "inner_of(chapter tiled)", &[2, 4], |x| {
-        vec![pt!(m = 4 * x[0] + x[1])]
-    });
+    check_map(&a, "inner_of(chapter tiled)", &[2, 4], |x| vec![pt!(m = 4 * x[0] + x[1])]);
 }
 
 /// "a row-major 8x16 tile in memory is simply S[(8, 16) : (16@m, 1@m)]", the same map as `S[(8,16)]` (extents
 /// only) and as the single iter `S[128:1]`.
 #[test]
 fn chapter_memory_tags() {
-    for text in [
-        "S[(8, 16) : (16@m, 1@m)]",
-        "S[(8,16)]",
-        "S[128:1]",
-        "S[(8,16):(16,1)]",
-    ] {
+    for text in ["S[(8, 16) : (16@m, 1@m)]", "S[(8,16)]", "S[128:1]", "S[(8,16):(16,1)]"] {
         check_all(text, &[8, 16], |x| vec![pt!(m = 16 * x[0] + x[1])]);
     }
 }
@@ -763,15 +584,9 @@ fn chapter_register_fragment() {
 fn chapter_gpu_mesh() {
     let text = "S[(2, 4, 8) : (1@gpuid_y, 8@m, 1@m)] + R[2 : 1@gpuid_x]";
     check_all(text, &[8, 8], |x| {
-        (0..2)
-            .map(|gx| pt!(gpuid_y = x[0] / 4, m = 8 * (x[0] % 4) + x[1], gpuid_x = gx))
-            .collect()
+        (0..2).map(|gx| pt!(gpuid_y = x[0] / 4, m = 8 * (x[0] % 4) + x[1], gpuid_x = gx)).collect()
     });
-    check_all(text, &[64], |x| {
-        (0..2)
-            .map(|gx| pt!(gpuid_y = x[0] / 32, m = x[0] % 32, gpuid_x = gx))
-            .collect()
-    });
+    check_all(text, &[64], |x| (0..2).map(|gx| pt!(gpuid_y = x[0] / 32, m = x[0] % 32, gpuid_x = gx)).collect());
 }
 
 // ------------------------------------------------------------------------------------------------------------------
@@ -799,14 +614,7 @@ fn mojo_row_major_3x4() {
 +----+----+----+----+
 "#,
     );
-    check(
-        "S[(3,4):(4,1)]",
-        &[3, 4],
-        &[
-            (vec![1, 1], vec![pt!(m = 5)]),
-            (vec![1, 3], vec![pt!(m = 7)]),
-        ],
-    );
+    check("S[(3,4):(4,1)]", &[3, 4], &[(vec![1, 1], vec![pt!(m = 5)]), (vec![1, 3], vec![pt!(m = 7)])]);
 }
 
 /// The tile-major 6x10 layout `(((3, 2), (2, 5)):((1, 6), (3, 12)))`: row r = (r%3, r//3) with strides (1, 6),
@@ -891,13 +699,9 @@ fn mojo_blocked_product_is_tile() {
     // tile-of recovers the Tiler and the Tile from the blocked layout.
     let tiled = layout(MOJO_TILED);
     let b = ok("outer_of", outer_of(&tiled, &inner, &[6, 10], &[3, 2]));
-    check_map(&b.into(), "outer_of(blocked, Tile)", &[2, 5], |x| {
-        vec![pt!(m = x[0] + 2 * x[1])]
-    });
+    check_map(&b.into(), "outer_of(blocked, Tile)", &[2, 5], |x| vec![pt!(m = x[0] + 2 * x[1])]);
     let a = ok("inner_of", inner_of(&tiled, &outer, &[6, 10], &[2, 5]));
-    check_map(&a, "inner_of(blocked, Tiler)", &[3, 2], |x| {
-        vec![pt!(m = x[0] + 3 * x[1])]
-    });
+    check_map(&a, "inner_of(blocked, Tiler)", &[3, 2], |x| vec![pt!(m = x[0] + 3 * x[1])]);
 }
 
 /// `zipped_divide[coord[2, 2]()](row_major[6, 4]())`: base `((6, 4):(4, 1))` = `S[(6,4):(4,1)]`; result
@@ -942,18 +746,9 @@ fn mojo_zipped_divide() {
     // The two modes of the zipped result are the two addends of a direct sum that rebuilds the base: the tile mode
     // (2,2):(4,1) on the inside, the rest mode (3,2):(8,2) outside, without span scaling (paper App. F).
     let rest = tile_layout("S[(3,2):(8,2)]");
-    let sum = ok(
-        "direct_sum(rest, tile)",
-        direct_sum(&rest, &layout("S[(2,2):(4,1)]"), &[3, 2], &[2, 2]),
-    );
+    let sum = ok("direct_sum(rest, tile)", direct_sum(&rest, &layout("S[(2,2):(4,1)]"), &[3, 2], &[2, 2]));
     for (r, c, v) in mojo_table(base_table) {
-        assert_at(
-            &sum,
-            "direct_sum(rest, tile)",
-            &[6, 4],
-            &[r, c],
-            &[pt!(m = v)],
-        );
+        assert_at(&sum, "direct_sum(rest, tile)", &[6, 4], &[r, c], &[pt!(m = v)]);
     }
 }
 
@@ -967,22 +762,15 @@ fn mojo_small_layouts() {
     check_all("S[4:2]", &[4], |x| vec![pt!(m = 2 * x[0])]);
     let sparse = tile_layout("S[4:2]");
     assert_eq!((sparse.size(), sparse.span_on(Axis::M)), (4, 7));
-    check_all("S[(2,4):(1,2)]", &[2, 4], |x| {
-        vec![pt!(m = x[0] + 2 * x[1])]
-    });
+    check_all("S[(2,4):(1,2)]", &[2, 4], |x| vec![pt!(m = x[0] + 2 * x[1])]);
     check_all("S[(2,4):(4,1)]", &[8], |x| vec![pt!(m = x[0])]);
     check_all("S[(2,2,2,2):(4,1,8,2)]", &[4, 4], |x| {
-        vec![pt!(m = (x[0] % 2)
-            + 4 * (x[0] / 2)
-            + 2 * (x[1] % 2)
-            + 8 * (x[1] / 2))]
+        vec![pt!(m = (x[0] % 2) + 4 * (x[0] / 2) + 2 * (x[1] % 2) + 8 * (x[1] / 2))]
     });
     let b = layout("S[(2,2,2,2):(4,1,8,2)]");
     for (ti, tj) in [(0, 0), (1, 0), (0, 1), (1, 1)] {
-        let mut addrs: Vec<i64> = coords(&[2, 2])
-            .iter()
-            .map(|y| m_of(&b, &[4, 4], &[2 * ti + y[0], 2 * tj + y[1]]))
-            .collect();
+        let mut addrs: Vec<i64> =
+            coords(&[2, 2]).iter().map(|y| m_of(&b, &[4, 4], &[2 * ti + y[0], 2 * tj + y[1]])).collect();
         addrs.sort();
         assert_eq!(addrs, (addrs[0]..addrs[0] + 4).collect::<Vec<_>>());
     }
@@ -1051,19 +839,9 @@ fn tilus_local_then_spatial() {
 │ 3: 8 │ 4: 8 │ 5: 8 │ 3: 9 │ 4: 9 │ 5: 9 │ 3: 10 │ 4: 10 │ 5: 10 │ 3: 11 │ 4: 11 │ 5: 11 │
 └──────┴──────┴──────┴──────┴──────┴──────┴───────┴───────┴───────┴───────┴───────┴───────┘
 "#;
-    check_tilus(
-        "S[(3,2,4,3):(4@reg,3@laneid,1@reg,1@laneid)]",
-        &[6, 12],
-        table,
-    );
-    let (inner, outer) = (
-        layout("S[(2,3):(3@laneid,1@laneid)]"),
-        tile_layout("S[(3,4):(4@reg,1@reg)]"),
-    );
-    let t = ok(
-        "tile(spatial(2,3), local(3,4))",
-        tile(&inner, &outer, &[2, 3], &[3, 4]),
-    );
+    check_tilus("S[(3,2,4,3):(4@reg,3@laneid,1@reg,1@laneid)]", &[6, 12], table);
+    let (inner, outer) = (layout("S[(2,3):(3@laneid,1@laneid)]"), tile_layout("S[(3,4):(4@reg,1@reg)]"));
+    let t = ok("tile(spatial(2,3), local(3,4))", tile(&inner, &outer, &[2, 3], &[3, 4]));
     check_tilus_layout(&t, "tile(spatial(2,3), local(3,4))", &[6, 12], table);
 }
 
@@ -1086,19 +864,9 @@ fn tilus_spatial_then_local() {
 │ 3: 8 │ 3: 9 │ 3: 10 │ 3: 11 │ 4: 8 │ 4: 9 │ 4: 10 │ 4: 11 │ 5: 8 │ 5: 9 │ 5: 10 │ 5: 11 │
 └──────┴──────┴───────┴───────┴──────┴──────┴───────┴───────┴──────┴──────┴───────┴───────┘
 "#;
-    check_tilus(
-        "S[(2,3,3,4):(3@laneid,4@reg,1@laneid,1@reg)]",
-        &[6, 12],
-        table,
-    );
-    let (inner, outer) = (
-        layout("S[(3,4):(4@reg,1@reg)]"),
-        tile_layout("S[(2,3):(3@laneid,1@laneid)]"),
-    );
-    let t = ok(
-        "tile(local(3,4), spatial(2,3))",
-        tile(&inner, &outer, &[3, 4], &[2, 3]),
-    );
+    check_tilus("S[(2,3,3,4):(3@laneid,4@reg,1@laneid,1@reg)]", &[6, 12], table);
+    let (inner, outer) = (layout("S[(3,4):(4@reg,1@reg)]"), tile_layout("S[(2,3):(3@laneid,1@laneid)]"));
+    let t = ok("tile(local(3,4), spatial(2,3))", tile(&inner, &outer, &[3, 4], &[2, 3]));
     check_tilus_layout(&t, "tile(local(3,4), spatial(2,3))", &[6, 12], table);
 }
 
@@ -1141,39 +909,18 @@ fn tilus_mma_fragment() {
 │ 28: 2 │ 28: 3 │ 29: 2 │ 29: 3 │ 30: 2 │ 30: 3 │ 31: 2 │ 31: 3 │
 └───────┴───────┴───────┴───────┴───────┴───────┴───────┴───────┘
 "#;
-    check_tilus(
-        "S[(2,8,4,2):(2@reg,4@laneid,1@laneid,1@reg)]",
-        &[16, 8],
-        table,
-    );
+    check_tilus("S[(2,8,4,2):(2@reg,4@laneid,1@laneid,1@reg)]", &[16, 8], table);
     // PTX: row = g + 8 rM with g = laneid / 4, col = 2t + rN with t = laneid % 4, register 2 rM + rN.
-    check_all(
-        "S[(2,8,4,2):(2@reg,4@laneid,1@laneid,1@reg)]",
-        &[16, 8],
-        |x| {
-            vec![pt!(
-                laneid = 4 * (x[0] % 8) + x[1] / 2,
-                reg = 2 * (x[0] / 8) + x[1] % 2
-            )]
-        },
-    );
+    check_all("S[(2,8,4,2):(2@reg,4@laneid,1@laneid,1@reg)]", &[16, 8], |x| {
+        vec![pt!(laneid = 4 * (x[0] % 8) + x[1] / 2, reg = 2 * (x[0] / 8) + x[1] % 2)]
+    });
     let spatial_then_repeat = ok(
         "tile(repeat(1,2), spatial(8,4))",
-        tile(
-            &layout("S[(1,2):(2@reg,1@reg)]"),
-            &tile_layout("S[(8,4):(4@laneid,1@laneid)]"),
-            &[1, 2],
-            &[8, 4],
-        ),
+        tile(&layout("S[(1,2):(2@reg,1@reg)]"), &tile_layout("S[(8,4):(4@laneid,1@laneid)]"), &[1, 2], &[8, 4]),
     );
     let t = ok(
         "tile(spatial(8,4).repeat(1,2), repeat(2,1))",
-        tile(
-            &spatial_then_repeat,
-            &tile_layout("S[(2,1):(1@reg,1@reg)]"),
-            &[8, 8],
-            &[2, 1],
-        ),
+        tile(&spatial_then_repeat, &tile_layout("S[(2,1):(1@reg,1@reg)]"), &[8, 8], &[2, 1]),
     );
     check_tilus_layout(&t, "repeat(2,1).spatial(8,4).repeat(1,2)", &[16, 8], table);
 }
@@ -1260,16 +1007,9 @@ fn tilus_row_and_column_orders() {
 /// thread_id = (i // 2) * 3 + (j // 2), local_id = (j % 2) * 2 + (i % 2).
 #[test]
 fn tilus_mapping_process() {
-    check_all(
-        "S[(2,2,3,2):(3@laneid,1@reg,1@laneid,2@reg)]",
-        &[4, 6],
-        |x| {
-            vec![pt!(
-                laneid = (x[0] / 2) * 3 + x[1] / 2,
-                reg = (x[1] % 2) * 2 + x[0] % 2
-            )]
-        },
-    );
+    check_all("S[(2,2,3,2):(3@laneid,1@reg,1@laneid,2@reg)]", &[4, 6], |x| {
+        vec![pt!(laneid = (x[0] / 2) * 3 + x[1] / 2, reg = (x[1] % 2) * 2 + x[0] % 2)]
+    });
 }
 
 // ------------------------------------------------------------------------------------------------------------------
@@ -1281,32 +1021,12 @@ fn tilus_mapping_process() {
 /// row-major block. Shard with replication: rows split over gpuid_x, each shard replicated on both gpuid_y.
 #[test]
 fn paper_figure_2b_mesh() {
-    check_all(
-        "S[(2,32,2,64):(1@gpuid_x,64,1@gpuid_y,1)]",
-        &[64, 128],
-        |x| {
-            vec![pt!(
-                gpuid_x = x[0] / 32,
-                gpuid_y = x[1] / 64,
-                m = 64 * (x[0] % 32) + x[1] % 64
-            )]
-        },
-    );
-    check_all(
-        "S[(2,32,128):(1@gpuid_x,128,1)] + R[2:1@gpuid_y]",
-        &[64, 128],
-        |x| {
-            (0..2)
-                .map(|gy| {
-                    pt!(
-                        gpuid_x = x[0] / 32,
-                        gpuid_y = gy,
-                        m = 128 * (x[0] % 32) + x[1]
-                    )
-                })
-                .collect()
-        },
-    );
+    check_all("S[(2,32,2,64):(1@gpuid_x,64,1@gpuid_y,1)]", &[64, 128], |x| {
+        vec![pt!(gpuid_x = x[0] / 32, gpuid_y = x[1] / 64, m = 64 * (x[0] % 32) + x[1] % 64)]
+    });
+    check_all("S[(2,32,128):(1@gpuid_x,128,1)] + R[2:1@gpuid_y]", &[64, 128], |x| {
+        (0..2).map(|gy| pt!(gpuid_x = x[0] / 32, gpuid_y = gy, m = 128 * (x[0] % 32) + x[1])).collect()
+    });
 }
 
 /// reference-tirx.md: span(S[(8,8,8):(64@F,1@P,1@F)], "F") = 456 (a Trainium scratchpad layout, Figure 2C's kind).
@@ -1315,9 +1035,7 @@ fn scratchpad_span() {
     let t = tile_layout("S[(8,8,8):(64@F,1@P,1@F)]");
     assert_eq!(t.span_on(Axis::named("F").unwrap()), 456);
     assert_eq!(t.span_on(Axis::named("P").unwrap()), 8);
-    check_all("S[(8,8,8):(64@F,1@P,1@F)]", &[8, 64], |x| {
-        vec![pt!(P = x[1] / 8, F = 64 * x[0] + x[1] % 8)]
-    });
+    check_all("S[(8,8,8):(64@F,1@P,1@F)]", &[8, 64], |x| vec![pt!(P = x[1] / 8, F = 64 * x[0] + x[1] % 8)]);
 }
 
 /// App. F.4: A = a 2x2 block of a width-4 row-major matrix, `S[(2,2):(4,1)]`; B = the four quadrant origins of a
@@ -1327,22 +1045,11 @@ fn scratchpad_span() {
 fn paper_app_f_direct_sum_is_contiguous() {
     let quadrants = tile_layout("S[(2,2):(8,2)]");
     let block = layout("S[(2,2):(4,1)]");
-    let sum = ok(
-        "direct_sum",
-        direct_sum(&quadrants, &block, &[2, 2], &[2, 2]),
-    );
-    check_map(&sum, "direct_sum(quadrants, block)", &[4, 4], |x| {
-        vec![pt!(m = 4 * x[0] + x[1])]
-    });
-    check_all("S[(2,2,2,2):(8,4,2,1)]", &[4, 4], |x| {
-        vec![pt!(m = 4 * x[0] + x[1])]
-    });
+    let sum = ok("direct_sum", direct_sum(&quadrants, &block, &[2, 2], &[2, 2]));
+    check_map(&sum, "direct_sum(quadrants, block)", &[4, 4], |x| vec![pt!(m = 4 * x[0] + x[1])]);
+    check_all("S[(2,2,2,2):(8,4,2,1)]", &[4, 4], |x| vec![pt!(m = 4 * x[0] + x[1])]);
     let canon = canonicalize(&sum).layout;
-    assert_eq!(
-        canon.tile().shard(),
-        iters(&[(16, 1, "m")]),
-        "canonical form of the direct sum"
-    );
+    assert_eq!(canon.tile().shard(), iters(&[(16, 1, "m")]), "canonical form of the direct sum");
 }
 
 /// App. F.4: "no C can" make tile(A, C) the contiguous 4x4 layout: span(A) = 6, so every image is congruent to
@@ -1361,26 +1068,16 @@ fn paper_app_f_contiguous_is_not_a_tile_of_the_block() {
 fn tirx_tile_worked_result() {
     let inner = layout("S[(2,4):(1,2)]");
     let outer = tile_layout("S[(8,8):(8,1)]");
-    let expected = |x: &[i64]| {
-        vec![pt!(
-            m = 8 * (8 * (x[0] / 2) + x[1] / 4) + x[0] % 2 + 2 * (x[1] % 4)
-        )]
-    };
+    let expected = |x: &[i64]| vec![pt!(m = 8 * (8 * (x[0] / 2) + x[1] / 4) + x[0] % 2 + 2 * (x[1] % 4))];
     check_all("S[(8,2,32):(64,1,2)]", &[16, 32], expected);
     let t = ok("tile", tile(&inner, &outer, &[2, 4], &[8, 8]));
-    check_map(
-        &t,
-        "tile(S[(2,4):(1,2)], S[(8,8):(8,1)])",
-        &[16, 32],
-        expected,
-    );
-    let b = ok(
-        "outer_of",
-        outer_of(&layout("S[(8,2,32):(64,1,2)]"), &inner, &[16, 32], &[2, 4]),
-    );
-    check_map(&b.into(), "outer_of", &[8, 8], |x| {
-        vec![pt!(m = 8 * x[0] + x[1])]
-    });
+    check_map(&t, "tile(S[(2,4):(1,2)], S[(8,8):(8,1)])", &[16, 32], expected);
+    // The canonical form is unique without replicas (Theorem A.8), so it is TIRx's printed result exactly.
+    assert_eq!(canonicalize(&t).layout.tile().shard(), iters(&[(8, 64, "m"), (2, 1, "m"), (32, 2, "m")]));
+    assert_eq!(axe_layout::canonicalize::equivalent(&t, &layout("S[(8,2,32):(64,1,2)]"), &[16, 32]), Ok(true));
+    assert_eq!(axe_layout::canonicalize::equivalent(&t, &layout("S[(8,2,32):(64,2,1)]"), &[16, 32]), Ok(false));
+    let b = ok("outer_of", outer_of(&layout("S[(8,2,32):(64,1,2)]"), &inner, &[16, 32], &[2, 4]));
+    check_map(&b.into(), "outer_of", &[8, 8], |x| vec![pt!(m = 8 * x[0] + x[1])]);
 }
 
 /// Where our semantics differs from TIRx (semantics.md, "tile"): the outer's replica and offset are scaled by the
@@ -1390,25 +1087,15 @@ fn tile_scales_the_outer_replica_and_offset() {
     let inner = layout("S[(2,4):(1,2)]");
     let outer = tile_layout("S[(8,8):(8,1)] + R[2:64] + 1");
     let t = ok("tile", tile(&inner, &outer, &[2, 4], &[8, 8]));
-    check_map(
-        &t,
-        "tile(S[(2,4):(1,2)], S[(8,8):(8,1)] + R[2:64] + 1)",
-        &[16, 32],
-        |x| {
-            let base = 8 * (8 * (x[0] / 2) + x[1] / 4 + 1) + x[0] % 2 + 2 * (x[1] % 4);
-            vec![pt!(m = base), pt!(m = base + 8 * 64)]
-        },
-    );
+    check_map(&t, "tile(S[(2,4):(1,2)], S[(8,8):(8,1)] + R[2:64] + 1)", &[16, 32], |x| {
+        let base = 8 * (8 * (x[0] / 2) + x[1] / 4 + 1) + x[0] % 2 + 2 * (x[1] % 4);
+        vec![pt!(m = base), pt!(m = base + 8 * 64)]
+    });
     // On a thread axis: the tensor-core tile has warpid span 11 (shard 1 + replica 4 + offset 5 + 1), so a second
     // row block of it lands 11 warps further: warps {16, 17, 20, 21}.
     let t = ok(
         "tile(tc tile, S[2:1@warpid])",
-        tile(
-            &layout(TC_TILE),
-            &tile_layout("S[(2,1):(1@warpid,1)]"),
-            &[8, 16],
-            &[2, 1],
-        ),
+        tile(&layout(TC_TILE), &tile_layout("S[(2,1):(1@warpid,1)]"), &[8, 16], &[2, 1]),
     );
     check_map(&t, "tile(tc tile, S[2:1@warpid])", &[16, 16], |x| {
         let (blk, i, j) = (x[0] / 8, x[0] % 8, x[1]);
@@ -1431,46 +1118,26 @@ fn tirx_mma_shared_layouts() {
     let addr64 = |x: &[i64]| 16384 * x[0] + 32 * x[1] + 2048 * (x[2] / 32) + x[2] % 32;
     let want128 = |x: &[i64]| vec![pt!(m = swizzle_formula(3, 3, 3, addr128(x)))];
     let want64 = |x: &[i64]| vec![pt!(m = swizzle_formula(3, 2, 3, addr64(x)))];
-    check_all(
-        "Swizzle(3,3,3) o S[(3,64,4,64):(16384,64,4096,1)]",
-        &[3, 64, 256],
-        want128,
-    );
-    check_all(
-        "Swizzle(3,2,3) o S[(3,64,8,32):(16384,32,2048,1)]",
-        &[3, 64, 256],
-        want64,
-    );
+    check_all("Swizzle(3,3,3) o S[(3,64,4,64):(16384,64,4096,1)]", &[3, 64, 256], want128);
+    check_all("Swizzle(3,2,3) o S[(3,64,8,32):(16384,32,2048,1)]", &[3, 64, 256], want64);
     let t = ok(
         "tile(Swizzle(3,3,3), outer)",
-        tile(
-            &layout("Swizzle(3,3,3)"),
-            &tile_layout("S[(3,8,4):(32,1,8)]"),
-            &[1, 8, 64],
-            &[3, 8, 4],
-        ),
+        tile(&layout("Swizzle(3,3,3)"), &tile_layout("S[(3,8,4):(32,1,8)]"), &[1, 8, 64], &[3, 8, 4]),
     );
-    check_map(
-        &t,
-        "tile(Swizzle(3,3,3), S[(3,8,4):(32,1,8)])",
-        &[3, 64, 256],
-        want128,
-    );
+    check_map(&t, "tile(Swizzle(3,3,3), S[(3,8,4):(32,1,8)])", &[3, 64, 256], want128);
     let t = ok(
         "tile(Swizzle(3,2,3), outer)",
-        tile(
-            &layout("Swizzle(3,2,3)"),
-            &tile_layout("S[(3,8,8):(64,1,8)]"),
-            &[1, 8, 32],
-            &[3, 8, 8],
-        ),
+        tile(&layout("Swizzle(3,2,3)"), &tile_layout("S[(3,8,8):(64,1,8)]"), &[1, 8, 32], &[3, 8, 8]),
     );
-    check_map(
-        &t,
-        "tile(Swizzle(3,2,3), S[(3,8,8):(64,1,8)])",
-        &[3, 64, 256],
-        want64,
-    );
+    check_map(&t, "tile(Swizzle(3,2,3), S[(3,8,8):(64,1,8)])", &[3, 64, 256], want64);
+    // tile-of on a ComposeLayout acts on its tile (how TIRx's tcgen05 dispatch recovers the atom tiler): the outer
+    // of the 128B buffer over the bare atom is the [3, 8, 4] grid of atoms, 32 / 1 / 8 atoms apart.
+    let smem = layout("Swizzle(3,3,3) o S[(3,64,4,64):(16384,64,4096,1)]");
+    let b = ok("outer_of(smem, atom)", outer_of(&smem, &layout("Swizzle(3,3,3)"), &[3, 64, 256], &[1, 8, 64]));
+    check_map(&b.into(), "outer_of(smem, atom)", &[3, 8, 4], |x| vec![pt!(m = 32 * x[0] + x[1] + 8 * x[2])]);
+    let a = ok("inner_of(smem, grid)", inner_of(&smem, &tile_layout("S[(3,8,4):(32,1,8)]"), &[3, 64, 256], &[3, 8, 4]));
+    assert_eq!(a.swizzle(), Some(Swizzle::new(3, 3, 3).unwrap()), "the inner keeps the swizzle");
+    check_map(&a, "inner_of(smem, grid)", &[1, 8, 64], |x| vec![pt!(m = swizzle_formula(3, 3, 3, 64 * x[1] + x[2]))]);
 }
 
 // ------------------------------------------------------------------------------------------------------------------
@@ -1485,10 +1152,7 @@ fn check_slice(text: &str, shape: &[i64], region: &[(i64, i64)]) {
     for y in coords(&extents) {
         let x: Vec<i64> = y.iter().zip(region).map(|(yi, (b, _))| yi + b).collect();
         let want = actual_set(l.eval(shape, &x).unwrap());
-        let got = actual_set(
-            s.eval(&extents, &y)
-                .unwrap_or_else(|e| panic!("{what} at {y:?}: {e}")),
-        );
+        let got = actual_set(s.eval(&extents, &y).unwrap_or_else(|e| panic!("{what} at {y:?}: {e}")));
         assert_eq!(got, want, "{what} at {y:?}");
     }
 }
@@ -1500,19 +1164,16 @@ fn check_slice(text: &str, shape: &[i64], region: &[(i64, i64)]) {
 /// + (6+y)%4 = 26, 27, 40, 41.
 #[test]
 fn slice_one_wrap_worked_result() {
-    check_all("S[(1,2,2):(4,14,1)] + 26@m", &[1, 4], |x| {
+    check_all("S[(1,2,2):(4,14,1)] + 26@m", &[1, 4], |x| vec![pt!(m = [26, 27, 40, 41][x[1] as usize])]);
+    let s = ok("slice", slice(&layout("S[(4,4,4):(4,16,1)]"), &[4, 16], &[(2, 3), (6, 10)]));
+    check_map(&s, "slice(S[(4,4,4):(4,16,1)], [2:3, 6:10])", &[1, 4], |x| {
         vec![pt!(m = [26, 27, 40, 41][x[1] as usize])]
     });
-    let s = ok(
-        "slice",
-        slice(&layout("S[(4,4,4):(4,16,1)]"), &[4, 16], &[(2, 3), (6, 10)]),
-    );
-    check_map(
-        &s,
-        "slice(S[(4,4,4):(4,16,1)], [2:3, 6:10])",
-        &[1, 4],
-        |x| vec![pt!(m = [26, 27, 40, 41][x[1] as usize])],
-    );
+    // No replica, so the normalized shard is unique (App. A, Theorem A.8): the slice's canonical form is the listed
+    // result's, `S[(2,2):(14,1)] + 26` once D0 drops the unit iter.
+    let listed = canonicalize(&layout("S[(1,2,2):(4,14,1)] + 26@m")).layout;
+    assert_eq!(canonicalize(&s).layout, listed);
+    assert_eq!(listed.tile().shard(), iters(&[(2, 14, "m"), (2, 1, "m")]));
     check_slice("S[(4,4,4):(4,16,1)]", &[4, 16], &[(0, 4), (6, 10)]);
 }
 
@@ -1523,39 +1184,19 @@ fn slice_spec_layouts() {
     check_slice(TC_TILE, &[8, 16], &[(0, 8), (8, 16)]);
     check_slice(TC_TILE, &[8, 16], &[(2, 6), (0, 8)]);
     check_slice(TC_TILE, &[8, 16], &[(3, 4), (2, 6)]);
-    let s = ok(
-        "slice",
-        slice(&layout(TC_TILE), &[8, 16], &[(2, 6), (8, 16)]),
-    );
-    check_map(&s, "slice(tc tile, [2:6, 8:16])", &[4, 8], |y| {
-        tc_formula(y[0] + 2, y[1] + 8)
-    });
+    let s = ok("slice", slice(&layout(TC_TILE), &[8, 16], &[(2, 6), (8, 16)]));
+    check_map(&s, "slice(tc tile, [2:6, 8:16])", &[4, 8], |y| tc_formula(y[0] + 2, y[1] + 8));
     // One 2x4 tile of the chapter's tiled layout is contiguous: 24 + 4a + b.
-    let s = ok(
-        "slice",
-        slice(&layout(CHAPTER_TILED), &[8, 8], &[(2, 4), (4, 8)]),
-    );
-    check_map(&s, "slice(chapter tiled, [2:4, 4:8])", &[2, 4], |y| {
-        vec![pt!(m = 24 + 4 * y[0] + y[1])]
-    });
+    let s = ok("slice", slice(&layout(CHAPTER_TILED), &[8, 8], &[(2, 4), (4, 8)]));
+    check_map(&s, "slice(chapter tiled, [2:4, 4:8])", &[2, 4], |y| vec![pt!(m = 24 + 4 * y[0] + y[1])]);
     // Tensor memory: lanes 32..64 of both stages.
-    let s = ok(
-        "slice",
-        slice(&layout(TMEM), &[2, 128, 112], &[(0, 2), (32, 64), (0, 112)]),
-    );
-    check_map(&s, "slice(tmem)", &[2, 32, 112], |y| {
-        vec![pt!(TLane = 32 + y[1], TCol = 112 * y[0] + y[2])]
-    });
+    let s = ok("slice", slice(&layout(TMEM), &[2, 128, 112], &[(0, 2), (32, 64), (0, 112)]));
+    check_map(&s, "slice(tmem)", &[2, 32, 112], |y| vec![pt!(TLane = 32 + y[1], TCol = 112 * y[0] + y[2])]);
     // The scale-factor atom keeps its replica.
     check_slice(SF_ATOM, &[32, 4], &[(8, 16), (0, 4)]);
     // A swizzled tile keeps its swizzle, applied to the absolute address: 64i + 8 (1 xor i) + j'.
-    let s = ok(
-        "slice",
-        slice(&layout(SWIZZLED), &[8, 64], &[(0, 8), (8, 16)]),
-    );
-    check_map(&s, "slice(swizzled, [0:8, 8:16])", &[8, 8], |y| {
-        vec![pt!(m = swizzled_addr(y[0], 8 + y[1]))]
-    });
+    let s = ok("slice", slice(&layout(SWIZZLED), &[8, 64], &[(0, 8), (8, 16)]));
+    check_map(&s, "slice(swizzled, [0:8, 8:16])", &[8, 8], |y| vec![pt!(m = swizzled_addr(y[0], 8 + y[1]))]);
     check_slice(SWIZZLED, &[8, 64], &[(2, 6), (16, 48)]);
 }
 
@@ -1565,10 +1206,7 @@ fn slice_spec_layouts() {
 #[test]
 fn slice_without_a_layout_is_an_error() {
     let err = slice(&layout(TC_TILE), &[8, 16], &[(0, 8), (4, 12)]);
-    assert!(
-        err.is_err(),
-        "no layout realizes columns 4..12 of the tensor-core tile: {err:?}"
-    );
+    assert!(err.is_err(), "no layout realizes columns 4..12 of the tensor-core tile: {err:?}");
     let msg = err.unwrap_err().message;
     assert!(msg.contains("dim"), "the error names the dimension: {msg}");
 }
@@ -1587,38 +1225,17 @@ fn canonical_shards() {
         ("S[(8,4):(-4,-1)]", iters(&[(32, -1, "m")])),
         ("S[(4,8):(1,4)]", iters(&[(4, 1, "m"), (8, 4, "m")])),
         ("S[(8, 16) : (16@m, 1@m)]", iters(&[(128, 1, "m")])),
-        (
-            "S[(8, 4, 2) : (4@laneid, 1@laneid, 1@reg)]",
-            iters(&[(32, 1, "laneid"), (2, 1, "reg")]),
-        ),
-        (
-            TC_TILE,
-            iters(&[
-                (8, 4, "laneid"),
-                (2, 1, "warpid"),
-                (4, 1, "laneid"),
-                (2, 1, "m"),
-            ]),
-        ),
-        (
-            TMEM,
-            iters(&[(2, 112, "TCol"), (128, 1, "TLane"), (112, 1, "TCol")]),
-        ),
+        ("S[(8, 4, 2) : (4@laneid, 1@laneid, 1@reg)]", iters(&[(32, 1, "laneid"), (2, 1, "reg")])),
+        (TC_TILE, iters(&[(8, 4, "laneid"), (2, 1, "warpid"), (4, 1, "laneid"), (2, 1, "m")])),
+        (TMEM, iters(&[(2, 112, "TCol"), (128, 1, "TLane"), (112, 1, "TCol")])),
     ];
     for (text, want) in cases {
         let l = layout(text);
         let c = canonicalize(&l);
-        assert_eq!(
-            c.layout.tile().shard(),
-            want.as_slice(),
-            "canonical shard of {text}"
-        );
+        assert_eq!(c.layout.tile().shard(), want.as_slice(), "canonical shard of {text}");
         let shape = [l.size()];
         for x in 0..l.size() {
-            assert_eq!(
-                actual_set(c.layout.eval(&shape, &[x]).unwrap()),
-                actual_set(l.eval(&shape, &[x]).unwrap())
-            );
+            assert_eq!(actual_set(c.layout.eval(&shape, &[x]).unwrap()), actual_set(l.eval(&shape, &[x]).unwrap()));
         }
     }
 }
@@ -1629,35 +1246,18 @@ fn canonical_shards() {
 fn canonical_replica_and_offset() {
     let c = canonicalize(&layout(TC_TILE));
     assert_eq!(c.layout.tile().replica(), iters(&[(2, 4, "warpid")]));
-    assert_eq!(
-        c.layout.tile().offset(),
-        &BTreeMap::from([(Axis::named("warpid").unwrap(), 5)])
-    );
-    assert!(
-        c.gap_condition,
-        "a single replica iter satisfies the gap condition"
-    );
-    for text in [
-        SF_ATOM,
-        "S[4:1@laneid] + R[3:4@laneid]",
-        "S[(2, 4, 8) : (1@gpuid_y, 8@m, 1@m)] + R[2 : 1@gpuid_x]",
-    ] {
+    assert_eq!(c.layout.tile().offset(), &BTreeMap::from([(Axis::named("warpid").unwrap(), 5)]));
+    assert!(c.gap_condition, "a single replica iter satisfies the gap condition");
+    for text in [SF_ATOM, "S[4:1@laneid] + R[3:4@laneid]", "S[(2, 4, 8) : (1@gpuid_y, 8@m, 1@m)] + R[2 : 1@gpuid_x]"] {
         assert!(canonicalize(&layout(text)).gap_condition, "{text}");
     }
     let c = canonicalize(&layout("S[4:1@laneid] + 0@warpid"));
-    assert!(
-        c.layout.tile().offset().is_empty(),
-        "zero offsets are dropped: {:?}",
-        c.layout
-    );
+    assert!(c.layout.tile().offset().is_empty(), "zero offsets are dropped: {:?}", c.layout);
     // C1: a negative replica stride flips and moves (e-1)*s into the offset; C2: R[2:1] and R[4:2] on one axis
     // cover the contiguous run 0..8.
     let c = canonicalize(&layout("S[4:1@laneid] + R[4:-2@warpid]"));
     assert_eq!(c.layout.tile().replica(), iters(&[(4, 2, "warpid")]));
-    assert_eq!(
-        c.layout.tile().offset(),
-        &BTreeMap::from([(Axis::named("warpid").unwrap(), -6)])
-    );
+    assert_eq!(c.layout.tile().offset(), &BTreeMap::from([(Axis::named("warpid").unwrap(), -6)]));
     let c = canonicalize(&layout("S[4:1@laneid] + R[2:1@warpid] + R[4:2@warpid]"));
     assert_eq!(c.layout.tile().replica(), iters(&[(8, 1, "warpid")]));
 }
@@ -1678,44 +1278,20 @@ fn group_worked_results() {
     assert_eq!(g.seps, vec![0, 1, 2]);
     assert!(group(&tile_layout("S[(2,3):(1,2)]"), &[3, 2]).is_err());
     let g = ok("group", group(&tile_layout(TC_TILE), &[8, 16]));
-    assert_eq!(
-        g.layout.shard(),
-        iters(&[
-            (8, 4, "laneid"),
-            (2, 1, "warpid"),
-            (4, 1, "laneid"),
-            (2, 1, "m")
-        ])
-    );
+    assert_eq!(g.layout.shard(), iters(&[(8, 4, "laneid"), (2, 1, "warpid"), (4, 1, "laneid"), (2, 1, "m")]));
     assert_eq!(g.seps, vec![0, 1, 4]);
     assert_eq!(g.layout.replica(), iters(&[(2, 4, "warpid")]));
     let g = ok("group", group(&tile_layout("S[8:1]"), &[1, 8]));
     assert_eq!(g.seps.len(), 3);
-    let blocks: Vec<i64> = g
-        .seps
-        .windows(2)
-        .map(|w| {
-            g.layout.shard()[w[0]..w[1]]
-                .iter()
-                .map(|i| i.extent)
-                .product()
-        })
-        .collect();
+    let blocks: Vec<i64> =
+        g.seps.windows(2).map(|w| g.layout.shard()[w[0]..w[1]].iter().map(|i| i.extent).product()).collect();
     assert_eq!(blocks, vec![1, 8]);
     // Each grouping keeps the induced map over the shape.
-    for (text, shape) in [
-        ("S[(4,2):(2,1)]", vec![2, 4]),
-        (TC_TILE, vec![8, 16]),
-        (TMEM, vec![256, 112]),
-    ] {
+    for (text, shape) in [("S[(4,2):(2,1)]", vec![2, 4]), (TC_TILE, vec![8, 16]), (TMEM, vec![256, 112])] {
         let l = layout(text);
         let g: Layout = ok("group", group(&tile_layout(text), &shape)).layout.into();
         for x in coords(&shape) {
-            assert_eq!(
-                actual_set(g.eval(&shape, &x).unwrap()),
-                actual_set(l.eval(&shape, &x).unwrap()),
-                "{text}"
-            );
+            assert_eq!(actual_set(g.eval(&shape, &x).unwrap()), actual_set(l.eval(&shape, &x).unwrap()), "{text}");
         }
     }
 }
@@ -1757,11 +1333,7 @@ fn parser_reads_the_spec_texts() {
         let parsed = layout(text);
         assert_eq!(parsed, build(text), "parse `{text}`");
         let printed = parsed.to_string();
-        assert_eq!(
-            parse_layout(&printed).as_ref(),
-            Ok(&parsed),
-            "parse(print(`{text}`)) = parse(`{printed}`)"
-        );
+        assert_eq!(parse_layout(&printed).as_ref(), Ok(&parsed), "parse(print(`{text}`)) = parse(`{printed}`)");
         assert_no_space_in_brackets(&printed);
     }
 }
@@ -1786,18 +1358,9 @@ fn canonical_text_of_spec_layouts() {
         ("S[(4,1,4):(0,7,0)]", "S[16:0]"),
         ("S[(8,4):(-4,-1)]", "S[32:-1]"),
         ("S[(8, 16) : (16@m, 1@m)]", "S[128:1]"),
-        (
-            "S[(8, 4, 2) : (4@laneid, 1@laneid, 1@reg)]",
-            "S[(32,2):(1@laneid,1@reg)]",
-        ),
-        (
-            TC_TILE,
-            "S[(8,2,4,2):(4@laneid,1@warpid,1@laneid,1)]+R[2:4@warpid]+5@warpid",
-        ),
-        (
-            "S[(2, 4, 8) : (1@gpuid_y, 8@m, 1@m)] + R[2 : 1@gpuid_x]",
-            "S[(2,32):(1@gpuid_y,1)]+R[2:1@gpuid_x]",
-        ),
+        ("S[(8, 4, 2) : (4@laneid, 1@laneid, 1@reg)]", "S[(32,2):(1@laneid,1@reg)]"),
+        (TC_TILE, "S[(8,2,4,2):(4@laneid,1@warpid,1@laneid,1)]+R[2:4@warpid]+5@warpid"),
+        ("S[(2, 4, 8) : (1@gpuid_y, 8@m, 1@m)] + R[2 : 1@gpuid_x]", "S[(2,32):(1@gpuid_y,1)]+R[2:1@gpuid_x]"),
         (SF_ATOM, "S[(32,4):(1@TLane,1@TCol)]+R[4:32@TLane]"),
         (SWIZZLED, "Swizzle(3,3,3)"),
         ("S[(2,2,2,2):(8,4,2,1)]", "S[16:1]"),
