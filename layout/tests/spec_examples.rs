@@ -1336,6 +1336,10 @@ fn parser_reads_the_spec_texts() {
         assert_eq!(parse_layout(&printed).as_ref(), Ok(&parsed), "parse(print(`{text}`)) = parse(`{printed}`)");
         assert_no_space_in_brackets(&printed);
     }
+    // The TIRx page writes a term as "n @ axis" and prints `4 @ Axis.laneid`; TIRx's `tx` is our `tid`.
+    let spaced = "S[(8, 2, 4, 2) : (4 @ laneid, 1 @ warpid, 1 @ laneid, 1)] + R[2 : 4 @ warpid] + 5 @ warpid";
+    assert_eq!(layout(spaced), layout(TC_TILE));
+    assert_eq!(layout("S[(4,32):(32@tx,1)]"), layout("S[(4,32):(32@tid,1)]"));
 }
 
 fn assert_no_space_in_brackets(text: &str) {
@@ -1364,6 +1368,8 @@ fn canonical_text_of_spec_layouts() {
         (SF_ATOM, "S[(32,4):(1@TLane,1@TCol)]+R[4:32@TLane]"),
         (SWIZZLED, "Swizzle(3,3,3)"),
         ("S[(2,2,2,2):(8,4,2,1)]", "S[16:1]"),
+        // Replica iters in a fixed order: by axis, then stride, then extent.
+        ("S[8:1] + R[2:64@warpid] + R[2:16] + R[2:8@laneid]", "S[8:1]+R[(2,2,2):(8@laneid,16,64@warpid)]"),
         // D0 keeps one unit iter when the shard would become empty; reference-tirx.md:
         // `S[(1,1):(5@laneid,3)] -> S[(1):(1@laneid)]`. Zero offsets are dropped.
         ("S[(1,1):(5@laneid,3)] + 0@warpid", "S[1:1@laneid]"),
