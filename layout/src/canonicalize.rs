@@ -53,9 +53,7 @@ pub fn canonicalize(layout: &Layout) -> Canonical {
     let (tile, gap_condition) = canonicalize_tile(layout.tile());
     let layout = match layout {
         Layout::Tile(_) => Layout::Tile(tile),
-        Layout::Compose(c) => {
-            ComposeLayout::new(c.swizzle(), tile).map_or_else(|_| layout.clone(), Layout::Compose)
-        }
+        Layout::Compose(c) => ComposeLayout::new(c.swizzle(), tile).map_or_else(|_| layout.clone(), Layout::Compose),
     };
     Canonical { layout, gap_condition }
 }

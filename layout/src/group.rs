@@ -201,13 +201,16 @@ fn ratios(chain: &[i64]) -> Result<Vec<i64>> {
         .collect()
 }
 
-/// The separators of one shape: its `t`-th boundary of value `v` is the `t`-th `v` of the merged chain.
+/// The separators of one shape: its `t`-th boundary of value `v` is the `t`-th `v` of the merged chain, and its
+/// last boundary is the end of the shard (unit iters of other shapes' trailing unit dims join its last block).
 fn seps_in(chain: &[i64], merged: &[i64], refined_seps: &[usize]) -> Vec<usize> {
+    let end = refined_seps.last().copied().unwrap_or(0);
     let mut seps = vec![0];
     for (k, &v) in chain.iter().enumerate() {
         let t = chain[..k].iter().filter(|&&x| x == v).count();
         let first = merged.iter().position(|&x| x == v).unwrap_or(0);
-        seps.push(refined_seps.get(first + t + 1).copied().unwrap_or(0));
+        let sep = if k + 1 == chain.len() { end } else { refined_seps.get(first + t + 1).copied().unwrap_or(end) };
+        seps.push(sep);
     }
     seps
 }
@@ -254,6 +257,6 @@ mod tests {
         assert_eq!(g.seps, vec![vec![0, 2, 3], vec![0, 1, 3]]);
         assert!(group_many(&tl("S[6:1]"), &[&[2, 3], &[3, 2]]).unwrap_err().message.contains("incompatible"));
         let g = group_many(&tl("S[4:1]"), &[&[1, 4], &[4, 1]]).unwrap();
-        assert_eq!(g.seps, vec![vec![0, 1, 2], vec![0, 2, 3]]);
+        assert_eq!(g.seps, vec![vec![0, 1, 3], vec![0, 2, 3]]);
     }
 }

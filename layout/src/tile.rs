@@ -69,9 +69,8 @@ pub fn span_vector(layout: &TileLayout) -> BTreeMap<Axis, i64> {
 pub fn tile_under_swizzle(layout: &Layout, shape: &[i64]) -> Result<TileLayout> {
     match layout {
         Layout::Compose(c) if c.is_bare() && Some(c.tile().size()) != shape_size(shape) => {
-            let size = shape_size(shape).ok_or_else(|| {
-                LayoutError::new(format!("shape {} has too many elements", shape_text(shape)))
-            })?;
+            let size = shape_size(shape)
+                .ok_or_else(|| LayoutError::new(format!("shape {} has too many elements", shape_text(shape))))?;
             TileLayout::row_major(&[size])
         }
         _ => Ok(layout.tile().clone()),

@@ -59,7 +59,8 @@ fn rewrite(t: &TileLayout, seeds: &[u32]) -> TileLayout {
         let it = shard[i];
         if let Some(&f) = prime_factors(it.extent).first().filter(|&&f| f < it.extent) {
             let (outer, inner) = (it.extent / f, f);
-            shard.splice(i..=i, [Iter { extent: outer, stride: it.stride * inner, ..it }, Iter { extent: inner, ..it }]);
+            shard
+                .splice(i..=i, [Iter { extent: outer, stride: it.stride * inner, ..it }, Iter { extent: inner, ..it }]);
         }
     }
     if seeds[1] % 2 == 0 {
@@ -73,7 +74,8 @@ fn rewrite(t: &TileLayout, seeds: &[u32]) -> TileLayout {
             replica[i].stride = -it.stride;
         } else if let Some(&f) = prime_factors(it.extent).first().filter(|&&f| f < it.extent) {
             let (outer, inner) = (it.extent / f, f);
-            replica.splice(i..=i, [Iter { extent: outer, stride: it.stride * inner, ..it }, Iter { extent: inner, ..it }]);
+            replica
+                .splice(i..=i, [Iter { extent: outer, stride: it.stride * inner, ..it }, Iter { extent: inner, ..it }]);
         }
     }
     if seeds[7] % 3 == 0 {
@@ -89,6 +91,10 @@ fn rewrite(t: &TileLayout, seeds: &[u32]) -> TileLayout {
 fn enum_equivalent(a: &Layout, b: &Layout) -> bool {
     ref_map(a) == ref_map(b)
 }
+
+/// One axis, shards of size <= 2, up to three replica iters with |stride| <= 5.
+const REPLICAS: Params =
+    Params { max_size: 2, max_shard: 1, max_replica: 3, max_stride: 5, axes: &["m"], max_offset: 3 };
 
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(10_000))]
@@ -122,6 +128,19 @@ proptest! {
     /// equal iff the map keys are; and `equivalent` always agrees with enumeration.
     #[test]
     fn gap_condition_decides_equivalence(a in tile_layout(Params::tiny()), b in tile_layout(Params::tiny())) {
+        let b = if b.size() == a.size() { b } else { resized(&b, a.size()) };
+        let (la, lb) = (Layout::Tile(a.clone()), Layout::Tile(b.clone()));
+        let same = enum_equivalent(&la, &lb);
+        prop_assert_eq!(equivalent(&la, &lb, &[a.size()]).unwrap(), same, "{} vs {}", a, b);
+        if canonicalize_tile(&a).1 && canonicalize_tile(&b).1 {
+            prop_assert_eq!(map_key(&a) == map_key(&b), same, "{} vs {}", a, b);
+        }
+    }
+
+    /// Theorem A.2 for replica sets alone: one axis, small shards, up to three replica iters with strides up to 5,
+    /// so that GC-satisfying replica sets with non-multiple strides (e.g. `R[(2,2):(2,3)]`) meet often.
+    #[test]
+    fn gap_condition_decides_replica_sets(a in tile_layout(REPLICAS), b in tile_layout(REPLICAS)) {
         let b = if b.size() == a.size() { b } else { resized(&b, a.size()) };
         let (la, lb) = (Layout::Tile(a.clone()), Layout::Tile(b.clone()));
         let same = enum_equivalent(&la, &lb);

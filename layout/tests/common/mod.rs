@@ -10,7 +10,7 @@
 //! Reference semantics ([`ref_eval`], [`ref_map`]): written from semantics.md, not from the crate: flatten
 //! row-major, split the flat index over the shard extents (last iter fastest), add digit*stride per axis, add
 //! the offset, add every replica combination, apply the swizzle bit by bit to `m`. Points are arrays with one
-//! value per built-in axis, so an axis a layout does not mention is simply at 0.
+//! value per axis of `REF_AXES`, so an axis a layout does not mention is simply at 0.
 #![allow(dead_code)]
 
 use axe_layout::canonicalize::normalize_shard;
@@ -18,10 +18,14 @@ use axe_layout::{Axis, ComposeLayout, Iter, Layout, Swizzle, TileLayout};
 use proptest::prelude::*;
 use std::collections::{BTreeMap, BTreeSet};
 
-/// How many built-in axes there are: the slots of a [`Point`].
-pub const SLOTS: usize = 24;
+/// The axes the reference evaluator knows, in slot order (extend it when a test needs another axis).
+pub const REF_AXES: [&str; SLOTS] =
+    ["m", "laneid", "warpid", "wgid", "wid_in_wg", "tid_in_wg", "tid", "TLane", "TCol", "P", "F", "gpuid"];
 
-/// A point: one value per built-in axis, indexed by [`slot`]; an axis a layout does not use is at 0.
+/// The number of slots of a [`Point`].
+pub const SLOTS: usize = 12;
+
+/// A point: one value per axis of [`REF_AXES`], indexed by [`slot`]; an axis a layout does not use is at 0.
 pub type Point = [i64; SLOTS];
 
 /// The axes the generators draw from (memory, thread and tensor-memory axes).
@@ -153,7 +157,7 @@ pub fn swizzle() -> impl Strategy<Value = Swizzle> + Clone {
 pub fn compose_layout(max_size: i64) -> impl Strategy<Value = ComposeLayout> + Clone {
     let small: Vec<Swizzle> = (0u32..=2)
         .flat_map(|m| (0u32..=3).flat_map(move |s| (0..=s).map(move |b| Swizzle::new(m, b, s).unwrap())))
-        .filter(|s| s.period() <= max_size.max(1) * 4)
+        .filter(|s| s.period() <= max_size.max(1))
         .collect();
     let bare = prop::sample::select(small);
     prop_oneof![
@@ -232,9 +236,61 @@ pub fn ref_swizzle(sw: Swizzle, a: i64) -> i64 {
     (q << m) | low
 }
 
-/// The slot of an axis in a [`Point`]: its position among the built-in axes (`m` is slot 0).
+/// The slot of an axis in a [`Point`]: its position in [`REF_AXES`] (`m` is slot 0).
 pub fn slot(axis: Axis) -> usize {
-    Axis::builtins().position(|a| a == axis).expect("the reference evaluator knows the built-in axes only")
+    REF_AXES.iter().position(|a| *a == axis.name()).expect("the reference evaluator knows the axes of REF_AXES only")
+}
+
+/// A layout prepared for reference evaluation: iters with their axis slots resolved, replica points listed.
+#[derive(Clone, Debug)]
+pub struct Ref {
+    shard: Vec<(i64, i64, usize)>,
+    offset: Point,
+    replicas: Vec<Point>,
+    swizzle: Option<Swizzle>,
+    /// The number of logical elements (product of shard extents).
+    pub size: i64,
+}
+
+impl Ref {
+    /// Prepares `layout` (its swizzle, if any, is applied by [`Ref::eval`]).
+    pub fn new(layout: &Layout) -> Ref {
+        let tile = layout.tile();
+        let mut offset = [0; SLOTS];
+        for (a, v) in tile.offset() {
+            offset[slot(*a)] += v;
+        }
+        let shard: Vec<(i64, i64, usize)> = tile.shard().iter().map(|i| (i.extent, i.stride, slot(i.axis))).collect();
+        let size = shard.iter().map(|i| i.0).product();
+        Ref { shard, offset, replicas: ref_replicas(tile), swizzle: layout.swizzle(), size }
+    }
+
+    /// Prepares a tile layout (no swizzle).
+    pub fn tile(tile: &TileLayout) -> Ref {
+        Ref::new(&Layout::Tile(tile.clone()))
+    }
+
+    /// D(flat) + O: split `flat` over the shard extents, last iter fastest.
+    pub fn base(&self, flat: i64) -> Point {
+        let mut p = self.offset;
+        let mut rest = flat;
+        for &(e, s, k) in self.shard.iter().rev() {
+            p[k] += (rest % e) * s;
+            rest /= e;
+        }
+        p
+    }
+
+    /// L(flat) = { swz(D(flat) + O + r) | r in R }.
+    pub fn eval(&self, flat: i64) -> BTreeSet<Point> {
+        let base = self.base(flat);
+        self.replicas.iter().map(|r| finish(self.swizzle, add(&base, r))).collect()
+    }
+
+    /// L(flat) for every flat index.
+    pub fn map(&self) -> Vec<BTreeSet<Point>> {
+        (0..self.size).map(|f| self.eval(f)).collect()
+    }
 }
 
 /// Every combination of replica offsets.
@@ -256,28 +312,22 @@ pub fn ref_replicas(tile: &TileLayout) -> Vec<Point> {
     points
 }
 
-/// D(flat) + O of a tile layout, by the definition.
-pub fn ref_base(tile: &TileLayout, flat: i64) -> Point {
-    let mut p = [0; SLOTS];
-    for (a, v) in tile.offset() {
-        p[slot(*a)] += v;
-    }
-    let mut rest = flat;
-    for it in tile.shard().iter().rev() {
-        p[slot(it.axis)] += (rest % it.extent) * it.stride;
-        rest /= it.extent;
-    }
-    p
-}
-
 /// `a + b`, axis by axis.
 pub fn add(a: &Point, b: &Point) -> Point {
-    std::array::from_fn(|k| a[k] + b[k])
+    let mut out = *a;
+    for k in 0..SLOTS {
+        out[k] += b[k];
+    }
+    out
 }
 
 /// `scale (.) a`, axis by axis.
 pub fn hadamard(scale: &Point, a: &Point) -> Point {
-    std::array::from_fn(|k| scale[k] * a[k])
+    let mut out = *a;
+    for k in 0..SLOTS {
+        out[k] *= scale[k];
+    }
+    out
 }
 
 /// Applies the swizzle (if any) to `m`.
@@ -288,22 +338,19 @@ pub fn finish(sw: Option<Swizzle>, mut p: Point) -> Point {
     p
 }
 
-/// L(flat) by the definition (semantics.md "Forward map"), given the layout's replica points.
-pub fn ref_eval_with(layout: &Layout, replicas: &[Point], flat: i64) -> BTreeSet<Point> {
-    let base = ref_base(layout.tile(), flat);
-    replicas.iter().map(|r| finish(layout.swizzle(), add(&base, r))).collect()
+/// D(flat) + O of a tile layout, by the definition (replica and swizzle not applied).
+pub fn ref_base(tile: &TileLayout, flat: i64) -> Point {
+    Ref::tile(tile).base(flat)
 }
 
-/// L(flat) by the definition.
+/// L(flat) by the definition (semantics.md "Forward map").
 pub fn ref_eval(layout: &Layout, flat: i64) -> BTreeSet<Point> {
-    ref_eval_with(layout, &ref_replicas(layout.tile()), flat)
+    Ref::new(layout).eval(flat)
 }
 
 /// L(flat) for every flat index of the layout.
 pub fn ref_map(layout: &Layout) -> Vec<BTreeSet<Point>> {
-    let replicas = ref_replicas(layout.tile());
-    let size = layout.tile().shard().iter().map(|i| i.extent).product();
-    (0..size).map(|f| ref_eval_with(layout, &replicas, f)).collect()
+    Ref::new(layout).map()
 }
 
 /// span(L, a) = 1 + sum over shard and replica iters on `a` of (e-1)*|s| + O[a], per slot (1 on unused axes).
