@@ -17,15 +17,17 @@
 //!
 //! **Gap condition** (GC, App. A.1 and Lemma A.9, "cumulative separation"): on every axis, listing the saturated
 //! replica iters by increasing stride `s_1 < s_2 < ...` with extents `e_j`, each stride exceeds the total reach of
-//! the smaller ones: `s_{k+1} > sum_{j <= k} (e_j - 1) * s_j`. Two iters with equal strides violate it. (The
-//! paper's own GC, lost in extraction, implies this; we check the weaker, cumulative form, under which Lemma A.10
-//! already gives unique replica digits.)
+//! the smaller ones: `s_{k+1} > sum_{j <= k} (e_j - 1) * s_j`. Two iters with equal strides violate it. The
+//! paper's GC inequality is lost in extraction; Lemma A.9 derives exactly this inequality from it "by induction",
+//! which fits a per-neighbour GC such as `s_{k+1} >= e_k * s_k`. We check the cumulative form itself: it is the
+//! weaker of the two and is what Lemmas A.10/A.11 use (unique replica digits); the property tests confirm
+//! uniqueness under it on small spaces by enumeration.
 //!
 //! **Uniqueness** (Theorem A.2): when both canonical forms satisfy GC, two layouts have the same induced map iff
 //! their canonical forms agree *up to structure the map cannot see*: the axis of a stride-0 shard iter, and the
 //! lone unit iter of a size-1 shard (`S[1:1@laneid]` vs `S[]`). Canonicalization keeps those (they record
-//! intent, e.g. which thread axis a broadcast spans); [`map_key`] erases them for comparisons. Points are compared with zero
-//! entries dropped: an axis absent from a point is at 0 (see [`crate::tile_layout::Coord`]).
+//! intent, e.g. which thread axis a broadcast spans); [`map_key`] erases them for comparisons. Points are
+//! compared with zero entries dropped: an axis absent from a point is at 0 (see [`crate::tile_layout::Coord`]).
 
 use crate::arith::mul;
 use crate::axis::Axis;
@@ -145,7 +147,8 @@ fn absorb_multiples(mut replica: Vec<Iter>) -> Vec<Iter> {
     }
 }
 
-/// The replica order: by axis name, then stride, then extent.
+/// The deterministic replica order of the canonical form (App. A.1, "sort R"): by axis name, then stride, then
+/// extent; never by hash.
 pub fn replica_order(it: &Iter) -> (Axis, i64, i64) {
     (it.axis, it.stride, it.extent)
 }
