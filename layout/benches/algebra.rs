@@ -42,7 +42,8 @@ const ITERS16_FUSABLE: &str = "S[(2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2):\
 /// included.
 fn eval_spread(l: &Layout, count: i64) -> usize {
     let step = (l.size() / count).max(1);
-    (0..l.size()).step_by(step as usize).map(|flat| l.eval_flat(flat).expect("in range").len()).sum()
+    let evaluator = l.evaluator();
+    (0..l.size()).step_by(step as usize).map(|flat| evaluator.eval_flat(flat).expect("in range").len()).sum()
 }
 
 fn config() -> Criterion {

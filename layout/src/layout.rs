@@ -2,6 +2,7 @@
 
 use crate::axis::Axis;
 use crate::error::{LayoutError, Result};
+use crate::eval::Evaluator;
 use crate::swizzle::Swizzle;
 use crate::tile_layout::{flatten, Coord, TileLayout};
 
@@ -108,25 +109,14 @@ impl Layout {
     }
 
     /// L(flat): the coordinate set of a row-major flat index. For a ComposeLayout, `m` is the swizzled address.
+    /// To evaluate many indices, prepare an [`Evaluator`] once instead.
     pub fn eval_flat(&self, flat: i64) -> Result<Vec<Coord>> {
-        let points = self.tile().eval_flat(flat)?;
-        Ok(match self {
-            Layout::Tile(_) => points,
-            Layout::Compose(c) => {
-                let mut out: Vec<Coord> = points
-                    .into_iter()
-                    .map(|mut p| {
-                        if let Some(a) = p.get_mut(&Axis::M) {
-                            *a = c.swizzle().apply(*a);
-                        }
-                        p
-                    })
-                    .collect();
-                out.sort();
-                out.dedup();
-                out
-            }
-        })
+        Evaluator::new(self).eval_flat(flat)
+    }
+
+    /// The forward map prepared for evaluating many indices.
+    pub fn evaluator(&self) -> Evaluator {
+        Evaluator::new(self)
     }
 
     /// L(x) for a coordinate `x` of an admitted `shape`.

@@ -21,6 +21,7 @@ pub mod axis;
 pub mod canonicalize;
 pub mod direct_sum;
 pub mod error;
+pub mod eval;
 pub mod group;
 pub mod iter;
 pub mod layout;
@@ -34,6 +35,7 @@ pub mod tma;
 
 pub use axis::{Axis, AxisKind, ExecScope};
 pub use error::{LayoutError, Result};
+pub use eval::Evaluator;
 pub use iter::Iter;
 pub use layout::{ComposeLayout, Layout};
 pub use swizzle::{Swizzle, SwizzleMode};

@@ -158,28 +158,9 @@ impl TileLayout {
     }
 
     /// L(flat) = { D(flat) + O + r | r in R }: sorted, duplicates collapsed, each point listing every axis of
-    /// [`TileLayout::axes`] (zero where nothing moves it).
+    /// [`TileLayout::axes`] (zero where nothing moves it). See [`crate::Evaluator`] for evaluating many indices.
     pub fn eval_flat(&self, flat: i64) -> Result<Vec<Coord>> {
-        if flat < 0 || flat >= self.size() {
-            return Err(LayoutError::new(format!("index {flat} is outside the layout's size {}", self.size())));
-        }
-        Ok(self.points_with(&self.base_point(flat), &self.replica_points()))
-    }
-
-    /// Adds each replica offset to `base`, filling every used axis; sorted and deduplicated.
-    pub(crate) fn points_with(&self, base: &Coord, replicas: &[Coord]) -> Vec<Coord> {
-        let axes = self.axes();
-        let mut out: Vec<Coord> = replicas
-            .iter()
-            .map(|r| {
-                axes.iter()
-                    .map(|a| (*a, base.get(a).copied().unwrap_or(0) + r.get(a).copied().unwrap_or(0)))
-                    .collect()
-            })
-            .collect();
-        out.sort();
-        out.dedup();
-        out
+        crate::eval::Evaluator::for_tile(self).eval_flat(flat)
     }
 }
 

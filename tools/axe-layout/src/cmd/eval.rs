@@ -48,7 +48,8 @@ pub fn points_of(layout: &Layout, flats: &[i64]) -> Result<Vec<Vec<Coord>>, CliE
             "the layout has {count} coordinates to list, more than {MAX_POINTS}; use --at to pick one index"
         )));
     }
-    flats.iter().map(|f| layout.eval_flat(*f).map_err(CliError::from)).collect()
+    let evaluator = layout.evaluator();
+    flats.iter().map(|f| evaluator.eval_flat(*f).map_err(CliError::from)).collect()
 }
 
 fn run(args: &Args) -> Result<String, CliError> {
