@@ -1,25 +1,272 @@
 // The axe dialect: the one definition of its attributes, types and ops.
 //
-// Loaded at run time by axe-opt/axe-translate (axe-dialect crate, include_str!)
-// and by upstream tools with `mlir-opt-22 --irdl-file=dialect/axe.irdl.mlir`.
-// Both print the same text for the same input.
+// Loaded at run time by axe-opt/axe-translate (axe-dialect crate, include_str!),
+// by upstream tools with `mlir-opt-22 --irdl-file=dialect/axe.irdl.mlir`, and by
+// C++ projects through cmake/ (axe::loadAxeDialect). All print the same text.
 //
 // IRDL limits in MLIR 22 (see docs/toolchain): ops use the generic syntax only,
-// no traits, no terminators, no verifier hooks. Semantic checks (layout text
-// parses, shapes are admitted, scopes nest) live in Rust, in the axe-dialect
-// verifier. One constraint value per operand: two operands constrained by one
-// SSA value must have equal types.
+// no traits, no terminators, no verifier hooks, no optional attributes. The
+// constraints below are structural (which attribute, which type); the semantic
+// rules (layouts parse and admit shapes, axes fit memory scopes, execution
+// scopes nest, dtypes/shapes/regions agree) are checked by the Rust verifier
+// (dialect/src/verify.rs), which axe-opt runs after parsing and after each pass.
+// One constraint value per operand: two operands constrained by one SSA value
+// must have equal types.
 //
-// Extend by adding `irdl.attribute`, `irdl.type` and `irdl.operation` entries
-// below; keep one entry per concept with a comment saying what it means.
+// Collective ops carry `scope = #axe.exec<...>` and may carry an extra
+// `threads = #axe.threads<...>` attribute (IRDL cannot declare an optional
+// attribute; the Rust verifier checks it). docs/dialect.md documents every
+// entry with an example.
 
 irdl.dialect @axe {
+  //===--------------------------------------------------------------------===//
+  // Attributes
+  //===--------------------------------------------------------------------===//
+
   // #axe.layout<"S[...] + R[...] + n@axis">: a layout in the text notation of
-  // the axe-layout crate. The single parameter is the layout text.
+  // the axe-layout crate (shard, replica, offset, optional Swizzle(M,B,S) o).
+  // The single parameter is the layout text; --axe-canonicalize prints it in
+  // canonical form.
   irdl.attribute @layout {
     %text = irdl.base "#builtin.string"
     irdl.parameters(text: %text)
   }
+
+  // #axe.deferred: the layout of a slice result that --axe-slice has not
+  // computed yet. Only valid as the layout of an axe.slice result (and of
+  // values derived from it before --axe-slice runs).
+  irdl.attribute @deferred {
+    irdl.parameters()
+  }
+
+  // #axe.mem<"global"|"shared"|"tmem"|"reg">: where a tensor's elements live:
+  // device global memory, CTA shared memory, Blackwell tensor memory, or the
+  // registers of the threads named by the layout's thread axes.
+  irdl.attribute @mem {
+    %global = irdl.is "global"
+    %shared = irdl.is "shared"
+    %tmem = irdl.is "tmem"
+    %reg = irdl.is "reg"
+    %scope = irdl.any_of(%global, %shared, %tmem, %reg)
+    irdl.parameters(scope: %scope)
+  }
+
+  // #axe.exec<"kernel"|"cluster"|"cta"|"warpgroup"|"warp"|"thread">: the
+  // execution scope of a collective op: every instance of the scope (every
+  // CTA of the launch for "cta") runs the op together (paper section 3.2).
+  irdl.attribute @exec {
+    %kernel = irdl.is "kernel"
+    %cluster = irdl.is "cluster"
+    %cta = irdl.is "cta"
+    %warpgroup = irdl.is "warpgroup"
+    %warp = irdl.is "warp"
+    %thread = irdl.is "thread"
+    %scope = irdl.any_of(%kernel, %cluster, %cta, %warpgroup, %warp, %thread)
+    irdl.parameters(scope: %scope)
+  }
+
+  // #axe.threads<"warpid", array<i64: 0, 4>>: a thread subset of an op's
+  // scope: the units whose index on the thread axis lies in [begin, end)
+  // (warps 0..3 of the CTA here). The axis must index units inside the scope.
+  irdl.attribute @threads {
+    %axis = irdl.base "#builtin.string"
+    %range = irdl.base "#builtin.dense_array"
+    irdl.parameters(axis: %axis, range: %range)
+  }
+
+  //===--------------------------------------------------------------------===//
+  // Types
+  //===--------------------------------------------------------------------===//
+
+  // !axe.tensor<array<i64: 128, 64>, f16, #axe.layout<"...">, #axe.mem<"shared">>:
+  // a tensor of the given shape and element type whose logical index x is
+  // stored at base + layout(x) in the memory scope (paper section 3.2). The
+  // base is the storage of the view or alloc the tensor comes from.
+  irdl.type @tensor {
+    %shape = irdl.base "#builtin.dense_array"
+    %dtype = irdl.any
+    %known = irdl.base @axe::@layout
+    %deferred = irdl.base @axe::@deferred
+    %layout = irdl.any_of(%known, %deferred)
+    %mem = irdl.base @axe::@mem
+    irdl.parameters(shape: %shape, dtype: %dtype, layout: %layout, mem: %mem)
+  }
+
+  // !axe.mbarrier: one mbarrier object in shared memory (PTX mbarrier), the
+  // completion mechanism of axe.copy_async.
+  irdl.type @mbarrier {
+    irdl.parameters()
+  }
+
+  //===--------------------------------------------------------------------===//
+  // Tensors: view, alloc, slice
+  //===--------------------------------------------------------------------===//
+
+  // %t = "axe.view"(%src) : (memref<128x64xf16>) -> !axe.tensor<...global>
+  //
+  // A tensor over existing storage: a memref or !llvm.ptr (global, or shared
+  // for address space 3 / #gpu.address_space<workgroup>), or another axe
+  // tensor (same storage seen with another shape or layout). Not collective.
+  irdl.operation @view {
+    %source = irdl.any
+    %result = irdl.base @axe::@tensor
+    irdl.operands(source: %source)
+    irdl.results(result: %result)
+  }
+
+  // %t = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !axe.tensor<...shared>
+  //
+  // Allocates shared, tensor-memory or register storage for one tensor per
+  // instance of the scope.
+  irdl.operation @alloc {
+    %scope = irdl.base @axe::@exec
+    %result = irdl.base @axe::@tensor
+    irdl.attributes { "scope" = %scope }
+    irdl.results(result: %result)
+  }
+
+  // %s = "axe.slice"(%t, %k) {offsets = array<i64: 0, -9223372036854775808>,
+  //        sizes = array<i64: 128, 32>} : (!axe.tensor<...>, index) -> !axe.tensor<...>
+  //
+  // The rectangular region [offsets, offsets + sizes) of a tensor, on the same
+  // storage. An offset equal to i64 min (MLIR's kDynamic) is taken from the
+  // next `dynamic_offsets` operand, in order. The result layout is the sliced
+  // layout or #axe.deferred (computed by --axe-slice). Not collective.
+  irdl.operation @slice {
+    %source = irdl.base @axe::@tensor
+    %index = irdl.is index
+    %offsets = irdl.base "#builtin.dense_array"
+    %sizes = irdl.base "#builtin.dense_array"
+    %result = irdl.base @axe::@tensor
+    irdl.operands(source: %source, dynamic_offsets: variadic %index)
+    irdl.attributes { "offsets" = %offsets, "sizes" = %sizes }
+    irdl.results(result: %result)
+  }
+
+  //===--------------------------------------------------------------------===//
+  // Operators with schedules
+  //===--------------------------------------------------------------------===//
+
+  // "axe.copy"(%src, %dst) {scope = #axe.exec<"cta">} : (!axe.tensor<...>, !axe.tensor<...>) -> ()
+  //
+  // dst[x] = src[x] for every logical index x, run by the scope together.
+  // Synchronous: the data is in dst when every thread of the scope returns.
+  irdl.operation @copy {
+    %source = irdl.base @axe::@tensor
+    %dest = irdl.base @axe::@tensor
+    %scope = irdl.base @axe::@exec
+    irdl.operands(source: %source, dest: %dest)
+    irdl.attributes { "scope" = %scope }
+  }
+
+  // "axe.copy_async"(%src, %dst, %bar) {scope = #axe.exec<"cta">} : (..., !axe.mbarrier) -> ()
+  //
+  // Asynchronous dst[x] = src[x] (TMA, cp.async). A load into shared memory
+  // completes on the barrier operand (its transaction count drops by the
+  // bytes copied); a store from shared to global has no barrier operand.
+  irdl.operation @copy_async {
+    %source = irdl.base @axe::@tensor
+    %dest = irdl.base @axe::@tensor
+    %barrier = irdl.base @axe::@mbarrier
+    %scope = irdl.base @axe::@exec
+    irdl.operands(source: %source, dest: %dest, barrier: optional %barrier)
+    irdl.attributes { "scope" = %scope }
+  }
+
+  // "axe.gemm"(%a, %b, %c) {scope = #axe.exec<"warpgroup">} : (MxK, KxN, MxN) -> ()
+  //
+  // c += a * b over the tensors' logical indices, run by the scope together
+  // (mma.sync at warp scope, wgmma at warpgroup scope, tcgen05 at cta scope).
+  irdl.operation @gemm {
+    %a = irdl.base @axe::@tensor
+    %b = irdl.base @axe::@tensor
+    %c = irdl.base @axe::@tensor
+    %scope = irdl.base @axe::@exec
+    irdl.operands(a: %a, b: %b, c: %c)
+    irdl.attributes { "scope" = %scope }
+  }
+
+  // "axe.fill"(%t, %v) {scope = #axe.exec<"warp">} : (!axe.tensor<...f32...>, f32) -> ()
+  //
+  // t[x] = v for every logical index x, run by the scope together.
+  irdl.operation @fill {
+    %dest = irdl.base @axe::@tensor
+    %value = irdl.any
+    %scope = irdl.base @axe::@exec
+    irdl.operands(dest: %dest, value: %value)
+    irdl.attributes { "scope" = %scope }
+  }
+
+  //===--------------------------------------------------------------------===//
+  // Barriers
+  //===--------------------------------------------------------------------===//
+
+  // %bar = "axe.mbarrier_alloc"() {scope = #axe.exec<"cta">} : () -> !axe.mbarrier
+  //
+  // One mbarrier in shared memory per instance of the scope.
+  irdl.operation @mbarrier_alloc {
+    %scope = irdl.base @axe::@exec
+    %result = irdl.base @axe::@mbarrier
+    irdl.attributes { "scope" = %scope }
+    irdl.results(result: %result)
+  }
+
+  // "axe.mbarrier_init"(%bar) {count = 1 : i64, scope = #axe.exec<"cta">} : (!axe.mbarrier) -> ()
+  //
+  // Initializes the barrier to expect `count` arrivals per phase.
+  irdl.operation @mbarrier_init {
+    %barrier = irdl.base @axe::@mbarrier
+    %count = irdl.base "#builtin.integer"
+    %scope = irdl.base @axe::@exec
+    irdl.operands(barrier: %barrier)
+    irdl.attributes { "count" = %count, "scope" = %scope }
+  }
+
+  // "axe.mbarrier_arrive"(%bar) {scope = #axe.exec<"warpgroup">} : (!axe.mbarrier) -> ()
+  //
+  // One arrival on the barrier per instance of the scope.
+  irdl.operation @mbarrier_arrive {
+    %barrier = irdl.base @axe::@mbarrier
+    %scope = irdl.base @axe::@exec
+    irdl.operands(barrier: %barrier)
+    irdl.attributes { "scope" = %scope }
+  }
+
+  // "axe.mbarrier_arrive_expect_tx"(%bar) {bytes = 16384 : i64, scope = ...} : (!axe.mbarrier) -> ()
+  //
+  // Arrives and raises the barrier's expected transaction count by `bytes`
+  // (the bytes the phase's copy_async ops will deliver).
+  irdl.operation @mbarrier_arrive_expect_tx {
+    %barrier = irdl.base @axe::@mbarrier
+    %bytes = irdl.base "#builtin.integer"
+    %scope = irdl.base @axe::@exec
+    irdl.operands(barrier: %barrier)
+    irdl.attributes { "bytes" = %bytes, "scope" = %scope }
+  }
+
+  // "axe.mbarrier_wait"(%bar, %phase) {scope = #axe.exec<"cta">} : (!axe.mbarrier, i1) -> ()
+  //
+  // Waits until the barrier's phase with parity %phase has completed.
+  irdl.operation @mbarrier_wait {
+    %barrier = irdl.base @axe::@mbarrier
+    %phase = irdl.is i1
+    %scope = irdl.base @axe::@exec
+    irdl.operands(barrier: %barrier, phase: %phase)
+    irdl.attributes { "scope" = %scope }
+  }
+
+  // "axe.sync"() {scope = #axe.exec<"cta">} : () -> ()
+  //
+  // Execution and memory barrier across the scope (bar.sync for a CTA, a named
+  // barrier for a warpgroup or thread subset, __syncwarp, cluster barrier).
+  irdl.operation @sync {
+    %scope = irdl.base @axe::@exec
+    irdl.attributes { "scope" = %scope }
+  }
+
+  //===--------------------------------------------------------------------===//
+  // Annotations
+  //===--------------------------------------------------------------------===//
 
   // "axe.annotate"(%v) {layout = #axe.layout<"...">} : (T) -> ()
   //

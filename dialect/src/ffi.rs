@@ -6,7 +6,7 @@
 //! [`translate_to_llvm_ir`], which crosses into inkwell.
 
 use melior::{
-    ir::{block::BlockArgument, Location, Operation, OperationRef, ValueLike},
+    ir::{attribute::AttributeLike, block::BlockArgument, operation::OperationLike, Location, Operation, OperationRef, ValueLike},
     pass::OperationPassManager,
     Context, StringRef,
 };
@@ -146,4 +146,35 @@ unsafe extern "C" fn collect_string(chunk: mlir_sys::MlirStringRef, data: *mut c
         let bytes = std::slice::from_raw_parts(chunk.data as *const u8, chunk.length);
         buffer.push_str(&String::from_utf8_lossy(bytes));
     }
+}
+
+/// The context that owns `operation`, borrowed for the operation's lifetime (passes get only an op).
+pub fn context_of<'c>(operation: OperationRef<'c, '_>) -> &'c Context {
+    let context = operation.context();
+    // SAFETY: every op is owned by a live context that outlives `'c`, the lifetime melior ties the op to.
+    unsafe { context.to_ref() }
+}
+
+/// Sets (or replaces) the attribute `name` of `operation`.
+pub fn set_attribute(operation: OperationRef, name: &str, attribute: melior::ir::Attribute) {
+    // SAFETY: both handles are live; MLIR copies the name.
+    unsafe {
+        mlir_sys::mlirOperationSetAttributeByName(
+            operation.to_raw(),
+            StringRef::new(name).to_raw(),
+            attribute.to_raw(),
+        )
+    }
+}
+
+/// Replaces operand `index` of `operation` with `value`.
+pub fn set_operand(operation: OperationRef, index: usize, value: melior::ir::Value) {
+    // SAFETY: both handles are live; the caller keeps `index` below the operand count.
+    unsafe { mlir_sys::mlirOperationSetOperand(operation.to_raw(), index as isize, value.to_raw()) }
+}
+
+/// Whether `value` has any use.
+pub fn has_uses(value: melior::ir::Value) -> bool {
+    // SAFETY: the value is live; a null op operand means no use.
+    unsafe { !mlir_sys::mlirOpOperandIsNull(mlir_sys::mlirValueGetFirstUse(value.to_raw())) }
 }

@@ -7,19 +7,26 @@
 //! loads the axe dialect and attaches the diagnostic handler that collects
 //! diagnostics into a [`DiagnosticSink`].
 //!
+//! [`ops`] gives typed views over axe ops ([`AxeOp`]) and [`types`] reads the dialect's attributes and types
+//! as Rust data; [`verify`] is the semantic verifier every tool runs after parsing and after each pass.
+//!
 //! Raw `mlir-sys` calls live in [`ffi`] and nowhere else.
 #![deny(missing_docs)]
 
 mod context;
 pub mod diagnostics;
 pub mod ffi;
+pub mod ops;
 mod parse;
-mod verify;
+pub mod types;
+pub mod verify;
 
 pub use context::{create_context, AxeContext};
 pub use diagnostics::{Diagnostic, DiagnosticSink, Severity, SourceLoc};
 pub use parse::parse_module;
-pub use verify::verify;
+pub use ops::{AxeOp, OpKind};
+pub use types::{LayoutSpec, MemScope, TensorType, Threads};
+pub use verify::{verify, verify_op, Rule, Violation};
 
 /// The IRDL definition of the axe dialect (`dialect/axe.irdl.mlir`).
 pub const IRDL_SOURCE: &str = include_str!("../axe.irdl.mlir");
@@ -36,4 +43,8 @@ pub mod names {
     pub const LAYOUT_ATTR: &str = "axe.layout";
     /// `"axe.annotate"(%v) {layout = #axe.layout<"...">}`: a layout note on a value.
     pub const ANNOTATE_OP: &str = "axe.annotate";
+    /// `#axe.deferred`: a slice layout `--axe-slice` has not computed yet.
+    pub const DEFERRED_ATTR: &str = "axe.deferred";
+    /// `!axe.tensor<shape, dtype, layout, mem>`.
+    pub const TENSOR_TYPE: &str = "axe.tensor";
 }

@@ -1,16 +1,648 @@
 //! The axe verifier: MLIR's structural checks plus axe's semantic checks.
 //!
-//! Checked today:
-//! - everything MLIR's verifier checks, including the IRDL constraints of
-//!   `axe.irdl.mlir` (operand counts, `layout` is an `#axe.layout`).
+//! [`verify`] runs MLIR's verifier (operand counts and the IRDL constraints of `axe.irdl.mlir`); when that
+//! passes, [`check`] walks the IR and collects every violation of the semantic rules below, and each one is
+//! emitted as an error at the op's (or block argument's) location through the context's diagnostic handlers,
+//! so `--verify-diagnostics` sees them like MLIR's own. All violations are reported, not just the first.
 //!
-//! TODO (later issues): layout text parses with axe-layout; shapes are admitted
-//! by their layouts; execution scopes nest; dtypes agree. Each check reports on
-//! the op's location, and all errors are reported, not just the first.
+//! Checked (one [`Rule`] each; docs/dialect.md gives the same list):
+//! - **type rules**, once per tensor value, where it is defined (op result or block argument):
+//!   - [`Rule::LayoutParses`]: the layout text parses with axe-layout;
+//!   - [`Rule::LayoutAdmitsShape`]: the layout maps exactly as many elements as the shape has;
+//!   - [`Rule::LayoutFitsMemory`]: global/shared layouts use the memory axis `m` only (global may also use
+//!     device axes); register layouts use thread axes plus `m`/`reg`; tensor memory uses `TLane`/`TCol`;
+//!     swizzles only on global and shared tensors.
+//! - **op rules**, at the op:
+//!   - [`Rule::ScopeCoversLayout`]: every thread axis of a layout a collective op touches indexes units inside
+//!     the op's scope (`within <= scope`): a warp-scope op cannot touch a layout over `warpid`;
+//!   - [`Rule::ThreadsInScope`]: a `threads` subset names a thread axis whose units are smaller than the scope
+//!     and that is local to it, with `0 <= begin < end <= extent` (extent known for `laneid`, `wid_in_wg`,
+//!     `tid_in_wg`);
+//!   - [`Rule::DtypesAgree`]: copy source/dest, gemm a/b, fill value, view source element, slice result;
+//!   - [`Rule::ShapesAgree`]: copy shapes equal; gemm `[M,K] x [K,N] -> [M,N]`;
+//!   - [`Rule::RegionInBounds`]: slice offsets/sizes have the source's rank, lie inside it, the result shape
+//!     equals the sizes, and the dynamic offsets match the operands;
+//!   - [`Rule::SliceLayoutMatches`]: a slice result's explicit layout maps every index `y` where the source
+//!     maps `y + offset` (checked element by element up to [`SLICE_CHECK_LIMIT`] elements);
+//!   - [`Rule::MemoryScopes`]: alloc is not global; copy_async is a global-to-shared load (with barrier) or a
+//!     shared-to-global store (without); gemm a/b in shared or reg, c in reg or tmem; a view keeps its
+//!     source's memory (workgroup memref/pointer: shared; otherwise global; tensor: same memory);
+//!   - [`Rule::ViewFitsStorage`]: a view of a static memref stays inside it (span on `m` <= element count);
+//!   - [`Rule::Counts`]: mbarrier_init count and arrive_expect_tx bytes are at least 1.
+//!
+//! Not checked yet (TODO): dynamic slice offsets against bounds; barrier phases; that register layouts cover
+//! the whole scope; layouts of `#axe.deferred` tensors (checked after `--axe-slice`); slices larger than
+//! [`SLICE_CHECK_LIMIT`] elements.
 
-use melior::ir::{operation::OperationLike, Module};
+use crate::{
+    ffi,
+    ops::{walk_preorder, AxeOp, OpKind},
+    types::{LayoutSpec, MemScope, TensorType, Threads},
+};
+use axe_layout::{notation::shape_text, tile_layout::Coord, Axis, AxisKind, ExecScope, Layout};
+use melior::ir::{
+    block::BlockLike,
+    operation::OperationLike,
+    r#type::MemRefType,
+    Location, Module, OperationRef, RegionLike, Type, Value, ValueLike,
+};
+use std::fmt;
 
-/// Verifies `module`; diagnostics go to the context's sink. Returns success.
+/// Largest slice (in elements) whose explicit layout is checked element by element.
+pub const SLICE_CHECK_LIMIT: i64 = 1 << 16;
+
+/// One semantic rule of the verifier.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Rule {
+    /// The tensor type reads (shape is `array<i64>`, parameters well formed).
+    TypeReads,
+    /// The layout text parses.
+    LayoutParses,
+    /// The layout admits the tensor's shape.
+    LayoutAdmitsShape,
+    /// The layout's axes fit the tensor's memory scope.
+    LayoutFitsMemory,
+    /// The op's scope covers the thread axes of the layouts it touches.
+    ScopeCoversLayout,
+    /// The op's scope attribute reads and its thread subset lies inside the scope.
+    ThreadsInScope,
+    /// Element types agree.
+    DtypesAgree,
+    /// Shapes agree.
+    ShapesAgree,
+    /// A slice region lies inside its source.
+    RegionInBounds,
+    /// A slice's explicit result layout is the sliced layout.
+    SliceLayoutMatches,
+    /// Operands live in the memory scopes the op needs.
+    MemoryScopes,
+    /// A view stays inside its storage.
+    ViewFitsStorage,
+    /// Barrier counts are positive.
+    Counts,
+}
+
+impl Rule {
+    /// The rule's name in docs and tests (`layout-admits-shape`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Rule::TypeReads => "type-reads",
+            Rule::LayoutParses => "layout-parses",
+            Rule::LayoutAdmitsShape => "layout-admits-shape",
+            Rule::LayoutFitsMemory => "layout-fits-memory",
+            Rule::ScopeCoversLayout => "scope-covers-layout",
+            Rule::ThreadsInScope => "threads-in-scope",
+            Rule::DtypesAgree => "dtypes-agree",
+            Rule::ShapesAgree => "shapes-agree",
+            Rule::RegionInBounds => "region-in-bounds",
+            Rule::SliceLayoutMatches => "slice-layout-matches",
+            Rule::MemoryScopes => "memory-scopes",
+            Rule::ViewFitsStorage => "view-fits-storage",
+            Rule::Counts => "counts",
+        }
+    }
+}
+
+impl fmt::Display for Rule {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// One failed rule: where, which rule, and the message (lowercase, no period, rule then values).
+#[derive(Clone, Debug)]
+pub struct Violation<'c> {
+    /// The op's or block argument's location.
+    pub location: Location<'c>,
+    /// The rule that failed.
+    pub rule: Rule,
+    /// What failed, with the values found.
+    pub message: String,
+}
+
+/// Verifies `module`: MLIR's verifier, then every semantic rule; violations are emitted as errors on their
+/// locations (into the context's diagnostic sink). Returns success.
 pub fn verify(module: &Module) -> bool {
-    module.as_operation().verify()
+    verify_op(module.as_operation())
+}
+
+/// [`verify`] on any op (a pass's anchor).
+pub fn verify_op(root: OperationRef) -> bool {
+    if !root.verify() {
+        return false;
+    }
+    let violations = check(root);
+    for violation in &violations {
+        ffi::emit_error(violation.location, &violation.message);
+    }
+    violations.is_empty()
+}
+
+/// Every semantic violation under `root` (root included), in IR order; emits nothing.
+pub fn check<'c>(root: OperationRef<'c, '_>) -> Vec<Violation<'c>> {
+    let mut out = Vec::new();
+    walk_preorder(root, &mut |op| {
+        check_block_arguments(op, &mut out);
+        for result in op.results() {
+            check_value_type(result.into(), op.location(), &mut out);
+        }
+        if let Some(axe) = AxeOp::new(op) {
+            OpChecker { op: axe, location: op.location(), out: &mut out }.run();
+        }
+    });
+    out
+}
+
+/// Type rules for the arguments of every block in `op`'s regions.
+fn check_block_arguments<'c>(op: OperationRef<'c, '_>, out: &mut Vec<Violation<'c>>) {
+    for region in op.regions() {
+        let mut block = region.first_block();
+        while let Some(current) = block {
+            for argument in (0..current.argument_count()).filter_map(|i| current.argument(i).ok()) {
+                check_value_type(argument.into(), ffi::block_argument_location(argument), out);
+            }
+            block = current.next_in_region();
+        }
+    }
+}
+
+/// Type rules for one value (parse, admits, fits memory); nothing for non-tensors.
+fn check_value_type<'c>(value: Value<'c, '_>, location: Location<'c>, out: &mut Vec<Violation<'c>>) {
+    let push = |out: &mut Vec<Violation<'c>>, rule, message| out.push(Violation { location, rule, message });
+    let tensor = match TensorType::parse(&value.r#type().to_string()) {
+        Ok(Some(tensor)) => tensor,
+        Ok(None) => return,
+        Err(e) => return push(out, Rule::TypeReads, format!("invalid tensor type: {e}")),
+    };
+    let layout = match tensor.layout.parse() {
+        None => return,
+        Some(Ok(layout)) => layout,
+        Some(Err(e)) => {
+            let LayoutSpec::Text(text) = &tensor.layout else { return };
+            return push(out, Rule::LayoutParses, format!("layout \"{text}\" does not parse: {e}"));
+        }
+    };
+    if tensor.element_count() != layout.size() {
+        push(
+            out,
+            Rule::LayoutAdmitsShape,
+            format!(
+                "layout does not admit shape {}: layout maps {} elements, shape has {}",
+                shape_text(&tensor.shape),
+                layout.size(),
+                tensor.element_count()
+            ),
+        );
+    }
+    if let Err(message) = layout_fits_memory(&layout, tensor.mem) {
+        push(out, Rule::LayoutFitsMemory, message);
+    }
+}
+
+/// Which axes a memory scope's layouts may use.
+fn layout_fits_memory(layout: &Layout, mem: MemScope) -> Result<(), String> {
+    if layout.swizzle().is_some() && matches!(mem, MemScope::Reg | MemScope::Tmem) {
+        return Err(format!("swizzled layout needs a global or shared tensor, got a {mem} tensor"));
+    }
+    let (allowed, what): (fn(Axis) -> bool, &str) = match mem {
+        MemScope::Global => (|a| a == Axis::M || a.is_device(), "the memory axis m (and device axes)"),
+        MemScope::Shared => (|a| a == Axis::M, "the memory axis m"),
+        MemScope::Reg => (|a| a.is_thread() || matches!(a.name(), "m" | "reg"), "thread axes and m or reg"),
+        MemScope::Tmem => (|a| matches!(a.name(), "TLane" | "TCol"), "TLane and TCol"),
+    };
+    match layout.axes().into_iter().find(|a| !allowed(*a)) {
+        Some(axis) => Err(format!("layout of a {mem} tensor must use {what} only, got axis {axis}")),
+        None => Ok(()),
+    }
+}
+
+/// The tensor's layout when it is given and parses (errors are reported where the tensor is defined).
+fn known_layout(tensor: &TensorType) -> Option<Layout> {
+    tensor.layout.parse().and_then(Result::ok)
+}
+
+/// Checks the op rules of one axe op.
+struct OpChecker<'c, 'a, 'o> {
+    op: AxeOp<'c, 'a>,
+    location: Location<'c>,
+    out: &'o mut Vec<Violation<'c>>,
+}
+
+impl OpChecker<'_, '_, '_> {
+    fn fail(&mut self, rule: Rule, message: String) {
+        self.out.push(Violation { location: self.location, rule, message });
+    }
+
+    fn run(&mut self) {
+        let tensors: Vec<_> = self.op.tensors();
+        for tensor in &tensors {
+            if let Err(e) = tensor {
+                self.fail(Rule::TypeReads, format!("invalid tensor type of {e}"));
+            }
+        }
+        self.check_scope();
+        match self.op.kind() {
+            OpKind::View => self.check_view(),
+            OpKind::Alloc => self.check_alloc(),
+            OpKind::Slice => self.check_slice(),
+            OpKind::Copy => self.check_copy(false),
+            OpKind::CopyAsync => self.check_copy(true),
+            OpKind::Gemm => self.check_gemm(),
+            OpKind::Fill => self.check_fill(),
+            OpKind::MbarrierInit => self.check_count("count"),
+            OpKind::MbarrierArriveExpectTx => self.check_count("bytes"),
+            _ => {}
+        }
+    }
+
+    /// ScopeCoversLayout and ThreadsInScope.
+    fn check_scope(&mut self) {
+        let scope = match self.op.scope() {
+            None => return,
+            Some(Ok(scope)) => scope,
+            Some(Err(e)) => return self.fail(Rule::ThreadsInScope, e),
+        };
+        for tensor in self.op.tensors().into_iter().filter_map(Result::ok) {
+            let Some(layout) = known_layout(&tensor.tensor) else { continue };
+            for axis in layout.axes() {
+                if let AxisKind::Thread { unit, within } = axis.kind() {
+                    if within > scope {
+                        self.fail(
+                            Rule::ScopeCoversLayout,
+                            format!(
+                                "op at {scope} scope cannot touch a layout over {axis} ({}): {axis} indexes \
+                                 {unit}s within a {within}",
+                                tensor.role
+                            ),
+                        );
+                    }
+                }
+            }
+        }
+        if let Some(threads) = self.op.threads() {
+            match threads.and_then(|t| threads_in_scope(&t, scope)) {
+                Ok(()) => {}
+                Err(e) => self.fail(Rule::ThreadsInScope, e),
+            }
+        }
+    }
+
+    fn check_view(&mut self) {
+        let Some(result) = self.op.tensor("result") else { return };
+        let Some(source) = self.op.operand(0) else { return };
+        let storage = Storage::of(source.r#type());
+        let (mem, element, elements) = match &storage {
+            Storage::Memref { mem, element, elements } => (*mem, Some(element.clone()), *elements),
+            Storage::Pointer { mem } => (*mem, None, None),
+            Storage::Tensor(t) => (Some(t.mem), Some(t.dtype.clone()), None),
+            Storage::Other(text) => {
+                return self.fail(
+                    Rule::MemoryScopes,
+                    format!("view source must be a memref, !llvm.ptr or !axe.tensor, got {text}"),
+                )
+            }
+        };
+        match mem {
+            Some(mem) if mem != result.mem => self.fail(
+                Rule::MemoryScopes,
+                format!("view of {} storage must be a {mem} tensor, got {}", storage.describe(), result.mem),
+            ),
+            None => self.fail(
+                Rule::MemoryScopes,
+                format!("view source {} is in an address space axe does not know", storage.describe()),
+            ),
+            _ => {}
+        }
+        if let Some(element) = element {
+            if element != result.dtype {
+                self.fail(
+                    Rule::DtypesAgree,
+                    format!("view source element type {element} must equal the tensor dtype {}", result.dtype),
+                );
+            }
+        }
+        if let (Some(elements), Some(layout)) = (elements, known_layout(&result)) {
+            let span = layout.tile().span_on(Axis::M);
+            if span > elements {
+                self.fail(
+                    Rule::ViewFitsStorage,
+                    format!("view layout spans {span} elements of m, but the memref holds {elements}"),
+                );
+            }
+        }
+    }
+
+    fn check_alloc(&mut self) {
+        if let Some(result) = self.op.tensor("result") {
+            if result.mem == MemScope::Global {
+                self.fail(
+                    Rule::MemoryScopes,
+                    "alloc cannot allocate global memory: view a memref or pointer instead".to_string(),
+                );
+            }
+        }
+    }
+
+    fn check_slice(&mut self) {
+        let (Some(source), Some(result)) = (self.op.tensor("source"), self.op.tensor("result")) else { return };
+        let region = match self.op.slice_region() {
+            Ok(region) => region,
+            Err(e) => return self.fail(Rule::RegionInBounds, e),
+        };
+        if region.offsets.len() != source.shape.len() || region.sizes.len() != source.shape.len() {
+            return self.fail(
+                Rule::RegionInBounds,
+                format!(
+                    "slice region rank must equal the source rank {}, got {} offsets and {} sizes",
+                    source.shape.len(),
+                    region.offsets.len(),
+                    region.sizes.len()
+                ),
+            );
+        }
+        let dynamic = region.offsets.iter().filter(|o| o.is_none()).count();
+        if dynamic != self.op.dynamic_offset_count() {
+            self.fail(
+                Rule::RegionInBounds,
+                format!(
+                    "slice has {dynamic} dynamic offsets but {} offset operands",
+                    self.op.dynamic_offset_count()
+                ),
+            );
+        }
+        let mut in_bounds = true;
+        for (d, ((offset, &size), &extent)) in region.offsets.iter().zip(&region.sizes).zip(&source.shape).enumerate()
+        {
+            let begin = offset.unwrap_or(0);
+            if begin < 0 || size < 1 || begin.saturating_add(size) > extent {
+                in_bounds = false;
+                let shown = offset.map_or("?".to_string(), |o| o.to_string());
+                self.fail(
+                    Rule::RegionInBounds,
+                    format!(
+                        "slice region of dimension {d} must lie in [0,{extent}), got offset {shown} size {size}"
+                    ),
+                );
+            }
+        }
+        if result.shape != region.sizes {
+            in_bounds = false;
+            self.fail(
+                Rule::RegionInBounds,
+                format!(
+                    "slice result shape must equal the sizes {}, got {}",
+                    shape_text(&region.sizes),
+                    shape_text(&result.shape)
+                ),
+            );
+        }
+        if result.dtype != source.dtype || result.mem != source.mem {
+            self.fail(
+                Rule::DtypesAgree,
+                format!(
+                    "slice result must keep the source dtype and memory {} in {}, got {} in {}",
+                    source.dtype, source.mem, result.dtype, result.mem
+                ),
+            );
+        }
+        if let (true, Some(bounds)) = (in_bounds, region.static_bounds()) {
+            self.check_slice_layout(&source, &result, &bounds);
+        }
+    }
+
+    /// SliceLayoutMatches, element by element.
+    fn check_slice_layout(&mut self, source: &TensorType, result: &TensorType, bounds: &[(i64, i64)]) {
+        let (Some(from), Some(to)) = (known_layout(source), known_layout(result)) else { return };
+        if result.element_count() > SLICE_CHECK_LIMIT
+            || from.size() != source.element_count()
+            || to.size() != result.element_count()
+        {
+            return;
+        }
+        for flat in 0..result.element_count() {
+            let y = axe_layout::tile_layout::unflatten(&result.shape, flat);
+            let x: Vec<i64> = y.iter().zip(bounds).map(|(v, (b, _))| v + b).collect();
+            let (Ok(got), Ok(want)) = (from_eval(&to, &result.shape, &y), from_eval(&from, &source.shape, &x)) else {
+                return;
+            };
+            if got != want {
+                return self.fail(
+                    Rule::SliceLayoutMatches,
+                    format!(
+                        "slice result layout is not the sliced layout: index {} maps to {} but the source maps \
+                         index {} to {}",
+                        shape_text(&y),
+                        points_text(&got),
+                        shape_text(&x),
+                        points_text(&want)
+                    ),
+                );
+            }
+        }
+    }
+
+    fn check_copy(&mut self, is_async: bool) {
+        let (Some(source), Some(dest)) = (self.op.tensor("source"), self.op.tensor("dest")) else { return };
+        let name = self.op.kind().name().trim_start_matches("axe.");
+        if source.dtype != dest.dtype {
+            self.fail(
+                Rule::DtypesAgree,
+                format!("{name} source and dest dtypes must agree, got {} and {}", source.dtype, dest.dtype),
+            );
+        }
+        if source.shape != dest.shape {
+            self.fail(
+                Rule::ShapesAgree,
+                format!(
+                    "{name} source and dest shapes must agree, got {} and {}",
+                    shape_text(&source.shape),
+                    shape_text(&dest.shape)
+                ),
+            );
+        }
+        if !is_async {
+            return;
+        }
+        let has_barrier = self.op.operation().operand_count() > 2;
+        match (source.mem, dest.mem, has_barrier) {
+            (MemScope::Global, MemScope::Shared, true) | (MemScope::Shared, MemScope::Global, false) => {}
+            (MemScope::Global, MemScope::Shared, false) => self.fail(
+                Rule::MemoryScopes,
+                "copy_async load into shared memory must have a completion barrier operand".to_string(),
+            ),
+            (MemScope::Shared, MemScope::Global, true) => self.fail(
+                Rule::MemoryScopes,
+                "copy_async store to global memory completes through bulk groups and takes no barrier operand"
+                    .to_string(),
+            ),
+            (from, to, _) => self.fail(
+                Rule::MemoryScopes,
+                format!("copy_async must copy global to shared or shared to global, got {from} to {to}"),
+            ),
+        }
+    }
+
+    fn check_gemm(&mut self) {
+        let (Some(a), Some(b), Some(c)) = (self.op.tensor("a"), self.op.tensor("b"), self.op.tensor("c")) else {
+            return;
+        };
+        if a.dtype != b.dtype {
+            self.fail(Rule::DtypesAgree, format!("gemm a and b dtypes must agree, got {} and {}", a.dtype, b.dtype));
+        }
+        let ok = matches!((a.shape.as_slice(), b.shape.as_slice(), c.shape.as_slice()),
+            ([m, k], [k2, n], [m2, n2]) if k == k2 && m == m2 && n == n2);
+        if !ok {
+            self.fail(
+                Rule::ShapesAgree,
+                format!(
+                    "gemm shapes must be a [M,K], b [K,N], c [M,N], got {}, {}, {}",
+                    shape_text(&a.shape),
+                    shape_text(&b.shape),
+                    shape_text(&c.shape)
+                ),
+            );
+        }
+        for (role, tensor, allowed, what) in [
+            ("a", &a, [MemScope::Shared, MemScope::Reg], "shared or reg"),
+            ("b", &b, [MemScope::Shared, MemScope::Reg], "shared or reg"),
+            ("c", &c, [MemScope::Reg, MemScope::Tmem], "reg or tmem"),
+        ] {
+            if !allowed.contains(&tensor.mem) {
+                self.fail(Rule::MemoryScopes, format!("gemm {role} must be in {what}, got {}", tensor.mem));
+            }
+        }
+    }
+
+    fn check_fill(&mut self) {
+        let (Some(dest), Some(value)) = (self.op.tensor("dest"), self.op.operand(1)) else { return };
+        let value_type = value.r#type().to_string();
+        if value_type != dest.dtype {
+            self.fail(
+                Rule::DtypesAgree,
+                format!("fill value type must equal the dest dtype {}, got {value_type}", dest.dtype),
+            );
+        }
+    }
+
+    fn check_count(&mut self, name: &str) {
+        match self.op.integer_attribute(name) {
+            Some(Ok(v)) if v >= 1 => {}
+            Some(Ok(v)) => self.fail(
+                Rule::Counts,
+                format!("{} {name} must be at least 1, got {v}", self.op.kind().name().trim_start_matches("axe.")),
+            ),
+            Some(Err(e)) => self.fail(Rule::Counts, e),
+            None => {}
+        }
+    }
+}
+
+/// Known number of units a thread axis ranges over, when the hardware fixes it.
+fn fixed_extent(axis: &str) -> Option<i64> {
+    match axis {
+        "laneid" => Some(32),
+        "wid_in_wg" => Some(4),
+        "tid_in_wg" => Some(128),
+        _ => None,
+    }
+}
+
+/// ThreadsInScope for one subset.
+fn threads_in_scope(threads: &Threads, scope: ExecScope) -> Result<(), String> {
+    let axis = Axis::named(&threads.axis).map_err(|e| format!("thread subset axis: {}", e.message))?;
+    let AxisKind::Thread { unit, within } = axis.kind() else {
+        return Err(format!("thread subset axis {axis} is not a thread axis"));
+    };
+    if unit >= scope || within > scope {
+        return Err(format!(
+            "thread subset must select units inside the {scope} scope, got {axis} ({unit}s within a {within})"
+        ));
+    }
+    let (begin, end) = (threads.begin, threads.end);
+    if begin < 0 || begin >= end {
+        return Err(format!("thread subset range must satisfy 0 <= begin < end, got [{begin},{end})"));
+    }
+    if let Some(extent) = fixed_extent(axis.name()).filter(|&e| end > e) {
+        return Err(format!("thread subset range [{begin},{end}) exceeds the {extent} values of {axis}"));
+    }
+    Ok(())
+}
+
+/// The storage behind a view's source.
+enum Storage {
+    Memref { mem: Option<MemScope>, element: String, elements: Option<i64> },
+    Pointer { mem: Option<MemScope> },
+    Tensor(TensorType),
+    Other(String),
+}
+
+impl Storage {
+    fn of(ty: Type) -> Storage {
+        let text = ty.to_string();
+        if let Ok(Some(tensor)) = TensorType::parse(&text) {
+            return Storage::Tensor(tensor);
+        }
+        if let Some(rest) = text.strip_prefix("!llvm.ptr") {
+            let space = rest.trim_start_matches('<').trim_end_matches('>');
+            let mem = match space {
+                "" | "0" | "1" => Some(MemScope::Global),
+                "3" | "7" => Some(MemScope::Shared),
+                _ => None,
+            };
+            return Storage::Pointer { mem };
+        }
+        if let Ok(memref) = MemRefType::try_from(ty) {
+            use melior::ir::r#type::{DimSize, ShapedTypeLike};
+            let mem = match memref.memory_space().map(|a| a.to_string()) {
+                None => Some(MemScope::Global),
+                Some(s) if s.starts_with("1 ") || s.starts_with("0 ") || s == "#gpu.address_space<global>" => {
+                    Some(MemScope::Global)
+                }
+                Some(s) if s.starts_with("3 ") || s == "#gpu.address_space<workgroup>" => Some(MemScope::Shared),
+                Some(_) => None,
+            };
+            let elements = (0..memref.rank()).try_fold(1i64, |acc, i| match memref.dim_size(i) {
+                Ok(DimSize::Static(n)) => acc.checked_mul(i64::try_from(n).ok()?),
+                _ => None,
+            });
+            return Storage::Memref { mem, element: memref.element().to_string(), elements };
+        }
+        Storage::Other(text)
+    }
+
+    fn describe(&self) -> String {
+        match self {
+            Storage::Memref { mem: Some(MemScope::Shared), .. } => "workgroup memref".to_string(),
+            Storage::Memref { .. } => "memref".to_string(),
+            Storage::Pointer { mem: Some(MemScope::Shared) } => "shared pointer".to_string(),
+            Storage::Pointer { .. } => "pointer".to_string(),
+            Storage::Tensor(t) => format!("{} tensor", t.mem),
+            Storage::Other(text) => text.clone(),
+        }
+    }
+}
+
+/// L(x) as a sorted set of points with zero entries dropped.
+fn from_eval(layout: &Layout, shape: &[i64], x: &[i64]) -> Result<Vec<Coord>, axe_layout::LayoutError> {
+    let mut points: Vec<Coord> = layout
+        .eval(shape, x)?
+        .into_iter()
+        .map(|mut p| {
+            p.retain(|_, v| *v != 0);
+            p
+        })
+        .collect();
+    points.sort();
+    points.dedup();
+    Ok(points)
+}
+
+/// `{m:33}` / `{m:1, laneid:2}` text of a point set.
+fn points_text(points: &[Coord]) -> String {
+    let one = |p: &Coord| {
+        let items: Vec<String> = p.iter().map(|(a, v)| format!("{a}:{v}")).collect();
+        format!("{{{}}}", items.join(", "))
+    };
+    let all: Vec<String> = points.iter().map(one).collect();
+    all.join(" ")
 }

@@ -7,8 +7,11 @@
 //! entry into a `--<flag>` option and prints them in `--help`.
 #![deny(missing_docs)]
 
+pub mod canonicalize;
 mod glue;
 mod registry;
+pub mod slice;
 pub mod strip_annotations;
+pub mod verify;
 
 pub use registry::{lookup, PassInfo, PassKind, LOWER_TO_NVVM_PIPELINE, REGISTRY};

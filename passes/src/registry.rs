@@ -1,6 +1,6 @@
 //! The registry of passes and pipeline aliases that axe-opt exposes as flags.
 
-use crate::strip_annotations;
+use crate::{canonicalize, slice, strip_annotations, verify};
 use melior::pass::Pass;
 
 /// What a registry entry adds to the pass manager.
@@ -33,6 +33,24 @@ convert-gpu-to-nvvm,convert-to-llvm,canonicalize,cse),reconcile-unrealized-casts
 
 /// Every pass and pipeline alias, in the order `--help` lists them.
 pub static REGISTRY: &[PassInfo] = &[
+    PassInfo {
+        flag: canonicalize::FLAG,
+        summary: canonicalize::SUMMARY,
+        description: canonicalize::DESCRIPTION,
+        kind: PassKind::Rust(canonicalize::create),
+    },
+    PassInfo {
+        flag: slice::FLAG,
+        summary: slice::SUMMARY,
+        description: slice::DESCRIPTION,
+        kind: PassKind::Rust(slice::create),
+    },
+    PassInfo {
+        flag: verify::FLAG,
+        summary: verify::SUMMARY,
+        description: verify::DESCRIPTION,
+        kind: PassKind::Rust(verify::create),
+    },
     PassInfo {
         flag: strip_annotations::FLAG,
         summary: strip_annotations::SUMMARY,

@@ -196,6 +196,11 @@ pub fn run(command: Command) -> Result<bool> {
 /// Parses, transforms and prints one chunk; `None` when anything failed.
 fn process_chunk(context: &AxeContext, options: &Options, text: &str, name: &str) -> Option<String> {
     let mut module = parse_module(context, text, name)?;
+    // Parsing ran MLIR's verifier; the axe semantic rules run here, and after
+    // every pass through `axe-verify` (unless --no-verify).
+    if !axe_dialect::verify(&module) {
+        return None;
+    }
     if !options.steps.is_empty() {
         let manager = build_pass_manager(context, options).ok()?;
         manager.run(&mut module).ok()?;
@@ -225,6 +230,9 @@ fn build_pass_manager<'c>(context: &'c AxeContext, options: &Options) -> Result<
             },
             Step::Pipeline(text) | Step::Upstream(text) => ffi::add_pipeline(manager.as_operation_pass_manager(), text),
         };
+        if added.is_ok() && options.verify_each {
+            manager.add_pass(axe_passes::verify::create());
+        }
         if let Err(message) = added {
             let details: String =
                 context.diagnostics().take().iter().map(|diagnostic| diagnostic.render(None)).collect();

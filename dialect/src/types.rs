@@ -1,0 +1,363 @@
+//! The axe attributes and types as plain Rust data, read from and printed to their MLIR text.
+//!
+//! IRDL-defined attributes and types have no C API for their parameters, so these views read the printed form
+//! (`!axe.tensor<array<i64: 128, 64>, f16, #axe.layout<"...">, #axe.mem<"shared">>`) with a small splitter that
+//! respects nesting and quotes, and build new ones by printing text that MLIR parses back. Nothing here panics:
+//! every reader returns `Err(message)` on text it does not understand.
+
+use axe_layout::{notation::parse_layout, ExecScope, Layout, LayoutError};
+use std::fmt;
+
+/// Prefix of the printed tensor type.
+const TENSOR_PREFIX: &str = "!axe.tensor<";
+/// Printed form of the deferred layout.
+pub const DEFERRED: &str = "#axe.deferred";
+
+/// Where a tensor's elements live (`#axe.mem<"...">`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum MemScope {
+    /// Device global memory.
+    Global,
+    /// CTA shared memory.
+    Shared,
+    /// Blackwell tensor memory.
+    Tmem,
+    /// Registers of the threads named by the layout's thread axes.
+    Reg,
+}
+
+impl MemScope {
+    /// Every memory scope.
+    pub const ALL: [MemScope; 4] = [MemScope::Global, MemScope::Shared, MemScope::Tmem, MemScope::Reg];
+
+    /// The keyword (`global`, `shared`, `tmem`, `reg`).
+    pub fn name(self) -> &'static str {
+        match self {
+            MemScope::Global => "global",
+            MemScope::Shared => "shared",
+            MemScope::Tmem => "tmem",
+            MemScope::Reg => "reg",
+        }
+    }
+
+    /// Parses a keyword.
+    pub fn from_name(name: &str) -> Option<MemScope> {
+        MemScope::ALL.into_iter().find(|m| m.name() == name)
+    }
+}
+
+impl fmt::Display for MemScope {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// The layout parameter of a tensor type: layout text, or deferred to `--axe-slice`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum LayoutSpec {
+    /// `#axe.layout<"text">`, the text unescaped.
+    Text(String),
+    /// `#axe.deferred`.
+    Deferred,
+}
+
+impl LayoutSpec {
+    /// The parsed layout; `None` when deferred.
+    pub fn parse(&self) -> Option<Result<Layout, LayoutError>> {
+        match self {
+            LayoutSpec::Text(text) => Some(parse_layout(text)),
+            LayoutSpec::Deferred => None,
+        }
+    }
+
+    /// The attribute text (`#axe.layout<"...">` or `#axe.deferred`).
+    pub fn attribute_text(&self) -> String {
+        match self {
+            LayoutSpec::Text(text) => layout_attribute_text(text),
+            LayoutSpec::Deferred => DEFERRED.to_string(),
+        }
+    }
+}
+
+/// `!axe.tensor<shape, dtype, layout, mem>` as data.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct TensorType {
+    /// The logical shape.
+    pub shape: Vec<i64>,
+    /// The element type, as MLIR prints it (`f16`, `i8`, `vector<2xf16>`).
+    pub dtype: String,
+    /// The layout (or deferred).
+    pub layout: LayoutSpec,
+    /// The memory scope.
+    pub mem: MemScope,
+}
+
+impl TensorType {
+    /// Reads a printed type: `Ok(None)` when it is not an `!axe.tensor`, `Err` when it is one that does not read.
+    pub fn parse(text: &str) -> Result<Option<TensorType>, String> {
+        let Some(body) = text.strip_prefix(TENSOR_PREFIX).and_then(|t| t.strip_suffix('>')) else {
+            return Ok(None);
+        };
+        let parts = split_top_level(body);
+        let [shape, dtype, layout, mem] = parts.as_slice() else {
+            return Err(format!("tensor type must have 4 parameters, got {}", parts.len()));
+        };
+        let shape = parse_i64_array(shape).map_err(|e| format!("tensor shape {e}"))?;
+        if let Some(bad) = shape.iter().find(|&&e| e < 1) {
+            return Err(format!("tensor shape dimensions must be at least 1, got {bad}"));
+        }
+        let layout = if *layout == DEFERRED {
+            LayoutSpec::Deferred
+        } else {
+            LayoutSpec::Text(parse_layout_attribute(layout)?)
+        };
+        let mem = parse_mem_attribute(mem)?;
+        Ok(Some(TensorType { shape, dtype: dtype.to_string(), layout, mem }))
+    }
+
+    /// The number of logical elements (saturating).
+    pub fn element_count(&self) -> i64 {
+        self.shape.iter().fold(1i64, |acc, &e| acc.saturating_mul(e))
+    }
+
+    /// The type's text, which MLIR parses back to the same type.
+    pub fn to_text(&self) -> String {
+        format!(
+            "{TENSOR_PREFIX}{}, {}, {}, #axe.mem<\"{}\">>",
+            i64_array_text(&self.shape),
+            self.dtype,
+            self.layout.attribute_text(),
+            self.mem
+        )
+    }
+
+    /// The same tensor with another layout.
+    pub fn with_layout(&self, layout: LayoutSpec) -> TensorType {
+        TensorType { layout, ..self.clone() }
+    }
+}
+
+/// A thread subset (`#axe.threads<"warpid", array<i64: 0, 4>>`): units `[begin, end)` on a thread axis.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Threads {
+    /// The thread axis name.
+    pub axis: String,
+    /// First unit in the subset.
+    pub begin: i64,
+    /// One past the last unit.
+    pub end: i64,
+}
+
+impl Threads {
+    /// Reads `#axe.threads<"axis", array<i64: begin, end>>`.
+    pub fn parse(text: &str) -> Result<Threads, String> {
+        let body = text
+            .strip_prefix("#axe.threads<")
+            .and_then(|t| t.strip_suffix('>'))
+            .ok_or_else(|| format!("expected #axe.threads<...>, got {text}"))?;
+        let parts = split_top_level(body);
+        let [axis, range] = parts.as_slice() else {
+            return Err(format!("thread subset must have 2 parameters, got {}", parts.len()));
+        };
+        let axis = unquote(axis)?;
+        let range = parse_i64_array(range).map_err(|e| format!("thread subset range {e}"))?;
+        let [begin, end] = range.as_slice() else {
+            return Err(format!("thread subset range must have 2 values [begin, end), got {}", range.len()));
+        };
+        Ok(Threads { axis, begin: *begin, end: *end })
+    }
+}
+
+/// Reads `#axe.exec<"cta">`.
+pub fn parse_exec_attribute(text: &str) -> Result<ExecScope, String> {
+    let name = text
+        .strip_prefix("#axe.exec<")
+        .and_then(|t| t.strip_suffix('>'))
+        .ok_or_else(|| format!("expected #axe.exec<...>, got {text}"))?;
+    let name = unquote(name)?;
+    ExecScope::from_name(&name).ok_or_else(|| format!("unknown execution scope \"{name}\""))
+}
+
+/// Reads `#axe.mem<"shared">`.
+pub fn parse_mem_attribute(text: &str) -> Result<MemScope, String> {
+    let name = text
+        .strip_prefix("#axe.mem<")
+        .and_then(|t| t.strip_suffix('>'))
+        .ok_or_else(|| format!("expected #axe.mem<...>, got {text}"))?;
+    let name = unquote(name)?;
+    MemScope::from_name(&name).ok_or_else(|| format!("unknown memory scope \"{name}\""))
+}
+
+/// Reads `#axe.layout<"text">` and returns the unescaped text.
+pub fn parse_layout_attribute(text: &str) -> Result<String, String> {
+    let inner = text
+        .strip_prefix("#axe.layout<")
+        .and_then(|t| t.strip_suffix('>'))
+        .ok_or_else(|| format!("expected #axe.layout<...> or #axe.deferred, got {text}"))?;
+    unquote(inner)
+}
+
+/// `#axe.layout<"text">` with MLIR string escapes.
+pub fn layout_attribute_text(text: &str) -> String {
+    format!("#axe.layout<{}>", quote(text))
+}
+
+/// `array<i64: 1, 2>` (or `array<i64>` when empty).
+pub fn i64_array_text(values: &[i64]) -> String {
+    if values.is_empty() {
+        return "array<i64>".to_string();
+    }
+    let items: Vec<String> = values.iter().map(i64::to_string).collect();
+    format!("array<i64: {}>", items.join(", "))
+}
+
+/// Reads `array<i64: 1, 2>` / `array<i64>`.
+pub fn parse_i64_array(text: &str) -> Result<Vec<i64>, String> {
+    let body = text
+        .strip_prefix("array<")
+        .and_then(|t| t.strip_suffix('>'))
+        .ok_or_else(|| format!("must be array<i64: ...>, got {text}"))?;
+    let (element, values) = body.split_once(':').unwrap_or((body, ""));
+    if element.trim() != "i64" {
+        return Err(format!("must be array<i64: ...>, got {text}"));
+    }
+    values
+        .split(',')
+        .map(str::trim)
+        .filter(|v| !v.is_empty())
+        .map(|v| v.parse::<i64>().map_err(|_| format!("has a value that is not an i64: {v}")))
+        .collect()
+}
+
+/// Splits `a, b<c, d>, "e,f"` at the commas that are not nested in brackets or quotes; parts are trimmed.
+pub fn split_top_level(text: &str) -> Vec<&str> {
+    let mut parts = Vec::new();
+    let (mut depth, mut in_string, mut escaped, mut start) = (0i32, false, false, 0);
+    for (i, c) in text.char_indices() {
+        if in_string {
+            match (escaped, c) {
+                (true, _) => escaped = false,
+                (false, '\\') => escaped = true,
+                (false, '"') => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match c {
+            '"' => in_string = true,
+            '<' | '(' | '[' | '{' => depth += 1,
+            '>' | ')' | ']' | '}' => depth -= 1,
+            ',' if depth == 0 => {
+                parts.push(text[start..i].trim());
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    let last = text[start..].trim();
+    if !last.is_empty() || !parts.is_empty() {
+        parts.push(last);
+    }
+    parts
+}
+
+/// Reads a printed MLIR string literal (`"..."`, with `\\`, `\"`, `\n`, `\t` and `\XX` hex escapes).
+pub fn unquote(text: &str) -> Result<String, String> {
+    let inner = text
+        .trim()
+        .strip_prefix('"')
+        .and_then(|t| t.strip_suffix('"'))
+        .ok_or_else(|| format!("expected a string literal, got {text}"))?;
+    let mut bytes = Vec::with_capacity(inner.len());
+    let mut chars = inner.bytes().peekable();
+    while let Some(b) = chars.next() {
+        if b != b'\\' {
+            bytes.push(b);
+            continue;
+        }
+        match chars.next() {
+            Some(b'n') => bytes.push(b'\n'),
+            Some(b't') => bytes.push(b'\t'),
+            Some(c @ (b'\\' | b'"')) => bytes.push(c),
+            Some(h) => {
+                let l = chars.next().unwrap_or(b'0');
+                let hex = [h, l];
+                let value = std::str::from_utf8(&hex)
+                    .ok()
+                    .and_then(|s| u8::from_str_radix(s, 16).ok())
+                    .ok_or_else(|| format!("bad escape in string literal {text}"))?;
+                bytes.push(value);
+            }
+            None => return Err(format!("unterminated escape in string literal {text}")),
+        }
+    }
+    String::from_utf8(bytes).map_err(|_| format!("string literal is not utf-8: {text}"))
+}
+
+/// A string literal MLIR parses back to `text`.
+pub fn quote(text: &str) -> String {
+    let mut out = String::from("\"");
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\22"),
+            '\\' => out.push_str("\\\\"),
+            c if (c as u32) < 0x20 => out.push_str(&format!("\\{:02X}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tensor_type_reads_and_prints() {
+        let text = "!axe.tensor<array<i64: 128, 64>, f16, #axe.layout<\"S[(128,64):(64,1)]\">, #axe.mem<\"shared\">>";
+        let t = TensorType::parse(text).expect("reads").expect("is a tensor");
+        assert_eq!(t.shape, vec![128, 64]);
+        assert_eq!(t.dtype, "f16");
+        assert_eq!(t.layout, LayoutSpec::Text("S[(128,64):(64,1)]".into()));
+        assert_eq!(t.mem, MemScope::Shared);
+        assert_eq!(t.to_text(), text);
+        assert_eq!(t.element_count(), 8192);
+    }
+
+    #[test]
+    fn deferred_and_nested_dtypes() {
+        let text = "!axe.tensor<array<i64: 4>, !llvm.struct<(i32, f32)>, #axe.deferred, #axe.mem<\"reg\">>";
+        let t = TensorType::parse(text).expect("reads").expect("is a tensor");
+        assert_eq!(t.dtype, "!llvm.struct<(i32, f32)>");
+        assert_eq!(t.layout, LayoutSpec::Deferred);
+        assert_eq!(t.to_text(), text);
+    }
+
+    #[test]
+    fn malformed_text_is_an_error_not_a_panic() {
+        assert_eq!(TensorType::parse("f16"), Ok(None));
+        for bad in [
+            "!axe.tensor<>",
+            "!axe.tensor<array<i32: 1>, f16, #axe.deferred, #axe.mem<\"reg\">>",
+            "!axe.tensor<array<i64: 0>, f16, #axe.deferred, #axe.mem<\"reg\">>",
+            "!axe.tensor<array<i64: 1>, f16, #axe.layout<S>, #axe.mem<\"reg\">>",
+            "!axe.tensor<array<i64: 1>, f16, #axe.deferred, #axe.mem<\"l2\">>",
+        ] {
+            assert!(TensorType::parse(bad).is_err(), "{bad}");
+        }
+        assert!(unquote("\"a\\").is_err());
+        assert!(Threads::parse("#axe.threads<\"warpid\", array<i64: 0>>").is_err());
+    }
+
+    #[test]
+    fn attributes_read() {
+        assert_eq!(parse_exec_attribute("#axe.exec<\"warpgroup\">"), Ok(ExecScope::Warpgroup));
+        assert_eq!(
+            Threads::parse("#axe.threads<\"warpid\", array<i64: 4, 8>>"),
+            Ok(Threads { axis: "warpid".into(), begin: 4, end: 8 })
+        );
+        assert_eq!(unquote(&quote("a\"b\\c")), Ok("a\"b\\c".to_string()));
+        assert_eq!(split_top_level("a, b<c, d>, \"e,f\""), vec!["a", "b<c, d>", "\"e,f\""]);
+    }
+}
