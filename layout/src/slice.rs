@@ -251,7 +251,7 @@ fn search_from(
     if failed.contains(&p) {
         return None;
     }
-    for d in (2..=len).rev().filter(|d| len % d == 0) {
+    for d in (2..=len).rev().filter(|d| len.is_multiple_of(*d)) {
         let Some(it) = step_iter(d as i64, &values[p], fallback) else {
             break;
         };

@@ -511,3 +511,61 @@ fn verify(
         Err(not_a_tile(format!("the candidate's tiling does not reproduce the tiled layout over {tiled_shape:?}")))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::swizzle::Swizzle;
+
+    fn tl(text: &str) -> TileLayout {
+        text.parse().unwrap()
+    }
+
+    /// The TIRx tile example: `S[(2,4):(1,2)]` tiled by `S[(8,8):(8,1)]` is `S[(8,2,32):(64,1,2)]` (span 8);
+    /// both factors come back from the canonical tiled layout.
+    #[test]
+    fn recovers_both_factors_of_the_tirx_example() {
+        let (inner, tiled) = (Layout::Tile(tl("S[(2,4):(1,2)]")), Layout::Tile(tl("S[(8,2,32):(64,1,2)]")));
+        let outer = outer_of(&tiled, &inner, &[16, 32], &[2, 4]).unwrap();
+        assert!(crate::canonicalize::equivalent(&outer.clone().into(), &tl("S[(8,8):(8,1)]").into(), &[8, 8]).unwrap());
+        let found = inner_of(&tiled, &tl("S[(8,8):(8,1)]"), &[16, 32], &[8, 8]).unwrap();
+        assert!(crate::canonicalize::equivalent(&found, &inner, &[2, 4]).unwrap());
+    }
+
+    /// Outer replica and offset are span-scaled by tile, so recovering them divides (semantics.md, "tile").
+    #[test]
+    fn outer_replica_and_offset_are_divided_by_the_span() {
+        let inner: Layout = tl("S[4:1] + R[2:1@warpid]").into();
+        let outer = tl("S[2:1@warpid] + R[2:1] + 1@warpid + 1");
+        let t = crate::tile::tile(&inner, &outer, &[4], &[2]).unwrap();
+        let found = outer_of(&t, &inner, &[8], &[4]).unwrap();
+        assert!(crate::canonicalize::equivalent(&found.into(), &outer.clone().into(), &[2]).unwrap());
+        let found = inner_of(&t, &outer, &[8], &[2]).unwrap();
+        assert!(crate::canonicalize::equivalent(&found, &inner, &[4]).unwrap());
+    }
+
+    #[test]
+    fn non_tiles_are_refused_with_a_reason() {
+        let t: Layout = tl("S[(4,4):(1,4)]").into();
+        let err = outer_of(&t, &tl("S[2:1]").into(), &[16], &[2]).unwrap_err().message;
+        assert!(err.starts_with("not a tile"), "{err}");
+        let err = outer_of(&t, &tl("S[3:1]").into(), &[16], &[3]).unwrap_err().message;
+        assert!(err.contains("does not divide"), "{err}");
+        let err = inner_of(&t, &tl("S[2:3]"), &[16], &[2]).unwrap_err().message;
+        assert!(err.starts_with("not a tile"), "{err}");
+    }
+
+    /// ComposeLayouts need the same swizzle and act on their tiles; the recovered inner keeps T's swizzle.
+    #[test]
+    fn swizzles_must_match() {
+        let sw = Swizzle::new(3, 3, 3).unwrap();
+        let atom: Layout = ComposeLayout::bare(sw).into();
+        let t = crate::tile::tile(&atom, &tl("S[(2,2):(2,1)]"), &[8, 64], &[2, 2]).unwrap();
+        let outer = outer_of(&t, &atom, &[16, 128], &[8, 64]).unwrap();
+        assert!(crate::canonicalize::equivalent(&outer.into(), &tl("S[(2,2):(2,1)]").into(), &[2, 2]).unwrap());
+        let inner = inner_of(&t, &tl("S[(2,2):(2,1)]"), &[16, 128], &[2, 2]).unwrap();
+        assert_eq!(inner.swizzle(), Some(sw));
+        let plain: Layout = tl("S[(8,64):(64,1)]").into();
+        assert!(outer_of(&t, &plain, &[16, 128], &[8, 64]).unwrap_err().message.contains("same swizzle"));
+    }
+}

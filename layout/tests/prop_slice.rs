@@ -27,7 +27,7 @@ fn region_of(shape: &[i64], seeds: &[u32]) -> Vec<(i64, i64)> {
 /// A shape for `l`: groupable three times in four, otherwise any factorization of its size.
 fn shape_of(l: &Layout, seeds: &[u32]) -> Vec<i64> {
     let rank = rank_of(seeds[0], 3);
-    if seeds[1] % 4 == 0 {
+    if seeds[1].is_multiple_of(4) {
         any_shape(l.size(), rank, &seeds[2..])
     } else {
         groupable_shape(l.tile(), rank, &seeds[2..])
