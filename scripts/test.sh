@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Every test: formatting, clippy, cargo tests, then the lit suite on the built
+# tools. Prints lit's result as a plain "N passed, N failed" line at the end
+# and exits non-zero if any step failed.
+set -uo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+"$ROOT/scripts/setup.sh" || exit 1
+cd "$ROOT"
+
+status=0
+step() {
+  echo "==> $*" >&2
+  "$@" || { echo "FAILED: $*" >&2; status=1; }
+}
+
+step cargo fmt --all --check
+step cargo clippy --workspace --all-targets -- -D warnings
+step cargo test --workspace
+step cargo build --workspace --bins
+
+echo "==> lit test" >&2
+log="$(mktemp)"
+.venv/bin/lit -v test >"$log" 2>&1
+lit_status=$?
+cat "$log"
+count() { sed -n "s/^ *$1: *\([0-9][0-9]*\).*/\1/p" "$log" | head -n1; }
+passed=$(( $(count Passed || true) + 0 ))
+failed=0
+for kind in Failed Unresolved "Timed Out" "Unexpectedly Passed"; do
+  failed=$(( failed + $(count "$kind" || true) + 0 ))
+done
+rm -f "$log"
+if [ "$lit_status" -ne 0 ] && [ "$failed" -eq 0 ]; then failed=1; fi
+[ "$failed" -eq 0 ] || status=1
+
+echo "$passed passed, $failed failed"
+exit "$status"
