@@ -6,7 +6,10 @@
 //! [`translate_to_llvm_ir`], which crosses into inkwell.
 
 use melior::{
-    ir::{attribute::AttributeLike, block::BlockArgument, operation::OperationLike, Location, Operation, OperationRef, ValueLike},
+    ir::{
+        attribute::AttributeLike, block::BlockArgument, r#type::TypeLike, Attribute, Location, Operation, OperationRef,
+        Type, ValueLike,
+    },
     pass::OperationPassManager,
     Context, StringRef,
 };
@@ -17,11 +20,7 @@ use std::ffi::{c_void, CString};
 /// Unlike `Module::parse` (whose locations read `-`), the parsed IR carries the
 /// real file name. Returns `None` after emitting diagnostics when the text does
 /// not parse or does not hold exactly one top-level operation.
-pub fn parse_operation<'c>(
-    context: &'c Context,
-    source: &str,
-    source_name: &str,
-) -> Option<Operation<'c>> {
+pub fn parse_operation<'c>(context: &'c Context, source: &str, source_name: &str) -> Option<Operation<'c>> {
     // SAFETY: the string refs borrow `source`/`source_name` for the duration of
     // the call; the returned operation (or null) is owned by the caller.
     unsafe {
@@ -51,14 +50,10 @@ pub fn rename_file_location<'c>(location: Location<'c>, file: &str) -> Option<Lo
     if !location.is_file_line_col_range() {
         return None;
     }
-    let (start_line, start_column) = (
-        location.file_line_col_range_start_line() as u32,
-        location.file_line_col_range_start_column() as u32,
-    );
-    let (end_line, end_column) = (
-        location.file_line_col_range_end_line() as u32,
-        location.file_line_col_range_end_column() as u32,
-    );
+    let (start_line, start_column) =
+        (location.file_line_col_range_start_line() as u32, location.file_line_col_range_start_column() as u32);
+    let (end_line, end_column) =
+        (location.file_line_col_range_end_line() as u32, location.file_line_col_range_end_column() as u32);
     let file = StringRef::new(file).to_raw();
     // SAFETY: the location is live, so its context is; the new location is
     // owned by that context and lives as long as `location` does.
@@ -67,14 +62,7 @@ pub fn rename_file_location<'c>(location: Location<'c>, file: &str) -> Option<Lo
         let raw = if (start_line, start_column) == (end_line, end_column) {
             mlir_sys::mlirLocationFileLineColGet(context, file, start_line, start_column)
         } else {
-            mlir_sys::mlirLocationFileLineColRangeGet(
-                context,
-                file,
-                start_line,
-                start_column,
-                end_line,
-                end_column,
-            )
+            mlir_sys::mlirLocationFileLineColRangeGet(context, file, start_line, start_column, end_line, end_column)
         };
         Some(Location::from_raw(raw))
     }
@@ -123,17 +111,12 @@ pub fn emit_error(location: Location, message: &str) {
 /// `llvm_context` must be a live `LLVMContextRef` (for example
 /// `inkwell::context::Context::raw()`); the returned module belongs to that
 /// context and must be disposed before it.
-pub unsafe fn translate_to_llvm_ir(
-    operation: OperationRef,
-    llvm_context: *mut c_void,
-) -> *mut c_void {
+pub unsafe fn translate_to_llvm_ir(operation: OperationRef, llvm_context: *mut c_void) -> *mut c_void {
     // SAFETY: the caller guarantees `llvm_context` is a live LLVM context; the
     // mlir-sys and llvm-sys opaque types are the same C structs.
     unsafe {
-        mlir_sys::mlirTranslateModuleToLLVMIR(
-            operation.to_raw(),
-            llvm_context as mlir_sys::LLVMContextRef,
-        ) as *mut c_void
+        mlir_sys::mlirTranslateModuleToLLVMIR(operation.to_raw(), llvm_context as mlir_sys::LLVMContextRef)
+            as *mut c_void
     }
 }
 
@@ -148,22 +131,51 @@ unsafe extern "C" fn collect_string(chunk: mlir_sys::MlirStringRef, data: *mut c
     }
 }
 
-/// The context that owns `operation`, borrowed for the operation's lifetime (passes get only an op).
-pub fn context_of<'c>(operation: OperationRef<'c, '_>) -> &'c Context {
-    let context = operation.context();
-    // SAFETY: every op is owned by a live context that outlives `'c`, the lifetime melior ties the op to.
-    unsafe { context.to_ref() }
+/// Parses a type in the context of `operation` (passes get only an op, not a `&Context`).
+pub fn parse_type<'c>(operation: OperationRef<'c, '_>, text: &str) -> Option<Type<'c>> {
+    // SAFETY: the op's context is live for `'c`; a null result means the text did not parse.
+    unsafe {
+        let raw = mlir_sys::mlirTypeParseGet(
+            mlir_sys::mlirOperationGetContext(operation.to_raw()),
+            StringRef::new(text).to_raw(),
+        );
+        Type::from_option_raw(raw)
+    }
+}
+
+/// Parses an attribute in the context of `operation`.
+pub fn parse_attribute<'c>(operation: OperationRef<'c, '_>, text: &str) -> Option<Attribute<'c>> {
+    // SAFETY: as for `parse_type`.
+    unsafe {
+        let raw = mlir_sys::mlirAttributeParseGet(
+            mlir_sys::mlirOperationGetContext(operation.to_raw()),
+            StringRef::new(text).to_raw(),
+        );
+        Attribute::from_option_raw(raw)
+    }
+}
+
+/// The function type `(inputs) -> (results)` in the context of `operation`.
+pub fn function_type<'c>(operation: OperationRef<'c, '_>, inputs: &[Type<'c>], results: &[Type<'c>]) -> Type<'c> {
+    let inputs: Vec<mlir_sys::MlirType> = inputs.iter().map(|t| t.to_raw()).collect();
+    let results: Vec<mlir_sys::MlirType> = results.iter().map(|t| t.to_raw()).collect();
+    // SAFETY: the arrays outlive the call; MLIR uniques the type in the op's live context.
+    unsafe {
+        Type::from_raw(mlir_sys::mlirFunctionTypeGet(
+            mlir_sys::mlirOperationGetContext(operation.to_raw()),
+            inputs.len() as isize,
+            inputs.as_ptr(),
+            results.len() as isize,
+            results.as_ptr(),
+        ))
+    }
 }
 
 /// Sets (or replaces) the attribute `name` of `operation`.
-pub fn set_attribute(operation: OperationRef, name: &str, attribute: melior::ir::Attribute) {
+pub fn set_attribute(operation: OperationRef, name: &str, attribute: Attribute) {
     // SAFETY: both handles are live; MLIR copies the name.
     unsafe {
-        mlir_sys::mlirOperationSetAttributeByName(
-            operation.to_raw(),
-            StringRef::new(name).to_raw(),
-            attribute.to_raw(),
-        )
+        mlir_sys::mlirOperationSetAttributeByName(operation.to_raw(), StringRef::new(name).to_raw(), attribute.to_raw())
     }
 }
 

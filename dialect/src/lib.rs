@@ -23,8 +23,8 @@ pub mod verify;
 
 pub use context::{create_context, AxeContext};
 pub use diagnostics::{Diagnostic, DiagnosticSink, Severity, SourceLoc};
-pub use parse::parse_module;
 pub use ops::{AxeOp, OpKind};
+pub use parse::parse_module;
 pub use types::{LayoutSpec, MemScope, TensorType, Threads};
 pub use verify::{verify, verify_op, Rule, Violation};
 

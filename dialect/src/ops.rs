@@ -130,11 +130,7 @@ pub struct SliceRegion {
 impl SliceRegion {
     /// `(begin, end)` per dimension when every offset is static.
     pub fn static_bounds(&self) -> Option<Vec<(i64, i64)>> {
-        self.offsets
-            .iter()
-            .zip(&self.sizes)
-            .map(|(o, s)| o.map(|o| (o, o.saturating_add(*s))))
-            .collect()
+        self.offsets.iter().zip(&self.sizes).map(|(o, s)| o.map(|o| (o, o.saturating_add(*s)))).collect()
     }
 }
 

@@ -106,11 +106,8 @@ impl TensorType {
         if let Some(bad) = shape.iter().find(|&&e| e < 1) {
             return Err(format!("tensor shape dimensions must be at least 1, got {bad}"));
         }
-        let layout = if *layout == DEFERRED {
-            LayoutSpec::Deferred
-        } else {
-            LayoutSpec::Text(parse_layout_attribute(layout)?)
-        };
+        let layout =
+            if *layout == DEFERRED { LayoutSpec::Deferred } else { LayoutSpec::Text(parse_layout_attribute(layout)?) };
         let mem = parse_mem_attribute(mem)?;
         Ok(Some(TensorType { shape, dtype: dtype.to_string(), layout, mem }))
     }

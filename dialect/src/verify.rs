@@ -41,10 +41,8 @@ use crate::{
 };
 use axe_layout::{notation::shape_text, tile_layout::Coord, Axis, AxisKind, ExecScope, Layout};
 use melior::ir::{
-    block::BlockLike,
-    operation::OperationLike,
-    r#type::MemRefType,
-    Location, Module, OperationRef, RegionLike, Type, Value, ValueLike,
+    block::BlockLike, operation::OperationLike, r#type::MemRefType, Location, Module, OperationRef, RegionLike, Type,
+    Value, ValueLike,
 };
 use std::fmt;
 
@@ -364,24 +362,18 @@ impl OpChecker<'_, '_, '_> {
         if dynamic != self.op.dynamic_offset_count() {
             self.fail(
                 Rule::RegionInBounds,
-                format!(
-                    "slice has {dynamic} dynamic offsets but {} offset operands",
-                    self.op.dynamic_offset_count()
-                ),
+                format!("slice has {dynamic} dynamic offsets but {} offset operands", self.op.dynamic_offset_count()),
             );
         }
         let mut in_bounds = true;
-        for (d, ((offset, &size), &extent)) in region.offsets.iter().zip(&region.sizes).zip(&source.shape).enumerate()
-        {
+        for (d, ((offset, &size), &extent)) in region.offsets.iter().zip(&region.sizes).zip(&source.shape).enumerate() {
             let begin = offset.unwrap_or(0);
             if begin < 0 || size < 1 || begin.saturating_add(size) > extent {
                 in_bounds = false;
                 let shown = offset.map_or("?".to_string(), |o| o.to_string());
                 self.fail(
                     Rule::RegionInBounds,
-                    format!(
-                        "slice region of dimension {d} must lie in [0,{extent}), got offset {shown} size {size}"
-                    ),
+                    format!("slice region of dimension {d} must lie in [0,{extent}), got offset {shown} size {size}"),
                 );
             }
         }

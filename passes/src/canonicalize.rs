@@ -32,14 +32,11 @@ use axe_dialect::{
 use axe_layout::notation::parse_layout;
 use melior::{
     ir::{
-        attribute::TypeAttribute,
-        block::BlockLike,
-        operation::OperationLike,
-        r#type::FunctionType,
-        Attribute, OperationRef, RegionLike, Type, Value, ValueLike,
+        attribute::TypeAttribute, block::BlockLike, operation::OperationLike, r#type::FunctionType, Attribute,
+        OperationRef, RegionLike, Type, Value, ValueLike,
     },
     pass::Pass,
-    Context, IrRewriter,
+    IrRewriter,
 };
 
 /// The pass's flag.
@@ -65,12 +62,11 @@ pub struct CanonicalizeStats {
 
 /// Canonicalizes every layout under `root` and folds trivial views and slices.
 pub fn canonicalize(root: OperationRef) -> CanonicalizeStats {
-    let context = ffi::context_of(root);
     let mut stats = CanonicalizeStats::default();
     let mut ops = Vec::new();
     walk_preorder(root, &mut |op| ops.push(op));
     for &op in &ops {
-        stats.rewritten += rewrite_op_types(context, op);
+        stats.rewritten += rewrite_op_types(op);
     }
     let rewriter = IrRewriter::from_op(root);
     for op in ops.into_iter().filter_map(AxeOp::new) {
@@ -82,10 +78,10 @@ pub fn canonicalize(root: OperationRef) -> CanonicalizeStats {
 }
 
 /// Rewrites the result types, block argument types and attributes of one op; returns how many changed.
-fn rewrite_op_types(context: &Context, op: OperationRef) -> usize {
+fn rewrite_op_types(op: OperationRef) -> usize {
     let mut changed = 0;
     let mut retype = |value: Value| {
-        if let Some(new) = canonical_type(context, value.r#type()) {
+        if let Some(new) = canonical_type(op, value.r#type()) {
             value.set_type(new);
             changed += 1;
         }
@@ -101,7 +97,7 @@ fn rewrite_op_types(context: &Context, op: OperationRef) -> usize {
     let attributes: Vec<(String, Attribute)> =
         op.attributes().filter_map(|(name, a)| Some((name.as_string_ref().as_str().ok()?.to_string(), a))).collect();
     for (name, attribute) in attributes {
-        if let Some(new) = canonical_attribute(context, attribute) {
+        if let Some(new) = canonical_attribute(op, attribute) {
             ffi::set_attribute(op, &name, new);
             changed += 1;
         }
@@ -115,9 +111,9 @@ fn canonical_text(text: &str) -> Option<String> {
 }
 
 /// The type with canonical layouts, when it differs: a tensor type, or a function type holding tensors.
-fn canonical_type<'c>(context: &'c Context, ty: Type<'c>) -> Option<Type<'c>> {
+fn canonical_type<'c>(op: OperationRef<'c, '_>, ty: Type<'c>) -> Option<Type<'c>> {
     if let Ok(function) = FunctionType::try_from(ty) {
-        let map = |t: Type<'c>| canonical_type(context, t).unwrap_or(t);
+        let map = |t: Type<'c>| canonical_type(op, t).unwrap_or(t);
         let inputs: Vec<Type> = (0..function.input_count()).filter_map(|i| function.input(i).ok()).collect();
         let results: Vec<Type> = (0..function.result_count()).filter_map(|i| function.result(i).ok()).collect();
         let (new_inputs, new_results): (Vec<Type>, Vec<Type>) =
@@ -125,7 +121,7 @@ fn canonical_type<'c>(context: &'c Context, ty: Type<'c>) -> Option<Type<'c>> {
         if new_inputs == inputs && new_results == results {
             return None;
         }
-        return Some(FunctionType::new(context, &new_inputs, &new_results).into());
+        return Some(ffi::function_type(op, &new_inputs, &new_results));
     }
     let tensor = TensorType::parse(&ty.to_string()).ok()??;
     let LayoutSpec::Text(text) = &tensor.layout else { return None };
@@ -133,13 +129,13 @@ fn canonical_type<'c>(context: &'c Context, ty: Type<'c>) -> Option<Type<'c>> {
     if &canonical == text {
         return None;
     }
-    Type::parse(context, &tensor.with_layout(LayoutSpec::Text(canonical)).to_text())
+    ffi::parse_type(op, &tensor.with_layout(LayoutSpec::Text(canonical)).to_text())
 }
 
 /// The attribute with canonical layouts, when it differs: `#axe.layout`, or a type attribute.
-fn canonical_attribute<'c>(context: &'c Context, attribute: Attribute<'c>) -> Option<Attribute<'c>> {
+fn canonical_attribute<'c>(op: OperationRef<'c, '_>, attribute: Attribute<'c>) -> Option<Attribute<'c>> {
     if let Ok(type_attribute) = TypeAttribute::try_from(attribute) {
-        return canonical_type(context, type_attribute.value()).map(|t| TypeAttribute::new(t).into());
+        return canonical_type(op, type_attribute.value()).map(|t| TypeAttribute::new(t).into());
     }
     let printed = attribute.to_string();
     let text = parse_layout_attribute(&printed).ok()?;
@@ -147,7 +143,7 @@ fn canonical_attribute<'c>(context: &'c Context, attribute: Attribute<'c>) -> Op
     if canonical == text {
         return None;
     }
-    Attribute::parse(context, &layout_attribute_text(&canonical))
+    ffi::parse_attribute(op, &layout_attribute_text(&canonical))
 }
 
 /// Folds one trivial view or slice; returns whether it changed the IR.

@@ -29,7 +29,7 @@ use axe_dialect::{
 };
 use axe_layout::notation::shape_text;
 use melior::{
-    ir::{operation::OperationLike, OperationRef, Type, ValueLike},
+    ir::{operation::OperationLike, OperationRef, ValueLike},
     pass::Pass,
 };
 
@@ -48,7 +48,6 @@ static ID: PassId = PassId::new();
 /// Resolves every deferred static slice under `root`; returns how many it resolved, or the number of slices it
 /// could not resolve (each reported as an error at the slice's location).
 pub fn slice_layouts(root: OperationRef) -> Result<usize, usize> {
-    let context = ffi::context_of(root);
     let mut slices = Vec::new();
     walk_preorder(root, &mut |op| {
         if let Some(slice) = AxeOp::new(op).filter(|op| op.kind() == OpKind::Slice) {
@@ -59,7 +58,7 @@ pub fn slice_layouts(root: OperationRef) -> Result<usize, usize> {
     for slice in slices {
         match sliced_type(slice) {
             Ok(None) => {}
-            Ok(Some(text)) => match (Type::parse(context, &text), slice.result()) {
+            Ok(Some(text)) => match (ffi::parse_type(slice.operation(), &text), slice.result()) {
                 (Some(ty), Some(result)) => {
                     result.set_type(ty);
                     resolved += 1;
@@ -130,13 +129,15 @@ mod tests {
 
     #[test]
     fn resolves_a_column_block_and_a_slice_of_a_slice() {
-        let (result, printed, _) = run(r#"!t = !axe.tensor<array<i64: 128, 64>, f16, #axe.layout<"S[(128,64):(64,1)]">, #axe.mem<"shared">>
+        let (result, printed, _) = run(
+            r#"!t = !axe.tensor<array<i64: 128, 64>, f16, #axe.layout<"S[(128,64):(64,1)]">, #axe.mem<"shared">>
 func.func @f(%t: !t) {
   %a = "axe.slice"(%t) {offsets = array<i64: 0, 32>, sizes = array<i64: 128, 32>} : (!t) -> !axe.tensor<array<i64: 128, 32>, f16, #axe.deferred, #axe.mem<"shared">>
   %b = "axe.slice"(%a) {offsets = array<i64: 64, 0>, sizes = array<i64: 64, 32>} : (!axe.tensor<array<i64: 128, 32>, f16, #axe.deferred, #axe.mem<"shared">>) -> !axe.tensor<array<i64: 64, 32>, f16, #axe.deferred, #axe.mem<"shared">>
   return
 }
-"#);
+"#,
+        );
         assert_eq!(result, Ok(2));
         // a(y0, y1) = 64*y0 + (y1 + 32); b(y0, y1) = a(y0 + 64, y1) = 64*y0 + y1 + 4128.
         assert!(printed.contains(r#"#axe.layout<"S[(128,32):(64,1)] + 32">"#), "{printed}");
@@ -146,11 +147,13 @@ func.func @f(%t: !t) {
     #[test]
     fn unrepresentable_region_names_the_dimension() {
         // Positions 2, 3, 4 of S[(4,4):(1,4)] are 8, 12, 1: no single iter maps them.
-        let (result, _, messages) = run(r#"func.func @f(%t: !axe.tensor<array<i64: 16>, f16, #axe.layout<"S[(4,4):(1,4)]">, #axe.mem<"shared">>) {
+        let (result, _, messages) = run(
+            r#"func.func @f(%t: !axe.tensor<array<i64: 16>, f16, #axe.layout<"S[(4,4):(1,4)]">, #axe.mem<"shared">>) {
   %a = "axe.slice"(%t) {offsets = array<i64: 2>, sizes = array<i64: 3>} : (!axe.tensor<array<i64: 16>, f16, #axe.layout<"S[(4,4):(1,4)]">, #axe.mem<"shared">>) -> !axe.tensor<array<i64: 3>, f16, #axe.deferred, #axe.mem<"shared">>
   return
 }
-"#);
+"#,
+        );
         assert_eq!(result, Err(1));
         assert!(messages[0].contains("dimension 0"), "{messages:?}");
     }

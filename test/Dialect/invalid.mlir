@@ -1,0 +1,271 @@
+// Every rule of the axe verifier, at least once; each case is one split chunk.
+// RUN: axe-opt %s --split-input-file --verify-diagnostics
+
+// layout-parses
+// expected-error @+1 {{layout "S[(4,8):(8,1)" does not parse}}
+func.func @layout_does_not_parse(%t: !axe.tensor<array<i64: 32>, f16, #axe.layout<"S[(4,8):(8,1)">, #axe.mem<"shared">>) {
+  return
+}
+
+// -----
+
+// layout-parses: an unknown axis is an error of the layout crate
+// expected-error @+1 {{unknown axis 'lane'}}
+func.func @layout_unknown_axis(%t: !axe.tensor<array<i64: 32>, f32, #axe.layout<"S[32:1@lane]">, #axe.mem<"reg">>) {
+  return
+}
+
+// -----
+
+// layout-admits-shape
+// expected-error @+1 {{layout does not admit shape [128,64]: layout maps 4096 elements, shape has 8192}}
+func.func @layout_does_not_admit_shape(%t: !axe.tensor<array<i64: 128, 64>, f16, #axe.layout<"S[(64,64):(64,1)]">, #axe.mem<"shared">>) {
+  return
+}
+
+// -----
+
+// layout-fits-memory: shared memory is addressed on m only
+func.func @shared_layout_on_thread_axis() {
+  // expected-error @+1 {{layout of a shared tensor must use the memory axis m only, got axis laneid}}
+  %t = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !axe.tensor<array<i64: 32>, f16, #axe.layout<"S[32:1@laneid]">, #axe.mem<"shared">>
+  return
+}
+
+// -----
+
+// layout-fits-memory: tensor memory is addressed on TLane/TCol
+func.func @tmem_layout_on_m() {
+  // expected-error @+1 {{layout of a tmem tensor must use TLane and TCol only, got axis m}}
+  %t = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !axe.tensor<array<i64: 128, 4>, f32, #axe.layout<"S[(128,4):(1@TLane,1)]">, #axe.mem<"tmem">>
+  return
+}
+
+// -----
+
+// layout-fits-memory: registers live on thread axes plus m/reg
+func.func @reg_layout_on_tmem_axis() {
+  // expected-error @+1 {{layout of a reg tensor must use thread axes and m or reg only, got axis TCol}}
+  %t = "axe.alloc"() {scope = #axe.exec<"warp">} : () -> !axe.tensor<array<i64: 32>, f32, #axe.layout<"S[32:1@TCol]">, #axe.mem<"reg">>
+  return
+}
+
+// -----
+
+// layout-fits-memory: swizzles address memory
+func.func @swizzled_registers() {
+  // expected-error @+1 {{swizzled layout needs a global or shared tensor, got a reg tensor}}
+  %t = "axe.alloc"() {scope = #axe.exec<"thread">} : () -> !axe.tensor<array<i64: 512>, f16, #axe.layout<"Swizzle(3,3,3) o S[512:1]">, #axe.mem<"reg">>
+  return
+}
+
+// -----
+
+// scope-covers-layout: a warp-scope op cannot reach the warps of a CTA
+!frag = !axe.tensor<array<i64: 4, 32>, f32, #axe.layout<"S[(4,32):(1@warpid,1@laneid)]">, #axe.mem<"reg">>
+func.func @warp_op_on_cta_layout(%t: !frag, %v: f32) {
+  // expected-error @+1 {{op at warp scope cannot touch a layout over warpid (dest): warpid indexes warps within a cta}}
+  "axe.fill"(%t, %v) {scope = #axe.exec<"warp">} : (!frag, f32) -> ()
+  return
+}
+
+// -----
+
+// scope-covers-layout: a thread-scope op cannot reach other lanes
+!frag = !axe.tensor<array<i64: 32>, f32, #axe.layout<"S[32:1@laneid]">, #axe.mem<"reg">>
+func.func @thread_op_on_warp_layout() {
+  // expected-error @+1 {{op at thread scope cannot touch a layout over laneid (result): laneid indexes threads within a warp}}
+  %t = "axe.alloc"() {scope = #axe.exec<"thread">} : () -> !frag
+  return
+}
+
+// -----
+
+// threads-in-scope: the subset's axis must be local to the scope
+func.func @threads_outside_scope() {
+  // expected-error @+1 {{thread subset must select units inside the warp scope, got warpid (warps within a cta)}}
+  "axe.sync"() {scope = #axe.exec<"warp">, threads = #axe.threads<"warpid", array<i64: 0, 4>>} : () -> ()
+  return
+}
+
+// -----
+
+// threads-in-scope: a warp has 32 lanes
+func.func @threads_range_too_large() {
+  // expected-error @+1 {{thread subset range [0,40) exceeds the 32 values of laneid}}
+  "axe.sync"() {scope = #axe.exec<"warp">, threads = #axe.threads<"laneid", array<i64: 0, 40>>} : () -> ()
+  return
+}
+
+// -----
+
+// threads-in-scope: empty range, and a memory axis is no thread subset
+func.func @threads_bad_range_and_axis() {
+  // expected-error @+1 {{thread subset range must satisfy 0 <= begin < end, got [4,4)}}
+  "axe.sync"() {scope = #axe.exec<"cta">, threads = #axe.threads<"warpid", array<i64: 4, 4>>} : () -> ()
+  // expected-error @+1 {{thread subset axis m is not a thread axis}}
+  "axe.sync"() {scope = #axe.exec<"cta">, threads = #axe.threads<"m", array<i64: 0, 4>>} : () -> ()
+  return
+}
+
+// -----
+
+// dtypes-agree and shapes-agree on copy: both errors are reported
+!a = !axe.tensor<array<i64: 64, 128>, f16, #axe.layout<"S[8192:1]">, #axe.mem<"global">>
+!b = !axe.tensor<array<i64: 128, 64>, f32, #axe.layout<"S[8192:1]">, #axe.mem<"shared">>
+func.func @copy_mismatch(%a: !a, %b: !b) {
+  // expected-error @+2 {{copy source and dest dtypes must agree, got f16 and f32}}
+  // expected-error @+1 {{copy source and dest shapes must agree, got [64,128] and [128,64]}}
+  "axe.copy"(%a, %b) {scope = #axe.exec<"cta">} : (!a, !b) -> ()
+  return
+}
+
+// -----
+
+// dtypes-agree: fill value
+!t = !axe.tensor<array<i64: 32>, f32, #axe.layout<"S[32:1@laneid]">, #axe.mem<"reg">>
+func.func @fill_value_type(%t: !t, %v: f16) {
+  // expected-error @+1 {{fill value type must equal the dest dtype f32, got f16}}
+  "axe.fill"(%t, %v) {scope = #axe.exec<"warp">} : (!t, f16) -> ()
+  return
+}
+
+// -----
+
+// dtypes-agree: view element type
+func.func @view_element_type(%m: memref<64xf32>) {
+  // expected-error @+1 {{view source element type f32 must equal the tensor dtype f16}}
+  %t = "axe.view"(%m) : (memref<64xf32>) -> !axe.tensor<array<i64: 64>, f16, #axe.layout<"S[64:1]">, #axe.mem<"global">>
+  return
+}
+
+// -----
+
+// shapes-agree: gemm is [M,K] x [K,N] -> [M,N]
+!a = !axe.tensor<array<i64: 64, 16>, f16, #axe.layout<"S[1024:1]">, #axe.mem<"shared">>
+!b = !axe.tensor<array<i64: 32, 64>, f16, #axe.layout<"S[2048:1]">, #axe.mem<"shared">>
+!c = !axe.tensor<array<i64: 64, 64>, f32, #axe.layout<"S[(128,32):(1@tid_in_wg,1)]">, #axe.mem<"reg">>
+func.func @gemm_shapes(%a: !a, %b: !b, %c: !c) {
+  // expected-error @+1 {{gemm shapes must be a [M,K], b [K,N], c [M,N], got [64,16], [32,64], [64,64]}}
+  "axe.gemm"(%a, %b, %c) {scope = #axe.exec<"warpgroup">} : (!a, !b, !c) -> ()
+  return
+}
+
+// -----
+
+// region-in-bounds
+!t = !axe.tensor<array<i64: 128, 64>, f16, #axe.layout<"S[8192:1]">, #axe.mem<"shared">>
+func.func @slice_out_of_bounds(%t: !t) {
+  // expected-error @+1 {{slice region of dimension 1 must lie in [0,64), got offset 48 size 32}}
+  %s = "axe.slice"(%t) {offsets = array<i64: 0, 48>, sizes = array<i64: 128, 32>} : (!t) -> !axe.tensor<array<i64: 128, 32>, f16, #axe.deferred, #axe.mem<"shared">>
+  return
+}
+
+// -----
+
+// region-in-bounds: rank, result shape, dynamic offsets
+!t = !axe.tensor<array<i64: 128, 64>, f16, #axe.layout<"S[8192:1]">, #axe.mem<"shared">>
+func.func @slice_rank_and_shape(%t: !t, %k: index) {
+  // expected-error @+1 {{slice region rank must equal the source rank 2, got 1 offsets and 1 sizes}}
+  %a = "axe.slice"(%t) {offsets = array<i64: 0>, sizes = array<i64: 128>} : (!t) -> !axe.tensor<array<i64: 128>, f16, #axe.deferred, #axe.mem<"shared">>
+  // expected-error @+1 {{slice result shape must equal the sizes [64,64], got [128,64]}}
+  %b = "axe.slice"(%t) {offsets = array<i64: 64, 0>, sizes = array<i64: 64, 64>} : (!t) -> !axe.tensor<array<i64: 128, 64>, f16, #axe.deferred, #axe.mem<"shared">>
+  // expected-error @+1 {{slice has 0 dynamic offsets but 1 offset operands}}
+  %c = "axe.slice"(%t, %k) {offsets = array<i64: 64, 0>, sizes = array<i64: 64, 64>} : (!t, index) -> !axe.tensor<array<i64: 64, 64>, f16, #axe.deferred, #axe.mem<"shared">>
+  return
+}
+
+// -----
+
+// slice-layout-matches: rows 64..127 start at 4096, not 64
+!t = !axe.tensor<array<i64: 128, 64>, f16, #axe.layout<"S[(128,64):(64,1)]">, #axe.mem<"shared">>
+func.func @slice_wrong_layout(%t: !t) {
+  // expected-error @+1 {{slice result layout is not the sliced layout: index [0,0] maps to {m:64} but the source maps index [64,0] to {m:4096}}}
+  %s = "axe.slice"(%t) {offsets = array<i64: 64, 0>, sizes = array<i64: 64, 64>} : (!t) -> !axe.tensor<array<i64: 64, 64>, f16, #axe.layout<"S[(64,64):(64,1)] + 64">, #axe.mem<"shared">>
+  return
+}
+
+// -----
+
+// memory-scopes: alloc never makes global memory
+func.func @alloc_global() {
+  // expected-error @+1 {{alloc cannot allocate global memory: view a memref or pointer instead}}
+  %t = "axe.alloc"() {scope = #axe.exec<"kernel">} : () -> !axe.tensor<array<i64: 64>, f16, #axe.layout<"S[64:1]">, #axe.mem<"global">>
+  return
+}
+
+// -----
+
+// memory-scopes: copy_async directions and barriers
+!g = !axe.tensor<array<i64: 64>, f16, #axe.layout<"S[64:1]">, #axe.mem<"global">>
+!s = !axe.tensor<array<i64: 64>, f16, #axe.layout<"S[64:1]">, #axe.mem<"shared">>
+!r = !axe.tensor<array<i64: 64>, f16, #axe.layout<"S[64:1]">, #axe.mem<"reg">>
+func.func @copy_async_memories(%g: !g, %s: !s, %r: !r, %bar: !axe.mbarrier) {
+  // expected-error @+1 {{copy_async load into shared memory must have a completion barrier operand}}
+  "axe.copy_async"(%g, %s) {scope = #axe.exec<"thread">} : (!g, !s) -> ()
+  // expected-error @+1 {{copy_async store to global memory completes through bulk groups and takes no barrier operand}}
+  "axe.copy_async"(%s, %g, %bar) {scope = #axe.exec<"thread">} : (!s, !g, !axe.mbarrier) -> ()
+  // expected-error @+1 {{copy_async must copy global to shared or shared to global, got global to reg}}
+  "axe.copy_async"(%g, %r, %bar) {scope = #axe.exec<"thread">} : (!g, !r, !axe.mbarrier) -> ()
+  return
+}
+
+// -----
+
+// memory-scopes: gemm operands
+!a = !axe.tensor<array<i64: 64, 16>, f16, #axe.layout<"S[1024:1]">, #axe.mem<"global">>
+!b = !axe.tensor<array<i64: 16, 64>, f16, #axe.layout<"S[1024:1]">, #axe.mem<"shared">>
+!c = !axe.tensor<array<i64: 64, 64>, f32, #axe.layout<"S[4096:1]">, #axe.mem<"shared">>
+func.func @gemm_memories(%a: !a, %b: !b, %c: !c) {
+  // expected-error @+2 {{gemm a must be in shared or reg, got global}}
+  // expected-error @+1 {{gemm c must be in reg or tmem, got shared}}
+  "axe.gemm"(%a, %b, %c) {scope = #axe.exec<"warpgroup">} : (!a, !b, !c) -> ()
+  return
+}
+
+// -----
+
+// memory-scopes: a workgroup memref holds shared data
+func.func @view_workgroup_as_global(%w: memref<64xf16, #gpu.address_space<workgroup>>) {
+  // expected-error @+1 {{view of workgroup memref storage must be a shared tensor, got global}}
+  %t = "axe.view"(%w) : (memref<64xf16, #gpu.address_space<workgroup>>) -> !axe.tensor<array<i64: 64>, f16, #axe.layout<"S[64:1]">, #axe.mem<"global">>
+  return
+}
+
+// -----
+
+// view-fits-storage
+func.func @view_past_the_end(%m: memref<4096xf16>) {
+  // expected-error @+1 {{view layout spans 8192 elements of m, but the memref holds 4096}}
+  %t = "axe.view"(%m) : (memref<4096xf16>) -> !axe.tensor<array<i64: 128, 64>, f16, #axe.layout<"S[(128,64):(64,1)]">, #axe.mem<"global">>
+  return
+}
+
+// -----
+
+// counts
+func.func @zero_counts() {
+  %bar = "axe.mbarrier_alloc"() {scope = #axe.exec<"cta">} : () -> !axe.mbarrier
+  // expected-error @+1 {{mbarrier_init count must be at least 1, got 0}}
+  "axe.mbarrier_init"(%bar) {count = 0 : i64, scope = #axe.exec<"cta">} : (!axe.mbarrier) -> ()
+  // expected-error @+1 {{mbarrier_arrive_expect_tx bytes must be at least 1, got 0}}
+  "axe.mbarrier_arrive_expect_tx"(%bar) {bytes = 0 : i64, scope = #axe.exec<"thread">} : (!axe.mbarrier) -> ()
+  return
+}
+
+// -----
+
+// IRDL structure: the memory scope is one of four words (checked by MLIR while parsing)
+// expected-error @+1 {{'"l2"' does not satisfy the constraint}}
+func.func @unknown_memory(%t: !axe.tensor<array<i64: 4>, f16, #axe.layout<"S[4:1]">, #axe.mem<"l2">>) {
+  return
+}
+
+// -----
+
+// IRDL structure: collective ops need a scope
+func.func @missing_scope() {
+  // expected-error @+1 {{'axe.sync' op attribute "scope" is expected but not provided}}
+  "axe.sync"() : () -> ()
+  return
+}
