@@ -224,7 +224,10 @@ fn build_pass_manager<'c>(context: &'c AxeContext, options: &Options) -> Result<
     for step in &options.steps {
         let added = match step {
             Step::Registered(flag) => match lookup(flag).map(|info| info.kind) {
-                Some(PassKind::Rust(create)) => Ok(manager.add_pass(create())),
+                Some(PassKind::Rust(create)) => {
+                    manager.add_pass(create());
+                    Ok(())
+                }
                 Some(PassKind::Pipeline(text)) => ffi::add_pipeline(manager.as_operation_pass_manager(), text),
                 None => Err(format!("no pass registered as '{flag}'")),
             },
