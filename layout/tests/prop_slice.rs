@@ -49,10 +49,11 @@ fn check(
         Some(seeds) => seeds.iter().map(|&k| k as i64 % n).chain([0, n - 1]).collect(),
         None => (0..n).collect(),
     };
+    let (rs, rl) = (Ref::new(s), Ref::new(l));
     for y in ys {
         let local = coord_of(&ext, y);
         let x: Vec<i64> = local.iter().zip(region).map(|(l, (b, _))| l + b).collect();
-        prop_assert_eq!(ref_eval(s, y), ref_eval(l, flat_of(shape, &x)), "at {:?} of region {:?}", local, region);
+        prop_assert_eq!(rs.eval(y), rl.eval(flat_of(shape, &x)), "at {:?} of region {:?}", local, region);
     }
     Ok(())
 }
