@@ -278,4 +278,50 @@ irdl.dialect @axe {
     irdl.operands(value: %any)
     irdl.attributes { "layout" = %layout }
   }
+
+  //===--------------------------------------------------------------------===//
+  // Lowering outputs (added by --lower-tma; not written in kernels)
+  //===--------------------------------------------------------------------===//
+
+  // %d = "axe.tma_descriptor"(%g) {data_type = 6 : i32, rank = 2 : i32,
+  //        global_dims = array<i64: 64, 128>, global_strides_bytes = array<i64: 128>,
+  //        box_dims = array<i64: 64, 128>, element_strides = array<i64: 1, 1>,
+  //        interleave = 0 : i32, swizzle = 3 : i32, l2_promotion = 2 : i32,
+  //        oob_fill = 0 : i32, global_offset_bytes = 0 : i64} : (memref<128x64xf16>) -> !llvm.ptr
+  //
+  // Host side: encodes a CUtensorMap with cuTensorMapEncodeTiled from the
+  // global storage %g (memref or pointer; globalAddress = its base plus
+  // global_offset_bytes) and the explicit fields (arrays innermost dimension
+  // first, enums numbered as the CUDA driver numbers them), and returns a
+  // device-readable pointer to the 128-byte map for a kernel argument.
+  irdl.operation @tma_descriptor {
+    %global = irdl.any
+    %data_type = irdl.base "#builtin.integer"
+    %rank = irdl.base "#builtin.integer"
+    %global_dims = irdl.base "#builtin.dense_array"
+    %global_strides = irdl.base "#builtin.dense_array"
+    %box_dims = irdl.base "#builtin.dense_array"
+    %element_strides = irdl.base "#builtin.dense_array"
+    %interleave = irdl.base "#builtin.integer"
+    %swizzle = irdl.base "#builtin.integer"
+    %l2_promotion = irdl.base "#builtin.integer"
+    %oob_fill = irdl.base "#builtin.integer"
+    %global_offset = irdl.base "#builtin.integer"
+    %descriptor = irdl.any
+    irdl.operands(global: %global)
+    irdl.attributes {
+      "data_type" = %data_type,
+      "rank" = %rank,
+      "global_dims" = %global_dims,
+      "global_strides_bytes" = %global_strides,
+      "box_dims" = %box_dims,
+      "element_strides" = %element_strides,
+      "interleave" = %interleave,
+      "swizzle" = %swizzle,
+      "l2_promotion" = %l2_promotion,
+      "oob_fill" = %oob_fill,
+      "global_offset_bytes" = %global_offset
+    }
+    irdl.results(descriptor: %descriptor)
+  }
 }

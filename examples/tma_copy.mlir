@@ -1,87 +1,46 @@
-// tma_copy.mlir: copy one 128x64 f16 tile global -> shared -> global with TMA.
+// tma_copy.mlir: copy one 128x64 f16 tile global -> shared -> global with TMA, written with axe ops.
 //
-// The device kernel (gpu.module @kernels) TMA-loads the tile into 128B-swizzled
-// shared memory, completing on an mbarrier with an expected transaction count
-// of 16384 bytes, then TMA-stores it back out through a second descriptor. The
-// host function builds both descriptors and launches one CTA of 128 threads.
+// The kernel views its two global arguments as row-major 128x64 f16 tensors, allocates a 128B-swizzled shared
+// tile (`Swizzle(3,3,3) o S[(128,64):(64,1)]`: rows of 64 halves = 128 bytes, 16-byte chunks XORed with the row
+// index mod 8, as TMA's SWIZZLE_128B writes them), TMA-loads the tile completing on an mbarrier, waits for
+// phase 0, and TMA-stores the tile to the second tensor. The layouts are all the compiler needs:
 //
-//   axe-opt --lower-to-nvvm examples/tma_copy.mlir \
+//   axe-opt --lower-tma --lower-to-nvvm examples/tma_copy.mlir \
 //     | axe-translate --emit=ptx --chip=sm_90a
 //
-// lowers the gpu.module to llvm/nvvm ops and prints PTX with
-// cp.async.bulk.tensor, which `ptxas -arch=sm_90a` accepts. Host code is left
-// as is (axe-translate translates the gpu.module only).
-//
-// Notes on the upstream lowering (MLIR 22):
-// - a gpu.func argument of type !nvgpu.tensormap.descriptor does not lower, so
-//   the kernel takes !llvm.ptr (the descriptor's device address) and casts;
-// - 128B swizzling needs the shared tile 1024-byte aligned and a 128-byte inner
-//   box row (64 x f16).
+// --lower-tma plans both copies from the layouts (one 64x128 box each, 16384 bytes, 128B swizzle), builds the
+// descriptors on the host before the launch (`axe.tma_descriptor` with every cuTensorMapEncodeTiled field) and
+// emits the mbarrier and cp.async.bulk.tensor ops in the kernel; --lower-to-nvvm lowers the gpu.module to
+// llvm/nvvm ops; axe-translate prints PTX that `ptxas -arch=sm_90a` accepts. Host code is left as is
+// (axe-translate translates the gpu.module only).
 
-!tile = memref<128x64xf16, #gpu.address_space<workgroup>>
 !gmem = memref<128x64xf16>
-!desc = !nvgpu.tensormap.descriptor<tensor = !tile, swizzle = swizzle_128b, l2promo = none, oob = zero, interleave = none>
-!barrier = !nvgpu.mbarrier.group<memorySpace = #gpu.address_space<workgroup>>
+!global = !axe.tensor<array<i64: 128, 64>, f16, #axe.layout<"S[(128,64):(64,1)]">, #axe.mem<"global">>
+!tile = !axe.tensor<array<i64: 128, 64>, f16, #axe.layout<"Swizzle(3,3,3) o S[(128,64):(64,1)]">, #axe.mem<"shared">>
 
 module attributes {gpu.container_module} {
-  // Host: encode both tensor maps and launch one CTA.
+  // Host: launch one CTA of 128 threads on the two tensors.
   func.func @tma_copy_launch(%src: !gmem, %dst: !gmem) {
     %c1 = arith.constant 1 : index
-    %c64 = arith.constant 64 : index
     %c128 = arith.constant 128 : index
-    %src_any = memref.cast %src : !gmem to memref<*xf16>
-    %dst_any = memref.cast %dst : !gmem to memref<*xf16>
-    %src_desc = nvgpu.tma.create.descriptor %src_any box[%c128, %c64] : memref<*xf16> -> !desc
-    %dst_desc = nvgpu.tma.create.descriptor %dst_any box[%c128, %c64] : memref<*xf16> -> !desc
-    %src_ptr = builtin.unrealized_conversion_cast %src_desc : !desc to !llvm.ptr
-    %dst_ptr = builtin.unrealized_conversion_cast %dst_desc : !desc to !llvm.ptr
     gpu.launch_func @kernels::@tma_copy
         blocks in (%c1, %c1, %c1) threads in (%c128, %c1, %c1)
-        args(%src_ptr : !llvm.ptr, %dst_ptr : !llvm.ptr)
+        args(%src : !gmem, %dst : !gmem)
     return
   }
 
   gpu.module @kernels {
-    // The shared tile: 128 rows x 128 bytes, 1024-byte aligned for swizzle_128b.
-    memref.global "private" @tile : !tile {alignment = 1024}
-
-    gpu.func @tma_copy(%src_ptr: !llvm.ptr, %dst_ptr: !llvm.ptr) kernel {
-      %src = builtin.unrealized_conversion_cast %src_ptr : !llvm.ptr to !desc
-      %dst = builtin.unrealized_conversion_cast %dst_ptr : !llvm.ptr to !desc
-      %c0 = arith.constant 0 : index
-      %c1 = arith.constant 1 : index
-      // 128 x 64 x 2 bytes: the transaction count the barrier waits for.
-      %tile_bytes = arith.constant 16384 : index
-      %max_ticks = arith.constant 10000000 : index
+    gpu.func @tma_copy(%src: !gmem, %dst: !gmem) kernel attributes {known_block_size = array<i32: 128, 1, 1>} {
+      %in = "axe.view"(%src) : (!gmem) -> !global
+      %out = "axe.view"(%dst) : (!gmem) -> !global
+      %tile = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !tile
+      %bar = "axe.mbarrier_alloc"() {scope = #axe.exec<"cta">} : () -> !axe.mbarrier
+      "axe.mbarrier_init"(%bar) {count = 1 : i64, scope = #axe.exec<"cta">} : (!axe.mbarrier) -> ()
+      // The load arrives on %bar with the bytes it moves; phase 0 completes when they have landed.
+      "axe.copy_async"(%in, %tile, %bar) {scope = #axe.exec<"cta">} : (!global, !tile, !axe.mbarrier) -> ()
       %phase = arith.constant false
-      %tid = gpu.thread_id x
-      %leader = arith.cmpi eq, %tid, %c0 : index
-      %bar = nvgpu.mbarrier.create -> !barrier
-      %smem = memref.get_global @tile : !tile
-
-      // One thread initializes the barrier (one arrival) and prefetches the
-      // descriptor; everyone waits for the init to be visible.
-      scf.if %leader {
-        nvgpu.mbarrier.init %bar[%c0], %c1 : !barrier
-        nvgpu.tma.prefetch.descriptor %src : !desc
-      }
-      gpu.barrier
-
-      // The leader issues the TMA load and arrives with the expected bytes.
-      scf.if %leader {
-        nvgpu.tma.async.load %src[%c0, %c0], %bar[%c0] to %smem : !desc, !barrier -> !tile
-        nvgpu.mbarrier.arrive.expect_tx %bar[%c0], %tile_bytes : !barrier
-      }
-      // Every thread waits for phase 0 of the barrier: the tile has landed.
-      nvgpu.mbarrier.try_wait.parity %bar[%c0], %phase, %max_ticks : !barrier
-
-      // The leader stores the tile back out and waits until the store has
-      // read shared memory before the CTA exits.
-      scf.if %leader {
-        nvgpu.tma.async.store %smem to %dst[%c0, %c0] : !tile -> !desc
-        nvvm.cp.async.bulk.commit.group
-        nvvm.cp.async.bulk.wait_group 0 {read}
-      }
+      "axe.mbarrier_wait"(%bar, %phase) {scope = #axe.exec<"cta">} : (!axe.mbarrier, i1) -> ()
+      "axe.copy_async"(%tile, %out) {scope = #axe.exec<"cta">} : (!tile, !global) -> ()
       gpu.return
     }
   }

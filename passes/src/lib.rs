@@ -9,6 +9,7 @@
 
 pub mod canonicalize;
 mod glue;
+pub mod lower_tma;
 mod registry;
 pub mod slice;
 pub mod strip_annotations;

@@ -1,6 +1,6 @@
 //! The registry of passes and pipeline aliases that axe-opt exposes as flags.
 
-use crate::{canonicalize, slice, strip_annotations, verify};
+use crate::{canonicalize, lower_tma, slice, strip_annotations, verify};
 use melior::pass::Pass;
 
 /// What a registry entry adds to the pass manager.
@@ -44,6 +44,12 @@ pub static REGISTRY: &[PassInfo] = &[
         summary: slice::SUMMARY,
         description: slice::DESCRIPTION,
         kind: PassKind::Rust(slice::create),
+    },
+    PassInfo {
+        flag: lower_tma::FLAG,
+        summary: lower_tma::SUMMARY,
+        description: lower_tma::DESCRIPTION,
+        kind: PassKind::Rust(lower_tma::create),
     },
     PassInfo {
         flag: verify::FLAG,

@@ -1,0 +1,179 @@
+//! `lower-tma`: lower CTA-scope copies between global and shared tensors to TMA (paper section 3.4).
+//!
+//! For each `axe.copy_async` and `axe.copy` at `cta` scope whose tensors are a global region and a shared region
+//! (either direction), the pass reads both tensors' root layouts, shapes and regions through their `axe.slice`
+//! chains (typed views of `axe-dialect`), asks `axe_layout::tma::plan` for the descriptor and the issues, and
+//! translates the plan into IR. It derives no layout fact itself: box, dtype promotion, strides, coordinates,
+//! byte offsets and counts are the planner's. A refusal is an error at the copy naming the planner's stage or
+//! rule with the numbers, and the pass fails before changing anything.
+//!
+//! Emitted (every descriptor field explicit in the IR):
+//! - host, before each `gpu.launch_func` of the kernel: `axe.tma_descriptor` on the global memref with
+//!   `data_type, rank, global_dims, global_strides_bytes, box_dims, element_strides, interleave, swizzle,
+//!   l2_promotion, oob_fill, global_offset_bytes`; it replaces the launch operand, and the kernel argument becomes
+//!   `!llvm.ptr`, cast to `!nvgpu.tensormap.descriptor` inside the kernel (toolchain.md: descriptor-typed
+//!   `gpu.func` arguments do not lower);
+//! - device: `axe.alloc` in shared memory becomes a `memref.global` aligned to the planner's
+//!   `shared_base_alignment_bytes`; `axe.mbarrier_*` become nvgpu mbarrier ops (init by one elected thread, then
+//!   `fence.mbarrier_init` and a CTA barrier so the async proxy and every thread see it); a load becomes, on one
+//!   elected thread, `mbarrier.arrive.expect_tx` with the plan's total bytes and one `nvgpu.tma.async.load` per
+//!   issue (constant coordinates, `memref.view` at the issue's byte offset); a store becomes
+//!   `fence.proxy.async.shared::cta` and a CTA barrier (generic-proxy writes become visible to the TMA unit), then
+//!   one `nvgpu.tma.async.store` per issue, `cp.async.bulk.commit_group` and `wait_group.read 0` (shared memory
+//!   is reusable when the op returns). A synchronous `axe.copy` load gets its own barrier, initialized at kernel
+//!   entry, with its phase in a local; a synchronous store waits for the writes and ends with a CTA barrier.
+//!
+//! Not done: dynamic slice offsets, thread subsets, shared tensors that are views of memrefs (only `axe.alloc`),
+//! several different descriptors on one kernel argument, multicast and clusters.
+//!
+//! Invariants needed: the module verifies (axe-opt verifies after parsing); global tensors are views of
+//! `gpu.func` kernel arguments used only by the lowered copies. Ensured: no axe copy, mbarrier op or shared
+//! alloc used by a copy is left; the output is deterministic (IR order, counters per run).
+//!
+//! ```mlir
+//! "axe.copy_async"(%g, %s, %bar) {scope = #axe.exec<"cta">} : (!global, !smem_swizzled, !axe.mbarrier) -> ()
+//! // becomes
+//! scf.if %leader {
+//!   nvgpu.mbarrier.arrive.expect_tx %bar[%c0], %c16384 : !barrier
+//!   %box = memref.view %smem[%c0][] : memref<16384xi8, 3> to memref<128x64xf16, 3>
+//!   nvgpu.tma.async.load %desc[%c0, %c0], %bar[%c0] to %box : !desc, !barrier -> memref<128x64xf16, 3>
+//! }
+//! ```
+
+mod build;
+mod emit;
+mod trace;
+
+use crate::glue::{external_pass, PassId};
+use axe_dialect::{ffi, ops::walk_preorder, AxeOp, MemScope, OpKind};
+use axe_layout::{
+    tma::{plan, Direction, ElemType, TmaOptions, TmaPlan, TmaRequest},
+    ExecScope,
+};
+use melior::ir::{operation::OperationLike, OperationRef};
+use trace::{trace, Storage, Traced};
+
+/// The pass's flag.
+pub const FLAG: &str = "lower-tma";
+/// One-line summary for `--help`.
+pub const SUMMARY: &str = "Lower CTA-scope global<->shared copies to TMA descriptors and cp.async.bulk.tensor";
+/// Longer description.
+pub const DESCRIPTION: &str = "Input: a verified module whose kernels copy between global tensors (views of kernel\n\
+arguments) and shared allocs. Each copy is planned by axe-layout's TMA planner; a refusal is an error\n\
+at the copy naming the stage or rule. Output: axe.tma_descriptor on the host at each launch, nvgpu\n\
+mbarrier and TMA ops in the kernel. Runs after --axe-slice, before --lower-to-nvvm.";
+
+static ID: PassId = PassId::new();
+
+/// What one run did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LowerTmaStats {
+    /// Copies lowered.
+    pub copies: usize,
+    /// TMA instructions emitted (one per planned issue).
+    pub issues: usize,
+    /// Kernel arguments turned into descriptors.
+    pub descriptors: usize,
+}
+
+/// One copy the planner accepted, with where its tensors live.
+pub(crate) struct PlannedCopy<'c, 'a> {
+    /// The `axe.copy` or `axe.copy_async`.
+    op: AxeOp<'c, 'a>,
+    /// The planner's answer.
+    plan: TmaPlan,
+    /// The global side: the kernel and the argument index of its storage.
+    global: (OperationRef<'c, 'a>, usize),
+    /// The shared side: the `axe.alloc`.
+    shared: AxeOp<'c, 'a>,
+}
+
+/// Lowers every TMA copy under `root`; on refusal reports each at its op and returns how many were refused.
+pub fn lower_tma(root: OperationRef) -> Result<LowerTmaStats, usize> {
+    let mut ops = Vec::new();
+    walk_preorder(root, &mut |op| ops.extend(AxeOp::new(op)));
+    let (mut copies, mut failed) = (Vec::new(), 0);
+    for op in ops.iter().filter(|op| matches!(op.kind(), OpKind::Copy | OpKind::CopyAsync)) {
+        match plan_copy(*op) {
+            Ok(copy) => copies.push(copy),
+            Err(message) => {
+                failed += 1;
+                ffi::emit_error(op.operation().location(), &message);
+            }
+        }
+    }
+    if failed == 0 {
+        failed += emit::check_descriptors_agree(&copies);
+    }
+    if failed > 0 {
+        return Err(failed);
+    }
+    emit::rewrite(root, &ops, &copies).map_err(|(location, message)| {
+        ffi::emit_error(location, &message);
+        1
+    })
+}
+
+/// Plans one copy: scope, memory scopes, dtype, the two traced regions, then `axe_layout::tma::plan`.
+fn plan_copy<'c, 'a>(op: AxeOp<'c, 'a>) -> Result<PlannedCopy<'c, 'a>, String> {
+    let name = op.kind().name();
+    match op.scope() {
+        Some(Ok(ExecScope::Cta)) => {}
+        Some(Ok(other)) => return Err(format!("tma: {name} must run at cta scope, got {}", other.name())),
+        Some(Err(e)) => return Err(format!("tma: {e}")),
+        None => return Err(format!("tma: {name} must have a scope")),
+    }
+    if op.threads().is_some() {
+        return Err(format!("tma: {name} with a thread subset is not supported, run it on the whole cta"));
+    }
+    let (Some(source), Some(dest)) = (op.operand(0), op.operand(1)) else {
+        return Err(format!("tma: {name} must have source and dest tensors"));
+    };
+    let (source, dest) = (trace(op, source)?, trace(op, dest)?);
+    let (global, shared, direction) = match (source.tensor.mem, dest.tensor.mem) {
+        (MemScope::Global, MemScope::Shared) => (source, dest, Direction::G2S),
+        (MemScope::Shared, MemScope::Global) => (dest, source, Direction::S2G),
+        (from, to) => {
+            return Err(format!("tma: {name} must copy between global and shared memory, got {from} to {to}"))
+        }
+    };
+    if global.tensor.dtype != shared.tensor.dtype {
+        return Err(format!(
+            "tma: dtype: {name} source and dest dtypes must agree, got {} and {}",
+            global.tensor.dtype, shared.tensor.dtype
+        ));
+    }
+    let dtype = ElemType::from_name(&global.tensor.dtype)
+        .ok_or_else(|| format!("tma: dtype: TMA copies 1, 2, 4 or 8-byte numbers, got {}", global.tensor.dtype))?;
+    let plan = plan_regions(&global, &shared, dtype, direction)?;
+    let kernel_arg = match global.storage {
+        Storage::KernelArgument(kernel, index) => (kernel, index),
+        _ => return Err("tma: global tensor must be a view of a gpu.func kernel argument".to_string()),
+    };
+    let Storage::Alloc(alloc) = shared.storage else {
+        return Err("tma: shared tensor must come from axe.alloc (views of shared memrefs are not supported)".into());
+    };
+    Ok(PlannedCopy { op, plan, global: kernel_arg, shared: alloc })
+}
+
+/// The planner's call on the two traced regions.
+fn plan_regions(global: &Traced, shared: &Traced, dtype: ElemType, direction: Direction) -> Result<TmaPlan, String> {
+    let (global_layout, shared_layout) = (global.layout()?, shared.layout()?);
+    let request = TmaRequest {
+        global: &global_layout,
+        global_shape: &global.tensor.shape,
+        global_region: &global.region,
+        shared: &shared_layout,
+        shared_shape: &shared.tensor.shape,
+        shared_region: &shared.region,
+        dtype,
+        direction,
+        options: TmaOptions::default(),
+    };
+    plan(&request).map_err(|e| e.to_string())
+}
+
+/// The melior pass behind `--lower-tma`.
+pub fn create() -> melior::pass::Pass {
+    external_pass(&ID, "LowerTma", FLAG, SUMMARY, |operation| lower_tma(operation).is_ok())
+}

@@ -1,0 +1,479 @@
+//! The rewrite of `--lower-tma`: planned copies, their shared buffers, descriptors and mbarriers become upstream
+//! ops. Phase 1 lowers every op in IR order (mbarriers, copies), creating shared buffers, kernel-entry values and
+//! host descriptors on first use; phase 2 erases the lowered ops and the views and slices left without uses.
+
+use super::{
+    build::{box_memref, descriptor_attributes, descriptor_type, segments, Builder, BARRIER_TYPE, TRY_WAIT_TICKS},
+    trace::enclosing_function,
+    LowerTmaStats, PlannedCopy,
+};
+use axe_dialect::{
+    ffi,
+    types::{parse_i64_array, unquote},
+    AxeOp, OpKind,
+};
+use axe_layout::{
+    tma::{Direction, ElemType, TmaPlan},
+    ExecScope,
+};
+use melior::{
+    ir::{
+        attribute::TypeAttribute, block::BlockLike, operation::OperationLike, r#type::FunctionType, Location,
+        OperationRef, RegionLike, Type, Value, ValueLike,
+    },
+    IrRewriter,
+};
+
+/// A failure during the rewrite: where and why.
+type Failure<'c> = (Location<'c>, String);
+
+/// Reports copies that need different descriptors on one kernel argument; returns how many it reported.
+pub(super) fn check_descriptors_agree(copies: &[PlannedCopy]) -> usize {
+    let mut failed = 0;
+    for (i, copy) in copies.iter().enumerate() {
+        let first = copies[..i].iter().find(|c| c.global == copy.global);
+        if let Some(first) = first.filter(|first| first.plan.desc != copy.plan.desc) {
+            failed += 1;
+            let message = format!(
+                "tma: kernel argument {} needs one descriptor, but its copies plan box {:?} and box {:?}",
+                copy.global.1, first.plan.desc.box_dims, copy.plan.desc.box_dims
+            );
+            ffi::emit_error(copy.op.operation().location(), &message);
+        }
+    }
+    failed
+}
+
+/// Per-kernel values created at the entry, before the kernel's original first op.
+struct Function<'c, 'a> {
+    op: OperationRef<'c, 'a>,
+    anchor: OperationRef<'c, 'a>,
+    leader: Option<Value<'c, 'a>>,
+}
+
+/// The state of one rewrite.
+struct Lowering<'c, 'a> {
+    root: OperationRef<'c, 'a>,
+    functions: Vec<Function<'c, 'a>>,
+    buffers: Vec<(OperationRef<'c, 'a>, Value<'c, 'a>)>,
+    descriptors: Vec<((OperationRef<'c, 'a>, usize), Value<'c, 'a>)>,
+    lowered: Vec<OperationRef<'c, 'a>>,
+    stats: LowerTmaStats,
+}
+
+/// Lowers `ops` (every axe op under `root`, in IR order) with the plans in `copies`.
+pub(super) fn rewrite<'c, 'a>(
+    root: OperationRef<'c, 'a>,
+    ops: &[AxeOp<'c, 'a>],
+    copies: &[PlannedCopy<'c, 'a>],
+) -> Result<LowerTmaStats, Failure<'c>> {
+    let mut lowering = Lowering {
+        root,
+        functions: Vec::new(),
+        buffers: Vec::new(),
+        descriptors: Vec::new(),
+        lowered: Vec::new(),
+        stats: LowerTmaStats::default(),
+    };
+    for op in ops {
+        let at = |message: String| (op.operation().location(), message);
+        match op.kind() {
+            OpKind::Copy | OpKind::CopyAsync => {
+                let Some(copy) = copies.iter().find(|c| c.op.operation() == op.operation()) else { continue };
+                lowering.copy(copy).map_err(at)?;
+            }
+            kind if is_barrier_op(kind) => lowering.barrier_op(*op).map_err(at)?,
+            _ => continue,
+        }
+        lowering.lowered.push(op.operation());
+    }
+    lowering.cleanup(ops);
+    lowering.check_arguments()?;
+    Ok(lowering.stats)
+}
+
+/// The mbarrier ops this pass lowers.
+fn is_barrier_op(kind: OpKind) -> bool {
+    matches!(
+        kind,
+        OpKind::MbarrierAlloc
+            | OpKind::MbarrierInit
+            | OpKind::MbarrierArrive
+            | OpKind::MbarrierArriveExpectTx
+            | OpKind::MbarrierWait
+    )
+}
+
+impl<'c, 'a> Lowering<'c, 'a> {
+    /// The index of the kernel-entry state of the function holding `op`.
+    fn function(&mut self, op: OperationRef<'c, 'a>) -> Result<usize, String> {
+        let func = enclosing_function(op).ok_or("tma: op is not inside a gpu.func or func.func")?;
+        if let Some(i) = self.functions.iter().position(|f| f.op == func) {
+            return Ok(i);
+        }
+        let entry = func.region(0).ok().and_then(|r| r.first_block()).ok_or("tma: function has no body")?;
+        let anchor = entry.first_operation().ok_or("tma: function body is empty")?;
+        self.functions.push(Function { op: func, anchor, leader: None });
+        Ok(self.functions.len() - 1)
+    }
+
+    /// A builder at the entry of function `f`, located at `location`.
+    fn entry(&self, f: usize, location: Location<'c>) -> Result<Builder<'c, 'a>, String> {
+        Ok(Builder::before(self.functions[f].anchor)?.at_location(location))
+    }
+
+    /// `i1` true on the one thread of the CTA that issues TMA and initializes barriers (thread 0).
+    fn leader(&mut self, op: OperationRef<'c, 'a>) -> Result<Value<'c, 'a>, String> {
+        let f = self.function(op)?;
+        if let Some(leader) = self.functions[f].leader {
+            return Ok(leader);
+        }
+        let b = self.entry(f, self.functions[f].op.location())?;
+        let tid = |d: &str| b.value("gpu.thread_id", &[], "index", &[("dimension", format!("#gpu<dim {d}>"))]);
+        let mut linear = tid("x")?;
+        // With a known block of (n, 1, 1) threads, y and z are 0: test x alone.
+        let known = self.functions[f].op.attribute("known_block_size").ok().map(|a| a.to_string());
+        let flat = known.is_some_and(|k| k.replace(' ', "").ends_with(",1,1>"));
+        if !flat {
+            for d in ["y", "z"] {
+                let other = tid(d)?;
+                linear = b.value("arith.ori", &[linear, other], "index", &[])?;
+            }
+        }
+        let zero = b.index(0)?;
+        let leader = b.value("arith.cmpi", &[linear, zero], "i1", &[("predicate", "0 : i64".into())])?;
+        self.functions[f].leader = Some(leader);
+        Ok(leader)
+    }
+
+    /// Lowers one mbarrier op (alloc/init/arrive need cta scope; a wait is per thread).
+    fn barrier_op(&mut self, op: AxeOp<'c, 'a>) -> Result<(), String> {
+        let scope = op.scope().unwrap_or_else(|| Err("no scope".into()))?;
+        if op.kind() != OpKind::MbarrierWait && scope != ExecScope::Cta {
+            return Err(format!("tma: {} must run at cta scope, got {}", op.kind().name(), scope.name()));
+        }
+        let b = Builder::before(op.operation())?;
+        if op.kind() == OpKind::MbarrierAlloc {
+            let barrier = b.value("nvgpu.mbarrier.create", &[], BARRIER_TYPE, &[])?;
+            let old = op.result().ok_or("tma: mbarrier_alloc has no result")?;
+            IrRewriter::from_op(self.root).as_rewriter_base().replace_all_uses_with(old, barrier);
+            return Ok(());
+        }
+        let barrier = op.operand(0).ok_or("tma: mbarrier op has no barrier")?;
+        let zero = b.index(0)?;
+        let leader = self.leader(op.operation())?;
+        let integer = |name: &str| op.integer_attribute(name).unwrap_or_else(|| Err(format!("missing {name}")));
+        match op.kind() {
+            OpKind::MbarrierInit => {
+                let count = b.index(integer("count")?)?;
+                b.guarded(leader, |t| {
+                    t.op("nvgpu.mbarrier.init", &[barrier, count, zero], &[], &[])?;
+                    t.op("nvvm.fence.mbarrier.init", &[], &[], &[]).map(drop)
+                })?;
+                b.op("gpu.barrier", &[], &[], &[])?;
+            }
+            OpKind::MbarrierArriveExpectTx => {
+                let bytes = b.index(integer("bytes")?)?;
+                b.guarded(leader, |t| {
+                    t.op("nvgpu.mbarrier.arrive.expect_tx", &[barrier, bytes, zero], &[], &[]).map(drop)
+                })?;
+            }
+            OpKind::MbarrierArrive => b.guarded(leader, |t| {
+                t.op("nvgpu.mbarrier.arrive", &[barrier, zero], &["!nvgpu.mbarrier.token"], &[]).map(drop)
+            })?,
+            _ => {
+                let phase = op.operand(1).ok_or("tma: mbarrier_wait has no phase")?;
+                let ticks = b.index(TRY_WAIT_TICKS)?;
+                b.op("nvgpu.mbarrier.try_wait.parity", &[barrier, phase, ticks, zero], &[], &[])?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Lowers one planned copy.
+    fn copy(&mut self, copy: &PlannedCopy<'c, 'a>) -> Result<(), String> {
+        let operation = copy.op.operation();
+        let leader = self.leader(operation)?;
+        let smem = self.buffer(copy.shared, &copy.plan)?;
+        let desc = self.descriptor(copy)?;
+        let b = Builder::before(operation)?;
+        let sync = copy.op.kind() == OpKind::Copy;
+        let plan = &copy.plan;
+        match plan.direction {
+            Direction::G2S => {
+                let (barrier, phase) = match sync {
+                    false => (copy.op.operand(2).ok_or("tma: copy_async load has no barrier")?, None),
+                    true => self.sync_barrier(operation)?,
+                };
+                if let Some(phase) = phase {
+                    b.op("gpu.barrier", &[], &[], &[])?;
+                    let current = b.value("memref.load", &[phase], "i1", &[])?;
+                    self.load_issues(&b, leader, smem, desc, barrier, plan)?;
+                    let ticks = b.index(TRY_WAIT_TICKS)?;
+                    let zero = b.index(0)?;
+                    b.op("nvgpu.mbarrier.try_wait.parity", &[barrier, current, ticks, zero], &[], &[])?;
+                    let one = b.constant(1, "i1")?;
+                    let next = b.value("arith.xori", &[current, one], "i1", &[])?;
+                    b.op("memref.store", &[next, phase], &[], &[])?;
+                } else {
+                    self.load_issues(&b, leader, smem, desc, barrier, plan)?;
+                }
+            }
+            Direction::S2G => {
+                let proxy =
+                    [("kind", "#nvvm.proxy_kind<async.shared>".into()), ("space", "#nvvm.shared_space<cta>".into())];
+                b.op("nvvm.fence.proxy", &[], &[], &proxy)?;
+                b.op("gpu.barrier", &[], &[], &[])?;
+                b.guarded(leader, |t| {
+                    for issue in &plan.issues {
+                        let source = box_view(t, smem, plan, issue.smem_offset_bytes)?;
+                        let mut operands = vec![source, desc];
+                        operands.extend(coordinates(t, &issue.coordinates)?);
+                        let sizes = segments(&[1, 1, issue.coordinates.len(), 0]);
+                        t.op("nvgpu.tma.async.store", &operands, &[], &[("operandSegmentSizes", sizes)])?;
+                    }
+                    t.op("nvvm.cp.async.bulk.commit.group", &[], &[], &[])?;
+                    let mut wait = vec![("group", "0 : i32".to_string())];
+                    if !sync {
+                        wait.push(("read", "unit".into()));
+                    }
+                    t.op("nvvm.cp.async.bulk.wait_group", &[], &[], &wait).map(drop)
+                })?;
+                if sync {
+                    b.op("gpu.barrier", &[], &[], &[])?;
+                }
+            }
+        }
+        self.stats.copies += 1;
+        self.stats.issues += plan.issues.len();
+        Ok(())
+    }
+
+    /// On the leader: `arrive.expect_tx` with the plan's bytes, then one TMA load per issue.
+    fn load_issues(
+        &self,
+        b: &Builder<'c, 'a>,
+        leader: Value<'c, 'a>,
+        smem: Value<'c, 'a>,
+        desc: Value<'c, 'a>,
+        barrier: Value<'c, 'a>,
+        plan: &TmaPlan,
+    ) -> Result<(), String> {
+        let zero = b.index(0)?;
+        b.guarded(leader, |t| {
+            let bytes = t.index(plan.total_bytes() as i64)?;
+            t.op("nvgpu.mbarrier.arrive.expect_tx", &[barrier, bytes, zero], &[], &[])?;
+            for issue in &plan.issues {
+                let dest = box_view(t, smem, plan, issue.smem_offset_bytes)?;
+                let mut operands = vec![dest, barrier, desc];
+                operands.extend(coordinates(t, &issue.coordinates)?);
+                operands.push(zero);
+                let sizes = segments(&[1, 1, 1, issue.coordinates.len(), 1, 0, 0]);
+                t.op("nvgpu.tma.async.load", &operands, &[], &[("operandSegmentSizes", sizes)])?;
+            }
+            Ok(())
+        })
+    }
+
+    /// A fresh barrier for a synchronous load, initialized at kernel entry, and its phase bit (`memref<i1>`).
+    fn sync_barrier(&mut self, op: OperationRef<'c, 'a>) -> Result<(Value<'c, 'a>, Option<Value<'c, 'a>>), String> {
+        let leader = self.leader(op)?;
+        let f = self.function(op)?;
+        let b = self.entry(f, op.location())?;
+        let barrier = b.value("nvgpu.mbarrier.create", &[], BARRIER_TYPE, &[])?;
+        let (zero, one) = (b.index(0)?, b.index(1)?);
+        b.guarded(leader, |t| {
+            t.op("nvgpu.mbarrier.init", &[barrier, one, zero], &[], &[])?;
+            t.op("nvvm.fence.mbarrier.init", &[], &[], &[]).map(drop)
+        })?;
+        b.op("gpu.barrier", &[], &[], &[])?;
+        let phase = b.value("memref.alloca", &[], "memref<i1>", &[("operandSegmentSizes", segments(&[0, 0]))])?;
+        let start = b.constant(0, "i1")?;
+        b.op("memref.store", &[start, phase], &[], &[])?;
+        Ok((barrier, Some(phase)))
+    }
+
+    /// The shared buffer (`memref<Nxi8, workgroup>`) of an `axe.alloc`, created on first use as a `memref.global`.
+    fn buffer(&mut self, alloc: AxeOp<'c, 'a>, plan: &TmaPlan) -> Result<Value<'c, 'a>, String> {
+        let operation = alloc.operation();
+        let alignment = plan.shared_base_alignment_bytes;
+        if let Some((_, buffer)) = self.buffers.iter().find(|(a, _)| *a == operation) {
+            return Ok(*buffer);
+        }
+        let tensor = alloc.tensor("result").ok_or("tma: alloc type does not read")?;
+        let layout = tensor.layout.parse().and_then(Result::ok).ok_or("tma: alloc layout does not parse")?;
+        let elem = ElemType::from_name(&tensor.dtype).ok_or("tma: alloc dtype is not a TMA type")?;
+        let bytes = layout.tile().span_memory() * elem.bytes();
+        let memref = format!("memref<{bytes}xi8, {}>", super::build::WORKGROUP);
+        let name = format!("__axe_smem_{}", self.buffers.len());
+        let func = enclosing_function(operation).ok_or("tma: alloc is not inside a function")?;
+        let table = func.block().ok_or("tma: function is not in a module")?;
+        let global = Builder::at_start(self.root, table, operation.location());
+        global.op(
+            "memref.global",
+            &[],
+            &[],
+            &[
+                ("sym_name", format!("\"{name}\"")),
+                ("sym_visibility", "\"private\"".into()),
+                ("type", memref.clone()),
+                ("alignment", format!("{} : i64", alignment.max(128))),
+            ],
+        )?;
+        let b = Builder::before(operation)?;
+        let buffer = b.value("memref.get_global", &[], &memref, &[("name", format!("@{name}"))])?;
+        self.buffers.push((operation, buffer));
+        Ok(buffer)
+    }
+
+    /// The device-side descriptor of a copy's global kernel argument, created on first use: the argument becomes
+    /// `!llvm.ptr`, each launch passes `axe.tma_descriptor` of its operand, and the kernel casts at entry.
+    fn descriptor(&mut self, copy: &PlannedCopy<'c, 'a>) -> Result<Value<'c, 'a>, String> {
+        if let Some((_, value)) = self.descriptors.iter().find(|(key, _)| *key == copy.global) {
+            return Ok(*value);
+        }
+        let (kernel, index) = copy.global;
+        let entry = kernel.region(0).ok().and_then(|r| r.first_block()).ok_or("tma: kernel has no body")?;
+        let argument = entry.argument(index).map_err(|e| format!("tma: kernel argument {index}: {e}"))?;
+        let old_type = argument.r#type();
+        let pointer = ffi::parse_type(kernel, "!llvm.ptr").ok_or("tma: internal: !llvm.ptr")?;
+        argument.set_type(pointer);
+        retype_function(kernel, index, pointer)?;
+        for launch in launches(self.root, kernel)? {
+            host_descriptor(launch, index, old_type, &copy.plan)?;
+        }
+        let f = self.function(copy.op.operation())?;
+        let b = self.entry(f, argument_location(kernel))?;
+        let desc =
+            b.value("builtin.unrealized_conversion_cast", &[argument.into()], &descriptor_type(&copy.plan.desc), &[])?;
+        self.descriptors.push((copy.global, desc));
+        self.stats.descriptors += 1;
+        Ok(desc)
+    }
+
+    /// Erases the lowered ops, then views, slices and allocs left without uses (an alloc still used elsewhere
+    /// becomes an `axe.view` of its buffer).
+    fn cleanup(&mut self, ops: &[AxeOp<'c, 'a>]) {
+        let rewriter = IrRewriter::from_op(self.root);
+        let base = rewriter.as_rewriter_base();
+        for op in self.lowered.iter().rev() {
+            base.erase_op(*op);
+        }
+        for op in ops.iter().rev().filter(|op| matches!(op.kind(), OpKind::View | OpKind::Slice | OpKind::Alloc)) {
+            let Some(result) = op.result() else { continue };
+            let buffer = self.buffers.iter().find(|(a, _)| *a == op.operation()).map(|(_, b)| *b);
+            if !ffi::has_uses(result) && (op.kind() != OpKind::Alloc || buffer.is_some()) {
+                base.erase_op(op.operation());
+            } else if let (Some(buffer), Ok(b)) = (buffer, Builder::before(op.operation())) {
+                if let Ok(view) = b.value("axe.view", &[buffer], &result.r#type().to_string(), &[]) {
+                    base.replace_all_uses_with(result, view);
+                    base.erase_op(op.operation());
+                }
+            }
+        }
+    }
+
+    /// Fails when a kernel argument turned descriptor is still used by anything but its entry cast.
+    fn check_arguments(&self) -> Result<(), Failure<'c>> {
+        for ((kernel, index), desc) in &self.descriptors {
+            let Some(argument) =
+                kernel.region(0).ok().and_then(|r| r.first_block()).and_then(|b| b.argument(*index).ok())
+            else {
+                continue;
+            };
+            let mut other = None;
+            axe_dialect::ops::walk_preorder(*kernel, &mut |op| {
+                let is_cast = op.result(0).is_ok_and(|r| Value::from(r) == *desc);
+                if !is_cast && op.operands().any(|v| v == Value::from(argument)) && other.is_none() {
+                    other = Some(op.location());
+                }
+            });
+            if let Some(location) = other {
+                let message = format!("tma: kernel argument {index} becomes a TMA descriptor but has other uses");
+                return Err((location, message));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The `memref.view` of one box at `offset` bytes into `smem`.
+fn box_view<'c, 'a>(
+    b: &Builder<'c, 'a>,
+    smem: Value<'c, 'a>,
+    plan: &TmaPlan,
+    offset: i64,
+) -> Result<Value<'c, 'a>, String> {
+    let offset = b.index(offset)?;
+    b.value("memref.view", &[smem, offset], &box_memref(&plan.desc), &[])
+}
+
+/// One `index` constant per coordinate (innermost first, as the descriptor's dimensions).
+fn coordinates<'c, 'a>(b: &Builder<'c, 'a>, coordinates: &[i64]) -> Result<Vec<Value<'c, 'a>>, String> {
+    coordinates.iter().map(|&c| b.index(c)).collect()
+}
+
+/// Where the kernel-entry cast of a descriptor argument is located: at the kernel.
+fn argument_location<'c>(kernel: OperationRef<'c, '_>) -> Location<'c> {
+    kernel.location()
+}
+
+/// Replaces input `index` of a function's `function_type` with `ty`.
+fn retype_function<'c>(func: OperationRef<'c, '_>, index: usize, ty: Type<'c>) -> Result<(), String> {
+    let attribute = func.attribute("function_type").map_err(|_| "tma: kernel has no function_type")?;
+    let function = TypeAttribute::try_from(attribute)
+        .ok()
+        .and_then(|a| FunctionType::try_from(a.value()).ok())
+        .ok_or("tma: kernel function_type is not a function type")?;
+    let mut inputs: Vec<Type> = (0..function.input_count()).filter_map(|i| function.input(i).ok()).collect();
+    let results: Vec<Type> = (0..function.result_count()).filter_map(|i| function.result(i).ok()).collect();
+    *inputs.get_mut(index).ok_or("tma: kernel argument out of range")? = ty;
+    let new = ffi::function_type(func, &inputs, &results);
+    ffi::set_attribute(func, "function_type", TypeAttribute::new(new).into());
+    Ok(())
+}
+
+/// The symbol text (`@module::@kernel`) of a `gpu.func` and every `gpu.launch_func` under `root` naming it.
+fn launches<'c, 'a>(
+    root: OperationRef<'c, 'a>,
+    kernel: OperationRef<'c, 'a>,
+) -> Result<Vec<OperationRef<'c, 'a>>, String> {
+    let symbol = |op: OperationRef| op.attribute("sym_name").ok().and_then(|a| unquote(&a.to_string()).ok());
+    let module = kernel.parent_operation().and_then(symbol).ok_or("tma: kernel is not in a named gpu.module")?;
+    let name = symbol(kernel).ok_or("tma: kernel has no name")?;
+    let target = format!("@{module}::@{name}");
+    let mut found = Vec::new();
+    axe_dialect::ops::walk_preorder(root, &mut |op| {
+        let is_launch = op.name().as_string_ref().as_str() == Ok("gpu.launch_func");
+        if is_launch && op.attribute("kernel").is_ok_and(|k| k.to_string() == target) {
+            found.push(op);
+        }
+    });
+    Ok(found)
+}
+
+/// Before `launch`: `axe.tma_descriptor` of its kernel operand `index`, which then replaces that operand.
+fn host_descriptor<'c>(
+    launch: OperationRef<'c, '_>,
+    index: usize,
+    global_type: Type<'c>,
+    plan: &TmaPlan,
+) -> Result<(), String> {
+    let sizes = launch.attribute("operandSegmentSizes").map_err(|_| "tma: launch has no operandSegmentSizes")?;
+    let sizes = parse_i64_array(&sizes.to_string().replace("i32", "i64")).map_err(|e| format!("tma: launch {e}"))?;
+    let [.., kernel_operands, async_object] = sizes.as_slice() else { return Err("tma: launch segments".into()) };
+    let first = sizes.iter().sum::<i64>() - kernel_operands - async_object;
+    let position = usize::try_from(first).unwrap_or(0) + index;
+    let global = launch.operand(position).map_err(|_| format!("tma: launch has no kernel operand {index}"))?;
+    if global.r#type() != global_type {
+        return Err(format!(
+            "tma: launch passes {} for kernel argument {index}, expected {global_type}",
+            global.r#type()
+        ));
+    }
+    let b = Builder::before(launch)?;
+    let attributes = descriptor_attributes(&plan.desc, plan.global_offset_bytes);
+    let desc = b.value("axe.tma_descriptor", &[global], "!llvm.ptr", &attributes)?;
+    ffi::set_operand(launch, position, desc);
+    Ok(())
+}

@@ -1,0 +1,119 @@
+//! Reading a copy operand back to its root tensor and storage, through `axe.slice` chains and views.
+//!
+//! The planner wants the root tensor's layout and shape and the copied region in the root's indices; the
+//! lowering wants the storage (an `axe.alloc`, or the kernel argument under the global views).
+
+use axe_dialect::{ops::tensor_of, AxeOp, OpKind, TensorType};
+use axe_layout::Layout;
+use melior::ir::{
+    block::{BlockArgument, BlockLike},
+    operation::{OperationLike, OperationResult},
+    OperationRef, RegionLike, Value,
+};
+
+/// Where a tensor's elements are stored.
+pub(super) enum Storage<'c, 'a> {
+    /// An `axe.alloc`.
+    Alloc(AxeOp<'c, 'a>),
+    /// Argument `index` of the `gpu.func` kernel that holds the copy.
+    KernelArgument(OperationRef<'c, 'a>, usize),
+    /// Anything else (a value that is not a kernel argument).
+    Other,
+}
+
+/// A copy operand as the planner sees it.
+pub(super) struct Traced<'c, 'a> {
+    /// The root tensor's type (the `axe.view` or `axe.alloc` under the slices).
+    pub(super) tensor: TensorType,
+    /// The operand's region in the root's indices, half-open per dimension.
+    pub(super) region: Vec<(i64, i64)>,
+    /// The storage under the root.
+    pub(super) storage: Storage<'c, 'a>,
+}
+
+impl Traced<'_, '_> {
+    /// The root's layout.
+    pub(super) fn layout(&self) -> Result<Layout, String> {
+        match self.tensor.layout.parse() {
+            Some(Ok(layout)) => Ok(layout),
+            Some(Err(e)) => Err(format!("tma: layout does not parse: {e}")),
+            None => Err("tma: root tensor layout is #axe.deferred".to_string()),
+        }
+    }
+}
+
+/// The `axe.*` op that defines `value`, if any.
+fn defining<'c, 'a>(value: Value<'c, 'a>) -> Option<AxeOp<'c, 'a>> {
+    AxeOp::new(OperationResult::try_from(value).ok()?.owner())
+}
+
+/// Traces `value` (an operand of `copy`) to its root tensor, region and storage.
+pub(super) fn trace<'c, 'a>(copy: AxeOp<'c, 'a>, value: Value<'c, 'a>) -> Result<Traced<'c, 'a>, String> {
+    let tensor = tensor_of(value)?.ok_or("tma: copy operand is not an !axe.tensor")?;
+    let mut begin = vec![0i64; tensor.shape.len()];
+    let mut current = value;
+    let root = loop {
+        let Some(op) = defining(current) else {
+            return Err("tma: copy operand must come from axe.view or axe.alloc through axe.slice ops".into());
+        };
+        match op.kind() {
+            OpKind::Slice => {
+                let region = op.slice_region()?;
+                for (b, offset) in begin.iter_mut().zip(&region.offsets) {
+                    *b += offset.ok_or("tma: dynamic slice offsets are not supported, slice statically")?;
+                }
+                current = op.operand(0).ok_or("tma: slice has no source")?;
+            }
+            OpKind::View | OpKind::Alloc => break op,
+            other => return Err(format!("tma: copy operand must come from a view or alloc, got {}", other.name())),
+        }
+    };
+    let root_tensor = root.tensor("result").ok_or("tma: root tensor type does not read")?;
+    if root_tensor.shape.len() != begin.len() {
+        return Err("tma: slices must keep the rank of their source".to_string());
+    }
+    let region = begin.iter().zip(&tensor.shape).map(|(&b, &e)| (b, b + e)).collect();
+    Ok(Traced { tensor: root_tensor, region, storage: storage(copy, root) })
+}
+
+/// The storage under `root`: an alloc, or the kernel argument reached through views.
+fn storage<'c, 'a>(copy: AxeOp<'c, 'a>, mut root: AxeOp<'c, 'a>) -> Storage<'c, 'a> {
+    loop {
+        if root.kind() == OpKind::Alloc {
+            return Storage::Alloc(root);
+        }
+        let Some(source) = root.operand(0) else { return Storage::Other };
+        match defining(source) {
+            Some(inner) if matches!(inner.kind(), OpKind::View | OpKind::Slice | OpKind::Alloc) => root = inner,
+            Some(_) => return Storage::Other,
+            None => return kernel_argument(copy, source),
+        }
+    }
+}
+
+/// `KernelArgument` when `value` is an argument of the `gpu.func` kernel enclosing `copy`.
+fn kernel_argument<'c, 'a>(copy: AxeOp<'c, 'a>, value: Value<'c, 'a>) -> Storage<'c, 'a> {
+    let Some(kernel) = enclosing_function(copy.operation()) else { return Storage::Other };
+    if kernel.name().as_string_ref().as_str() != Ok("gpu.func") || !kernel.has_attribute("gpu.kernel") {
+        return Storage::Other;
+    }
+    let Ok(argument) = BlockArgument::try_from(value) else { return Storage::Other };
+    let index = argument.argument_number();
+    let entry = kernel.region(0).ok().and_then(|r| r.first_block());
+    match entry.and_then(|b| b.argument(index).ok()) {
+        Some(same) if Value::from(same) == value => Storage::KernelArgument(kernel, index),
+        _ => Storage::Other,
+    }
+}
+
+/// The nearest enclosing `gpu.func` or `func.func`.
+pub(super) fn enclosing_function<'c, 'a>(op: OperationRef<'c, 'a>) -> Option<OperationRef<'c, 'a>> {
+    let mut current = op.parent_operation();
+    while let Some(parent) = current {
+        if matches!(parent.name().as_string_ref().as_str(), Ok("gpu.func" | "func.func")) {
+            return Some(parent);
+        }
+        current = parent.parent_operation();
+    }
+    None
+}
