@@ -167,10 +167,7 @@ impl Axis {
             if existing.kind == kind {
                 return Ok(existing);
             }
-            return Err(LayoutError::new(format!(
-                "axis '{name}' already exists with kind {:?}",
-                existing.kind
-            )));
+            return Err(LayoutError::new(format!("axis '{name}' already exists with kind {:?}", existing.kind)));
         }
         let mut declared = DECLARED.lock().unwrap_or_else(|e| e.into_inner());
         let axis = Axis { name: Box::leak(name.to_owned().into_boxed_str()), kind };
