@@ -81,6 +81,30 @@ pub enum AxisKind {
     Device,
 }
 
+impl AxisKind {
+    /// Parses a kind as written in an axis declaration: `memory`, `device`, or `thread:UNIT:WITHIN` with two
+    /// execution scopes (`thread:warp:cta` is a warp index within a CTA).
+    pub fn parse(text: &str) -> Result<AxisKind> {
+        let scope = |name: &str| {
+            ExecScope::from_name(name).ok_or_else(|| LayoutError::new(format!("unknown execution scope '{name}'")))
+        };
+        match text.split(':').collect::<Vec<_>>().as_slice() {
+            ["memory"] => Ok(AxisKind::Memory),
+            ["device"] => Ok(AxisKind::Device),
+            ["thread", unit, within] => {
+                let (unit, within) = (scope(unit)?, scope(within)?);
+                if unit >= within {
+                    return Err(LayoutError::new(format!(
+                        "a thread axis indexes a scope inside another, got {unit} within {within}"
+                    )));
+                }
+                Ok(AxisKind::Thread { unit, within })
+            }
+            _ => Err(LayoutError::new(format!("axis kind '{text}' is not memory, device or thread:UNIT:WITHIN"))),
+        }
+    }
+}
+
 /// A named axis. Compared, hashed and ordered by name.
 #[derive(Clone, Copy)]
 pub struct Axis {
@@ -264,5 +288,18 @@ mod tests {
         assert_eq!(Axis::named("sbuf_row").unwrap(), a);
         assert!(Axis::declare("laneid", AxisKind::Memory).is_err());
         assert!(Axis::declare("9x", AxisKind::Memory).is_err());
+    }
+
+    #[test]
+    fn axis_kinds_parse_from_declarations() {
+        assert_eq!(AxisKind::parse("memory").unwrap(), AxisKind::Memory);
+        assert_eq!(AxisKind::parse("device").unwrap(), AxisKind::Device);
+        assert_eq!(
+            AxisKind::parse("thread:warp:cta").unwrap(),
+            AxisKind::Thread { unit: ExecScope::Warp, within: ExecScope::Cta }
+        );
+        assert!(AxisKind::parse("thread:cta:warp").unwrap_err().message.contains("inside"));
+        assert!(AxisKind::parse("thread:warp").is_err());
+        assert!(AxisKind::parse("thread:warp:galaxy").unwrap_err().message.contains("galaxy"));
     }
 }

@@ -12,6 +12,7 @@ mod cli;
 mod cmd;
 mod tma_plan;
 
+use axe_layout::{Axis, AxisKind};
 use cli::{Args, CliError, Command};
 use std::io::Write;
 
@@ -32,7 +33,10 @@ const COMMANDS: &[&Command] = &[
 fn overview() -> String {
     let mut s = String::from(
         "axe-layout: evaluate, inspect and transform Axe layouts\n\n\
-         usage: axe-layout <command> [arguments] [--json]\n       axe-layout <command> --help\n\ncommands:\n",
+         usage: axe-layout [--axis NAME=KIND]... <command> [arguments] [--json]\n       \
+         axe-layout <command> --help\n\n\
+         --axis NAME=KIND declares an axis beyond the built-in ones; KIND is memory, device or\n\
+         thread:UNIT:WITHIN (e.g. --axis sbuf=memory, --axis lane4=thread:thread:warp)\n\ncommands:\n",
     );
     for c in COMMANDS {
         s.push_str(&format!("  {:<12} {}\n", c.name, c.about));
@@ -52,7 +56,29 @@ fn command_help(c: &Command) -> String {
     format!("usage: axe-layout {}\n\n{}\n\n{}", c.usage, c.about, c.help)
 }
 
+/// Declares the axes of every leading `--axis NAME=KIND` option and returns the arguments after them.
+fn declare_axes(mut argv: &[String]) -> Result<&[String], CliError> {
+    while let Some(first) = argv.first().filter(|a| a.starts_with("--axis")) {
+        let (spec, rest) = match first.strip_prefix("--axis=") {
+            Some(spec) => (spec, &argv[1..]),
+            None if first == "--axis" => match argv.get(1) {
+                Some(spec) => (spec.as_str(), &argv[2..]),
+                None => return Err(CliError::Usage("option --axis needs NAME=KIND".into())),
+            },
+            None => break,
+        };
+        let (name, kind) = spec
+            .split_once('=')
+            .ok_or_else(|| CliError::Usage(format!("--axis {spec}: expected NAME=KIND (e.g. sbuf=memory)")))?;
+        let kind = AxisKind::parse(kind).map_err(|e| CliError::Usage(format!("--axis {spec}: {}", e.message)))?;
+        Axis::declare(name, kind).map_err(|e| CliError::Usage(format!("--axis {spec}: {}", e.message)))?;
+        argv = rest;
+    }
+    Ok(argv)
+}
+
 fn run(argv: &[String]) -> Result<String, CliError> {
+    let argv = declare_axes(argv)?;
     let Some(first) = argv.first() else {
         return Err(CliError::Usage("missing command (try 'axe-layout --help')".into()));
     };
