@@ -63,13 +63,13 @@ fn rewrite(t: &TileLayout, seeds: &[u32]) -> TileLayout {
                 .splice(i..=i, [Iter { extent: outer, stride: it.stride * inner, ..it }, Iter { extent: inner, ..it }]);
         }
     }
-    if seeds[1] % 2 == 0 {
+    if seeds[1].is_multiple_of(2) {
         let axis = shard.get(pick(2, shard.len())).map_or(axe_layout::Axis::M, |i| i.axis);
         shard.insert(pick(3, shard.len() + 1), Iter::new(1, seeds[4] as i64 % 7 - 3, axis).unwrap());
     }
     if let Some(i) = (!replica.is_empty()).then(|| pick(5, replica.len())) {
         let it = replica[i];
-        if seeds[6] % 2 == 0 {
+        if seeds[6].is_multiple_of(2) {
             *offset.entry(it.axis).or_insert(0) += (it.extent - 1) * it.stride;
             replica[i].stride = -it.stride;
         } else if let Some(&f) = prime_factors(it.extent).first().filter(|&&f| f < it.extent) {
@@ -78,7 +78,7 @@ fn rewrite(t: &TileLayout, seeds: &[u32]) -> TileLayout {
                 .splice(i..=i, [Iter { extent: outer, stride: it.stride * inner, ..it }, Iter { extent: inner, ..it }]);
         }
     }
-    if seeds[7] % 3 == 0 {
+    if seeds[7].is_multiple_of(3) {
         let axis = t.axes().first().copied().unwrap_or(axe_layout::Axis::M);
         replica.push(Iter::new(2 + seeds[8] as i64 % 3, 0, axis).unwrap());
         offset.entry(axis).or_insert(0);

@@ -96,10 +96,12 @@ fn f16_128x64_into_128b_swizzle() {
     assert_eq!(p.global_offset_bytes, 0);
 }
 
+/// One swizzle-mode case: (shared layout, shared shape, dtype, mode, expected box).
+type ModeCase = (&'static str, &'static [i64], ElemType, SwizzleMode, Vec<u32>);
+
 #[test]
 fn every_swizzle_mode() {
-    // (shared layout, shared shape, dtype, mode, box)
-    let cases: [(&str, &[i64], ElemType, SwizzleMode, Vec<u32>); 5] = [
+    let cases: [ModeCase; 5] = [
         ("S[(64,64):(64,1)]", &[64, 64], ElemType::F16, SwizzleMode::None, vec![64, 64]),
         ("Swizzle(3,1,3) o S[(64,16):(16,1)]", &[64, 16], ElemType::F16, SwizzleMode::B32, vec![16, 64]),
         ("Swizzle(3,2,3) o S[(64,32):(32,1)]", &[64, 32], ElemType::F16, SwizzleMode::B64, vec![32, 64]),
