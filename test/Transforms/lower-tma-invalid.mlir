@@ -1,0 +1,218 @@
+// Copies --lower-tma refuses: each error is at the copy and names the planner's stage or rule with the numbers.
+// RUN: axe-opt %s --split-input-file --lower-tma --verify-diagnostics
+// A refusal fails the pass: exit code 1, nothing printed on stdout.
+// RUN: not axe-opt %s --split-input-file --lower-tma -o %t.out 2>&1 | FileCheck %s --check-prefix=EXIT
+// EXIT: error: tma: coordinate stage
+
+// Rows 32..96 straddle two 64-row panels of the global layout: the slice exists, but no TMA box reaches it.
+!g = !axe.tensor<array<i64: 128, 64>, f16, #axe.layout<"S[(2,64,64):(8192,64,1)]">, #axe.mem<"global">>
+!r = !axe.tensor<array<i64: 64, 64>, f16, #axe.deferred, #axe.mem<"global">>
+!s = !axe.tensor<array<i64: 64, 64>, f16, #axe.layout<"Swizzle(3,3,3) o S[(64,64):(64,1)]">, #axe.mem<"shared">>
+func.func @region_no_box_covers(%m: memref<16384xf16>) {
+  %g = "axe.view"(%m) : (memref<16384xf16>) -> !g
+  %r = "axe.slice"(%g) {offsets = array<i64: 32, 0>, sizes = array<i64: 64, 64>} : (!g) -> !r
+  %s = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !s
+  %bar = "axe.mbarrier_alloc"() {scope = #axe.exec<"cta">} : () -> !axe.mbarrier
+  // expected-error @+1 {{tma: coordinate stage: global dimension 0: the region 32:96 is not a box of the layout's digits}}
+  "axe.copy_async"(%r, %s, %bar) {scope = #axe.exec<"cta">} : (!r, !s, !axe.mbarrier) -> ()
+  return
+}
+
+// -----
+
+// A row pitch of 68 halves is 136 bytes: TMA global strides must be multiples of 16 bytes.
+!g = !axe.tensor<array<i64: 128, 68>, f16, #axe.layout<"S[(128,68):(68,1)]">, #axe.mem<"global">>
+!r = !axe.tensor<array<i64: 128, 64>, f16, #axe.deferred, #axe.mem<"global">>
+!s = !axe.tensor<array<i64: 128, 64>, f16, #axe.layout<"Swizzle(3,3,3) o S[(128,64):(64,1)]">, #axe.mem<"shared">>
+func.func @unaligned_global_stride(%m: memref<8704xf16>) {
+  %g = "axe.view"(%m) : (memref<8704xf16>) -> !g
+  %r = "axe.slice"(%g) {offsets = array<i64: 0, 0>, sizes = array<i64: 128, 64>} : (!g) -> !r
+  %s = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !s
+  %bar = "axe.mbarrier_alloc"() {scope = #axe.exec<"cta">} : () -> !axe.mbarrier
+  // expected-error @+1 {{tma: global-stride rule: global stride of dimension 1 is 136 bytes, must be a multiple of 16}}
+  "axe.copy_async"(%r, %s, %bar) {scope = #axe.exec<"cta">} : (!r, !s, !axe.mbarrier) -> ()
+  return
+}
+
+// -----
+
+// Four rows cannot hold the 8-row atom of the 128B swizzle.
+!g = !axe.tensor<array<i64: 4, 64>, f16, #axe.layout<"S[(4,64):(64,1)]">, #axe.mem<"global">>
+!s = !axe.tensor<array<i64: 4, 64>, f16, #axe.layout<"Swizzle(3,3,3) o S[(4,64):(64,1)]">, #axe.mem<"shared">>
+func.func @shared_not_an_atom_tile(%m: memref<256xf16>) {
+  %g = "axe.view"(%m) : (memref<256xf16>) -> !g
+  %s = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !s
+  %bar = "axe.mbarrier_alloc"() {scope = #axe.exec<"cta">} : () -> !axe.mbarrier
+  // expected-error @+1 {{tma: shared-atom stage: the shared region}}
+  "axe.copy_async"(%g, %s, %bar) {scope = #axe.exec<"cta">} : (!g, !s, !axe.mbarrier) -> ()
+  return
+}
+
+// -----
+
+// Swizzle(2,3,3) works on 4-element chunks: not one of TMA's swizzles for 16-bit elements.
+!g = !axe.tensor<array<i64: 128, 64>, f16, #axe.layout<"S[(128,64):(64,1)]">, #axe.mem<"global">>
+!s = !axe.tensor<array<i64: 128, 64>, f16, #axe.layout<"Swizzle(2,3,3) o S[(128,64):(64,1)]">, #axe.mem<"shared">>
+func.func @not_a_tma_swizzle(%m: memref<8192xf16>) {
+  %g = "axe.view"(%m) : (memref<8192xf16>) -> !g
+  %s = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !s
+  %bar = "axe.mbarrier_alloc"() {scope = #axe.exec<"cta">} : () -> !axe.mbarrier
+  // expected-error @+1 {{tma: shared-swizzle stage: Swizzle(2,3,3) is not a TMA swizzle for 16-bit elements}}
+  "axe.copy_async"(%g, %s, %bar) {scope = #axe.exec<"cta">} : (!g, !s, !axe.mbarrier) -> ()
+  return
+}
+
+// -----
+
+// Six padded dimensions, none of which merge with its neighbour: TMA descriptors have at most 5.
+!g = !axe.tensor<array<i64: 2, 2, 2, 2, 2, 64>, f16, #axe.layout<"S[(2,2,2,2,2,64):(32768,8192,2048,512,128,1)]">, #axe.mem<"global">>
+!s = !axe.tensor<array<i64: 2, 2, 2, 2, 2, 64>, f16, #axe.layout<"S[(2,2,2,2,2,64):(1024,512,256,128,64,1)]">, #axe.mem<"shared">>
+func.func @rank_above_five(%m: memref<65536xf16>) {
+  %g = "axe.view"(%m) : (memref<65536xf16>) -> !g
+  %s = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !s
+  %bar = "axe.mbarrier_alloc"() {scope = #axe.exec<"cta">} : () -> !axe.mbarrier
+  // expected-error @+1 {{tma: rank rule: tensor rank is 6, must be in 1..5}}
+  "axe.copy_async"(%g, %s, %bar) {scope = #axe.exec<"cta">} : (!g, !s, !axe.mbarrier) -> ()
+  return
+}
+
+// -----
+
+// Columns 8..16 start 16 bytes into each shared row: TMA writes shared memory at 128-byte aligned addresses.
+!g = !axe.tensor<array<i64: 16, 64>, f16, #axe.layout<"S[(16,64):(64,1)]">, #axe.mem<"global">>
+!gr = !axe.tensor<array<i64: 16, 8>, f16, #axe.deferred, #axe.mem<"global">>
+!s = !axe.tensor<array<i64: 16, 64>, f16, #axe.layout<"S[(16,64):(64,1)]">, #axe.mem<"shared">>
+!sr = !axe.tensor<array<i64: 16, 8>, f16, #axe.deferred, #axe.mem<"shared">>
+func.func @shared_destination_unaligned(%m: memref<1024xf16>) {
+  %g = "axe.view"(%m) : (memref<1024xf16>) -> !g
+  %gr = "axe.slice"(%g) {offsets = array<i64: 0, 8>, sizes = array<i64: 16, 8>} : (!g) -> !gr
+  %s = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !s
+  %sr = "axe.slice"(%s) {offsets = array<i64: 0, 8>, sizes = array<i64: 16, 8>} : (!s) -> !sr
+  %bar = "axe.mbarrier_alloc"() {scope = #axe.exec<"cta">} : () -> !axe.mbarrier
+  // expected-error @+1 {{tma: smem-alignment rule: issue 0 writes shared byte offset 16, must be a multiple of 128}}
+  "axe.copy_async"(%gr, %sr, %bar) {scope = #axe.exec<"cta">} : (!gr, !sr, !axe.mbarrier) -> ()
+  return
+}
+
+// -----
+
+// A global layout offset of 4 halves puts the descriptor's base 8 bytes off the 16-byte alignment TMA needs.
+!g = !axe.tensor<array<i64: 128, 64>, f16, #axe.layout<"S[(128,64):(64,1)] + 4">, #axe.mem<"global">>
+!s = !axe.tensor<array<i64: 128, 64>, f16, #axe.layout<"Swizzle(3,3,3) o S[(128,64):(64,1)]">, #axe.mem<"shared">>
+func.func @global_base_unaligned(%m: memref<8196xf16>) {
+  %g = "axe.view"(%m) : (memref<8196xf16>) -> !g
+  %s = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !s
+  %bar = "axe.mbarrier_alloc"() {scope = #axe.exec<"cta">} : () -> !axe.mbarrier
+  // expected-error @+1 {{tma: global-address rule: global address offset is 8 bytes, must be a multiple of 16}}
+  "axe.copy_async"(%g, %s, %bar) {scope = #axe.exec<"cta">} : (!g, !s, !axe.mbarrier) -> ()
+  return
+}
+
+// -----
+
+// Column-major global memory: the box's innermost dimension must be contiguous.
+!g = !axe.tensor<array<i64: 128, 64>, f16, #axe.layout<"S[(128,64):(1,128)]">, #axe.mem<"global">>
+!s = !axe.tensor<array<i64: 128, 64>, f16, #axe.layout<"Swizzle(3,3,3) o S[(128,64):(64,1)]">, #axe.mem<"shared">>
+func.func @global_not_contiguous(%m: memref<8192xf16>) {
+  %g = "axe.view"(%m) : (memref<8192xf16>) -> !g
+  %s = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !s
+  %bar = "axe.mbarrier_alloc"() {scope = #axe.exec<"cta">} : () -> !axe.mbarrier
+  // expected-error @+1 {{tma: inner-stride rule: the box's innermost dimension has global stride 128 elements}}
+  "axe.copy_async"(%g, %s, %bar) {scope = #axe.exec<"cta">} : (!g, !s, !axe.mbarrier) -> ()
+  return
+}
+
+// -----
+
+// TMA is issued by one thread on behalf of a CTA: a warp-scope copy is not a TMA copy.
+!g = !axe.tensor<array<i64: 128, 64>, f16, #axe.layout<"S[(128,64):(64,1)]">, #axe.mem<"global">>
+!s = !axe.tensor<array<i64: 128, 64>, f16, #axe.layout<"Swizzle(3,3,3) o S[(128,64):(64,1)]">, #axe.mem<"shared">>
+func.func @wrong_scope(%m: memref<8192xf16>) {
+  %g = "axe.view"(%m) : (memref<8192xf16>) -> !g
+  %s = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !s
+  %bar = "axe.mbarrier_alloc"() {scope = #axe.exec<"cta">} : () -> !axe.mbarrier
+  // expected-error @+1 {{tma: axe.copy_async must run at cta scope, got warp}}
+  "axe.copy_async"(%g, %s, %bar) {scope = #axe.exec<"warp">} : (!g, !s, !axe.mbarrier) -> ()
+  return
+}
+
+// -----
+
+// 4-bit integers: TMA's element types are 1, 2, 4 or 8 bytes.
+!g = !axe.tensor<array<i64: 64, 64>, i4, #axe.layout<"S[(64,64):(64,1)]">, #axe.mem<"global">>
+!s = !axe.tensor<array<i64: 64, 64>, i4, #axe.layout<"S[(64,64):(64,1)]">, #axe.mem<"shared">>
+func.func @dtype_not_tma(%m: memref<4096xi4>) {
+  %g = "axe.view"(%m) : (memref<4096xi4>) -> !g
+  %s = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !s
+  %bar = "axe.mbarrier_alloc"() {scope = #axe.exec<"cta">} : () -> !axe.mbarrier
+  // expected-error @+1 {{tma: dtype: TMA copies 1, 2, 4 or 8-byte numbers, got i4}}
+  "axe.copy_async"(%g, %s, %bar) {scope = #axe.exec<"cta">} : (!g, !s, !axe.mbarrier) -> ()
+  return
+}
+
+// -----
+
+// A synchronous copy from registers to shared memory is not a TMA copy.
+!r = !axe.tensor<array<i64: 64, 64>, f16, #axe.layout<"S[(64,64):(64,1)]">, #axe.mem<"reg">>
+!s = !axe.tensor<array<i64: 64, 64>, f16, #axe.layout<"S[(64,64):(64,1)]">, #axe.mem<"shared">>
+func.func @registers_to_shared() {
+  %r = "axe.alloc"() {scope = #axe.exec<"thread">} : () -> !r
+  %s = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !s
+  // expected-error @+1 {{tma: axe.copy must copy between global and shared memory, got reg to shared}}
+  "axe.copy"(%r, %s) {scope = #axe.exec<"cta">} : (!r, !s) -> ()
+  return
+}
+
+// -----
+
+// A dynamic slice offset has no constant coordinates.
+!g = !axe.tensor<array<i64: 128, 256>, f16, #axe.layout<"S[(128,256):(256,1)]">, #axe.mem<"global">>
+!r = !axe.tensor<array<i64: 128, 64>, f16, #axe.deferred, #axe.mem<"global">>
+!s = !axe.tensor<array<i64: 128, 64>, f16, #axe.layout<"Swizzle(3,3,3) o S[(128,64):(64,1)]">, #axe.mem<"shared">>
+func.func @dynamic_offset(%m: memref<32768xf16>, %k: index) {
+  %g = "axe.view"(%m) : (memref<32768xf16>) -> !g
+  %r = "axe.slice"(%g, %k) {offsets = array<i64: 0, -9223372036854775808>, sizes = array<i64: 128, 64>} : (!g, index) -> !r
+  %s = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !s
+  %bar = "axe.mbarrier_alloc"() {scope = #axe.exec<"cta">} : () -> !axe.mbarrier
+  // expected-error @+1 {{tma: dynamic slice offsets are not supported, slice statically}}
+  "axe.copy_async"(%r, %s, %bar) {scope = #axe.exec<"cta">} : (!r, !s, !axe.mbarrier) -> ()
+  return
+}
+
+// -----
+
+// The descriptor is built on the host at the kernel's launches, so the global tensor must be a kernel argument.
+!g = !axe.tensor<array<i64: 128, 64>, f16, #axe.layout<"S[(128,64):(64,1)]">, #axe.mem<"global">>
+!s = !axe.tensor<array<i64: 128, 64>, f16, #axe.layout<"Swizzle(3,3,3) o S[(128,64):(64,1)]">, #axe.mem<"shared">>
+func.func @not_a_kernel_argument(%m: memref<8192xf16>) {
+  %g = "axe.view"(%m) : (memref<8192xf16>) -> !g
+  %s = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !s
+  %bar = "axe.mbarrier_alloc"() {scope = #axe.exec<"cta">} : () -> !axe.mbarrier
+  // expected-error @+1 {{tma: global tensor must be a view of a gpu.func kernel argument}}
+  "axe.copy_async"(%g, %s, %bar) {scope = #axe.exec<"cta">} : (!g, !s, !axe.mbarrier) -> ()
+  return
+}
+
+// -----
+
+// Two copies on one kernel argument with different boxes would need two descriptors in one argument.
+!gm = memref<128x64xf16>
+!g = !axe.tensor<array<i64: 128, 64>, f16, #axe.layout<"S[(128,64):(64,1)]">, #axe.mem<"global">>
+!gr = !axe.tensor<array<i64: 64, 64>, f16, #axe.deferred, #axe.mem<"global">>
+!s = !axe.tensor<array<i64: 128, 64>, f16, #axe.layout<"Swizzle(3,3,3) o S[(128,64):(64,1)]">, #axe.mem<"shared">>
+!h = !axe.tensor<array<i64: 64, 64>, f16, #axe.layout<"Swizzle(3,3,3) o S[(64,64):(64,1)]">, #axe.mem<"shared">>
+module attributes {gpu.container_module} {
+  gpu.module @k {
+    gpu.func @two_boxes(%m: !gm) kernel {
+      %g = "axe.view"(%m) : (!gm) -> !g
+      %gr = "axe.slice"(%g) {offsets = array<i64: 64, 0>, sizes = array<i64: 64, 64>} : (!g) -> !gr
+      %s = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !s
+      %h = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !h
+      %bar = "axe.mbarrier_alloc"() {scope = #axe.exec<"cta">} : () -> !axe.mbarrier
+      "axe.copy_async"(%g, %s, %bar) {scope = #axe.exec<"cta">} : (!g, !s, !axe.mbarrier) -> ()
+      // expected-error @+1 {{tma: kernel argument 0 needs one descriptor, but its copies plan box [64, 128] and box [64, 64]}}
+      "axe.copy_async"(%gr, %h, %bar) {scope = #axe.exec<"cta">} : (!gr, !h, !axe.mbarrier) -> ()
+      gpu.return
+    }
+  }
+}
