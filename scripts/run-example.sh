@@ -10,7 +10,7 @@ cd "$ROOT"
 cargo build --quiet -p axe-mlir --bins
 out="target/examples"
 mkdir -p "$out"
-target/debug/axe-opt --lower-to-nvvm examples/tma_copy.mlir -o "$out/tma_copy.nvvm.mlir"
+target/debug/axe-opt --lower-tma --lower-to-nvvm examples/tma_copy.mlir -o "$out/tma_copy.nvvm.mlir"
 target/debug/axe-translate --emit=ptx --chip=sm_90a "$out/tma_copy.nvvm.mlir" -o "$out/tma_copy.sm_90a.ptx"
 cat "$out/tma_copy.sm_90a.ptx"
 
