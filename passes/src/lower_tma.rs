@@ -177,3 +177,46 @@ fn plan_regions(global: &Traced, shared: &Traced, dtype: ElemType, direction: Di
 pub fn create() -> melior::pass::Pass {
     external_pass(&ID, "LowerTma", FLAG, SUMMARY, |operation| lower_tma(operation).is_ok())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use axe_dialect::{create_context, parse_module, verify};
+
+    const EXAMPLE: &str = include_str!("../../examples/tma_copy.mlir");
+
+    /// Runs the pass on `source`: its result, the printed module and the diagnostics.
+    fn check(source: &str) -> (Result<LowerTmaStats, usize>, String, Vec<String>) {
+        let context = create_context().expect("context");
+        let module = parse_module(&context, source, "t.mlir").expect("parses");
+        let result = lower_tma(module.as_operation());
+        if result.is_ok() {
+            assert!(module.as_operation().verify(), "{}", module.as_operation());
+            assert!(verify(&module), "{:?}", context.diagnostics().take());
+        }
+        let messages = context.diagnostics().take().into_iter().map(|d| d.message).collect();
+        (result, module.as_operation().to_string(), messages)
+    }
+
+    #[test]
+    fn lowers_the_example_deterministically() {
+        let (result, printed, _) = check(EXAMPLE);
+        assert_eq!(result, Ok(LowerTmaStats { copies: 2, issues: 2, descriptors: 2 }));
+        assert_eq!(printed.matches("\"axe.tma_descriptor\"").count(), 2, "{printed}");
+        assert_eq!(printed.matches("nvgpu.tma.async.load").count(), 1, "{printed}");
+        assert_eq!(printed.matches("nvgpu.tma.async.store").count(), 1, "{printed}");
+        assert!(printed.contains("box_dims = array<i64: 64, 128>"), "{printed}");
+        assert!(printed.contains("{alignment = 1024 : i64}"), "{printed}");
+        assert!(!printed.contains("axe.copy") && !printed.contains("axe.mbarrier"), "{printed}");
+        assert_eq!(check(EXAMPLE).1, printed);
+    }
+
+    #[test]
+    fn a_refusal_changes_nothing_and_names_the_rule() {
+        let source = EXAMPLE.replace("Swizzle(3,3,3) o S[(128,64):(64,1)]", "Swizzle(2,3,3) o S[(128,64):(64,1)]");
+        let (result, printed, messages) = check(&source);
+        assert_eq!(result, Err(2));
+        assert!(messages.iter().all(|m| m.starts_with("tma: shared-swizzle stage:")), "{messages:?}");
+        assert!(printed.contains("axe.copy_async") && !printed.contains("nvgpu"), "{printed}");
+    }
+}

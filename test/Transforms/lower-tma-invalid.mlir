@@ -1,6 +1,6 @@
 // Copies --lower-tma refuses: each error is at the copy and names the planner's stage or rule with the numbers.
 // RUN: axe-opt %s --split-input-file --lower-tma --verify-diagnostics
-// A refusal fails the pass: exit code 1, nothing printed on stdout.
+// A refusal fails the pass with exit code 1 and the error on stderr.
 // RUN: not axe-opt %s --split-input-file --lower-tma -o %t.out 2>&1 | FileCheck %s --check-prefix=EXIT
 // EXIT: error: tma: coordinate stage
 
