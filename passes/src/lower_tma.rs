@@ -42,6 +42,7 @@
 
 mod build;
 mod emit;
+mod host;
 mod trace;
 
 use crate::glue::{external_pass, PassId};

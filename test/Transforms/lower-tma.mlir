@@ -20,7 +20,8 @@ module attributes {gpu.container_module} {
     return
   }
   // CHECK: memref.global "private" @__axe_smem_0 : memref<16384xi8, #gpu.address_space<workgroup>> {alignment = 1024 : i64}
-  // CHECK-LABEL: gpu.func @swizzle_128b(%arg0: !llvm.ptr) kernel
+  // The kernel argument says which descriptor it expects, with the same fields.
+  // CHECK-LABEL: gpu.func @swizzle_128b(%arg0: !llvm.ptr {axe.tma_descriptor = {box_dims = array<i64: 64, 128>, data_type = 6 : i32, element_strides = array<i64: 1, 1>, global_dims = array<i64: 256, 256>, global_offset_bytes = 0 : i64, global_strides_bytes = array<i64: 512>, interleave = 0 : i32, l2_promotion = 2 : i32, oob_fill = 0 : i32, rank = 2 : i32, swizzle = 3 : i32}}) kernel
   // CHECK: [[TID:%.+]] = gpu.thread_id x
   // CHECK: [[TIDY:%.+]] = gpu.thread_id y
   // CHECK: [[LEADER:%.+]] = arith.cmpi eq
@@ -462,7 +463,7 @@ module attributes {gpu.container_module} {
 // CHECK: [[SRC:%.+]] = "axe.tma_descriptor"(%arg0) {box_dims = array<i64: 64, 128>, {{.*}}swizzle = 3 : i32}
 // CHECK: [[DST:%.+]] = "axe.tma_descriptor"(%arg1) {box_dims = array<i64: 64, 128>, {{.*}}swizzle = 3 : i32}
 // CHECK: gpu.launch_func @k::@example_kernel {{.*}} args([[SRC]] : !llvm.ptr, [[DST]] : !llvm.ptr)
-// CHECK-LABEL: gpu.func @example_kernel(%arg0: !llvm.ptr, %arg1: !llvm.ptr)
+// CHECK-LABEL: gpu.func @example_kernel(%arg0: !llvm.ptr {axe.tma_descriptor = {{.*}}}, %arg1: !llvm.ptr {axe.tma_descriptor = {{.*}}})
 // CHECK: [[BAR:%.+]] = nvgpu.mbarrier.create
 // CHECK: [[COUNT:%.+]] = arith.constant 1 : index
 // CHECK-NEXT: scf.if
@@ -495,6 +496,31 @@ module attributes {gpu.container_module} {
       "axe.copy_async"(%tile, %out) {scope = #axe.exec<"cta">} : (!tile, !global) -> ()
       gpu.return
     }
+  }
+}
+
+// -----
+
+// A kernel compiled without its host code: no launch to build the descriptor at, so the argument attribute is
+// the only record of the fields (box [64, 32] for 32 rows of 128 bytes at row 96 of a 128x64 f16 matrix).
+
+!g = memref<128x64xf16>
+!gt = !axe.tensor<array<i64: 128, 64>, f16, #axe.layout<"S[(128,64):(64,1)]">, #axe.mem<"global">>
+!gr = !axe.tensor<array<i64: 32, 64>, f16, #axe.deferred, #axe.mem<"global">>
+!s = !axe.tensor<array<i64: 32, 64>, f16, #axe.layout<"Swizzle(3,3,3) o S[(32,64):(64,1)]">, #axe.mem<"shared">>
+// CHECK-LABEL: gpu.func @device_only(%arg0: !llvm.ptr {axe.tma_descriptor = {box_dims = array<i64: 64, 32>, data_type = 6 : i32, element_strides = array<i64: 1, 1>, global_dims = array<i64: 64, 128>, global_offset_bytes = 0 : i64, global_strides_bytes = array<i64: 128>, interleave = 0 : i32, l2_promotion = 2 : i32, oob_fill = 0 : i32, rank = 2 : i32, swizzle = 3 : i32}}, %arg1: index) kernel
+// CHECK: memref.view
+// CHECK-NEXT: [[X:%.+]] = arith.constant 0 : index
+// CHECK-NEXT: [[Y:%.+]] = arith.constant 96 : index
+// CHECK-NEXT: nvgpu.tma.async.load %{{.+}}{{\[}}[[X]], [[Y]]{{\]}}
+gpu.module @k {
+  gpu.func @device_only(%g: !g, %unused: index) kernel {
+    %t = "axe.view"(%g) : (!g) -> !gt
+    %r = "axe.slice"(%t) {offsets = array<i64: 96, 0>, sizes = array<i64: 32, 64>} : (!gt) -> !gr
+    %s = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !s
+    %bar = "axe.mbarrier_alloc"() {scope = #axe.exec<"cta">} : () -> !axe.mbarrier
+    "axe.copy_async"(%r, %s, %bar) {scope = #axe.exec<"cta">} : (!gr, !s, !axe.mbarrier) -> ()
+    gpu.return
   }
 }
 

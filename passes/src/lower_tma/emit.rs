@@ -3,24 +3,18 @@
 //! host descriptors on first use; phase 2 erases the lowered ops and the views and slices left without uses.
 
 use super::{
-    build::{box_memref, descriptor_attributes, descriptor_type, segments, Builder, BARRIER_TYPE, TRY_WAIT_TICKS},
+    build::{box_memref, descriptor_type, segments, Builder, BARRIER_TYPE, TRY_WAIT_TICKS},
+    host::{annotate_argument, host_descriptor, launches, retype_function},
     trace::enclosing_function,
     LowerTmaStats, PlannedCopy,
 };
-use axe_dialect::{
-    ffi,
-    types::{parse_i64_array, unquote},
-    AxeOp, OpKind,
-};
+use axe_dialect::{ffi, AxeOp, OpKind};
 use axe_layout::{
     tma::{Direction, ElemType, TmaPlan},
     ExecScope,
 };
 use melior::{
-    ir::{
-        attribute::TypeAttribute, block::BlockLike, operation::OperationLike, r#type::FunctionType, Location,
-        OperationRef, RegionLike, Type, Value, ValueLike,
-    },
+    ir::{block::BlockLike, operation::OperationLike, Location, OperationRef, RegionLike, Value, ValueLike},
     IrRewriter,
 };
 
@@ -339,6 +333,7 @@ impl<'c, 'a> Lowering<'c, 'a> {
         let pointer = ffi::parse_type(kernel, "!llvm.ptr").ok_or("tma: internal: !llvm.ptr")?;
         argument.set_type(pointer);
         retype_function(kernel, index, pointer)?;
+        annotate_argument(kernel, index, &copy.plan)?;
         for launch in launches(self.root, kernel)? {
             host_descriptor(launch, index, old_type, &copy.plan)?;
         }
@@ -416,64 +411,4 @@ fn coordinates<'c, 'a>(b: &Builder<'c, 'a>, coordinates: &[i64]) -> Result<Vec<V
 /// Where the kernel-entry cast of a descriptor argument is located: at the kernel.
 fn argument_location<'c>(kernel: OperationRef<'c, '_>) -> Location<'c> {
     kernel.location()
-}
-
-/// Replaces input `index` of a function's `function_type` with `ty`.
-fn retype_function<'c>(func: OperationRef<'c, '_>, index: usize, ty: Type<'c>) -> Result<(), String> {
-    let attribute = func.attribute("function_type").map_err(|_| "tma: kernel has no function_type")?;
-    let function = TypeAttribute::try_from(attribute)
-        .ok()
-        .and_then(|a| FunctionType::try_from(a.value()).ok())
-        .ok_or("tma: kernel function_type is not a function type")?;
-    let mut inputs: Vec<Type> = (0..function.input_count()).filter_map(|i| function.input(i).ok()).collect();
-    let results: Vec<Type> = (0..function.result_count()).filter_map(|i| function.result(i).ok()).collect();
-    *inputs.get_mut(index).ok_or("tma: kernel argument out of range")? = ty;
-    let new = ffi::function_type(func, &inputs, &results);
-    ffi::set_attribute(func, "function_type", TypeAttribute::new(new).into());
-    Ok(())
-}
-
-/// The symbol text (`@module::@kernel`) of a `gpu.func` and every `gpu.launch_func` under `root` naming it.
-fn launches<'c, 'a>(
-    root: OperationRef<'c, 'a>,
-    kernel: OperationRef<'c, 'a>,
-) -> Result<Vec<OperationRef<'c, 'a>>, String> {
-    let symbol = |op: OperationRef| op.attribute("sym_name").ok().and_then(|a| unquote(&a.to_string()).ok());
-    let module = kernel.parent_operation().and_then(symbol).ok_or("tma: kernel is not in a named gpu.module")?;
-    let name = symbol(kernel).ok_or("tma: kernel has no name")?;
-    let target = format!("@{module}::@{name}");
-    let mut found = Vec::new();
-    axe_dialect::ops::walk_preorder(root, &mut |op| {
-        let is_launch = op.name().as_string_ref().as_str() == Ok("gpu.launch_func");
-        if is_launch && op.attribute("kernel").is_ok_and(|k| k.to_string() == target) {
-            found.push(op);
-        }
-    });
-    Ok(found)
-}
-
-/// Before `launch`: `axe.tma_descriptor` of its kernel operand `index`, which then replaces that operand.
-fn host_descriptor<'c>(
-    launch: OperationRef<'c, '_>,
-    index: usize,
-    global_type: Type<'c>,
-    plan: &TmaPlan,
-) -> Result<(), String> {
-    let sizes = launch.attribute("operandSegmentSizes").map_err(|_| "tma: launch has no operandSegmentSizes")?;
-    let sizes = parse_i64_array(&sizes.to_string().replace("i32", "i64")).map_err(|e| format!("tma: launch {e}"))?;
-    let [.., kernel_operands, async_object] = sizes.as_slice() else { return Err("tma: launch segments".into()) };
-    let first = sizes.iter().sum::<i64>() - kernel_operands - async_object;
-    let position = usize::try_from(first).unwrap_or(0) + index;
-    let global = launch.operand(position).map_err(|_| format!("tma: launch has no kernel operand {index}"))?;
-    if global.r#type() != global_type {
-        return Err(format!(
-            "tma: launch passes {} for kernel argument {index}, expected {global_type}",
-            global.r#type()
-        ));
-    }
-    let b = Builder::before(launch)?;
-    let attributes = descriptor_attributes(&plan.desc, plan.global_offset_bytes);
-    let desc = b.value("axe.tma_descriptor", &[global], "!llvm.ptr", &attributes)?;
-    ffi::set_operand(launch, position, desc);
-    Ok(())
 }
