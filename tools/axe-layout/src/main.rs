@@ -33,8 +33,8 @@ const COMMANDS: &[&Command] = &[
 fn overview() -> String {
     let mut s = String::from(
         "axe-layout: evaluate, inspect and transform Axe layouts\n\n\
-         usage: axe-layout [--axis NAME=KIND]... <command> [arguments] [--json]\n       \
-         axe-layout <command> --help\n\n\
+         usage: axe-layout [--axis NAME=KIND]... <command> [arguments] [--json]\n\
+         \x20      axe-layout <command> --help\n\n\
          --axis NAME=KIND declares an axis beyond the built-in ones; KIND is memory, device or\n\
          thread:UNIT:WITHIN (e.g. --axis sbuf=memory, --axis lane4=thread:thread:warp)\n\ncommands:\n",
     );
