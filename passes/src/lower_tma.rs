@@ -11,8 +11,9 @@
 //! - host, before each `gpu.launch_func` of the kernel: `axe.tma_descriptor` on the global memref with
 //!   `data_type, rank, global_dims, global_strides_bytes, box_dims, element_strides, interleave, swizzle,
 //!   l2_promotion, oob_fill, global_offset_bytes`; it replaces the launch operand, and the kernel argument becomes
-//!   `!llvm.ptr`, cast to `!nvgpu.tensormap.descriptor` inside the kernel (toolchain.md: descriptor-typed
-//!   `gpu.func` arguments do not lower);
+//!   `!llvm.ptr` carrying the same fields as its `axe.tma_descriptor` attribute (the record that remains when the
+//!   module has no launch), cast to `!nvgpu.tensormap.descriptor` inside the kernel (toolchain.md:
+//!   descriptor-typed `gpu.func` arguments do not lower);
 //! - device: `axe.alloc` in shared memory becomes a `memref.global` aligned to the planner's
 //!   `shared_base_alignment_bytes`; `axe.mbarrier_*` become nvgpu mbarrier ops (init by one elected thread, then
 //!   `fence.mbarrier_init` and a CTA barrier so the async proxy and every thread see it); a load becomes, on one
@@ -51,7 +52,10 @@ use axe_layout::{
     tma::{plan, Direction, ElemType, TmaOptions, TmaPlan, TmaRequest},
     ExecScope,
 };
-use melior::ir::{operation::OperationLike, OperationRef};
+use melior::ir::{
+    operation::{OperationLike, OperationResult},
+    OperationRef,
+};
 use trace::{trace, Storage, Traced};
 
 /// The pass's flag.
@@ -147,6 +151,15 @@ fn plan_copy<'c, 'a>(op: AxeOp<'c, 'a>) -> Result<PlannedCopy<'c, 'a>, String> {
     let dtype = ElemType::from_name(&global.tensor.dtype)
         .ok_or_else(|| format!("tma: dtype: TMA copies 1, 2, 4 or 8-byte numbers, got {}", global.tensor.dtype))?;
     let plan = plan_regions(&global, &shared, dtype, direction)?;
+    if let Some(barrier) = op.operand(2) {
+        let from_alloc = OperationResult::try_from(barrier)
+            .ok()
+            .and_then(|r| AxeOp::new(r.owner()))
+            .is_some_and(|alloc| alloc.kind() == OpKind::MbarrierAlloc);
+        if !from_alloc {
+            return Err("tma: the completion barrier must come from axe.mbarrier_alloc".to_string());
+        }
+    }
     let kernel_arg = match global.storage {
         Storage::KernelArgument(kernel, index) => (kernel, index),
         _ => return Err("tma: global tensor must be a view of a gpu.func kernel argument".to_string()),

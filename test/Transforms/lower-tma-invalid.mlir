@@ -216,3 +216,45 @@ module attributes {gpu.container_module} {
     }
   }
 }
+
+// -----
+
+// The load's barrier must be one the pass lowers too (an axe.mbarrier_alloc), not an opaque argument.
+!g = !axe.tensor<array<i64: 128, 64>, f16, #axe.layout<"S[(128,64):(64,1)]">, #axe.mem<"global">>
+!s = !axe.tensor<array<i64: 128, 64>, f16, #axe.layout<"Swizzle(3,3,3) o S[(128,64):(64,1)]">, #axe.mem<"shared">>
+func.func @barrier_from_argument(%m: memref<8192xf16>, %bar: !axe.mbarrier) {
+  %g = "axe.view"(%m) : (memref<8192xf16>) -> !g
+  %s = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !s
+  // expected-error @+1 {{tma: the completion barrier must come from axe.mbarrier_alloc}}
+  "axe.copy_async"(%g, %s, %bar) {scope = #axe.exec<"cta">} : (!g, !s, !axe.mbarrier) -> ()
+  return
+}
+
+// -----
+
+// The same holds for the barrier ops themselves.
+func.func @wait_on_argument(%bar: !axe.mbarrier) {
+  %phase = arith.constant false
+  // expected-error @+1 {{tma: the barrier of axe.mbarrier_wait must come from axe.mbarrier_alloc}}
+  "axe.mbarrier_wait"(%bar, %phase) {scope = #axe.exec<"cta">} : (!axe.mbarrier, i1) -> ()
+  return
+}
+
+// -----
+
+// The argument becomes a descriptor pointer: any other use of the memref is reported where it is.
+!g = memref<128x64xf16>
+!gt = !axe.tensor<array<i64: 128, 64>, f16, #axe.layout<"S[(128,64):(64,1)]">, #axe.mem<"global">>
+!s = !axe.tensor<array<i64: 128, 64>, f16, #axe.layout<"Swizzle(3,3,3) o S[(128,64):(64,1)]">, #axe.mem<"shared">>
+gpu.module @k {
+  gpu.func @argument_used_elsewhere(%g: !g) kernel {
+    %t = "axe.view"(%g) : (!g) -> !gt
+    %s = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !s
+    %bar = "axe.mbarrier_alloc"() {scope = #axe.exec<"cta">} : () -> !axe.mbarrier
+    "axe.copy_async"(%t, %s, %bar) {scope = #axe.exec<"cta">} : (!gt, !s, !axe.mbarrier) -> ()
+    %c0 = arith.constant 0 : index
+    // expected-error @+1 {{tma: kernel argument 0 becomes a TMA descriptor but has other uses}}
+    %v = memref.load %g[%c0, %c0] : !g
+    gpu.return
+  }
+}

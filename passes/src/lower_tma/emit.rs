@@ -154,6 +154,9 @@ impl<'c, 'a> Lowering<'c, 'a> {
             return Ok(());
         }
         let barrier = op.operand(0).ok_or("tma: mbarrier op has no barrier")?;
+        if !barrier.r#type().to_string().starts_with("!nvgpu.mbarrier.group") {
+            return Err(format!("tma: the barrier of {} must come from axe.mbarrier_alloc", op.kind().name()));
+        }
         let zero = b.index(0)?;
         let leader = self.leader(op.operation())?;
         let integer = |name: &str| op.integer_attribute(name).unwrap_or_else(|| Err(format!("missing {name}")));
