@@ -67,3 +67,22 @@ pub fn install_llvm_fatal_error_handler(tool: &'static str) {
     // SAFETY: the handler never returns into LLVM and touches no LLVM state.
     unsafe { inkwell::support::error_handling::install_fatal_error_handler(on_fatal_error) };
 }
+
+/// The shared shape of every axe tool's `main`: install the LLVM fatal-error handler, parse the command line, run
+/// it, and map the outcome to the exit code (0 success; 1 failure, with `<tool>: error: ...` for tool-level errors;
+/// diagnostics were already printed when `run` returns `Ok(false)`).
+pub fn tool_main<C>(
+    tool: &'static str,
+    parse: impl FnOnce() -> anyhow::Result<C>,
+    run: impl FnOnce(C) -> anyhow::Result<bool>,
+) -> std::process::ExitCode {
+    install_llvm_fatal_error_handler(tool);
+    match parse().and_then(run) {
+        Ok(true) => std::process::ExitCode::SUCCESS,
+        Ok(false) => std::process::ExitCode::FAILURE,
+        Err(error) => {
+            write_stderr(&format!("{tool}: error: {error:#}\n"));
+            std::process::ExitCode::FAILURE
+        }
+    }
+}

@@ -10,7 +10,7 @@
 use crate::{
     args::{no_value, Arg, Args},
     expectations,
-    io::{install_llvm_fatal_error_handler, read_input, write_output, write_stderr, Input},
+    io::{read_input, tool_main, write_output, write_stderr, Input},
     split,
 };
 use anyhow::{anyhow, bail, Result};
@@ -71,15 +71,7 @@ pub enum Command {
 
 /// Entry point of the `axe-opt` binary.
 pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
-    install_llvm_fatal_error_handler("axe-opt");
-    match parse_command(args).and_then(run) {
-        Ok(true) => ExitCode::SUCCESS,
-        Ok(false) => ExitCode::FAILURE,
-        Err(error) => {
-            write_stderr(&format!("axe-opt: error: {error:#}\n"));
-            ExitCode::FAILURE
-        }
-    }
+    tool_main("axe-opt", || parse_command(args), run)
 }
 
 /// Reads the command line. Unknown `--flag[=options]` words are kept as

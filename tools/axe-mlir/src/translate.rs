@@ -8,7 +8,7 @@
 
 use crate::{
     args::{no_value, Arg, Args},
-    io::{install_llvm_fatal_error_handler, read_input, write_output, write_stderr},
+    io::{read_input, tool_main, write_output, write_stderr},
     ptx::{self, Chip},
 };
 use anyhow::{anyhow, bail, Context as _, Result};
@@ -70,15 +70,7 @@ OPTIONS:
 
 /// Entry point of the `axe-translate` binary.
 pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
-    install_llvm_fatal_error_handler("axe-translate");
-    match parse_command(args).and_then(run) {
-        Ok(true) => ExitCode::SUCCESS,
-        Ok(false) => ExitCode::FAILURE,
-        Err(error) => {
-            write_stderr(&format!("axe-translate: error: {error:#}\n"));
-            ExitCode::FAILURE
-        }
-    }
+    tool_main("axe-translate", || parse_command(args), run)
 }
 
 /// Reads the command line.
