@@ -29,6 +29,11 @@
 //!     source's memory (workgroup memref/pointer: shared; otherwise global; tensor: same memory);
 //!   - [`Rule::ViewFitsStorage`]: a view of a static memref stays inside it (span on `m` <= element count);
 //!   - [`Rule::Counts`]: mbarrier_init count and arrive_expect_tx bytes are at least 1.
+//! - **declarations**, before anything else: [`Rule::AxisDeclared`]: an `axe.axes` dictionary on any op (usually
+//!   the module: `module attributes {axe.axes = {sbuf = "memory", quad = "thread:thread:warp"}}`) declares
+//!   axes beyond the built-in ones (kinds as `AxisKind::parse` reads them), so layouts may use them; a malformed
+//!   entry, or a built-in name with another kind, is an error at that op. Declarations are process-wide, like
+//!   MLIR's registered dialects: a later input split with `--split-input-file` sees them too.
 //!
 //! Not checked yet (TODO): dynamic slice offsets against bounds; barrier phases; that register layouts cover
 //! the whole scope; layouts of `#axe.deferred` tensors (checked after `--axe-slice`); slices larger than
@@ -41,8 +46,11 @@ use crate::{
 };
 use axe_layout::{notation::shape_text, tile_layout::Coord, Axis, AxisKind, ExecScope, Layout};
 use melior::ir::{
-    block::BlockLike, operation::OperationLike, r#type::MemRefType, Location, Module, OperationRef, RegionLike, Type,
-    Value, ValueLike,
+    attribute::{DictionaryAttribute, StringAttribute},
+    block::BlockLike,
+    operation::OperationLike,
+    r#type::MemRefType,
+    Location, Module, OperationRef, RegionLike, Type, Value, ValueLike,
 };
 use std::fmt;
 
@@ -78,6 +86,8 @@ pub enum Rule {
     ViewFitsStorage,
     /// Barrier counts are positive.
     Counts,
+    /// An `axe.axes` declaration names a new axis and a kind.
+    AxisDeclared,
 }
 
 impl Rule {
@@ -97,6 +107,7 @@ impl Rule {
             Rule::MemoryScopes => "memory-scopes",
             Rule::ViewFitsStorage => "view-fits-storage",
             Rule::Counts => "counts",
+            Rule::AxisDeclared => "axis-declared",
         }
     }
 }
@@ -139,6 +150,7 @@ pub fn verify_op(root: OperationRef) -> bool {
 /// Every semantic violation under `root` (root included), in IR order; emits nothing.
 pub fn check<'c>(root: OperationRef<'c, '_>) -> Vec<Violation<'c>> {
     let mut out = Vec::new();
+    walk_preorder(root, &mut |op| declare_axes(op, &mut out));
     walk_preorder(root, &mut |op| {
         check_block_arguments(op, &mut out);
         for result in op.results() {
@@ -149,6 +161,28 @@ pub fn check<'c>(root: OperationRef<'c, '_>) -> Vec<Violation<'c>> {
         }
     });
     out
+}
+
+/// The attribute that declares axes: a dictionary from axis name to kind text.
+pub const AXES_ATTRIBUTE: &str = "axe.axes";
+
+/// Declares the axes of `op`'s `axe.axes` dictionary, if it has one (see [`Rule::AxisDeclared`]).
+fn declare_axes<'c>(op: OperationRef<'c, '_>, out: &mut Vec<Violation<'c>>) {
+    let Ok(attribute) = op.attribute(AXES_ATTRIBUTE) else { return };
+    let mut fail = |message: String| out.push(Violation { location: op.location(), rule: Rule::AxisDeclared, message });
+    let Ok(entries) = DictionaryAttribute::try_from(attribute) else {
+        return fail(format!("{AXES_ATTRIBUTE} must be a dictionary of axis name to kind, got {attribute}"));
+    };
+    for (name, kind) in (0..entries.len()).filter_map(|i| entries.element(i).ok()) {
+        let name = name.as_string_ref().as_str().unwrap_or_default().to_owned();
+        let declared = StringAttribute::try_from(kind)
+            .map_err(|_| format!("kind must be a string (memory, device or thread:UNIT:WITHIN), got {kind}"))
+            .and_then(|kind| AxisKind::parse(kind.value()).map_err(|e| e.message))
+            .and_then(|kind| Axis::declare(&name, kind).map_err(|e| e.message));
+        if let Err(message) = declared {
+            fail(format!("cannot declare axis '{name}': {message}"));
+        }
+    }
 }
 
 /// Type rules for the arguments of every block in `op`'s regions.

@@ -105,6 +105,17 @@ impl AxisKind {
     }
 }
 
+impl fmt::Display for AxisKind {
+    /// The text [`AxisKind::parse`] reads: `memory`, `device`, `thread:UNIT:WITHIN`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            AxisKind::Memory => f.write_str("memory"),
+            AxisKind::Device => f.write_str("device"),
+            AxisKind::Thread { unit, within } => write!(f, "thread:{unit}:{within}"),
+        }
+    }
+}
+
 /// A named axis. Compared, hashed and ordered by name.
 #[derive(Clone, Copy)]
 pub struct Axis {
@@ -191,7 +202,7 @@ impl Axis {
             if existing.kind == kind {
                 return Ok(existing);
             }
-            return Err(LayoutError::new(format!("axis '{name}' already exists with kind {:?}", existing.kind)));
+            return Err(LayoutError::new(format!("axis '{name}' already exists with kind {}", existing.kind)));
         }
         let mut declared = DECLARED.lock().unwrap_or_else(|e| e.into_inner());
         let axis = Axis { name: Box::leak(name.to_owned().into_boxed_str()), kind };
@@ -300,6 +311,9 @@ mod tests {
         );
         assert!(AxisKind::parse("thread:cta:warp").unwrap_err().message.contains("inside"));
         assert!(AxisKind::parse("thread:warp").is_err());
+        for text in ["memory", "device", "thread:thread:warpgroup"] {
+            assert_eq!(AxisKind::parse(text).unwrap().to_string(), text);
+        }
         assert!(AxisKind::parse("thread:warp:galaxy").unwrap_err().message.contains("galaxy"));
     }
 }

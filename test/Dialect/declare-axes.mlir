@@ -1,0 +1,17 @@
+// Axes beyond the built-in ones are declared with an `axe.axes` dictionary (axis name -> kind), usually on the
+// module; layouts may then use them, and the verifier applies the usual rules to them.
+// RUN: axe-opt %s | FileCheck %s
+// RUN: axe-opt %s | axe-opt | FileCheck %s
+
+// `quad` is a thread axis indexing threads within a warp, so a register tensor may live on it, and a warp-scope
+// op may touch it.
+// CHECK: module attributes {axe.axes = {quad = "thread:thread:warp"}}
+// CHECK-LABEL: func.func @declared_thread_axis
+// CHECK: "axe.fill"(%{{.*}}, %{{.*}}) {scope = #axe.exec<"warp">}
+module attributes {axe.axes = {quad = "thread:thread:warp"}} {
+  func.func @declared_thread_axis(%v: f32) {
+    %r = "axe.alloc"() {scope = #axe.exec<"warp">} : () -> !axe.tensor<array<i64: 4, 2>, f32, #axe.layout<"S[(4,2):(1@quad,1)]">, #axe.mem<"reg">>
+    "axe.fill"(%r, %v) {scope = #axe.exec<"warp">} : (!axe.tensor<array<i64: 4, 2>, f32, #axe.layout<"S[(4,2):(1@quad,1)]">, #axe.mem<"reg">>, f32) -> ()
+    return
+  }
+}
