@@ -96,6 +96,18 @@ fn enum_equivalent(a: &Layout, b: &Layout) -> bool {
 const REPLICAS: Params =
     Params { max_size: 2, max_shard: 1, max_replica: 3, max_stride: 5, axes: &["m"], max_offset: 3 };
 
+/// Under GC on both sides, equal map keys <=> equal maps; `equivalent` always agrees with enumeration.
+fn gc_decides_equivalence(a: TileLayout, b: TileLayout) -> Result<(), TestCaseError> {
+    let b = if b.size() == a.size() { b } else { resized(&b, a.size()) };
+    let (la, lb) = (Layout::Tile(a.clone()), Layout::Tile(b.clone()));
+    let same = enum_equivalent(&la, &lb);
+    prop_assert_eq!(equivalent(&la, &lb, &[a.size()]).unwrap(), same, "{} vs {}", a, b);
+    if canonicalize_tile(&a).1 && canonicalize_tile(&b).1 {
+        prop_assert_eq!(map_key(&a) == map_key(&b), same, "{} vs {}", a, b);
+    }
+    Ok(())
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(10_000))]
 
@@ -128,26 +140,14 @@ proptest! {
     /// equal iff the map keys are; and `equivalent` always agrees with enumeration.
     #[test]
     fn gap_condition_decides_equivalence(a in tile_layout(Params::tiny()), b in tile_layout(Params::tiny())) {
-        let b = if b.size() == a.size() { b } else { resized(&b, a.size()) };
-        let (la, lb) = (Layout::Tile(a.clone()), Layout::Tile(b.clone()));
-        let same = enum_equivalent(&la, &lb);
-        prop_assert_eq!(equivalent(&la, &lb, &[a.size()]).unwrap(), same, "{} vs {}", a, b);
-        if canonicalize_tile(&a).1 && canonicalize_tile(&b).1 {
-            prop_assert_eq!(map_key(&a) == map_key(&b), same, "{} vs {}", a, b);
-        }
+        gc_decides_equivalence(a, b)?;
     }
 
     /// Theorem A.2 for replica sets alone: one axis, small shards, up to three replica iters with strides up to 5,
     /// so that GC-satisfying replica sets with non-multiple strides (e.g. `R[(2,2):(2,3)]`) meet often.
     #[test]
     fn gap_condition_decides_replica_sets(a in tile_layout(REPLICAS), b in tile_layout(REPLICAS)) {
-        let b = if b.size() == a.size() { b } else { resized(&b, a.size()) };
-        let (la, lb) = (Layout::Tile(a.clone()), Layout::Tile(b.clone()));
-        let same = enum_equivalent(&la, &lb);
-        prop_assert_eq!(equivalent(&la, &lb, &[a.size()]).unwrap(), same, "{} vs {}", a, b);
-        if canonicalize_tile(&a).1 && canonicalize_tile(&b).1 {
-            prop_assert_eq!(map_key(&a) == map_key(&b), same, "{} vs {}", a, b);
-        }
+        gc_decides_equivalence(a, b)?;
     }
 
     /// `equivalent` agrees with enumeration on general layouts, swizzled ones included.
