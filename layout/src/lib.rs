@@ -31,6 +31,7 @@ pub mod swizzle;
 pub mod tile;
 pub mod tile_layout;
 pub mod tile_of;
+pub mod mma;
 pub mod tma;
 
 pub use axis::{Axis, AxisKind, ExecScope};

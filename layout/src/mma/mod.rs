@@ -1,0 +1,444 @@
+//! Tensor-core GEMM planning: `axe.gemm(a, b, c)` (`C += A * B`, shapes `[M,K] x [K,N] -> [M,N]`) to a list of
+//! tensor-core instructions, each with its registers, shared-memory matrix descriptors or tensor-memory address.
+//!
+//! [`plan`] is pure: it takes a [`GemmRequest`] and returns an [`MmaPlan`] or an [`MmaError`] naming the refused
+//! [`MmaRule`] with the numbers (`mma: fragment rule: operand A is not a tile of ...`). A lowering pass translates
+//! the plan into IR and re-derives nothing.
+//!
+//! # Which instruction family
+//! Never guessed: it follows from the operands' memories, then the chip must have it ([`Family::select`]):
+//! - C in tensor memory: `tcgen05.mma` (sm_100a), A in shared or tensor memory, B in shared memory;
+//! - C in registers with A or B in shared memory: `wgmma.mma_async` (sm_90a), B in shared memory;
+//! - everything in registers: `mma.sync` (sm_80 and later).
+//!
+//! # Algorithm (paper section 3.4, "find the largest possible instruction shape")
+//! 1. Candidate instruction shapes, largest first ([`Family::candidates`]): `m16n8k16` then `m16n8k8`;
+//!    `m64nNk16` (`k32` for fp8) with N from 256 down by 8; `tcgen05` M 128 then 64, N from 256 down.
+//! 2. For a candidate, every operand is matched to its atom of that shape by tile-of
+//!    ([`crate::tile_of::outer_of`]):
+//!    - registers ([`registers`]): the atom is the PTX ISA fragment layout ([`atoms`]); the outer layout's
+//!      thread iters are the warp tiling and its register iters give each instruction's registers;
+//!    - shared memory ([`shared`]): the atom is the swizzle atom of the layout's mode (128B, 64B, 32B or the
+//!      unswizzled 16-byte core matrix) in K- or MN-major orientation; each instruction's matrix descriptor
+//!      (start, leading and stride byte offsets) is read off the layout and checked element by element against
+//!      the ISA's canonical layout ([`desc`]);
+//!    - tensor memory ([`tmem`]): the atom is the data-path layout of the shape (Layout D for M=128, F for M=64).
+//! 3. The warp tilings of the register operands must agree: every C tile is computed by exactly one warp (or
+//!    warpgroup), and each A (B) tile is held by exactly the warps that compute a C tile in its row (column).
+//!    A replica that duplicates A across the warps splitting N (or B across those splitting M) is therefore
+//!    accepted; any other disagreement is refused.
+//! 4. The remaining iters become the instruction loop: per issuing warp, C tiles in row-major order, K innermost.
+//!
+//! # Shared-memory base alignment
+//! The hardware swizzles the absolute shared address (bits `[4,4+B)` XOR bits `[7,7+B)`), a
+//! [`crate::ComposeLayout`] swizzles the address relative to the tensor's base. They agree when the base is
+//! aligned to the pattern's repeat, [`MmaPlan::shared_base_alignment_bytes`] (1024/512/256, 16 unswizzled), and
+//! every descriptor is planned with base offset 0, which the ISA defines for a pattern starting on that boundary;
+//! a start whose pattern does not is refused (`alignment` rule).
+
+pub mod atoms;
+pub mod desc;
+mod planner;
+pub mod registers;
+pub mod shared;
+pub mod tmem;
+
+pub use planner::plan;
+
+use crate::layout::Layout;
+use crate::swizzle::SwizzleMode;
+use std::fmt;
+
+/// The GPU the code is for; it decides which instruction families exist.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Chip {
+    /// `sm_80` (and the other sm_8x): `mma.sync` only.
+    Sm80,
+    /// `sm_90` without the arch-specific features: `mma.sync` only (wgmma needs `sm_90a`).
+    Sm90,
+    /// `sm_90a`: `mma.sync` and `wgmma.mma_async`.
+    Sm90a,
+    /// `sm_100a`: `mma.sync` and `tcgen05.mma` (no wgmma).
+    Sm100a,
+}
+
+impl Chip {
+    /// Parses `sm_80`, `sm_86`, `sm_89` (all [`Chip::Sm80`]), `sm_90`, `sm_90a`, `sm_100a`.
+    pub fn from_name(name: &str) -> Option<Chip> {
+        match name {
+            "sm_80" | "sm_86" | "sm_87" | "sm_89" => Some(Chip::Sm80),
+            "sm_90" => Some(Chip::Sm90),
+            "sm_90a" => Some(Chip::Sm90a),
+            "sm_100a" => Some(Chip::Sm100a),
+            _ => None,
+        }
+    }
+
+    /// The canonical name (`sm_80`, `sm_90`, `sm_90a`, `sm_100a`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Chip::Sm80 => "sm_80",
+            Chip::Sm90 => "sm_90",
+            Chip::Sm90a => "sm_90a",
+            Chip::Sm100a => "sm_100a",
+        }
+    }
+}
+
+/// Element types of GEMM operands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DType {
+    /// IEEE half precision (`.f16`).
+    F16,
+    /// bfloat16 (`.bf16`).
+    BF16,
+    /// IEEE single precision (`.f32`), accumulators only.
+    F32,
+    /// FP8 E4M3 (`.e4m3`).
+    E4M3,
+    /// FP8 E5M2 (`.e5m2`).
+    E5M2,
+}
+
+impl DType {
+    /// Every type, for listings.
+    pub const ALL: [DType; 5] = [DType::F16, DType::BF16, DType::F32, DType::E4M3, DType::E5M2];
+
+    /// The PTX type suffix without the dot (`f16`, `bf16`, `f32`, `e4m3`, `e5m2`).
+    pub fn name(self) -> &'static str {
+        match self {
+            DType::F16 => "f16",
+            DType::BF16 => "bf16",
+            DType::F32 => "f32",
+            DType::E4M3 => "e4m3",
+            DType::E5M2 => "e5m2",
+        }
+    }
+
+    /// Parses a PTX suffix; `f8e4m3`, `f8e5m2` and MLIR's `f8E4M3FN`, `f8E5M2` are accepted too.
+    pub fn from_name(name: &str) -> Option<DType> {
+        let lower = name.to_ascii_lowercase();
+        let canonical = match lower.as_str() {
+            "f8e4m3" | "f8e4m3fn" => "e4m3",
+            "f8e5m2" => "e5m2",
+            other => other,
+        };
+        DType::ALL.into_iter().find(|t| t.name() == canonical)
+    }
+
+    /// Size in bits.
+    pub fn bits(self) -> u32 {
+        match self {
+            DType::E4M3 | DType::E5M2 => 8,
+            DType::F16 | DType::BF16 => 16,
+            DType::F32 => 32,
+        }
+    }
+
+    /// Size in bytes.
+    pub fn bytes(self) -> i64 {
+        i64::from(self.bits() / 8)
+    }
+}
+
+impl fmt::Display for DType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Where an operand lives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Mem {
+    /// Registers: the layout maps onto thread axes (`laneid`, warp axes) and the register axis `m`.
+    Reg,
+    /// Shared memory: a layout on `m` (element offsets from the tensor's base), possibly swizzled.
+    Shared,
+    /// Tensor memory (sm_100a): a layout on `TLane` and `TCol` (32-bit columns).
+    Tmem,
+}
+
+impl Mem {
+    /// Parses `reg`, `shared`, `tmem`.
+    pub fn from_name(name: &str) -> Option<Mem> {
+        match name {
+            "reg" | "regs" | "registers" => Some(Mem::Reg),
+            "shared" | "smem" => Some(Mem::Shared),
+            "tmem" => Some(Mem::Tmem),
+            _ => None,
+        }
+    }
+
+    /// `reg`, `shared` or `tmem`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Mem::Reg => "reg",
+            Mem::Shared => "shared",
+            Mem::Tmem => "tmem",
+        }
+    }
+}
+
+/// A tensor-core instruction family.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Family {
+    /// Warp-level `mma.sync.aligned.m16n8k{16,8}` (sm_80+), every operand in registers.
+    MmaSync,
+    /// Warpgroup-level `wgmma.mma_async` (sm_90a), B in shared memory, the accumulator in registers.
+    Wgmma,
+    /// `tcgen05.mma` issued by one thread (sm_100a), the accumulator in tensor memory.
+    Tcgen05,
+}
+
+impl Family {
+    /// The family's name in messages.
+    pub fn name(self) -> &'static str {
+        match self {
+            Family::MmaSync => "mma.sync",
+            Family::Wgmma => "wgmma",
+            Family::Tcgen05 => "tcgen05",
+        }
+    }
+
+    /// The chips that have the family.
+    pub fn available_on(self, chip: Chip) -> bool {
+        match self {
+            Family::MmaSync => true,
+            Family::Wgmma => chip == Chip::Sm90a,
+            Family::Tcgen05 => chip == Chip::Sm100a,
+        }
+    }
+}
+
+/// Which of the three operands (in messages and tables).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Role {
+    /// The `[M,K]` multiplicand.
+    A,
+    /// The `[K,N]` multiplicand.
+    B,
+    /// The `[M,N]` accumulator.
+    C,
+}
+
+impl Role {
+    /// `A`, `B` or `C`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Role::A => "A",
+            Role::B => "B",
+            Role::C => "C",
+        }
+    }
+
+    /// The dimension of the operand's `[rows, cols]` shape that is K (`None` for C).
+    pub fn k_dim(self) -> Option<usize> {
+        match self {
+            Role::A => Some(1),
+            Role::B => Some(0),
+            Role::C => None,
+        }
+    }
+}
+
+/// One operand of the GEMM.
+#[derive(Clone, Copy, Debug)]
+pub struct Operand<'a> {
+    /// Its layout over `shape`.
+    pub layout: &'a Layout,
+    /// `[rows, cols]`: `[M,K]` for A, `[K,N]` for B, `[M,N]` for C.
+    pub shape: &'a [i64],
+    /// Where it lives.
+    pub mem: Mem,
+}
+
+/// `axe.gemm(a, b, c)`: `C += A * B`.
+#[derive(Clone, Copy, Debug)]
+pub struct GemmRequest<'a> {
+    /// The target.
+    pub chip: Chip,
+    /// The element type of A and B.
+    pub dtype: DType,
+    /// The element type of C (the accumulator).
+    pub acc_dtype: DType,
+    /// The `[M,K]` multiplicand.
+    pub a: Operand<'a>,
+    /// The `[K,N]` multiplicand.
+    pub b: Operand<'a>,
+    /// The `[M,N]` accumulator.
+    pub c: Operand<'a>,
+}
+
+/// The direction in which a shared-memory operand is contiguous (PTX ISA 9.7.15.5.1.2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Major {
+    /// Consecutive K elements are adjacent (A row-major, B column-major; "non-transposed").
+    K,
+    /// Consecutive M (for A) or N (for B) elements are adjacent ("transposed").
+    MN,
+}
+
+impl Major {
+    /// `K` or `MN`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Major::K => "K",
+            Major::MN => "MN",
+        }
+    }
+}
+
+/// A shared-memory matrix descriptor and the fields it encodes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct SmemDesc {
+    /// The 64-bit descriptor as emitted, with the shared tensor's base at address 0 (the pass adds the base's
+    /// encoded address to the start-address field).
+    pub desc: u64,
+    /// The matrix start, in bytes from the tensor's base (before the swizzle).
+    pub start_offset_bytes: i64,
+    /// Leading dimension byte offset (16 where the ISA says "not used, assumed 1").
+    pub lbo_bytes: i64,
+    /// Stride dimension byte offset (0 where the instruction tile has a single group in that direction).
+    pub sbo_bytes: i64,
+    /// Matrix base offset (always 0 from the planner: patterns start on their repeat boundary).
+    pub base_offset: u8,
+    /// The swizzle mode.
+    pub swizzle: SwizzleMode,
+    /// K- or MN-major.
+    pub major: Major,
+}
+
+/// How one instruction reaches one operand.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Access {
+    /// Registers: the values of the register axis `m` holding the fragment's elements, in PTX fragment order
+    /// (a0, a1, ...); the same for every lane of the issuing warp or warpgroup.
+    Regs(Vec<i64>),
+    /// A shared-memory matrix descriptor.
+    Smem(SmemDesc),
+    /// A tensor-memory address: the lane and 32-bit column of the tile's first element.
+    Tmem {
+        /// Tensor-memory lane.
+        lane: i64,
+        /// Tensor-memory column.
+        col: i64,
+    },
+}
+
+/// One tensor-core instruction.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct MmaIssue {
+    /// The scope-relative index of the first thread of the issuing warp (32*w) or warpgroup (128*g); 0 for
+    /// `tcgen05`, which one thread issues.
+    pub thread_base: i64,
+    /// Logical row of the instruction's tile in C and A.
+    pub m: i64,
+    /// Logical column of the instruction's tile in C and B.
+    pub n: i64,
+    /// Logical K origin of the instruction's tile in A and B.
+    pub k: i64,
+    /// How the instruction reads A.
+    pub a: Access,
+    /// How the instruction reads B.
+    pub b: Access,
+    /// How the instruction reads and writes C.
+    pub c: Access,
+}
+
+/// The result of planning one GEMM.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct MmaPlan {
+    /// The family chosen.
+    pub family: Family,
+    /// The PTX opcode with all its qualifiers (`mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32`).
+    pub instruction: String,
+    /// `[m, n, k]` of one instruction.
+    pub inst_shape: [i64; 3],
+    /// The tensor-memory columns to allocate (a power of two, at least 32), when tensor memory is used.
+    pub tmem_columns: Option<u32>,
+    /// The 32-bit instruction descriptor of `tcgen05.mma` (the same for every issue).
+    pub idesc: Option<u32>,
+    /// The alignment every shared operand's base must have (the largest over the shared operands), if any.
+    pub shared_base_alignment_bytes: Option<i64>,
+    /// One entry per instruction, in issue order.
+    pub issues: Vec<MmaIssue>,
+}
+
+/// A rule the planner refuses a GEMM by.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum MmaRule {
+    /// Malformed request: ranks, shapes that do not chain `[M,K] x [K,N] -> [M,N]`, layouts that do not admit them.
+    Input,
+    /// The memories select a family the chip does not have, or a combination no family accepts.
+    Family,
+    /// The dtype combination is not in the PTX tables for the family.
+    Dtype,
+    /// M, N or K is not a multiple of any instruction shape.
+    Shape,
+    /// A register or tensor-memory operand is not a tile of its fragment atom.
+    Fragment,
+    /// The warp tilings of A, B and C disagree.
+    WarpTiling,
+    /// A shared layout has a swizzle that is not a tensor-core swizzle for the element size.
+    Swizzle,
+    /// A shared layout is not a tile of any swizzle atom, in either major-ness, or breaks the canonical layout.
+    SmemAtom,
+    /// A shared matrix start is not 16-byte aligned or its swizzle pattern does not start on its boundary.
+    Alignment,
+    /// A tensor-memory operand is not a data-path layout, or its lanes are not the data path's.
+    TmemDatapath,
+    /// Tensor memory holds 512 columns.
+    TmemColumns,
+    /// A descriptor field does not fit its bits.
+    DescriptorRange,
+}
+
+impl MmaRule {
+    /// The rule's name in messages.
+    pub fn name(self) -> &'static str {
+        match self {
+            MmaRule::Input => "input",
+            MmaRule::Family => "family",
+            MmaRule::Dtype => "dtype",
+            MmaRule::Shape => "shape",
+            MmaRule::Fragment => "fragment",
+            MmaRule::WarpTiling => "warp-tiling",
+            MmaRule::Swizzle => "swizzle",
+            MmaRule::SmemAtom => "smem-atom",
+            MmaRule::Alignment => "alignment",
+            MmaRule::TmemDatapath => "tmem-datapath",
+            MmaRule::TmemColumns => "tmem-columns",
+            MmaRule::DescriptorRange => "descriptor-range",
+        }
+    }
+}
+
+/// A refusal: `mma: <rule> rule: <what, with the numbers>`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MmaError {
+    /// The rule broken.
+    pub rule: MmaRule,
+    /// What failed, lowercase, with the values found.
+    pub message: String,
+}
+
+impl MmaError {
+    /// A refusal by `rule`.
+    pub fn new(rule: MmaRule, message: impl Into<String>) -> MmaError {
+        MmaError { rule, message: message.into() }
+    }
+}
+
+impl fmt::Display for MmaError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "mma: {} rule: {}", self.rule.name(), self.message)
+    }
+}
+
+impl std::error::Error for MmaError {}
+
+impl From<MmaError> for crate::LayoutError {
+    fn from(e: MmaError) -> crate::LayoutError {
+        crate::LayoutError::new(e.to_string())
+    }
+}

@@ -1,0 +1,395 @@
+//! The GEMM planner: family, candidate shapes largest first, operand matching, warp-tiling agreement and the
+//! instruction loop (see the parent module's documentation).
+
+use super::atoms::{mma_sync_a, mma_sync_b, mma_sync_c, tmem_d, wgmma_a, wgmma_d};
+use super::desc::{tcgen05_idesc, tcgen05_kind};
+use super::registers::{match_registers, RegTiles};
+use super::shared::{descriptor, match_shared, SmemMatch};
+use super::tmem::{alloc_columns, match_tmem, TmemTiles};
+use super::{
+    Access, DType, Family, GemmRequest, Major, Mem, MmaError, MmaIssue, MmaPlan, MmaRule, Operand, Role, SmemDesc,
+};
+use crate::tile_layout::TileLayout;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// The most instructions one GEMM may expand to.
+pub const MAX_ISSUES: i64 = 1 << 16;
+
+fn err(rule: MmaRule, msg: impl Into<String>) -> MmaError {
+    MmaError::new(rule, msg)
+}
+
+/// Plans one `axe.gemm` (see the module documentation). Errors name the rule and the numbers, e.g.
+/// `mma: fragment rule: operand B is not a tile of the m16n8k16 B fragment ...`.
+pub fn plan(req: &GemmRequest<'_>) -> Result<MmaPlan, MmaError> {
+    let [m, k, n] = check_input(req)?;
+    let family = select_family(req)?;
+    check_dtypes(family, req.dtype, req.acc_dtype)?;
+    let candidates = candidates(family, req.dtype);
+    let mut first: Option<MmaError> = None;
+    for shape in &candidates {
+        if m % shape[0] != 0 || n % shape[1] != 0 || k % shape[2] != 0 {
+            continue;
+        }
+        match plan_shape(family, req, *shape, [m, n, k]) {
+            Ok(p) => return Ok(p),
+            Err(e) => {
+                first.get_or_insert(e);
+            }
+        }
+    }
+    Err(first.unwrap_or_else(|| {
+        let names: Vec<String> = distinct_shapes(&candidates);
+        err(
+            MmaRule::Shape,
+            format!(
+                "M={m}, N={n}, K={k} are not multiples of any {} instruction shape for {} ({})",
+                family.name(),
+                req.dtype,
+                names.join(", ")
+            ),
+        )
+    }))
+}
+
+/// `[M, K, N]` after checking ranks, the chain `[M,K] x [K,N] -> [M,N]` and that each layout admits its shape.
+fn check_input(req: &GemmRequest<'_>) -> Result<[i64; 3], MmaError> {
+    for (role, op) in [(Role::A, &req.a), (Role::B, &req.b), (Role::C, &req.c)] {
+        if op.shape.len() != 2 || op.shape.iter().any(|&d| d < 1) {
+            return Err(err(MmaRule::Input, format!("operand {} needs a 2-d shape, got {:?}", role.name(), op.shape)));
+        }
+        op.layout
+            .admits(op.shape)
+            .map_err(|e| err(MmaRule::Input, format!("operand {}: {}", role.name(), e.message)))?;
+    }
+    let (a, b, c) = (req.a.shape, req.b.shape, req.c.shape);
+    if a[1] != b[0] || a[0] != c[0] || b[1] != c[1] {
+        return Err(err(
+            MmaRule::Input,
+            format!("shapes {a:?} x {b:?} -> {c:?} do not chain as [M,K] x [K,N] -> [M,N]"),
+        ));
+    }
+    Ok([a[0], a[1], b[1]])
+}
+
+/// The family the memories select, refused when the chip lacks it (never a guess: see [`Family`]).
+fn select_family(req: &GemmRequest<'_>) -> Result<Family, MmaError> {
+    let family = match (req.a.mem, req.b.mem, req.c.mem) {
+        (Mem::Shared | Mem::Tmem, Mem::Shared, Mem::Tmem) => Family::Tcgen05,
+        (Mem::Reg, Mem::Reg, Mem::Reg) => Family::MmaSync,
+        (Mem::Reg | Mem::Shared, Mem::Shared, Mem::Reg) => Family::Wgmma,
+        (a, b, c) => {
+            return Err(err(
+                MmaRule::Family,
+                format!(
+                    "no instruction family takes A in {}, B in {}, C in {} (mma.sync: all in registers; wgmma: A in \
+                     registers or shared, B shared, C registers; tcgen05: A shared or tmem, B shared, C tmem)",
+                    a.name(),
+                    b.name(),
+                    c.name()
+                ),
+            ))
+        }
+    };
+    if !family.available_on(req.chip) {
+        let needs = match family {
+            Family::Wgmma => "sm_90a",
+            Family::Tcgen05 => "sm_100a",
+            Family::MmaSync => "sm_80",
+        };
+        return Err(err(
+            MmaRule::Family,
+            format!(
+                "{} (selected by the operands' memories) is not available on {}; it needs {needs}",
+                family.name(),
+                req.chip.name()
+            ),
+        ));
+    }
+    Ok(family)
+}
+
+/// The PTX tables: mma.sync f16 -> f16|f32, bf16 -> f32 (9.7.14.5.14); wgmma and tcgen05 add e4m3/e5m2 ->
+/// f16|f32 (9.7.15.5, 9.7.16.10.1).
+fn check_dtypes(family: Family, dtype: DType, acc: DType) -> Result<(), MmaError> {
+    let ok = match (dtype, acc) {
+        (DType::F16, DType::F16 | DType::F32) | (DType::BF16, DType::F32) => true,
+        (DType::E4M3 | DType::E5M2, DType::F16 | DType::F32) => family != Family::MmaSync,
+        _ => false,
+    };
+    if ok {
+        return Ok(());
+    }
+    let table = match family {
+        Family::MmaSync => "f16 -> f16|f32, bf16 -> f32",
+        _ => "f16 -> f16|f32, bf16 -> f32, e4m3|e5m2 -> f16|f32",
+    };
+    Err(err(
+        MmaRule::Dtype,
+        format!("{} has no {dtype} x {dtype} -> {acc} instruction (PTX table: {table})", family.name()),
+    ))
+}
+
+/// Instruction shapes `[m, n, k]`, largest first.
+fn candidates(family: Family, dtype: DType) -> Vec<[i64; 3]> {
+    let k = if dtype.bits() == 8 { 32 } else { 16 };
+    match family {
+        Family::MmaSync => vec![[16, 8, 16], [16, 8, 8]],
+        Family::Wgmma => (1..=32).rev().map(|i| [64, 8 * i, k]).collect(),
+        Family::Tcgen05 => {
+            let mut v: Vec<[i64; 3]> = (1..=16).rev().map(|i| [128, 16 * i, k]).collect();
+            v.extend((1..=32).rev().map(|i| [64, 8 * i, k]));
+            v
+        }
+    }
+}
+
+fn distinct_shapes(candidates: &[[i64; 3]]) -> Vec<String> {
+    let ms: BTreeSet<i64> = candidates.iter().map(|c| c[0]).collect();
+    let ks: BTreeSet<i64> = candidates.iter().map(|c| c[2]).collect();
+    let ns: BTreeSet<i64> = candidates.iter().map(|c| c[1]).collect();
+    let show = |s: &BTreeSet<i64>| s.iter().map(|v| v.to_string()).collect::<Vec<_>>().join("|");
+    vec![format!(
+        "m{} n{} k{}",
+        show(&ms),
+        if ns.len() > 4 { format!("{}..{}", ns.first().unwrap_or(&0), ns.last().unwrap_or(&0)) } else { show(&ns) },
+        show(&ks)
+    )]
+}
+
+/// The PTX opcode of one instruction shape.
+fn opcode(family: Family, dtype: DType, acc: DType, [m, n, k]: [i64; 3]) -> String {
+    match family {
+        Family::MmaSync => format!("mma.sync.aligned.m{m}n{n}k{k}.row.col.{acc}.{dtype}.{dtype}.{acc}"),
+        Family::Wgmma => format!("wgmma.mma_async.sync.aligned.m{m}n{n}k{k}.{acc}.{dtype}.{dtype}"),
+        Family::Tcgen05 => format!("tcgen05.mma.cta_group::1.kind::{}", tcgen05_kind(dtype)),
+    }
+}
+
+/// How one operand is reached for a candidate shape.
+enum Matched {
+    Regs(RegTiles),
+    Smem(SmemMatch),
+    Tmem(TmemTiles),
+}
+
+fn inst_name(family: Family, [m, n, k]: [i64; 3]) -> String {
+    match family {
+        Family::MmaSync => format!("m{m}n{n}k{k}"),
+        Family::Wgmma => format!("wgmma m{m}n{n}k{k}"),
+        Family::Tcgen05 => format!("tcgen05 m{m}n{n}k{k}"),
+    }
+}
+
+/// The register atom of `role` for a family and shape.
+fn reg_atom(family: Family, role: Role, dtype: DType, [m, n, k]: [i64; 3]) -> Result<(TileLayout, [i64; 2]), MmaError> {
+    let atom = match (family, role) {
+        (Family::MmaSync, Role::A) => mma_sync_a(k).map(|a| (a, [m, k])),
+        (Family::MmaSync, Role::B) => mma_sync_b(k).map(|a| (a, [k, n])),
+        (Family::MmaSync, Role::C) => mma_sync_c().map(|a| (a, [m, n])),
+        (Family::Wgmma, Role::A) => wgmma_a(dtype.bits()).map(|a| (a, [m, k])),
+        (Family::Wgmma, Role::C) => wgmma_d(n).map(|a| (a, [m, n])),
+        _ => {
+            return Err(err(
+                MmaRule::Family,
+                format!("{} takes no operand {} in registers", family.name(), role.name()),
+            ))
+        }
+    };
+    atom.map_err(|e| err(MmaRule::Fragment, e.message))
+}
+
+fn match_operand(
+    family: Family,
+    role: Role,
+    op: &Operand<'_>,
+    dtype: DType,
+    shape: [i64; 3],
+) -> Result<Matched, MmaError> {
+    match op.mem {
+        Mem::Reg => {
+            let (atom, atom_shape) = reg_atom(family, role, dtype, shape)?;
+            match_registers(role, op, &atom, atom_shape, &inst_name(family, shape)).map(Matched::Regs)
+        }
+        Mem::Shared => {
+            let m = match_shared(role, op, dtype.bits())?;
+            if family == Family::Wgmma && dtype.bits() == 8 && m.major == Major::MN {
+                return Err(err(
+                    MmaRule::SmemAtom,
+                    format!(
+                        "operand {} is MN-major, but wgmma reads 8-bit operands K-major only (imm-trans is for \
+                         .f16/.bf16)",
+                        role.name()
+                    ),
+                ));
+            }
+            Ok(Matched::Smem(m))
+        }
+        Mem::Tmem if role == Role::C => {
+            let atom = tmem_d(shape[0], shape[1]).map_err(|e| err(MmaRule::TmemDatapath, e.message))?;
+            match_tmem(role, op, &atom, [shape[0], shape[1]], shape[0]).map(Matched::Tmem)
+        }
+        Mem::Tmem => Err(err(
+            MmaRule::Family,
+            format!("operand {} in tensor memory is not planned yet (only the accumulator)", role.name()),
+        )),
+    }
+}
+
+fn plan_shape(
+    family: Family,
+    req: &GemmRequest<'_>,
+    shape: [i64; 3],
+    [m, n, k]: [i64; 3],
+) -> Result<MmaPlan, MmaError> {
+    let [mi, ni, ki] = shape;
+    let (mt, nt, kt) = (m / mi, n / ni, k / ki);
+    if mt * nt * kt > MAX_ISSUES {
+        return Err(err(MmaRule::Shape, format!("{} instructions exceed the limit of {MAX_ISSUES}", mt * nt * kt)));
+    }
+    let c = match_operand(family, Role::C, &req.c, req.dtype, shape)?;
+    let a = match_operand(family, Role::A, &req.a, req.dtype, shape)?;
+    let b = match_operand(family, Role::B, &req.b, req.dtype, shape)?;
+
+    // Issuers: per C tile, the one warp (group) computing it.
+    let owners: Vec<i64> = match &c {
+        Matched::Regs(r) => owners_of(r)?,
+        _ => vec![0; (mt * nt) as usize],
+    };
+    let owner = |i: i64, j: i64| owners[(i * nt + j) as usize];
+    if let Matched::Regs(ra) = &a {
+        agree(Role::A, ra, |i, _| (0..nt).map(|j| owner(i, j)).collect(), [mi, ki])?;
+    }
+    if let Matched::Regs(rb) = &b {
+        agree(Role::B, rb, |_, j| (0..mt).map(|i| owner(i, j)).collect(), [ki, ni])?;
+    }
+
+    let mut order: Vec<(i64, i64, i64)> =
+        (0..mt).flat_map(|i| (0..nt).map(move |j| (i, j))).map(|(i, j)| (owner(i, j), i, j)).collect();
+    order.sort();
+    let mut descs: BTreeMap<(Role, i64, i64), SmemDesc> = BTreeMap::new();
+    let mut issues = Vec::with_capacity((mt * nt * kt) as usize);
+    for (tb, i, j) in order {
+        for l in 0..kt {
+            let a_acc = access(family, Role::A, &a, tb, [i, l], [i * mi, l * ki], [mi, ki], &mut descs)?;
+            let b_acc = access(family, Role::B, &b, tb, [l, j], [l * ki, j * ni], [ni, ki], &mut descs)?;
+            let c_acc = access(family, Role::C, &c, tb, [i, j], [i * mi, j * ni], [mi, ni], &mut descs)?;
+            issues.push(MmaIssue { thread_base: tb, m: i * mi, n: j * ni, k: l * ki, a: a_acc, b: b_acc, c: c_acc });
+        }
+    }
+
+    let major = |x: &Matched| match x {
+        Matched::Smem(s) => s.major,
+        _ => Major::K,
+    };
+    let idesc =
+        (family == Family::Tcgen05).then(|| tcgen05_idesc(req.dtype, req.acc_dtype, mi, ni, major(&a), major(&b)));
+    let tmem_columns = [&a, &b, &c]
+        .iter()
+        .filter_map(|x| match x {
+            Matched::Tmem(t) => Some(t.columns),
+            _ => None,
+        })
+        .max()
+        .map(|cols| alloc_columns(cols) as u32);
+    let shared_base_alignment_bytes = [&a, &b]
+        .iter()
+        .filter_map(|x| match x {
+            Matched::Smem(s) => Some(s.base_alignment_bytes()),
+            _ => None,
+        })
+        .max();
+    Ok(MmaPlan {
+        family,
+        instruction: opcode(family, req.dtype, req.acc_dtype, shape),
+        inst_shape: shape,
+        tmem_columns,
+        idesc,
+        shared_base_alignment_bytes,
+        issues,
+    })
+}
+
+/// The single warp (group) computing each C tile; a replicated accumulator is refused.
+fn owners_of(c: &RegTiles) -> Result<Vec<i64>, MmaError> {
+    let mut owners = Vec::with_capacity(c.tiles.len());
+    for (flat, holders) in c.tiles.iter().enumerate() {
+        match holders.as_slice() {
+            [(tb, _)] => owners.push(*tb),
+            _ => {
+                let threads: Vec<i64> = holders.iter().map(|(t, _)| *t).collect();
+                return Err(err(
+                    MmaRule::WarpTiling,
+                    format!(
+                        "accumulator tile {:?} is held by the warps starting at threads {threads:?}; each C tile \
+                         needs exactly one",
+                        [flat as i64 / c.grid[1], flat as i64 % c.grid[1]]
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(owners)
+}
+
+/// Each tile of a register multiplicand must be held by exactly the warps that compute with it.
+fn agree(role: Role, r: &RegTiles, needed: impl Fn(i64, i64) -> BTreeSet<i64>, tile: [i64; 2]) -> Result<(), MmaError> {
+    for i in 0..r.grid[0] {
+        for j in 0..r.grid[1] {
+            let held: BTreeSet<i64> = r.at(i, j).iter().map(|(t, _)| *t).collect();
+            let need = needed(i, j);
+            if held != need {
+                return Err(err(
+                    MmaRule::WarpTiling,
+                    format!(
+                        "the warp tilings of {} and C disagree: {} tile at {:?} is held by the warps starting at \
+                         threads {held:?}, but the C tiles it multiplies are computed by {need:?}",
+                        role.name(),
+                        role.name(),
+                        [i * tile[0], j * tile[1]]
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The access of one operand for one issue: `tile` is the grid coordinate, `origin` the logical one; `ext` is
+/// (M or N extent, K extent) for shared operands.
+#[allow(clippy::too_many_arguments)]
+fn access(
+    family: Family,
+    role: Role,
+    x: &Matched,
+    thread_base: i64,
+    tile: [i64; 2],
+    origin: [i64; 2],
+    ext: [i64; 2],
+    descs: &mut BTreeMap<(Role, i64, i64), SmemDesc>,
+) -> Result<Access, MmaError> {
+    match x {
+        Matched::Regs(r) => r.regs(tile[0], tile[1], thread_base).map(Access::Regs).ok_or_else(|| {
+            err(
+                MmaRule::WarpTiling,
+                format!(
+                    "operand {} tile {:?} is not held by the warp starting at thread {thread_base}",
+                    role.name(),
+                    origin
+                ),
+            )
+        }),
+        Matched::Smem(s) => {
+            if let Some(d) = descs.get(&(role, tile[0], tile[1])) {
+                return Ok(Access::Smem(*d));
+            }
+            let d = descriptor(s, family, origin, ext[0], ext[1])?;
+            descs.insert((role, tile[0], tile[1]), d);
+            Ok(Access::Smem(d))
+        }
+        Matched::Tmem(t) => {
+            let (lane, col) = t.at(tile[0], tile[1]);
+            Ok(Access::Tmem { lane, col })
+        }
+    }
+}
