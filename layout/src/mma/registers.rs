@@ -66,7 +66,14 @@ pub fn match_registers(
         fail(format!("operand {name} is not a tile of the {inst} {name} fragment {atom} over {atom_shape:?}: {e}"))
     })?;
     let atom_axes = atom.axes();
-    for a in outer.axes() {
+    let moved = outer
+        .shard()
+        .iter()
+        .chain(outer.replica())
+        .filter(|i| i.extent > 1 && i.stride != 0)
+        .map(|i| i.axis)
+        .chain(outer.offset().iter().filter(|(_, v)| **v != 0).map(|(a, _)| *a));
+    for a in moved {
         let free_warp_axis = threads_per_index(a).is_some() && !atom_axes.contains(&a);
         if a != Axis::M && !free_warp_axis {
             return Err(fail(format!(
@@ -76,7 +83,7 @@ pub fn match_registers(
         }
     }
     let span_m = atom.span_on(Axis::M);
-    let eval = crate::Evaluator::for_tile(&outer);
+    let eval = crate::Evaluator::for_tile(&outer).map_err(|e| fail(e.message))?;
     let mut tiles = Vec::with_capacity((grid[0] * grid[1]) as usize);
     for flat in 0..grid[0] * grid[1] {
         let mut holders: BTreeMap<i64, BTreeSet<i64>> = BTreeMap::new();

@@ -10,6 +10,7 @@
 
 mod cli;
 mod cmd;
+mod mma_plan;
 mod tma_plan;
 
 use axe_layout::{Axis, AxisKind};
@@ -28,6 +29,7 @@ const COMMANDS: &[&Command] = &[
     &cmd::direct_sum::COMMAND,
     &cmd::span::COMMAND,
     &tma_plan::COMMAND,
+    &mma_plan::COMMAND,
 ];
 
 fn overview() -> String {

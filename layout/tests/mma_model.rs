@@ -1,0 +1,501 @@
+//! A software model of the tensor-core instructions, written from the PTX ISA independently of the planner (it
+//! decodes descriptors itself and never calls planner code), that executes a plan on small integer matrices and
+//! checks `C += A * B` exactly, element by element.
+//!
+//! The model's machine:
+//! - a register file per thread of the CTA, filled from each register operand's layout (thread id = `laneid` +
+//!   32 * warp axes + 128 * `wgid`; register = the `m` coordinate; every replica gets a copy);
+//! - shared memory as bytes at absolute addresses, the tensor's base at `SMEM_BASE` (a multiple of 1024 plus
+//!   3 * 1024); the layout's `m` (swizzle included, relative to the base) times the element size is the offset;
+//! - tensor memory as 128 lanes x 512 columns of 32-bit cells.
+//!
+//! Per instruction (PTX ISA):
+//! - `mma.sync.m16n8k{16,8}` (9.7.14.5.7/8): lane `l` of the issuing warp holds fragment element `i` of A, B, C
+//!   at the ISA's `(row, col)` formulas of `groupID`/`threadID_in_group`, in the registers the plan lists;
+//! - `wgmma.mma_async.m64nNk{16,32}` (9.7.15.5.1): warp `w` of the warpgroup holds rows `16w..` of A (registers)
+//!   and D; shared operands are read through the 64-bit matrix descriptor, decoded here: start, LBO, SBO (each
+//!   `field << 4`), base offset, swizzle (bits 62-63: 0 none, 1 128B, 2 64B, 3 32B); the element `(mn, k)` is at
+//!   the canonical layout's offset (core matrices of 8 rows x 16 bytes; swizzle atoms of 8 rows x the span),
+//!   then the swizzle XORs absolute address bits `[4,4+B)` with `[7,7+B)`;
+//! - `tcgen05.mma.cta_group::1` (9.7.16): M, N, the types and the transposes come from the 32-bit instruction
+//!   descriptor (decoded here), shared descriptors carry the fixed `0b001` at bits 46-48 and the swizzle at 61-63
+//!   (0 none, 2 128B, 4 64B, 6 32B); D lives in tensor memory at the plan's lane and column, row `i` in lane `i`
+//!   (M=128) or in lane `32*(i/16) + i%16` (M=64), column `j` in column `j`; reading it back, warp `w` of the
+//!   warpgroup reaches only lanes `32w..32w+32`.
+
+use axe_layout::mma::{plan, Access, Chip, DType, GemmRequest, Major, Mem, MmaIssue, MmaPlan, Operand};
+use axe_layout::notation::parse_layout;
+use axe_layout::slice::slice;
+use axe_layout::tile_layout::unflatten;
+use axe_layout::{Axis, AxisKind, ExecScope, Layout};
+use std::collections::HashMap;
+
+const SMEM_BASE: i64 = 3 * 1024;
+
+#[derive(Default)]
+struct Machine {
+    /// (operand, thread, register): each operand is its own register array.
+    regs: HashMap<(char, i64, i64), i64>,
+    smem: HashMap<i64, i64>,
+    tmem: HashMap<(i64, i64), i64>,
+}
+
+fn thread_id(p: &axe_layout::Coord) -> i64 {
+    p.iter()
+        .map(|(a, v)| match a.kind() {
+            AxisKind::Thread { unit: ExecScope::Thread, .. } => *v,
+            AxisKind::Thread { unit: ExecScope::Warp, .. } => 32 * v,
+            AxisKind::Thread { unit: ExecScope::Warpgroup, .. } => 128 * v,
+            _ => 0,
+        })
+        .sum()
+}
+
+fn tlane() -> Axis {
+    Axis::named("TLane").unwrap()
+}
+
+fn tcol() -> Axis {
+    Axis::named("TCol").unwrap()
+}
+
+/// One operand as the test states it.
+struct Op {
+    layout: Layout,
+    shape: [i64; 2],
+    mem: Mem,
+}
+
+impl Op {
+    fn new(text: &str, shape: [i64; 2], mem: Mem) -> Op {
+        Op { layout: parse_layout(text).unwrap_or_else(|e| panic!("{text}: {e}")), shape, mem }
+    }
+}
+
+/// Places logical matrix `vals` (row-major over `op.shape`) into the machine through the operand's layout.
+fn store(mach: &mut Machine, op: &Op, tag: char, bytes: i64, vals: &[i64]) {
+    let ev = op.layout.evaluator().unwrap();
+    for (flat, v) in vals.iter().enumerate() {
+        for p in ev.eval_flat(flat as i64).unwrap() {
+            let prev = match op.mem {
+                Mem::Reg => mach.regs.insert((tag, thread_id(&p), p.get(&Axis::M).copied().unwrap_or(0)), *v),
+                Mem::Shared => mach.smem.insert(SMEM_BASE + p.get(&Axis::M).copied().unwrap_or(0) * bytes, *v),
+                Mem::Tmem => mach.tmem.insert((p[&tlane()], p[&tcol()]), *v),
+            };
+            assert!(prev.is_none(), "two elements share one location");
+        }
+    }
+}
+
+/// Reads the logical matrix back through the operand's layout; every copy must agree. Tensor memory is read
+/// as a warpgroup's `tcgen05.ld` would: the warp `lane / 32` reaches the lane, and only lanes 0..128 exist.
+fn load(mach: &Machine, op: &Op, tag: char, bytes: i64) -> Vec<i64> {
+    let ev = op.layout.evaluator().unwrap();
+    (0..op.shape[0] * op.shape[1])
+        .map(|flat| {
+            let vals: Vec<i64> = ev
+                .eval_flat(flat)
+                .unwrap()
+                .iter()
+                .map(|p| match op.mem {
+                    Mem::Reg => mach.regs[&(tag, thread_id(p), p.get(&Axis::M).copied().unwrap_or(0))],
+                    Mem::Shared => mach.smem[&(SMEM_BASE + p.get(&Axis::M).copied().unwrap_or(0) * bytes)],
+                    Mem::Tmem => {
+                        let (lane, col) = (p[&tlane()], p[&tcol()]);
+                        let warp = lane / 32;
+                        assert!((0..4).contains(&warp) && (0..512).contains(&col), "tmem ({lane},{col}) out of range");
+                        assert!((32 * warp..32 * warp + 32).contains(&lane));
+                        mach.tmem[&(lane, col)]
+                    }
+                })
+                .collect();
+            assert!(vals.windows(2).all(|w| w[0] == w[1]), "copies of element {flat} disagree: {vals:?}");
+            vals[0]
+        })
+        .collect()
+}
+
+// ---- PTX ISA fragment formulas (row, col) of element i held by lane l (groupID g, threadID_in_group t) ----
+
+fn frag_a16(l: i64, i: i64) -> (i64, i64) {
+    let (g, t) = (l >> 2, l % 4);
+    (if i < 2 || (4..6).contains(&i) { g } else { g + 8 }, t * 2 + (i & 1) + if i < 4 { 0 } else { 8 })
+}
+
+fn frag_a8(l: i64, i: i64) -> (i64, i64) {
+    let (g, t) = (l >> 2, l % 4);
+    (if i < 2 { g } else { g + 8 }, t * 2 + (i & 1))
+}
+
+fn frag_b16(l: i64, i: i64) -> (i64, i64) {
+    let (g, t) = (l >> 2, l % 4);
+    (t * 2 + (i & 1) + if i < 2 { 0 } else { 8 }, g)
+}
+
+fn frag_b8(l: i64, i: i64) -> (i64, i64) {
+    let (g, t) = (l >> 2, l % 4);
+    (t * 2 + i, g)
+}
+
+fn frag_c(l: i64, i: i64) -> (i64, i64) {
+    let (g, t) = (l >> 2, l % 4);
+    (if i < 2 { g } else { g + 8 }, t * 2 + (i & 1))
+}
+
+/// wgmma A, 8-bit, k32: per warp the m16n8k32 A fragment.
+fn frag_a_fp8(l: i64, i: i64) -> (i64, i64) {
+    let (g, t) = (l >> 2, l % 4);
+    (if i < 4 || (8..12).contains(&i) { g } else { g + 8 }, t * 4 + (i & 3) + if i < 8 { 0 } else { 16 })
+}
+
+/// Gathers a `[rows, cols]` tile from registers: `frag(thread, i) -> (row, col)` for `threads` threads.
+fn gather_regs(
+    mach: &Machine,
+    tag: char,
+    base: i64,
+    threads: i64,
+    regs: &[i64],
+    rows: i64,
+    cols: i64,
+    frag: &dyn Fn(i64, i64) -> (i64, i64),
+) -> Vec<Option<i64>> {
+    let mut tile = vec![None; (rows * cols) as usize];
+    for th in 0..threads {
+        for (i, r) in regs.iter().enumerate() {
+            let (row, col) = frag(th, i as i64);
+            let slot = &mut tile[(row * cols + col) as usize];
+            assert!(slot.is_none(), "fragment element ({row},{col}) held twice");
+            *slot = Some(
+                *mach.regs.get(&(tag, base + th, *r)).unwrap_or_else(|| panic!("register {r} of thread {}", base + th)),
+            );
+        }
+    }
+    assert!(tile.iter().all(Option::is_some), "the fragment does not cover the tile");
+    tile
+}
+
+fn scatter_regs(
+    mach: &mut Machine,
+    tag: char,
+    base: i64,
+    threads: i64,
+    regs: &[i64],
+    cols: i64,
+    frag: &dyn Fn(i64, i64) -> (i64, i64),
+    tile: &[i64],
+) {
+    for th in 0..threads {
+        for (i, r) in regs.iter().enumerate() {
+            let (row, col) = frag(th, i as i64);
+            mach.regs.insert((tag, base + th, *r), tile[(row * cols + col) as usize]);
+        }
+    }
+}
+
+/// A decoded shared-memory descriptor.
+struct Desc {
+    start: i64,
+    lbo: i64,
+    sbo: i64,
+    span: i64,
+}
+
+fn decode_desc(desc: u64, tcgen05: bool) -> Desc {
+    let field = |shift: u32| (((desc >> shift) & 0x3FFF) << 4) as i64;
+    assert_eq!((desc >> 49) & 7, 0, "base offset");
+    let span = if tcgen05 {
+        assert_eq!((desc >> 46) & 7, 1, "tcgen05 descriptors carry 0b001 at bits 46-48");
+        assert_eq!((desc >> 52) & 1, 0, "relative leading-dimension mode");
+        match desc >> 61 {
+            0 => 0,
+            2 => 128,
+            4 => 64,
+            6 => 32,
+            other => panic!("tcgen05 swizzle field {other}"),
+        }
+    } else {
+        match desc >> 62 {
+            0 => 0,
+            1 => 128,
+            2 => 64,
+            _ => 32,
+        }
+    };
+    Desc { start: field(0), lbo: field(16), sbo: field(32), span }
+}
+
+/// The ISA's canonical layout (9.7.15.5.1.2.1.3) in bytes from the start, for element `(mn, k)`.
+fn canonical_bytes(d: &Desc, k_major: bool, bytes: i64, mn: i64, k: i64) -> i64 {
+    let t = 16 / bytes; // elements per 16-byte chunk
+    if d.span == 0 {
+        // core matrices of 8 rows x 16 bytes, 128 contiguous bytes
+        if k_major {
+            (mn / 8) * d.sbo + (k / t) * d.lbo + (mn % 8) * 16 + (k % t) * bytes
+        } else {
+            (mn / t) * d.sbo + (k / 8) * d.lbo + (k % 8) * 16 + (mn % t) * bytes
+        }
+    } else {
+        let w = d.span / bytes; // elements per swizzle row
+        if k_major {
+            assert!(k < w, "a K-major instruction stays inside one swizzle row");
+            (mn / 8) * d.sbo + (mn % 8) * d.span + k * bytes
+        } else {
+            (mn / w) * d.lbo + (k / 8) * d.sbo + (k % 8) * d.span + (mn % w) * bytes
+        }
+    }
+}
+
+fn hw_swizzle(span: i64, addr: i64) -> i64 {
+    let bits = match span {
+        0 => return addr,
+        32 => 1,
+        64 => 2,
+        _ => 3,
+    };
+    addr ^ (((addr >> 7) & ((1 << bits) - 1)) << 4)
+}
+
+/// Reads a shared operand tile, `mn_ext x k_ext`, returned in operand orientation (`[rows, cols]`).
+fn gather_smem(
+    mach: &Machine,
+    desc: u64,
+    tcgen05: bool,
+    k_major: bool,
+    bytes: i64,
+    mn_ext: i64,
+    k_ext: i64,
+    b: bool,
+) -> Vec<Option<i64>> {
+    let d = decode_desc(desc, tcgen05);
+    let (rows, cols) = if b { (k_ext, mn_ext) } else { (mn_ext, k_ext) };
+    let mut tile = vec![None; (rows * cols) as usize];
+    for mn in 0..mn_ext {
+        for k in 0..k_ext {
+            let addr = hw_swizzle(d.span, SMEM_BASE + d.start + canonical_bytes(&d, k_major, bytes, mn, k));
+            let v =
+                *mach.smem.get(&addr).unwrap_or_else(|| panic!("nothing stored at shared byte {addr} for ({mn},{k})"));
+            let (r, c) = if b { (k, mn) } else { (mn, k) };
+            tile[(r * cols + c) as usize] = Some(v);
+        }
+    }
+    tile
+}
+
+/// tcgen05 instruction descriptor fields (PTX ISA 9.7.16.4.2, Table 42).
+struct IDesc {
+    m: i64,
+    n: i64,
+    a_mn_major: bool,
+    b_mn_major: bool,
+    d_f32: bool,
+    ab_type: u32,
+}
+
+fn decode_idesc(idesc: u32) -> IDesc {
+    assert_eq!(idesc & 0b1111, 0, "dense, no saturate");
+    assert_eq!((idesc >> 7) & 7, (idesc >> 10) & 7, "A and B types");
+    IDesc {
+        m: i64::from((idesc >> 24) & 0x1F) << 4,
+        n: i64::from((idesc >> 17) & 0x3F) << 3,
+        a_mn_major: (idesc >> 15) & 1 == 1,
+        b_mn_major: (idesc >> 16) & 1 == 1,
+        d_f32: (idesc >> 4) & 3 == 1,
+        ab_type: (idesc >> 7) & 7,
+    }
+}
+
+fn tmem_lane(m: i64, row: i64) -> i64 {
+    if m == 128 {
+        row
+    } else {
+        32 * (row / 16) + row % 16
+    }
+}
+
+/// Executes one issue on the machine.
+fn execute(mach: &mut Machine, p: &MmaPlan, issue: &MmaIssue, bytes: i64) {
+    let ins = p.instruction.as_str();
+    let tcgen05 = ins.starts_with("tcgen05.mma.cta_group::1");
+    let wgmma = ins.starts_with("wgmma.mma_async.sync.aligned");
+    let (m, n, k, idesc) = if tcgen05 {
+        let d = decode_idesc(p.idesc.expect("tcgen05 has an instruction descriptor"));
+        let k = if ins.ends_with("kind::f8f6f4") { 32 } else { 16 };
+        (d.m, d.n, k, Some(d))
+    } else {
+        let shape = ins.split('.').find(|s| s.starts_with('m') && s.contains('n') && s.contains('k')).unwrap();
+        let nums: Vec<i64> = shape[1..].split(['n', 'k']).map(|x| x.parse().unwrap()).collect();
+        (nums[0], nums[1], nums[2], None)
+    };
+    assert_eq!(p.inst_shape, [m, n, k], "the opcode or descriptor states the shape");
+    let major_of = |acc: &Access, from_idesc: Option<bool>| match (acc, from_idesc) {
+        (_, Some(mn)) => !mn,
+        (Access::Smem(s), None) => s.major == Major::K,
+        _ => true,
+    };
+    let a = match &issue.a {
+        Access::Regs(r) if !wgmma => {
+            assert_eq!(r.len() as i64, m * k / 32);
+            gather_regs(mach, 'a', issue.thread_base, 32, r, m, k, if k == 16 { &frag_a16 } else { &frag_a8 })
+        }
+        Access::Regs(r) => {
+            assert_eq!(r.len() as i64, m * k / 128);
+            let frag: &dyn Fn(i64, i64) -> (i64, i64) = if k == 32 { &frag_a_fp8 } else { &frag_a16 };
+            gather_regs(mach, 'a', issue.thread_base, 128, r, m, k, &|th, i| {
+                let (r, c) = frag(th % 32, i);
+                (16 * (th / 32) + r, c)
+            })
+        }
+        Access::Smem(s) => {
+            let kmaj = major_of(&issue.a, idesc.as_ref().map(|d| d.a_mn_major));
+            gather_smem(mach, s.desc, tcgen05, kmaj, bytes, m, k, false)
+        }
+        Access::Tmem { .. } => panic!("A in tensor memory is not modelled"),
+    };
+    let b = match &issue.b {
+        Access::Regs(r) => {
+            gather_regs(mach, 'b', issue.thread_base, 32, r, k, n, if k == 16 { &frag_b16 } else { &frag_b8 })
+        }
+        Access::Smem(s) => {
+            let kmaj = major_of(&issue.b, idesc.as_ref().map(|d| d.b_mn_major));
+            gather_smem(mach, s.desc, tcgen05, kmaj, bytes, n, k, true)
+        }
+        Access::Tmem { .. } => panic!("B is never in tensor memory"),
+    };
+    let (a, b): (Vec<i64>, Vec<i64>) =
+        (a.into_iter().map(Option::unwrap).collect(), b.into_iter().map(Option::unwrap).collect());
+    let wg_frag_c = |th: i64, i: i64| {
+        let (r, c) = frag_c(th % 32, i % 4);
+        (16 * (th / 32) + r, 8 * (i / 4) + c)
+    };
+    let c: Vec<i64> = match &issue.c {
+        Access::Regs(r) if !wgmma => gather_regs(mach, 'c', issue.thread_base, 32, r, m, n, &frag_c),
+        Access::Regs(r) => {
+            assert_eq!(r.len() as i64, n / 2);
+            gather_regs(mach, 'c', issue.thread_base, 128, r, m, n, &wg_frag_c)
+        }
+        Access::Tmem { lane, col } => {
+            let mut t = Vec::new();
+            for row in 0..m {
+                for j in 0..n {
+                    t.push(Some(mach.tmem[&(lane + tmem_lane(m, row), col + j)]));
+                }
+            }
+            t
+        }
+        Access::Smem(_) => panic!("C is never in shared memory"),
+    }
+    .into_iter()
+    .map(Option::unwrap)
+    .collect();
+    let d: Vec<i64> = (0..m * n)
+        .map(|x| {
+            let (i, j) = (x / n, x % n);
+            c[x as usize] + (0..k).map(|l| a[(i * k + l) as usize] * b[(l * n + j) as usize]).sum::<i64>()
+        })
+        .collect();
+    match &issue.c {
+        Access::Regs(r) if !wgmma => scatter_regs(mach, 'c', issue.thread_base, 32, r, n, &frag_c, &d),
+        Access::Regs(r) => scatter_regs(mach, 'c', issue.thread_base, 128, r, n, &wg_frag_c, &d),
+        Access::Tmem { lane, col } => {
+            for row in 0..m {
+                for j in 0..n {
+                    mach.tmem.insert((lane + tmem_lane(m, row), col + j), d[(row * n + j) as usize]);
+                }
+            }
+        }
+        Access::Smem(_) => unreachable!(),
+    }
+}
+
+fn values(shape: [i64; 2], seed: i64) -> Vec<i64> {
+    (0..shape[0] * shape[1]).map(|x| (x * 7 + seed * 13 + x / shape[1] * 3) % 9 - 4).collect()
+}
+
+/// Plans the GEMM, runs the plan on the model and checks `C += A * B`; returns the plan for further checks.
+fn run(chip: &str, dtype: &str, acc: &str, a: &Op, b: &Op, c: &Op) -> MmaPlan {
+    let dtype = DType::from_name(dtype).unwrap();
+    let req = GemmRequest {
+        chip: Chip::from_name(chip).unwrap(),
+        dtype,
+        acc_dtype: DType::from_name(acc).unwrap(),
+        a: Operand { layout: &a.layout, shape: &a.shape, mem: a.mem },
+        b: Operand { layout: &b.layout, shape: &b.shape, mem: b.mem },
+        c: Operand { layout: &c.layout, shape: &c.shape, mem: c.mem },
+    };
+    let p = plan(&req).unwrap_or_else(|e| panic!("{e}"));
+    let bytes = i64::from(dtype.bits() / 8);
+    let (va, vb, vc) = (values(a.shape, 1), values(b.shape, 2), values(c.shape, 3));
+    let mut mach = Machine::default();
+    store(&mut mach, a, 'a', bytes, &va);
+    store(&mut mach, b, 'b', bytes, &vb);
+    store(&mut mach, c, 'c', 4, &vc);
+    for issue in &p.issues {
+        execute(&mut mach, &p, issue, bytes);
+    }
+    let got = load(&mach, c, 'c', 4);
+    let (mm, kk, nn) = (a.shape[0], a.shape[1], b.shape[1]);
+    for x in 0..mm * nn {
+        let (i, j) = (x / nn, x % nn);
+        let want = vc[x as usize] + (0..kk).map(|l| va[(i * kk + l) as usize] * vb[(l * nn + j) as usize]).sum::<i64>();
+        assert_eq!(
+            got[x as usize],
+            want,
+            "C{:?} after {} issues of {}",
+            unflatten(&c.shape, x),
+            p.issues.len(),
+            p.instruction
+        );
+    }
+    p
+}
+
+// ---------------------------------------------------------------- mma.sync
+
+const A16: &str = "S[(2,8,2,4,2):(2,4@laneid,4,1@laneid,1)]";
+const B16: &str = "S[(2,4,2,8):(2,1@laneid,1,4@laneid)]";
+const C16: &str = "S[(2,8,4,2):(2,4@laneid,1@laneid,1)]";
+
+#[test]
+fn mma_sync_one_instruction_each_dtype() {
+    for (dtype, acc) in [("f16", "f32"), ("f16", "f16"), ("bf16", "f32")] {
+        let p = run(
+            "sm_80",
+            dtype,
+            acc,
+            &Op::new(A16, [16, 16], Mem::Reg),
+            &Op::new(B16, [16, 8], Mem::Reg),
+            &Op::new(C16, [16, 8], Mem::Reg),
+        );
+        assert_eq!(p.instruction, format!("mma.sync.aligned.m16n8k16.row.col.{acc}.{dtype}.{dtype}.{acc}"));
+        assert_eq!(p.issues.len(), 1);
+    }
+}
+
+/// Two warps split N; A is replicated across them (the case TIRx refuses); two M tiles per warp; K is 32.
+#[test]
+fn mma_sync_two_warps_split_n_with_a_replicated() {
+    let a = Op::new("S[(2,2,8,2,2,4,2):(16,2,4@laneid,8,4,1@laneid,1)] + R[2:1@warpid]", [32, 32], Mem::Reg);
+    let b = Op::new("S[(2,2,4,2,2,8):(4,2,1@laneid,1,1@warpid,4@laneid)]", [32, 16], Mem::Reg);
+    let c = Op::new("S[(2,2,8,2,4,2):(4,2,4@laneid,1@warpid,1@laneid,1)]", [32, 16], Mem::Reg);
+    let p = run("sm_90a", "f16", "f32", &a, &b, &c);
+    assert_eq!(p.issues.len(), 8);
+    assert_eq!(p.issues.iter().filter(|i| i.thread_base == 32).count(), 4);
+    // K innermost: consecutive issues of a warp share the C tile.
+    assert_eq!((p.issues[0].m, p.issues[0].n, p.issues[0].k), (0, 0, 0));
+    assert_eq!((p.issues[1].m, p.issues[1].n, p.issues[1].k), (0, 0, 16));
+}
+
+/// K = 8 admits only m16n8k8; registers of the A atom that are not k16's pattern force k8 too.
+#[test]
+fn mma_sync_k8() {
+    let a = Op::new("S[(2,8,4,2):(2,4@laneid,1@laneid,1)]", [16, 8], Mem::Reg);
+    let b = Op::new("S[(4,2,8):(1@laneid,1,4@laneid)]", [8, 8], Mem::Reg);
+    let p = run("sm_80", "f16", "f32", &a, &b, &Op::new(C16, [16, 8], Mem::Reg));
+    assert_eq!(p.inst_shape, [16, 8, 8]);
+    // K = 16 whose B registers keep the two k8 halves 4 apart (n tiles 2 apart): not k16's b0..b3, so k8.
+    let a = Op::new(A16, [16, 16], Mem::Reg);
+    let b = Op::new("S[(2,4,2,2,8):(4,1@laneid,1,2,4@laneid)]", [16, 16], Mem::Reg);
+    let c = Op::new("S[(2,8,2,4,2):(2,4@laneid,4,1@laneid,1)]", [16, 16], Mem::Reg);
+    let p = run("sm_80", "f16", "f32", &a, &b, &c);
+    assert_eq!((p.inst_shape, p.issues.len()), ([16, 8, 8], 4));
+}
