@@ -30,7 +30,9 @@ use axe_layout::tile_layout::unflatten;
 use axe_layout::{Axis, AxisKind, ExecScope, Layout};
 use std::collections::HashMap;
 
+/// Where A's shared tensor starts (1024-aligned), and B's.
 const SMEM_BASE: i64 = 3 * 1024;
+const SMEM_BASE_B: i64 = SMEM_BASE + 128 * 1024;
 
 #[derive(Default)]
 struct Machine {
@@ -74,12 +76,13 @@ impl Op {
 
 /// Places logical matrix `vals` (row-major over `op.shape`) into the machine through the operand's layout.
 fn store(mach: &mut Machine, op: &Op, tag: char, bytes: i64, vals: &[i64]) {
+    let base = if tag == 'b' { SMEM_BASE_B } else { SMEM_BASE };
     let ev = op.layout.evaluator().unwrap();
     for (flat, v) in vals.iter().enumerate() {
         for p in ev.eval_flat(flat as i64).unwrap() {
             let prev = match op.mem {
                 Mem::Reg => mach.regs.insert((tag, thread_id(&p), p.get(&Axis::M).copied().unwrap_or(0)), *v),
-                Mem::Shared => mach.smem.insert(SMEM_BASE + p.get(&Axis::M).copied().unwrap_or(0) * bytes, *v),
+                Mem::Shared => mach.smem.insert(base + p.get(&Axis::M).copied().unwrap_or(0) * bytes, *v),
                 Mem::Tmem => mach.tmem.insert((p[&tlane()], p[&tcol()]), *v),
             };
             assert!(prev.is_none(), "two elements share one location");
@@ -90,6 +93,7 @@ fn store(mach: &mut Machine, op: &Op, tag: char, bytes: i64, vals: &[i64]) {
 /// Reads the logical matrix back through the operand's layout; every copy must agree. Tensor memory is read
 /// as a warpgroup's `tcgen05.ld` would: the warp `lane / 32` reaches the lane, and only lanes 0..128 exist.
 fn load(mach: &Machine, op: &Op, tag: char, bytes: i64) -> Vec<i64> {
+    let base = if tag == 'b' { SMEM_BASE_B } else { SMEM_BASE };
     let ev = op.layout.evaluator().unwrap();
     (0..op.shape[0] * op.shape[1])
         .map(|flat| {
@@ -99,7 +103,7 @@ fn load(mach: &Machine, op: &Op, tag: char, bytes: i64) -> Vec<i64> {
                 .iter()
                 .map(|p| match op.mem {
                     Mem::Reg => mach.regs[&(tag, thread_id(p), p.get(&Axis::M).copied().unwrap_or(0))],
-                    Mem::Shared => mach.smem[&(SMEM_BASE + p.get(&Axis::M).copied().unwrap_or(0) * bytes)],
+                    Mem::Shared => mach.smem[&(base + p.get(&Axis::M).copied().unwrap_or(0) * bytes)],
                     Mem::Tmem => {
                         let (lane, col) = (p[&tlane()], p[&tcol()]);
                         let warp = lane / 32;
@@ -258,6 +262,7 @@ fn hw_swizzle(span: i64, addr: i64) -> i64 {
 /// Reads a shared operand tile, `mn_ext x k_ext`, returned in operand orientation (`[rows, cols]`).
 fn gather_smem(
     mach: &Machine,
+    base: i64,
     desc: u64,
     tcgen05: bool,
     k_major: bool,
@@ -271,7 +276,7 @@ fn gather_smem(
     let mut tile = vec![None; (rows * cols) as usize];
     for mn in 0..mn_ext {
         for k in 0..k_ext {
-            let addr = hw_swizzle(d.span, SMEM_BASE + d.start + canonical_bytes(&d, k_major, bytes, mn, k));
+            let addr = hw_swizzle(d.span, base + d.start + canonical_bytes(&d, k_major, bytes, mn, k));
             let v =
                 *mach.smem.get(&addr).unwrap_or_else(|| panic!("nothing stored at shared byte {addr} for ({mn},{k})"));
             let (r, c) = if b { (k, mn) } else { (mn, k) };
@@ -347,7 +352,7 @@ fn execute(mach: &mut Machine, p: &MmaPlan, issue: &MmaIssue, bytes: i64) {
         }
         Access::Smem(s) => {
             let kmaj = major_of(&issue.a, idesc.as_ref().map(|d| d.a_mn_major));
-            gather_smem(mach, s.desc, tcgen05, kmaj, bytes, m, k, false)
+            gather_smem(mach, SMEM_BASE, s.desc, tcgen05, kmaj, bytes, m, k, false)
         }
         Access::Tmem { .. } => panic!("A in tensor memory is not modelled"),
     };
@@ -357,7 +362,7 @@ fn execute(mach: &mut Machine, p: &MmaPlan, issue: &MmaIssue, bytes: i64) {
         }
         Access::Smem(s) => {
             let kmaj = major_of(&issue.b, idesc.as_ref().map(|d| d.b_mn_major));
-            gather_smem(mach, s.desc, tcgen05, kmaj, bytes, n, k, true)
+            gather_smem(mach, SMEM_BASE_B, s.desc, tcgen05, kmaj, bytes, n, k, true)
         }
         Access::Tmem { .. } => panic!("B is never in tensor memory"),
     };
@@ -498,4 +503,164 @@ fn mma_sync_k8() {
     let c = Op::new("S[(2,8,2,4,2):(2,4@laneid,4,1@laneid,1)]", [16, 16], Mem::Reg);
     let p = run("sm_80", "f16", "f32", &a, &b, &c);
     assert_eq!((p.inst_shape, p.issues.len()), ([16, 8, 8], 4));
+}
+
+// ---------------------------------------------------------------- shared-memory layouts of the tests
+
+/// A shared operand laid out as the PTX ISA's canonical layouts tile it (written here from the ISA's pictures,
+/// not by the planner): swizzled modes store panels of `w` contiguous elements (the span), 8-row atoms stacked;
+/// the unswizzled mode stores 8x16-byte core matrices, K-adjacent cores contiguous.
+fn smem(span: i64, k_major: bool, b: bool, bits: u32, shape: [i64; 2]) -> String {
+    let bytes = i64::from(bits / 8);
+    let (t, w) = (16 / bytes, span.max(16) / bytes);
+    let [r, c] = shape;
+    let tile = match (b, k_major, span) {
+        (false, true, 0) => format!("S[({},8,{},{t}):({},{t},{},1)]", r / 8, c / t, 8 * c, 8 * t),
+        (false, true, _) => format!("S[({r},{},{w}):({w},{},1)]", c / w, r * w),
+        (false, false, 0) => format!("S[({},{t},{},8):({},1,{},{t})]", r / t, c / 8, 8 * t, 8 * r),
+        (false, false, _) => format!("S[({},{w},{c}):({},1,{w})]", r / w, w * c),
+        (true, true, 0) => format!("S[({},{t},{},8):({},1,{},{t})]", r / t, c / 8, 8 * t, 8 * r),
+        (true, true, _) => format!("S[({},{w},{c}):({},1,{w})]", r / w, c * w),
+        (true, false, 0) => format!("S[({},8,{},{t}):({},{t},{},1)]", r / 8, c / t, 8 * c, 8 * t),
+        (true, false, _) => format!("S[({r},{},{w}):({w},{},1)]", c / w, w * r),
+    };
+    match span {
+        0 => tile,
+        _ => format!("Swizzle({},{},3) o {tile}", (16 / bytes).ilog2(), (span / 16).ilog2()),
+    }
+}
+
+fn wg_c(n: i64) -> String {
+    format!("S[(4,2,8,{},4,2):(1@wid_in_wg,2,4@laneid,4,1@laneid,1)]", n / 8)
+}
+
+fn smem_of(p: &MmaPlan, which: char) -> axe_layout::mma::SmemDesc {
+    let acc = if which == 'a' { &p.issues[0].a } else { &p.issues[0].b };
+    match acc {
+        Access::Smem(d) => *d,
+        other => panic!("expected a shared operand, got {other:?}"),
+    }
+}
+
+/// Slices `layout` over `shape` to `region` (what a kernel does to gemm one K step of a staged tile).
+fn sliced(text: &str, shape: [i64; 2], region: [(i64, i64); 2], mem: Mem) -> Op {
+    let full = parse_layout(text).unwrap();
+    let layout = slice(&full, &shape, &region).unwrap();
+    Op { layout, shape: [region[0].1 - region[0].0, region[1].1 - region[1].0], mem }
+}
+
+// ---------------------------------------------------------------- wgmma
+
+/// Every swizzle mode, K- and MN-major for A and B, f16, one warpgroup, M=N=K=64.
+#[test]
+fn wgmma_every_swizzle_mode_and_major() {
+    for span in [0, 32, 64, 128] {
+        for a_k in [true, false] {
+            for b_k in [true, false] {
+                let a = Op::new(&smem(span, a_k, false, 16, [64, 64]), [64, 64], Mem::Shared);
+                let b = Op::new(&smem(span, b_k, true, 16, [64, 64]), [64, 64], Mem::Shared);
+                let p = run("sm_90a", "f16", "f32", &a, &b, &Op::new(&wg_c(64), [64, 64], Mem::Reg));
+                assert_eq!(p.instruction, "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16");
+                assert_eq!(p.issues.len(), 4);
+                for (which, k) in [('a', a_k), ('b', b_k)] {
+                    let d = smem_of(&p, which);
+                    assert_eq!(d.swizzle.bytes(), span.max(16), "{which}");
+                    assert_eq!(d.major, if k { Major::K } else { Major::MN }, "span {span} {which}");
+                }
+            }
+        }
+    }
+}
+
+/// N = 8 (the narrowest wgmma), B both majors; MN-major 128B needs B to be an 8-wide slice of a 64-wide row.
+#[test]
+fn wgmma_n8() {
+    let a = Op::new(&smem(128, true, false, 16, [64, 64]), [64, 64], Mem::Shared);
+    let c = Op::new(&wg_c(8), [64, 8], Mem::Reg);
+    for (span, k) in [(0, true), (0, false), (32, true), (128, true)] {
+        let b = Op::new(&smem(span, k, true, 16, [64, 8]), [64, 8], Mem::Shared);
+        assert_eq!(run("sm_90a", "f16", "f32", &a, &b, &c).inst_shape, [64, 8, 16]);
+    }
+    for n0 in [0, 8, 56] {
+        let b = sliced(&smem(128, false, true, 16, [64, 64]), [64, 64], [(0, 64), (n0, n0 + 8)], Mem::Shared);
+        let p = run("sm_90a", "f16", "f32", &a, &b, &c);
+        assert_eq!(smem_of(&p, 'b').start_offset_bytes, n0 * 2);
+    }
+}
+
+/// K slices narrower than a swizzle row: A and B are the K-step [k0, k0+16) of a 64-wide 128B tile, whose start
+/// sits 32*j bytes into the row; also with a second 1024-byte pattern further on.
+#[test]
+fn wgmma_k_slices_smaller_than_the_swizzle_atom() {
+    for k0 in [0, 16, 32, 48] {
+        let a = sliced(&smem(128, true, false, 16, [128, 64]), [128, 64], [(64, 128), (k0, k0 + 16)], Mem::Shared);
+        let b = sliced(&smem(128, true, true, 16, [64, 32]), [64, 32], [(k0, k0 + 16), (0, 32)], Mem::Shared);
+        let p = run("sm_90a", "bf16", "f32", &a, &b, &Op::new(&wg_c(32), [64, 32], Mem::Reg));
+        assert_eq!(smem_of(&p, 'a').start_offset_bytes, 64 * 128 + k0 * 2);
+        assert_eq!(smem_of(&p, 'b').start_offset_bytes, k0 * 2);
+    }
+}
+
+/// fp8 (k32), f16 accumulator, K-major in every swizzle mode.
+#[test]
+fn wgmma_fp8() {
+    for span in [0, 32, 64, 128] {
+        let a = Op::new(&smem(span, true, false, 8, [64, 128]), [64, 128], Mem::Shared);
+        let b = Op::new(&smem(span, true, true, 8, [128, 16]), [128, 16], Mem::Shared);
+        let p = run("sm_90a", "e4m3", "f16", &a, &b, &Op::new(&wg_c(16), [64, 16], Mem::Reg));
+        assert_eq!(p.instruction, "wgmma.mma_async.sync.aligned.m64n16k32.f16.e4m3.e4m3");
+        assert_eq!(p.issues.len(), 4);
+    }
+}
+
+/// A in registers, two warpgroups splitting M, each the full N = 256 (the largest instruction).
+#[test]
+fn wgmma_a_in_registers_two_warpgroups() {
+    let a = Op::new("S[(2,4,2,8,2,2,4,2):(1@wgid,1@wid_in_wg,2,4@laneid,8,4,1@laneid,1)]", [128, 32], Mem::Reg);
+    let b = Op::new(&smem(64, false, true, 16, [32, 256]), [32, 256], Mem::Shared);
+    let c = Op::new("S[(2,4,2,8,32,4,2):(1@wgid,1@wid_in_wg,2,4@laneid,4,1@laneid,1)]", [128, 256], Mem::Reg);
+    let p = run("sm_90a", "f16", "f32", &a, &b, &c);
+    assert_eq!(p.inst_shape, [64, 256, 16]);
+    let bases: Vec<i64> = p.issues.iter().map(|i| i.thread_base).collect();
+    assert_eq!(bases, vec![0, 0, 128, 128]);
+}
+
+// ---------------------------------------------------------------- tcgen05
+
+/// M=128, N=64, f16 and bf16, K-major 64B operands, D at column 0.
+#[test]
+fn tcgen05_m128() {
+    for dtype in ["f16", "bf16"] {
+        let a = Op::new(&smem(64, true, false, 16, [128, 32]), [128, 32], Mem::Shared);
+        let b = Op::new(&smem(64, true, true, 16, [32, 64]), [32, 64], Mem::Shared);
+        let c = Op::new("S[(128,64):(1@TLane,1@TCol)]", [128, 64], Mem::Tmem);
+        let p = run("sm_100a", dtype, "f32", &a, &b, &c);
+        assert_eq!(p.instruction, "tcgen05.mma.cta_group::1.kind::f16");
+        assert_eq!((p.inst_shape, p.issues.len(), p.tmem_columns), ([128, 64, 16], 2, Some(64)));
+    }
+}
+
+/// M=64 (Layout F) at lane 16 and column 96: non-zero tensor-memory offsets; MN-major operands, every mode.
+#[test]
+fn tcgen05_m64_with_tmem_offsets_and_mn_major() {
+    for span in [0, 32, 64, 128] {
+        let a = Op::new(&smem(span, false, false, 16, [64, 32]), [64, 32], Mem::Shared);
+        let b = Op::new(&smem(span, false, true, 16, [32, 64]), [32, 64], Mem::Shared);
+        let c = Op::new("S[(4,16,64):(32@TLane,1@TLane,1@TCol)] + 16@TLane + 96@TCol", [64, 64], Mem::Tmem);
+        let p = run("sm_100a", "f16", "f16", &a, &b, &c);
+        assert_eq!(p.inst_shape, [64, 64, 16]);
+        assert_eq!(p.tmem_columns, Some(256));
+        assert_eq!(p.issues[0].c, Access::Tmem { lane: 16, col: 96 });
+    }
+}
+
+/// fp8 (kind::f8f6f4, k32) with MN-major 128B operands (fp8 MN-major is legal on tcgen05) and M = 256 as two M=128 tiles side by side in columns.
+#[test]
+fn tcgen05_fp8_two_m_tiles() {
+    let a = Op::new(&smem(128, false, false, 8, [256, 64]), [256, 64], Mem::Shared);
+    let b = Op::new(&smem(128, false, true, 8, [64, 128]), [64, 128], Mem::Shared);
+    let c = Op::new("S[(2,128,128):(128@TCol,1@TLane,1@TCol)]", [256, 128], Mem::Tmem);
+    let p = run("sm_100a", "e5m2", "f32", &a, &b, &c);
+    assert_eq!(p.instruction, "tcgen05.mma.cta_group::1.kind::f8f6f4");
+    assert_eq!((p.inst_shape, p.issues.len(), p.tmem_columns), ([128, 128, 32], 4, Some(256)));
 }
