@@ -1,0 +1,815 @@
+//! The driver: runs a target for a number of inputs or seconds, deterministically from a seed, and reports.
+//!
+//! - **Inputs.** Input `i` of target `t` under seed `s` is generated from its own RNG, seeded by
+//!   [`input_seed`]`(s, t, i)`, so any single input can be regenerated without running the ones before it
+//!   (`axe-fuzz --target T --seed S --index I`), and workers can run targets in parallel without changing them.
+//! - **Checks.** Each input runs under `catch_unwind`: a panic is a failure with its message and location, and
+//!   so is an `Err` from the target (a broken property, or a process that died, hung or exited badly).
+//! - **Time.** An input slower than the target's [`Limits::time_bound`] is a failure; one still running after
+//!   [`Limits::hang_after`] is a hang: a watchdog thread prints it, saves it and exits the process with
+//!   [`HANG_EXIT`] (a running thread cannot be stopped from outside).
+//! - **Memory.** The counting allocator ([`crate::alloc`]) gives each input's allocation peak; one above
+//!   [`Limits::memory_bound`] is a failure. Crossing the process-wide hard cap aborts through [`fatal`], which
+//!   prints the input first; so do fatal signals (abort, segfault, bus error, illegal instruction).
+//! - **Failures** are written to `<crash dir>/<target>/<hash>` (16 hex digits of the input's FNV-1a hash) with a
+//!   reproducer command; at most [`MAX_SAVED`] distinct ones (by kind and panic location or first message
+//!   line) are saved and printed per target, and a target stops after [`MAX_FAILURES`] failures.
+
+use crate::alloc;
+use rand::SeedableRng;
+use std::cell::{Cell, RefCell};
+use std::collections::{BTreeSet, VecDeque};
+use std::fmt::Write as _;
+use std::panic::{self, AssertUnwindSafe};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Mutex, OnceLock};
+use std::time::{Duration, Instant};
+
+/// The generators' random number generator: a portable algorithm whose output `rand` guarantees across
+/// platforms, so a seed means the same inputs everywhere.
+pub type Rng = rand::rngs::Xoshiro256PlusPlus;
+
+/// Exit code of a run stopped by the watchdog because an input hung.
+pub const HANG_EXIT: i32 = 3;
+
+/// Most distinct failures saved and printed per target.
+pub const MAX_SAVED: usize = 20;
+
+/// A target stops after this many failures (the rest of its budget would only repeat them).
+pub const MAX_FAILURES: u64 = 1000;
+
+/// Where a target runs its inputs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// A function call in this process.
+    InProcess,
+    /// A child process (`axe-opt`, `axe-translate`, `axe-layout`), under its own limits.
+    Process,
+}
+
+/// One fuzz target: a generator of inputs (text) and a check that runs one input.
+#[derive(Clone, Copy)]
+pub struct Target {
+    /// The name used on the command line and in the crash directory.
+    pub name: &'static str,
+    /// One line: the entry point and the properties checked.
+    pub about: &'static str,
+    /// In-process or process-level.
+    pub kind: Kind,
+    /// Share of a time budget relative to other targets (process targets are slower per input).
+    pub weight: u32,
+    /// Produces one input from the RNG. Must be deterministic given the RNG (and the seed corpus).
+    pub generate: fn(&mut Rng) -> String,
+    /// Runs one input; `Err` describes a failure (a broken property, a bad exit).
+    pub check: fn(&str) -> Result<(), String>,
+    /// The limits each input runs under.
+    pub limits: Limits,
+}
+
+/// The bounds one input runs under.
+#[derive(Clone, Copy, Debug)]
+pub struct Limits {
+    /// An input slower than this is a failure.
+    pub time_bound: Duration,
+    /// An input still running after this is a hang: the process reports it and exits with [`HANG_EXIT`].
+    pub hang_after: Duration,
+    /// An input whose allocation peak (in this process) grows by more than this many bytes is a failure.
+    pub memory_bound: usize,
+}
+
+impl Limits {
+    /// In-process defaults: 2 s per input (debug builds are slow), a hang after 60 s, 512 MiB of peak growth.
+    pub const IN_PROCESS: Limits =
+        Limits { time_bound: Duration::from_secs(2), hang_after: Duration::from_secs(60), memory_bound: 512 << 20 };
+}
+
+/// How much of a target to run: stop at whichever bound comes first (at least one should be set).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Budget {
+    /// Number of inputs.
+    pub runs: Option<u64>,
+    /// Wall-clock time.
+    pub time: Option<Duration>,
+}
+
+/// What went wrong with one input.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FailureKind {
+    /// The generator or the target panicked.
+    Panic,
+    /// The target returned `Err`: a broken property or a bad process exit.
+    Check,
+    /// The input took longer than the time bound.
+    Slow,
+    /// The input's allocation peak exceeded the memory bound.
+    Memory,
+}
+
+/// One failing input.
+#[derive(Clone, Debug)]
+pub struct Failure {
+    /// Its kind.
+    pub kind: FailureKind,
+    /// The panic message (with location), the target's error, or the measured time or memory.
+    pub message: String,
+    /// The input text.
+    pub input: String,
+    /// Its index under the run's seed (`None` for a replayed file).
+    pub index: Option<u64>,
+}
+
+impl Failure {
+    /// A key that groups failures with the same cause: the kind and the first line of the message.
+    pub fn signature(&self) -> String {
+        let first = self.message.lines().next().unwrap_or("");
+        format!("{:?}: {}", self.kind, first.chars().take(200).collect::<String>())
+    }
+}
+
+/// The counts of one target's run.
+#[derive(Clone, Debug)]
+pub struct Stats {
+    /// The target's name.
+    pub target: &'static str,
+    /// Inputs run.
+    pub runs: u64,
+    /// Inputs that failed.
+    pub failures: u64,
+    /// Wall-clock time of the whole run.
+    pub elapsed: Duration,
+    /// The slowest input.
+    pub slowest: Duration,
+    /// The largest allocation peak growth of one input, in bytes.
+    pub max_memory: usize,
+    /// Distinct failures (up to [`MAX_SAVED`]), with the file each was saved to.
+    pub saved: Vec<(Failure, Option<PathBuf>)>,
+}
+
+/// Options shared by every target of a run.
+#[derive(Clone, Debug)]
+pub struct RunConfig {
+    /// The run's seed.
+    pub seed: u64,
+    /// Where failing inputs are written (`<dir>/<target>/<hash>`); `None`: not written.
+    pub crash_dir: Option<PathBuf>,
+    /// Print each new distinct failure as it is found.
+    pub verbose: bool,
+}
+
+/// FNV-1a, 64 bits: the crash file name and part of the per-input seed.
+pub fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3))
+}
+
+fn splitmix(mut z: u64) -> u64 {
+    z = z.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+/// The RNG seed of input `index` of `target` under the run seed `seed`.
+pub fn input_seed(seed: u64, target: &str, index: u64) -> u64 {
+    splitmix(splitmix(seed ^ fnv1a(target.as_bytes())) ^ splitmix(index.wrapping_add(1)))
+}
+
+/// Input `index` of `target` under `seed` (the generator runs under `catch_unwind`; a panic is returned as `Err`).
+pub fn generate(target: &Target, seed: u64, index: u64) -> Result<String, String> {
+    let mut rng = Rng::seed_from_u64(input_seed(seed, target.name, index));
+    let generate = target.generate;
+    catching(|| generate(&mut rng))
+}
+
+// ----- panics -----------------------------------------------------------------------------------------------
+
+thread_local! {
+    /// True while this thread runs a generator or a check: the panic hook records instead of printing.
+    static QUIET: Cell<bool> = const { Cell::new(false) };
+    /// The last recorded panic: "panicked at FILE:LINE:COL: MESSAGE".
+    static LAST_PANIC: RefCell<Option<String>> = const { RefCell::new(None) };
+}
+
+fn install_panic_hook() {
+    static ONCE: OnceLock<()> = OnceLock::new();
+    ONCE.get_or_init(|| {
+        let default = panic::take_hook();
+        panic::set_hook(Box::new(move |info| {
+            if QUIET.with(Cell::get) {
+                let location = info.location().map_or_else(String::new, |l| format!(" at {l}"));
+                let payload = info.payload();
+                let message = payload
+                    .downcast_ref::<&str>()
+                    .map(|s| s.to_string())
+                    .or_else(|| payload.downcast_ref::<String>().cloned())
+                    .unwrap_or_else(|| "(non-string panic payload)".into());
+                LAST_PANIC.with(|p| *p.borrow_mut() = Some(format!("panicked{location}: {message}")));
+            } else {
+                default(info);
+            }
+        }));
+    });
+}
+
+/// Runs `f`, turning a panic into `Err("panicked at FILE:LINE:COL: MESSAGE")` without printing it.
+fn catching<T>(f: impl FnOnce() -> T) -> Result<T, String> {
+    install_panic_hook();
+    QUIET.with(|q| q.set(true));
+    LAST_PANIC.with(|p| p.borrow_mut().take());
+    let result = panic::catch_unwind(AssertUnwindSafe(f));
+    QUIET.with(|q| q.set(false));
+    result.map_err(|_| LAST_PANIC.with(|p| p.borrow_mut().take()).unwrap_or_else(|| "panicked".into()))
+}
+
+// ----- the input being run: for the watchdog, fatal signals and the memory hard cap -----------------------------
+
+/// What a worker thread is running now.
+struct Slot {
+    /// Nanoseconds since [`epoch`] when the current input started; 0 while idle.
+    busy_since: AtomicU64,
+    /// Nanoseconds after which the current input is a hang.
+    hang_after: AtomicU64,
+    seed: AtomicU64,
+    index: AtomicU64,
+    name_ptr: AtomicPtr<u8>,
+    name_len: AtomicUsize,
+    input: Mutex<String>,
+}
+
+static SLOTS: Mutex<Vec<&'static Slot>> = Mutex::new(Vec::new());
+static CRASH_DIR: Mutex<Option<PathBuf>> = Mutex::new(None);
+static FATAL_PRINTED: AtomicBool = AtomicBool::new(false);
+
+thread_local! {
+    static MY_SLOT: Cell<Option<&'static Slot>> = const { Cell::new(None) };
+}
+
+fn epoch() -> Instant {
+    static EPOCH: OnceLock<Instant> = OnceLock::new();
+    *EPOCH.get_or_init(Instant::now)
+}
+
+fn now_ns() -> u64 {
+    epoch().elapsed().as_nanos() as u64 + 1
+}
+
+fn my_slot() -> &'static Slot {
+    if let Some(slot) = MY_SLOT.with(Cell::get) {
+        return slot;
+    }
+    let slot: &'static Slot = Box::leak(Box::new(Slot {
+        busy_since: AtomicU64::new(0),
+        hang_after: AtomicU64::new(u64::MAX),
+        seed: AtomicU64::new(0),
+        index: AtomicU64::new(0),
+        name_ptr: AtomicPtr::new(std::ptr::null_mut()),
+        name_len: AtomicUsize::new(0),
+        input: Mutex::new(String::new()),
+    }));
+    SLOTS.lock().unwrap_or_else(|e| e.into_inner()).push(slot);
+    MY_SLOT.with(|s| s.set(Some(slot)));
+    start_watchdog();
+    slot
+}
+
+impl Slot {
+    fn name(&self) -> &'static str {
+        let (p, n) = (self.name_ptr.load(Ordering::Acquire), self.name_len.load(Ordering::Acquire));
+        if p.is_null() {
+            return "?";
+        }
+        // SAFETY: `p`/`n` always come from a `&'static str` (a target name) stored by `begin`.
+        unsafe { std::str::from_utf8_unchecked(std::slice::from_raw_parts(p, n)) }
+    }
+
+    fn begin(&self, target: &Target, seed: u64, index: u64, input: &str) {
+        self.name_len.store(target.name.len(), Ordering::Release);
+        self.name_ptr.store(target.name.as_ptr() as *mut u8, Ordering::Release);
+        self.seed.store(seed, Ordering::Relaxed);
+        self.index.store(index, Ordering::Relaxed);
+        let mut slot_input = self.input.lock().unwrap_or_else(|e| e.into_inner());
+        slot_input.clear();
+        slot_input.push_str(input);
+        drop(slot_input);
+        self.hang_after.store(target.limits.hang_after.as_nanos() as u64, Ordering::Relaxed);
+        self.busy_since.store(now_ns(), Ordering::Release);
+    }
+
+    fn end(&self) {
+        self.busy_since.store(0, Ordering::Release);
+    }
+}
+
+fn start_watchdog() {
+    static STARTED: OnceLock<()> = OnceLock::new();
+    STARTED.get_or_init(|| {
+        let spawned = std::thread::Builder::new().name("axe-fuzz-watchdog".into()).spawn(|| loop {
+            std::thread::sleep(Duration::from_millis(50));
+            let slots: Vec<&'static Slot> = SLOTS.lock().unwrap_or_else(|e| e.into_inner()).clone();
+            for slot in slots {
+                let since = slot.busy_since.load(Ordering::Acquire);
+                if since != 0 && now_ns().saturating_sub(since) > slot.hang_after.load(Ordering::Relaxed) {
+                    report_hang(slot, Duration::from_nanos(now_ns() - since));
+                }
+            }
+        });
+        if let Err(e) = spawned {
+            eprintln!("axe-fuzz: cannot start the watchdog thread: {e}");
+        }
+    });
+}
+
+fn report_hang(slot: &Slot, running: Duration) -> ! {
+    let input = slot.input.lock().map(|s| s.clone()).unwrap_or_default();
+    let (name, seed, index) = (slot.name(), slot.seed.load(Ordering::Relaxed), slot.index.load(Ordering::Relaxed));
+    let dir = CRASH_DIR.lock().ok().and_then(|d| d.clone());
+    let saved = dir.and_then(|d| save_input(&d, name, &input).ok());
+    eprintln!(
+        "axe-fuzz: HANG: target {name}, input #{index} of seed {seed} still running after {:.1} s",
+        running.as_secs_f64()
+    );
+    eprintln!("  reproduce: {}", reproducer(name, Some((seed, index)), saved.as_deref()));
+    eprintln!("  input:\n{}", excerpt(&input, 4096));
+    std::process::exit(HANG_EXIT);
+}
+
+/// Prints the input being run on this thread (or on any busy worker), then returns; async-signal-safe (no
+/// allocation, no locks held across the write). Used by the allocator's hard cap and the fatal-signal handler.
+pub fn fatal(reason: &str, value: usize) {
+    if FATAL_PRINTED.swap(true, Ordering::SeqCst) {
+        return;
+    }
+    let mut w = RawWriter::default();
+    w.str("\naxe-fuzz: FATAL: ").str(reason).str(" (").num(value as u64).str(")");
+    let slot = MY_SLOT.try_with(Cell::get).ok().flatten().or_else(|| {
+        let slots = SLOTS.try_lock().ok()?;
+        slots.iter().copied().find(|s| s.busy_since.load(Ordering::Acquire) != 0)
+    });
+    match slot {
+        Some(slot) => {
+            let (seed, index) = (slot.seed.load(Ordering::Relaxed), slot.index.load(Ordering::Relaxed));
+            w.str(" in target ").str(slot.name()).str(", input #").num(index).str(" of seed ").num(seed);
+            w.str("\n  reproduce: axe-fuzz --target ").str(slot.name()).str(" --seed ").num(seed);
+            w.str(" --index ").num(index).str("\n");
+            w.flush();
+            if let Ok(input) = slot.input.try_lock() {
+                w.str("  input:\n");
+                w.flush();
+                let bytes = input.as_bytes();
+                raw_write(&bytes[..bytes.len().min(4096)]);
+                raw_write(b"\n");
+            }
+        }
+        None => {
+            w.str(" outside any input\n");
+            w.flush();
+        }
+    }
+}
+
+/// A fixed-size buffer written with `write(2)`: formatting without allocation.
+struct RawWriter {
+    buf: [u8; 512],
+    len: usize,
+}
+
+impl Default for RawWriter {
+    fn default() -> Self {
+        RawWriter { buf: [0; 512], len: 0 }
+    }
+}
+
+impl RawWriter {
+    fn str(&mut self, s: &str) -> &mut Self {
+        for &b in s.as_bytes() {
+            if self.len == self.buf.len() {
+                self.flush();
+            }
+            self.buf[self.len] = b;
+            self.len += 1;
+        }
+        self
+    }
+
+    fn num(&mut self, mut v: u64) -> &mut Self {
+        let mut digits = [0u8; 20];
+        let mut n = 0;
+        loop {
+            digits[n] = b'0' + (v % 10) as u8;
+            n += 1;
+            v /= 10;
+            if v == 0 {
+                break;
+            }
+        }
+        for i in (0..n).rev() {
+            let d = [digits[i]];
+            // SAFETY-free: an ASCII digit is valid UTF-8.
+            self.str(std::str::from_utf8(&d).unwrap_or("?"));
+        }
+        self
+    }
+
+    fn flush(&mut self) {
+        raw_write(&self.buf[..self.len]);
+        self.len = 0;
+    }
+}
+
+fn raw_write(bytes: &[u8]) {
+    let mut rest = bytes;
+    while !rest.is_empty() {
+        // SAFETY: writes from a valid buffer to fd 2; `write` is async-signal-safe.
+        let n = unsafe { libc::write(2, rest.as_ptr().cast(), rest.len()) };
+        if n <= 0 {
+            return;
+        }
+        rest = &rest[n as usize..];
+    }
+}
+
+const FATAL_SIGNALS: [libc::c_int; 5] = [libc::SIGABRT, libc::SIGSEGV, libc::SIGBUS, libc::SIGILL, libc::SIGFPE];
+
+/// The actions in place before [`install_signal_handlers`], restored before a fatal signal goes on.
+static OLD_ACTIONS: Mutex<Vec<(libc::c_int, libc::sigaction)>> = Mutex::new(Vec::new());
+
+extern "C" fn on_fatal_signal(sig: libc::c_int) {
+    fatal("fatal signal", sig as usize);
+    // Put back the previous action (Rust's stack-overflow handler for SIGSEGV/SIGBUS, else the default) and
+    // return: a fault re-executes into it, and `abort` raises SIGABRT again with the default action.
+    let old = OLD_ACTIONS.try_lock().ok().and_then(|v| v.iter().find(|(s, _)| *s == sig).map(|(_, a)| *a));
+    // SAFETY: sigaction/signal are async-signal-safe; `old` is a copy of an action the kernel gave us.
+    unsafe {
+        match old {
+            Some(action) => {
+                libc::sigaction(sig, &action, std::ptr::null_mut());
+            }
+            None => {
+                libc::signal(sig, libc::SIG_DFL);
+            }
+        }
+    }
+}
+
+/// Installs the fatal-signal handler (abort, segfault, bus error, illegal instruction, FP exception), which
+/// prints the input being run before the signal takes its usual course. Idempotent.
+pub fn install_signal_handlers() {
+    static ONCE: OnceLock<()> = OnceLock::new();
+    ONCE.get_or_init(|| {
+        let mut olds = OLD_ACTIONS.lock().unwrap_or_else(|e| e.into_inner());
+        for sig in FATAL_SIGNALS {
+            // SAFETY: a zeroed sigaction is a valid starting value; the handler is an `extern "C" fn(c_int)`.
+            unsafe {
+                let mut action: libc::sigaction = std::mem::zeroed();
+                action.sa_sigaction = on_fatal_signal as *const () as usize;
+                action.sa_flags = libc::SA_ONSTACK;
+                libc::sigemptyset(&mut action.sa_mask);
+                let mut old: libc::sigaction = std::mem::zeroed();
+                if libc::sigaction(sig, &action, &mut old) == 0 {
+                    olds.push((sig, old));
+                }
+            }
+        }
+    });
+}
+
+// ----- running ------------------------------------------------------------------------------------------------
+
+/// The outcome of one input that did not fail: its time and allocation peak growth.
+#[derive(Clone, Copy, Debug)]
+pub struct Measured {
+    /// Wall-clock time of the check.
+    pub time: Duration,
+    /// Allocation peak growth of the check, in bytes (0 when the counting allocator is not installed).
+    pub memory: usize,
+}
+
+/// Runs one input through `target`'s check under its limits (no generation, no saving); `index` is the
+/// input's index under `seed`, `None` for an input read from a file.
+pub fn run_input(target: &Target, input: &str, seed: u64, index: Option<u64>) -> Result<Measured, Failure> {
+    let slot = my_slot();
+    slot.begin(target, seed, index.unwrap_or(u64::MAX), input);
+    let base = alloc::reset_thread_peak();
+    let start = Instant::now();
+    let check = target.check;
+    let result = catching(|| check(input));
+    let time = start.elapsed();
+    let memory = (alloc::thread_peak() - base).max(0) as usize;
+    slot.end();
+    let fail = |kind, message| Failure { kind, message, input: input.to_string(), index };
+    match result {
+        Err(panic) => Err(fail(FailureKind::Panic, panic)),
+        Ok(Err(message)) => Err(fail(FailureKind::Check, message)),
+        Ok(Ok(())) if time > target.limits.time_bound => Err(fail(
+            FailureKind::Slow,
+            format!(
+                "took {:.3} s, more than the bound of {:.3} s",
+                time.as_secs_f64(),
+                target.limits.time_bound.as_secs_f64()
+            ),
+        )),
+        Ok(Ok(())) if memory > target.limits.memory_bound => Err(fail(
+            FailureKind::Memory,
+            format!("allocated a peak of {memory} bytes, more than the bound of {}", target.limits.memory_bound),
+        )),
+        Ok(Ok(())) => Ok(Measured { time, memory }),
+    }
+}
+
+/// Runs `target` within `budget`: generate, check, count; saves and prints distinct failures.
+pub fn run_target(target: &Target, budget: Budget, config: &RunConfig) -> Stats {
+    install_signal_handlers();
+    if let Some(dir) = &config.crash_dir {
+        *CRASH_DIR.lock().unwrap_or_else(|e| e.into_inner()) = Some(dir.clone());
+    }
+    let mut stats = Stats {
+        target: target.name,
+        runs: 0,
+        failures: 0,
+        elapsed: Duration::ZERO,
+        slowest: Duration::ZERO,
+        max_memory: 0,
+        saved: Vec::new(),
+    };
+    let mut seen = BTreeSet::new();
+    let start = Instant::now();
+    let spent = |n: u64| budget.runs.is_some_and(|r| n >= r) || budget.time.is_some_and(|t| start.elapsed() >= t);
+    // The target's regression seeds (fuzz/seeds/<target>/) first, as they are.
+    let regressions = crate::seeds::regressions(target.name);
+    for text in &regressions {
+        if spent(stats.runs) {
+            break;
+        }
+        stats.runs += 1;
+        let outcome = run_input(target, text, config.seed, None);
+        if record(&mut stats, &mut seen, target, config, outcome) {
+            break;
+        }
+    }
+    for index in 0u64.. {
+        if spent(stats.runs) || (budget.runs.is_none() && budget.time.is_none()) {
+            break;
+        }
+        stats.runs += 1;
+        let outcome = match generate(target, config.seed, index) {
+            Ok(input) => run_input(target, &input, config.seed, Some(index)),
+            Err(panic) => Err(Failure {
+                kind: FailureKind::Panic,
+                message: format!("in the generator: {panic}"),
+                input: String::new(),
+                index: Some(index),
+            }),
+        };
+        if record(&mut stats, &mut seen, target, config, outcome) {
+            break;
+        }
+    }
+    stats.elapsed = start.elapsed();
+    stats
+}
+
+/// Counts one outcome; saves and prints a new distinct failure. Returns true when the target should stop.
+fn record(
+    stats: &mut Stats,
+    seen: &mut BTreeSet<String>,
+    target: &Target,
+    config: &RunConfig,
+    outcome: Result<Measured, Failure>,
+) -> bool {
+    match outcome {
+        Ok(m) => {
+            stats.slowest = stats.slowest.max(m.time);
+            stats.max_memory = stats.max_memory.max(m.memory);
+            false
+        }
+        Err(failure) => {
+            stats.failures += 1;
+            if stats.saved.len() < MAX_SAVED && seen.insert(failure.signature()) {
+                let path = config.crash_dir.as_ref().and_then(|d| save_input(d, target.name, &failure.input).ok());
+                if config.verbose {
+                    eprintln!("{}", describe(target.name, &failure, config.seed, path.as_deref()));
+                }
+                stats.saved.push((failure, path));
+            }
+            if stats.failures >= MAX_FAILURES {
+                eprintln!("axe-fuzz: {}: stopping after {MAX_FAILURES} failures", target.name);
+                return true;
+            }
+            false
+        }
+    }
+}
+
+/// Runs several (target, budget) pairs on `jobs` worker threads (each with a large stack); returns the stats in
+/// the order given.
+pub fn run_all(work: &[(Target, Budget)], jobs: usize, config: &RunConfig) -> Vec<Stats> {
+    let queue: Mutex<VecDeque<usize>> = Mutex::new((0..work.len()).collect());
+    let results: Mutex<Vec<Option<Stats>>> = Mutex::new(vec![None; work.len()]);
+    std::thread::scope(|scope| {
+        for w in 0..jobs.max(1) {
+            let (queue, results) = (&queue, &results);
+            let spawned = std::thread::Builder::new().name(format!("axe-fuzz-{w}")).stack_size(64 << 20).spawn_scoped(
+                scope,
+                move || loop {
+                    let Some(i) = queue.lock().unwrap_or_else(|e| e.into_inner()).pop_front() else { break };
+                    let (target, budget) = &work[i];
+                    let stats = run_target(target, *budget, config);
+                    results.lock().unwrap_or_else(|e| e.into_inner())[i] = Some(stats);
+                },
+            );
+            if let Err(e) = spawned {
+                eprintln!("axe-fuzz: cannot start worker {w}: {e}");
+            }
+        }
+    });
+    results.into_inner().unwrap_or_else(|e| e.into_inner()).into_iter().flatten().collect()
+}
+
+// ----- reporting ---------------------------------------------------------------------------------------------
+
+/// Writes `input` to `<dir>/<target>/<hash>` (if not there yet) and returns the path.
+pub fn save_input(dir: &Path, target: &str, input: &str) -> std::io::Result<PathBuf> {
+    let folder = dir.join(target);
+    std::fs::create_dir_all(&folder)?;
+    let path = folder.join(format!("{:016x}", fnv1a(input.as_bytes())));
+    if !path.exists() {
+        std::fs::write(&path, input)?;
+    }
+    Ok(path)
+}
+
+/// The command that reruns a failure: by file when saved, else by seed and index.
+pub fn reproducer(target: &str, seed_index: Option<(u64, u64)>, path: Option<&Path>) -> String {
+    let mut out = String::new();
+    if let Some(p) = path {
+        let _ = write!(out, "axe-fuzz --target {target} --replay {}", p.display());
+    }
+    if let Some((seed, index)) = seed_index {
+        if !out.is_empty() {
+            out.push_str("   or   ");
+        }
+        let _ = write!(out, "axe-fuzz --target {target} --seed {seed} --index {index}");
+    }
+    out
+}
+
+/// The first `max` bytes of `text` (cut at a character boundary), with a note when cut.
+pub fn excerpt(text: &str, max: usize) -> String {
+    if text.len() <= max {
+        return text.to_string();
+    }
+    let mut end = max;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}\n... ({} more bytes)", &text[..end], text.len() - end)
+}
+
+/// A failure as printed: kind, message, reproducer and the input.
+pub fn describe(target: &str, f: &Failure, seed: u64, path: Option<&Path>) -> String {
+    let mut out = format!("axe-fuzz: FAILURE in {target} ({:?}): {}\n", f.kind, f.message.trim_end());
+    let _ = writeln!(out, "  reproduce: {}", reproducer(target, f.index.map(|i| (seed, i)), path));
+    let _ = write!(out, "  input:\n{}", excerpt(&f.input, 2048));
+    out
+}
+
+/// The counts table: target, runs, failures, time, slowest input, largest memory peak.
+pub fn table(stats: &[Stats]) -> String {
+    let mut out = format!(
+        "{:<22} {:>10} {:>9} {:>9} {:>11} {:>10}\n",
+        "target", "runs", "failures", "time(s)", "slowest(ms)", "peak(KiB)"
+    );
+    for s in stats {
+        let _ = writeln!(
+            out,
+            "{:<22} {:>10} {:>9} {:>9.1} {:>11.1} {:>10}",
+            s.target,
+            s.runs,
+            s.failures,
+            s.elapsed.as_secs_f64(),
+            s.slowest.as_secs_f64() * 1e3,
+            s.max_memory / 1024
+        );
+    }
+    let (runs, failures): (u64, u64) = stats.iter().fold((0, 0), |(r, f), s| (r + s.runs, f + s.failures));
+    let _ = writeln!(out, "{:<22} {:>10} {:>9}", "total", runs, failures);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::RngExt;
+
+    fn config(dir: Option<PathBuf>) -> RunConfig {
+        RunConfig { seed: 7, crash_dir: dir, verbose: false }
+    }
+
+    fn numbers(rng: &mut Rng) -> String {
+        rng.random_range(0..1000u32).to_string()
+    }
+
+    fn target(name: &'static str, check: fn(&str) -> Result<(), String>, limits: Limits) -> Target {
+        Target { name, about: "test", kind: Kind::InProcess, weight: 1, generate: numbers, check, limits }
+    }
+
+    fn runs(n: u64) -> Budget {
+        Budget { runs: Some(n), time: None }
+    }
+
+    #[test]
+    fn a_panic_is_a_failure_saved_with_its_input() {
+        let dir = std::env::temp_dir().join(format!("axe-fuzz-test-{}", std::process::id()));
+        let t = target("panics", |s| if s.ends_with('7') { panic!("boom on {s}") } else { Ok(()) }, Limits::IN_PROCESS);
+        let stats = run_target(&t, runs(300), &config(Some(dir.clone())));
+        assert_eq!(stats.runs, 300);
+        assert!(stats.failures > 0 && stats.failures < 300, "{} failures", stats.failures);
+        let (failure, path) = &stats.saved[0];
+        assert_eq!(failure.kind, FailureKind::Panic);
+        assert!(failure.input.ends_with('7'), "{failure:?}");
+        assert!(failure.message.contains(&format!("boom on {}", failure.input)), "{}", failure.message);
+        assert!(failure.message.contains("driver.rs"), "the location is kept: {}", failure.message);
+        let path = path.as_ref().expect("saved");
+        assert_eq!(std::fs::read_to_string(path).expect("crash file"), failure.input);
+        let index = failure.index.expect("generated input");
+        assert_eq!(generate(&t, 7, index).as_deref(), Ok(failure.input.as_str()), "reproducible by index");
+        let _ = std::fs::remove_dir_all(dir);
+    }
+
+    #[test]
+    fn an_error_is_a_check_failure() {
+        let t = target("errs", |s| if s == "5" { Err("five".into()) } else { Ok(()) }, Limits::IN_PROCESS);
+        let stats = run_target(&t, runs(3000), &config(None));
+        assert!(stats.failures > 0);
+        assert!(stats.saved.iter().all(|(f, _)| f.kind == FailureKind::Check && f.message == "five" && f.input == "5"));
+    }
+
+    #[test]
+    fn allocating_past_the_bound_is_flagged() {
+        assert!(alloc::installed(), "the tests install the counting allocator");
+        let limits = Limits { memory_bound: 16 << 20, ..Limits::IN_PROCESS };
+        let big = target(
+            "allocates",
+            |_| {
+                let v = std::hint::black_box(vec![1u8; 64 << 20]);
+                assert_eq!(v.len(), 64 << 20);
+                Ok(())
+            },
+            limits,
+        );
+        let stats = run_target(&big, runs(2), &config(None));
+        assert_eq!(stats.failures, 2);
+        assert_eq!(stats.saved[0].0.kind, FailureKind::Memory, "{:?}", stats.saved[0].0);
+        let small = target(
+            "allocates-little",
+            |s| {
+                drop(std::hint::black_box(s.repeat(100)));
+                Ok(())
+            },
+            limits,
+        );
+        let stats = run_target(&small, runs(50), &config(None));
+        assert_eq!(stats.failures, 0);
+        assert!(stats.max_memory > 0 && stats.max_memory < 16 << 20, "{}", stats.max_memory);
+    }
+
+    #[test]
+    fn a_slow_input_is_flagged() {
+        let limits = Limits { time_bound: Duration::from_millis(5), ..Limits::IN_PROCESS };
+        let t = target(
+            "sleeps",
+            |_| {
+                std::thread::sleep(Duration::from_millis(30));
+                Ok(())
+            },
+            limits,
+        );
+        let stats = run_target(&t, runs(1), &config(None));
+        assert_eq!(stats.saved[0].0.kind, FailureKind::Slow);
+    }
+
+    #[test]
+    fn the_same_seed_gives_the_same_inputs() {
+        let t = target("det", |_| Ok(()), Limits::IN_PROCESS);
+        let a: Vec<String> = (0..50).map(|i| generate(&t, 42, i).unwrap_or_default()).collect();
+        let b: Vec<String> = (0..50).map(|i| generate(&t, 42, i).unwrap_or_default()).collect();
+        let c: Vec<String> = (0..50).map(|i| generate(&t, 43, i).unwrap_or_default()).collect();
+        assert_eq!(a, b);
+        assert_ne!(a, c);
+        // Every real target too: generation depends on the seed and the index only.
+        for t in crate::targets::layout::targets() {
+            for i in 0..20 {
+                assert_eq!(generate(&t, 9, i), generate(&t, 9, i), "{} input {i}", t.name);
+            }
+        }
+    }
+
+    #[test]
+    fn the_table_lists_every_target() {
+        let t = target("listed", |_| Ok(()), Limits::IN_PROCESS);
+        let stats = run_all(&[(t, runs(5)), (t, runs(7))], 2, &config(None));
+        let text = table(&stats);
+        assert_eq!(stats.iter().map(|s| s.runs).collect::<Vec<_>>(), [5, 7]);
+        assert!(text.lines().any(|l| l.starts_with("total") && l.contains(" 12 ")), "{text}");
+    }
+}
