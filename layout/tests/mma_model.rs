@@ -153,6 +153,7 @@ fn frag_a_fp8(l: i64, i: i64) -> (i64, i64) {
 }
 
 /// Gathers a `[rows, cols]` tile from registers: `frag(thread, i) -> (row, col)` for `threads` threads.
+#[allow(clippy::too_many_arguments)]
 fn gather_regs(
     mach: &Machine,
     tag: char,
@@ -178,6 +179,7 @@ fn gather_regs(
     tile
 }
 
+#[allow(clippy::too_many_arguments)]
 fn scatter_regs(
     mach: &mut Machine,
     tag: char,
@@ -260,6 +262,7 @@ fn hw_swizzle(span: i64, addr: i64) -> i64 {
 }
 
 /// Reads a shared operand tile, `mn_ext x k_ext`, returned in operand orientation (`[rows, cols]`).
+#[allow(clippy::too_many_arguments)]
 fn gather_smem(
     mach: &Machine,
     base: i64,
@@ -428,6 +431,12 @@ fn run(chip: &str, dtype: &str, acc: &str, a: &Op, b: &Op, c: &Op) -> MmaPlan {
         c: Operand { layout: &c.layout, shape: &c.shape, mem: c.mem },
     };
     let p = plan(&req).unwrap_or_else(|e| panic!("{e}"));
+    if let Some(idesc) = p.idesc {
+        // Table 42: D type F16 = 0, F32 = 1; A/B type (kind::f16) F16 = 0, BF16 = 1, (kind::f8f6f4) E4M3 = 0, E5M2 = 1.
+        let d = decode_idesc(idesc);
+        assert_eq!(d.d_f32, req.acc_dtype == DType::F32, "idesc D type");
+        assert_eq!(d.ab_type, u32::from(matches!(dtype, DType::BF16 | DType::E5M2)), "idesc A/B type");
+    }
     let bytes = i64::from(dtype.bits() / 8);
     let (va, vb, vc) = (values(a.shape, 1), values(b.shape, 2), values(c.shape, 3));
     let mut mach = Machine::default();
