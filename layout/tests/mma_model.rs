@@ -77,9 +77,8 @@ impl Op {
 /// Places logical matrix `vals` (row-major over `op.shape`) into the machine through the operand's layout.
 fn store(mach: &mut Machine, op: &Op, tag: char, bytes: i64, vals: &[i64]) {
     let base = if tag == 'b' { SMEM_BASE_B } else { SMEM_BASE };
-    let ev = op.layout.evaluator().unwrap();
     for (flat, v) in vals.iter().enumerate() {
-        for p in ev.eval_flat(flat as i64).unwrap() {
+        for p in op.layout.eval_flat(flat as i64).unwrap() {
             let prev = match op.mem {
                 Mem::Reg => mach.regs.insert((tag, thread_id(&p), p.get(&Axis::M).copied().unwrap_or(0)), *v),
                 Mem::Shared => mach.smem.insert(base + p.get(&Axis::M).copied().unwrap_or(0) * bytes, *v),
@@ -94,10 +93,10 @@ fn store(mach: &mut Machine, op: &Op, tag: char, bytes: i64, vals: &[i64]) {
 /// as a warpgroup's `tcgen05.ld` would: the warp `lane / 32` reaches the lane, and only lanes 0..128 exist.
 fn load(mach: &Machine, op: &Op, tag: char, bytes: i64) -> Vec<i64> {
     let base = if tag == 'b' { SMEM_BASE_B } else { SMEM_BASE };
-    let ev = op.layout.evaluator().unwrap();
     (0..op.shape[0] * op.shape[1])
         .map(|flat| {
-            let vals: Vec<i64> = ev
+            let vals: Vec<i64> = op
+                .layout
                 .eval_flat(flat)
                 .unwrap()
                 .iter()

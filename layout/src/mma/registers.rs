@@ -83,11 +83,10 @@ pub fn match_registers(
         }
     }
     let span_m = atom.span_on(Axis::M);
-    let eval = crate::Evaluator::for_tile(&outer).map_err(|e| fail(e.message))?;
     let mut tiles = Vec::with_capacity((grid[0] * grid[1]) as usize);
     for flat in 0..grid[0] * grid[1] {
         let mut holders: BTreeMap<i64, BTreeSet<i64>> = BTreeMap::new();
-        for point in eval.eval_flat(flat).map_err(|e| fail(e.message))? {
+        for point in outer.eval_flat(flat).map_err(|e| fail(e.message))? {
             let thread_base: i64 = point.iter().filter_map(|(a, v)| threads_per_index(*a).map(|t| t * v)).sum();
             let reg = point.get(&Axis::M).copied().unwrap_or(0) * span_m;
             holders.entry(thread_base).or_default().insert(reg);
