@@ -4,6 +4,7 @@
 pub mod layout;
 #[cfg(feature = "mlir")]
 pub mod mlir;
+pub mod mma;
 pub mod process;
 pub mod reference;
 
@@ -12,6 +13,7 @@ use crate::driver::Target;
 /// Every target, in listing order.
 pub fn all() -> Vec<Target> {
     let mut out = layout::targets();
+    out.extend(mma::targets());
     #[cfg(feature = "mlir")]
     out.extend(mlir::targets());
     out.extend(process::targets());

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Fuzz every target of axe-fuzz (fuzz/) for SECONDS of wall-clock time in all (default 600) and print the
+# table of runs, failures and time per target. Exits non-zero on any failure; failing inputs are saved under
+# target/fuzz-crashes/<target>/ with a reproducer command.
+#
+#   scripts/fuzz.sh [SECONDS]                    release build of the harness, 2 worker threads
+#   scripts/fuzz.sh --debug 60                   debug build (what scripts/test.sh runs: nothing new to compile)
+#   scripts/fuzz.sh --jobs 4 3600 -- --target 'layout-*' --seed 7    more workers, extra axe-fuzz arguments
+#
+# The process targets run the tools in target/debug (built here if missing); AXE_FUZZ_TOOLS=DIR picks others,
+# e.g. target/release after `cargo build --release --bins`.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+
+profile=release
+jobs=2
+seconds=600
+extra=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --debug) profile=debug ;;
+    --release) profile=release ;;
+    --jobs) jobs="$2"; shift ;;
+    --) shift; extra=("$@"); break ;;
+    -h|--help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) seconds="$1" ;;
+  esac
+  shift
+done
+
+tools="${AXE_FUZZ_TOOLS:-target/debug}"
+if [ "$tools" = target/debug ]; then
+  cargo build --quiet --bins -p axe-mlir -p axe-layout-cli
+fi
+if [ "$profile" = release ]; then
+  cargo build --quiet --release -p axe-fuzz
+else
+  cargo build --quiet -p axe-fuzz
+fi
+
+exec "target/$profile/axe-fuzz" --seconds "$seconds" --jobs "$jobs" --tools "$tools" "${extra[@]}"
