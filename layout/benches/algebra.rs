@@ -42,7 +42,7 @@ const ITERS16_FUSABLE: &str = "S[(2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2):\
 /// included.
 fn eval_spread(l: &Layout, count: i64) -> usize {
     let step = (l.size() / count).max(1);
-    let evaluator = l.evaluator();
+    let evaluator = l.evaluator().expect("a small replica");
     (0..l.size()).step_by(step as usize).map(|flat| evaluator.eval_flat(flat).expect("in range").len()).sum()
 }
 

@@ -28,14 +28,20 @@
 //! lone unit iter of a size-1 shard (`S[1:1@laneid]` vs `S[]`). Canonicalization keeps those (they record
 //! intent, e.g. which thread axis a broadcast spans); [`map_key`] erases them for comparisons. Points are
 //! compared with zero entries dropped: an axis absent from a point is at 0 (see [`crate::tile_layout::Coord`]).
+//!
+//! **Deciding equivalence without GC** ([`same_tile_map`]): `L(x) = D(x) + F` with `F = O + R`, and F is the
+//! product of one set per axis, so two tile layouts have the same map iff their shard maps agree and their
+//! per-axis sets `O[a] + R|a` agree. Only an axis whose replicas violate GC is enumerated, on its own
+//! ([`crate::points`]); the product of all replica extents never is.
 
-use crate::arith::mul;
 use crate::axis::Axis;
 use crate::error::{LayoutError, Result};
+use crate::eval::Evaluator;
 use crate::iter::Iter;
 use crate::layout::{ComposeLayout, Layout};
-use crate::tile_layout::{Coord, TileLayout};
-use std::collections::BTreeMap;
+use crate::points::axis_points;
+use crate::tile_layout::TileLayout;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// A canonical layout and whether the paper's gap condition holds for it (then the form is unique).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -187,8 +193,14 @@ pub fn gap_condition(replica: &[Iter]) -> bool {
 pub fn map_key(tile: &TileLayout) -> TileLayout {
     let (canon, _) = canonicalize_tile(tile);
     let (shard, replica, offset) = canon.clone().into_parts();
-    let shard: Vec<Iter> = shard.into_iter().filter(|i| i.extent != 1).map(zero_stride_to_m).collect();
-    TileLayout::new(fuse_adjacent(shard), replica, offset).unwrap_or(canon)
+    TileLayout::new(shard_key(&shard), replica, offset).unwrap_or(canon)
+}
+
+/// The shard part of [`map_key`]: D0, D1, unit iters dropped, stride-0 iters moved to `m`, D1 again. Two shards
+/// have the same map `x -> D(x)` iff their keys are equal (Theorem A.8: the map's first run fixes the fastest
+/// iter, the rest is the map of the others).
+fn shard_key(shard: &[Iter]) -> Vec<Iter> {
+    fuse_adjacent(normalize_shard(shard).into_iter().filter(|i| i.extent != 1).map(zero_stride_to_m).collect())
 }
 
 /// `(e, 0, a) -> (e, 0, m)`; any other iter is kept.
@@ -199,14 +211,17 @@ fn zero_stride_to_m(it: Iter) -> Iter {
     }
 }
 
-/// The most points (`size * (replicas of a + replicas of b)`) [`equivalent`] enumerates: 2^22.
+/// The most points (`size * (distinct replica offsets of a + those of b)`) [`equivalent`] enumerates: 2^22.
 pub const ENUMERATION_LIMIT: i64 = 1 << 22;
 
 /// Whether `a` and `b` have the same induced map over `shape` (both must admit it).
 ///
-/// Decided by canonical forms when they are equal (Proposition A.1), by [`map_key`] when both tile layouts
-/// satisfy GC (Theorem A.2), and otherwise exactly, by enumerating every index and comparing point sets (zero
-/// entries dropped); enumeration beyond [`ENUMERATION_LIMIT`] points is refused with an error.
+/// Decided by canonical forms when they are equal (Proposition A.1); for two plain tile layouts by comparing
+/// shard maps and per-axis replica sets ([`same_tile_map`]), which never enumerates the product of the replica
+/// extents; otherwise (a swizzle, or a per-axis set too large to list) exactly, by enumerating every index and
+/// comparing point sets (zero entries dropped). That enumeration is refused with an error beyond
+/// [`ENUMERATION_LIMIT`] points, or when a replica has more distinct offsets than an [`crate::Evaluator`]
+/// prepares.
 pub fn equivalent(a: &Layout, b: &Layout, shape: &[i64]) -> Result<bool> {
     a.admits(shape)?;
     b.admits(shape)?;
@@ -214,49 +229,91 @@ pub fn equivalent(a: &Layout, b: &Layout, shape: &[i64]) -> Result<bool> {
     if ca.layout == cb.layout {
         return Ok(true);
     }
-    if let (Layout::Tile(ta), Layout::Tile(tb), true) = (a, b, ca.gap_condition && cb.gap_condition) {
-        return Ok(map_key(ta) == map_key(tb));
+    if let (Layout::Tile(ta), Layout::Tile(tb)) = (&ca.layout, &cb.layout) {
+        if let Ok(same) = same_tile_map(ta, tb) {
+            return Ok(same);
+        }
     }
     equivalent_by_enumeration(a, b)
 }
 
-/// Compares the point sets of every flat index (both layouts have the same size).
-fn equivalent_by_enumeration(a: &Layout, b: &Layout) -> Result<bool> {
-    let replicas = a.tile().replica_count().checked_add(b.tile().replica_count());
-    let points = replicas.map(|r| mul(a.size(), r, "the enumeration size"));
-    match points {
-        Some(Ok(p)) if p <= ENUMERATION_LIMIT => {}
-        _ => {
-            return Err(LayoutError::new(format!(
-                "equivalence by enumeration is limited to 2^22 points, layouts of size {} with {} and {} replicas \
-                 exceed it",
-                a.size(),
-                a.tile().replica_count(),
-                b.tile().replica_count()
-            )))
+/// Whether two tile layouts of one size have the same induced map, without enumerating their replica product.
+///
+/// With `F = O + R`, `L(x) = D(x) + F`. At `x = 0` the shard adds nothing, so equal maps need `F_a == F_b`; then
+/// `D_a(x) + F == D_b(x) + F` (translates of one finite set) needs `D_a(x) == D_b(x)`. So the maps agree iff
+/// the shard maps agree ([`shard_key`]) and `F_a == F_b`, and F is the product of its per-axis sets
+/// `O[axis] + R|axis`, compared axis by axis ([`same_axis_points`]). Fails only when an axis's points are too
+/// many to list.
+pub fn same_tile_map(a: &TileLayout, b: &TileLayout) -> Result<bool> {
+    if shard_key(a.shard()) != shard_key(b.shard()) {
+        return Ok(false);
+    }
+    let axes: BTreeSet<Axis> =
+        [a, b].iter().flat_map(|t| t.replica().iter().map(|i| i.axis).chain(t.offset().keys().copied())).collect();
+    for axis in axes {
+        if !same_axis_points(a, b, axis)? {
+            return Ok(false);
         }
     }
-    let (ra, rb) = (a.tile().replica_points(), b.tile().replica_points());
-    Ok((0..a.size()).all(|flat| point_set(a, &ra, flat) == point_set(b, &rb, flat)))
+    Ok(true)
 }
 
-/// L(flat) with zero entries dropped, sorted and deduplicated; `replicas` are the layout's replica points.
-pub(crate) fn point_set(layout: &Layout, replicas: &[Coord], flat: i64) -> Vec<Vec<(Axis, i64)>> {
-    let base = layout.tile().base_point(flat);
-    let mut out: Vec<Vec<(Axis, i64)>> = replicas
-        .iter()
-        .map(|r| {
-            let mut p = base.clone();
-            r.iter().for_each(|(a, v)| *p.entry(*a).or_insert(0) += v);
-            if let (Some(sw), Some(m)) = (layout.swizzle(), p.get_mut(&Axis::M)) {
-                *m = sw.apply(*m);
-            }
-            p.into_iter().filter(|(_, v)| *v != 0).collect()
-        })
+/// Whether `O_a[axis] + R_a|axis == O_b[axis] + R_b|axis`: equal offsets and iters give equal sets; two lists
+/// in normal form (positive strides, no C2 pair) that satisfy the gap condition determine their sets (Theorem
+/// A.2 on one axis, min point 0), so different ones differ; anything else is enumerated
+/// ([`crate::points::axis_points`], bounded).
+fn same_axis_points(a: &TileLayout, b: &TileLayout, axis: Axis) -> Result<bool> {
+    let offset = |t: &TileLayout| t.offset().get(&axis).copied().unwrap_or(0);
+    let moving = |t: &TileLayout| {
+        let mut iters: Vec<Iter> =
+            t.replica().iter().filter(|i| i.axis == axis && i.extent > 1 && i.stride != 0).copied().collect();
+        iters.sort_by_key(replica_order);
+        iters
+    };
+    let (ia, ib) = (moving(a), moving(b));
+    if offset(a) == offset(b) && ia == ib {
+        return Ok(true);
+    }
+    let unique =
+        |iters: &[Iter]| iters.iter().all(|i| i.stride > 0) && absorbable_pair(iters).is_none() && gap_condition(iters);
+    if unique(&ia) && unique(&ib) {
+        return Ok(false);
+    }
+    Ok(axis_points(a.replica(), axis, offset(a))? == axis_points(b.replica(), axis, offset(b))?)
+}
+
+/// Compares the point sets of every flat index (both layouts have the same size).
+fn equivalent_by_enumeration(a: &Layout, b: &Layout) -> Result<bool> {
+    let (ea, eb) = (a.evaluator()?, b.evaluator()?);
+    let replicas = (ea.replica_len() + eb.replica_len()) as i64;
+    if a.size().checked_mul(replicas).is_none_or(|p| p > ENUMERATION_LIMIT) {
+        return Err(LayoutError::new(format!(
+            "equivalence by enumeration is limited to 2^22 points, layouts of size {} with {} and {} distinct \
+             replica offsets exceed it",
+            a.size(),
+            ea.replica_len(),
+            eb.replica_len()
+        )));
+    }
+    for flat in 0..a.size() {
+        if point_set(&ea, flat)? != point_set(&eb, flat)? {
+            return Ok(false);
+        }
+    }
+    Ok(true)
+}
+
+/// L(flat) with zero entries dropped, sorted and deduplicated.
+fn point_set(evaluator: &Evaluator, flat: i64) -> Result<Vec<Vec<(Axis, i64)>>> {
+    let axes = evaluator.axes();
+    let mut out: Vec<Vec<(Axis, i64)>> = evaluator
+        .values(flat)?
+        .into_iter()
+        .map(|p| axes.iter().copied().zip(p).filter(|(_, v)| *v != 0).collect())
         .collect();
     out.sort();
     out.dedup();
-    out
+    Ok(out)
 }
 
 #[cfg(test)]

@@ -3,10 +3,16 @@
 //! `L(x) = { D(x) + O + r | r in R }`, then the swizzle on `m` for a ComposeLayout. [`Evaluator`] fixes the axis
 //! order, the per-iter axis slots and the deduplicated replica offsets up front, so evaluating one index costs a
 //! digit split and one vector add per replica point, with no maps or sorting on the way.
+//!
+//! Preparing is total on every checked layout: the replica offsets are enumerated axis by axis
+//! ([`crate::points`]), so a long stride-0 iter costs nothing, and a replica with more than
+//! [`MAX_POINTS`] distinct offsets is refused with an error before their product is built.
 
 use crate::axis::Axis;
 use crate::error::{LayoutError, Result};
+use crate::iter::Iter;
 use crate::layout::Layout;
+use crate::points::{axis_points, MAX_POINTS};
 use crate::swizzle::Swizzle;
 use crate::tile_layout::{Coord, TileLayout};
 
@@ -21,23 +27,24 @@ pub struct Evaluator {
     offset: Vec<i64>,
     /// The distinct replica offsets r in R, sorted, as vectors over `axes`.
     replicas: Vec<Vec<i64>>,
-    /// The swizzle and the slot of `m`, for a ComposeLayout.
+    /// The swizzle and the slot of `m`, for a ComposeLayout that has an `m` axis.
     swizzle: Option<(Swizzle, usize)>,
     size: i64,
 }
 
 impl Evaluator {
-    /// Prepares the forward map of `layout`.
-    pub fn new(layout: &Layout) -> Evaluator {
+    /// Prepares the forward map of `layout`, or refuses a replica with more than [`MAX_POINTS`] distinct offsets
+    /// (the count and the limit in the message); the offsets are enumerated only after that check.
+    pub fn new(layout: &Layout) -> Result<Evaluator> {
         Evaluator::prepare(layout.tile(), layout.swizzle())
     }
 
-    /// Prepares the forward map of a plain tile layout.
-    pub fn for_tile(tile: &TileLayout) -> Evaluator {
+    /// Prepares the forward map of a plain tile layout (see [`Evaluator::new`]).
+    pub fn for_tile(tile: &TileLayout) -> Result<Evaluator> {
         Evaluator::prepare(tile, None)
     }
 
-    fn prepare(tile: &TileLayout, swizzle: Option<Swizzle>) -> Evaluator {
+    fn prepare(tile: &TileLayout, swizzle: Option<Swizzle>) -> Result<Evaluator> {
         let axes = tile.axes();
         let slot = |a: Axis| axes.binary_search(&a).unwrap_or_default();
         let digits = tile.shard().iter().rev().map(|it| (it.extent, it.stride, slot(it.axis))).collect();
@@ -45,29 +52,21 @@ impl Evaluator {
         for (a, v) in tile.offset() {
             offset[slot(*a)] += v;
         }
-        let mut replicas = vec![vec![0; axes.len()]];
-        for it in tile.replica() {
-            let k = slot(it.axis);
-            replicas = replicas
-                .iter()
-                .flat_map(|r| {
-                    (0..it.extent).map(move |d| {
-                        let mut q = r.clone();
-                        q[k] += d * it.stride;
-                        q
-                    })
-                })
-                .collect();
-            replicas.sort();
-            replicas.dedup();
-        }
-        let swizzle = swizzle.map(|s| (s, slot(Axis::M)));
-        Evaluator { axes, digits, offset, replicas, swizzle, size: tile.size() }
+        let replicas = replica_offsets(tile.replica(), &axes)?;
+        // Without an `m` axis every address is 0, which every swizzle fixes.
+        let swizzle = swizzle.and_then(|s| Some((s, axes.binary_search(&Axis::M).ok()?)));
+        Ok(Evaluator { axes, digits, offset, replicas, swizzle, size: tile.size() })
     }
 
     /// The axes of every point, in the order of [`Evaluator::values`].
     pub fn axes(&self) -> &[Axis] {
         &self.axes
+    }
+
+    /// The number of distinct replica offsets: how many points one index maps to, at most (a swizzle may merge
+    /// some), so a caller can bound its output before evaluating.
+    pub fn replica_len(&self) -> usize {
+        self.replicas.len()
     }
 
     /// L(flat) as value vectors over [`Evaluator::axes`]: sorted, duplicates collapsed.
@@ -97,4 +96,39 @@ impl Evaluator {
     pub fn eval_flat(&self, flat: i64) -> Result<Vec<Coord>> {
         Ok(self.values(flat)?.into_iter().map(|p| self.axes.iter().copied().zip(p).collect()).collect())
     }
+}
+
+/// The distinct replica offsets r in R as vectors over `axes`, sorted: the product of the per-axis point sets
+/// ([`axis_points`]), built only once their sizes multiply to at most [`MAX_POINTS`].
+fn replica_offsets(replica: &[Iter], axes: &[Axis]) -> Result<Vec<Vec<i64>>> {
+    let mut per_axis = Vec::new();
+    for (k, &axis) in axes.iter().enumerate() {
+        let points = axis_points(replica, axis, 0)?;
+        if points.len() > 1 {
+            per_axis.push((k, points));
+        }
+    }
+    let count = per_axis.iter().try_fold(1i64, |acc, (_, p)| acc.checked_mul(p.len() as i64));
+    if count.is_none_or(|c| c > MAX_POINTS) {
+        let sizes: Vec<String> = per_axis.iter().map(|(k, p)| format!("{} on {}", p.len(), axes[*k])).collect();
+        return Err(LayoutError::new(format!(
+            "the replica has {} distinct offsets ({}), more than the {MAX_POINTS} an evaluator prepares",
+            count.map_or("over 2^63".to_owned(), |c| c.to_string()),
+            sizes.join(", ")
+        )));
+    }
+    let mut offsets = vec![vec![0; axes.len()]];
+    for (k, points) in per_axis {
+        offsets = offsets
+            .iter()
+            .flat_map(|r| {
+                points.iter().map(move |&v| {
+                    let mut q = r.clone();
+                    q[k] = v;
+                    q
+                })
+            })
+            .collect();
+    }
+    Ok(offsets)
 }

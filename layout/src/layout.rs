@@ -111,11 +111,11 @@ impl Layout {
     /// L(flat): the coordinate set of a row-major flat index. For a ComposeLayout, `m` is the swizzled address.
     /// To evaluate many indices, prepare an [`Evaluator`] once instead.
     pub fn eval_flat(&self, flat: i64) -> Result<Vec<Coord>> {
-        Evaluator::new(self).eval_flat(flat)
+        Evaluator::new(self)?.eval_flat(flat)
     }
 
-    /// The forward map prepared for evaluating many indices.
-    pub fn evaluator(&self) -> Evaluator {
+    /// The forward map prepared for evaluating many indices, or why it cannot be (see [`Evaluator::new`]).
+    pub fn evaluator(&self) -> Result<Evaluator> {
         Evaluator::new(self)
     }
 

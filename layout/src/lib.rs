@@ -9,6 +9,7 @@
 //! - [`axis`], [`iter`], [`tile_layout`], [`swizzle`], [`layout`]: the objects and the forward map.
 //! - [`canonicalize`] (App. A), [`group`] (App. B), [`tile`] (App. C), [`tile_of`] (App. D), [`slice`] (App. E),
 //!   [`direct_sum`] (App. F).
+//! - [`points`]: bounded enumeration of replica point sets, axis by axis.
 //! - [`notation`]: the `S[...] + R[...] + n@axis` text, parsed with lalrpop and printed canonically with `pretty`.
 //! - [`tma`]: TMA descriptor planning (paper section 3.4) on top of the operations.
 //!
@@ -26,6 +27,7 @@ pub mod group;
 pub mod iter;
 pub mod layout;
 pub mod notation;
+pub mod points;
 pub mod slice;
 pub mod swizzle;
 pub mod tile;

@@ -140,8 +140,17 @@ impl TileLayout {
         point
     }
 
-    /// Every replica offset r in R (one per combination of replica digits, duplicates kept).
-    pub fn replica_points(&self) -> Vec<Coord> {
+    /// Every replica offset r in R, one per combination of replica digits (duplicates kept), or an error when there
+    /// are more than [`crate::points::MAX_POINTS`] combinations (checked before allocating). The distinct offsets,
+    /// axis by axis, come from [`crate::points::axis_points`] without that limit on combinations.
+    pub fn replica_points(&self) -> Result<Vec<Coord>> {
+        let count = self.replica_count();
+        if count > crate::points::MAX_POINTS {
+            return Err(LayoutError::new(format!(
+                "the replica has {count} combinations, more than the {} listed",
+                crate::points::MAX_POINTS
+            )));
+        }
         let mut points = vec![Coord::new()];
         for it in &self.replica {
             let mut next = Vec::with_capacity(points.len() * it.extent as usize);
@@ -154,13 +163,13 @@ impl TileLayout {
             }
             points = next;
         }
-        points
+        Ok(points)
     }
 
     /// L(flat) = { D(flat) + O + r | r in R }: sorted, duplicates collapsed, each point listing every axis of
     /// [`TileLayout::axes`] (zero where nothing moves it). See [`crate::Evaluator`] for evaluating many indices.
     pub fn eval_flat(&self, flat: i64) -> Result<Vec<Coord>> {
-        crate::eval::Evaluator::for_tile(self).eval_flat(flat)
+        crate::eval::Evaluator::for_tile(self)?.eval_flat(flat)
     }
 }
 

@@ -12,15 +12,19 @@
 
 use crate::arith::{mul, product};
 use crate::axis::Axis;
-use crate::error::{LayoutError, Result};
+use crate::error::{points_text, LayoutError, Result};
 use crate::group::group;
 use crate::iter::Iter;
 use crate::layout::{ComposeLayout, Layout};
+use crate::points::MAX_STEPS;
 use crate::tile_layout::TileLayout;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Largest per-axis replica point set the Minkowski division enumerates.
 const SET_LIMIT: i64 = 1 << 12;
+
+/// How many replica sign choices [`inner_axis`] tries at most (`2^12`, one per subset of its first 12 iters).
+const SIGN_CHOICES: i64 = 1 << 12;
 
 /// Paper App. D (Theorem D.1, D.4): given tiled T and inner A, finds outer B with `tile(A, B) == T` as induced maps
 /// over `tiled_shape` (with `outer_shape = tiled_shape / inner_shape`). B's offset is T's minus A's, divided by
@@ -269,34 +273,51 @@ fn descale(it: &Iter, spans: &BTreeMap<Axis, i64>, dim: usize) -> Result<Iter> {
     Iter::new(it.extent, stride, it.axis)
 }
 
-/// The points `O[a] + R` on one axis, sorted and deduplicated.
+/// The points `O[a] + R` on one axis, sorted and deduplicated ([`crate::points::axis_points`]), at most
+/// [`SET_LIMIT`] of them.
 fn axis_points(l: &TileLayout, axis: Axis) -> Result<BTreeSet<i64>> {
-    let iters: Vec<&Iter> = l.replica().iter().filter(|i| i.axis == axis && i.extent > 1).collect();
-    let count = product(iters.iter().map(|i| i.extent), "a replica count")?;
-    if count > SET_LIMIT {
+    let offset = l.offset().get(&axis).copied().unwrap_or(0);
+    let points = crate::points::axis_points(l.replica(), axis, offset).map_err(not_a_tile)?;
+    if points.len() as i64 > SET_LIMIT {
         return Err(not_a_tile(format!(
-            "{count} replica points on {axis} exceed the {SET_LIMIT} this check enumerates"
+            "{} replica points on {axis} exceed the {SET_LIMIT} this check enumerates",
+            points.len()
         )));
     }
-    let mut points = BTreeSet::from([l.offset().get(&axis).copied().unwrap_or(0)]);
-    for it in iters {
-        points = points.iter().flat_map(|p| (0..it.extent).map(move |d| p + d * it.stride)).collect();
-    }
-    Ok(points)
+    Ok(points.into_iter().collect())
 }
 
-/// Minkowski division: the largest X with `X + known ⊆ total`; `Err` unless `X + known == total`.
+/// Minkowski division: the largest X with `X + known ⊆ total`; `Err` unless `X + known == total`. The lowest
+/// point of a sum is the sum of the lowest points, so `min(total) - min(known)` must be in X: checked first, in
+/// `|known|` steps, which turns most wrong divisors (the span search tries thousands) away cheaply.
 fn minkowski_quotient(total: &BTreeSet<i64>, known: &BTreeSet<i64>, axis: Axis) -> Result<BTreeSet<i64>> {
+    let not_a_sum = || {
+        not_a_tile(format!(
+            "on axis {axis} the tiled offset and replica points {} are not the sum of {} and another set",
+            points_text(total),
+            points_text(known)
+        ))
+    };
+    if !lowest_fits(total, known) {
+        return Err(not_a_sum());
+    }
+    // Past the check every `k - k0` is at most the width of `total`, so `t + (k - k0)` cannot overflow.
     let k0 = *known.first().unwrap_or(&0);
-    let x: BTreeSet<i64> =
-        total.iter().map(|t| t - k0).filter(|x| known.iter().all(|k| total.contains(&(x + k)))).collect();
+    let fits = |t: i64| known.iter().all(|k| total.contains(&(t + (k - k0))));
+    let x = total.iter().filter(|t| fits(**t)).map(|t| t.checked_sub(k0)).collect::<Option<BTreeSet<i64>>>();
+    let Some(x) = x else { return Err(not_a_sum()) };
     let sum: BTreeSet<i64> = x.iter().flat_map(|x| known.iter().map(move |k| x + k)).collect();
     if sum != *total {
-        return Err(not_a_tile(format!(
-            "on axis {axis} the tiled offset and replica points {total:?} are not the sum of {known:?} and another set"
-        )));
+        return Err(not_a_sum());
     }
     Ok(x)
+}
+
+/// Whether `min(total) - min(known) + known` lies in `total`: necessary for `total = X + known`, since the lowest
+/// point of a sum is the sum of the lowest points.
+fn lowest_fits(total: &BTreeSet<i64>, known: &BTreeSet<i64>) -> bool {
+    let (Some(&t0), Some(&k0)) = (total.first(), known.first()) else { return false };
+    known.iter().all(|k| k.checked_sub(k0).and_then(|d| d.checked_add(t0)).is_some_and(|p| total.contains(&p)))
 }
 
 /// A point set read as an offset (its minimum) plus replica iters: greedily the longest progression of the
@@ -307,7 +328,7 @@ fn decompose(points: &BTreeSet<i64>, axis: Axis) -> Result<(i64, Vec<Iter>)> {
     let mut iters = Vec::new();
     while rest.len() > 1 {
         let (it, quotient) = peel_progression(&rest, axis).ok_or_else(|| {
-            not_a_tile(format!("the recovered points {points:?} on {axis} are not a sum of replica iters"))
+            not_a_tile(format!("the recovered points {} on {axis} are not a sum of replica iters", points_text(points)))
         })?;
         iters.push(it);
         rest = quotient;
@@ -315,15 +336,23 @@ fn decompose(points: &BTreeSet<i64>, axis: Axis) -> Result<(i64, Vec<Iter>)> {
     Ok((first, iters))
 }
 
-/// The longest `{0, g, .., (e-1)g}` (g = the smallest positive point) with `X = P + Q`; returns its iter and Q.
+/// The longest `P = {0, g, .., (e-1)g}` (g = the smallest positive point) with `X = P + Q`; returns its iter and
+/// the largest such Q, `{q : q + P in X}`. Windows of `e` steps of `g` cover a maximal run `x, x+g, ..` of X
+/// exactly when the run is at least `e` long, so `e` is the shortest run: one pass, no trial divisions.
 fn peel_progression(x: &BTreeSet<i64>, axis: Axis) -> Option<(Iter, BTreeSet<i64>)> {
     let g = *x.iter().find(|p| **p > 0)?;
-    let longest = (0..).take_while(|k| x.contains(&(k * g))).count() as i64;
-    (2..=longest).rev().find_map(|e| {
-        let p: BTreeSet<i64> = (0..e).map(|k| k * g).collect();
-        let q = minkowski_quotient(x, &p, axis).ok()?;
-        Some((Iter::new(e, g, axis).ok()?, q))
-    })
+    // run[p]: how many of p, p+g, p+2g, ... lie in X before the first gap.
+    let mut run: BTreeMap<i64, i64> = BTreeMap::new();
+    for &p in x.iter().rev() {
+        let above = run.get(&(p + g)).copied().unwrap_or(0);
+        run.insert(p, above + 1);
+    }
+    let e = run.iter().filter(|(p, _)| !x.contains(&(**p - g))).map(|(_, r)| *r).min()?;
+    if e < 2 {
+        return None;
+    }
+    let quotient = run.into_iter().filter(|(_, r)| *r >= e).map(|(p, _)| p).collect();
+    Some((Iter::new(e, g, axis).ok()?, quotient))
 }
 
 /// Every axis of T's or the known factor's offset and replica.
@@ -441,10 +470,7 @@ fn inner_points(
         let (o, iters) = match spans.get(&axis) {
             Some(&sigma) => inner_axis(&ft, &fb, sigma, reach, axis)?,
             None if fb.iter().all(|p| *p == 0) => decompose(&ft, axis)?,
-            None => span_candidates(&ft, &fb, reach, axis)?
-                .into_iter()
-                .find_map(|sigma| inner_axis(&ft, &fb, sigma, reach, axis).ok())
-                .ok_or_else(|| not_a_tile(format!("no inner span on {axis} makes {ft:?} a tile of {fb:?}")))?,
+            None => search_span(&ft, &fb, reach, axis)?,
         };
         if o != 0 {
             offset.insert(axis, o);
@@ -452,6 +478,34 @@ fn inner_points(
         replica.extend(iters);
     }
     Ok((replica, offset))
+}
+
+/// A's points on an axis whose span B's shard leaves open: the first of [`span_candidates`] for which
+/// [`inner_axis`] succeeds. A candidate whose lowest point does not divide costs `|F_B|` steps, any other
+/// `|F_T| * |F_B|` plus the sign choice; the search stops with an error after [`MAX_STEPS`] steps.
+fn search_span(ft: &BTreeSet<i64>, fb: &BTreeSet<i64>, reach: i64, axis: Axis) -> Result<(i64, Vec<Iter>)> {
+    let candidates = span_candidates(ft, fb, reach, axis)?;
+    let full_try = (ft.len() * fb.len()) as i64 + SIGN_CHOICES;
+    let mut steps = 0i64;
+    for (tried, &sigma) in candidates.iter().enumerate() {
+        let scaled: BTreeSet<i64> = fb.iter().filter_map(|p| p.checked_mul(sigma)).collect();
+        steps += fb.len() as i64;
+        if scaled.len() < fb.len() || !lowest_fits(ft, &scaled) {
+            continue;
+        }
+        steps += full_try;
+        if steps > MAX_STEPS {
+            return Err(not_a_tile(format!(
+                "searching the inner span on {axis} stopped after {tried} of {} candidates ({MAX_STEPS} steps, \
+                 {full_try} per candidate that fits at the lowest point)",
+                candidates.len()
+            )));
+        }
+        if let Ok(found) = inner_axis(ft, fb, sigma, reach, axis) {
+            return Ok(found);
+        }
+    }
+    Err(not_a_tile(format!("no inner span on {axis} makes {} a tile of {}", points_text(ft), points_text(fb))))
 }
 
 /// The spans worth trying on an axis B's shard leaves open. With B's points spread (`width(F_B) > 0`),

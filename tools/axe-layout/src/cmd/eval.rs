@@ -40,15 +40,15 @@ fn named(c: &Coord) -> BTreeMap<&'static str, i64> {
     c.iter().map(|(a, v)| (a.name(), *v)).collect()
 }
 
-/// The coordinate sets of `flats`, checking the amount of output first.
+/// The coordinate sets of `flats`, checking the amount of output first (distinct replica offsets times indices).
 pub fn points_of(layout: &Layout, flats: &[i64]) -> Result<Vec<Vec<Coord>>, CliError> {
-    let count = layout.tile().replica_count().saturating_mul(flats.len() as i64);
+    let evaluator = layout.evaluator()?;
+    let count = (evaluator.replica_len() as i64).saturating_mul(flats.len() as i64);
     if count > MAX_POINTS {
         return Err(CliError::Failed(format!(
             "the layout has {count} coordinates to list, more than {MAX_POINTS}; use --at to pick one index"
         )));
     }
-    let evaluator = layout.evaluator();
     flats.iter().map(|f| evaluator.eval_flat(*f).map_err(CliError::from)).collect()
 }
 
