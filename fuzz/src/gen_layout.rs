@@ -626,5 +626,5 @@ pub fn tma_request(rng: &mut Rng) -> String {
             }
         };
     }
-    fields.into_iter().map(|(k, v)| format!("{k}: {v}\n")).collect()
+    fields.into_iter().map(|(k, v)| format!("{k}: {}\n", v.replace('\n', " "))).collect()
 }

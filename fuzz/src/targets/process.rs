@@ -302,7 +302,14 @@ pub fn check_tool(tool: &str, text: &str, allow_usage_error: bool) -> Result<(),
             None => "ended without an exit code".to_string(),
         }
     };
-    Err(format!("{tool} {what}\n  args: {:?}\n  stderr: {}", input.args, tail(&o.stderr)))
+    // The panic location (or LLVM's first error line) makes the first line, which groups failures by cause.
+    let cause = o
+        .stderr
+        .lines()
+        .find(|l| l.contains("panicked at ") || l.starts_with("LLVM ERROR") || l.contains("Assertion"))
+        .map(|l| format!(": {}", l.trim()))
+        .unwrap_or_default();
+    Err(format!("{tool} {what}{cause}\n  args: {:?}\n  stderr: {}", input.args, tail(&o.stderr)))
 }
 
 // ----- axe-layout ------------------------------------------------------------------------------------------------
