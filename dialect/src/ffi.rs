@@ -38,6 +38,12 @@ pub fn block_argument_location<'c>(argument: BlockArgument<'c, '_>) -> Location<
     unsafe { Location::from_raw(mlir_sys::mlirValueGetLocation(argument.to_raw())) }
 }
 
+/// Sets the location of an op (melior sets it only through a mutable reference).
+pub fn set_location(operation: OperationRef, location: Location) {
+    // SAFETY: both handles are live; the call only stores the location.
+    unsafe { mlir_sys::mlirOperationSetLocation(operation.to_raw(), location.to_raw()) }
+}
+
 /// Sets the location of a block argument.
 pub fn set_block_argument_location(argument: BlockArgument, location: Location) {
     // SAFETY: both handles are live; the call only stores the location.

@@ -10,9 +10,11 @@
 //! [`ops`] gives typed views over axe ops ([`AxeOp`]) and [`types`] reads the dialect's attributes and types
 //! as Rust data; [`verify`] is the semantic verifier every tool runs after parsing and after each pass.
 //!
-//! Raw `mlir-sys` calls live in [`ffi`] and nowhere else.
+//! Raw `mlir-sys` calls live in [`ffi`] and nowhere else; operands, results, regions and block arguments are
+//! reached through [`access`], never melior's indexed getters (which print the op on a miss).
 #![deny(missing_docs)]
 
+pub mod access;
 mod context;
 pub mod diagnostics;
 pub mod ffi;

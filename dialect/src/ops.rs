@@ -6,9 +6,12 @@
 //! returns `Err(message)` instead of panicking when the IR is not what the op's definition says (the IRDL
 //! constraints normally rule that out; the verifier reports the message).
 
-use crate::types::{parse_exec_attribute, parse_i64_array, TensorType, Threads};
+use crate::{
+    access,
+    types::{parse_exec_attribute, parse_i64_array, TensorType, Threads},
+};
 use axe_layout::ExecScope;
-use melior::ir::{block::BlockLike, operation::OperationLike, OperationRef, RegionLike, Value, ValueLike};
+use melior::ir::{block::BlockLike, operation::OperationLike, OperationRef, Value, ValueLike};
 
 /// MLIR's marker for a dynamic offset in a static offsets array (`ShapedType::kDynamic`).
 pub const DYNAMIC: i64 = i64::MIN;
@@ -193,7 +196,7 @@ impl<'c, 'a> AxeOp<'c, 'a> {
         let names = self.kind.tensor_operand_names();
         let operands = names.iter().enumerate().filter_map(|(i, role)| {
             // A view's source may be a memref or pointer: only tensors are listed.
-            let value = self.op.operand(i).ok()?;
+            let value = access::operand(self.op, i)?;
             match tensor_of(value) {
                 Ok(None) if self.kind == OpKind::View => None,
                 other => Some((*role, value, other)),
@@ -217,12 +220,12 @@ impl<'c, 'a> AxeOp<'c, 'a> {
 
     /// The operand at `index`.
     pub fn operand(&self, index: usize) -> Option<Value<'c, 'a>> {
-        self.op.operand(index).ok()
+        access::operand(self.op, index)
     }
 
     /// The first result.
     pub fn result(&self) -> Option<Value<'c, 'a>> {
-        self.op.result(0).ok().map(Value::from)
+        access::result(self.op, 0)
     }
 
     /// The region of an `axe.slice` (error for other ops or malformed attributes).
@@ -253,17 +256,26 @@ pub fn tensor_of(value: Value) -> Result<Option<TensorType>, String> {
 /// Calls `visit` on `root` and every op nested in it, parents before children, in IR order.
 ///
 /// Unlike melior's `walk`, the ops keep the lifetimes of `root`, so callers can keep their locations and values.
+/// The walk keeps its own stack, so nesting depth costs heap, not call stack. `visit` may not erase ops.
 pub fn walk_preorder<'c, 'a>(root: OperationRef<'c, 'a>, visit: &mut impl FnMut(OperationRef<'c, 'a>)) {
-    visit(root);
-    for region in root.regions() {
-        let mut block = region.first_block();
-        while let Some(current) = block {
-            let mut next = current.first_operation();
-            while let Some(op) = next {
-                next = op.next_in_block();
-                walk_preorder(op, visit);
+    // One cursor per open block: the next op to visit in it, `None` when the block is done.
+    let mut cursors: Vec<Option<OperationRef<'c, 'a>>> = Vec::new();
+    let mut enter = |op: OperationRef<'c, 'a>, cursors: &mut Vec<_>| {
+        visit(op);
+        // Reversed, so the first block of the first region is on top.
+        let firsts: Vec<_> = access::blocks(op).map(|block| block.first_operation()).collect();
+        cursors.extend(firsts.into_iter().rev());
+    };
+    enter(root, &mut cursors);
+    while let Some(cursor) = cursors.last_mut() {
+        match *cursor {
+            Some(op) => {
+                *cursor = op.next_in_block();
+                enter(op, &mut cursors);
             }
-            block = current.next_in_region();
+            None => {
+                cursors.pop();
+            }
         }
     }
 }

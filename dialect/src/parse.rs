@@ -1,12 +1,8 @@
 //! Parsing source text into a module whose locations carry the real file name.
 
-use crate::{context::AxeContext, diagnostics::DiagnosticSink, ffi};
+use crate::{access, context::AxeContext, diagnostics::DiagnosticSink, ffi, ops::walk_preorder};
 use melior::{
-    ir::{
-        block::BlockLike,
-        operation::{OperationLike, OperationMutLike, WalkOrder, WalkResult},
-        Location, Module, RegionLike,
-    },
+    ir::{block::BlockLike, operation::OperationLike, Location, Module},
     Context,
 };
 
@@ -48,31 +44,24 @@ pub(crate) fn parse_in<'c>(
         emitted.into_iter().for_each(|diagnostic| sink.push(diagnostic));
         return None;
     }
-    let mut module = Module::parse(ctx, source)?;
-    rename_locations(&mut module, source_name);
+    let module = Module::parse(ctx, source)?;
+    rename_locations(&module, source_name);
     Some(module)
 }
 
 /// Replaces the file name of every file location in `module` (ops and block
 /// arguments) with `source_name`.
-fn rename_locations(module: &mut Module, source_name: &str) {
-    module.as_operation_mut().walk_mut(WalkOrder::PreOrder, |mut operation| {
+fn rename_locations(module: &Module, source_name: &str) {
+    walk_preorder(module.as_operation(), &mut |operation| {
         if let Some(location) = ffi::rename_file_location(operation.location(), source_name) {
-            operation.set_location(location);
+            ffi::set_location(operation, location);
         }
-        for region in operation.regions() {
-            let mut block = region.first_block();
-            while let Some(current) = block {
-                for argument in (0..current.argument_count()).filter_map(|index| current.argument(index).ok()) {
-                    let old = ffi::block_argument_location(argument);
-                    if let Some(new) = ffi::rename_file_location(old, source_name) {
-                        ffi::set_block_argument_location(argument, new);
-                    }
-                }
-                block = current.next_in_region();
+        for argument in access::blocks(operation).flat_map(access::arguments) {
+            let old = ffi::block_argument_location(argument);
+            if let Some(new) = ffi::rename_file_location(old, source_name) {
+                ffi::set_block_argument_location(argument, new);
             }
         }
-        WalkResult::Advance
     });
 }
 

@@ -40,17 +40,16 @@
 //! [`SLICE_CHECK_LIMIT`] elements.
 
 use crate::{
-    ffi,
+    access, ffi,
     ops::{walk_preorder, AxeOp, OpKind},
     types::{LayoutSpec, MemScope, TensorType, Threads},
 };
 use axe_layout::{notation::shape_text, tile_layout::Coord, Axis, AxisKind, ExecScope, Layout};
 use melior::ir::{
     attribute::{DictionaryAttribute, StringAttribute},
-    block::BlockLike,
     operation::OperationLike,
     r#type::MemRefType,
-    Location, Module, OperationRef, RegionLike, Type, Value, ValueLike,
+    Location, Module, OperationRef, Type, Value, ValueLike,
 };
 use std::fmt;
 
@@ -187,14 +186,8 @@ fn declare_axes<'c>(op: OperationRef<'c, '_>, out: &mut Vec<Violation<'c>>) {
 
 /// Type rules for the arguments of every block in `op`'s regions.
 fn check_block_arguments<'c>(op: OperationRef<'c, '_>, out: &mut Vec<Violation<'c>>) {
-    for region in op.regions() {
-        let mut block = region.first_block();
-        while let Some(current) = block {
-            for argument in (0..current.argument_count()).filter_map(|i| current.argument(i).ok()) {
-                check_value_type(argument.into(), ffi::block_argument_location(argument), out);
-            }
-            block = current.next_in_region();
-        }
+    for argument in access::blocks(op).flat_map(access::arguments) {
+        check_value_type(argument.into(), ffi::block_argument_location(argument), out);
     }
 }
 

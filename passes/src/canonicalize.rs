@@ -24,7 +24,7 @@
 
 use crate::glue::{external_pass, PassId};
 use axe_dialect::{
-    ffi,
+    access, ffi,
     ops::{tensor_of, walk_preorder},
     types::{layout_attribute_text, parse_layout_attribute, LayoutSpec, TensorType},
     AxeOp, OpKind,
@@ -32,8 +32,8 @@ use axe_dialect::{
 use axe_layout::notation::parse_layout;
 use melior::{
     ir::{
-        attribute::TypeAttribute, block::BlockLike, operation::OperationLike, r#type::FunctionType, Attribute,
-        OperationRef, RegionLike, Type, Value, ValueLike,
+        attribute::TypeAttribute, operation::OperationLike, r#type::FunctionType, Attribute, OperationRef, Type, Value,
+        ValueLike,
     },
     pass::Pass,
     IrRewriter,
@@ -87,13 +87,7 @@ fn rewrite_op_types(op: OperationRef) -> usize {
         }
     };
     op.results().for_each(|r| retype(r.into()));
-    for region in op.regions() {
-        let mut block = region.first_block();
-        while let Some(current) = block {
-            (0..current.argument_count()).filter_map(|i| current.argument(i).ok()).for_each(|a| retype(a.into()));
-            block = current.next_in_region();
-        }
-    }
+    access::blocks(op).flat_map(access::arguments).for_each(|a| retype(a.into()));
     let attributes: Vec<(String, Attribute)> =
         op.attributes().filter_map(|(name, a)| Some((name.as_string_ref().as_str().ok()?.to_string(), a))).collect();
     for (name, attribute) in attributes {
@@ -185,8 +179,7 @@ fn is_full_region(op: AxeOp, source: Value, result: Value) -> bool {
 
 /// The `axe.view` that defines `value`, if any.
 fn defining_view<'c, 'a>(value: Value<'c, 'a>) -> Option<AxeOp<'c, 'a>> {
-    let result = melior::ir::operation::OperationResult::try_from(value).ok()?;
-    AxeOp::new(result.owner()).filter(|op| op.kind() == OpKind::View)
+    AxeOp::new(access::defining_op(value)?).filter(|op| op.kind() == OpKind::View)
 }
 
 /// The melior pass behind `--axe-canonicalize`.

@@ -47,15 +47,12 @@ mod host;
 mod trace;
 
 use crate::glue::{external_pass, PassId};
-use axe_dialect::{ffi, ops::walk_preorder, AxeOp, MemScope, OpKind};
+use axe_dialect::{access, ffi, ops::walk_preorder, AxeOp, MemScope, OpKind};
 use axe_layout::{
     tma::{plan, Direction, ElemType, TmaOptions, TmaPlan, TmaRequest},
     ExecScope,
 };
-use melior::ir::{
-    operation::{OperationLike, OperationResult},
-    OperationRef,
-};
+use melior::ir::{operation::OperationLike, OperationRef};
 use trace::{trace, Storage, Traced};
 
 /// The pass's flag.
@@ -152,9 +149,8 @@ fn plan_copy<'c, 'a>(op: AxeOp<'c, 'a>) -> Result<PlannedCopy<'c, 'a>, String> {
         .ok_or_else(|| format!("tma: dtype: TMA copies 1, 2, 4 or 8-byte numbers, got {}", global.tensor.dtype))?;
     let plan = plan_regions(&global, &shared, dtype, direction)?;
     if let Some(barrier) = op.operand(2) {
-        let from_alloc = OperationResult::try_from(barrier)
-            .ok()
-            .and_then(|r| AxeOp::new(r.owner()))
+        let from_alloc = access::defining_op(barrier)
+            .and_then(AxeOp::new)
             .is_some_and(|alloc| alloc.kind() == OpKind::MbarrierAlloc);
         if !from_alloc {
             return Err("tma: the completion barrier must come from axe.mbarrier_alloc".to_string());

@@ -10,9 +10,9 @@
 //! ```
 
 use crate::glue::{external_pass, PassId};
-use axe_dialect::names::ANNOTATE_OP;
+use axe_dialect::{names::ANNOTATE_OP, ops::walk_preorder};
 use melior::{
-    ir::{block::BlockLike, operation::OperationLike, BlockRef, OperationRef, RegionLike},
+    ir::{operation::OperationLike, OperationRef},
     pass::Pass,
     IrRewriter,
 };
@@ -30,31 +30,16 @@ static ID: PassId = PassId::new();
 
 /// Erases every `axe.annotate` op nested in `root`; returns how many it erased.
 pub fn strip_annotations(root: OperationRef) -> usize {
+    let mut annotations = Vec::new();
+    walk_preorder(root, &mut |op| {
+        if op.name().as_string_ref().as_str() == Ok(ANNOTATE_OP) {
+            annotations.push(op);
+        }
+    });
     let rewriter = IrRewriter::from_op(root);
-    root.regions().flat_map(|region| blocks(region.first_block())).map(|block| strip_in_block(&rewriter, block)).sum()
-}
-
-/// Strips `block` and the regions of its ops.
-fn strip_in_block(rewriter: &IrRewriter, block: BlockRef) -> usize {
-    let mut erased = 0;
-    let mut next = block.first_operation();
-    while let Some(operation) = next {
-        next = operation.next_in_block();
-        if operation.name().as_string_ref().as_str() == Ok(ANNOTATE_OP) {
-            rewriter.as_rewriter_base().erase_op(operation);
-            erased += 1;
-            continue;
-        }
-        for region in operation.regions() {
-            erased += blocks(region.first_block()).map(|inner| strip_in_block(rewriter, inner)).sum::<usize>();
-        }
-    }
-    erased
-}
-
-/// The blocks of a region, starting at `first`.
-fn blocks<'c, 'a>(first: Option<BlockRef<'c, 'a>>) -> impl Iterator<Item = BlockRef<'c, 'a>> {
-    std::iter::successors(first, |block| block.next_in_region())
+    // An annotation has no results and no regions, so erasing one never touches another.
+    annotations.iter().for_each(|&op| rewriter.as_rewriter_base().erase_op(op));
+    annotations.len()
 }
 
 /// The melior pass behind `--axe-strip-annotations`.

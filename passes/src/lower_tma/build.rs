@@ -4,7 +4,7 @@
 //! before an anchor op or appended to a block, and located at the axe op it lowers. Nothing here decides a layout
 //! fact: descriptor fields, coordinates, byte offsets and counts all come from `axe_layout::tma::TmaPlan`.
 
-use axe_dialect::ffi;
+use axe_dialect::{access, ffi};
 use axe_layout::{
     tma::{Interleave, L2Promotion, OobFill, TensorMapDataType, TensorMapDesc},
     SwizzleMode,
@@ -101,7 +101,7 @@ impl<'c, 'a> Builder<'c, 'a> {
         attributes: &[(&str, String)],
     ) -> Result<Value<'c, 'a>, String> {
         let op = self.op(name, operands, &[result], attributes)?;
-        op.result(0).map(Value::from).map_err(|e| format!("tma: internal: {name} has no result: {e}"))
+        access::result(op, 0).ok_or_else(|| format!("tma: internal: {name} has no result"))
     }
 
     /// `arith.constant <value> : <ty>`.
@@ -123,7 +123,7 @@ impl<'c, 'a> Builder<'c, 'a> {
         let then = Region::new();
         then.append_block(Block::new(&[]));
         let op = self.op_with_regions("scf.if", &[condition], &[], &[], vec![then, Region::new()])?;
-        let block = op.region(0).ok().and_then(|r| r.first_block()).ok_or("tma: internal: scf.if has no block")?;
+        let block = access::entry_block(op).ok_or("tma: internal: scf.if has no block")?;
         let inner = Builder { context: self.context, location: self.location, block, before: None };
         body(&inner)?;
         inner.op("scf.yield", &[], &[], &[])?;

@@ -4,19 +4,23 @@
 
 use super::{
     build::{box_memref, descriptor_type, segments, Builder, BARRIER_TYPE, TRY_WAIT_TICKS},
-    host::{annotate_argument, host_descriptor, launches, retype_function},
+    host::{annotate_argument, host_descriptor, kernel_symbol, launch_index, retype_function},
     trace::enclosing_function,
     LowerTmaStats, PlannedCopy,
 };
-use axe_dialect::{ffi, AxeOp, OpKind};
+use axe_dialect::{
+    access::{self, OpKey},
+    ffi, AxeOp, OpKind,
+};
 use axe_layout::{
     tma::{Direction, ElemType, TmaPlan},
     ExecScope,
 };
 use melior::{
-    ir::{block::BlockLike, operation::OperationLike, Location, OperationRef, RegionLike, Value, ValueLike},
+    ir::{block::BlockLike, operation::OperationLike, Location, OperationRef, Value, ValueLike},
     IrRewriter,
 };
+use std::collections::HashMap;
 
 /// A failure during the rewrite: where and why.
 type Failure<'c> = (Location<'c>, String);
@@ -24,9 +28,10 @@ type Failure<'c> = (Location<'c>, String);
 /// Reports copies that need different descriptors on one kernel argument; returns how many it reported.
 pub(super) fn check_descriptors_agree(copies: &[PlannedCopy]) -> usize {
     let mut failed = 0;
-    for (i, copy) in copies.iter().enumerate() {
-        let first = copies[..i].iter().find(|c| c.global == copy.global);
-        if let Some(first) = first.filter(|first| first.plan.desc != copy.plan.desc) {
+    let mut first_by_argument: HashMap<(OpKey, usize), &PlannedCopy> = HashMap::new();
+    for copy in copies {
+        let first = *first_by_argument.entry((access::key(copy.global.0), copy.global.1)).or_insert(copy);
+        if first.plan.desc != copy.plan.desc {
             failed += 1;
             let message = format!(
                 "tma: kernel argument {} needs one descriptor, but its copies plan box {:?} and box {:?}",
@@ -49,8 +54,16 @@ struct Function<'c, 'a> {
 struct Lowering<'c, 'a> {
     root: OperationRef<'c, 'a>,
     functions: Vec<Function<'c, 'a>>,
-    buffers: Vec<(OperationRef<'c, 'a>, Value<'c, 'a>)>,
+    /// Index into `functions` by function op.
+    function_index: HashMap<OpKey, usize>,
+    /// The shared buffer of each lowered `axe.alloc`.
+    buffers: HashMap<OpKey, Value<'c, 'a>>,
+    /// The kernel-entry descriptor of each (kernel, argument), in creation order.
     descriptors: Vec<((OperationRef<'c, 'a>, usize), Value<'c, 'a>)>,
+    /// Index into `descriptors` by (kernel, argument).
+    descriptor_index: HashMap<(OpKey, usize), usize>,
+    /// Every launch in the module by kernel symbol, built on the first descriptor.
+    launches: Option<HashMap<String, Vec<OperationRef<'c, 'a>>>>,
     lowered: Vec<OperationRef<'c, 'a>>,
     stats: LowerTmaStats,
 }
@@ -64,16 +77,21 @@ pub(super) fn rewrite<'c, 'a>(
     let mut lowering = Lowering {
         root,
         functions: Vec::new(),
-        buffers: Vec::new(),
+        function_index: HashMap::new(),
+        buffers: HashMap::new(),
         descriptors: Vec::new(),
+        descriptor_index: HashMap::new(),
+        launches: None,
         lowered: Vec::new(),
         stats: LowerTmaStats::default(),
     };
+    let plans: HashMap<OpKey, &PlannedCopy> =
+        copies.iter().map(|copy| (access::key(copy.op.operation()), copy)).collect();
     for op in ops {
         let at = |message: String| (op.operation().location(), message);
         match op.kind() {
             OpKind::Copy | OpKind::CopyAsync => {
-                let Some(copy) = copies.iter().find(|c| c.op.operation() == op.operation()) else { continue };
+                let Some(copy) = plans.get(&access::key(op.operation())) else { continue };
                 lowering.copy(copy).map_err(at)?;
             }
             kind if is_barrier_op(kind) => lowering.barrier_op(*op).map_err(at)?,
@@ -102,12 +120,13 @@ impl<'c, 'a> Lowering<'c, 'a> {
     /// The index of the kernel-entry state of the function holding `op`.
     fn function(&mut self, op: OperationRef<'c, 'a>) -> Result<usize, String> {
         let func = enclosing_function(op).ok_or("tma: op is not inside a gpu.func or func.func")?;
-        if let Some(i) = self.functions.iter().position(|f| f.op == func) {
+        if let Some(&i) = self.function_index.get(&access::key(func)) {
             return Ok(i);
         }
-        let entry = func.region(0).ok().and_then(|r| r.first_block()).ok_or("tma: function has no body")?;
+        let entry = access::entry_block(func).ok_or("tma: function has no body")?;
         let anchor = entry.first_operation().ok_or("tma: function body is empty")?;
         self.functions.push(Function { op: func, anchor, leader: None });
+        self.function_index.insert(access::key(func), self.functions.len() - 1);
         Ok(self.functions.len() - 1)
     }
 
@@ -294,8 +313,8 @@ impl<'c, 'a> Lowering<'c, 'a> {
     fn buffer(&mut self, alloc: AxeOp<'c, 'a>, plan: &TmaPlan) -> Result<Value<'c, 'a>, String> {
         let operation = alloc.operation();
         let alignment = plan.shared_base_alignment_bytes;
-        if let Some((_, buffer)) = self.buffers.iter().find(|(a, _)| *a == operation) {
-            return Ok(*buffer);
+        if let Some(&buffer) = self.buffers.get(&access::key(operation)) {
+            return Ok(buffer);
         }
         let tensor = alloc.tensor("result").ok_or("tma: alloc type does not read")?;
         let layout = tensor.layout.parse().and_then(Result::ok).ok_or("tma: alloc layout does not parse")?;
@@ -319,31 +338,35 @@ impl<'c, 'a> Lowering<'c, 'a> {
         )?;
         let b = Builder::before(operation)?;
         let buffer = b.value("memref.get_global", &[], &memref, &[("name", format!("@{name}"))])?;
-        self.buffers.push((operation, buffer));
+        self.buffers.insert(access::key(operation), buffer);
         Ok(buffer)
     }
 
     /// The device-side descriptor of a copy's global kernel argument, created on first use: the argument becomes
     /// `!llvm.ptr`, each launch passes `axe.tma_descriptor` of its operand, and the kernel casts at entry.
     fn descriptor(&mut self, copy: &PlannedCopy<'c, 'a>) -> Result<Value<'c, 'a>, String> {
-        if let Some((_, value)) = self.descriptors.iter().find(|(key, _)| *key == copy.global) {
-            return Ok(*value);
-        }
         let (kernel, index) = copy.global;
-        let entry = kernel.region(0).ok().and_then(|r| r.first_block()).ok_or("tma: kernel has no body")?;
-        let argument = entry.argument(index).map_err(|e| format!("tma: kernel argument {index}: {e}"))?;
+        if let Some(&i) = self.descriptor_index.get(&(access::key(kernel), index)) {
+            return Ok(self.descriptors[i].1);
+        }
+        let entry = access::entry_block(kernel).ok_or("tma: kernel has no body")?;
+        let argument = access::argument(entry, index).ok_or_else(|| format!("tma: kernel has no argument {index}"))?;
         let old_type = argument.r#type();
         let pointer = ffi::parse_type(kernel, "!llvm.ptr").ok_or("tma: internal: !llvm.ptr")?;
         argument.set_type(pointer);
         retype_function(kernel, index, pointer)?;
         annotate_argument(kernel, index, &copy.plan)?;
-        for launch in launches(self.root, kernel)? {
+        let symbol = kernel_symbol(kernel)?;
+        let root = self.root;
+        let launches = self.launches.get_or_insert_with(|| launch_index(root));
+        for &launch in launches.get(&symbol).into_iter().flatten() {
             host_descriptor(launch, index, old_type, &copy.plan)?;
         }
         let f = self.function(copy.op.operation())?;
         let b = self.entry(f, argument_location(kernel))?;
         let desc =
             b.value("builtin.unrealized_conversion_cast", &[argument.into()], &descriptor_type(&copy.plan.desc), &[])?;
+        self.descriptor_index.insert((access::key(kernel), index), self.descriptors.len());
         self.descriptors.push((copy.global, desc));
         self.stats.descriptors += 1;
         Ok(desc)
@@ -359,7 +382,7 @@ impl<'c, 'a> Lowering<'c, 'a> {
         }
         for op in ops.iter().rev().filter(|op| matches!(op.kind(), OpKind::View | OpKind::Slice | OpKind::Alloc)) {
             let Some(result) = op.result() else { continue };
-            let buffer = self.buffers.iter().find(|(a, _)| *a == op.operation()).map(|(_, b)| *b);
+            let buffer = self.buffers.get(&access::key(op.operation())).copied();
             if !ffi::has_uses(result) && (op.kind() != OpKind::Alloc || buffer.is_some()) {
                 base.erase_op(op.operation());
             } else if let (Some(buffer), Ok(b)) = (buffer, Builder::before(op.operation())) {
@@ -374,14 +397,12 @@ impl<'c, 'a> Lowering<'c, 'a> {
     /// Fails when a kernel argument turned descriptor is still used by anything but its entry cast.
     fn check_arguments(&self) -> Result<(), Failure<'c>> {
         for ((kernel, index), desc) in &self.descriptors {
-            let Some(argument) =
-                kernel.region(0).ok().and_then(|r| r.first_block()).and_then(|b| b.argument(*index).ok())
-            else {
+            let Some(argument) = access::entry_block(*kernel).and_then(|entry| access::argument(entry, *index)) else {
                 continue;
             };
             let mut other = None;
             axe_dialect::ops::walk_preorder(*kernel, &mut |op| {
-                let is_cast = op.result(0).is_ok_and(|r| Value::from(r) == *desc);
+                let is_cast = access::result(op, 0) == Some(*desc);
                 if !is_cast && op.operands().any(|v| v == Value::from(argument)) && other.is_none() {
                     other = Some(op.location());
                 }

@@ -7,13 +7,14 @@
 
 use super::build::{descriptor_attributes, Builder};
 use axe_dialect::{
-    ffi,
+    access, ffi,
     types::{parse_i64_array, split_top_level, unquote},
 };
 use axe_layout::tma::TmaPlan;
 use melior::ir::{
     attribute::TypeAttribute, operation::OperationLike, r#type::FunctionType, OperationRef, Type, ValueLike,
 };
+use std::collections::HashMap;
 
 /// The name of the kernel argument attribute holding the descriptor's fields.
 pub(super) const ARGUMENT_ATTRIBUTE: &str = "axe.tma_descriptor";
@@ -67,23 +68,27 @@ pub(super) fn retype_function<'c>(func: OperationRef<'c, '_>, index: usize, ty: 
     Ok(())
 }
 
-/// The symbol text (`@module::@kernel`) of a `gpu.func` and every `gpu.launch_func` under `root` naming it.
-pub(super) fn launches<'c, 'a>(
-    root: OperationRef<'c, 'a>,
-    kernel: OperationRef<'c, 'a>,
-) -> Result<Vec<OperationRef<'c, 'a>>, String> {
+/// Every `gpu.launch_func` under `root`, by the kernel symbol it names (`@module::@kernel`), in IR order.
+///
+/// Built once per run, so finding a kernel's launches costs a lookup, not a walk of the module.
+pub(super) fn launch_index<'c, 'a>(root: OperationRef<'c, 'a>) -> HashMap<String, Vec<OperationRef<'c, 'a>>> {
+    let mut index: HashMap<String, Vec<OperationRef<'c, 'a>>> = HashMap::new();
+    axe_dialect::ops::walk_preorder(root, &mut |op| {
+        if op.name().as_string_ref().as_str() == Ok("gpu.launch_func") {
+            if let Ok(kernel) = op.attribute("kernel") {
+                index.entry(kernel.to_string()).or_default().push(op);
+            }
+        }
+    });
+    index
+}
+
+/// The symbol text (`@module::@kernel`) launches use for the `gpu.func` `kernel`.
+pub(super) fn kernel_symbol(kernel: OperationRef) -> Result<String, String> {
     let symbol = |op: OperationRef| op.attribute("sym_name").ok().and_then(|a| unquote(&a.to_string()).ok());
     let module = kernel.parent_operation().and_then(symbol).ok_or("tma: kernel is not in a named gpu.module")?;
     let name = symbol(kernel).ok_or("tma: kernel has no name")?;
-    let target = format!("@{module}::@{name}");
-    let mut found = Vec::new();
-    axe_dialect::ops::walk_preorder(root, &mut |op| {
-        let is_launch = op.name().as_string_ref().as_str() == Ok("gpu.launch_func");
-        if is_launch && op.attribute("kernel").is_ok_and(|k| k.to_string() == target) {
-            found.push(op);
-        }
-    });
-    Ok(found)
+    Ok(format!("@{module}::@{name}"))
 }
 
 /// Before `launch`: `axe.tma_descriptor` of its kernel operand `index`, which then replaces that operand.
@@ -98,7 +103,8 @@ pub(super) fn host_descriptor<'c>(
     let [.., kernel_operands, async_object] = sizes.as_slice() else { return Err("tma: launch segments".into()) };
     let first = sizes.iter().sum::<i64>() - kernel_operands - async_object;
     let position = usize::try_from(first).unwrap_or(0) + index;
-    let global = launch.operand(position).map_err(|_| format!("tma: launch has no kernel operand {index}"))?;
+    let global =
+        access::operand(launch, position).ok_or_else(|| format!("tma: launch has no kernel operand {index}"))?;
     if global.r#type() != global_type {
         return Err(format!(
             "tma: launch passes {} for kernel argument {index}, expected {global_type}",

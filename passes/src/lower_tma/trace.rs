@@ -3,13 +3,9 @@
 //! The planner wants the root tensor's layout and shape and the copied region in the root's indices; the
 //! lowering wants the storage (an `axe.alloc`, or the kernel argument under the global views).
 
-use axe_dialect::{ops::tensor_of, AxeOp, OpKind, TensorType};
+use axe_dialect::{access, ops::tensor_of, AxeOp, OpKind, TensorType};
 use axe_layout::Layout;
-use melior::ir::{
-    block::{BlockArgument, BlockLike},
-    operation::{OperationLike, OperationResult},
-    OperationRef, RegionLike, Value,
-};
+use melior::ir::{operation::OperationLike, OperationRef, Value};
 
 /// Where a tensor's elements are stored.
 pub(super) enum Storage<'c, 'a> {
@@ -44,7 +40,7 @@ impl Traced<'_, '_> {
 
 /// The `axe.*` op that defines `value`, if any.
 fn defining<'c, 'a>(value: Value<'c, 'a>) -> Option<AxeOp<'c, 'a>> {
-    AxeOp::new(OperationResult::try_from(value).ok()?.owner())
+    AxeOp::new(access::defining_op(value)?)
 }
 
 /// Traces `value` (an operand of `copy`) to its root tensor, region and storage.
@@ -97,10 +93,9 @@ fn kernel_argument<'c, 'a>(copy: AxeOp<'c, 'a>, value: Value<'c, 'a>) -> Storage
     if kernel.name().as_string_ref().as_str() != Ok("gpu.func") || !kernel.has_attribute("gpu.kernel") {
         return Storage::Other;
     }
-    let Ok(argument) = BlockArgument::try_from(value) else { return Storage::Other };
+    let Some(argument) = access::as_argument(value) else { return Storage::Other };
     let index = argument.argument_number();
-    let entry = kernel.region(0).ok().and_then(|r| r.first_block());
-    match entry.and_then(|b| b.argument(index).ok()) {
+    match access::entry_block(kernel).and_then(|entry| access::argument(entry, index)) {
         Some(same) if Value::from(same) == value => Storage::KernelArgument(kernel, index),
         _ => Storage::Other,
     }
