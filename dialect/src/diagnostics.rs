@@ -113,6 +113,18 @@ pub struct Diagnostic {
     pub notes: Vec<Diagnostic>,
 }
 
+impl fmt::Display for Diagnostic {
+    /// `file:line:col: error: message` (no source line; [`Diagnostic::render`] adds it).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(location) = &self.location {
+            write!(f, "{location}: ")?;
+        }
+        write!(f, "{}: {}", self.severity, self.message)
+    }
+}
+
+impl std::error::Error for Diagnostic {}
+
 impl Diagnostic {
     /// An error diagnostic with no notes.
     pub fn error(location: Option<SourceLoc>, message: impl Into<String>) -> Self {
@@ -161,16 +173,29 @@ impl Diagnostic {
     }
 }
 
-/// The source line of `location` and a caret under its column, when known.
+/// Longest source line shown whole under a diagnostic; a longer one shows a window around the column.
+const SNIPPET_WIDTH: usize = 160;
+
+/// The source line of `location` and a caret under its column, when known (a window of [`SNIPPET_WIDTH`]
+/// characters around the column, marked with `...`, when the line is longer).
 fn snippet(location: &SourceLoc, source: Option<(&str, &str)>) -> Option<String> {
     let (name, text) = source?;
     if name != location.file {
         return None;
     }
-    let line = text.lines().nth(location.line.checked_sub(1)?)?;
-    let prefix: String =
-        line.chars().take(location.column.saturating_sub(1)).map(|c| if c == '\t' { '\t' } else { ' ' }).collect();
-    Some(format!("{line}\n{prefix}^\n"))
+    let line: Vec<char> = text.lines().nth(location.line.checked_sub(1)?)?.chars().collect();
+    let column = location.column.saturating_sub(1).min(line.len());
+    let (start, end) = if line.len() <= SNIPPET_WIDTH {
+        (0, line.len())
+    } else {
+        let start = column.saturating_sub(SNIPPET_WIDTH / 2).min(line.len() - SNIPPET_WIDTH);
+        (start, start + SNIPPET_WIDTH)
+    };
+    let (before, after) = (if start > 0 { "..." } else { "" }, if end < line.len() { "..." } else { "" });
+    let shown: String = line[start..end].iter().collect();
+    let pad: String =
+        before.chars().chain(line[start..column].iter().copied()).map(|c| if c == '\t' { '\t' } else { ' ' }).collect();
+    Some(format!("{before}{shown}{after}\n{pad}^\n"))
 }
 
 /// Shared, append-only list of the diagnostics a context has emitted.
@@ -252,5 +277,20 @@ mod tests {
         assert_eq!(tail[0].message, "b");
         assert_eq!(sink.take()[0].message, "a");
         assert!(sink.is_empty());
+    }
+
+    #[test]
+    fn long_lines_show_a_window_around_the_column() {
+        let line = format!("{}X{}", "a".repeat(1000), "b".repeat(1000));
+        let rendered = Diagnostic::error(loc(1, 1001), "here").render(Some(("k.mlir", &line)));
+        let lines: Vec<&str> = rendered.lines().collect();
+        assert_eq!(lines.len(), 3, "{rendered}");
+        assert!(lines[1].starts_with("...") && lines[1].ends_with("...") && lines[1].len() == SNIPPET_WIDTH + 6);
+        let caret = lines[2].find('^').expect("caret");
+        assert_eq!(lines[1].as_bytes()[caret], b'X', "{rendered}");
+        // At the start of a long line: no leading marker, caret in place.
+        let rendered = Diagnostic::error(loc(1, 2), "here").render(Some(("k.mlir", &line)));
+        assert!(rendered.lines().nth(1).is_some_and(|l| l.starts_with("aaa") && l.ends_with("...")));
+        assert_eq!(rendered.lines().nth(2), Some(" ^"));
     }
 }

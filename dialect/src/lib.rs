@@ -18,6 +18,7 @@ pub mod access;
 mod context;
 pub mod diagnostics;
 pub mod ffi;
+pub mod guards;
 pub mod ops;
 mod parse;
 pub mod types;

@@ -1,6 +1,6 @@
 //! Parsing source text into a module whose locations carry the real file name.
 
-use crate::{access, context::AxeContext, diagnostics::DiagnosticSink, ffi, ops::walk_preorder};
+use crate::{access, context::AxeContext, diagnostics::DiagnosticSink, ffi, guards, ops::walk_preorder};
 use melior::{
     ir::{block::BlockLike, operation::OperationLike, Location, Module},
     Context,
@@ -15,6 +15,9 @@ const NOT_SINGLE_OP: &str = "source must contain a single top-level operation";
 /// anything else (one other op, several ops, nothing) is wrapped in an implicit
 /// `module {}`. On failure the diagnostics are in the context's sink and the
 /// result is `None`. Like mlir-opt, parsing runs the verifier on the result.
+/// Text the bundled MLIR cannot take (a NUL byte, nesting deeper than
+/// [`guards::MAX_NESTING_DEPTH`], a construct in [`guards::UPSTREAM_GUARDS`])
+/// is refused with a located error before MLIR sees it.
 pub fn parse_module<'c>(context: &'c AxeContext, source: &str, source_name: &str) -> Option<Module<'c>> {
     parse_in(context.context(), context.diagnostics(), source, source_name)
 }
@@ -26,6 +29,10 @@ pub(crate) fn parse_in<'c>(
     source: &str,
     source_name: &str,
 ) -> Option<Module<'c>> {
+    if let Some(problem) = guards::check_source(source, source_name) {
+        sink.push(problem);
+        return None;
+    }
     let before = sink.len();
     if let Some(operation) = ffi::parse_operation(ctx, source, source_name) {
         if operation.name().as_string_ref().as_str() == Ok("builtin.module") {

@@ -4,6 +4,7 @@ use anyhow::{Context as _, Result};
 use std::{
     ffi::{c_char, CStr},
     io::{Read, Write},
+    path::Path,
     sync::OnceLock,
 };
 
@@ -16,7 +17,7 @@ pub struct Input {
     pub text: String,
 }
 
-/// Reads `path` (`-` for stdin) as UTF-8 text.
+/// Reads `path` (`-` for stdin) as UTF-8 text; invalid UTF-8 is an error at its line and column.
 pub fn read_input(path: &str) -> Result<Input> {
     let mut bytes = Vec::new();
     let name = if path == "-" {
@@ -26,19 +27,45 @@ pub fn read_input(path: &str) -> Result<Input> {
         bytes = std::fs::read(path).with_context(|| format!("cannot open input file '{path}'"))?;
         path.to_string()
     };
-    let text = String::from_utf8(bytes).with_context(|| format!("{name} is not valid UTF-8"))?;
+    let text = axe_dialect::guards::decode_utf8(bytes, &name)?;
     Ok(Input { name, text })
 }
 
 /// Writes `bytes` to `path`, or to stdout when `path` is `None` or `-`.
+///
+/// A regular file is written atomically: the bytes go to a temporary file beside it, which then replaces it, so
+/// a failed write leaves an existing file untouched and never a partial one. Anything else (`/dev/null`, a pipe)
+/// is written in place.
 pub fn write_output(path: Option<&str>, bytes: &[u8]) -> Result<()> {
     match path {
-        Some(path) if path != "-" => std::fs::write(path, bytes).with_context(|| format!("cannot write '{path}'")),
+        Some(path) if path != "-" => {
+            write_file(Path::new(path), bytes).with_context(|| format!("cannot write '{path}'"))
+        }
         _ => {
             let mut stdout = std::io::stdout().lock();
             stdout.write_all(bytes).and_then(|()| stdout.flush()).context("cannot write to standard output")
         }
     }
+}
+
+/// See [`write_output`].
+fn write_file(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let special = std::fs::metadata(path).is_ok_and(|metadata| !metadata.is_file());
+    if special {
+        return std::fs::write(path, bytes);
+    }
+    let name = path.file_name().ok_or_else(|| std::io::Error::other("the path names no file"))?;
+    let mut temporary_name = std::ffi::OsString::from(".");
+    temporary_name.push(name);
+    temporary_name.push(format!(".axe-tmp-{}", std::process::id()));
+    let temporary = path.with_file_name(temporary_name);
+    let written = std::fs::File::create(&temporary)
+        .and_then(|mut file| file.write_all(bytes).and_then(|()| file.sync_all()))
+        .and_then(|()| std::fs::rename(&temporary, path));
+    if written.is_err() {
+        let _ = std::fs::remove_file(&temporary);
+    }
+    written
 }
 
 /// Writes diagnostics text to stderr, ignoring a closed stderr.
@@ -70,19 +97,42 @@ pub fn install_llvm_fatal_error_handler(tool: &'static str) {
 
 /// The shared shape of every axe tool's `main`: install the LLVM fatal-error handler, parse the command line, run
 /// it, and map the outcome to the exit code (0 success; 1 failure, with `<tool>: error: ...` for tool-level errors;
-/// diagnostics were already printed when `run` returns `Ok(false)`).
-pub fn tool_main<C>(
+/// diagnostics were already printed when `run` returns `Ok(false)`). `run` works on a thread whose stack is sized
+/// for the deepest input the guards accept; a located input error (`Diagnostic`) prints as a diagnostic.
+pub fn tool_main<C: Send + 'static>(
     tool: &'static str,
     parse: impl FnOnce() -> anyhow::Result<C>,
-    run: impl FnOnce(C) -> anyhow::Result<bool>,
+    run: impl FnOnce(C) -> anyhow::Result<bool> + Send + 'static,
 ) -> std::process::ExitCode {
     install_llvm_fatal_error_handler(tool);
-    match parse().and_then(run) {
+    match parse().and_then(|command| on_tool_stack(move || run(command))) {
         Ok(true) => std::process::ExitCode::SUCCESS,
         Ok(false) => std::process::ExitCode::FAILURE,
         Err(error) => {
-            write_stderr(&format!("{tool}: error: {error:#}\n"));
+            match error.downcast_ref::<axe_dialect::Diagnostic>() {
+                Some(diagnostic) => write_stderr(&diagnostic.render(None)),
+                None => write_stderr(&format!("{tool}: error: {error:#}\n")),
+            }
             std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+/// Stack size of the thread a tool works on. MLIR's parser, verifier, printer and passes recurse once per nesting
+/// level; the input guard caps nesting at `MAX_NESTING_DEPTH` levels (about 2 KiB of stack each when parsing), so
+/// this leaves an order of magnitude of margin for passes that recurse deeper per level. Untouched pages cost
+/// nothing.
+const TOOL_STACK_BYTES: usize = 256 << 20;
+
+/// Runs `work` on a thread with [`TOOL_STACK_BYTES`] of stack (MLIR contexts are created and used on it alone).
+fn on_tool_stack<C: Send + 'static>(work: impl FnOnce() -> C + Send + 'static) -> C {
+    let spawned = std::thread::Builder::new().name("axe".into()).stack_size(TOOL_STACK_BYTES).spawn(work);
+    match spawned.map(std::thread::JoinHandle::join) {
+        Ok(Ok(result)) => result,
+        Ok(Err(panic)) => std::panic::resume_unwind(panic),
+        Err(_) => {
+            write_stderr("axe: error: cannot start the worker thread\n");
+            std::process::exit(1)
         }
     }
 }

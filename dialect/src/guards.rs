@@ -1,0 +1,176 @@
+//! Inputs the bundled MLIR cannot take safely, refused with a located diagnostic before it sees them.
+//!
+//! MLIR's C API and parser assume things no tool input guarantees: text without NUL bytes (melior turns the
+//! source into a C string and panics on one), nesting shallow enough for a recursive-descent parser on the
+//! thread's stack (the parser, verifier and printer all recurse per level), and constructs its own parser
+//! handles. [`check_source`] scans the text once, in O(length), skipping string literals and comments, and
+//! returns the first problem as a [`Diagnostic`] at its line and column.
+//!
+//! [`UPSTREAM_GUARDS`] is the one list of guards for upstream bugs, each with its reference, so that each can be
+//! removed when the toolchain carries the fix (toolchain.md names the pinned MLIR).
+
+use crate::diagnostics::{Diagnostic, SourceLoc};
+
+/// Deepest nesting of `( [ { <` accepted (real IR nests a few dozen levels; MLIR 22's parser overflows an
+/// 8 MiB stack between 3,000 and 6,000 nested regions).
+pub const MAX_NESTING_DEPTH: usize = 1000;
+
+/// A construct that crashes the bundled MLIR, refused until the toolchain carries the fix.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct UpstreamGuard {
+    /// The tokens that start the construct, whitespace between them ignored (`["array", "<", "index"]`).
+    pub tokens: &'static [&'static str],
+    /// What goes wrong upstream, and where it is tracked.
+    pub reason: &'static str,
+}
+
+/// Every upstream guard. Remove an entry when the pinned MLIR has its fix, with its lit test.
+pub const UPSTREAM_GUARDS: &[UpstreamGuard] = &[UpstreamGuard {
+    tokens: &["array", "<", "index"],
+    reason: "MLIR 22's dense-array parser crashes on an index element type (llvm-project issue 179045, fixed by \
+             PR 179075 after the 22 release); use array<i64: ...>",
+}];
+
+/// The first reason `source` cannot go to MLIR's parser, located in `source_name`; `None` when it can.
+pub fn check_source(source: &str, source_name: &str) -> Option<Diagnostic> {
+    let bytes = source.as_bytes();
+    let at =
+        |offset: usize, message: String| Some(Diagnostic::error(Some(locate(bytes, offset, source_name)), message));
+    if let Some(offset) = bytes.iter().position(|&b| b == 0) {
+        return at(offset, "input contains a NUL byte; MLIR source text cannot hold one".to_string());
+    }
+    let mut depth = 0usize;
+    let mut offset = 0;
+    while offset < bytes.len() {
+        match bytes[offset] {
+            b'"' => offset = string_end(bytes, offset),
+            b'/' if bytes.get(offset + 1) == Some(&b'/') => offset = line_end(bytes, offset),
+            b'-' if bytes.get(offset + 1) == Some(&b'>') => offset += 1,
+            b'(' | b'[' | b'{' | b'<' => {
+                depth += 1;
+                if depth > MAX_NESTING_DEPTH {
+                    return at(offset, format!("nesting deeper than {MAX_NESTING_DEPTH} levels is not supported"));
+                }
+            }
+            b')' | b']' | b'}' | b'>' => depth = depth.saturating_sub(1),
+            byte if byte.is_ascii_alphabetic() => {
+                if let Some(guard) = UPSTREAM_GUARDS.iter().find(|guard| starts_with_tokens(bytes, offset, guard)) {
+                    return at(offset, format!("{} is refused: {}", guard.tokens.concat(), guard.reason));
+                }
+            }
+            _ => {}
+        }
+        offset += 1;
+    }
+    None
+}
+
+/// The offset of the closing quote of the string literal opening at `open`, or the end of the text when it is
+/// unterminated (MLIR reports that).
+fn string_end(bytes: &[u8], open: usize) -> usize {
+    let mut offset = open + 1;
+    while offset < bytes.len() {
+        match bytes[offset] {
+            b'\\' => offset += 2,
+            b'"' => return offset,
+            _ => offset += 1,
+        }
+    }
+    bytes.len()
+}
+
+/// The offset of the newline ending the line that contains `offset` (or the end of the text).
+fn line_end(bytes: &[u8], offset: usize) -> usize {
+    bytes[offset..].iter().position(|&b| b == b'\n').map_or(bytes.len(), |i| offset + i)
+}
+
+/// Whether the word at `offset` begins `guard`'s token sequence (a whole word, whitespace between tokens).
+fn starts_with_tokens(bytes: &[u8], offset: usize, guard: &UpstreamGuard) -> bool {
+    let word_char = |b: &u8| b.is_ascii_alphanumeric() || *b == b'_' || *b == b'.' || *b == b'$';
+    if offset > 0 && word_char(&bytes[offset - 1]) {
+        return false;
+    }
+    let mut at = offset;
+    for (index, token) in guard.tokens.iter().enumerate() {
+        if index > 0 {
+            at += bytes[at..].iter().take_while(|b| b.is_ascii_whitespace()).count();
+        }
+        if !bytes[at..].starts_with(token.as_bytes()) {
+            return false;
+        }
+        at += token.len();
+    }
+    !bytes.get(at).is_some_and(word_char)
+}
+
+/// The 1-based line and byte column of `offset`, as MLIR reports positions.
+fn locate(bytes: &[u8], offset: usize, source_name: &str) -> SourceLoc {
+    let line_start = bytes[..offset].iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+    let line = 1 + bytes[..line_start].iter().filter(|&&b| b == b'\n').count();
+    SourceLoc { file: source_name.to_string(), line, column: offset - line_start + 1 }
+}
+
+/// Decodes `bytes` as UTF-8, or locates the first invalid byte: MLIR's text is UTF-8 only.
+pub fn decode_utf8(bytes: Vec<u8>, source_name: &str) -> Result<String, Diagnostic> {
+    String::from_utf8(bytes).map_err(|error| {
+        let offset = error.utf8_error().valid_up_to();
+        let bytes = error.as_bytes();
+        let message = format!("input is not valid UTF-8 (byte 0x{:02x})", bytes[offset]);
+        Diagnostic::error(Some(locate(bytes, offset, source_name)), message)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn problem(source: &str) -> Option<(usize, usize, String)> {
+        check_source(source, "t.mlir").map(|d| {
+            let location = d.location.expect("located");
+            (location.line, location.column, d.message)
+        })
+    }
+
+    #[test]
+    fn nul_bytes_are_located() {
+        let (line, column, message) = problem("// x\0y\n").expect("refused");
+        assert_eq!((line, column), (1, 5));
+        assert!(message.contains("NUL byte"), "{message}");
+        assert_eq!(problem("module {}\n\"a\0\"").map(|p| (p.0, p.1)), Some((2, 3)));
+        assert_eq!(problem("\"abc\0").map(|p| (p.0, p.1)), Some((1, 5)));
+    }
+
+    #[test]
+    fn nesting_is_bounded_outside_strings_and_comments() {
+        let deep = "[".repeat(MAX_NESTING_DEPTH + 1);
+        let (line, column, message) = problem(&format!("\n  {deep}")).expect("refused");
+        assert_eq!((line, column), (2, MAX_NESTING_DEPTH + 3));
+        assert!(message.contains("nesting deeper than 1000"), "{message}");
+        assert_eq!(problem(&"[".repeat(MAX_NESTING_DEPTH)), None);
+        assert_eq!(problem(&format!("\"{deep}\"")), None);
+        assert_eq!(problem(&format!("// {deep}\n")), None);
+        // `->` closes nothing, and closers never make the depth negative.
+        let arrows = format!("{}{}", "(i32) -> i32 ".repeat(3000), "(".repeat(MAX_NESTING_DEPTH));
+        assert_eq!(problem(&arrows), None);
+        assert_eq!(problem(&format!("{}{}", ">".repeat(5000), "(".repeat(MAX_NESTING_DEPTH))), None);
+    }
+
+    #[test]
+    fn upstream_guards_match_whole_tokens() {
+        for source in ["%x = array<index: 32>", "{a = array < index>}", "array<\n  index: 1>"] {
+            let (_, _, message) = problem(source).unwrap_or_else(|| panic!("refused: {source}"));
+            assert!(message.contains("179045"), "{message}");
+        }
+        for source in ["array<i64: 3>", "myarray<index>", "array<indexes>", "\"array<index: 3>\"", "// array<index"] {
+            assert_eq!(problem(source), None, "{source}");
+        }
+    }
+
+    #[test]
+    fn invalid_utf8_is_located() {
+        let error = decode_utf8(b"ok\nab\xffc".to_vec(), "t.mlir").expect_err("invalid");
+        assert_eq!(error.location, Some(SourceLoc { file: "t.mlir".into(), line: 2, column: 3 }));
+        assert!(error.message.contains("0xff"), "{}", error.message);
+        assert_eq!(decode_utf8(b"fine".to_vec(), "t.mlir"), Ok("fine".to_string()));
+    }
+}
