@@ -38,6 +38,7 @@ fn grew(size: usize) {
     let cap = HARD_CAP.load(Ordering::Relaxed);
     if cap != 0 && live > cap && !CAP_HIT.swap(true, Ordering::SeqCst) {
         crate::driver::fatal("memory hard cap exceeded", live);
+        std::process::abort();
     }
 }
 

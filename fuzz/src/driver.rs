@@ -18,7 +18,7 @@
 use crate::alloc;
 use rand::SeedableRng;
 use std::cell::{Cell, RefCell};
-use std::collections::{BTreeSet, VecDeque};
+use std::collections::BTreeSet;
 use std::fmt::Write as _;
 use std::panic::{self, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
@@ -602,29 +602,60 @@ fn record(
     }
 }
 
-/// Runs several (target, budget) pairs on `jobs` worker threads (each with a large stack); returns the stats in
-/// the order given.
-pub fn run_all(work: &[(Target, Budget)], jobs: usize, config: &RunConfig) -> Vec<Stats> {
-    let queue: Mutex<VecDeque<usize>> = Mutex::new((0..work.len()).collect());
+/// Splits `seconds` of wall-clock time over `jobs` lanes: targets are placed heaviest first on the least
+/// loaded lane (longest-processing-time scheduling), and each gets the share of its lane's time its weight asks
+/// for, so every lane ends after `seconds`. Returns (target, budget, lane) in the order given.
+pub fn plan_lanes(targets: &[Target], seconds: f64, runs: Option<u64>, jobs: usize) -> Vec<(Target, Budget, usize)> {
+    let jobs = jobs.max(1).min(targets.len().max(1));
+    let mut order: Vec<usize> = (0..targets.len()).collect();
+    order.sort_by_key(|&i| std::cmp::Reverse(targets[i].weight));
+    let mut load = vec![0u32; jobs];
+    let mut lane = vec![0usize; targets.len()];
+    for i in order {
+        let l = (0..jobs).min_by_key(|&l| load[l]).unwrap_or(0);
+        lane[i] = l;
+        load[l] += targets[i].weight.max(1);
+    }
+    targets
+        .iter()
+        .zip(lane)
+        .map(|(t, l)| {
+            let share = f64::from(t.weight.max(1)) / f64::from(load[l].max(1));
+            (*t, Budget { runs, time: Some(Duration::from_secs_f64(seconds * share)) }, l)
+        })
+        .collect()
+}
+
+/// Runs (target, budget, lane) triples: one worker thread (with a large stack) per lane runs its targets in
+/// order. Returns the stats in the order given.
+pub fn run_lanes(work: &[(Target, Budget, usize)], config: &RunConfig) -> Vec<Stats> {
+    let lanes = work.iter().map(|w| w.2 + 1).max().unwrap_or(0);
     let results: Mutex<Vec<Option<Stats>>> = Mutex::new(vec![None; work.len()]);
     std::thread::scope(|scope| {
-        for w in 0..jobs.max(1) {
-            let (queue, results) = (&queue, &results);
-            let spawned = std::thread::Builder::new().name(format!("axe-fuzz-{w}")).stack_size(64 << 20).spawn_scoped(
-                scope,
-                move || loop {
-                    let Some(i) = queue.lock().unwrap_or_else(|e| e.into_inner()).pop_front() else { break };
-                    let (target, budget) = &work[i];
-                    let stats = run_target(target, *budget, config);
-                    results.lock().unwrap_or_else(|e| e.into_inner())[i] = Some(stats);
-                },
-            );
+        for lane in 0..lanes {
+            let results = &results;
+            let spawned = std::thread::Builder::new()
+                .name(format!("axe-fuzz-{lane}"))
+                .stack_size(64 << 20)
+                .spawn_scoped(scope, move || {
+                    for (i, (target, budget, _)) in work.iter().enumerate().filter(|(_, w)| w.2 == lane) {
+                        let stats = run_target(target, *budget, config);
+                        results.lock().unwrap_or_else(|e| e.into_inner())[i] = Some(stats);
+                    }
+                });
             if let Err(e) = spawned {
-                eprintln!("axe-fuzz: cannot start worker {w}: {e}");
+                eprintln!("axe-fuzz: cannot start worker {lane}: {e}");
             }
         }
     });
     results.into_inner().unwrap_or_else(|e| e.into_inner()).into_iter().flatten().collect()
+}
+
+/// Runs (target, budget) pairs on `jobs` worker threads, each taking the next pair when it is done.
+pub fn run_all(work: &[(Target, Budget)], jobs: usize, config: &RunConfig) -> Vec<Stats> {
+    let jobs = jobs.max(1);
+    let laned: Vec<(Target, Budget, usize)> = work.iter().enumerate().map(|(i, (t, b))| (*t, *b, i % jobs)).collect();
+    run_lanes(&laned, config)
 }
 
 // ----- reporting ---------------------------------------------------------------------------------------------
@@ -804,6 +835,19 @@ mod tests {
                 assert_eq!(generate(&t, 9, i), generate(&t, 9, i), "{} input {i}", t.name);
             }
         }
+    }
+
+    #[test]
+    fn lanes_end_together() {
+        let mut heavy = target("heavy", |_| Ok(()), Limits::IN_PROCESS);
+        heavy.weight = 4;
+        let light = target("light", |_| Ok(()), Limits::IN_PROCESS);
+        let plan = plan_lanes(&[light, heavy, light, heavy], 60.0, None, 2);
+        let mut per_lane = [0.0f64; 2];
+        for (_, budget, lane) in &plan {
+            per_lane[*lane] += budget.time.map_or(0.0, |t| t.as_secs_f64());
+        }
+        assert!(per_lane.iter().all(|t| (t - 60.0).abs() < 1e-6), "{per_lane:?}");
     }
 
     #[test]

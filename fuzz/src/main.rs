@@ -7,8 +7,9 @@
 //! axe-fuzz --target NAME --seed X --index I [--print]  regenerate and rerun one input
 //! ```
 //!
-//! `--seconds` is wall-clock time for the whole run, split over the targets by weight and `--jobs` worker
-//! threads; `--runs` is per target (with `--seconds` too, whichever ends first). A target name may end in `*`
+//! `--seconds` is wall-clock time for the whole run: the targets are spread over `--jobs` worker threads
+//! (heaviest first on the least loaded) and each thread's time is split by weight, so all end together;
+//! `--runs` is per target (with `--seconds` too, whichever ends first). A target name may end in `*`
 //! to select every target with that prefix. Exit code 0 when nothing failed, 1 on any failure, 2 for a bad
 //! command line; a hang exits with 3 and a fatal signal or the memory hard cap with the signal.
 
@@ -188,15 +189,14 @@ fn main() -> ExitCode {
         }
     }
     let seconds = o.seconds.or(if o.runs.is_none() { Some(60.0) } else { None });
-    let total_weight: u32 = selected.iter().map(|t| t.weight).sum::<u32>().max(1);
-    let work: Vec<(Target, Budget)> = selected
-        .iter()
-        .map(|t| {
-            let time = seconds
-                .map(|s| Duration::from_secs_f64(s * o.jobs as f64 * f64::from(t.weight) / f64::from(total_weight)));
-            (*t, Budget { runs: o.runs, time })
-        })
-        .collect();
+    let work: Vec<(Target, Budget, usize)> = match seconds {
+        Some(s) => driver::plan_lanes(&selected, s, o.runs, o.jobs),
+        None => selected
+            .iter()
+            .enumerate()
+            .map(|(i, t)| (*t, Budget { runs: o.runs, time: None }, i % o.jobs.max(1)))
+            .collect(),
+    };
     eprintln!(
         "axe-fuzz: seed {}, {} targets, {} job(s), {}; tools in {}",
         o.seed,
@@ -211,7 +211,7 @@ fn main() -> ExitCode {
         tools.dir.display()
     );
     let config = RunConfig { seed: o.seed, crash_dir: Some(o.crash_dir.clone()), verbose: !o.quiet };
-    let stats = driver::run_all(&work, o.jobs, &config);
+    let stats = driver::run_lanes(&work, &config);
     print!("{}", driver::table(&stats));
     let failures: u64 = stats.iter().map(|s| s.failures).sum();
     if failures > 0 {

@@ -307,7 +307,7 @@ pub fn check_tool(tool: &str, text: &str, allow_usage_error: bool) -> Result<(),
         .stderr
         .lines()
         .find(|l| l.contains("panicked at ") || l.starts_with("LLVM ERROR") || l.contains("Assertion"))
-        .map(|l| format!(": {}", l.trim()))
+        .map(|l| format!(": {}", l.find("panicked at ").map_or(l, |at| &l[at..]).trim()))
         .unwrap_or_default();
     Err(format!("{tool} {what}{cause}\n  args: {:?}\n  stderr: {}", input.args, tail(&o.stderr)))
 }
