@@ -18,6 +18,7 @@ step cargo fmt --all --check
 step cargo clippy --workspace --all-targets -- -D warnings
 step cargo test --workspace
 step cargo build --workspace --bins
+step scripts/fuzz.sh --debug 60
 
 echo "==> lit test" >&2
 log="$(mktemp)"
