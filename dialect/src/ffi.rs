@@ -32,6 +32,34 @@ pub fn parse_operation<'c>(context: &'c Context, source: &str, source_name: &str
     }
 }
 
+/// The handle of an upstream dialect melior has no constructor for (`nvgpu`, `nvvm`), by namespace; `None` for
+/// others (use `melior::dialect::DialectHandle`'s constructors).
+pub fn dialect_handle(namespace: &str) -> Option<melior::dialect::DialectHandle> {
+    // SAFETY: the getters return static handles that live for the whole process.
+    unsafe {
+        let raw = match namespace {
+            "nvgpu" => mlir_sys::mlirGetDialectHandle__nvgpu__(),
+            "nvvm" => mlir_sys::mlirGetDialectHandle__nvvm__(),
+            _ => return None,
+        };
+        Some(melior::dialect::DialectHandle::from_raw(raw))
+    }
+}
+
+/// Loads the dialects named in `namespaces` (registered upstream ones) into the context of `operation`.
+///
+/// Contexts load dialects on first use; a function that builds ops of a dialect calls this first, so it works
+/// when called directly as well as inside a pass that declared the dialects. Returns the namespaces that are not
+/// registered.
+pub fn load_dialects<'n>(operation: OperationRef, namespaces: &[&'n str]) -> Vec<&'n str> {
+    // SAFETY: the op's context is live; a null dialect means the namespace is not registered.
+    let missing = |namespace: &&str| unsafe {
+        let context = mlir_sys::mlirOperationGetContext(operation.to_raw());
+        mlir_sys::mlirContextGetOrLoadDialect(context, StringRef::new(namespace).to_raw()).ptr.is_null()
+    };
+    namespaces.iter().copied().filter(|namespace| missing(namespace)).collect()
+}
+
 /// Returns the location of a block argument.
 pub fn block_argument_location<'c>(argument: BlockArgument<'c, '_>) -> Location<'c> {
     // SAFETY: the argument is a live value; locations are owned by the context.
@@ -77,8 +105,10 @@ pub fn rename_file_location<'c>(location: Location<'c>, file: &str) -> Option<Lo
 /// Appends textual pipeline elements (`canonicalize,gpu.module(cse)`) to `manager`.
 ///
 /// Unlike `melior::utility::parse_pass_pipeline`, this keeps the passes already
-/// in the manager. On a parse error returns MLIR's message.
+/// in the manager. Upstream passes are registered on the first call (pipeline
+/// text names them). On a parse error returns MLIR's message.
 pub fn add_pipeline(manager: OperationPassManager, elements: &str) -> Result<(), String> {
+    crate::register_upstream_passes();
     let mut message = String::new();
     // SAFETY: `collect_string` only appends to the `String` passed as user data,
     // which outlives the call.

@@ -3,9 +3,10 @@
 //! The dialect is defined in IRDL (`dialect/axe.irdl.mlir`, embedded here with
 //! `include_str!`) and loaded into a melior [`Context`](melior::Context) at run
 //! time. [`create_context`] is the only function in the workspace that builds a
-//! `Context`: it registers every upstream dialect, pass and LLVM translation,
-//! loads the axe dialect and attaches the diagnostic handler that collects
-//! diagnostics into a [`DiagnosticSink`].
+//! `Context`: it registers every upstream dialect and LLVM translation (loaded
+//! on first use), loads the axe dialect and attaches the diagnostic handler
+//! that collects diagnostics into a [`DiagnosticSink`];
+//! [`register_upstream_passes`] makes upstream passes nameable, on demand.
 //!
 //! [`ops`] gives typed views over axe ops ([`AxeOp`]) and [`types`] reads the dialect's attributes and types
 //! as Rust data; [`verify`] is the semantic verifier every tool runs after parsing and after each pass.
@@ -24,7 +25,7 @@ mod parse;
 pub mod types;
 pub mod verify;
 
-pub use context::{create_context, AxeContext};
+pub use context::{create_context, register_upstream_passes, AxeContext};
 pub use diagnostics::{Diagnostic, DiagnosticSink, Severity, SourceLoc};
 pub use ops::{AxeOp, OpKind};
 pub use parse::parse_module;

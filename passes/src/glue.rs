@@ -5,6 +5,7 @@
 //! [`Pass`] that any pass manager accepts next to upstream passes.
 
 use melior::{
+    dialect::DialectHandle,
     ir::{r#type::TypeId, OperationRef},
     pass::{create_external, ExternalPass, Pass},
 };
@@ -38,10 +39,41 @@ pub(crate) fn external_pass(
     summary: &str,
     run: fn(OperationRef<'_, '_>) -> bool,
 ) -> Pass {
+    external_pass_creating(id, name, flag, summary, &[], run)
+}
+
+/// [`external_pass`] for a pass that creates ops of the dialects named in `creates` (namespaces, e.g. `"nvgpu"`).
+///
+/// Contexts load dialects on first use, so a pass must declare what it builds (MLIR's dependent dialects): the
+/// pass manager loads them before the pass runs. An op of an unloaded dialect would be built unregistered.
+pub(crate) fn external_pass_creating(
+    id: &'static PassId,
+    name: &str,
+    flag: &str,
+    summary: &str,
+    creates: &[&str],
+    run: fn(OperationRef<'_, '_>) -> bool,
+) -> Pass {
     let body = move |operation: OperationRef<'_, '_>, pass: ExternalPass<'_>| {
         if !run(operation) {
             pass.signal_failure();
         }
     };
-    create_external(body, TypeId::create(id), name, flag, summary, ANCHOR, &[])
+    let dialects: Vec<DialectHandle> = creates.iter().filter_map(|namespace| dialect_handle(namespace)).collect();
+    debug_assert_eq!(dialects.len(), creates.len(), "a dialect in {creates:?} has no handle");
+    create_external(body, TypeId::create(id), name, flag, summary, ANCHOR, &dialects)
+}
+
+/// The handle of an upstream dialect by namespace.
+fn dialect_handle(namespace: &str) -> Option<DialectHandle> {
+    Some(match namespace {
+        "arith" => DialectHandle::arith(),
+        "cf" => DialectHandle::cf(),
+        "func" => DialectHandle::func(),
+        "gpu" => DialectHandle::gpu(),
+        "llvm" => DialectHandle::llvm(),
+        "memref" => DialectHandle::memref(),
+        "scf" => DialectHandle::scf(),
+        other => return axe_dialect::ffi::dialect_handle(other),
+    })
 }

@@ -46,7 +46,7 @@ mod emit;
 mod host;
 mod trace;
 
-use crate::glue::{external_pass, PassId};
+use crate::glue::{external_pass_creating, PassId};
 use axe_dialect::{access, ffi, ops::walk_preorder, AxeOp, MemScope, OpKind};
 use axe_layout::{
     tma::{plan, Direction, ElemType, TmaOptions, TmaPlan, TmaRequest},
@@ -66,6 +66,9 @@ at the copy naming the stage or rule. Output: axe.tma_descriptor on the host at 
 mbarrier and TMA ops in the kernel. Runs after --axe-slice, before --lower-to-nvvm.";
 
 static ID: PassId = PassId::new();
+
+/// The dialects whose ops the lowering builds.
+const CREATES: &[&str] = &["arith", "gpu", "llvm", "memref", "nvgpu", "nvvm", "scf"];
 
 /// What one run did.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -92,6 +95,11 @@ pub(crate) struct PlannedCopy<'c, 'a> {
 
 /// Lowers every TMA copy under `root`; on refusal reports each at its op and returns how many were refused.
 pub fn lower_tma(root: OperationRef) -> Result<LowerTmaStats, usize> {
+    let missing = ffi::load_dialects(root, CREATES);
+    if !missing.is_empty() {
+        ffi::emit_error(root.location(), &format!("tma: internal: dialects {missing:?} are not registered"));
+        return Err(1);
+    }
     let mut ops = Vec::new();
     walk_preorder(root, &mut |op| ops.extend(AxeOp::new(op)));
     let (mut copies, mut failed) = (Vec::new(), 0);
@@ -185,7 +193,7 @@ fn plan_regions(global: &Traced, shared: &Traced, dtype: ElemType, direction: Di
 
 /// The melior pass behind `--lower-tma`.
 pub fn create() -> melior::pass::Pass {
-    external_pass(&ID, "LowerTma", FLAG, SUMMARY, |operation| lower_tma(operation).is_ok())
+    external_pass_creating(&ID, "LowerTma", FLAG, SUMMARY, CREATES, |operation| lower_tma(operation).is_ok())
 }
 
 #[cfg(test)]
