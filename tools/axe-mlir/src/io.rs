@@ -103,19 +103,33 @@ pub fn tool_main<C: Send + 'static>(
     tool: &'static str,
     parse: impl FnOnce() -> anyhow::Result<C>,
     run: impl FnOnce(C) -> anyhow::Result<bool> + Send + 'static,
-) -> std::process::ExitCode {
+) -> ! {
     install_llvm_fatal_error_handler(tool);
-    match parse().and_then(|command| on_tool_stack(move || run(command))) {
-        Ok(true) => std::process::ExitCode::SUCCESS,
-        Ok(false) => std::process::ExitCode::FAILURE,
+    let code = match parse().and_then(|command| on_tool_stack(move || run(command))) {
+        Ok(true) => 0,
+        Ok(false) => 1,
         Err(error) => {
             match error.downcast_ref::<axe_dialect::Diagnostic>() {
                 Some(diagnostic) => write_stderr(&diagnostic.render(None)),
                 None => write_stderr(&format!("{tool}: error: {error:#}\n")),
             }
-            std::process::ExitCode::FAILURE
+            1
         }
-    }
+    };
+    exit_now(code)
+}
+
+/// Flushes the standard streams and ends the process without running static destructors.
+///
+/// Every MLIR/LLVM object the tool made is gone by now (contexts drop inside `run`); what remains are the static
+/// registries of the linked LLVM and MLIR libraries (thousands of command-line options, dialect and pass
+/// registrations), whose destructors only free memory the OS reclaims anyway; running them was a measurable part
+/// of a short run.
+fn exit_now(code: i32) -> ! {
+    let _ = std::io::stdout().lock().flush();
+    let _ = std::io::stderr().lock().flush();
+    // SAFETY: `_exit` takes any status and never returns; the streams were flushed above.
+    unsafe { libc::_exit(code) }
 }
 
 /// Stack size of the thread a tool works on. MLIR's parser, verifier, printer and passes recurse once per nesting

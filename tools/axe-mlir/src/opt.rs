@@ -20,7 +20,7 @@ use melior::{
     ir::operation::{OperationLike, OperationPrintingFlags},
     pass::PassManager,
 };
-use std::{ffi::OsString, process::ExitCode};
+use std::ffi::OsString;
 
 /// One step of the pipeline, in command-line order.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -70,7 +70,7 @@ pub enum Command {
 }
 
 /// Entry point of the `axe-opt` binary.
-pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
+pub fn main(args: impl IntoIterator<Item = OsString>) -> ! {
     tool_main("axe-opt", || parse_command(args), run)
 }
 

@@ -15,7 +15,7 @@ use anyhow::{anyhow, bail, Context as _, Result};
 use axe_dialect::{create_context, ffi, parse_module, AxeContext, Diagnostic};
 use inkwell::{context::Context as LlvmContext, module::Module as LlvmModule};
 use melior::ir::{block::BlockLike, operation::OperationLike, Module, OperationRef};
-use std::{ffi::OsString, process::ExitCode};
+use std::ffi::OsString;
 
 /// What to print.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -69,7 +69,7 @@ OPTIONS:
 ";
 
 /// Entry point of the `axe-translate` binary.
-pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
+pub fn main(args: impl IntoIterator<Item = OsString>) -> ! {
     tool_main("axe-translate", || parse_command(args), run)
 }
 

@@ -1,5 +1,5 @@
 //! `axe-translate`: MLIR (llvm/nvvm ops) to LLVM IR or PTX. See `axe-translate --help`.
 
-fn main() -> std::process::ExitCode {
+fn main() -> ! {
     axe_mlir::translate::main(std::env::args_os().skip(1))
 }
