@@ -181,7 +181,7 @@ pub fn gap_condition(replica: &[Iter]) -> bool {
     sorted.into_iter().all(|it| {
         let r = reach.entry(it.axis).or_insert(0);
         let ok = it.stride > 0 && i128::from(it.stride) > *r;
-        *r += i128::from(it.extent - 1) * i128::from(it.stride);
+        *r += (i128::from(it.extent) - 1) * i128::from(it.stride);
         ok
     })
 }

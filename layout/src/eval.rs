@@ -6,15 +6,19 @@
 //!
 //! Preparing is total on every checked layout: the replica offsets are enumerated axis by axis
 //! ([`crate::points`]), so a long stride-0 iter costs nothing, and a replica with more than
-//! [`MAX_POINTS`] distinct offsets is refused with an error before their product is built.
+//! [`MAX_REPLICA_OFFSETS`] distinct offsets is refused with an error before their product is built.
 
 use crate::axis::Axis;
 use crate::error::{LayoutError, Result};
 use crate::iter::Iter;
 use crate::layout::Layout;
-use crate::points::{axis_points, MAX_POINTS};
+use crate::points::axis_points;
 use crate::swizzle::Swizzle;
 use crate::tile_layout::{Coord, TileLayout};
+
+/// The most distinct replica offsets an [`Evaluator`] prepares, so one index maps to at most this many points
+/// (a broadcast over every thread of 64 CTAs of 1024 threads fits).
+pub const MAX_REPLICA_OFFSETS: i64 = 1 << 16;
 
 /// A layout's forward map, ready to evaluate.
 #[derive(Clone, Debug)]
@@ -33,7 +37,7 @@ pub struct Evaluator {
 }
 
 impl Evaluator {
-    /// Prepares the forward map of `layout`, or refuses a replica with more than [`MAX_POINTS`] distinct offsets
+    /// Prepares the forward map of `layout`, or refuses a replica with more than [`MAX_REPLICA_OFFSETS`] distinct offsets
     /// (the count and the limit in the message); the offsets are enumerated only after that check.
     pub fn new(layout: &Layout) -> Result<Evaluator> {
         Evaluator::prepare(layout.tile(), layout.swizzle())
@@ -99,7 +103,7 @@ impl Evaluator {
 }
 
 /// The distinct replica offsets r in R as vectors over `axes`, sorted: the product of the per-axis point sets
-/// ([`axis_points`]), built only once their sizes multiply to at most [`MAX_POINTS`].
+/// ([`axis_points`]), built only once their sizes multiply to at most [`MAX_REPLICA_OFFSETS`].
 fn replica_offsets(replica: &[Iter], axes: &[Axis]) -> Result<Vec<Vec<i64>>> {
     let mut per_axis = Vec::new();
     for (k, &axis) in axes.iter().enumerate() {
@@ -109,10 +113,10 @@ fn replica_offsets(replica: &[Iter], axes: &[Axis]) -> Result<Vec<Vec<i64>>> {
         }
     }
     let count = per_axis.iter().try_fold(1i64, |acc, (_, p)| acc.checked_mul(p.len() as i64));
-    if count.is_none_or(|c| c > MAX_POINTS) {
+    if count.is_none_or(|c| c > MAX_REPLICA_OFFSETS) {
         let sizes: Vec<String> = per_axis.iter().map(|(k, p)| format!("{} on {}", p.len(), axes[*k])).collect();
         return Err(LayoutError::new(format!(
-            "the replica has {} distinct offsets ({}), more than the {MAX_POINTS} an evaluator prepares",
+            "the replica has {} distinct offsets ({}), more than the {MAX_REPLICA_OFFSETS} an evaluator prepares",
             count.map_or("over 2^63".to_owned(), |c| c.to_string()),
             sizes.join(", ")
         )));

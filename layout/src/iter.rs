@@ -34,8 +34,9 @@ impl Iter {
         Iter::new(extent, stride, Axis::M)
     }
 
-    /// `(extent - 1) * |stride|`: how far the iter reaches along its axis.
+    /// `(extent - 1) * |stride|`: how far the iter reaches along its axis (saturating for an iter built by hand
+    /// beyond [`Iter::new`]'s limits, where it cannot overflow).
     pub fn reach(&self) -> i64 {
-        (self.extent - 1) * self.stride.abs()
+        self.extent.saturating_sub(1).saturating_mul(self.stride.saturating_abs())
     }
 }

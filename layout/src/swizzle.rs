@@ -96,17 +96,26 @@ impl Swizzle {
         Swizzle::new(per_element, mode as u32, 3).map(Some)
     }
 
-    /// The period `2^(M+B+S)`: the swizzle maps each aligned block of this many elements onto itself.
+    /// The period `2^(M+B+S)`: the swizzle maps each aligned block of this many elements onto itself
+    /// (`i64::MAX` for a swizzle built by hand beyond [`Swizzle::new`]'s 2^40).
     pub fn period(&self) -> i64 {
-        1i64 << (self.per_element + self.swizzle_len + self.atom_len)
+        let bits = u64::from(self.per_element) + u64::from(self.swizzle_len) + u64::from(self.atom_len);
+        if bits < 63 {
+            1 << bits
+        } else {
+            i64::MAX
+        }
     }
 
     /// The swizzled address: `q = a >> M; f(q) = q ^ ((q & ((2^B-1) << S)) >> S); (f(q) << M) + (a mod 2^M)`.
+    /// The shifts wrap instead of panicking for a swizzle built by hand beyond [`Swizzle::new`]'s limits (the
+    /// result then means nothing); within them, and for addresses within [`crate::arith::MAX_MAGNITUDE`], nothing wraps.
     pub fn apply(&self, address: i64) -> i64 {
-        let q = address >> self.per_element;
-        let mask = ((1i64 << self.swizzle_len) - 1) << self.atom_len;
-        let f = q ^ ((q & mask) >> self.atom_len);
-        (f << self.per_element) + (address & ((1i64 << self.per_element) - 1))
+        let low_bits = |n: u32| 1i64.wrapping_shl(n).wrapping_sub(1);
+        let q = address.wrapping_shr(self.per_element);
+        let mask = low_bits(self.swizzle_len).wrapping_shl(self.atom_len);
+        let f = q ^ (q & mask).wrapping_shr(self.atom_len);
+        f.wrapping_shl(self.per_element).wrapping_add(address & low_bits(self.per_element))
     }
 
     /// The mode this swizzle implements for `dtype_bits` elements, if it is one of CUDA's.

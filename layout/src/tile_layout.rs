@@ -141,14 +141,14 @@ impl TileLayout {
     }
 
     /// Every replica offset r in R, one per combination of replica digits (duplicates kept), or an error when there
-    /// are more than [`crate::points::MAX_POINTS`] combinations (checked before allocating). The distinct offsets,
+    /// are more than [`crate::eval::MAX_REPLICA_OFFSETS`] combinations (checked before allocating). The distinct offsets,
     /// axis by axis, come from [`crate::points::axis_points`] without that limit on combinations.
     pub fn replica_points(&self) -> Result<Vec<Coord>> {
         let count = self.replica_count();
-        if count > crate::points::MAX_POINTS {
+        if count > crate::eval::MAX_REPLICA_OFFSETS {
             return Err(LayoutError::new(format!(
                 "the replica has {count} combinations, more than the {} listed",
-                crate::points::MAX_POINTS
+                crate::eval::MAX_REPLICA_OFFSETS
             )));
         }
         let mut points = vec![Coord::new()];
@@ -187,15 +187,15 @@ pub fn flatten(shape: &[i64], x: &[i64]) -> Result<i64> {
         if c < 0 || c >= e {
             return Err(LayoutError::new(format!("coordinate {c} is out of range 0..{e} in dimension {d}")));
         }
-        flat = mul(flat, e, "a flat index")? + c;
+        flat = add(mul(flat, e, "a flat index")?, c, "a flat index")?;
     }
     Ok(flat)
 }
 
-/// The row-major coordinate of flat index `flat` in `shape`.
+/// The row-major coordinate of flat index `flat` in `shape` (a dimension below 1 holds only 0).
 pub fn unflatten(shape: &[i64], mut flat: i64) -> Vec<i64> {
     let mut x = vec![0; shape.len()];
-    for (d, &e) in shape.iter().enumerate().rev() {
+    for (d, &e) in shape.iter().enumerate().rev().filter(|(_, e)| **e >= 1) {
         x[d] = flat % e;
         flat /= e;
     }

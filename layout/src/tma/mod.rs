@@ -427,10 +427,14 @@ pub struct TensorMapDesc {
 
 impl TensorMapDesc {
     /// Bytes one issue moves (`mbarrier.arrive.expect_tx` count): the product of
-    /// `ceil(boxDim[i] / elementStrides[i])` times the element size.
+    /// `ceil(boxDim[i] / elementStrides[i])` times the element size (saturating at `u64::MAX` for a descriptor
+    /// built by hand that [`validate`] would refuse).
     pub fn box_bytes(&self) -> u64 {
-        self.box_dims.iter().zip(&self.element_strides).map(|(&b, &s)| u64::from(b.div_ceil(s.max(1)))).product::<u64>()
-            * self.data_type.bytes() as u64
+        self.box_dims
+            .iter()
+            .zip(&self.element_strides)
+            .fold(1u64, |acc, (&b, &s)| acc.saturating_mul(u64::from(b.div_ceil(s.max(1)))))
+            .saturating_mul(self.data_type.bytes() as u64)
     }
 }
 
@@ -467,7 +471,7 @@ pub struct TmaPlan {
 impl TmaPlan {
     /// Total bytes moved by all issues.
     pub fn total_bytes(&self) -> u64 {
-        self.box_bytes * self.issues.len() as u64
+        self.box_bytes.saturating_mul(self.issues.len() as u64)
     }
 }
 

@@ -95,6 +95,15 @@ pub fn plan(req: &TmaRequest<'_>) -> Result<TmaPlan, TmaError> {
     let base = Problem { esize: req.dtype.bytes(), dtype: req.dtype.tensor_map_type(), dims, joints, sbase: s_base };
     let region_elems: i64 = req.shared_region.iter().map(|(b, e)| e - b).product();
     let global_offset_bytes = g_offset * req.dtype.bytes();
+    if global_offset_bytes < 0 {
+        return Err(rule(
+            TmaRule::GlobalAddress,
+            format!(
+                "the global layout's offset is {global_offset_bytes} bytes, before the tensor's base; \
+                 globalAddress cannot point below it"
+            ),
+        ));
+    }
 
     let mut factors = vec![1i64];
     if req.dtype != ElemType::TF32 && req.options.oob_fill == OobFill::None {

@@ -141,6 +141,9 @@ impl Args {
     }
 }
 
+/// How many characters of the offending line [`located`] shows before and after the column.
+const CONTEXT_CHARS: usize = 40;
+
 /// An error in a piece of argument text, with a caret under the offending column:
 ///
 /// ```text
@@ -148,6 +151,9 @@ impl Args {
 ///   S[(8,2):(4@laneid,1]
 ///                      ^
 /// ```
+///
+/// A long line is cut to [`CONTEXT_CHARS`] characters either side of the column, with `...` where it was cut,
+/// so the message stays short however long the input is.
 pub fn located(what: &str, text: &str, e: &LayoutError) -> CliError {
     let Some(col) = e.column else {
         return CliError::Failed(format!("{what}: {}", e.message));
@@ -156,9 +162,19 @@ pub fn located(what: &str, text: &str, e: &LayoutError) -> CliError {
     let col = (0..=col).rev().find(|c| text.is_char_boundary(*c)).unwrap_or(0);
     let line_start = text[..col].rfind('\n').map_or(0, |i| i + 1);
     let line_end = text[col..].find('\n').map_or(text.len(), |i| col + i);
-    let line = &text[line_start..line_end];
-    let caret_at = text[line_start..col].chars().count();
-    let shown: String = line.chars().map(|c| if c.is_control() { ' ' } else { c }).collect();
+    let before: Vec<char> = text[line_start..col].chars().collect();
+    let after: Vec<char> = text[col..line_end].chars().collect();
+    let cut_before = before.len().saturating_sub(CONTEXT_CHARS);
+    let cut_after = after.len().min(CONTEXT_CHARS);
+    let (head, tail) = (if cut_before > 0 { "..." } else { "" }, if cut_after < after.len() { "..." } else { "" });
+    let shown: String = head
+        .chars()
+        .chain(before[cut_before..].iter().copied())
+        .chain(after[..cut_after].iter().copied())
+        .chain(tail.chars())
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect();
+    let caret_at = head.len() + before.len() - cut_before;
     CliError::Failed(format!(
         "{what}: column {}: {}\n  {shown}\n  {}^",
         text[..col].chars().count() + 1,
