@@ -20,6 +20,7 @@ mod context;
 pub mod diagnostics;
 pub mod ffi;
 pub mod guards;
+pub mod intern;
 pub mod ops;
 mod parse;
 pub mod types;

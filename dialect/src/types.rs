@@ -5,7 +5,7 @@
 //! respects nesting and quotes, and build new ones by printing text that MLIR parses back. Nothing here panics:
 //! every reader returns `Err(message)` on text it does not understand.
 
-use axe_layout::{notation::parse_layout, ExecScope, Layout, LayoutError};
+use axe_layout::{ExecScope, Layout, LayoutError};
 use std::fmt;
 
 /// Prefix of the printed tensor type.
@@ -62,10 +62,10 @@ pub enum LayoutSpec {
 }
 
 impl LayoutSpec {
-    /// The parsed layout; `None` when deferred.
+    /// The parsed layout (memoized per distinct text, [`crate::intern`]); `None` when deferred.
     pub fn parse(&self) -> Option<Result<Layout, LayoutError>> {
         match self {
-            LayoutSpec::Text(text) => Some(parse_layout(text)),
+            LayoutSpec::Text(text) => Some(crate::intern::layout(text)),
             LayoutSpec::Deferred => None,
         }
     }

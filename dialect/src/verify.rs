@@ -26,7 +26,8 @@
 //!     maps `y + offset` (checked element by element up to [`SLICE_CHECK_LIMIT`] elements);
 //!   - [`Rule::MemoryScopes`]: alloc is not global; copy_async is a global-to-shared load (with barrier) or a
 //!     shared-to-global store (without); gemm a/b in shared or reg, c in reg or tmem; a view keeps its
-//!     source's memory (workgroup memref/pointer: shared; otherwise global; tensor: same memory);
+//!     source's memory (workgroup memref/pointer: shared; private memref: reg, one per thread; otherwise
+//!     global; tensor: same memory);
 //!   - [`Rule::ViewFitsStorage`]: a view of a static memref stays inside it (span on `m` <= element count);
 //!   - [`Rule::Counts`]: mbarrier_init count and arrive_expect_tx bytes are at least 1.
 //! - **declarations**, before anything else: [`Rule::AxisDeclared`]: an `axe.axes` dictionary on any op (usually
@@ -40,7 +41,7 @@
 //! [`SLICE_CHECK_LIMIT`] elements.
 
 use crate::{
-    access, ffi,
+    access, ffi, intern,
     ops::{walk_preorder, AxeOp, OpKind},
     types::{LayoutSpec, MemScope, TensorType, Threads},
 };
@@ -194,7 +195,7 @@ fn check_block_arguments<'c>(op: OperationRef<'c, '_>, out: &mut Vec<Violation<'
 /// Type rules for one value (parse, admits, fits memory); nothing for non-tensors.
 fn check_value_type<'c>(value: Value<'c, '_>, location: Location<'c>, out: &mut Vec<Violation<'c>>) {
     let push = |out: &mut Vec<Violation<'c>>, rule, message| out.push(Violation { location, rule, message });
-    let tensor = match TensorType::parse(&value.r#type().to_string()) {
+    let tensor = match intern::tensor_type(&value.r#type().to_string()) {
         Ok(Some(tensor)) => tensor,
         Ok(None) => return,
         Err(e) => return push(out, Rule::TypeReads, format!("invalid tensor type: {e}")),
@@ -239,6 +240,35 @@ fn layout_fits_memory(layout: &Layout, mem: MemScope) -> Result<(), String> {
         Some(axis) => Err(format!("layout of a {mem} tensor must use {what} only, got axis {axis}")),
         None => Ok(()),
     }
+}
+
+/// The first index where a slice result's layout disagrees with its source's layout over the region `bounds`
+/// (SliceLayoutMatches), as the violation message; `None` when they agree or the check does not apply (a layout
+/// that does not parse or admit its shape is reported by the type rules; slices over [`SLICE_CHECK_LIMIT`]
+/// elements are not checked).
+fn slice_layout_violation(source: &TensorType, result: &TensorType, bounds: &[(i64, i64)]) -> Option<String> {
+    let (from, to) = (known_layout(source)?, known_layout(result)?);
+    if result.element_count() > SLICE_CHECK_LIMIT
+        || from.size() != source.element_count()
+        || to.size() != result.element_count()
+    {
+        return None;
+    }
+    for flat in 0..result.element_count() {
+        let y = axe_layout::tile_layout::unflatten(&result.shape, flat);
+        let x: Vec<i64> = y.iter().zip(bounds).map(|(v, (b, _))| v + b).collect();
+        let (got, want) = (from_eval(&to, &result.shape, &y).ok()?, from_eval(&from, &source.shape, &x).ok()?);
+        if got != want {
+            return Some(format!(
+                "slice result layout is not the sliced layout: index {} maps to {} but the source maps index {} to {}",
+                shape_text(&y),
+                points_text(&got),
+                shape_text(&x),
+                points_text(&want)
+            ));
+        }
+    }
+    None
 }
 
 /// The tensor's layout when it is given and parses (errors are reported where the tensor is defined).
@@ -429,34 +459,11 @@ impl OpChecker<'_, '_, '_> {
         }
     }
 
-    /// SliceLayoutMatches, element by element.
+    /// SliceLayoutMatches (decided once per source, result and region: [`intern::slice_check`]).
     fn check_slice_layout(&mut self, source: &TensorType, result: &TensorType, bounds: &[(i64, i64)]) {
-        let (Some(from), Some(to)) = (known_layout(source), known_layout(result)) else { return };
-        if result.element_count() > SLICE_CHECK_LIMIT
-            || from.size() != source.element_count()
-            || to.size() != result.element_count()
-        {
-            return;
-        }
-        for flat in 0..result.element_count() {
-            let y = axe_layout::tile_layout::unflatten(&result.shape, flat);
-            let x: Vec<i64> = y.iter().zip(bounds).map(|(v, (b, _))| v + b).collect();
-            let (Ok(got), Ok(want)) = (from_eval(&to, &result.shape, &y), from_eval(&from, &source.shape, &x)) else {
-                return;
-            };
-            if got != want {
-                return self.fail(
-                    Rule::SliceLayoutMatches,
-                    format!(
-                        "slice result layout is not the sliced layout: index {} maps to {} but the source maps \
-                         index {} to {}",
-                        shape_text(&y),
-                        points_text(&got),
-                        shape_text(&x),
-                        points_text(&want)
-                    ),
-                );
-            }
+        let key = (source.clone(), result.clone(), bounds.to_vec());
+        if let Some(message) = intern::slice_check(key, || slice_layout_violation(source, result, bounds)) {
+            self.fail(Rule::SliceLayoutMatches, message);
         }
     }
 
@@ -598,7 +605,7 @@ enum Storage {
 impl Storage {
     fn of(ty: Type) -> Storage {
         let text = ty.to_string();
-        if let Ok(Some(tensor)) = TensorType::parse(&text) {
+        if let Ok(Some(tensor)) = intern::tensor_type(&text) {
             return Storage::Tensor(tensor);
         }
         if let Some(rest) = text.strip_prefix("!llvm.ptr") {
@@ -618,6 +625,7 @@ impl Storage {
                     Some(MemScope::Global)
                 }
                 Some(s) if s.starts_with("3 ") || s == "#gpu.address_space<workgroup>" => Some(MemScope::Shared),
+                Some(s) if s == "#gpu.address_space<private>" => Some(MemScope::Reg),
                 Some(_) => None,
             };
             let elements = (0..memref.rank()).try_fold(1i64, |acc, i| match memref.dim_size(i) {

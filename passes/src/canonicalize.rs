@@ -26,10 +26,9 @@ use crate::glue::{external_pass, PassId};
 use axe_dialect::{
     access, ffi,
     ops::{tensor_of, walk_preorder},
-    types::{layout_attribute_text, parse_layout_attribute, LayoutSpec, TensorType},
+    types::{layout_attribute_text, parse_layout_attribute, LayoutSpec},
     AxeOp, OpKind,
 };
-use axe_layout::notation::parse_layout;
 use melior::{
     ir::{
         attribute::TypeAttribute, operation::OperationLike, r#type::FunctionType, Attribute, OperationRef, Type, Value,
@@ -101,7 +100,7 @@ fn rewrite_op_types(op: OperationRef) -> usize {
 
 /// The canonical layout text of `text`; `None` when it does not parse (the verifier reports that).
 fn canonical_text(text: &str) -> Option<String> {
-    parse_layout(text).ok().map(|layout| layout.canonical().to_string())
+    axe_dialect::intern::canonical_text(text)
 }
 
 /// The type with canonical layouts, when it differs: a tensor type, or a function type holding tensors.
@@ -117,7 +116,7 @@ fn canonical_type<'c>(op: OperationRef<'c, '_>, ty: Type<'c>) -> Option<Type<'c>
         }
         return Some(ffi::function_type(op, &new_inputs, &new_results));
     }
-    let tensor = TensorType::parse(&ty.to_string()).ok()??;
+    let tensor = axe_dialect::intern::tensor_type(&ty.to_string()).ok()??;
     let LayoutSpec::Text(text) = &tensor.layout else { return None };
     let canonical = canonical_text(text)?;
     if &canonical == text {
