@@ -26,6 +26,8 @@
 //!
 //! The cost is that generation is not coverage-guided; the grammars and seeds carry that load instead.
 
+#![warn(missing_docs)]
+
 pub mod alloc;
 pub mod driver;
 pub mod gen_ir;

@@ -907,7 +907,8 @@ fn check_slice(text: &str) -> Result<(), String> {
             }
         }
         Err(e) => {
-            if always_slices(&shape, &region) && group(l.tile(), &shape).is_ok() {
+            // A result whose offset would pass the supported magnitude (2^48) cannot be built: a fair refusal.
+            if always_slices(&shape, &region) && group(l.tile(), &shape).is_ok() && !e.message.contains("magnitude") {
                 return fail(format!("a whole/point/row region of a groupable shape was refused: {e}"));
             }
         }
@@ -1082,8 +1083,16 @@ fn hw_swizzle(mode: SwizzleMode, addr: i64) -> i64 {
     addr ^ (((addr >> 7) & ((1i64 << bits) - 1)) << 4)
 }
 
-/// The one memory address (in elements) a layout gives a coordinate.
+/// The one memory address (in elements) a layout gives a coordinate (a bare swizzle whose period differs from
+/// the shape's size stands for the identity over the shape under the swizzle, as in slice and tile).
 fn address(l: &Layout, shape: &[i64], x: &[i64]) -> Result<i64, String> {
+    let widened = match l {
+        Layout::Compose(c) if c.is_bare() && Some(c.tile().size()) != prod(shape) => {
+            base_tile(l, shape).and_then(|t| ComposeLayout::new(c.swizzle(), t).ok()).map(Layout::Compose)
+        }
+        _ => None,
+    };
+    let l = widened.as_ref().unwrap_or(l);
     let points = l.eval(shape, x).map_err(|e| format!("model: {x:?} does not evaluate: {e}"))?;
     if points.len() != 1 {
         return fail(format!("model: a planned TMA operand maps {x:?} to {} addresses", points.len()));
