@@ -7,6 +7,7 @@
 #![deny(missing_docs)]
 
 pub mod args;
+pub mod compile;
 pub mod expectations;
 pub mod io;
 pub mod opt;

@@ -13,7 +13,7 @@ use crate::{
 };
 use anyhow::{anyhow, bail, Context as _, Result};
 use axe_dialect::{create_context, ffi, parse_module, AxeContext, Diagnostic};
-use inkwell::{context::Context as LlvmContext, module::Module as LlvmModule};
+use inkwell::{context::Context as LlvmContext, module::Module as LlvmModule, targets::TargetMachine};
 use melior::ir::{block::BlockLike, operation::OperationLike, Module, OperationRef};
 use std::ffi::OsString;
 
@@ -128,31 +128,39 @@ pub fn run(command: Command) -> Result<bool> {
     };
     let machine = ptx::target_machine(options.chip, ptx::optimization_level(options.opt_level)?)?;
     let target = select_target(&module, options.gpu_module.as_deref())?;
+    let Some(bytes) = translate(target, &machine, options.opt_level, options.emit)? else {
+        report(&context, &input.name, &input.text);
+        return Ok(false);
+    };
+    write_output(options.output.as_deref(), &bytes)?;
+    Ok(true)
+}
 
+/// Translates `target` (a `gpu.module` of llvm/nvvm ops, or a whole module) to LLVM IR or PTX for `machine`, in
+/// memory. `Ok(None)` when MLIR's export failed (its diagnostics are in the context's sink).
+pub fn translate(target: OperationRef, machine: &TargetMachine, opt_level: u8, emit: Emit) -> Result<Option<Vec<u8>>> {
     let llvm_context = LlvmContext::create();
     // SAFETY: `llvm_context` is live for the whole call; the returned module
     // belongs to it and is wrapped right away, so it is dropped first.
     let raw = unsafe { ffi::translate_to_llvm_ir(target, llvm_context.raw() as *mut _) };
     if raw.is_null() {
-        report(&context, &input.name, &input.text);
-        return Ok(false);
+        return Ok(None);
     }
     // SAFETY: `raw` is a non-null LLVM module created in `llvm_context`, owned
     // by us from here on; inkwell disposes of it on drop.
     let llvm_module = unsafe { LlvmModule::new(raw as _) };
-    ptx::prepare(&llvm_module, &machine, options.opt_level)?;
-    let bytes = match options.emit {
+    ptx::prepare(&llvm_module, machine, opt_level)?;
+    let bytes = match emit {
         Emit::Llvm => llvm_module.print_to_string().to_bytes().to_vec(),
-        Emit::Ptx => ptx::emit_ptx(&llvm_module, &machine)?,
+        Emit::Ptx => ptx::emit_ptx(&llvm_module, machine)?,
     };
     drop(llvm_module);
-    write_output(options.output.as_deref(), &bytes)?;
-    Ok(true)
+    Ok(Some(bytes))
 }
 
 /// The op to translate: the `gpu.module` named `wanted`, the only one, or the
 /// whole module when it holds none.
-fn select_target<'c, 'a>(module: &'a Module<'c>, wanted: Option<&str>) -> Result<OperationRef<'c, 'a>> {
+pub fn select_target<'c, 'a>(module: &'a Module<'c>, wanted: Option<&str>) -> Result<OperationRef<'c, 'a>> {
     let body = module.body();
     let gpu_modules: Vec<(String, OperationRef<'c, 'a>)> =
         std::iter::successors(body.first_operation(), |op| op.next_in_block())
