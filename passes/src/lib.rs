@@ -9,6 +9,7 @@
 
 pub mod canonicalize;
 mod glue;
+pub mod lower_mma;
 pub mod lower_tma;
 mod registry;
 pub mod slice;

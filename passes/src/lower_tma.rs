@@ -41,7 +41,7 @@
 //! }
 //! ```
 
-mod build;
+pub(crate) mod build;
 mod emit;
 mod host;
 mod trace;

@@ -15,7 +15,7 @@ use melior::ir::{
 };
 
 /// `#gpu.address_space<workgroup>`: shared memory.
-pub(super) const WORKGROUP: &str = "#gpu.address_space<workgroup>";
+pub(crate) const WORKGROUP: &str = "#gpu.address_space<workgroup>";
 /// The nvgpu barrier type the axe mbarriers become (one mbarrier per group).
 pub(super) const BARRIER_TYPE: &str = "!nvgpu.mbarrier.group<memorySpace = #gpu.address_space<workgroup>>";
 /// Suspend-time hint of `mbarrier.try_wait.parity` in nanoseconds (the value upstream's examples use).
@@ -23,7 +23,7 @@ pub(super) const TRY_WAIT_TICKS: i64 = 10_000_000;
 
 /// Where new ops go: before an anchor op, or at the end of a block; all located at the lowered op.
 #[derive(Clone, Copy)]
-pub(super) struct Builder<'c, 'a> {
+pub(crate) struct Builder<'c, 'a> {
     /// Any op of the module: types and attributes parse in its context.
     context: OperationRef<'c, 'a>,
     location: Location<'c>,
@@ -33,28 +33,28 @@ pub(super) struct Builder<'c, 'a> {
 
 impl<'c, 'a> Builder<'c, 'a> {
     /// Inserts before `anchor` (which must be in a block), located at `anchor`.
-    pub(super) fn before(anchor: OperationRef<'c, 'a>) -> Result<Self, String> {
+    pub(crate) fn before(anchor: OperationRef<'c, 'a>) -> Result<Self, String> {
         let block = anchor.block().ok_or("tma: op is not in a block")?;
         Ok(Builder { context: anchor, location: anchor.location(), block, before: Some(anchor) })
     }
 
     /// Inserts at the start of `block` (before its first op), located at `location`; `context` is any op.
-    pub(super) fn at_start(context: OperationRef<'c, 'a>, block: BlockRef<'c, 'a>, location: Location<'c>) -> Self {
+    pub(crate) fn at_start(context: OperationRef<'c, 'a>, block: BlockRef<'c, 'a>, location: Location<'c>) -> Self {
         Builder { context, location, block, before: block.first_operation() }
     }
 
     /// The same insertion point, with ops located at `location`.
-    pub(super) fn at_location(self, location: Location<'c>) -> Self {
+    pub(crate) fn at_location(self, location: Location<'c>) -> Self {
         Builder { location, ..self }
     }
 
     /// Parses a type.
-    pub(super) fn ty(&self, text: &str) -> Result<Type<'c>, String> {
+    pub(crate) fn ty(&self, text: &str) -> Result<Type<'c>, String> {
         ffi::parse_type(self.context, text).ok_or_else(|| format!("tma: internal: type {text} does not parse"))
     }
 
     /// Builds and inserts `name(operands) {attributes} : results`, with `regions`.
-    pub(super) fn op_with_regions(
+    pub(crate) fn op_with_regions(
         &self,
         name: &str,
         operands: &[Value<'c, 'a>],
@@ -82,7 +82,7 @@ impl<'c, 'a> Builder<'c, 'a> {
     }
 
     /// Builds and inserts an op without regions.
-    pub(super) fn op(
+    pub(crate) fn op(
         &self,
         name: &str,
         operands: &[Value<'c, 'a>],
@@ -93,7 +93,7 @@ impl<'c, 'a> Builder<'c, 'a> {
     }
 
     /// Builds an op with one result and returns that result.
-    pub(super) fn value(
+    pub(crate) fn value(
         &self,
         name: &str,
         operands: &[Value<'c, 'a>],
@@ -105,17 +105,17 @@ impl<'c, 'a> Builder<'c, 'a> {
     }
 
     /// `arith.constant <value> : <ty>`.
-    pub(super) fn constant(&self, value: i64, ty: &str) -> Result<Value<'c, 'a>, String> {
+    pub(crate) fn constant(&self, value: i64, ty: &str) -> Result<Value<'c, 'a>, String> {
         self.value("arith.constant", &[], ty, &[("value", format!("{value} : {ty}"))])
     }
 
     /// `arith.constant <value> : index`.
-    pub(super) fn index(&self, value: i64) -> Result<Value<'c, 'a>, String> {
+    pub(crate) fn index(&self, value: i64) -> Result<Value<'c, 'a>, String> {
         self.constant(value, "index")
     }
 
     /// `scf.if %condition { body }` (no results, no else); `body` builds into the then-block before its yield.
-    pub(super) fn guarded(
+    pub(crate) fn guarded(
         &self,
         condition: Value<'c, 'a>,
         body: impl FnOnce(&Builder<'c, 'a>) -> Result<(), String>,
@@ -211,7 +211,7 @@ pub(super) fn descriptor_attributes(desc: &TensorMapDesc, global_offset_bytes: u
 }
 
 /// `operandSegmentSizes` text.
-pub(super) fn segments(sizes: &[usize]) -> String {
+pub(crate) fn segments(sizes: &[usize]) -> String {
     let items: Vec<String> = sizes.iter().map(usize::to_string).collect();
     format!("array<i32: {}>", items.join(", "))
 }

@@ -1,0 +1,409 @@
+//! `lower-mma`: lower `axe.gemm` to tensor-core instructions (paper section 3.4), through upstream NVVM ops.
+//!
+//! For each `axe.gemm(a, b, c)` the pass reads the three tensors' layouts, shapes and memories, the chip from the
+//! nearest `axe.target = "sm_.."` string attribute on an enclosing op (the `gpu.module` or the module), asks
+//! `axe_layout::mma::plan` for the family, the instruction and the issues, and translates the plan into IR. It
+//! derives no layout fact itself: the registers of every fragment, the matrix descriptors, the instruction
+//! descriptor, the tensor-memory addresses and columns, the issuing warps and the shared-memory alignment are the
+//! planner's. A refusal is an error at the gemm (the planner's `mma: <rule> rule: ...`, or the pass's own
+//! `mma: <rule>: ...` with the numbers), and the pass fails before changing anything.
+//!
+//! Storage:
+//! - a register tensor is, per thread, a `memref<Nxdtype, #gpu.address_space<private>>` (N = the layout's span on
+//!   the register axis `m`): an `axe.alloc` in registers becomes a `memref.alloca`, and an `axe.view` of such a
+//!   private memref uses it directly (so code after the gemm can read the accumulators); register `i` is element
+//!   `i`. LLVM promotes the constant-indexed allocas to registers;
+//! - a shared tensor is an `axe.alloc` (it becomes a `memref.global` aligned to the plan's
+//!   `shared_base_alignment_bytes`, as `--lower-tma` does) or a view of a workgroup `memref.get_global` (the
+//!   global's alignment is raised to the plan's); a descriptor is the plan's constant plus the encoded base
+//!   address `(ptrtoint(base) >> 4) & 0x3FFF` computed at run time;
+//! - a tensor-memory `axe.alloc` becomes, at kernel entry, a shared `i32` slot, `tcgen05.alloc` of the plan's
+//!   column count (a power of two, at least 32; the largest over the gemms on it) and `relinquish_alloc_permit`
+//!   by warp 0, `tcgen05.fence::before_thread_sync`, a CTA barrier and `fence::after_thread_sync`, and the
+//!   address loaded from the slot; before every return, `fence::before_thread_sync`, a CTA barrier and
+//!   `tcgen05.dealloc` by warp 0.
+//!
+//! Emitted per family:
+//! - `mma.sync` (all registers): per issue, `memref.load` of the plan's registers, f16/bf16 pairs packed into
+//!   `vector<2xf16>` (bf16: bitcast to `i32`), `nvvm.mma.sync` with `row`/`col` layouts and the shape, and the
+//!   accumulators stored back; issues of the warp starting at thread `t` run under `tid.x / 32 == t / 32` when
+//!   the gemm's scope holds more than one warp;
+//! - `wgmma` (B shared, C registers, sm_90a): per issuing warpgroup, `nvvm.wgmma.fence.aligned`, one
+//!   `nvvm.wgmma.mma_async` per issue (accumulators as an LLVM struct, layouts from each descriptor's major-ness),
+//!   `nvvm.wgmma.commit.group.sync.aligned` and `wait.group.sync.aligned 0` (the registers are final when the op
+//!   returns);
+//! - `tcgen05` (C in tensor memory, sm_100a): on thread 0, one `nvvm.tcgen05.mma` per issue (D address = the
+//!   allocation plus `lane << 16 | column`, the plan's idesc and kind) and `nvvm.tcgen05.commit` to a kernel
+//!   mbarrier; every thread waits on the barrier's phase (a per-thread parity local, flipped after each wait) and
+//!   runs `tcgen05.fence::after_thread_sync`. An `axe.copy` at cta scope from a tensor-memory accumulator to a
+//!   register tensor of layout `S[(4,32,N):(1@warpid,1@laneid,1)]` (row `r` in lane `r`, column `j` in register
+//!   `j`: the `32x32b` shape) becomes `nvvm.tcgen05.ld` and `tcgen05.wait::ld`.
+//! - `axe.fill` of a register tensor stores the value into each register; a fill of a tensor-memory accumulator
+//!   must be zero and makes the next gemm's first instruction of each tile overwrite (`enable-input-d` false).
+//!
+//! Not done: wgmma with A in registers (`nvvm.wgmma.mma_async` reads A through a descriptor only), wgmma f16
+//! accumulators, operands that are slices or function arguments, `threads` subsets, kernels whose blocks are not
+//! one-dimensional (issuing warps are told apart by `thread_id x`), `ldmatrix` (register operands are loaded
+//! by the user's copies).
+//!
+//! Invariants needed: the module verifies; tensors are `axe.alloc`s or views of memrefs in the function of the
+//! gemm. Ensured: no lowered gemm, fill or copy, and no alloc they used, is left (an alloc with other uses becomes
+//! an `axe.view` of its new storage); the output is deterministic (IR order, counters per run).
+//!
+//! ```mlir
+//! "axe.gemm"(%a, %b, %acc) {scope = #axe.exec<"warp">} : (!a, !b, !acc) -> ()
+//! // becomes (m16n8k16, f16 -> f32)
+//! %a0 = memref.load %ra[%c0] : memref<8xf16, #gpu.address_space<private>>   // ... a1..a7, b0..b3, c0..c3
+//! %d = nvvm.mma.sync A[%p0, %p1, %p2, %p3] B[%q0, %q1] C[%c0, %c1, %c2, %c3] {layoutA = #nvvm.mma_layout<row>,
+//!        layoutB = #nvvm.mma_layout<col>, shape = #nvvm.shape<m = 16, n = 8, k = 16>} : ... -> !llvm.struct<(f32, f32, f32, f32)>
+//! ```
+
+mod emit;
+
+use crate::glue::{external_pass_creating, PassId};
+use axe_dialect::{access, ffi, ops::walk_preorder, AxeOp, MemScope, OpKind, TensorType};
+use axe_layout::{
+    mma::{plan, Access, Chip, DType, Family, GemmRequest, Mem, MmaPlan, Operand},
+    ExecScope, Layout,
+};
+use melior::ir::{operation::OperationLike, OperationRef, Value, ValueLike};
+
+/// The pass's flag.
+pub const FLAG: &str = "lower-mma";
+/// One-line summary for `--help`.
+pub const SUMMARY: &str = "Lower axe.gemm to mma.sync, wgmma or tcgen05 NVVM ops planned from the layouts";
+/// Longer description.
+pub const DESCRIPTION: &str = "Input: a verified module whose gemms take register, shared and tensor-memory tensors\n\
+(axe.alloc, or views of private/workgroup memrefs) and whose gpu.module or module has axe.target =\n\
+\"sm_80\" | \"sm_90a\" | \"sm_100a\". Each gemm is planned by axe-layout's MMA planner; a refusal is an error at\n\
+the gemm naming the rule. Output: nvvm.mma.sync / wgmma / tcgen05 ops, register allocas, aligned shared\n\
+globals, tensor-memory alloc/dealloc. Runs after --lower-tma, before --lower-to-nvvm.";
+
+/// The attribute naming the chip, on the `gpu.module`, the module or any op enclosing the gemm.
+pub const TARGET_ATTRIBUTE: &str = "axe.target";
+
+static ID: PassId = PassId::new();
+
+/// The dialects whose ops the lowering builds.
+const CREATES: &[&str] = &["arith", "gpu", "llvm", "memref", "nvvm", "scf"];
+
+/// What one run did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LowerMmaStats {
+    /// Gemms lowered.
+    pub gemms: usize,
+    /// Tensor-core instructions emitted (one per planned issue).
+    pub instructions: usize,
+    /// Fills lowered.
+    pub fills: usize,
+    /// Tensor-memory loads (`axe.copy` tmem -> registers) lowered.
+    pub tmem_loads: usize,
+}
+
+/// Where a tensor's storage comes from.
+#[derive(Clone, Copy)]
+pub(crate) enum Source<'c, 'a> {
+    /// An `axe.alloc` the pass lowers.
+    Alloc(AxeOp<'c, 'a>),
+    /// The memref under an `axe.view` (private for registers, workgroup for shared memory).
+    Memref(Value<'c, 'a>),
+}
+
+/// One tensor operand traced to its storage.
+#[derive(Clone)]
+pub(crate) struct Traced<'c, 'a> {
+    pub(crate) tensor: TensorType,
+    pub(crate) layout: Layout,
+    pub(crate) source: Source<'c, 'a>,
+}
+
+/// One gemm the planner accepted.
+pub(crate) struct PlannedGemm<'c, 'a> {
+    pub(crate) op: AxeOp<'c, 'a>,
+    pub(crate) plan: MmaPlan,
+    pub(crate) scope: ExecScope,
+    pub(crate) dtype: DType,
+    pub(crate) acc: DType,
+    /// A, B, C.
+    pub(crate) operands: [Traced<'c, 'a>; 3],
+}
+
+/// One `axe.copy` from a tensor-memory accumulator to registers (`tcgen05.ld` 32x32b).
+pub(crate) struct TmemLoad<'c, 'a> {
+    pub(crate) op: AxeOp<'c, 'a>,
+    pub(crate) tmem: Traced<'c, 'a>,
+    pub(crate) regs: Traced<'c, 'a>,
+    /// Columns per thread (the register count).
+    pub(crate) columns: i64,
+    /// The accumulator's first column.
+    pub(crate) column: i64,
+}
+
+/// Lowers every `axe.gemm` under `root`; on refusal reports each at its op and returns how many were refused.
+pub fn lower_mma(root: OperationRef) -> Result<LowerMmaStats, usize> {
+    let missing = ffi::load_dialects(root, CREATES);
+    if !missing.is_empty() {
+        ffi::emit_error(root.location(), &format!("mma: internal: dialects {missing:?} are not registered"));
+        return Err(1);
+    }
+    let mut ops = Vec::new();
+    walk_preorder(root, &mut |op| ops.extend(AxeOp::new(op)));
+    let (mut gemms, mut loads, mut failed) = (Vec::new(), Vec::new(), 0);
+    let mut fail = |op: &AxeOp, message: String| {
+        failed += 1;
+        ffi::emit_error(op.operation().location(), &message);
+    };
+    for op in &ops {
+        match op.kind() {
+            OpKind::Gemm => match plan_gemm(*op) {
+                Ok(gemm) => gemms.push(gemm),
+                Err(message) => fail(op, message),
+            },
+            OpKind::Fill => {
+                if let Err(message) = check_fill(*op) {
+                    fail(op, message);
+                }
+            }
+            OpKind::Copy if is_tmem_load(*op) => match plan_tmem_load(*op) {
+                Ok(load) => loads.push(load),
+                Err(message) => fail(op, message),
+            },
+            _ => {}
+        }
+    }
+    if failed > 0 {
+        return Err(failed);
+    }
+    emit::rewrite(root, &ops, &gemms, &loads).map_err(|(location, message)| {
+        ffi::emit_error(location, &message);
+        1
+    })
+}
+
+/// The chip named by the nearest `axe.target` on `op` or an op enclosing it.
+fn target(op: OperationRef) -> Result<Chip, String> {
+    let mut current = Some(op);
+    while let Some(o) = current {
+        if let Ok(attribute) = o.attribute(TARGET_ATTRIBUTE) {
+            let text = attribute.to_string();
+            let name = text.trim_matches('"');
+            return Chip::from_name(name).ok_or_else(|| {
+                format!("mma: target: unknown chip {text}, expected \"sm_80\", \"sm_90\", \"sm_90a\" or \"sm_100a\"")
+            });
+        }
+        current = o.parent_operation();
+    }
+    Err(format!(
+        "mma: target: no chip for axe.gemm: put {TARGET_ATTRIBUTE} = \"sm_80\" (or sm_90a, sm_100a) on the gpu.module \
+         or the module"
+    ))
+}
+
+/// Traces the tensor operand `value` (role `role`) to an `axe.alloc` or an `axe.view` of a memref.
+fn trace<'c, 'a>(role: &str, value: Value<'c, 'a>) -> Result<Traced<'c, 'a>, String> {
+    let tensor = axe_dialect::ops::tensor_of(value)?.ok_or_else(|| format!("mma: operand {role} is not a tensor"))?;
+    let layout = match tensor.layout.parse() {
+        Some(Ok(layout)) => layout,
+        Some(Err(e)) => return Err(format!("mma: operand {role}: {e}")),
+        None => return Err(format!("mma: operand {role} has a deferred layout: run --axe-slice first")),
+    };
+    let defining = access::defining_op(value).and_then(AxeOp::new);
+    let source = match defining.map(|op| (op.kind(), op)) {
+        Some((OpKind::Alloc, op)) => Source::Alloc(op),
+        Some((OpKind::View, op)) => match op.operand(0) {
+            Some(memref) if memref.r#type().to_string().starts_with("memref<") => {
+                if tensor.mem == MemScope::Tmem {
+                    return Err(format!("mma: storage: operand {role} in tensor memory must come from axe.alloc"));
+                }
+                Source::Memref(memref)
+            }
+            _ => return Err(format!("mma: storage: operand {role} must be an axe.alloc or an axe.view of a memref")),
+        },
+        Some((kind, _)) => {
+            return Err(format!(
+                "mma: storage: operand {role} must be an axe.alloc or an axe.view of a memref, got {}",
+                kind.name()
+            ))
+        }
+        None => return Err(format!("mma: storage: operand {role} must be an axe.alloc or an axe.view of a memref")),
+    };
+    Ok(Traced { tensor, layout, source })
+}
+
+/// The scope's thread count when it is fixed (warp 32, warpgroup 128).
+fn scope_threads(scope: ExecScope) -> Option<i64> {
+    match scope {
+        ExecScope::Thread => Some(1),
+        ExecScope::Warp => Some(32),
+        ExecScope::Warpgroup => Some(128),
+        _ => None,
+    }
+}
+
+/// Plans one gemm: target, scope, operands, dtypes, `axe_layout::mma::plan`, then what this pass lowers.
+fn plan_gemm<'c, 'a>(op: AxeOp<'c, 'a>) -> Result<PlannedGemm<'c, 'a>, String> {
+    let chip = target(op.operation())?;
+    let scope = match op.scope() {
+        Some(Ok(scope)) => scope,
+        Some(Err(e)) => return Err(format!("mma: {e}")),
+        None => return Err("mma: axe.gemm must have a scope".to_string()),
+    };
+    if op.threads().is_some() {
+        return Err("mma: scope: axe.gemm with a thread subset is not supported, give the gemm its own scope".into());
+    }
+    let operand = |i: usize, role: &str| {
+        op.operand(i).ok_or_else(|| format!("mma: axe.gemm has no operand {role}")).and_then(|v| trace(role, v))
+    };
+    let operands = [operand(0, "a")?, operand(1, "b")?, operand(2, "c")?];
+    let [a, b, c] = &operands;
+    for (role, traced) in [("a", a), ("b", b)] {
+        if let (MemScope::Shared, Source::Memref(memref)) = (traced.tensor.mem, traced.source) {
+            let from_global = access::defining_op(memref)
+                .is_some_and(|d| d.name().as_string_ref().as_str() == Ok("memref.get_global"));
+            if !from_global {
+                return Err(format!(
+                    "mma: storage: the workgroup memref under operand {role} must come from memref.get_global, so \
+                     that its alignment can be raised to the planner's"
+                ));
+            }
+        }
+    }
+    let dtype_of = |t: &Traced| {
+        DType::from_name(&t.tensor.dtype).ok_or_else(|| {
+            format!("mma: dtype: tensor cores take f16, bf16, f8E4M3FN, f8E5M2 and f32, got {}", t.tensor.dtype)
+        })
+    };
+    let (dtype, acc) = (dtype_of(a)?, dtype_of(c)?);
+    let mem = |t: &Traced| match t.tensor.mem {
+        MemScope::Shared => Ok(Mem::Shared),
+        MemScope::Tmem => Ok(Mem::Tmem),
+        MemScope::Reg => Ok(Mem::Reg),
+        other => Err(format!("mma: memory: gemm operands live in registers, shared or tensor memory, got {other}")),
+    };
+    let request = GemmRequest {
+        chip,
+        dtype,
+        acc_dtype: acc,
+        a: Operand { layout: &a.layout, shape: &a.tensor.shape, mem: mem(a)? },
+        b: Operand { layout: &b.layout, shape: &b.tensor.shape, mem: mem(b)? },
+        c: Operand { layout: &c.layout, shape: &c.tensor.shape, mem: mem(c)? },
+    };
+    let plan = plan(&request).map_err(|e| e.to_string())?;
+    check_lowerable(&plan, scope, acc)?;
+    Ok(PlannedGemm { op, plan, scope, dtype, acc, operands })
+}
+
+/// What the plan needs of the gemm's scope, and the plans this pass does not lower yet.
+fn check_lowerable(plan: &MmaPlan, scope: ExecScope, acc: DType) -> Result<(), String> {
+    let family = plan.family.name();
+    let (unit, allowed): (i64, &[ExecScope]) = match plan.family {
+        Family::MmaSync => (32, &[ExecScope::Warp, ExecScope::Warpgroup, ExecScope::Cta]),
+        Family::Wgmma => (128, &[ExecScope::Warpgroup, ExecScope::Cta]),
+        Family::Tcgen05 => (1, &[ExecScope::Cta]),
+    };
+    if !allowed.contains(&scope) {
+        let names: Vec<&str> = allowed.iter().map(|s| s.name()).collect();
+        return Err(format!("mma: scope: {family} runs at {} scope, got {}", names.join(" or "), scope.name()));
+    }
+    let last = plan.issues.iter().map(|i| i.thread_base).max().unwrap_or(0);
+    if let Some(threads) = scope_threads(scope) {
+        if last + unit > threads {
+            return Err(format!(
+                "mma: scope: the plan issues from threads {last}..{}, but a {} scope has {threads} threads",
+                last + unit,
+                scope.name()
+            ));
+        }
+    }
+    if plan.family == Family::Wgmma {
+        if plan.issues.iter().any(|i| matches!(i.a, Access::Regs(_))) {
+            return Err("mma: lowering: wgmma with A in registers is not lowered (nvvm.wgmma.mma_async reads A \
+                        through a shared-memory descriptor); put A in shared memory"
+                .to_string());
+        }
+        if acc != DType::F32 {
+            return Err(format!("mma: lowering: wgmma with a {acc} accumulator is not lowered, use f32"));
+        }
+    }
+    Ok(())
+}
+
+/// A fill this pass lowers: a register tensor it can reach, or a tensor-memory tensor set to zero.
+fn check_fill(op: AxeOp) -> Result<(), String> {
+    let Some(dest) = op.tensor("dest") else { return Ok(()) };
+    match dest.mem {
+        MemScope::Reg => op.operand(0).map(|v| trace("dest", v).map(drop)).unwrap_or(Ok(())),
+        MemScope::Tmem => {
+            let value = op.operand(1).and_then(access::defining_op);
+            let text = value.and_then(|v| v.attribute("value").ok()).map(|a| a.to_string());
+            let number = text.as_deref().and_then(|t| t.split(':').next()).map(str::trim);
+            if number.and_then(|n| n.parse::<f64>().ok()).is_some_and(|v| v == 0.0) {
+                return Ok(());
+            }
+            Err(format!(
+                "mma: fill: a tensor-memory accumulator can only be zeroed (the first tcgen05.mma overwrites it), got {}",
+                text.unwrap_or_else(|| "a value that is not a constant".to_string())
+            ))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// True for an `axe.copy` from tensor memory to registers.
+fn is_tmem_load(op: AxeOp) -> bool {
+    matches!((op.tensor("source"), op.tensor("dest")), (Some(s), Some(d)) if s.mem == MemScope::Tmem && d.mem == MemScope::Reg)
+}
+
+/// Checks a tensor-memory -> register copy against the `tcgen05.ld.32x32b` shape: the source is the M=128 data
+/// path `S[(128,N):(1@TLane,1@TCol)] + c@TCol`, the destination `S[(4,32,N):(1@warpid,1@laneid,1)]`.
+fn plan_tmem_load<'c, 'a>(op: AxeOp<'c, 'a>) -> Result<TmemLoad<'c, 'a>, String> {
+    match op.scope() {
+        Some(Ok(ExecScope::Cta)) => {}
+        Some(Ok(other)) => return Err(format!("mma: scope: tcgen05.ld copies run at cta scope, got {}", other.name())),
+        _ => return Err("mma: scope: tcgen05.ld copies run at cta scope".to_string()),
+    }
+    let (Some(source), Some(dest)) = (op.operand(0), op.operand(1)) else {
+        return Err("mma: axe.copy must have source and dest".to_string());
+    };
+    let (tmem, regs) = (trace("source", source)?, trace("dest", dest)?);
+    let shape = &tmem.tensor.shape;
+    let n = match shape.as_slice() {
+        [128, n] if *n >= 1 && *n <= 128 && n & (n - 1) == 0 => *n,
+        _ => {
+            return Err(format!(
+                "mma: tmem-load: tcgen05.ld.32x32b reads 128 rows of 1, 2, 4, ..., 128 columns, got shape {shape:?}"
+            ))
+        }
+    };
+    let column = tmem.layout.tile().offset().iter().find(|(a, _)| a.name() == "TCol").map_or(0, |(_, v)| *v);
+    let datapath = parse_layout(&format!("S[(128,{n}):(1@TLane,1@TCol)] + {column}@TCol"))?;
+    let fragment = parse_layout(&format!("S[(4,32,{n}):(1@warpid,1@laneid,1)]"))?;
+    let same = |l: &Layout, r: &Layout| axe_layout::canonicalize::equivalent(l, r, shape).unwrap_or(false);
+    if !same(&tmem.layout, &datapath) {
+        return Err(format!(
+            "mma: tmem-load: the source must be the M=128 data path {datapath} (row r in lane r), got {}",
+            tmem.layout
+        ));
+    }
+    if regs.tensor.shape != *shape || !same(&regs.layout, &fragment) {
+        return Err(format!(
+            "mma: tmem-load: the destination must be {fragment} over {shape:?} (thread r holds row r, register j \
+             column j), got {} over {:?}",
+            regs.layout, regs.tensor.shape
+        ));
+    }
+    if tmem.tensor.dtype != "f32" {
+        return Err(format!("mma: tmem-load: tcgen05.ld reads 32-bit accumulators, got {}", tmem.tensor.dtype));
+    }
+    Ok(TmemLoad { op, tmem, regs, columns: n, column })
+}
+
+/// Parses a layout the pass compares against.
+fn parse_layout(text: &str) -> Result<Layout, String> {
+    axe_layout::notation::parse_layout(text).map_err(|e| format!("mma: internal: {text}: {e}"))
+}
+
+/// The melior pass behind `--lower-mma`.
+pub fn create() -> melior::pass::Pass {
+    external_pass_creating(&ID, "LowerMma", FLAG, SUMMARY, CREATES, |operation| lower_mma(operation).is_ok())
+}

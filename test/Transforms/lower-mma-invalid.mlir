@@ -1,0 +1,251 @@
+// Gemms --lower-mma refuses: each error is at the op and names the rule, then the numbers (the planner's
+// `mma: <rule> rule: ...`, or the pass's own `mma: <rule>: ...`). Nothing is rewritten on a refusal.
+// RUN: axe-opt %s --split-input-file --lower-mma --verify-diagnostics
+// A refusal fails the pass with exit code 1 and the error on stderr.
+// RUN: not axe-opt %s --split-input-file --lower-mma -o %t.out 2>&1 | FileCheck %s --check-prefix=EXIT
+// EXIT: error: mma: target: no chip for axe.gemm
+
+!a = !axe.tensor<array<i64: 16, 16>, f16, #axe.layout<"S[(2,8,2,4,2):(2,4@laneid,4,1@laneid,1)]">, #axe.mem<"reg">>
+!b = !axe.tensor<array<i64: 16, 8>, f16, #axe.layout<"S[(2,4,2,8):(2,1@laneid,1,4@laneid)]">, #axe.mem<"reg">>
+!c = !axe.tensor<array<i64: 16, 8>, f32, #axe.layout<"S[(2,8,4,2):(2,4@laneid,1@laneid,1)]">, #axe.mem<"reg">>
+// The chip decides the family: without axe.target there is none to plan for.
+func.func @no_target() {
+  %a = "axe.alloc"() {scope = #axe.exec<"warp">} : () -> !a
+  %b = "axe.alloc"() {scope = #axe.exec<"warp">} : () -> !b
+  %c = "axe.alloc"() {scope = #axe.exec<"warp">} : () -> !c
+  // expected-error @+1 {{mma: target: no chip for axe.gemm: put axe.target = "sm_80" (or sm_90a, sm_100a) on the gpu.module or the module}}
+  "axe.gemm"(%a, %b, %c) {scope = #axe.exec<"warp">} : (!a, !b, !c) -> ()
+  return
+}
+
+// -----
+
+!a = !axe.tensor<array<i64: 16, 16>, f16, #axe.layout<"S[(2,8,2,4,2):(2,4@laneid,4,1@laneid,1)]">, #axe.mem<"reg">>
+!b = !axe.tensor<array<i64: 16, 8>, f16, #axe.layout<"S[(2,4,2,8):(2,1@laneid,1,4@laneid)]">, #axe.mem<"reg">>
+!c = !axe.tensor<array<i64: 16, 8>, f32, #axe.layout<"S[(2,8,4,2):(2,4@laneid,1@laneid,1)]">, #axe.mem<"reg">>
+module attributes {axe.target = "sm_75"} {
+  func.func @unknown_chip() {
+    %a = "axe.alloc"() {scope = #axe.exec<"warp">} : () -> !a
+    %b = "axe.alloc"() {scope = #axe.exec<"warp">} : () -> !b
+    %c = "axe.alloc"() {scope = #axe.exec<"warp">} : () -> !c
+    // expected-error @+1 {{mma: target: unknown chip "sm_75", expected "sm_80", "sm_90", "sm_90a" or "sm_100a"}}
+    "axe.gemm"(%a, %b, %c) {scope = #axe.exec<"warp">} : (!a, !b, !c) -> ()
+    return
+  }
+}
+
+// -----
+
+// B in shared memory with C in registers selects wgmma, which sm_80 does not have.
+!a = !axe.tensor<array<i64: 64, 64>, f16, #axe.layout<"Swizzle(3,3,3) o S[(64,64):(64,1)]">, #axe.mem<"shared">>
+!b = !axe.tensor<array<i64: 64, 16>, f16, #axe.layout<"Swizzle(3,3,3) o S[(64,16):(1,64)]">, #axe.mem<"shared">>
+!c = !axe.tensor<array<i64: 64, 16>, f32, #axe.layout<"S[(4,2,8,2,4,2):(1@wid_in_wg,2,4@laneid,4,1@laneid,1)]">, #axe.mem<"reg">>
+module attributes {axe.target = "sm_80"} {
+  func.func @wgmma_on_sm80() {
+    %a = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !a
+    %b = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !b
+    %c = "axe.alloc"() {scope = #axe.exec<"warpgroup">} : () -> !c
+    // expected-error @+1 {{mma: family rule: wgmma (selected by the operands' memories) is not available on sm_80; it needs sm_90a}}
+    "axe.gemm"(%a, %b, %c) {scope = #axe.exec<"warpgroup">} : (!a, !b, !c) -> ()
+    return
+  }
+}
+
+// -----
+
+// mma.sync has bf16 -> f32 only.
+!a = !axe.tensor<array<i64: 16, 16>, bf16, #axe.layout<"S[(2,8,2,4,2):(2,4@laneid,4,1@laneid,1)]">, #axe.mem<"reg">>
+!b = !axe.tensor<array<i64: 16, 8>, bf16, #axe.layout<"S[(2,4,2,8):(2,1@laneid,1,4@laneid)]">, #axe.mem<"reg">>
+!c = !axe.tensor<array<i64: 16, 8>, f16, #axe.layout<"S[(2,8,4,2):(2,4@laneid,1@laneid,1)]">, #axe.mem<"reg">>
+module attributes {axe.target = "sm_80"} {
+  func.func @bf16_into_f16() {
+    %a = "axe.alloc"() {scope = #axe.exec<"warp">} : () -> !a
+    %b = "axe.alloc"() {scope = #axe.exec<"warp">} : () -> !b
+    %c = "axe.alloc"() {scope = #axe.exec<"warp">} : () -> !c
+    // expected-error @+1 {{mma: dtype rule: mma.sync has no bf16 x bf16 -> f16 instruction (PTX table: f16 -> f16|f32, bf16 -> f32)}}
+    "axe.gemm"(%a, %b, %c) {scope = #axe.exec<"warp">} : (!a, !b, !c) -> ()
+    return
+  }
+}
+
+// -----
+
+// M = 8 is not a multiple of mma.sync's 16.
+!a = !axe.tensor<array<i64: 8, 16>, f16, #axe.layout<"S[(8,4,4):(4@laneid,1@laneid,1)]">, #axe.mem<"reg">>
+!b = !axe.tensor<array<i64: 16, 8>, f16, #axe.layout<"S[(2,4,2,8):(2,1@laneid,1,4@laneid)]">, #axe.mem<"reg">>
+!c = !axe.tensor<array<i64: 8, 8>, f32, #axe.layout<"S[(8,4,2):(4@laneid,1@laneid,1)]">, #axe.mem<"reg">>
+module attributes {axe.target = "sm_80"} {
+  func.func @m8() {
+    %a = "axe.alloc"() {scope = #axe.exec<"warp">} : () -> !a
+    %b = "axe.alloc"() {scope = #axe.exec<"warp">} : () -> !b
+    %c = "axe.alloc"() {scope = #axe.exec<"warp">} : () -> !c
+    // expected-error @+1 {{mma: shape rule: M=8, N=8, K=16 are not multiples of any mma.sync instruction shape for f16 (m16 n8 k8|16)}}
+    "axe.gemm"(%a, %b, %c) {scope = #axe.exec<"warp">} : (!a, !b, !c) -> ()
+    return
+  }
+}
+
+// -----
+
+// C with its lane digits swapped is no tile of the ISA's C fragment.
+!a = !axe.tensor<array<i64: 16, 16>, f16, #axe.layout<"S[(2,8,2,4,2):(2,4@laneid,4,1@laneid,1)]">, #axe.mem<"reg">>
+!b = !axe.tensor<array<i64: 16, 8>, f16, #axe.layout<"S[(2,4,2,8):(2,1@laneid,1,4@laneid)]">, #axe.mem<"reg">>
+!c = !axe.tensor<array<i64: 16, 8>, f32, #axe.layout<"S[(4,2,2,8):(1@laneid,1,2,4@laneid)]">, #axe.mem<"reg">>
+module attributes {axe.target = "sm_80"} {
+  func.func @not_the_c_fragment() {
+    %a = "axe.alloc"() {scope = #axe.exec<"warp">} : () -> !a
+    %b = "axe.alloc"() {scope = #axe.exec<"warp">} : () -> !b
+    %c = "axe.alloc"() {scope = #axe.exec<"warp">} : () -> !c
+    // expected-error @+1 {{mma: fragment rule: operand C is not a tile of the m16n8k16 C fragment S[(2,8,4,2):(2,4@laneid,1@laneid,1)] over [16, 8]}}
+    "axe.gemm"(%a, %b, %c) {scope = #axe.exec<"warp">} : (!a, !b, !c) -> ()
+    return
+  }
+}
+
+// -----
+
+// A replicated accumulator: both warps would add into their own copy.
+!a = !axe.tensor<array<i64: 16, 16>, f16, #axe.layout<"S[(2,8,2,4,2):(2,4@laneid,4,1@laneid,1)] + R[2:1@warpid]">, #axe.mem<"reg">>
+!b = !axe.tensor<array<i64: 16, 8>, f16, #axe.layout<"S[(2,4,2,8):(2,1@laneid,1,4@laneid)] + R[2:1@warpid]">, #axe.mem<"reg">>
+!c = !axe.tensor<array<i64: 16, 8>, f32, #axe.layout<"S[(2,8,4,2):(2,4@laneid,1@laneid,1)] + R[2:1@warpid]">, #axe.mem<"reg">>
+module attributes {axe.target = "sm_80"} {
+  func.func @replicated_accumulator() {
+    %a = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !a
+    %b = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !b
+    %c = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !c
+    // expected-error @+1 {{mma: warp-tiling rule: accumulator tile [0, 0] is held by the warps starting at threads [0, 32]; each C tile needs exactly one}}
+    "axe.gemm"(%a, %b, %c) {scope = #axe.exec<"cta">} : (!a, !b, !c) -> ()
+    return
+  }
+}
+
+// -----
+
+// Swizzle(2,3,3) is the 128B swizzle of 32-bit elements, not of f16.
+!a = !axe.tensor<array<i64: 64, 64>, f16, #axe.layout<"Swizzle(2,3,3) o S[(64,64):(64,1)]">, #axe.mem<"shared">>
+!b = !axe.tensor<array<i64: 64, 16>, f16, #axe.layout<"Swizzle(3,3,3) o S[(64,16):(1,64)]">, #axe.mem<"shared">>
+!c = !axe.tensor<array<i64: 64, 16>, f32, #axe.layout<"S[(4,2,8,2,4,2):(1@wid_in_wg,2,4@laneid,4,1@laneid,1)]">, #axe.mem<"reg">>
+module attributes {axe.target = "sm_90a"} {
+  func.func @not_a_tensor_core_swizzle() {
+    %a = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !a
+    %b = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !b
+    %c = "axe.alloc"() {scope = #axe.exec<"warpgroup">} : () -> !c
+    // expected-error @+1 {{mma: swizzle rule: operand A has Swizzle(2,3,3), which is not a tensor-core swizzle atom for 16-bit elements}}
+    "axe.gemm"(%a, %b, %c) {scope = #axe.exec<"warpgroup">} : (!a, !b, !c) -> ()
+    return
+  }
+}
+
+// -----
+
+// wgmma with A in registers is planned, but nvvm.wgmma.mma_async reads A through a descriptor only.
+!a = !axe.tensor<array<i64: 64, 16>, f16, #axe.layout<"S[(4,2,8,2,4,2):(1@wid_in_wg,2,4@laneid,4,1@laneid,1)]">, #axe.mem<"reg">>
+!b = !axe.tensor<array<i64: 16, 16>, f16, #axe.layout<"Swizzle(3,3,3) o S[(16,16):(1,64)]">, #axe.mem<"shared">>
+!c = !axe.tensor<array<i64: 64, 16>, f32, #axe.layout<"S[(4,2,8,2,4,2):(1@wid_in_wg,2,4@laneid,4,1@laneid,1)]">, #axe.mem<"reg">>
+module attributes {axe.target = "sm_90a"} {
+  func.func @wgmma_a_in_registers() {
+    %a = "axe.alloc"() {scope = #axe.exec<"warpgroup">} : () -> !a
+    %b = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !b
+    %c = "axe.alloc"() {scope = #axe.exec<"warpgroup">} : () -> !c
+    // expected-error @+1 {{mma: lowering: wgmma with A in registers is not lowered (nvvm.wgmma.mma_async reads A through a shared-memory descriptor); put A in shared memory}}
+    "axe.gemm"(%a, %b, %c) {scope = #axe.exec<"warpgroup">} : (!a, !b, !c) -> ()
+    return
+  }
+}
+
+// -----
+
+// One thread issues tcgen05 for the CTA: a warpgroup-scope gemm cannot.
+!a = !axe.tensor<array<i64: 128, 16>, f16, #axe.layout<"Swizzle(3,1,3) o S[(128,16):(16,1)]">, #axe.mem<"shared">>
+!b = !axe.tensor<array<i64: 16, 64>, f16, #axe.layout<"Swizzle(3,1,3) o S[(16,64):(1,16)]">, #axe.mem<"shared">>
+!c = !axe.tensor<array<i64: 128, 64>, f32, #axe.layout<"S[(128,64):(1@TLane,1@TCol)]">, #axe.mem<"tmem">>
+module attributes {axe.target = "sm_100a"} {
+  func.func @tcgen05_at_warpgroup_scope() {
+    %a = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !a
+    %b = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !b
+    %c = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !c
+    // expected-error @+1 {{mma: scope: tcgen05 runs at cta scope, got warpgroup}}
+    "axe.gemm"(%a, %b, %c) {scope = #axe.exec<"warpgroup">} : (!a, !b, !c) -> ()
+    return
+  }
+}
+
+// -----
+
+// The M=128 data path starts at lane 0.
+!a = !axe.tensor<array<i64: 128, 16>, f16, #axe.layout<"Swizzle(3,1,3) o S[(128,16):(16,1)]">, #axe.mem<"shared">>
+!b = !axe.tensor<array<i64: 16, 64>, f16, #axe.layout<"Swizzle(3,1,3) o S[(16,64):(1,16)]">, #axe.mem<"shared">>
+!c = !axe.tensor<array<i64: 128, 64>, f32, #axe.layout<"S[(128,64):(1@TLane,1@TCol)] + 8@TLane">, #axe.mem<"tmem">>
+module attributes {axe.target = "sm_100a"} {
+  func.func @datapath_lane() {
+    %a = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !a
+    %b = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !b
+    %c = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !c
+    // expected-error @+1 {{mma: tmem-datapath rule: operand C's instruction tile at [0, 0] starts at lane 8, column 0; an M=128 data path starts at lane 0}}
+    "axe.gemm"(%a, %b, %c) {scope = #axe.exec<"cta">} : (!a, !b, !c) -> ()
+    return
+  }
+}
+
+// -----
+
+// tcgen05.mma either adds to tensor memory or overwrites it: a fill can only be zero.
+!c = !axe.tensor<array<i64: 128, 64>, f32, #axe.layout<"S[(128,64):(1@TLane,1@TCol)]">, #axe.mem<"tmem">>
+module attributes {axe.target = "sm_100a"} {
+  func.func @tmem_fill_one() {
+    %one = arith.constant 1.0 : f32
+    %c = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !c
+    // expected-error @+1 {{mma: fill: a tensor-memory accumulator can only be zeroed (the first tcgen05.mma overwrites it), got 1.000000e+00 : f32}}
+    "axe.fill"(%c, %one) {scope = #axe.exec<"cta">} : (!c, f32) -> ()
+    return
+  }
+}
+
+// -----
+
+// Register operands must reach their storage: a function argument has none the pass can index.
+!a = !axe.tensor<array<i64: 16, 16>, f16, #axe.layout<"S[(2,8,2,4,2):(2,4@laneid,4,1@laneid,1)]">, #axe.mem<"reg">>
+!b = !axe.tensor<array<i64: 16, 8>, f16, #axe.layout<"S[(2,4,2,8):(2,1@laneid,1,4@laneid)]">, #axe.mem<"reg">>
+!c = !axe.tensor<array<i64: 16, 8>, f32, #axe.layout<"S[(2,8,4,2):(2,4@laneid,1@laneid,1)]">, #axe.mem<"reg">>
+module attributes {axe.target = "sm_80"} {
+  func.func @argument_operand(%a: !a) {
+    %b = "axe.alloc"() {scope = #axe.exec<"warp">} : () -> !b
+    %c = "axe.alloc"() {scope = #axe.exec<"warp">} : () -> !c
+    // expected-error @+1 {{mma: storage: operand a must be an axe.alloc or an axe.view of a memref}}
+    "axe.gemm"(%a, %b, %c) {scope = #axe.exec<"warp">} : (!a, !b, !c) -> ()
+    return
+  }
+}
+
+// -----
+
+// A shared view of a memref that is not a memref.get_global: the pass cannot raise its alignment to 1024.
+!a = !axe.tensor<array<i64: 64, 64>, f16, #axe.layout<"Swizzle(3,3,3) o S[(64,64):(64,1)]">, #axe.mem<"shared">>
+!b = !axe.tensor<array<i64: 64, 16>, f16, #axe.layout<"Swizzle(3,3,3) o S[(64,16):(1,64)]">, #axe.mem<"shared">>
+!c = !axe.tensor<array<i64: 64, 16>, f32, #axe.layout<"S[(4,2,8,2,4,2):(1@wid_in_wg,2,4@laneid,4,1@laneid,1)]">, #axe.mem<"reg">>
+!smem = memref<4096xf16, #gpu.address_space<workgroup>>
+module attributes {axe.target = "sm_90a"} {
+  func.func @shared_argument(%m: !smem) {
+    %a = "axe.view"(%m) : (!smem) -> !a
+    %b = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !b
+    %c = "axe.alloc"() {scope = #axe.exec<"warpgroup">} : () -> !c
+    // expected-error @+1 {{mma: storage: the workgroup memref under operand a must come from memref.get_global, so that its alignment can be raised to the planner's}}
+    "axe.gemm"(%a, %b, %c) {scope = #axe.exec<"warpgroup">} : (!a, !b, !c) -> ()
+    return
+  }
+}
+
+// -----
+
+// tcgen05.ld 32x32b gives thread r row r: a destination with rows spread over registers is another layout.
+!t = !axe.tensor<array<i64: 128, 8>, f32, #axe.layout<"S[(128,8):(1@TLane,1@TCol)]">, #axe.mem<"tmem">>
+!r = !axe.tensor<array<i64: 128, 8>, f32, #axe.layout<"S[(4,32,8):(1@warpid,1,32@laneid)]">, #axe.mem<"reg">>
+module attributes {axe.target = "sm_100a"} {
+  func.func @tmem_load_layout() {
+    %t = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !t
+    %r = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !r
+    // expected-error @+1 {{mma: tmem-load: the destination must be S[(4,32,8):(1@warpid,1@laneid,1)] over [128, 8] (thread r holds row r, register j column j)}}
+    "axe.copy"(%t, %r) {scope = #axe.exec<"cta">} : (!t, !r) -> ()
+    return
+  }
+}
