@@ -9,7 +9,8 @@ use criterion::{criterion_group, criterion_main, Criterion};
 const EXAMPLE: &str = include_str!("../../../examples/tma_copy.mlir");
 
 fn compile(c: &mut Criterion) {
-    let mut compiler = Compiler::new().expect("context");
+    let context = axe_dialect::create_context().expect("context");
+    let mut compiler = Compiler::new(&context).expect("pipeline");
     c.bench_function("compile tma_copy sm_90a (reused compiler)", |b| {
         b.iter(|| compiler.compile_to_ptx(EXAMPLE, "tma_copy.mlir", Chip::Sm90a).expect("compiles"))
     });

@@ -1,13 +1,15 @@
 //! Compiling module text to PTX in process: the README pipeline without processes or files.
 //!
-//! A [`Compiler`] owns one context and one NVPTX target machine per chip, and reuses them across compiles, so
-//! a host that compiles many kernels (a JIT, an autotuner, the Python package) pays start-up once. Each
+//! A [`Compiler`] works in one context, and keeps its pass manager (whose conversion passes freeze their rewrite
+//! patterns once) and one NVPTX target machine per chip across compiles, so a host that compiles many kernels
+//! (a JIT, an autotuner, the Python package) pays start-up once. Each
 //! [`Compiler::compile_to_ptx`] parses the text (the guards and the verifier included), runs
 //! `--lower-tma --lower-to-nvvm` with the axe verifier after each pass, as `axe-opt` does, and translates the
 //! one `gpu.module` with `axe-translate`'s code. Failures are the same diagnostics the tools print, as data.
 //!
 //! ```no_run
-//! let mut compiler = axe_mlir::compile::Compiler::new()?;
+//! let context = axe_dialect::create_context()?;
+//! let mut compiler = axe_mlir::compile::Compiler::new(&context)?;
 //! let ptx = compiler.compile_to_ptx(&std::fs::read_to_string("examples/tma_copy.mlir")?, "tma_copy.mlir",
 //!     axe_mlir::ptx::Chip::Sm90a);
 //! # Ok::<(), anyhow::Error>(())
@@ -17,7 +19,7 @@ use crate::{
     ptx::{self, Chip},
     translate::{select_target, translate, Emit},
 };
-use axe_dialect::{create_context, ffi, parse_module, AxeContext, Diagnostic};
+use axe_dialect::{ffi, parse_module, AxeContext, Diagnostic};
 use axe_passes::{lookup, PassKind};
 use inkwell::targets::TargetMachine;
 use melior::pass::PassManager;
@@ -42,16 +44,19 @@ impl CompileError {
     }
 }
 
-/// A reusable in-process compiler (see the module docs). Not `Send`: use one per thread.
-pub struct Compiler {
-    context: AxeContext,
+/// A reusable in-process compiler over a context from `axe_dialect::create_context` (see the module docs). Not
+/// `Send`: use one per thread.
+pub struct Compiler<'c> {
+    context: &'c AxeContext,
+    manager: PassManager<'c>,
     machines: Vec<(Chip, TargetMachine)>,
 }
 
-impl Compiler {
-    /// Creates the context (the one start-up cost).
-    pub fn new() -> anyhow::Result<Compiler> {
-        Ok(Compiler { context: create_context()?, machines: Vec::new() })
+impl<'c> Compiler<'c> {
+    /// Builds the pipeline in `context`.
+    pub fn new(context: &'c AxeContext) -> anyhow::Result<Compiler<'c>> {
+        let manager = pipeline(context).map_err(anyhow::Error::msg)?;
+        Ok(Compiler { context, manager, machines: Vec::new() })
     }
 
     /// Compiles `source` (named `name` in diagnostics) to PTX for `chip`.
@@ -61,15 +66,13 @@ impl Compiler {
             diagnostics.extend(message.map(|m| Diagnostic::error(None, m)));
             CompileError { diagnostics }
         };
-        let Compiler { context, machines } = self;
-        let machine = machine_for(machines, chip).map_err(|e| fail(context, Some(format!("{e:#}"))))?;
-        let context = &*context;
+        let context = self.context;
+        let machine = machine_for(&mut self.machines, chip).map_err(|e| fail(context, Some(format!("{e:#}"))))?;
         let mut module = parse_module(context, source, name).ok_or_else(|| fail(context, None))?;
         if !axe_dialect::verify(&module) {
             return Err(fail(context, None));
         }
-        let manager = pipeline(context).map_err(|message| fail(context, Some(message)))?;
-        manager.run(&mut module).map_err(|_| fail(context, None))?;
+        self.manager.run(&mut module).map_err(|_| fail(context, None))?;
         let target = select_target(&module, None).map_err(|e| fail(context, Some(format!("{e:#}"))))?;
         match translate(target, machine, OPT_LEVEL, Emit::Ptx) {
             Ok(Some(bytes)) => String::from_utf8(bytes).map_err(|_| fail(context, Some("PTX is not UTF-8".into()))),
@@ -113,7 +116,8 @@ mod tests {
 
     #[test]
     fn repeated_compiles_give_the_same_ptx_as_the_first() {
-        let mut compiler = Compiler::new().expect("context");
+        let context = axe_dialect::create_context().expect("context");
+        let mut compiler = Compiler::new(&context).expect("pipeline");
         let first = compiler.compile_to_ptx(EXAMPLE, "tma_copy.mlir", Chip::Sm90a).expect("compiles");
         assert!(first.contains(".target sm_90a") && first.contains("cp.async.bulk.tensor"), "{first}");
         for _ in 0..3 {
@@ -123,7 +127,8 @@ mod tests {
 
     #[test]
     fn a_failed_compile_returns_its_diagnostics_and_the_next_one_works() {
-        let mut compiler = Compiler::new().expect("context");
+        let context = axe_dialect::create_context().expect("context");
+        let mut compiler = Compiler::new(&context).expect("pipeline");
         let error = compiler.compile_to_ptx("func.func @f( {", "bad.mlir", Chip::Sm90a).expect_err("fails");
         assert!(error.render("bad.mlir", "func.func @f( {").starts_with("bad.mlir:1:"), "{error:?}");
         assert!(compiler.compile_to_ptx(EXAMPLE, "tma_copy.mlir", Chip::Sm90a).is_ok());
