@@ -418,7 +418,8 @@ impl RawWriter {
     }
 }
 
-fn raw_write(bytes: &[u8]) {
+/// Writes `bytes` to stderr with `write(2)`: no allocation, no lock (usable in signal and fatal-error handlers).
+pub fn raw_write(bytes: &[u8]) {
     let mut rest = bytes;
     while !rest.is_empty() {
         // SAFETY: writes from a valid buffer to fd 2; `write` is async-signal-safe.
@@ -709,13 +710,13 @@ pub fn describe(target: &str, f: &Failure, seed: u64, path: Option<&Path>) -> St
 /// The counts table: target, runs, failures, time, slowest input, largest memory peak.
 pub fn table(stats: &[Stats]) -> String {
     let mut out = format!(
-        "{:<22} {:>10} {:>9} {:>9} {:>11} {:>10}\n",
+        "{:<32} {:>10} {:>9} {:>9} {:>11} {:>10}\n",
         "target", "runs", "failures", "time(s)", "slowest(ms)", "peak(KiB)"
     );
     for s in stats {
         let _ = writeln!(
             out,
-            "{:<22} {:>10} {:>9} {:>9.1} {:>11.1} {:>10}",
+            "{:<32} {:>10} {:>9} {:>9.1} {:>11.1} {:>10}",
             s.target,
             s.runs,
             s.failures,
@@ -725,7 +726,7 @@ pub fn table(stats: &[Stats]) -> String {
         );
     }
     let (runs, failures): (u64, u64) = stats.iter().fold((0, 0), |(r, f), s| (r + s.runs, f + s.failures));
-    let _ = writeln!(out, "{:<22} {:>10} {:>9}", "total", runs, failures);
+    let _ = writeln!(out, "{:<32} {:>10} {:>9}", "total", runs, failures);
     out
 }
 

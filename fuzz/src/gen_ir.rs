@@ -220,10 +220,10 @@ pub fn random_function(rng: &mut Rng) -> String {
                 let &(dtype, _) = DTYPES.choose(rng).unwrap_or(&("f16", 2));
                 let (layout, dims) = layout_and_shape(rng, mem);
                 let arg = fresh("m");
-                let mdims: Vec<i64> =
-                    if rng.random_bool(0.8) { dims.clone() } else { vec![dims.iter().product::<i64>().max(1)] };
+                let count = dims.iter().fold(1i64, |a, &d| a.saturating_mul(d.max(0))).max(1);
+                let mdims: Vec<i64> = if rng.random_bool(0.8) { dims.clone() } else { vec![count] };
                 let mty = if mem == "shared" {
-                    format!("memref<{}x{dtype}, #gpu.address_space<workgroup>>", mdims.iter().product::<i64>().max(1))
+                    format!("memref<{count}x{dtype}, #gpu.address_space<workgroup>>")
                 } else {
                     memref(&mdims.iter().map(|d| (*d).max(0)).collect::<Vec<_>>(), dtype)
                 };
