@@ -217,6 +217,8 @@ fn trace<'c, 'a>(role: &str, value: Value<'c, 'a>) -> Result<Traced<'c, 'a>, Str
                 }
                 Source::Memref(memref)
             }
+            // A view of a tensor is the same storage from the same base: its source's.
+            Some(inner) if matches!(axe_dialect::ops::tensor_of(inner), Ok(Some(_))) => trace(role, inner)?.source,
             _ => return Err(format!("mma: storage: operand {role} must be an axe.alloc or an axe.view of a memref")),
         },
         Some((kind, _)) => {
@@ -228,6 +230,21 @@ fn trace<'c, 'a>(role: &str, value: Value<'c, 'a>) -> Result<Traced<'c, 'a>, Str
         None => return Err(format!("mma: storage: operand {role} must be an axe.alloc or an axe.view of a memref")),
     };
     Ok(Traced { tensor, layout, source })
+}
+
+/// The `memref.get_global` under a workgroup memref: the memref itself, or the source of a `memref.view` of it
+/// at byte 0 (how `--lower-tma` hands on a shared alloc it lowered).
+pub(crate) fn shared_global<'c, 'a>(memref: Value<'c, 'a>) -> Option<OperationRef<'c, 'a>> {
+    let op = access::defining_op(memref)?;
+    match op.name().as_string_ref().as_str() {
+        Ok("memref.get_global") => Some(op),
+        Ok("memref.view") => {
+            let offset = access::operand(op, 1).and_then(access::defining_op)?;
+            let zero = offset.attribute("value").is_ok_and(|v| v.to_string() == "0 : index");
+            zero.then(|| access::operand(op, 0).and_then(shared_global)).flatten()
+        }
+        _ => None,
+    }
 }
 
 /// The scope's thread count when it is fixed (warp 32, warpgroup 128).
@@ -258,9 +275,7 @@ fn plan_gemm<'c, 'a>(op: AxeOp<'c, 'a>) -> Result<PlannedGemm<'c, 'a>, String> {
     let [a, b, c] = &operands;
     for (role, traced) in [("a", a), ("b", b)] {
         if let (MemScope::Shared, Source::Memref(memref)) = (traced.tensor.mem, traced.source) {
-            let from_global = access::defining_op(memref)
-                .is_some_and(|d| d.name().as_string_ref().as_str() == Ok("memref.get_global"));
-            if !from_global {
+            if shared_global(memref).is_none() {
                 return Err(format!(
                     "mma: storage: the workgroup memref under operand {role} must come from memref.get_global, so \
                      that its alignment can be raised to the planner's"

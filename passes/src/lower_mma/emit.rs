@@ -365,7 +365,7 @@ impl<'c, 'a> Lowering<'c, 'a> {
 
     /// Raises the alignment of the `memref.global` behind a shared memref view to `alignment`.
     fn align_global(&mut self, memref: Value<'c, 'a>, alignment: i64) -> Result<(), String> {
-        let getter = access::defining_op(memref).ok_or("mma: internal: shared memref has no defining op")?;
+        let getter = super::shared_global(memref).ok_or("mma: internal: shared memref without memref.get_global")?;
         let name = getter.attribute("name").map(|a| a.to_string()).map_err(|_| "mma: internal: get_global name")?;
         let root = self.root;
         let globals = self.globals.get_or_insert_with(|| {

@@ -386,7 +386,11 @@ impl<'c, 'a> Lowering<'c, 'a> {
             if !ffi::has_uses(result) && (op.kind() != OpKind::Alloc || buffer.is_some()) {
                 base.erase_op(op.operation());
             } else if let (Some(buffer), Ok(b)) = (buffer, Builder::before(op.operation())) {
-                if let Ok(view) = b.value("axe.view", &[buffer], &result.r#type().to_string(), &[]) {
+                // The byte buffer seen as elements of the tensor's dtype (a view keeps its source's dtype).
+                let Some(typed) = op.tensor("result").and_then(|t| typed_buffer(&b, buffer, &t).ok()) else {
+                    continue;
+                };
+                if let Ok(view) = b.value("axe.view", &[typed], &result.r#type().to_string(), &[]) {
                     base.replace_all_uses_with(result, view);
                     base.erase_op(op.operation());
                 }
@@ -414,6 +418,19 @@ impl<'c, 'a> Lowering<'c, 'a> {
         }
         Ok(())
     }
+}
+
+/// `memref.view` of the shared byte buffer of an alloc as `memref<N x dtype>` (N = the layout's span, as
+/// [`Lowering::buffer`] sized it), so the alloc's remaining uses see a view with the tensor's dtype.
+fn typed_buffer<'c, 'a>(
+    b: &Builder<'c, 'a>,
+    buffer: Value<'c, 'a>,
+    tensor: &axe_dialect::TensorType,
+) -> Result<Value<'c, 'a>, String> {
+    let layout = tensor.layout.parse().and_then(Result::ok).ok_or("tma: alloc layout does not parse")?;
+    let ty = format!("memref<{}x{}, {}>", layout.tile().span_memory(), tensor.dtype, super::build::WORKGROUP);
+    let zero = b.index(0)?;
+    b.value("memref.view", &[buffer, zero], &ty, &[])
 }
 
 /// The `memref.view` of one box at `offset` bytes into `smem`.

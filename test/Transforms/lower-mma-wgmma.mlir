@@ -1,0 +1,101 @@
+// --lower-mma on wgmma (sm_90a): A and B in shared memory, C in registers. The descriptors are the planner's
+// constants (hand-checked in test/Layout/mma-plan.test) plus the encoded base address computed at run time.
+// RUN: axe-opt %s --split-input-file --lower-mma --cse | FileCheck %s
+
+// K-major A and B in 128B-swizzled tiles, one warpgroup: m64n16k16, four K steps.
+!a = !axe.tensor<array<i64: 64, 64>, f16, #axe.layout<"Swizzle(3,3,3) o S[(64,64):(64,1)]">, #axe.mem<"shared">>
+!b = !axe.tensor<array<i64: 64, 16>, f16, #axe.layout<"Swizzle(3,3,3) o S[(64,16):(1,64)]">, #axe.mem<"shared">>
+!c = !axe.tensor<array<i64: 64, 16>, f32, #axe.layout<"S[(4,2,8,2,4,2):(1@wid_in_wg,2,4@laneid,4,1@laneid,1)]">, #axe.mem<"reg">>
+module attributes {axe.target = "sm_90a"} {
+  // A is 64x64 halves = 8192 bytes, B 64x16 = 2048; both 1024-byte aligned (the 128B pattern repeats every
+  // 8 rows of 128 bytes).
+  // CHECK-DAG: memref.global "private" @[[$GA:__axe_mma_smem_[0-9]+]] : memref<8192xi8, #gpu.address_space<workgroup>> {alignment = 1024 : i64}
+  // CHECK-DAG: memref.global "private" @[[$GB:__axe_mma_smem_[0-9]+]] : memref<2048xi8, #gpu.address_space<workgroup>> {alignment = 1024 : i64}
+  // CHECK-LABEL: func.func @k_major
+  func.func @k_major() {
+    // CHECK: %[[A:.*]] = memref.get_global @[[$GA]]
+    // CHECK: %[[B:.*]] = memref.get_global @[[$GB]]
+    // CHECK: %[[C:.*]] = memref.alloca() : memref<8xf32, #gpu.address_space<private>>
+    %a = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !a
+    %b = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !b
+    %c = "axe.alloc"() {scope = #axe.exec<"warpgroup">} : () -> !c
+    // The base address field: (address >> 4) & 0x3FFF.
+    // CHECK: %[[PA:.*]] = memref.extract_aligned_pointer_as_index %[[A]]
+    // CHECK: %[[IA:.*]] = arith.index_cast %[[PA]] : index to i64
+    // CHECK: %[[SA:.*]] = arith.shrui %[[IA]], %c4_i64 : i64
+    // CHECK: %[[EA:.*]] = arith.andi %[[SA]], %c16383_i64 : i64
+    // CHECK: %[[PB:.*]] = memref.extract_aligned_pointer_as_index %[[B]]
+    // CHECK: %[[EB:.*]] = arith.andi
+    // A warpgroup-scope gemm has one warpgroup: no guard.
+    // CHECK-NOT: scf.if
+    // CHECK: nvvm.wgmma.fence.aligned
+    // CHECK: memref.load %[[C]][%c0]
+    // CHECK: memref.load %[[C]][%c7]
+    // CHECK: %[[ACC:.*]] = llvm.insertvalue %{{.*}}, %{{.*}}[7] : !llvm.struct<(f32, f32, f32, f32, f32, f32, f32, f32)>
+    // 0x4000004000010000: 128B swizzle (1 at bit 62), SBO 1024 >> 4 = 64 at bit 32, LBO 16 >> 4 = 1 at bit 16.
+    // CHECK: %[[D0:.*]] = arith.addi %c4611686293305360384_i64, %[[EA]] : i64
+    // CHECK: %[[E0:.*]] = arith.addi %c4611686293305360384_i64, %[[EB]] : i64
+    // CHECK: %[[R:.*]] = nvvm.wgmma.mma_async %[[D0]], %[[E0]], %[[ACC]], <m = 64, n = 16, k = 16>, D[<f32>, <one>], A[<f16>, <one>, <row>], B[<f16>, <one>, <col>]
+    // CHECK: %[[R7:.*]] = llvm.extractvalue %[[R]][7]
+    // CHECK: memref.store %[[R7]], %[[C]][%c7]
+    // Each K step of 16 halves starts 32 bytes further: start field +2.
+    // CHECK: arith.addi %c4611686293305360386_i64, %[[EA]]
+    // CHECK: nvvm.wgmma.mma_async
+    // CHECK: arith.addi %c4611686293305360388_i64, %[[EA]]
+    // CHECK: nvvm.wgmma.mma_async
+    // CHECK: arith.addi %c4611686293305360390_i64, %[[EA]]
+    // CHECK: nvvm.wgmma.mma_async
+    // CHECK-NOT: nvvm.wgmma.mma_async
+    // CHECK: nvvm.wgmma.commit.group.sync.aligned
+    // CHECK-NEXT: nvvm.wgmma.wait.group.sync.aligned 0
+    "axe.gemm"(%a, %b, %c) {scope = #axe.exec<"warpgroup">} : (!a, !b, !c) -> ()
+    return
+  }
+}
+
+// -----
+
+// MN-major A (M contiguous: `S[(64,16):(1,64)]` over [M,K]) is the transposed form: layoutA = col.
+!a = !axe.tensor<array<i64: 64, 16>, f16, #axe.layout<"Swizzle(3,3,3) o S[(64,16):(1,64)]">, #axe.mem<"shared">>
+!b = !axe.tensor<array<i64: 16, 16>, f16, #axe.layout<"Swizzle(3,3,3) o S[(16,16):(1,64)]">, #axe.mem<"shared">>
+!c = !axe.tensor<array<i64: 64, 16>, f32, #axe.layout<"S[(4,2,8,2,4,2):(1@wid_in_wg,2,4@laneid,4,1@laneid,1)]">, #axe.mem<"reg">>
+module attributes {axe.target = "sm_90a"} {
+  // CHECK-LABEL: func.func @mn_major_a
+  func.func @mn_major_a() {
+    %a = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !a
+    %b = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !b
+    %c = "axe.alloc"() {scope = #axe.exec<"warpgroup">} : () -> !c
+    // CHECK: nvvm.wgmma.mma_async
+    // CHECK-SAME: A[<f16>, <one>, <col>], B[<f16>, <one>, <col>]
+    "axe.gemm"(%a, %b, %c) {scope = #axe.exec<"warpgroup">} : (!a, !b, !c) -> ()
+    return
+  }
+}
+
+// -----
+
+// Two warpgroups split M at cta scope: the second issues under tid / 128 == 1.
+!a = !axe.tensor<array<i64: 128, 16>, f16, #axe.layout<"Swizzle(3,1,3) o S[(128,16):(16,1)]">, #axe.mem<"shared">>
+!b = !axe.tensor<array<i64: 16, 16>, f16, #axe.layout<"Swizzle(3,1,3) o S[(16,16):(1,16)]">, #axe.mem<"shared">>
+!c = !axe.tensor<array<i64: 128, 16>, f32, #axe.layout<"S[(2,4,2,8,2,4,2):(1@wgid,1@wid_in_wg,2,4@laneid,4,1@laneid,1)]">, #axe.mem<"reg">>
+module attributes {axe.target = "sm_90a"} {
+  // CHECK-LABEL: gpu.func @two_warpgroups
+  gpu.module @kernels {
+    gpu.func @two_warpgroups() kernel {
+      // CHECK: %[[TID:.*]] = gpu.thread_id x
+      %a = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !a
+      %b = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !b
+      %c = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !c
+      // CHECK: %[[G:.*]] = arith.divui %[[TID]], %c128 : index
+      // CHECK: %[[IS0:.*]] = arith.cmpi eq, %[[G]], %c0 : index
+      // CHECK: scf.if %[[IS0]] {
+      // CHECK: nvvm.wgmma.fence.aligned
+      // CHECK: nvvm.wgmma.wait.group.sync.aligned 0
+      // CHECK: %[[IS1:.*]] = arith.cmpi eq, %[[G]], %c1 : index
+      // CHECK: scf.if %[[IS1]] {
+      // CHECK: nvvm.wgmma.fence.aligned
+      "axe.gemm"(%a, %b, %c) {scope = #axe.exec<"cta">} : (!a, !b, !c) -> ()
+      gpu.return
+    }
+  }
+}
