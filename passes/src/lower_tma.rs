@@ -103,7 +103,9 @@ pub fn lower_tma(root: OperationRef) -> Result<LowerTmaStats, usize> {
     let mut ops = Vec::new();
     walk_preorder(root, &mut |op| ops.extend(AxeOp::new(op)));
     let (mut copies, mut failed) = (Vec::new(), 0);
-    for op in ops.iter().filter(|op| matches!(op.kind(), OpKind::Copy | OpKind::CopyAsync)) {
+    // Copies touching tensor memory are tcgen05.ld/st, lowered by --lower-mma: not TMA candidates.
+    let touches_tmem = |op: &AxeOp| op.tensors().iter().flatten().any(|t| t.tensor.mem == MemScope::Tmem);
+    for op in ops.iter().filter(|op| matches!(op.kind(), OpKind::Copy | OpKind::CopyAsync) && !touches_tmem(op)) {
         match plan_copy(*op) {
             Ok(copy) => copies.push(copy),
             Err(message) => {

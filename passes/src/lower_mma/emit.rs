@@ -204,7 +204,7 @@ impl<'c, 'a> Lowering<'c, 'a> {
         index: i64,
     ) -> Result<Value<'c, 'a>, String> {
         let tid = self.tid(op)?;
-        let mut which = b.value("arith.divui", &[tid, b.index(unit)?], "index", &[])?;
+        let mut which = if unit == 1 { tid } else { b.value("arith.divui", &[tid, b.index(unit)?], "index", &[])? };
         if let Some(units) = units {
             which = b.value("arith.remui", &[which, b.index(units)?], "index", &[])?;
         }
