@@ -8,7 +8,9 @@ on an mbarrier), then TMA-store it to a second global tensor. Axe compiles `exam
 
 Printed per compiler: median end-to-end compile time (Axe: the three commands as processes; Triton:
 `triton.compile` in process, cache disabled, after one warm-up), PTX instructions in the kernel body and the
-registers ptxas reports for sm_90a.
+registers ptxas reports for sm_90a. Then start-up: each fresh process as a user runs it, with its wall time, CPU
+time (user + system, steadier than wall time on a loaded machine) and peak resident memory: `axe-opt` on an
+empty module, the Axe pipeline, and a fresh Python process that imports Triton and compiles the kernel.
 
 Usage: bench/tma_copy_vs_triton.py [--repeat N]   (or simply `scripts/bench.sh`, which sets everything up)
 """
@@ -67,6 +69,45 @@ def triton_compile_fn():
         return kernel.asm["ptx"]
 
     return compile_once
+
+
+TRITON_FRESH = """
+import os
+os.environ["TRITON_ALWAYS_COMPILE"] = "1"
+import triton
+from triton.backends.compiler import GPUTarget
+from triton.compiler import ASTSource
+
+@triton.jit
+def tma_copy(in_desc, out_desc):
+    tile = in_desc.load([0, 0])
+    out_desc.store([0, 0], tile)
+
+signature = {"in_desc": "tensordesc<fp16[128, 64]>", "out_desc": "tensordesc<fp16[128, 64]>"}
+triton.compile(ASTSource(fn=tma_copy, signature=signature, constexprs={}), target=GPUTarget("cuda", 90, 32))
+"""
+
+
+def process_costs(command, repeat, stdin=None):
+    """Median wall ms, CPU ms (user + system) and peak RSS MB of `command` run as fresh processes (a shell
+    pipeline when `command` is a string: its children's CPU and the largest child's RSS)."""
+    walls, cpus, peaks = [], [], []
+    for _ in range(repeat + 1):  # the first run warms the page cache
+        before = os.times()
+        start = time.perf_counter()
+        process = subprocess.Popen(command, shell=isinstance(command, str), stdin=stdin,
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        _, status, usage = os.wait4(process.pid, 0)
+        wall = time.perf_counter() - start
+        after = os.times()
+        if status != 0:
+            sys.exit(f"{command} failed")
+        cpu = usage.ru_utime + usage.ru_stime
+        if isinstance(command, str):  # the shell's children are reported through os.times
+            cpu = (after.children_user - before.children_user) + (after.children_system - before.children_system)
+        walls.append(wall), cpus.append(cpu), peaks.append(usage.ru_maxrss / 1024)
+    walls, cpus, peaks = walls[1:], cpus[1:], peaks[1:]
+    return statistics.median(walls) * 1e3, statistics.median(cpus) * 1e3, statistics.median(peaks)
 
 
 def median_seconds(fn, repeat):
@@ -131,6 +172,23 @@ def main():
     print(f"{'compiler':32} {'compile ms':>10} {'PTX instrs':>10} {'registers':>10}")
     for name, secs, instrs, regs in rows:
         print(f"{name:32} {secs * 1e3:10.1f} {instrs:10d} {regs:10d}")
+
+    with tempfile.TemporaryDirectory() as tmp:
+        empty = Path(tmp) / "empty.mlir"
+        empty.write_text("module {}\n")
+        pipeline = (f"{BIN / 'axe-opt'} --lower-tma --lower-to-nvvm {EXAMPLE} | "
+                    f"{BIN / 'axe-translate'} --emit=ptx --chip=sm_90a -")
+        starts = [
+            ("axe-opt --version", [BIN / "axe-opt", "--version"]),
+            ("axe-opt, empty module", [BIN / "axe-opt", empty]),
+            ("axe pipeline (2 processes)", pipeline),
+            ("python: import triton + compile", [sys.executable, "-c", TRITON_FRESH]),
+        ]
+        print(f"\nfresh processes, median of {args.repeat}")
+        print(f"{'command':32} {'wall ms':>10} {'CPU ms':>10} {'peak MB':>10}")
+        for name, command in starts:
+            wall, cpu, peak = process_costs(command, args.repeat)
+            print(f"{name:32} {wall:10.1f} {cpu:10.1f} {peak:10.1f}")
 
 
 if __name__ == "__main__":
