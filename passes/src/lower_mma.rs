@@ -6,7 +6,9 @@
 //! derives no layout fact itself: the registers of every fragment, the matrix descriptors, the instruction
 //! descriptor, the tensor-memory addresses and columns, the issuing warps and the shared-memory alignment are the
 //! planner's. A refusal is an error at the gemm (the planner's `mma: <rule> rule: ...`, or the pass's own
-//! `mma: <rule>: ...` with the numbers), and the pass fails before changing anything.
+//! `mma: <rule>: ...` with the numbers), and the pass fails before changing anything. The chip is an attribute,
+//! not a pass option, so that one module says what it is compiled for (`axe-translate --chip` must agree) and
+//! `--lower-mma` stays a plain registry flag; without it the gemm is refused.
 //!
 //! Storage:
 //! - a register tensor is, per thread, a `memref<Nxdtype, #gpu.address_space<private>>` (N = the layout's span on
@@ -14,10 +16,12 @@
 //!   private memref uses it directly (so code after the gemm can read the accumulators); register `i` is element
 //!   `i`. LLVM promotes the constant-indexed allocas to registers;
 //! - a shared tensor is an `axe.alloc` (it becomes a `memref.global` aligned to the plan's
-//!   `shared_base_alignment_bytes`, as `--lower-tma` does) or a view of a workgroup `memref.get_global` (the
-//!   global's alignment is raised to the plan's); a descriptor is the plan's constant plus the encoded base
-//!   address `(ptrtoint(base) >> 4) & 0x3FFF` computed at run time;
-//! - a tensor-memory `axe.alloc` becomes, at kernel entry, a shared `i32` slot, `tcgen05.alloc` of the plan's
+//!   `shared_base_alignment_bytes`, as `--lower-tma` does) or a view of a workgroup `memref.get_global`, or of
+//!   a `memref.view` of one at byte 0 (what `--lower-tma` leaves of the allocs it lowered); the global's
+//!   alignment is raised to the plan's. A view of a tensor is followed to its source's storage. A descriptor is
+//!   the plan's constant plus the encoded base address `(address >> 4) & 0x3FFF` computed at run time
+//!   (`memref.extract_aligned_pointer_as_index`);
+//! - a tensor-memory `axe.alloc` (at the kernel's top level) becomes a shared `i32` slot, `tcgen05.alloc` of the plan's
 //!   column count (a power of two, at least 32; the largest over the gemms on it) and `relinquish_alloc_permit`
 //!   by warp 0, `tcgen05.fence::before_thread_sync`, a CTA barrier and `fence::after_thread_sync`, and the
 //!   address loaded from the slot; before every return, `fence::before_thread_sync`, a CTA barrier and
@@ -25,7 +29,8 @@
 //!
 //! Emitted per family:
 //! - `mma.sync` (all registers): per issue, `memref.load` of the plan's registers, f16/bf16 pairs packed into
-//!   `vector<2xf16>` (bf16: bitcast to `i32`), `nvvm.mma.sync` with `row`/`col` layouts and the shape, and the
+//!   `vector<2xf16>` (bf16: bitcast to `i32`), `nvvm.mma.sync` with `row`/`col` layouts, the shape and the
+//!   PTX types explicit (its verifier reads them; only the custom parser infers them), and the
 //!   accumulators stored back; issues of the warp starting at thread `t` run under `tid.x / 32 == t / 32` when
 //!   the gemm's scope holds more than one warp;
 //! - `wgmma` (B shared, C registers, sm_90a): per issuing warpgroup, `nvvm.wgmma.fence.aligned`, one
@@ -35,16 +40,19 @@
 //! - `tcgen05` (C in tensor memory, sm_100a): on thread 0, one `nvvm.tcgen05.mma` per issue (D address = the
 //!   allocation plus `lane << 16 | column`, the plan's idesc and kind) and `nvvm.tcgen05.commit` to a kernel
 //!   mbarrier; every thread waits on the barrier's phase (a per-thread parity local, flipped after each wait) and
-//!   runs `tcgen05.fence::after_thread_sync`. An `axe.copy` at cta scope from a tensor-memory accumulator to a
-//!   register tensor of layout `S[(4,32,N):(1@warpid,1@laneid,1)]` (row `r` in lane `r`, column `j` in register
-//!   `j`: the `32x32b` shape) becomes `nvvm.tcgen05.ld` and `tcgen05.wait::ld`.
+//!   runs `tcgen05.fence::after_thread_sync`. An `axe.copy` at cta scope from a tensor-memory accumulator (the
+//!   M=128 data path, f32) to a register tensor of layout `S[(4,32,N):(1@warpid,1@laneid,1)]` (row `r` in lane
+//!   `r`, column `j` in register `j`: the `32x32b` shape) becomes, on threads 0..127 (warp `w` reads lanes
+//!   `32w..32w+32`), `nvvm.tcgen05.ld` of N columns and `tcgen05.wait::ld`; `--lower-tma` leaves such copies.
 //! - `axe.fill` of a register tensor stores the value into each register; a fill of a tensor-memory accumulator
 //!   must be zero and makes the next gemm's first instruction of each tile overwrite (`enable-input-d` false).
 //!
 //! Not done: wgmma with A in registers (`nvvm.wgmma.mma_async` reads A through a descriptor only), wgmma f16
-//! accumulators, operands that are slices or function arguments, `threads` subsets, kernels whose blocks are not
-//! one-dimensional (issuing warps are told apart by `thread_id x`), `ldmatrix` (register operands are loaded
-//! by the user's copies).
+//! accumulators, `ldmatrix` (register operands are whatever the user's code put in the registers; no copy into
+//! registers is lowered here), tensor-memory loads other than `32x32b` at cta scope, operands that are slices
+//! or function arguments, `threads` subsets, kernels whose blocks are not one-dimensional (issuing warps are
+//! told apart by `thread_id x`), tensor-memory allocs below the kernel's top level. No proxy fence is emitted:
+//! shared operands written by threads (not TMA) need `fence.proxy.async` and a barrier before the gemm.
 //!
 //! Invariants needed: the module verifies; tensors are `axe.alloc`s or views of memrefs in the function of the
 //! gemm. Ensured: no lowered gemm, fill or copy, and no alloc they used, is left (an alloc with other uses becomes
@@ -55,7 +63,8 @@
 //! // becomes (m16n8k16, f16 -> f32)
 //! %a0 = memref.load %ra[%c0] : memref<8xf16, #gpu.address_space<private>>   // ... a1..a7, b0..b3, c0..c3
 //! %d = nvvm.mma.sync A[%p0, %p1, %p2, %p3] B[%q0, %q1] C[%c0, %c1, %c2, %c3] {layoutA = #nvvm.mma_layout<row>,
-//!        layoutB = #nvvm.mma_layout<col>, shape = #nvvm.shape<m = 16, n = 8, k = 16>} : ... -> !llvm.struct<(f32, f32, f32, f32)>
+//!        layoutB = #nvvm.mma_layout<col>, shape = #nvvm.shape<m = 16, n = 8, k = 16>, ...}
+//!        : (vector<2xf16>, vector<2xf16>, f32) -> !llvm.struct<(f32, f32, f32, f32)>
 //! ```
 
 mod emit;
@@ -356,7 +365,8 @@ fn check_fill(op: AxeOp) -> Result<(), String> {
                 return Ok(());
             }
             Err(format!(
-                "mma: fill: a tensor-memory accumulator can only be zeroed (the first tcgen05.mma overwrites it), got {}",
+                "mma: fill: a tensor-memory accumulator can only be zeroed (the first tcgen05.mma overwrites it), \
+                 got {}",
                 text.unwrap_or_else(|| "a value that is not a constant".to_string())
             ))
         }
@@ -366,7 +376,8 @@ fn check_fill(op: AxeOp) -> Result<(), String> {
 
 /// True for an `axe.copy` from tensor memory to registers.
 fn is_tmem_load(op: AxeOp) -> bool {
-    matches!((op.tensor("source"), op.tensor("dest")), (Some(s), Some(d)) if s.mem == MemScope::Tmem && d.mem == MemScope::Reg)
+    let mem = |role: &str| op.tensor(role).map(|t| t.mem);
+    mem("source") == Some(MemScope::Tmem) && mem("dest") == Some(MemScope::Reg)
 }
 
 /// Checks a tensor-memory -> register copy against the `tcgen05.ld.32x32b` shape: the source is the M=128 data
@@ -421,4 +432,62 @@ fn parse_layout(text: &str) -> Result<Layout, String> {
 /// The melior pass behind `--lower-mma`.
 pub fn create() -> melior::pass::Pass {
     external_pass_creating(&ID, "LowerMma", FLAG, SUMMARY, CREATES, |operation| lower_mma(operation).is_ok())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use axe_dialect::{create_context, parse_module, verify};
+
+    const SYNC: &str = include_str!("../../examples/mma_sync.mlir");
+    const WGMMA: &str = include_str!("../../examples/mma_wgmma.mlir");
+    const TCGEN05: &str = include_str!("../../examples/mma_tcgen05.mlir");
+
+    /// Runs `--lower-tma` (when `tma`) and the pass on `source`: the result, the printed module, the messages.
+    fn check(source: &str, tma: bool) -> (Result<LowerMmaStats, usize>, String, Vec<String>) {
+        let context = create_context().expect("context");
+        let module = parse_module(&context, source, "t.mlir").expect("parses");
+        if tma {
+            crate::lower_tma::lower_tma(module.as_operation()).expect("tma lowers");
+        }
+        let result = lower_mma(module.as_operation());
+        if result.is_ok() {
+            assert!(module.as_operation().verify(), "{}", module.as_operation());
+            assert!(verify(&module), "{:?}", context.diagnostics().take());
+        }
+        let messages = context.diagnostics().take().into_iter().map(|d| d.message).collect();
+        (result, module.as_operation().to_string(), messages)
+    }
+
+    #[test]
+    fn lowers_each_example_deterministically() {
+        let (result, printed, _) = check(SYNC, false);
+        assert_eq!(result, Ok(LowerMmaStats { gemms: 1, instructions: 4, fills: 3, tmem_loads: 0 }));
+        assert_eq!(printed.matches("nvvm.mma.sync").count(), 4, "{printed}");
+        assert!(!printed.contains("\"axe."), "{printed}");
+        assert_eq!(check(SYNC, false).1, printed);
+
+        let (result, printed, _) = check(WGMMA, true);
+        assert_eq!(result, Ok(LowerMmaStats { gemms: 1, instructions: 4, fills: 1, tmem_loads: 0 }));
+        assert_eq!(printed.matches("nvvm.wgmma.mma_async").count(), 4, "{printed}");
+        assert_eq!(printed.matches("nvvm.wgmma.wait.group.sync.aligned").count(), 1, "{printed}");
+        assert_eq!(check(WGMMA, true).1, printed);
+
+        let (result, printed, _) = check(TCGEN05, true);
+        assert_eq!(result, Ok(LowerMmaStats { gemms: 1, instructions: 1, fills: 1, tmem_loads: 1 }));
+        for op in ["nvvm.tcgen05.alloc", "nvvm.tcgen05.mma", "nvvm.tcgen05.commit", "nvvm.tcgen05.ld"] {
+            assert_eq!(printed.matches(op).count(), 1, "{op}: {printed}");
+        }
+        assert_eq!(printed.matches("nvvm.tcgen05.dealloc").count(), 1, "{printed}");
+        assert_eq!(check(TCGEN05, true).1, printed);
+    }
+
+    #[test]
+    fn a_refusal_changes_nothing_and_names_the_rule() {
+        let source = SYNC.replace("axe.target = \"sm_80\"", "axe.target = \"sm_70\"");
+        let (result, printed, messages) = check(&source, false);
+        assert_eq!(result, Err(1));
+        assert!(messages.iter().all(|m| m.starts_with("mma: target: unknown chip \"sm_70\"")), "{messages:?}");
+        assert!(printed.contains("\"axe.gemm\"") && !printed.contains("nvvm."), "{printed}");
+    }
 }

@@ -1,5 +1,7 @@
 // The mma.sync example goes all the way to PTX that ptxas accepts for sm_80.
 // RUN: axe-opt --lower-mma --lower-to-nvvm %examples/mma_sync.mlir -o %t.mlir
+// The output is deterministic: a second run gives the same bytes.
+// RUN: axe-opt --lower-mma --lower-to-nvvm %examples/mma_sync.mlir | diff %t.mlir -
 // RUN: FileCheck %s --check-prefix=LOWERED < %t.mlir
 // RUN: axe-translate --emit=ptx --chip=sm_80 %t.mlir -o %t.ptx
 // RUN: FileCheck %s --check-prefix=PTX < %t.ptx

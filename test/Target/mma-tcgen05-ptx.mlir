@@ -1,6 +1,8 @@
 // The tcgen05 example (TMA loads, a tensor-memory GEMM, the accumulator read back) goes all the way to PTX that
 // ptxas accepts for sm_100a.
 // RUN: axe-opt --lower-tma --lower-mma --lower-to-nvvm %examples/mma_tcgen05.mlir -o %t.mlir
+// The output is deterministic: a second run gives the same bytes.
+// RUN: axe-opt --lower-tma --lower-mma --lower-to-nvvm %examples/mma_tcgen05.mlir | diff %t.mlir -
 // RUN: FileCheck %s --check-prefix=LOWERED < %t.mlir
 // RUN: axe-translate --emit=ptx --chip=sm_100a %t.mlir -o %t.ptx
 // RUN: FileCheck %s --check-prefix=PTX < %t.ptx

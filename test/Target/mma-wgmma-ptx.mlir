@@ -1,5 +1,7 @@
 // The wgmma example (TMA loads, then a warpgroup GEMM) goes all the way to PTX that ptxas accepts for sm_90a.
 // RUN: axe-opt --lower-tma --lower-mma --lower-to-nvvm %examples/mma_wgmma.mlir -o %t.mlir
+// The output is deterministic: a second run gives the same bytes.
+// RUN: axe-opt --lower-tma --lower-mma --lower-to-nvvm %examples/mma_wgmma.mlir | diff %t.mlir -
 // RUN: FileCheck %s --check-prefix=LOWERED < %t.mlir
 // RUN: axe-translate --emit=ptx --chip=sm_90a %t.mlir -o %t.ptx
 // RUN: FileCheck %s --check-prefix=PTX < %t.ptx
