@@ -106,7 +106,8 @@ impl Evaluator {
 /// ([`axis_points`]), built only once their sizes multiply to at most [`MAX_REPLICA_OFFSETS`].
 fn replica_offsets(replica: &[Iter], axes: &[Axis]) -> Result<Vec<Vec<i64>>> {
     let mut per_axis = Vec::new();
-    for (k, &axis) in axes.iter().enumerate() {
+    let moving = |axis: Axis| replica.iter().any(|i| i.axis == axis && i.extent > 1 && i.stride != 0);
+    for (k, &axis) in axes.iter().enumerate().filter(|(_, a)| moving(**a)) {
         let points = axis_points(replica, axis, 0)?;
         if points.len() > 1 {
             per_axis.push((k, points));

@@ -303,14 +303,56 @@ fn minkowski_quotient(total: &BTreeSet<i64>, known: &BTreeSet<i64>, axis: Axis) 
     }
     // Past the check every `k - k0` is at most the width of `total`, so `t + (k - k0)` cannot overflow.
     let k0 = *known.first().unwrap_or(&0);
-    let fits = |t: i64| known.iter().all(|k| total.contains(&(t + (k - k0))));
-    let x = total.iter().filter(|t| fits(**t)).map(|t| t.checked_sub(k0)).collect::<Option<BTreeSet<i64>>>();
-    let Some(x) = x else { return Err(not_a_sum()) };
-    let sum: BTreeSet<i64> = x.iter().flat_map(|x| known.iter().map(move |k| x + k)).collect();
-    if sum != *total {
+    let member = Membership::of(total);
+    let steps: Vec<i64> = known.iter().map(|k| k - k0).collect();
+    let starts: Vec<i64> = total.iter().copied().filter(|&t| steps.iter().all(|d| member.contains(t + d))).collect();
+    // Every `start + step` lies in `total` by construction, so the sum is `total` iff it reaches all its points.
+    if member.distinct_sums(&starts, &steps) != total.len() {
         return Err(not_a_sum());
     }
-    Ok(x)
+    starts.iter().map(|t| t.checked_sub(k0)).collect::<Option<BTreeSet<i64>>>().ok_or_else(not_a_sum)
+}
+
+/// Membership in a point set: a dense table over its range when that is at most [`MAX_STEPS`] wide (the Minkowski
+/// division asks up to `|total| * |known|` times), else the set itself.
+enum Membership<'a> {
+    /// `cells[p - low]` for `p` in the set's range.
+    Dense { low: i64, cells: Vec<bool> },
+    /// A wide, sparse set.
+    Sparse(&'a BTreeSet<i64>),
+}
+
+impl<'a> Membership<'a> {
+    fn of(points: &'a BTreeSet<i64>) -> Membership<'a> {
+        let (Some(&low), Some(&high)) = (points.first(), points.last()) else { return Membership::Sparse(points) };
+        if high - low >= MAX_STEPS {
+            return Membership::Sparse(points);
+        }
+        let mut cells = vec![false; (high - low + 1) as usize];
+        points.iter().for_each(|p| cells[(p - low) as usize] = true);
+        Membership::Dense { low, cells }
+    }
+
+    fn contains(&self, p: i64) -> bool {
+        match self {
+            Membership::Dense { low, cells } => {
+                p.checked_sub(*low).and_then(|i| usize::try_from(i).ok()).is_some_and(|i| cells.get(i) == Some(&true))
+            }
+            Membership::Sparse(points) => points.contains(&p),
+        }
+    }
+
+    /// How many distinct `a + b` there are for `a` in `starts` and `b` in `steps`, all of them in the set.
+    fn distinct_sums(&self, starts: &[i64], steps: &[i64]) -> usize {
+        let sums = starts.iter().flat_map(|a| steps.iter().map(move |b| a + b));
+        match self {
+            Membership::Dense { low, cells } => {
+                let mut hit = vec![false; cells.len()];
+                sums.filter(|p| !std::mem::replace(&mut hit[(p - low) as usize], true)).count()
+            }
+            Membership::Sparse(_) => sums.collect::<BTreeSet<i64>>().len(),
+        }
+    }
 }
 
 /// Whether `min(total) - min(known) + known` lies in `total`: necessary for `total = X + known`, since the lowest
