@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Every test: formatting, clippy, cargo tests, then the lit suite on the built
-# tools. Prints lit's result as a plain "N passed, N failed" line at the end
-# and exits non-zero if any step failed.
+# Every test: formatting, clippy, cargo tests, a one-minute fuzz smoke run
+# (scripts/fuzz.sh --debug 60: every fuzz target, regression seeds first), then
+# the lit suite on the built tools. Prints lit's result as a plain
+# "N passed, N failed" line at the end and exits non-zero if any step failed.
 set -uo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
