@@ -47,9 +47,9 @@
 //! - `axe.fill` of a register tensor stores the value into each register; a fill of a tensor-memory accumulator
 //!   must be zero and makes the next gemm's first instruction of each tile overwrite (`enable-input-d` false).
 //!
-//! Not done: wgmma with A in registers (`nvvm.wgmma.mma_async` reads A through a descriptor only), wgmma f16
-//! accumulators, `ldmatrix` (register operands are whatever the user's code put in the registers; no copy into
-//! registers is lowered here), tensor-memory loads other than `32x32b` at cta scope, operands that are slices
+//! Not done: wgmma with A in registers (`nvvm.wgmma.mma_async` reads A through a descriptor only), `ldmatrix`
+//! (register operands hold whatever the user's code put in the registers; no copy into registers is lowered
+//! here), tensor-memory loads other than `32x32b` at cta scope, operands that are slices
 //! or function arguments, `threads` subsets, kernels whose blocks are not one-dimensional (issuing warps are
 //! told apart by `thread_id x`), tensor-memory allocs below the kernel's top level. No proxy fence is emitted:
 //! shared operands written by threads (not TMA) need `fence.proxy.async` and a barrier before the gemm.
@@ -313,12 +313,12 @@ fn plan_gemm<'c, 'a>(op: AxeOp<'c, 'a>) -> Result<PlannedGemm<'c, 'a>, String> {
         c: Operand { layout: &c.layout, shape: &c.tensor.shape, mem: mem(c)? },
     };
     let plan = plan(&request).map_err(|e| e.to_string())?;
-    check_lowerable(&plan, scope, acc)?;
+    check_lowerable(&plan, scope)?;
     Ok(PlannedGemm { op, plan, scope, dtype, acc, operands })
 }
 
 /// What the plan needs of the gemm's scope, and the plans this pass does not lower yet.
-fn check_lowerable(plan: &MmaPlan, scope: ExecScope, acc: DType) -> Result<(), String> {
+fn check_lowerable(plan: &MmaPlan, scope: ExecScope) -> Result<(), String> {
     let family = plan.family.name();
     let (unit, allowed): (i64, &[ExecScope]) = match plan.family {
         Family::MmaSync => (32, &[ExecScope::Warp, ExecScope::Warpgroup, ExecScope::Cta]),
@@ -339,15 +339,10 @@ fn check_lowerable(plan: &MmaPlan, scope: ExecScope, acc: DType) -> Result<(), S
             ));
         }
     }
-    if plan.family == Family::Wgmma {
-        if plan.issues.iter().any(|i| matches!(i.a, Access::Regs(_))) {
-            return Err("mma: lowering: wgmma with A in registers is not lowered (nvvm.wgmma.mma_async reads A \
-                        through a shared-memory descriptor); put A in shared memory"
-                .to_string());
-        }
-        if acc != DType::F32 {
-            return Err(format!("mma: lowering: wgmma with a {acc} accumulator is not lowered, use f32"));
-        }
+    if plan.family == Family::Wgmma && plan.issues.iter().any(|i| matches!(i.a, Access::Regs(_))) {
+        return Err("mma: lowering: wgmma with A in registers is not lowered (nvvm.wgmma.mma_async reads A through \
+                    a shared-memory descriptor); put A in shared memory"
+            .to_string());
     }
     Ok(())
 }

@@ -99,3 +99,33 @@ module attributes {axe.target = "sm_90a"} {
     }
   }
 }
+
+// -----
+
+// f16 accumulators: m64n16 gives each thread 8 halves, 4 .f16x2 registers (pairs of consecutive fragment
+// elements), in and out of the struct.
+!a = !axe.tensor<array<i64: 64, 16>, f16, #axe.layout<"Swizzle(3,3,3) o S[(64,16):(64,1)]">, #axe.mem<"shared">>
+!b = !axe.tensor<array<i64: 16, 16>, f16, #axe.layout<"Swizzle(3,3,3) o S[(16,16):(1,64)]">, #axe.mem<"shared">>
+!c = !axe.tensor<array<i64: 64, 16>, f16, #axe.layout<"S[(4,2,8,2,4,2):(1@wid_in_wg,2,4@laneid,4,1@laneid,1)]">, #axe.mem<"reg">>
+module attributes {axe.target = "sm_90a"} {
+  // CHECK-LABEL: func.func @f16_accumulator
+  func.func @f16_accumulator() {
+    %a = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !a
+    %b = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !b
+    %c = "axe.alloc"() {scope = #axe.exec<"warpgroup">} : () -> !c
+    // CHECK: %[[C:.*]] = memref.alloca() : memref<8xf16, #gpu.address_space<private>>
+    // CHECK: %[[C6:.*]] = memref.load %[[C]][%c6]
+    // CHECK: %[[C7:.*]] = memref.load %[[C]][%c7]
+    // CHECK: %[[P:.*]] = llvm.insertelement %[[C6]], %{{.*}}[%c0_i32 : i32] : vector<2xf16>
+    // CHECK: %[[Q:.*]] = llvm.insertelement %[[C7]], %[[P]][%c1_i32 : i32] : vector<2xf16>
+    // CHECK: llvm.insertvalue %[[Q]], %{{.*}}[3] : !llvm.struct<(vector<2xf16>, vector<2xf16>, vector<2xf16>, vector<2xf16>)>
+    // CHECK: %[[R:.*]] = nvvm.wgmma.mma_async
+    // CHECK-SAME: D[<f16>, <one>]
+    // CHECK-SAME: !llvm.struct<(vector<2xf16>, vector<2xf16>, vector<2xf16>, vector<2xf16>)> -> !llvm.struct<(vector<2xf16>, vector<2xf16>, vector<2xf16>, vector<2xf16>)>
+    // CHECK: %[[R3:.*]] = llvm.extractvalue %[[R]][3]
+    // CHECK: %[[H7:.*]] = llvm.extractelement %[[R3]][%c1_i32 : i32] : vector<2xf16>
+    // CHECK: memref.store %[[H7]], %[[C]][%c7]
+    "axe.gemm"(%a, %b, %c) {scope = #axe.exec<"warpgroup">} : (!a, !b, !c) -> ()
+    return
+  }
+}

@@ -471,10 +471,9 @@ impl<'c, 'a> Lowering<'c, 'a> {
                 }
                 let c_regs = regs(&issue.c)?;
                 let c_values = load_regs(b, acc_mem, c_regs, acc.name())?;
-                let c_packed = if acc == DType::F32 { c_values } else { pack(b, &c_values, acc)? };
+                let (c_packed, element) = pack_accumulators(b, &c_values, acc)?;
                 sizes.push(c_packed.len());
                 operands.extend(c_packed);
-                let element = if acc == DType::F32 { "f32" } else { "vector<2xf16>" };
                 let result = struct_type(element, sizes[2]);
                 // The PTX types are explicit: the op's verifier reads them (the custom parser infers them).
                 let attributes = [
@@ -486,18 +485,7 @@ impl<'c, 'a> Lowering<'c, 'a> {
                     ("operandSegmentSizes", segments(&sizes)),
                 ];
                 let d = b.value("nvvm.mma.sync", &operands, &result, &attributes)?;
-                let mut out = Vec::new();
-                for i in 0..sizes[2] {
-                    let field = b.value("llvm.extractvalue", &[d], element, &[("position", position(i))])?;
-                    if acc == DType::F32 {
-                        out.push(field);
-                    } else {
-                        for lane in 0..2 {
-                            let index = b.constant(lane, "i32")?;
-                            out.push(b.value("llvm.extractelement", &[field, index], "f16", &[])?);
-                        }
-                    }
-                }
+                let out = unpack_accumulators(b, d, sizes[2], acc)?;
                 store_regs(b, acc_mem, c_regs, &out)?;
             }
             Ok(())
@@ -516,10 +504,11 @@ impl<'c, 'a> Lowering<'c, 'a> {
             b.op("nvvm.wgmma.fence.aligned", &[], &[], &[])?;
             for issue in issues {
                 let c_regs = regs(&issue.c)?;
-                let ty = struct_type(acc.name(), c_regs.len());
                 let values = load_regs(b, acc_mem, c_regs, acc.name())?;
+                let (fields, element) = pack_accumulators(b, &values, acc)?;
+                let (count, ty) = (fields.len(), struct_type(element, fields.len()));
                 let mut accumulators = b.value("llvm.mlir.undef", &[], &ty, &[])?;
-                for (i, v) in values.into_iter().enumerate() {
+                for (i, v) in fields.into_iter().enumerate() {
                     accumulators =
                         b.value("llvm.insertvalue", &[accumulators, v], &ty, &[("position", position(i))])?;
                 }
@@ -539,10 +528,7 @@ impl<'c, 'a> Lowering<'c, 'a> {
                     ("layoutB", layout(b_major != axe_layout::mma::Major::K)),
                 ];
                 let d = b.value("nvvm.wgmma.mma_async", &[accumulators, da, db], &ty, &attributes)?;
-                let mut out = Vec::new();
-                for i in 0..c_regs.len() {
-                    out.push(b.value("llvm.extractvalue", &[d], acc.name(), &[("position", position(i))])?);
-                }
+                let out = unpack_accumulators(b, d, count, acc)?;
                 store_regs(b, acc_mem, c_regs, &out)?;
             }
             b.op("nvvm.wgmma.commit.group.sync.aligned", &[], &[], &[])?;
@@ -738,6 +724,40 @@ fn pack<'c, 'a>(b: &Builder<'c, 'a>, values: &[Value<'c, 'a>], dtype: DType) -> 
             }
         })
         .collect()
+}
+
+/// Accumulators as the NVVM ops take them: f32 one per field, f16 pairs as `vector<2xf16>`; and the field type.
+fn pack_accumulators<'c, 'a>(
+    b: &Builder<'c, 'a>,
+    values: &[Value<'c, 'a>],
+    acc: DType,
+) -> Result<(Vec<Value<'c, 'a>>, &'static str), String> {
+    match acc {
+        DType::F32 => Ok((values.to_vec(), "f32")),
+        _ => Ok((pack(b, values, acc)?, "vector<2xf16>")),
+    }
+}
+
+/// The `fields` fields of an accumulator struct back as one value per register (f16 pairs split).
+fn unpack_accumulators<'c, 'a>(
+    b: &Builder<'c, 'a>,
+    result: Value<'c, 'a>,
+    fields: usize,
+    acc: DType,
+) -> Result<Vec<Value<'c, 'a>>, String> {
+    let element = if acc == DType::F32 { "f32" } else { "vector<2xf16>" };
+    let mut out = Vec::new();
+    for i in 0..fields {
+        let field = b.value("llvm.extractvalue", &[result], element, &[("position", position(i))])?;
+        if acc == DType::F32 {
+            out.push(field);
+            continue;
+        }
+        for lane in 0..2 {
+            out.push(b.value("llvm.extractelement", &[field, b.constant(lane, "i32")?], "f16", &[])?);
+        }
+    }
+    Ok(out)
 }
 
 /// `!llvm.struct<(element, ...)>` with `count` fields.

@@ -1,0 +1,103 @@
+// Variants beyond the examples assemble too: bf16 mma.sync (fragments as i32) and wgmma with f16 accumulators
+// (.f16x2 registers), in one sm_90a module; each kernel stores its accumulators so nothing is dead code.
+// RUN: axe-opt --lower-mma --lower-to-nvvm %s | axe-translate --emit=ptx --chip=sm_90a -o %t.ptx
+// RUN: FileCheck %s < %t.ptx
+// RUN: ptxas -arch=sm_90a %t.ptx -o %t.cubin
+
+// CHECK-LABEL: .visible .entry bf16_sync(
+// CHECK: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
+// CHECK-COUNT-4: st.global.b32
+// CHECK-LABEL: .visible .entry f16_wgmma(
+// CHECK: wgmma.mma_async.sync.aligned.m64n16k16.f16.f16.f16 {{{%r[0-9]+, %r[0-9]+, %r[0-9]+, %r[0-9]+}}}
+// CHECK: wgmma.wait_group.sync.aligned 0;
+// CHECK-COUNT-8: st.global.b16
+
+!a = !axe.tensor<array<i64: 16, 16>, bf16, #axe.layout<"S[(2,8,2,4,2):(2,4@laneid,4,1@laneid,1)]">, #axe.mem<"reg">>
+!b = !axe.tensor<array<i64: 16, 8>, bf16, #axe.layout<"S[(2,4,2,8):(2,1@laneid,1,4@laneid)]">, #axe.mem<"reg">>
+!c = !axe.tensor<array<i64: 16, 8>, f32, #axe.layout<"S[(2,8,4,2):(2,4@laneid,1@laneid,1)]">, #axe.mem<"reg">>
+!sa = !axe.tensor<array<i64: 64, 16>, f16, #axe.layout<"Swizzle(3,3,3) o S[(64,16):(64,1)]">, #axe.mem<"shared">>
+!sb = !axe.tensor<array<i64: 16, 16>, f16, #axe.layout<"Swizzle(3,3,3) o S[(16,16):(1,64)]">, #axe.mem<"shared">>
+!h = !axe.tensor<array<i64: 64, 16>, f16, #axe.layout<"S[(4,2,8,2,4,2):(1@wid_in_wg,2,4@laneid,4,1@laneid,1)]">, #axe.mem<"reg">>
+!regs4 = memref<4xf32, #gpu.address_space<private>>
+!regs8 = memref<8xf16, #gpu.address_space<private>>
+
+module attributes {gpu.container_module} {
+  gpu.module @kernels attributes {axe.target = "sm_90a"} {
+    gpu.func @bf16_sync(%out: memref<128xf32>) kernel attributes {known_block_size = array<i32: 32, 1, 1>} {
+      %one = arith.constant 1.0 : bf16
+      %zero = arith.constant 0.0 : f32
+      %a = "axe.alloc"() {scope = #axe.exec<"warp">} : () -> !a
+      %b = "axe.alloc"() {scope = #axe.exec<"warp">} : () -> !b
+      %acc = memref.alloca() : !regs4
+      %c = "axe.view"(%acc) : (!regs4) -> !c
+      "axe.fill"(%a, %one) {scope = #axe.exec<"warp">} : (!a, bf16) -> ()
+      "axe.fill"(%b, %one) {scope = #axe.exec<"warp">} : (!b, bf16) -> ()
+      "axe.fill"(%c, %zero) {scope = #axe.exec<"warp">} : (!c, f32) -> ()
+      "axe.gemm"(%a, %b, %c) {scope = #axe.exec<"warp">} : (!a, !b, !c) -> ()
+      %tid = gpu.thread_id x
+      %c4 = arith.constant 4 : index
+      %base = arith.muli %tid, %c4 : index
+      %c0 = arith.constant 0 : index
+      %c1 = arith.constant 1 : index
+      %c2 = arith.constant 2 : index
+      %c3 = arith.constant 3 : index
+      %i1 = arith.addi %base, %c1 : index
+      %i2 = arith.addi %base, %c2 : index
+      %i3 = arith.addi %base, %c3 : index
+      %v0 = memref.load %acc[%c0] : !regs4
+      %v1 = memref.load %acc[%c1] : !regs4
+      %v2 = memref.load %acc[%c2] : !regs4
+      %v3 = memref.load %acc[%c3] : !regs4
+      memref.store %v0, %out[%base] : memref<128xf32>
+      memref.store %v1, %out[%i1] : memref<128xf32>
+      memref.store %v2, %out[%i2] : memref<128xf32>
+      memref.store %v3, %out[%i3] : memref<128xf32>
+      gpu.return
+    }
+
+    gpu.func @f16_wgmma(%out: memref<1024xf16>) kernel attributes {known_block_size = array<i32: 128, 1, 1>} {
+      %zero = arith.constant 0.0 : f16
+      %a = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !sa
+      %b = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !sb
+      %acc = memref.alloca() : !regs8
+      %c = "axe.view"(%acc) : (!regs8) -> !h
+      "axe.fill"(%c, %zero) {scope = #axe.exec<"warpgroup">} : (!h, f16) -> ()
+      "axe.gemm"(%a, %b, %c) {scope = #axe.exec<"warpgroup">} : (!sa, !sb, !h) -> ()
+      %tid = gpu.thread_id x
+      %c8 = arith.constant 8 : index
+      %base = arith.muli %tid, %c8 : index
+      %c0 = arith.constant 0 : index
+      %c1 = arith.constant 1 : index
+      %c2 = arith.constant 2 : index
+      %c3 = arith.constant 3 : index
+      %c4 = arith.constant 4 : index
+      %c5 = arith.constant 5 : index
+      %c6 = arith.constant 6 : index
+      %c7 = arith.constant 7 : index
+      %v0 = memref.load %acc[%c0] : !regs8
+      %v1 = memref.load %acc[%c1] : !regs8
+      %v2 = memref.load %acc[%c2] : !regs8
+      %v3 = memref.load %acc[%c3] : !regs8
+      %v4 = memref.load %acc[%c4] : !regs8
+      %v5 = memref.load %acc[%c5] : !regs8
+      %v6 = memref.load %acc[%c6] : !regs8
+      %v7 = memref.load %acc[%c7] : !regs8
+      %i1 = arith.addi %base, %c1 : index
+      %i2 = arith.addi %base, %c2 : index
+      %i3 = arith.addi %base, %c3 : index
+      %i4 = arith.addi %base, %c4 : index
+      %i5 = arith.addi %base, %c5 : index
+      %i6 = arith.addi %base, %c6 : index
+      %i7 = arith.addi %base, %c7 : index
+      memref.store %v0, %out[%base] : memref<1024xf16>
+      memref.store %v1, %out[%i1] : memref<1024xf16>
+      memref.store %v2, %out[%i2] : memref<1024xf16>
+      memref.store %v3, %out[%i3] : memref<1024xf16>
+      memref.store %v4, %out[%i4] : memref<1024xf16>
+      memref.store %v5, %out[%i5] : memref<1024xf16>
+      memref.store %v6, %out[%i6] : memref<1024xf16>
+      memref.store %v7, %out[%i7] : memref<1024xf16>
+      gpu.return
+    }
+  }
+}
