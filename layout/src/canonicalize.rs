@@ -240,10 +240,10 @@ pub fn equivalent(a: &Layout, b: &Layout, shape: &[i64]) -> Result<bool> {
 /// Whether two tile layouts of one size have the same induced map, without enumerating their replica product.
 ///
 /// With `F = O + R`, `L(x) = D(x) + F`. At `x = 0` the shard adds nothing, so equal maps need `F_a == F_b`; then
-/// `D_a(x) + F == D_b(x) + F` (translates of one finite set) needs `D_a(x) == D_b(x)`. So the maps agree iff
-/// the shard maps agree ([`shard_key`]) and `F_a == F_b`, and F is the product of its per-axis sets
-/// `O[axis] + R|axis`, compared axis by axis ([`same_axis_points`]). Fails only when an axis's points are too
-/// many to list.
+/// `D_a(x) + F == D_b(x) + F` (translates of one finite set) needs `D_a(x) == D_b(x)`. So the maps agree iff the
+/// shard maps agree (equal shard keys, as in [`map_key`]) and `F_a == F_b`, and F is the product of its per-axis
+/// sets `O[axis] + R|axis`, compared axis by axis (structurally, or by [`axis_points`]). Fails only when an
+/// axis's points are too many to list.
 pub fn same_tile_map(a: &TileLayout, b: &TileLayout) -> Result<bool> {
     if shard_key(a.shard()) != shard_key(b.shard()) {
         return Ok(false);

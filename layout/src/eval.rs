@@ -37,8 +37,8 @@ pub struct Evaluator {
 }
 
 impl Evaluator {
-    /// Prepares the forward map of `layout`, or refuses a replica with more than [`MAX_REPLICA_OFFSETS`] distinct offsets
-    /// (the count and the limit in the message); the offsets are enumerated only after that check.
+    /// Prepares the forward map of `layout`, or refuses a replica with more than [`MAX_REPLICA_OFFSETS`] distinct
+    /// offsets (the count and the limit in the message); their product is built only after that check.
     pub fn new(layout: &Layout) -> Result<Evaluator> {
         Evaluator::prepare(layout.tile(), layout.swizzle())
     }

@@ -109,7 +109,8 @@ impl Swizzle {
 
     /// The swizzled address: `q = a >> M; f(q) = q ^ ((q & ((2^B-1) << S)) >> S); (f(q) << M) + (a mod 2^M)`.
     /// The shifts wrap instead of panicking for a swizzle built by hand beyond [`Swizzle::new`]'s limits (the
-    /// result then means nothing); within them, and for addresses within [`crate::arith::MAX_MAGNITUDE`], nothing wraps.
+    /// result then means nothing); within them, for addresses within [`crate::arith::MAX_MAGNITUDE`], nothing
+    /// wraps.
     pub fn apply(&self, address: i64) -> i64 {
         let low_bits = |n: u32| 1i64.wrapping_shl(n).wrapping_sub(1);
         let q = address.wrapping_shr(self.per_element);

@@ -87,7 +87,7 @@ impl TileLayout {
         self.replica.iter().map(|i| i.extent).product()
     }
 
-    /// span(L, a) = 1 + sum over shard and replica iters on `a` of (e-1)*|s| + O[a] (semantics.md, "Operations").
+    /// `span(L, a) = 1 + sum over shard and replica iters on a of (e-1)*|s| + O[a]` (semantics.md, "Operations").
     pub fn span_on(&self, axis: Axis) -> i64 {
         self.span_where(|a| a == axis)
     }
@@ -140,9 +140,9 @@ impl TileLayout {
         point
     }
 
-    /// Every replica offset r in R, one per combination of replica digits (duplicates kept), or an error when there
-    /// are more than [`crate::eval::MAX_REPLICA_OFFSETS`] combinations (checked before allocating). The distinct offsets,
-    /// axis by axis, come from [`crate::points::axis_points`] without that limit on combinations.
+    /// Every replica offset r in R, one per combination of replica digits (duplicates kept), or an error when
+    /// there are more than [`crate::eval::MAX_REPLICA_OFFSETS`] combinations (checked before allocating). The
+    /// distinct offsets, axis by axis, come from [`crate::points::axis_points`] without a limit on combinations.
     pub fn replica_points(&self) -> Result<Vec<Coord>> {
         let count = self.replica_count();
         if count > crate::eval::MAX_REPLICA_OFFSETS {

@@ -9,6 +9,12 @@
 //!
 //! Every answer is verified by re-tiling with [`crate::tile::tile`] and comparing induced maps; a candidate that
 //! does not reproduce T is refused with "not a tile".
+//!
+//! **Bounds.** The point sets are the per-axis ones of [`crate::points`], at most [`SET_LIMIT`] points each, so a
+//! Minkowski division takes at most `SET_LIMIT^2` membership tests; the search for an open inner span stops after
+//! [`MAX_STEPS`] steps and says how many candidates it tried; refusals list at most
+//! [`crate::error::MESSAGE_ITEMS`] points of a set and its size. The verification compares maps axis by axis
+//! ([`crate::canonicalize::equivalent`]), never over the product of the replica extents.
 
 use crate::arith::{mul, product};
 use crate::axis::Axis;
@@ -20,8 +26,8 @@ use crate::points::MAX_STEPS;
 use crate::tile_layout::TileLayout;
 use std::collections::{BTreeMap, BTreeSet};
 
-/// Largest per-axis replica point set the Minkowski division enumerates.
-const SET_LIMIT: i64 = 1 << 12;
+/// Largest per-axis replica point set (distinct points) the Minkowski division enumerates.
+pub const SET_LIMIT: i64 = 1 << 12;
 
 /// How many replica sign choices [`inner_axis`] tries at most (`2^12`, one per subset of its first 12 iters).
 const SIGN_CHOICES: i64 = 1 << 12;

@@ -2,7 +2,8 @@
 
 use crate::cli::{admit, coord_opt, layout_arg, shape_opt_or, to_json, Args, CliError, Command};
 use axe_layout::tile_layout::{flatten, unflatten};
-use axe_layout::{Coord, Layout};
+use axe_layout::{Coord, Evaluator, Layout};
+use serde::ser::{Error as _, SerializeSeq, Serializer};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -30,26 +31,53 @@ pub const COMMAND: Command = Command {
 };
 
 #[derive(Serialize)]
-struct EvalJson {
+struct EvalJson<'a> {
     layout: String,
     shape: Vec<i64>,
-    points: Vec<Vec<BTreeMap<&'static str, i64>>>,
+    points: PointSets<'a>,
 }
 
 fn named(c: &Coord) -> BTreeMap<&'static str, i64> {
     c.iter().map(|(a, v)| (a.name(), *v)).collect()
 }
 
-/// The coordinate sets of `flats`, checking the amount of output first (distinct replica offsets times indices).
-pub fn points_of(layout: &Layout, flats: &[i64]) -> Result<Vec<Vec<Coord>>, CliError> {
-    let evaluator = layout.evaluator()?;
-    let count = (evaluator.replica_len() as i64).saturating_mul(flats.len() as i64);
-    if count > MAX_POINTS {
-        return Err(CliError::Failed(format!(
-            "the layout has {count} coordinates to list, more than {MAX_POINTS}; use --at to pick one index"
-        )));
+/// The coordinate sets of some indices of a layout, evaluated one index at a time as they are written, so the
+/// listing never holds more than one set; [`PointSets::new`] checks the amount of output first.
+pub struct PointSets<'a> {
+    evaluator: Evaluator,
+    flats: &'a [i64],
+}
+
+impl<'a> PointSets<'a> {
+    /// The sets of `flats`, or an error when they would list more than [`MAX_POINTS`] coordinates (distinct
+    /// replica offsets times indices).
+    pub fn new(layout: &Layout, flats: &'a [i64]) -> Result<PointSets<'a>, CliError> {
+        let evaluator = layout.evaluator()?;
+        let count = (evaluator.replica_len() as i64).saturating_mul(flats.len() as i64);
+        if count > MAX_POINTS {
+            return Err(CliError::Failed(format!(
+                "the layout has {count} coordinates to list, more than {MAX_POINTS}; use --at to pick one index"
+            )));
+        }
+        Ok(PointSets { evaluator, flats })
     }
-    flats.iter().map(|f| evaluator.eval_flat(*f).map_err(CliError::from)).collect()
+
+    /// Each index with its coordinate set, in the order given.
+    pub fn iter(&self) -> impl Iterator<Item = axe_layout::Result<(i64, Vec<Coord>)>> + '_ {
+        self.flats.iter().map(|&flat| Ok((flat, self.evaluator.eval_flat(flat)?)))
+    }
+}
+
+impl Serialize for PointSets<'_> {
+    /// A JSON list with one list of coordinate objects per index.
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut seq = serializer.serialize_seq(Some(self.flats.len()))?;
+        for set in self.iter() {
+            let (_, set) = set.map_err(S::Error::custom)?;
+            seq.serialize_element(&set.iter().map(named).collect::<Vec<_>>())?;
+        }
+        seq.end()
+    }
 }
 
 fn run(args: &Args) -> Result<String, CliError> {
@@ -68,20 +96,16 @@ fn run(args: &Args) -> Result<String, CliError> {
             (0..layout.size()).collect()
         }
     };
-    let points = points_of(&layout, &flats)?;
+    let points = PointSets::new(&layout, &flats)?;
     if args.json() {
-        return to_json(&EvalJson {
-            layout: layout.to_string(),
-            shape,
-            points: points.iter().map(|set| set.iter().map(named).collect()).collect(),
-        });
+        return to_json(&EvalJson { layout: layout.to_string(), shape, points });
     }
     let mut out = format!("layout: {layout}\nshape:  {}\n", axe_layout::notation::shape_text(&shape));
-    for (flat, set) in flats.iter().zip(&points) {
-        let x = unflatten(&shape, *flat);
+    for set in points.iter() {
+        let (flat, set) = set?;
         let coords: Vec<String> =
             set.iter().map(|c| c.iter().map(|(a, v)| format!("{a}={v}")).collect::<Vec<_>>().join(" ")).collect();
-        let x: Vec<String> = x.iter().map(i64::to_string).collect();
+        let x: Vec<String> = unflatten(&shape, flat).iter().map(i64::to_string).collect();
         out.push_str(&format!("({})  {}\n", x.join(","), coords.join(" | ")));
     }
     Ok(out)

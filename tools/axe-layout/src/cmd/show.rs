@@ -1,7 +1,7 @@
 //! `axe-layout show L --shape R,C`: a grid of owners for people, in the style of the spec's tables.
 
 use crate::cli::{admit, layout_arg, shape_opt_or, Args, CliError, Command};
-use crate::cmd::eval::points_of;
+use crate::cmd::eval::PointSets;
 use axe_layout::{Axis, AxisKind};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -77,21 +77,17 @@ fn run(args: &Args) -> Result<String, CliError> {
         )));
     }
     let flats: Vec<i64> = (0..layout.size()).collect();
-    let points = points_of(&layout, &flats)?;
     let mut axes = layout.axes();
     axes.sort_by_key(axis_rank);
-    let cells: Vec<String> = points
-        .iter()
-        .map(|set| {
-            let mut per_axis: BTreeMap<Axis, BTreeSet<i64>> = BTreeMap::new();
-            for c in set {
-                for (a, v) in c {
-                    per_axis.entry(*a).or_default().insert(*v);
-                }
-            }
-            axes.iter().map(|a| per_axis.get(a).map(values_text).unwrap_or_default()).collect::<Vec<_>>().join(":")
-        })
-        .collect();
+    let cell = |set: &[axe_layout::Coord]| {
+        let mut per_axis: BTreeMap<Axis, BTreeSet<i64>> = BTreeMap::new();
+        for (a, v) in set.iter().flatten() {
+            per_axis.entry(*a).or_default().insert(*v);
+        }
+        axes.iter().map(|a| per_axis.get(a).map(values_text).unwrap_or_default()).collect::<Vec<_>>().join(":")
+    };
+    let cells: Vec<String> =
+        PointSets::new(&layout, &flats)?.iter().map(|set| set.map(|(_, set)| cell(&set))).collect::<Result<_, _>>()?;
 
     let names: Vec<&str> = axes.iter().map(|a| a.name()).collect();
     let shown = layout.to_pretty(width.saturating_sub(8).max(20)).replace('\n', "\n        ");
