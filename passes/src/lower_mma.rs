@@ -34,9 +34,12 @@
 //!   accumulators stored back; issues of the warp starting at thread `t` run under `tid.x / 32 == t / 32` when
 //!   the gemm's scope holds more than one warp;
 //! - `wgmma` (B shared, C registers, sm_90a): per issuing warpgroup, `nvvm.wgmma.fence.aligned`, one
-//!   `nvvm.wgmma.mma_async` per issue (accumulators as an LLVM struct, layouts from each descriptor's major-ness),
-//!   `nvvm.wgmma.commit.group.sync.aligned` and `wait.group.sync.aligned 0` (the registers are final when the op
-//!   returns);
+//!   `nvvm.wgmma.mma_async` per issue (accumulators as an LLVM struct, f16 ones as `vector<2xf16>` fields, layouts
+//!   from each descriptor's major-ness), `nvvm.wgmma.commit.group.sync.aligned` and `wait.group.sync.aligned 0`
+//!   (the registers are final when the op returns). With A in registers the NVVM op has no form, so that
+//!   instruction is an `llvm.inline_asm` of the PTX `wgmma.mma_async` (accumulators tied in/out, A as four
+//!   `.b32` registers of 16-bit pairs, B's descriptor, `imm-trans-b` from B's major-ness): the one place the
+//!   pass writes PTX text;
 //! - `tcgen05` (C in tensor memory, sm_100a): on thread 0, one `nvvm.tcgen05.mma` per issue (D address = the
 //!   allocation plus `lane << 16 | column`, the plan's idesc and kind) and `nvvm.tcgen05.commit` to a kernel
 //!   mbarrier; every thread waits on the barrier's phase (a per-thread parity local, flipped after each wait) and
@@ -47,7 +50,7 @@
 //! - `axe.fill` of a register tensor stores the value into each register; a fill of a tensor-memory accumulator
 //!   must be zero and makes the next gemm's first instruction of each tile overwrite (`enable-input-d` false).
 //!
-//! Not done: wgmma with A in registers (`nvvm.wgmma.mma_async` reads A through a descriptor only), `ldmatrix`
+//! Not done: wgmma with 8-bit A in registers, `ldmatrix`
 //! (register operands hold whatever the user's code put in the registers; no copy into registers is lowered
 //! here), tensor-memory loads other than `32x32b` at cta scope, operands that are slices
 //! or function arguments, `threads` subsets, kernels whose blocks are not one-dimensional (issuing warps are
@@ -313,12 +316,12 @@ fn plan_gemm<'c, 'a>(op: AxeOp<'c, 'a>) -> Result<PlannedGemm<'c, 'a>, String> {
         c: Operand { layout: &c.layout, shape: &c.tensor.shape, mem: mem(c)? },
     };
     let plan = plan(&request).map_err(|e| e.to_string())?;
-    check_lowerable(&plan, scope)?;
+    check_lowerable(&plan, scope, dtype)?;
     Ok(PlannedGemm { op, plan, scope, dtype, acc, operands })
 }
 
 /// What the plan needs of the gemm's scope, and the plans this pass does not lower yet.
-fn check_lowerable(plan: &MmaPlan, scope: ExecScope) -> Result<(), String> {
+fn check_lowerable(plan: &MmaPlan, scope: ExecScope, dtype: DType) -> Result<(), String> {
     let family = plan.family.name();
     let (unit, allowed): (i64, &[ExecScope]) = match plan.family {
         Family::MmaSync => (32, &[ExecScope::Warp, ExecScope::Warpgroup, ExecScope::Cta]),
@@ -339,10 +342,12 @@ fn check_lowerable(plan: &MmaPlan, scope: ExecScope) -> Result<(), String> {
             ));
         }
     }
-    if plan.family == Family::Wgmma && plan.issues.iter().any(|i| matches!(i.a, Access::Regs(_))) {
-        return Err("mma: lowering: wgmma with A in registers is not lowered (nvvm.wgmma.mma_async reads A through \
-                    a shared-memory descriptor); put A in shared memory"
-            .to_string());
+    let a_in_registers = plan.issues.iter().any(|i| matches!(i.a, Access::Regs(_)));
+    if plan.family == Family::Wgmma && a_in_registers && dtype.bits() != 16 {
+        return Err(format!(
+            "mma: lowering: wgmma with {dtype} A in registers is not lowered (16-bit A fragments only); put A in \
+             shared memory"
+        ));
     }
     Ok(())
 }

@@ -1,5 +1,6 @@
-// Variants beyond the examples assemble too: bf16 mma.sync (fragments as i32) and wgmma with f16 accumulators
-// (.f16x2 registers), in one sm_90a module; each kernel stores its accumulators so nothing is dead code.
+// Variants beyond the examples assemble too: bf16 mma.sync (fragments as i32), wgmma with f16 accumulators
+// (.f16x2 registers) and wgmma with A in registers (inline PTX), in one sm_90a module; each kernel stores
+// accumulators so nothing is dead code.
 // RUN: axe-opt --lower-mma --lower-to-nvvm %s | axe-translate --emit=ptx --chip=sm_90a -o %t.ptx
 // RUN: FileCheck %s < %t.ptx
 // RUN: ptxas -arch=sm_90a %t.ptx -o %t.cubin
@@ -11,6 +12,10 @@
 // CHECK: wgmma.mma_async.sync.aligned.m64n16k16.f16.f16.f16 {{{%r[0-9]+, %r[0-9]+, %r[0-9]+, %r[0-9]+}}}
 // CHECK: wgmma.wait_group.sync.aligned 0;
 // CHECK-COUNT-8: st.global.b16
+// CHECK-LABEL: .visible .entry regs_a_wgmma(
+// CHECK: wgmma.fence.sync.aligned;
+// CHECK: wgmma.mma_async.sync.aligned.m64n16k16.f32.f16.f16 {{{(%r[0-9]+, ){7}%r[0-9]+}}}, {{{(%r[0-9]+, ){3}%r[0-9]+}}}, %rd{{[0-9]+}}, p, 1, 1, 0;
+// CHECK: wgmma.wait_group.sync.aligned 0;
 
 !a = !axe.tensor<array<i64: 16, 16>, bf16, #axe.layout<"S[(2,8,2,4,2):(2,4@laneid,4,1@laneid,1)]">, #axe.mem<"reg">>
 !b = !axe.tensor<array<i64: 16, 8>, bf16, #axe.layout<"S[(2,4,2,8):(2,1@laneid,1,4@laneid)]">, #axe.mem<"reg">>
@@ -18,7 +23,10 @@
 !sa = !axe.tensor<array<i64: 64, 16>, f16, #axe.layout<"Swizzle(3,3,3) o S[(64,16):(64,1)]">, #axe.mem<"shared">>
 !sb = !axe.tensor<array<i64: 16, 16>, f16, #axe.layout<"Swizzle(3,3,3) o S[(16,16):(1,64)]">, #axe.mem<"shared">>
 !h = !axe.tensor<array<i64: 64, 16>, f16, #axe.layout<"S[(4,2,8,2,4,2):(1@wid_in_wg,2,4@laneid,4,1@laneid,1)]">, #axe.mem<"reg">>
+!ra = !axe.tensor<array<i64: 64, 16>, f16, #axe.layout<"S[(4,2,8,2,4,2):(1@wid_in_wg,2,4@laneid,4,1@laneid,1)]">, #axe.mem<"reg">>
+!f = !axe.tensor<array<i64: 64, 16>, f32, #axe.layout<"S[(4,2,8,2,4,2):(1@wid_in_wg,2,4@laneid,4,1@laneid,1)]">, #axe.mem<"reg">>
 !regs4 = memref<4xf32, #gpu.address_space<private>>
+!regs8f = memref<8xf32, #gpu.address_space<private>>
 !regs8 = memref<8xf16, #gpu.address_space<private>>
 
 module attributes {gpu.container_module} {
@@ -97,6 +105,23 @@ module attributes {gpu.container_module} {
       memref.store %v5, %out[%i5] : memref<1024xf16>
       memref.store %v6, %out[%i6] : memref<1024xf16>
       memref.store %v7, %out[%i7] : memref<1024xf16>
+      gpu.return
+    }
+
+    gpu.func @regs_a_wgmma(%out: memref<1024xf32>) kernel attributes {known_block_size = array<i32: 128, 1, 1>} {
+      %one = arith.constant 1.0 : f16
+      %zero = arith.constant 0.0 : f32
+      %a = "axe.alloc"() {scope = #axe.exec<"warpgroup">} : () -> !ra
+      %b = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !sb
+      %acc = memref.alloca() : !regs8f
+      %c = "axe.view"(%acc) : (!regs8f) -> !f
+      "axe.fill"(%a, %one) {scope = #axe.exec<"warpgroup">} : (!ra, f16) -> ()
+      "axe.fill"(%c, %zero) {scope = #axe.exec<"warpgroup">} : (!f, f32) -> ()
+      "axe.gemm"(%a, %b, %c) {scope = #axe.exec<"warpgroup">} : (!ra, !sb, !f) -> ()
+      %tid = gpu.thread_id x
+      %c0 = arith.constant 0 : index
+      %v0 = memref.load %acc[%c0] : !regs8f
+      memref.store %v0, %out[%tid] : memref<1024xf32>
       gpu.return
     }
   }

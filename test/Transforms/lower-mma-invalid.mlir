@@ -138,16 +138,16 @@ module attributes {axe.target = "sm_90a"} {
 
 // -----
 
-// wgmma with A in registers is planned, but nvvm.wgmma.mma_async reads A through a descriptor only.
-!a = !axe.tensor<array<i64: 64, 16>, f16, #axe.layout<"S[(4,2,8,2,4,2):(1@wid_in_wg,2,4@laneid,4,1@laneid,1)]">, #axe.mem<"reg">>
-!b = !axe.tensor<array<i64: 16, 16>, f16, #axe.layout<"Swizzle(3,3,3) o S[(16,16):(1,64)]">, #axe.mem<"shared">>
+// wgmma with 8-bit A in registers: planned, but only 16-bit register fragments are lowered.
+!a = !axe.tensor<array<i64: 64, 32>, f8E4M3FN, #axe.layout<"S[(4,2,8,2,4,4):(1@wid_in_wg,4,4@laneid,8,1@laneid,1)]">, #axe.mem<"reg">>
+!b = !axe.tensor<array<i64: 32, 16>, f8E4M3FN, #axe.layout<"Swizzle(4,1,3) o S[(32,16):(1,32)]">, #axe.mem<"shared">>
 !c = !axe.tensor<array<i64: 64, 16>, f32, #axe.layout<"S[(4,2,8,2,4,2):(1@wid_in_wg,2,4@laneid,4,1@laneid,1)]">, #axe.mem<"reg">>
 module attributes {axe.target = "sm_90a"} {
-  func.func @wgmma_a_in_registers() {
+  func.func @fp8_a_in_registers() {
     %a = "axe.alloc"() {scope = #axe.exec<"warpgroup">} : () -> !a
     %b = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !b
     %c = "axe.alloc"() {scope = #axe.exec<"warpgroup">} : () -> !c
-    // expected-error @+1 {{mma: lowering: wgmma with A in registers is not lowered (nvvm.wgmma.mma_async reads A through a shared-memory descriptor); put A in shared memory}}
+    // expected-error @+1 {{mma: lowering: wgmma with e4m3 A in registers is not lowered (16-bit A fragments only); put A in shared memory}}
     "axe.gemm"(%a, %b, %c) {scope = #axe.exec<"warpgroup">} : (!a, !b, !c) -> ()
     return
   }

@@ -129,3 +129,32 @@ module attributes {axe.target = "sm_90a"} {
     return
   }
 }
+
+// -----
+
+// A in registers (the wgmma A fragment: warp w holds rows 16w.., as mma.sync's A): nvvm.wgmma.mma_async cannot
+// take it, so the instruction is inline PTX with the accumulators tied in and out, a0..a7 packed into four
+// .b32 registers, B's descriptor, and imm-trans-b 0 (B is K-major).
+!a = !axe.tensor<array<i64: 64, 16>, f16, #axe.layout<"S[(4,2,8,2,4,2):(1@wid_in_wg,2,4@laneid,4,1@laneid,1)]">, #axe.mem<"reg">>
+!b = !axe.tensor<array<i64: 16, 16>, f16, #axe.layout<"Swizzle(3,3,3) o S[(16,16):(1,64)]">, #axe.mem<"shared">>
+!c = !axe.tensor<array<i64: 64, 16>, f32, #axe.layout<"S[(4,2,8,2,4,2):(1@wid_in_wg,2,4@laneid,4,1@laneid,1)]">, #axe.mem<"reg">>
+module attributes {axe.target = "sm_90a"} {
+  // CHECK-LABEL: func.func @a_in_registers
+  func.func @a_in_registers() {
+    // CHECK-DAG: %[[A:.*]] = memref.alloca() : memref<8xf16, #gpu.address_space<private>>
+    %a = "axe.alloc"() {scope = #axe.exec<"warpgroup">} : () -> !a
+    %b = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !b
+    %c = "axe.alloc"() {scope = #axe.exec<"warpgroup">} : () -> !c
+    // CHECK: nvvm.wgmma.fence.aligned
+    // CHECK: memref.load %[[A]][%c0]
+    // CHECK: memref.load %[[A]][%c7]
+    // CHECK: %[[P3:.*]] = llvm.bitcast %{{.*}} : vector<2xf16> to i32
+    // CHECK: %[[R:.*]] = llvm.inline_asm has_side_effects "{\0A.reg .pred p;\0Asetp.ne.b32 p, 1, 0;\0Awgmma.mma_async.sync.aligned.m64n16k16.f32.f16.f16 {$0, $1, $2, $3, $4, $5, $6, $7}, {$8, $9, $10, $11}, $12, p, 1, 1, 0;\0A}", "=f,=f,=f,=f,=f,=f,=f,=f,r,r,r,r,l,0,1,2,3,4,5,6,7"
+    // CHECK-SAME: : (i32, i32, i32, i32, i64, f32, f32, f32, f32, f32, f32, f32, f32) -> !llvm.struct<(f32, f32, f32, f32, f32, f32, f32, f32)>
+    // CHECK: llvm.extractvalue %[[R]][7]
+    // CHECK: nvvm.wgmma.commit.group.sync.aligned
+    // CHECK-NEXT: nvvm.wgmma.wait.group.sync.aligned 0
+    "axe.gemm"(%a, %b, %c) {scope = #axe.exec<"warpgroup">} : (!a, !b, !c) -> ()
+    return
+  }
+}

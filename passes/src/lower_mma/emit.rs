@@ -492,10 +492,14 @@ impl<'c, 'a> Lowering<'c, 'a> {
         })
     }
 
-    /// `wgmma`: per issuing warpgroup, fence, one `nvvm.wgmma.mma_async` per issue, commit and wait for all.
+    /// `wgmma`: per issuing warpgroup, fence, one `nvvm.wgmma.mma_async` per issue (inline PTX when A is in
+    /// registers, which the NVVM op cannot express), commit and wait for all.
     fn wgmma(&mut self, gemm: &PlannedGemm<'c, 'a>) -> Result<(), String> {
         let b = Builder::before(gemm.op.operation())?;
-        let bases = [self.encoded_base(&b, gemm, 0)?, self.encoded_base(&b, gemm, 1)?];
+        let a_in_registers = gemm.operands[0].tensor.mem == MemScope::Reg;
+        let a_base = if a_in_registers { None } else { Some(self.encoded_base(&b, gemm, 0)?) };
+        let b_base = self.encoded_base(&b, gemm, 1)?;
+        let a_mem = if a_in_registers { Some(self.memref_of(&gemm.operands[0])?) } else { None };
         let acc_mem = self.memref_of(&gemm.operands[2])?;
         let [m, n, k] = gemm.plan.inst_shape;
         let wgmma_type = |t: DType| format!("#nvvm.wgmma_type<{}>", t.name());
@@ -512,8 +516,17 @@ impl<'c, 'a> Lowering<'c, 'a> {
                     accumulators =
                         b.value("llvm.insertvalue", &[accumulators, v], &ty, &[("position", position(i))])?;
                 }
-                let (da, a_major) = descriptor(b, &issue.a, bases[0])?;
-                let (db, b_major) = descriptor(b, &issue.b, bases[1])?;
+                if let Some(a_mem) = a_mem {
+                    let (db, b_major) = descriptor(b, &issue.b, b_base)?;
+                    let a_values = load_regs(b, a_mem, regs(&issue.a)?, dtype.name())?;
+                    let shape = [m, n, k];
+                    let out = wgmma_registers_a(b, shape, dtype, acc, &a_values, db, b_major, accumulators, count)?;
+                    store_regs(b, acc_mem, c_regs, &out)?;
+                    continue;
+                }
+                let a_base = a_base.ok_or("mma: internal: shared A without a base")?;
+                let (da, a_major) = descriptor(b, &issue.a, a_base)?;
+                let (db, b_major) = descriptor(b, &issue.b, b_base)?;
                 let layout = |row: bool| format!("#nvvm.mma_layout<{}>", if row { "row" } else { "col" });
                 let attributes = [
                     ("shape", format!("#nvvm.shape<m = {m}, n = {n}, k = {k}>")),
@@ -724,6 +737,71 @@ fn pack<'c, 'a>(b: &Builder<'c, 'a>, values: &[Value<'c, 'a>], dtype: DType) -> 
             }
         })
         .collect()
+}
+
+/// `wgmma.mma_async` with A in registers, as inline PTX (PTX ISA 9.7.15.5.2: `d, a, b-desc, scale-d, imm-scale-a,
+/// imm-scale-b, imm-trans-b`): the accumulators are tied in/out operands (`f32` fields as `f`, `.f16x2` as `r`),
+/// the A fragment 4 `.b32` registers of 16-bit pairs, the B descriptor an `l` operand.
+#[allow(clippy::too_many_arguments)]
+fn wgmma_registers_a<'c, 'a>(
+    b: &Builder<'c, 'a>,
+    [m, n, k]: [i64; 3],
+    dtype: DType,
+    acc: DType,
+    a_values: &[Value<'c, 'a>],
+    b_desc: Value<'c, 'a>,
+    b_major: axe_layout::mma::Major,
+    accumulators: Value<'c, 'a>,
+    count: usize,
+) -> Result<Vec<Value<'c, 'a>>, String> {
+    let (field, letter) = if acc == DType::F32 { ("f32", "f") } else { ("i32", "r") };
+    let pairs = pack(b, a_values, dtype)?;
+    let mut operands = Vec::new();
+    for pair in pairs {
+        operands.push(if dtype == DType::F16 { b.value("llvm.bitcast", &[pair], "i32", &[])? } else { pair });
+    }
+    let a_count = operands.len();
+    operands.push(b_desc);
+    let element = if acc == DType::F32 { "f32" } else { "vector<2xf16>" };
+    for i in 0..count {
+        let value = b.value("llvm.extractvalue", &[accumulators], element, &[("position", position(i))])?;
+        operands.push(if acc == DType::F32 { value } else { b.value("llvm.bitcast", &[value], "i32", &[])? });
+    }
+    let list = |from: usize, to: usize| (from..to).map(|i| format!("${i}")).collect::<Vec<_>>().join(", ");
+    let trans_b = i64::from(b_major != axe_layout::mma::Major::K);
+    let asm = format!(
+        "{{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\nwgmma.mma_async.sync.aligned.m{m}n{n}k{k}.{acc}.{dtype}.{dtype} \
+         {{{}}}, {{{}}}, ${}, p, 1, 1, {trans_b};\n}}",
+        list(0, count),
+        list(count, count + a_count),
+        count + a_count,
+        acc = acc.name(),
+        dtype = dtype.name(),
+    );
+    let mut constraints = vec![format!("={letter}"); count];
+    constraints.extend(vec!["r".to_string(); a_count]);
+    constraints.push("l".into());
+    constraints.extend((0..count).map(|i| i.to_string()));
+    let ty = struct_type(field, count);
+    let attributes = [
+        ("asm_string", format!("\"{}\"", asm.replace('\n', "\\0A"))),
+        ("constraints", format!("\"{}\"", constraints.join(","))),
+        ("has_side_effects", "unit".to_string()),
+    ];
+    let d = b.value("llvm.inline_asm", &operands, &ty, &attributes)?;
+    let mut out = Vec::new();
+    for i in 0..count {
+        let value = b.value("llvm.extractvalue", &[d], field, &[("position", position(i))])?;
+        if acc == DType::F32 {
+            out.push(value);
+            continue;
+        }
+        let pair = b.value("llvm.bitcast", &[value], "vector<2xf16>", &[])?;
+        for lane in 0..2 {
+            out.push(b.value("llvm.extractelement", &[pair, b.constant(lane, "i32")?], "f16", &[])?);
+        }
+    }
+    Ok(out)
 }
 
 /// Accumulators as the NVVM ops take them: f32 one per field, f16 pairs as `vector<2xf16>`; and the field type.
