@@ -259,6 +259,25 @@ pub(crate) fn shared_global<'c, 'a>(memref: Value<'c, 'a>) -> Option<OperationRe
     }
 }
 
+/// Tensor memory is allocated where its `axe.alloc` is and freed before the kernel's returns, so the alloc must
+/// be in the kernel's entry block (it then dominates every return).
+fn check_tmem_alloc(alloc: AxeOp) -> Result<(), String> {
+    let operation = alloc.operation();
+    let mut function = operation.parent_operation();
+    while let Some(f) = function {
+        if matches!(f.name().as_string_ref().as_str(), Ok("gpu.func" | "func.func")) {
+            break;
+        }
+        function = f.parent_operation();
+    }
+    match function {
+        Some(f) if operation.block() == access::entry_block(f) => Ok(()),
+        _ => Err("mma: storage: the tensor-memory axe.alloc must be in its kernel's entry block (it is allocated \
+                  there and freed before every return)"
+            .to_string()),
+    }
+}
+
 /// The scope's thread count when it is fixed (warp 32, warpgroup 128).
 fn scope_threads(scope: ExecScope) -> Option<i64> {
     match scope {
@@ -316,6 +335,9 @@ fn plan_gemm<'c, 'a>(op: AxeOp<'c, 'a>) -> Result<PlannedGemm<'c, 'a>, String> {
         c: Operand { layout: &c.layout, shape: &c.tensor.shape, mem: mem(c)? },
     };
     let plan = plan(&request).map_err(|e| e.to_string())?;
+    if let (MemScope::Tmem, Source::Alloc(alloc)) = (c.tensor.mem, c.source) {
+        check_tmem_alloc(alloc)?;
+    }
     check_lowerable(&plan, scope, dtype)?;
     Ok(PlannedGemm { op, plan, scope, dtype, acc, operands })
 }
@@ -392,6 +414,9 @@ fn plan_tmem_load<'c, 'a>(op: AxeOp<'c, 'a>) -> Result<TmemLoad<'c, 'a>, String>
         return Err("mma: axe.copy must have source and dest".to_string());
     };
     let (tmem, regs) = (trace("source", source)?, trace("dest", dest)?);
+    if let Source::Alloc(alloc) = tmem.source {
+        check_tmem_alloc(alloc)?;
+    }
     let shape = &tmem.tensor.shape;
     let n = match shape.as_slice() {
         [128, n] if *n >= 1 && *n <= 128 && n & (n - 1) == 0 => *n,

@@ -249,3 +249,23 @@ module attributes {axe.target = "sm_100a"} {
     return
   }
 }
+
+// -----
+
+// Tensor memory is allocated at its axe.alloc and freed before the returns: an alloc inside a branch would
+// not dominate them.
+!a = !axe.tensor<array<i64: 128, 16>, f16, #axe.layout<"Swizzle(3,1,3) o S[(128,16):(16,1)]">, #axe.mem<"shared">>
+!b = !axe.tensor<array<i64: 16, 64>, f16, #axe.layout<"Swizzle(3,1,3) o S[(16,64):(1,16)]">, #axe.mem<"shared">>
+!c = !axe.tensor<array<i64: 128, 64>, f32, #axe.layout<"S[(128,64):(1@TLane,1@TCol)]">, #axe.mem<"tmem">>
+module attributes {axe.target = "sm_100a"} {
+  func.func @tmem_alloc_in_branch(%p: i1) {
+    %a = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !a
+    %b = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !b
+    scf.if %p {
+      %c = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !c
+      // expected-error @+1 {{mma: storage: the tensor-memory axe.alloc must be in its kernel's entry block (it is allocated there and freed before every return)}}
+      "axe.gemm"(%a, %b, %c) {scope = #axe.exec<"cta">} : (!a, !b, !c) -> ()
+    }
+    return
+  }
+}

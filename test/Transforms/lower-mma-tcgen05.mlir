@@ -114,3 +114,25 @@ module attributes {axe.target = "sm_100a"} {
     return
   }
 }
+
+// -----
+
+// An accumulator only loaded from (written elsewhere): columns 32..96 are read, so 128 are allocated; the load
+// is 64 columns wide from column 32.
+!t = !axe.tensor<array<i64: 128, 64>, f32, #axe.layout<"S[(128,64):(1@TLane,1@TCol)] + 32@TCol">, #axe.mem<"tmem">>
+!r = !axe.tensor<array<i64: 128, 64>, f32, #axe.layout<"S[(4,32,64):(1@warpid,1@laneid,1)]">, #axe.mem<"reg">>
+module attributes {axe.target = "sm_100a"} {
+  // CHECK-LABEL: func.func @load_only
+  func.func @load_only() {
+    // CHECK: nvvm.tcgen05.alloc %{{.*}}, %c128_i32
+    // CHECK: %[[RAW:.*]] = llvm.ptrtoint %{{.*}} : !llvm.ptr<6> to i32
+    // CHECK: %[[LANE:.*]] = arith.addi %[[RAW]], %{{.*}} : i32
+    // CHECK: %[[ADDR:.*]] = arith.addi %[[LANE]], %c32_i32 : i32
+    // CHECK: nvvm.tcgen05.ld %{{.*}} {shape = #nvvm.tcgen05_ldst_shape<shape_32x32b>} : vector<64xi32>
+    // CHECK: nvvm.tcgen05.dealloc %{{.*}}, %c128_i32
+    %t = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !t
+    %r = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !r
+    "axe.copy"(%t, %r) {scope = #axe.exec<"cta">} : (!t, !r) -> ()
+    return
+  }
+}

@@ -79,11 +79,11 @@ pub(super) fn rewrite<'c, 'a>(
         stats: LowerMmaStats::default(),
     };
     for gemm in gemms {
-        for (operand, traced) in gemm.operands.iter().enumerate() {
+        for traced in &gemm.operands {
             let Source::Alloc(alloc) = traced.source else { continue };
-            let need = match (operand, traced.tensor.mem) {
-                (_, MemScope::Shared) => gemm.plan.shared_base_alignment_bytes.unwrap_or(16).max(16),
-                (_, MemScope::Tmem) => i64::from(gemm.plan.tmem_columns.unwrap_or(32)),
+            let need = match traced.tensor.mem {
+                MemScope::Shared => gemm.plan.shared_base_alignment_bytes.unwrap_or(16).max(16),
+                MemScope::Tmem => i64::from(gemm.plan.tmem_columns.unwrap_or(32)),
                 _ => 0,
             };
             let entry = lowering.needed.entry(access::key(alloc.operation())).or_insert(0);
@@ -91,9 +91,12 @@ pub(super) fn rewrite<'c, 'a>(
         }
     }
     for load in loads {
-        for traced in [&load.tmem, &load.regs] {
+        // A tensor-memory alloc only loaded from still covers the columns the load reads.
+        let columns = axe_layout::mma::tmem::alloc_columns(load.column + load.columns);
+        for (traced, need) in [(&load.tmem, columns), (&load.regs, 0)] {
             if let Source::Alloc(alloc) = traced.source {
-                lowering.needed.entry(access::key(alloc.operation())).or_insert(32);
+                let entry = lowering.needed.entry(access::key(alloc.operation())).or_insert(0);
+                *entry = (*entry).max(need);
             }
         }
     }
