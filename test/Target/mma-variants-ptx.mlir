@@ -1,6 +1,6 @@
 // Variants beyond the examples assemble too: bf16 mma.sync (fragments as i32), wgmma with f16 accumulators
-// (.f16x2 registers) and wgmma with A in registers (inline PTX), in one sm_90a module; each kernel stores
-// accumulators so nothing is dead code.
+// (.f16x2 registers), wgmma with A in registers (inline PTX) and fp8 wgmma (k32, no transpose immediates), in
+// one sm_90a module; each kernel stores accumulators so nothing is dead code.
 // RUN: axe-opt --lower-mma --lower-to-nvvm %s | axe-translate --emit=ptx --chip=sm_90a -o %t.ptx
 // RUN: FileCheck %s < %t.ptx
 // RUN: ptxas -arch=sm_90a %t.ptx -o %t.cubin
@@ -16,6 +16,8 @@
 // CHECK: wgmma.fence.sync.aligned;
 // CHECK: wgmma.mma_async.sync.aligned.m64n16k16.f32.f16.f16 {{{(%r[0-9]+, ){7}%r[0-9]+}}}, {{{(%r[0-9]+, ){3}%r[0-9]+}}}, %rd{{[0-9]+}}, p, 1, 1, 0;
 // CHECK: wgmma.wait_group.sync.aligned 0;
+// CHECK-LABEL: .visible .entry fp8_wgmma(
+// CHECK: wgmma.mma_async.sync.aligned.m64n16k32.f32.e4m3.e4m3 {{{(%r[0-9]+, ){7}%r[0-9]+}}}, %rd{{[0-9]+}}, %rd{{[0-9]+}}, p, 1, 1;
 
 !a = !axe.tensor<array<i64: 16, 16>, bf16, #axe.layout<"S[(2,8,2,4,2):(2,4@laneid,4,1@laneid,1)]">, #axe.mem<"reg">>
 !b = !axe.tensor<array<i64: 16, 8>, bf16, #axe.layout<"S[(2,4,2,8):(2,1@laneid,1,4@laneid)]">, #axe.mem<"reg">>
@@ -27,6 +29,8 @@
 !f = !axe.tensor<array<i64: 64, 16>, f32, #axe.layout<"S[(4,2,8,2,4,2):(1@wid_in_wg,2,4@laneid,4,1@laneid,1)]">, #axe.mem<"reg">>
 !regs4 = memref<4xf32, #gpu.address_space<private>>
 !regs8f = memref<8xf32, #gpu.address_space<private>>
+!fa = !axe.tensor<array<i64: 64, 32>, f8E4M3FN, #axe.layout<"Swizzle(4,1,3) o S[(64,32):(32,1)]">, #axe.mem<"shared">>
+!fb = !axe.tensor<array<i64: 32, 16>, f8E4M3FN, #axe.layout<"Swizzle(4,1,3) o S[(32,16):(1,32)]">, #axe.mem<"shared">>
 !regs8 = memref<8xf16, #gpu.address_space<private>>
 
 module attributes {gpu.container_module} {
@@ -118,6 +122,21 @@ module attributes {gpu.container_module} {
       "axe.fill"(%a, %one) {scope = #axe.exec<"warpgroup">} : (!ra, f16) -> ()
       "axe.fill"(%c, %zero) {scope = #axe.exec<"warpgroup">} : (!f, f32) -> ()
       "axe.gemm"(%a, %b, %c) {scope = #axe.exec<"warpgroup">} : (!ra, !sb, !f) -> ()
+      %tid = gpu.thread_id x
+      %c0 = arith.constant 0 : index
+      %v0 = memref.load %acc[%c0] : !regs8f
+      memref.store %v0, %out[%tid] : memref<1024xf32>
+      gpu.return
+    }
+
+    gpu.func @fp8_wgmma(%out: memref<1024xf32>) kernel attributes {known_block_size = array<i32: 128, 1, 1>} {
+      %zero = arith.constant 0.0 : f32
+      %a = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !fa
+      %b = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !fb
+      %acc = memref.alloca() : !regs8f
+      %c = "axe.view"(%acc) : (!regs8f) -> !f
+      "axe.fill"(%c, %zero) {scope = #axe.exec<"warpgroup">} : (!f, f32) -> ()
+      "axe.gemm"(%a, %b, %c) {scope = #axe.exec<"warpgroup">} : (!fa, !fb, !f) -> ()
       %tid = gpu.thread_id x
       %c0 = arith.constant 0 : index
       %v0 = memref.load %acc[%c0] : !regs8f
