@@ -23,7 +23,7 @@ use rand::seq::IndexedRandom;
 use rand::{RngExt, SeedableRng};
 use std::io::{Read, Write};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{mpsc, Mutex, OnceLock};
@@ -194,10 +194,21 @@ fn temp_path() -> PathBuf {
     std::env::temp_dir().join(format!("axe-fuzz-{}-{n}.mlir", std::process::id()))
 }
 
-/// Runs `tool` (a file name in the tool folder) on `input` under the configured limits.
+/// The working directory of every child: generated command lines may name any output path (`-o --cse`), and
+/// those files belong in a scratch folder, not in the checkout the harness runs from.
+fn scratch_dir() -> &'static Path {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let dir = std::env::temp_dir().join(format!("axe-fuzz-cwd-{}", std::process::id()));
+        let _ = std::fs::create_dir_all(&dir);
+        dir
+    })
+}
+
+/// Runs `tool` (a file name in the tool folder) on `input` under the configured limits, in [`scratch_dir`].
 pub fn run_tool(tool: &str, input: &ProcInput) -> Result<Outcome, String> {
     let cfg = config();
-    let program = cfg.dir.join(tool);
+    let program = std::path::absolute(cfg.dir.join(tool)).map_err(|e| format!("cannot locate {tool}: {e}"))?;
     let file = input.via_file.then(temp_path);
     let mut args: Vec<String> = input.args.iter().map(|a| a.replace('\0', "")).collect();
     if let Some(f) = &file {
@@ -211,7 +222,7 @@ pub fn run_tool(tool: &str, input: &ProcInput) -> Result<Outcome, String> {
     }
     let (memory, cpu) = (cfg.memory, cfg.timeout.as_secs() + 5);
     let mut cmd = Command::new(&program);
-    cmd.args(&args).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    cmd.args(&args).current_dir(scratch_dir()).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
     cmd.env("RUST_BACKTRACE", "0");
     // SAFETY: only async-signal-safe calls (setrlimit, setpgid) between fork and exec.
     unsafe {
