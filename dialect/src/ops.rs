@@ -279,3 +279,9 @@ pub fn walk_preorder<'c, 'a>(root: OperationRef<'c, 'a>, visit: &mut impl FnMut(
         }
     }
 }
+
+/// The nearest `gpu.func` or `func.func` that encloses `op` (not `op` itself).
+pub fn enclosing_function<'c, 'a>(op: OperationRef<'c, 'a>) -> Option<OperationRef<'c, 'a>> {
+    std::iter::successors(op.parent_operation(), |parent| parent.parent_operation())
+        .find(|parent| matches!(parent.name().as_string_ref().as_str(), Ok("gpu.func" | "func.func")))
+}

@@ -14,6 +14,8 @@ pub mod lower_tma;
 mod registry;
 pub mod slice;
 pub mod strip_annotations;
+#[cfg(test)]
+mod testing;
 pub mod verify;
 
 pub use registry::{lookup, PassInfo, PassKind, LOWER_TO_NVVM_PIPELINE, REGISTRY};

@@ -263,14 +263,7 @@ pub(crate) fn shared_global<'c, 'a>(memref: Value<'c, 'a>) -> Option<OperationRe
 /// be in the kernel's entry block (it then dominates every return).
 fn check_tmem_alloc(alloc: AxeOp) -> Result<(), String> {
     let operation = alloc.operation();
-    let mut function = operation.parent_operation();
-    while let Some(f) = function {
-        if matches!(f.name().as_string_ref().as_str(), Ok("gpu.func" | "func.func")) {
-            break;
-        }
-        function = f.parent_operation();
-    }
-    match function {
+    match axe_dialect::ops::enclosing_function(operation) {
         Some(f) if operation.block() == access::entry_block(f) => Ok(()),
         _ => Err("mma: storage: the tensor-memory axe.alloc must be in its kernel's entry block (it is allocated \
                   there and freed before every return)"
@@ -462,7 +455,6 @@ pub fn create() -> melior::pass::Pass {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use axe_dialect::{create_context, parse_module, verify};
 
     const SYNC: &str = include_str!("../../examples/mma_sync.mlir");
     const WGMMA: &str = include_str!("../../examples/mma_wgmma.mlir");
@@ -470,18 +462,12 @@ mod tests {
 
     /// Runs `--lower-tma` (when `tma`) and the pass on `source`: the result, the printed module, the messages.
     fn check(source: &str, tma: bool) -> (Result<LowerMmaStats, usize>, String, Vec<String>) {
-        let context = create_context().expect("context");
-        let module = parse_module(&context, source, "t.mlir").expect("parses");
-        if tma {
-            crate::lower_tma::lower_tma(module.as_operation()).expect("tma lowers");
-        }
-        let result = lower_mma(module.as_operation());
-        if result.is_ok() {
-            assert!(module.as_operation().verify(), "{}", module.as_operation());
-            assert!(verify(&module), "{:?}", context.diagnostics().take());
-        }
-        let messages = context.diagnostics().take().into_iter().map(|d| d.message).collect();
-        (result, module.as_operation().to_string(), messages)
+        crate::testing::run_pass(source, |module| {
+            if tma {
+                crate::lower_tma::lower_tma(module).expect("tma lowers");
+            }
+            lower_mma(module)
+        })
     }
 
     #[test]

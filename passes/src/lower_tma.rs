@@ -201,21 +201,12 @@ pub fn create() -> melior::pass::Pass {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use axe_dialect::{create_context, parse_module, verify};
 
     const EXAMPLE: &str = include_str!("../../examples/tma_copy.mlir");
 
     /// Runs the pass on `source`: its result, the printed module and the diagnostics.
     fn check(source: &str) -> (Result<LowerTmaStats, usize>, String, Vec<String>) {
-        let context = create_context().expect("context");
-        let module = parse_module(&context, source, "t.mlir").expect("parses");
-        let result = lower_tma(module.as_operation());
-        if result.is_ok() {
-            assert!(module.as_operation().verify(), "{}", module.as_operation());
-            assert!(verify(&module), "{:?}", context.diagnostics().take());
-        }
-        let messages = context.diagnostics().take().into_iter().map(|d| d.message).collect();
-        (result, module.as_operation().to_string(), messages)
+        crate::testing::run_pass(source, lower_tma)
     }
 
     #[test]

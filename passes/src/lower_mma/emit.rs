@@ -7,7 +7,9 @@ use super::{LowerMmaStats, PlannedGemm, Source, TmemLoad, Traced};
 use crate::lower_tma::build::{segments, Builder, WORKGROUP};
 use axe_dialect::{
     access::{self, OpKey},
-    ffi, AxeOp, MemScope, OpKind,
+    ffi,
+    ops::enclosing_function,
+    AxeOp, MemScope, OpKind,
 };
 use axe_layout::{
     mma::{Access, DType, Family, MmaIssue, SmemDesc},
@@ -141,19 +143,6 @@ pub(super) fn rewrite<'c, 'a>(
 /// The traced destination of a fill, when it is a tensor this pass can reach.
 fn fill_target<'c, 'a>(op: AxeOp<'c, 'a>) -> Option<Traced<'c, 'a>> {
     op.operand(0).and_then(|v| super::trace("dest", v).ok())
-}
-
-/// The enclosing `gpu.func` or `func.func`.
-fn enclosing_function<'c, 'a>(op: OperationRef<'c, 'a>) -> Option<OperationRef<'c, 'a>> {
-    let mut current = op.parent_operation();
-    while let Some(o) = current {
-        let name = o.name();
-        if matches!(name.as_string_ref().as_str(), Ok("gpu.func" | "func.func")) {
-            return Some(o);
-        }
-        current = o.parent_operation();
-    }
-    None
 }
 
 /// `memref<N x element, space>` text.

@@ -5,12 +5,13 @@
 use super::{
     build::{box_memref, descriptor_type, segments, Builder, BARRIER_TYPE, TRY_WAIT_TICKS},
     host::{annotate_argument, host_descriptor, kernel_symbol, launch_index, retype_function},
-    trace::enclosing_function,
     LowerTmaStats, PlannedCopy,
 };
 use axe_dialect::{
     access::{self, OpKey},
-    ffi, AxeOp, OpKind,
+    ffi,
+    ops::enclosing_function,
+    AxeOp, OpKind,
 };
 use axe_layout::{
     tma::{Direction, ElemType, TmaPlan},

@@ -3,7 +3,11 @@
 //! The planner wants the root tensor's layout and shape and the copied region in the root's indices; the
 //! lowering wants the storage (an `axe.alloc`, or the kernel argument under the global views).
 
-use axe_dialect::{access, ops::tensor_of, AxeOp, OpKind, TensorType};
+use axe_dialect::{
+    access,
+    ops::{enclosing_function, tensor_of},
+    AxeOp, OpKind, TensorType,
+};
 use axe_layout::Layout;
 use melior::ir::{operation::OperationLike, OperationRef, Value};
 
@@ -99,16 +103,4 @@ fn kernel_argument<'c, 'a>(copy: AxeOp<'c, 'a>, value: Value<'c, 'a>) -> Storage
         Some(same) if Value::from(same) == value => Storage::KernelArgument(kernel, index),
         _ => Storage::Other,
     }
-}
-
-/// The nearest enclosing `gpu.func` or `func.func`.
-pub(super) fn enclosing_function<'c, 'a>(op: OperationRef<'c, 'a>) -> Option<OperationRef<'c, 'a>> {
-    let mut current = op.parent_operation();
-    while let Some(parent) = current {
-        if matches!(parent.name().as_string_ref().as_str(), Ok("gpu.func" | "func.func")) {
-            return Some(parent);
-        }
-        current = parent.parent_operation();
-    }
-    None
 }
