@@ -15,7 +15,8 @@ use crate::axis::Axis;
 use crate::error::{LayoutError, Result};
 use crate::iter::Iter;
 
-/// The most distinct points one enumeration keeps: a per-axis replica set, or all replica offsets of an evaluator.
+/// The most distinct points one per-axis enumeration keeps (an evaluator bounds their product separately,
+/// [`crate::eval::MAX_REPLICA_OFFSETS`]).
 pub const MAX_POINTS: i64 = 1 << 20;
 
 /// The most elementary steps (copied points, or cells of a range) one iter of an enumeration may take.
