@@ -26,6 +26,7 @@ pub mod eval;
 pub mod group;
 pub mod iter;
 pub mod layout;
+pub mod mma;
 pub mod notation;
 pub mod points;
 pub mod slice;
@@ -33,7 +34,6 @@ pub mod swizzle;
 pub mod tile;
 pub mod tile_layout;
 pub mod tile_of;
-pub mod mma;
 pub mod tma;
 
 pub use axis::{Axis, AxisKind, ExecScope};
