@@ -1,91 +1,26 @@
 //! A software model of the TMA box copy, written independently of the planner from the CUDA documentation, run on
 //! every issue of a plan; it proves for every element of the region that it lands where the ORIGINAL (unsliced)
 //! shared layout says it should (load), or where the global layout says (store), and that nothing else is written.
-//!
-//! The model, per `cp.async.bulk.tensor` issue with coordinates `c` and shared destination `dst`:
-//! - the box holds `n_i = ceil(boxDim[i] / elementStrides[i])` elements along dimension `i`; box element `(i_0..)`
-//!   is global element `c_t + i_t * elementStrides[t]`, at byte address
-//!   `globalAddress + (c_0 + ..) * elemsize + sum_{t>=1} (c_t + ..) * globalStrides[t-1]`; a coordinate outside
-//!   `[0, globalDim[t])` reads the OOB fill (zero) on a load and is skipped on a store;
-//! - shared memory receives the box densely, dimension 0 fastest, each row of `n_0 * elemsize` bytes padded to the
-//!   swizzle span when narrower (CUDA Programming Guide: "the shared memory must be allocated to accommodate the
-//!   full swizzle width");
-//! - the swizzle acts on the ABSOLUTE shared byte address: bits `[4, 4+B)` XOR bits `[7, 7+B)`, `B` = 1/2/3 for the
-//!   32B/64B/128B modes (16-byte chunks permuted within each span, the pattern repeating every 256/512/1024
-//!   bytes). The shared tensor's base is placed at an address aligned to 1024 bytes plus 3 such blocks.
+//! The hardware itself (descriptor and swizzle on absolute addresses) is transcribed in `model/tma_hw.rs`.
 //!
 //! Memory is modelled per byte, each global byte tagged uniquely (element id and byte index), so a misplaced
 //! byte, a duplicated element or a promoted descriptor type moving bytes wrongly is caught.
+
+#[path = "model/tma_hw.rs"]
+mod tma_hw;
 
 use axe_layout::notation::parse_layout;
 use axe_layout::tile_layout::unflatten;
 use axe_layout::tma::{plan, Direction, ElemType, TmaOptions, TmaPlan, TmaRequest};
 use axe_layout::{Axis, Layout, SwizzleMode};
 use std::collections::HashMap;
-
-/// The shared tensor's base address in the model (1024-byte aligned, as the plan requires).
-const SMEM_BASE: i64 = 3 * 1024;
-/// Tag of a byte the TMA fills out of bounds.
-const OOB_TAG: u64 = u64::MAX;
-
-/// The CUDA TMA swizzle on an absolute shared byte address.
-fn hw_swizzle(mode: SwizzleMode, addr: i64) -> i64 {
-    let bits = match mode {
-        SwizzleMode::None => return addr,
-        SwizzleMode::B32 => 1,
-        SwizzleMode::B64 => 2,
-        SwizzleMode::B128 => 3,
-    };
-    let mask = (1i64 << bits) - 1;
-    addr ^ (((addr >> 7) & mask) << 4)
-}
+use tma_hw::{check_transfer, hardware_pairs, hw_swizzle, SMEM_BASE};
 
 /// The memory address (in elements) a layout gives one logical coordinate.
 fn address(layout: &Layout, shape: &[i64], x: &[i64]) -> i64 {
     let points = layout.eval(shape, x).expect("coordinate evaluates");
     assert_eq!(points.len(), 1, "a TMA operand maps each element to one address");
     points[0].get(&Axis::M).copied().unwrap_or(0)
-}
-
-/// Every (global byte address, shared byte address) the hardware pairs for the plan's issues, following the
-/// descriptor only; `None` on the global side is an out-of-bounds element.
-fn hardware_pairs(p: &TmaPlan) -> Vec<(Option<i64>, i64)> {
-    let d = &p.desc;
-    let e = d.data_type.bytes();
-    let rank = d.rank as usize;
-    let n: Vec<i64> = (0..rank).map(|i| i64::from(d.box_dims[i].div_ceil(d.element_strides[i]))).collect();
-    let span = if d.swizzle == SwizzleMode::None { 0 } else { d.swizzle.bytes() };
-    let pitch = (n[0] * e).max(span);
-    let count: i64 = n.iter().product();
-    let mut out = Vec::new();
-    for issue in &p.issues {
-        assert_eq!(issue.coordinates.len(), rank);
-        for flat in 0..count {
-            // box index, dimension 0 fastest
-            let mut idx = vec![0i64; rank];
-            let mut rest = flat;
-            for i in 0..rank {
-                idx[i] = rest % n[i];
-                rest /= n[i];
-            }
-            let coord: Vec<i64> =
-                (0..rank).map(|t| issue.coordinates[t] + idx[t] * i64::from(d.element_strides[t])).collect();
-            let inside = coord.iter().zip(&d.global_dims).all(|(&c, &g)| c >= 0 && (c as u64) < g);
-            let gaddr = p.global_offset_bytes as i64
-                + coord[0] * e
-                + (1..rank).map(|t| coord[t] * d.global_strides_bytes[t - 1] as i64).sum::<i64>();
-            let mut row = 0i64;
-            for t in (1..rank).rev() {
-                row = row * n[t] + idx[t];
-            }
-            let lin = idx[0] * e + row * pitch;
-            let saddr = hw_swizzle(d.swizzle, SMEM_BASE + issue.smem_offset_bytes + lin);
-            for b in 0..e {
-                out.push((inside.then_some(gaddr + b), saddr + b));
-            }
-        }
-    }
-    out
 }
 
 struct Copy<'a> {
@@ -142,36 +77,9 @@ fn check(c: &Copy<'_>) -> TmaPlan {
         .unwrap_or_else(|err| panic!("{} -> {}: {err}", c.global, c.shared));
         assert_eq!(p.total_bytes() as i64, n * e, "payload");
         assert_eq!(SMEM_BASE % p.shared_base_alignment_bytes as i64, 0);
-        let pairs = hardware_pairs(&p);
-        match direction {
-            Direction::G2S => {
-                let mut smem: HashMap<i64, u64> = HashMap::new();
-                for (ga, sa) in &pairs {
-                    let tag = match ga {
-                        Some(ga) => *gmem.get(ga).unwrap_or_else(|| panic!("read outside the global tensor at {ga}")),
-                        None => OOB_TAG,
-                    };
-                    assert!(smem.insert(*sa, tag).is_none(), "shared byte {sa} written twice");
-                }
-                assert_eq!(smem.len(), expected.len(), "bytes written");
-                for (sa, ga) in &expected {
-                    assert_eq!(smem.get(sa), gmem.get(ga), "shared byte {sa} should hold global byte {ga}");
-                }
-            }
-            Direction::S2G => {
-                // Shared memory holds the region, tagged by shared byte; the store must put each where it belongs.
-                let mut written: HashMap<i64, i64> = HashMap::new();
-                for (ga, sa) in &pairs {
-                    let ga = ga.expect("a store inside the tensor");
-                    assert!(expected.contains_key(sa), "the store reads shared byte {sa} outside the region");
-                    assert!(written.insert(ga, *sa).is_none(), "global byte {ga} written twice");
-                }
-                assert_eq!(written.len(), expected.len());
-                for (sa, ga) in &expected {
-                    assert_eq!(written.get(ga), Some(sa), "global byte {ga} should come from shared byte {sa}");
-                }
-            }
-        }
+        let pairs = hardware_pairs(&p).unwrap_or_else(|err| panic!("{err}"));
+        check_transfer(direction, &pairs, &expected, &gmem)
+            .unwrap_or_else(|err| panic!("{} -> {} {direction:?}: {err}", c.global, c.shared));
         last = Some(p);
     }
     last.expect("two directions planned")

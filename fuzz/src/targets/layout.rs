@@ -25,6 +25,10 @@
 //! - TMA: a plan validates, moves exactly the region's bytes, and a software model of the hardware copy puts
 //!   every element where the layouts say (small copies); `validate` accepts exactly the documented rules.
 
+// The TMA hardware model lives with the layout crate's tests; one transcription serves both.
+#[path = "../../../layout/tests/model/tma_hw.rs"]
+mod tma_hw;
+
 use super::reference::{self, crate_eval, indices, Point, Ref};
 use crate::driver::{Kind, Limits, Rng, Target};
 use crate::gen_layout::{self, Knobs};
@@ -40,6 +44,7 @@ use axe_layout::{Axis, ComposeLayout, Iter, Layout, LayoutError, SwizzleMode, Ti
 use rand::seq::IndexedRandom;
 use rand::RngExt;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
+use tma_hw::{check_transfer, hardware_pairs, SMEM_BASE};
 
 fn target(name: &'static str, about: &'static str, generate: fn(&mut Rng) -> String, check: Check) -> Target {
     Target { name, about, kind: Kind::InProcess, weight: 1, generate, check, limits: Limits::IN_PROCESS }
@@ -1069,20 +1074,6 @@ fn check_tma(text: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// The model's shared tensor base (1024-byte aligned, as every plan requires).
-const SMEM_BASE: i64 = 3 * 1024;
-
-/// The CUDA TMA swizzle on an absolute shared byte address.
-fn hw_swizzle(mode: SwizzleMode, addr: i64) -> i64 {
-    let bits = match mode {
-        SwizzleMode::None => return addr,
-        SwizzleMode::B32 => 1,
-        SwizzleMode::B64 => 2,
-        SwizzleMode::B128 => 3,
-    };
-    addr ^ (((addr >> 7) & ((1i64 << bits) - 1)) << 4)
-}
-
 /// The one memory address (in elements) a layout gives a coordinate (a bare swizzle whose period differs from
 /// the shape's size stands for the identity over the shape under the swizzle, as in slice and tile).
 fn address(l: &Layout, shape: &[i64], x: &[i64]) -> Result<i64, String> {
@@ -1100,8 +1091,8 @@ fn address(l: &Layout, shape: &[i64], x: &[i64]) -> Result<i64, String> {
     Ok(points[0].get(&Axis::M).copied().unwrap_or(0))
 }
 
-/// A software model of the TMA box copy, ported from `layout/tests/tma_model.rs`: follows the descriptor and
-/// every issue byte by byte and checks that each element of the region lands where the layouts say.
+/// The TMA box copy run through the hardware model (`layout/tests/model/tma_hw.rs`, the one transcription shared
+/// with the layout crate's tests): every element of the region must land where the layouts say.
 fn model(req: &Request, p: &TmaPlan) -> Result<(), String> {
     let e = req.dtype.bytes();
     let gext: Vec<i64> = req.gregion.iter().map(|(b, e)| e - b).collect();
@@ -1126,87 +1117,7 @@ fn model(req: &Request, p: &TmaPlan) -> Result<(), String> {
             gmem.insert(a + b, (id as u64) << 8 | b as u64);
         }
     }
-    let d = &p.desc;
-    let eb = d.data_type.bytes();
-    let rank = d.rank as usize;
-    let nbox: Vec<i64> = (0..rank).map(|i| i64::from(d.box_dims[i].div_ceil(d.element_strides[i].max(1)))).collect();
-    let span = if d.swizzle == SwizzleMode::None { 0 } else { d.swizzle.bytes() };
-    let pitch = (nbox[0] * eb).max(span);
-    let count: i64 = nbox.iter().product();
-    let mut pairs = Vec::new();
-    for issue in &p.issues {
-        for flat in 0..count {
-            let mut idx = vec![0i64; rank];
-            let mut rest = flat;
-            for i in 0..rank {
-                idx[i] = rest % nbox[i];
-                rest /= nbox[i];
-            }
-            let coord: Vec<i64> =
-                (0..rank).map(|t| issue.coordinates[t] + idx[t] * i64::from(d.element_strides[t])).collect();
-            let inside = coord.iter().zip(&d.global_dims).all(|(&c, &g)| c >= 0 && (c as u64) < g);
-            let gaddr = p.global_offset_bytes as i64
-                + coord[0] * eb
-                + (1..rank).map(|t| coord[t] * d.global_strides_bytes[t - 1] as i64).sum::<i64>();
-            let mut row = 0i64;
-            for t in (1..rank).rev() {
-                row = row * nbox[t] + idx[t];
-            }
-            let saddr = hw_swizzle(d.swizzle, SMEM_BASE + issue.smem_offset_bytes + idx[0] * eb + row * pitch);
-            for b in 0..eb {
-                pairs.push((inside.then_some(gaddr + b), saddr + b));
-            }
-        }
-    }
-    match p.direction {
-        Direction::G2S => {
-            let mut smem: HashMap<i64, u64> = HashMap::new();
-            for (ga, sa) in &pairs {
-                let tag = match ga {
-                    Some(ga) => {
-                        *gmem.get(ga).ok_or_else(|| format!("model: the load reads outside the tensor at {ga}"))?
-                    }
-                    None => u64::MAX,
-                };
-                if smem.insert(*sa, tag).is_some() {
-                    return fail(format!("model: shared byte {sa} written twice"));
-                }
-            }
-            if smem.len() != expected.len() {
-                return fail(format!("model: {} shared bytes written, the region has {}", smem.len(), expected.len()));
-            }
-            for (sa, ga) in &expected {
-                if smem.get(sa) != gmem.get(ga) {
-                    return fail(format!("model: shared byte {sa} should hold global byte {ga}"));
-                }
-            }
-        }
-        Direction::S2G => {
-            let mut written: HashMap<i64, i64> = HashMap::new();
-            for (ga, sa) in &pairs {
-                let ga = ga.ok_or("model: the store writes out of bounds")?;
-                if !expected.contains_key(sa) {
-                    return fail(format!("model: the store reads shared byte {sa} outside the region"));
-                }
-                if written.insert(ga, *sa).is_some() {
-                    return fail(format!("model: global byte {ga} written twice"));
-                }
-            }
-            if written.len() != expected.len() {
-                return fail(format!(
-                    "model: {} global bytes written, the region has {}",
-                    written.len(),
-                    expected.len()
-                ));
-            }
-            for (sa, ga) in &expected {
-                if written.get(ga) != Some(sa) {
-                    return fail(format!("model: global byte {ga} should come from shared byte {sa}"));
-                }
-            }
-        }
-    }
-    Ok(())
+    check_transfer(p.direction, &hardware_pairs(p)?, &expected, &gmem)
 }
 
 const DATA_TYPES: &[TensorMapDataType] = &[
