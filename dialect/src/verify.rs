@@ -26,8 +26,8 @@
 //!     maps `y + offset` (checked element by element up to [`SLICE_CHECK_LIMIT`] elements);
 //!   - [`Rule::MemoryScopes`]: alloc is not global; copy_async is a global-to-shared load (with barrier) or a
 //!     shared-to-global store (without); gemm a/b in shared or reg, c in reg or tmem; a view keeps its
-//!     source's memory (workgroup memref/pointer: shared; private memref: reg, one per thread; otherwise
-//!     global; tensor: same memory);
+//!     source's memory (workgroup memref/pointer: shared; private memref: reg, one per thread; `!llvm.ptr<6>`:
+//!     tmem; otherwise global; tensor: same memory);
 //!   - [`Rule::ViewFitsStorage`]: a view of a static memref stays inside it (span on `m` <= element count);
 //!   - [`Rule::Counts`]: mbarrier_init count and arrive_expect_tx bytes are at least 1.
 //! - **declarations**, before anything else: [`Rule::AxisDeclared`]: an `axe.axes` dictionary on any op (usually
@@ -613,6 +613,8 @@ impl Storage {
             let mem = match space {
                 "" | "0" | "1" => Some(MemScope::Global),
                 "3" | "7" => Some(MemScope::Shared),
+                // A tensor-memory address (what --lower-mma and --lower-copy leave of a lowered tmem alloc).
+                "6" => Some(MemScope::Tmem),
                 _ => None,
             };
             return Storage::Pointer { mem };

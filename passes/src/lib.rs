@@ -13,6 +13,7 @@ pub mod lower_mma;
 pub mod lower_tma;
 mod registry;
 pub mod slice;
+mod storage;
 pub mod strip_annotations;
 #[cfg(test)]
 mod testing;

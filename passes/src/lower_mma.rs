@@ -72,13 +72,16 @@
 
 mod emit;
 
-use crate::glue::{external_pass_creating, PassId};
-use axe_dialect::{access, ffi, ops::walk_preorder, AxeOp, MemScope, OpKind, TensorType};
+use crate::{
+    glue::{external_pass_creating, PassId},
+    storage::{self, shared_global, Source, Traced},
+};
+use axe_dialect::{access, ffi, ops::walk_preorder, AxeOp, MemScope, OpKind};
 use axe_layout::{
     mma::{plan, Access, Chip, DType, Family, GemmRequest, Mem, MmaPlan, Operand},
     ExecScope, Layout,
 };
-use melior::ir::{operation::OperationLike, OperationRef, Value, ValueLike};
+use melior::ir::{operation::OperationLike, OperationRef, Value};
 
 /// The pass's flag.
 pub const FLAG: &str = "lower-mma";
@@ -110,23 +113,6 @@ pub struct LowerMmaStats {
     pub fills: usize,
     /// Tensor-memory loads (`axe.copy` tmem -> registers) lowered.
     pub tmem_loads: usize,
-}
-
-/// Where a tensor's storage comes from.
-#[derive(Clone, Copy)]
-pub(crate) enum Source<'c, 'a> {
-    /// An `axe.alloc` the pass lowers.
-    Alloc(AxeOp<'c, 'a>),
-    /// The memref under an `axe.view` (private for registers, workgroup for shared memory).
-    Memref(Value<'c, 'a>),
-}
-
-/// One tensor operand traced to its storage.
-#[derive(Clone)]
-pub(crate) struct Traced<'c, 'a> {
-    pub(crate) tensor: TensorType,
-    pub(crate) layout: Layout,
-    pub(crate) source: Source<'c, 'a>,
 }
 
 /// One gemm the planner accepted.
@@ -211,64 +197,9 @@ fn target(op: OperationRef) -> Result<Chip, String> {
     ))
 }
 
-/// Traces the tensor operand `value` (role `role`) to an `axe.alloc` or an `axe.view` of a memref.
+/// Traces the tensor operand `value` (role `role`) to an `axe.alloc` or an `axe.view` of a memref (no slices).
 fn trace<'c, 'a>(role: &str, value: Value<'c, 'a>) -> Result<Traced<'c, 'a>, String> {
-    let tensor = axe_dialect::ops::tensor_of(value)?.ok_or_else(|| format!("mma: operand {role} is not a tensor"))?;
-    let layout = match tensor.layout.parse() {
-        Some(Ok(layout)) => layout,
-        Some(Err(e)) => return Err(format!("mma: operand {role}: {e}")),
-        None => return Err(format!("mma: operand {role} has a deferred layout: run --axe-slice first")),
-    };
-    let defining = access::defining_op(value).and_then(AxeOp::new);
-    let source = match defining.map(|op| (op.kind(), op)) {
-        Some((OpKind::Alloc, op)) => Source::Alloc(op),
-        Some((OpKind::View, op)) => match op.operand(0) {
-            Some(memref) if memref.r#type().to_string().starts_with("memref<") => {
-                if tensor.mem == MemScope::Tmem {
-                    return Err(format!("mma: storage: operand {role} in tensor memory must come from axe.alloc"));
-                }
-                Source::Memref(memref)
-            }
-            // A view of a tensor is the same storage from the same base: its source's.
-            Some(inner) if matches!(axe_dialect::ops::tensor_of(inner), Ok(Some(_))) => trace(role, inner)?.source,
-            _ => return Err(format!("mma: storage: operand {role} must be an axe.alloc or an axe.view of a memref")),
-        },
-        Some((kind, _)) => {
-            return Err(format!(
-                "mma: storage: operand {role} must be an axe.alloc or an axe.view of a memref, got {}",
-                kind.name()
-            ))
-        }
-        None => return Err(format!("mma: storage: operand {role} must be an axe.alloc or an axe.view of a memref")),
-    };
-    Ok(Traced { tensor, layout, source })
-}
-
-/// The `memref.get_global` under a workgroup memref: the memref itself, or the source of a `memref.view` of it
-/// at byte 0 (how `--lower-tma` hands on a shared alloc it lowered).
-pub(crate) fn shared_global<'c, 'a>(memref: Value<'c, 'a>) -> Option<OperationRef<'c, 'a>> {
-    let op = access::defining_op(memref)?;
-    match op.name().as_string_ref().as_str() {
-        Ok("memref.get_global") => Some(op),
-        Ok("memref.view") => {
-            let offset = access::operand(op, 1).and_then(access::defining_op)?;
-            let zero = offset.attribute("value").is_ok_and(|v| v.to_string() == "0 : index");
-            zero.then(|| access::operand(op, 0).and_then(shared_global)).flatten()
-        }
-        _ => None,
-    }
-}
-
-/// Tensor memory is allocated where its `axe.alloc` is and freed before the kernel's returns, so the alloc must
-/// be in the kernel's entry block (it then dominates every return).
-fn check_tmem_alloc(alloc: AxeOp) -> Result<(), String> {
-    let operation = alloc.operation();
-    match axe_dialect::ops::enclosing_function(operation) {
-        Some(f) if operation.block() == access::entry_block(f) => Ok(()),
-        _ => Err("mma: storage: the tensor-memory axe.alloc must be in its kernel's entry block (it is allocated \
-                  there and freed before every return)"
-            .to_string()),
-    }
+    storage::trace("mma", role, value, false)
 }
 
 /// The scope's thread count when it is fixed (warp 32, warpgroup 128).
@@ -329,7 +260,7 @@ fn plan_gemm<'c, 'a>(op: AxeOp<'c, 'a>) -> Result<PlannedGemm<'c, 'a>, String> {
     };
     let plan = plan(&request).map_err(|e| e.to_string())?;
     if let (MemScope::Tmem, Source::Alloc(alloc)) = (c.tensor.mem, c.source) {
-        check_tmem_alloc(alloc)?;
+        storage::check_tmem_alloc("mma", alloc)?;
     }
     check_lowerable(&plan, scope, dtype)?;
     Ok(PlannedGemm { op, plan, scope, dtype, acc, operands })
@@ -408,7 +339,7 @@ fn plan_tmem_load<'c, 'a>(op: AxeOp<'c, 'a>) -> Result<TmemLoad<'c, 'a>, String>
     };
     let (tmem, regs) = (trace("source", source)?, trace("dest", dest)?);
     if let Source::Alloc(alloc) = tmem.source {
-        check_tmem_alloc(alloc)?;
+        storage::check_tmem_alloc("mma", alloc)?;
     }
     let shape = &tmem.tensor.shape;
     let n = match shape.as_slice() {

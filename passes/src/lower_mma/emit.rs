@@ -3,20 +3,19 @@
 //! and views left without uses are erased. Every number (registers, descriptors, idesc, addresses, columns,
 //! issuing warps, alignment) comes from the plans.
 
-use super::{LowerMmaStats, PlannedGemm, Source, TmemLoad, Traced};
-use crate::lower_tma::build::{segments, Builder, WORKGROUP};
+use super::{LowerMmaStats, PlannedGemm, TmemLoad, Traced};
+use crate::{
+    lower_tma::build::{segments, Builder, WORKGROUP},
+    storage::{memref_type as memref, Source, Storage},
+};
 use axe_dialect::{
     access::{self, OpKey},
-    ffi,
     ops::enclosing_function,
     AxeOp, MemScope, OpKind,
 };
-use axe_layout::{
-    mma::{Access, DType, Family, MmaIssue, SmemDesc},
-    Axis,
-};
+use axe_layout::mma::{Access, DType, Family, MmaIssue, SmemDesc};
 use melior::{
-    ir::{block::BlockLike, operation::OperationLike, Location, OperationRef, Value, ValueLike},
+    ir::{operation::OperationLike, Location, OperationRef, Value},
     IrRewriter,
 };
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -24,38 +23,22 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 /// A failure during the rewrite: where and why.
 type Failure<'c> = (Location<'c>, String);
 
-/// The private address space of per-thread register storage.
-const PRIVATE: &str = "#gpu.address_space<private>";
 /// Suspend-time hint of `mbarrier.try_wait.parity` in nanoseconds (as `--lower-tma`).
 const TRY_WAIT_TICKS: i64 = 10_000_000;
 /// The 14-bit start-address field of a matrix descriptor holds `address >> 4`.
 const DESC_ADDRESS_MASK: i64 = 0x3FFF;
 
-/// Per-kernel values created at the entry, before the kernel's original first op.
-struct Function<'c, 'a> {
-    op: OperationRef<'c, 'a>,
-    anchor: OperationRef<'c, 'a>,
-    tid: Option<Value<'c, 'a>>,
-    /// The tcgen05 completion mbarrier (`!llvm.ptr<3>`) and its phase local (`memref<1xi32>`).
-    barrier: Option<(Value<'c, 'a>, Value<'c, 'a>)>,
-}
-
 /// The state of one rewrite.
 struct Lowering<'c, 'a> {
     root: OperationRef<'c, 'a>,
-    functions: Vec<Function<'c, 'a>>,
-    function_index: HashMap<OpKey, usize>,
-    /// The memref of each lowered register or shared `axe.alloc`.
-    storage: HashMap<OpKey, Value<'c, 'a>>,
-    /// The tensor-memory address (`!llvm.ptr<6>`) of each lowered tensor-memory `axe.alloc`.
-    tmem: HashMap<OpKey, Value<'c, 'a>>,
+    /// Register, shared and tensor-memory storage (allocs lowered here, kernel-entry values).
+    storage: Storage<'c, 'a>,
+    /// Per kernel: the tcgen05 completion mbarrier (`!llvm.ptr<3>`) and its phase local (`memref<1xi32>`).
+    barriers: HashMap<OpKey, (Value<'c, 'a>, Value<'c, 'a>)>,
     /// Per alloc the pass lowers: the shared alignment or tensor-memory columns it needs (0 for registers).
     needed: BTreeMap<OpKey, i64>,
-    /// Tensor-memory allocs zeroed by a fill and not yet written by a gemm.
+    /// Tensor-memory storage zeroed by a fill and not yet written by a gemm.
     zeroed: HashSet<OpKey>,
-    /// `memref.global` ops by symbol name, built on first use.
-    globals: Option<HashMap<String, OperationRef<'c, 'a>>>,
-    global_count: usize,
     lowered: Vec<OperationRef<'c, 'a>>,
     stats: LowerMmaStats,
 }
@@ -69,14 +52,10 @@ pub(super) fn rewrite<'c, 'a>(
 ) -> Result<LowerMmaStats, Failure<'c>> {
     let mut lowering = Lowering {
         root,
-        functions: Vec::new(),
-        function_index: HashMap::new(),
-        storage: HashMap::new(),
-        tmem: HashMap::new(),
+        storage: Storage::new(root, "mma"),
+        barriers: HashMap::new(),
         needed: BTreeMap::new(),
         zeroed: HashSet::new(),
-        globals: None,
-        global_count: 0,
         lowered: Vec::new(),
         stats: LowerMmaStats::default(),
     };
@@ -116,7 +95,8 @@ pub(super) fn rewrite<'c, 'a>(
         let key = access::key(op.operation());
         match op.kind() {
             OpKind::Alloc if lowering.needed.contains_key(&key) => {
-                lowering.alloc(*op).map_err(at)?;
+                let need = lowering.needed[&key];
+                lowering.storage.lower_alloc(*op, need).map_err(at)?;
                 continue;
             }
             OpKind::Fill => {
@@ -145,244 +125,27 @@ fn fill_target<'c, 'a>(op: AxeOp<'c, 'a>) -> Option<Traced<'c, 'a>> {
     op.operand(0).and_then(|v| super::trace("dest", v).ok())
 }
 
-/// `memref<N x element, space>` text.
-fn memref(n: i64, element: &str, space: &str) -> String {
-    format!("memref<{n}x{element}, {space}>")
-}
-
-/// Registers of a register tensor: the layout's span on `m` (at least 1).
-fn register_count(traced: &Traced) -> i64 {
-    traced.layout.tile().span_on(Axis::M).max(1)
-}
-
 impl<'c, 'a> Lowering<'c, 'a> {
-    /// The index of the kernel-entry state of the function holding `op`.
-    fn function(&mut self, op: OperationRef<'c, 'a>) -> Result<usize, String> {
-        let func = enclosing_function(op).ok_or("mma: op is not inside a gpu.func or func.func")?;
-        if let Some(&i) = self.function_index.get(&access::key(func)) {
-            return Ok(i);
-        }
-        let entry = access::entry_block(func).ok_or("mma: function has no body")?;
-        let anchor = entry.first_operation().ok_or("mma: function body is empty")?;
-        self.functions.push(Function { op: func, anchor, tid: None, barrier: None });
-        self.function_index.insert(access::key(func), self.functions.len() - 1);
-        Ok(self.functions.len() - 1)
-    }
-
-    /// A builder at the entry of function `f`.
-    fn entry(&self, f: usize) -> Result<Builder<'c, 'a>, String> {
-        Ok(Builder::before(self.functions[f].anchor)?.at_location(self.functions[f].op.location()))
-    }
-
-    /// `gpu.thread_id x` of the function holding `op`, created at its entry.
-    fn tid(&mut self, op: OperationRef<'c, 'a>) -> Result<Value<'c, 'a>, String> {
-        let f = self.function(op)?;
-        if let Some(tid) = self.functions[f].tid {
-            return Ok(tid);
-        }
-        let b = self.entry(f)?;
-        let tid = b.value("gpu.thread_id", &[], "index", &[("dimension", "#gpu<dim x>".into())])?;
-        self.functions[f].tid = Some(tid);
-        Ok(tid)
-    }
-
-    /// `i1`: `(tid / unit) % units == index` (`units` = None: no modulo).
-    fn unit_is(
-        &mut self,
-        b: &Builder<'c, 'a>,
-        op: OperationRef<'c, 'a>,
-        unit: i64,
-        units: Option<i64>,
-        index: i64,
-    ) -> Result<Value<'c, 'a>, String> {
-        let tid = self.tid(op)?;
-        let mut which = if unit == 1 { tid } else { b.value("arith.divui", &[tid, b.index(unit)?], "index", &[])? };
-        if let Some(units) = units {
-            which = b.value("arith.remui", &[which, b.index(units)?], "index", &[])?;
-        }
-        b.value("arith.cmpi", &[which, b.index(index)?], "i1", &[("predicate", "0 : i64".into())])
-    }
-
-    /// A new `memref.global` in the symbol table holding the function of `op`, and its `memref.get_global`.
-    fn shared_global(
-        &mut self,
-        op: OperationRef<'c, 'a>,
-        b: &Builder<'c, 'a>,
-        ty: &str,
-        alignment: i64,
-    ) -> Result<Value<'c, 'a>, String> {
-        let name = format!("__axe_mma_smem_{}", self.global_count);
-        self.global_count += 1;
-        let func = enclosing_function(op).ok_or("mma: op is not inside a function")?;
-        let table = func.block().ok_or("mma: function is not in a module")?;
-        Builder::at_start(self.root, table, op.location()).op(
-            "memref.global",
-            &[],
-            &[],
-            &[
-                ("sym_name", format!("\"{name}\"")),
-                ("sym_visibility", "\"private\"".into()),
-                ("type", ty.to_string()),
-                ("alignment", format!("{alignment} : i64")),
-            ],
-        )?;
-        b.value("memref.get_global", &[], ty, &[("name", format!("@{name}"))])
-    }
-
-    /// The address of a workgroup memref as `i64` (the shared-window address).
-    fn address(b: &Builder<'c, 'a>, memref: Value<'c, 'a>) -> Result<Value<'c, 'a>, String> {
-        let index = b.value("memref.extract_aligned_pointer_as_index", &[memref], "index", &[])?;
-        b.value("arith.index_cast", &[index], "i64", &[])
-    }
-
-    /// Lowers one alloc the plans use: registers, shared memory or tensor memory.
-    fn alloc(&mut self, op: AxeOp<'c, 'a>) -> Result<(), String> {
-        let operation = op.operation();
-        let key = access::key(operation);
-        let need = self.needed.get(&key).copied().unwrap_or(0);
-        let tensor = op.tensor("result").ok_or("mma: alloc type does not read")?;
-        let layout = match tensor.layout.parse() {
-            Some(Ok(layout)) => layout,
-            _ => return Err("mma: alloc layout does not parse".to_string()),
-        };
-        let b = Builder::before(operation)?;
-        match tensor.mem {
-            MemScope::Reg => {
-                let ty = memref(layout.tile().span_on(Axis::M).max(1), &tensor.dtype, PRIVATE);
-                let buffer = b.value("memref.alloca", &[], &ty, &[("operandSegmentSizes", segments(&[0, 0]))])?;
-                self.storage.insert(key, buffer);
-            }
-            MemScope::Shared => {
-                let dtype = DType::from_name(&tensor.dtype).ok_or("mma: shared alloc dtype is not a gemm type")?;
-                let bytes = layout.tile().span_memory().max(1) * dtype.bytes();
-                let buffer = self.shared_global(operation, &b, &memref(bytes, "i8", WORKGROUP), need.max(16))?;
-                self.storage.insert(key, buffer);
-            }
-            MemScope::Tmem => {
-                let address = self.tmem_alloc(op, need)?;
-                self.tmem.insert(key, address);
-            }
-            other => return Err(format!("mma: internal: alloc in {other}")),
-        }
-        Ok(())
-    }
-
-    /// `tcgen05.alloc` of `columns` by warp 0 into a shared slot, the fences around a CTA barrier, the address
-    /// read back; `tcgen05.dealloc` before every return of the kernel.
-    fn tmem_alloc(&mut self, op: AxeOp<'c, 'a>, columns: i64) -> Result<Value<'c, 'a>, String> {
-        let operation = op.operation();
-        let f = self.function(operation)?;
-        let func = self.functions[f].op;
-        if operation.block() != access::entry_block(func) {
-            return Err("mma: storage: a tensor-memory axe.alloc must be at the top level of its kernel".to_string());
-        }
-        let b = Builder::before(operation)?;
-        let slot = self.shared_global(operation, &b, &memref(1, "i32", WORKGROUP), 16)?;
-        let slot_address = Self::address(&b, slot)?;
-        let slot_pointer = b.value("llvm.inttoptr", &[slot_address], "!llvm.ptr<3>", &[])?;
-        let count = b.constant(columns, "i32")?;
-        let warp0 = self.unit_is(&b, operation, 32, None, 0)?;
-        let group = ("group", "#nvvm.cta_group<cta_1>".to_string());
-        b.guarded(warp0, |t| {
-            t.op("nvvm.tcgen05.alloc", &[slot_pointer, count], &[], std::slice::from_ref(&group))?;
-            t.op("nvvm.tcgen05.relinquish_alloc_permit", &[], &[], std::slice::from_ref(&group)).map(drop)
-        })?;
-        Self::thread_sync(&b)?;
-        let zero = b.index(0)?;
-        let raw = b.value("memref.load", &[slot, zero], "i32", &[])?;
-        let address = b.value("llvm.inttoptr", &[raw], "!llvm.ptr<6>", &[])?;
-        let mut returns = Vec::new();
-        for block in access::blocks(func) {
-            let mut next = block.first_operation();
-            while let Some(o) = next {
-                if matches!(o.name().as_string_ref().as_str(), Ok("gpu.return" | "func.return")) {
-                    returns.push(o);
-                }
-                next = o.next_in_block();
-            }
-        }
-        for ret in returns {
-            let r = Builder::before(ret)?.at_location(operation.location());
-            r.op("nvvm.tcgen05.fence", &[], &[], &[("kind", "#nvvm.tcgen05_fence<before>".into())])?;
-            r.op("gpu.barrier", &[], &[], &[])?;
-            let warp0 = self.unit_is(&r, operation, 32, None, 0)?;
-            let count = r.constant(columns, "i32")?;
-            r.guarded(warp0, |t| {
-                t.op("nvvm.tcgen05.dealloc", &[address, count], &[], std::slice::from_ref(&group)).map(drop)
-            })?;
-        }
-        Ok(address)
-    }
-
-    /// `tcgen05.fence::before_thread_sync`, a CTA barrier, `tcgen05.fence::after_thread_sync`.
-    fn thread_sync(b: &Builder<'c, 'a>) -> Result<(), String> {
-        b.op("nvvm.tcgen05.fence", &[], &[], &[("kind", "#nvvm.tcgen05_fence<before>".into())])?;
-        b.op("gpu.barrier", &[], &[], &[])?;
-        b.op("nvvm.tcgen05.fence", &[], &[], &[("kind", "#nvvm.tcgen05_fence<after>".into())]).map(drop)
-    }
-
-    /// The memref holding a register or shared tensor.
-    fn memref_of(&self, traced: &Traced<'c, 'a>) -> Result<Value<'c, 'a>, String> {
-        match traced.source {
-            Source::Memref(memref) => Ok(memref),
-            Source::Alloc(alloc) => self
-                .storage
-                .get(&access::key(alloc.operation()))
-                .copied()
-                .ok_or_else(|| "mma: internal: the alloc was not lowered before its use".to_string()),
-        }
-    }
-
     /// Lowers a fill of registers (stores) or of a tensor-memory accumulator (marks it zeroed); false when the
     /// fill is not this pass's.
     fn fill(&mut self, op: AxeOp<'c, 'a>) -> Result<bool, String> {
         let Some(dest) = fill_target(op) else { return Ok(false) };
         match (dest.tensor.mem, dest.source) {
             (MemScope::Reg, _) => {
-                let memref = self.memref_of(&dest)?;
+                let memref = self.storage.memref_of(&dest)?;
                 let value = op.operand(1).ok_or("mma: fill has no value")?;
                 let b = Builder::before(op.operation())?;
-                for i in 0..register_count(&dest) {
+                for i in 0..dest.register_count() {
                     b.op("memref.store", &[value, memref, b.index(i)?], &[], &[])?;
                 }
             }
-            (MemScope::Tmem, Source::Alloc(alloc)) => {
-                self.zeroed.insert(access::key(alloc.operation()));
+            (MemScope::Tmem, source) => {
+                self.zeroed.extend(source.key());
             }
             _ => return Ok(false),
         }
         self.stats.fills += 1;
         Ok(true)
-    }
-
-    /// Raises the alignment of the `memref.global` behind a shared memref view to `alignment`.
-    fn align_global(&mut self, memref: Value<'c, 'a>, alignment: i64) -> Result<(), String> {
-        let getter = super::shared_global(memref).ok_or("mma: internal: shared memref without memref.get_global")?;
-        let name = getter.attribute("name").map(|a| a.to_string()).map_err(|_| "mma: internal: get_global name")?;
-        let root = self.root;
-        let globals = self.globals.get_or_insert_with(|| {
-            let mut map = HashMap::new();
-            axe_dialect::ops::walk_preorder(root, &mut |op| {
-                if op.name().as_string_ref().as_str() == Ok("memref.global") {
-                    if let Ok(symbol) = op.attribute("sym_name") {
-                        map.insert(format!("@{}", symbol.to_string().trim_matches('"')), op);
-                    }
-                }
-            });
-            map
-        });
-        let global = *globals.get(&name).ok_or_else(|| format!("mma: internal: no memref.global {name}"))?;
-        let current = global
-            .attribute("alignment")
-            .ok()
-            .and_then(|a| a.to_string().split(':').next().and_then(|n| n.trim().parse::<i64>().ok()))
-            .unwrap_or(1);
-        if current < alignment {
-            let value =
-                ffi::parse_attribute(global, &format!("{alignment} : i64")).ok_or("mma: internal: alignment")?;
-            ffi::set_attribute(global, "alignment", value);
-        }
-        Ok(())
     }
 
     /// The encoded base address `(address >> 4) & 0x3FFF` of a shared operand, as `i64`.
@@ -393,11 +156,11 @@ impl<'c, 'a> Lowering<'c, 'a> {
         i: usize,
     ) -> Result<Value<'c, 'a>, String> {
         let traced = &gemm.operands[i];
-        let memref = self.memref_of(traced)?;
+        let memref = self.storage.memref_of(traced)?;
         if let Source::Memref(view) = traced.source {
-            self.align_global(view, gemm.plan.shared_base_alignment_bytes.unwrap_or(16))?;
+            self.storage.align_global(view, gemm.plan.shared_base_alignment_bytes.unwrap_or(16))?;
         }
-        let address = Self::address(b, memref)?;
+        let address = Storage::address(b, memref)?;
         let shifted = b.value("arith.shrui", &[address, b.constant(4, "i64")?], "i64", &[])?;
         b.value("arith.andi", &[shifted, b.constant(DESC_ADDRESS_MASK, "i64")?], "i64", &[])
     }
@@ -433,7 +196,7 @@ impl<'c, 'a> Lowering<'c, 'a> {
                 body(self, &b, &issues)?;
                 continue;
             }
-            let condition = self.unit_is(&b, operation, unit, scope_units, thread_base / unit)?;
+            let condition = self.storage.unit_is(&b, operation, unit, scope_units, thread_base / unit)?;
             // The guard's body needs `self`: build the scf.if, then fill its block.
             let mut result = Ok(());
             b.guarded(condition, |t| {
@@ -447,8 +210,8 @@ impl<'c, 'a> Lowering<'c, 'a> {
 
     /// `mma.sync`: per issue, load and pack the fragments, `nvvm.mma.sync`, store the accumulators.
     fn mma_sync(&mut self, gemm: &PlannedGemm<'c, 'a>) -> Result<(), String> {
-        let mems = [self.memref_of(&gemm.operands[0])?, self.memref_of(&gemm.operands[1])?];
-        let acc_mem = self.memref_of(&gemm.operands[2])?;
+        let mems = [self.storage.memref_of(&gemm.operands[0])?, self.storage.memref_of(&gemm.operands[1])?];
+        let acc_mem = self.storage.memref_of(&gemm.operands[2])?;
         let (dtype, acc) = (gemm.dtype, gemm.acc);
         let [m, n, k] = gemm.plan.inst_shape;
         self.per_issuer(gemm, 32, |_, b, issues| {
@@ -491,8 +254,8 @@ impl<'c, 'a> Lowering<'c, 'a> {
         let a_in_registers = gemm.operands[0].tensor.mem == MemScope::Reg;
         let a_base = if a_in_registers { None } else { Some(self.encoded_base(&b, gemm, 0)?) };
         let b_base = self.encoded_base(&b, gemm, 1)?;
-        let a_mem = if a_in_registers { Some(self.memref_of(&gemm.operands[0])?) } else { None };
-        let acc_mem = self.memref_of(&gemm.operands[2])?;
+        let a_mem = if a_in_registers { Some(self.storage.memref_of(&gemm.operands[0])?) } else { None };
+        let acc_mem = self.storage.memref_of(&gemm.operands[2])?;
         let [m, n, k] = gemm.plan.inst_shape;
         let wgmma_type = |t: DType| format!("#nvvm.wgmma_type<{}>", t.name());
         let (dtype, acc) = (gemm.dtype, gemm.acc);
@@ -543,15 +306,15 @@ impl<'c, 'a> Lowering<'c, 'a> {
 
     /// The kernel's tcgen05 completion mbarrier and phase local, created at entry on first use.
     fn barrier(&mut self, op: OperationRef<'c, 'a>) -> Result<(Value<'c, 'a>, Value<'c, 'a>), String> {
-        let f = self.function(op)?;
-        if let Some(barrier) = self.functions[f].barrier {
+        let func = enclosing_function(op).ok_or("mma: op is not inside a gpu.func or func.func")?;
+        if let Some(&barrier) = self.barriers.get(&access::key(func)) {
             return Ok(barrier);
         }
-        let b = self.entry(f)?;
-        let storage = self.shared_global(op, &b, &memref(1, "i64", WORKGROUP), 8)?;
-        let address = Self::address(&b, storage)?;
+        let b = self.storage.entry(op)?;
+        let storage = self.storage.new_shared_global(op, &b, &memref(1, "i64", WORKGROUP), 8)?;
+        let address = Storage::address(&b, storage)?;
         let pointer = b.value("llvm.inttoptr", &[address], "!llvm.ptr<3>", &[])?;
-        let leader = self.unit_is(&b, op, 1, None, 0)?;
+        let leader = self.storage.unit_is(&b, op, 1, None, 0)?;
         let one = b.constant(1, "i32")?;
         b.guarded(leader, |t| {
             t.op("nvvm.mbarrier.init", &[pointer, one], &[], &[])?;
@@ -560,7 +323,7 @@ impl<'c, 'a> Lowering<'c, 'a> {
         b.op("gpu.barrier", &[], &[], &[])?;
         let phase = b.value("memref.alloca", &[], "memref<1xi32>", &[("operandSegmentSizes", segments(&[0, 0]))])?;
         b.op("memref.store", &[b.constant(0, "i32")?, phase, b.index(0)?], &[], &[])?;
-        self.functions[f].barrier = Some((pointer, phase));
+        self.barriers.insert(access::key(func), (pointer, phase));
         Ok((pointer, phase))
     }
 
@@ -571,15 +334,11 @@ impl<'c, 'a> Lowering<'c, 'a> {
         let (barrier, phase) = self.barrier(operation)?;
         let b = Builder::before(operation)?;
         let bases = [self.encoded_base(&b, gemm, 0)?, self.encoded_base(&b, gemm, 1)?];
-        let Source::Alloc(c_alloc) = gemm.operands[2].source else {
-            return Err("mma: internal: tensor-memory accumulator without alloc".into());
-        };
-        let c_key = access::key(c_alloc.operation());
-        let taddr = *self.tmem.get(&c_key).ok_or("mma: internal: tensor memory not allocated")?;
-        let zeroed = self.zeroed.remove(&c_key);
+        let taddr = self.storage.tmem_of(&gemm.operands[2])?;
+        let zeroed = gemm.operands[2].source.key().is_some_and(|key| self.zeroed.remove(&key));
         let idesc = gemm.plan.idesc.ok_or("mma: internal: tcgen05 plan without idesc")?;
         let kind = gemm.plan.instruction.rsplit("kind::").next().unwrap_or("f16").to_string();
-        let leader = self.unit_is(&b, operation, 1, None, 0)?;
+        let leader = self.storage.unit_is(&b, operation, 1, None, 0)?;
         let group = ("group", "#nvvm.cta_group<cta_1>".to_string());
         b.guarded(leader, |t| {
             let idesc = t.constant(i64::from(idesc as i32), "i32")?;
@@ -614,13 +373,10 @@ impl<'c, 'a> Lowering<'c, 'a> {
     /// `tcgen05.ld.32x32b.xN` of a tensor-memory accumulator into registers, by the 4 warps of the data path.
     fn tmem_load(&mut self, load: &TmemLoad<'c, 'a>) -> Result<(), String> {
         let operation = load.op.operation();
-        let Source::Alloc(alloc) = load.tmem.source else {
-            return Err("mma: internal: tensor-memory source without alloc".into());
-        };
-        let taddr = *self.tmem.get(&access::key(alloc.operation())).ok_or("mma: internal: tmem not allocated")?;
-        let regs_mem = self.memref_of(&load.regs)?;
+        let taddr = self.storage.tmem_of(&load.tmem)?;
+        let regs_mem = self.storage.memref_of(&load.regs)?;
         let b = Builder::before(operation)?;
-        let tid = self.tid(operation)?;
+        let tid = self.storage.tid(operation)?;
         let in_path = b.value("arith.cmpi", &[tid, b.index(128)?], "i1", &[("predicate", "6 : i64".into())])?;
         let columns = load.columns;
         let column = load.column;
@@ -653,31 +409,15 @@ impl<'c, 'a> Lowering<'c, 'a> {
         Ok(())
     }
 
-    /// Erases the lowered ops, then the allocs and views left without uses (a lowered register or shared alloc
-    /// still used elsewhere becomes an `axe.view` of its memref).
+    /// Erases the lowered ops, then the allocs and views left without uses (a lowered alloc still used elsewhere
+    /// becomes an `axe.view` of its storage, see [`Storage::cleanup`]).
     fn cleanup(&mut self, ops: &[AxeOp<'c, 'a>]) {
         let rewriter = IrRewriter::from_op(self.root);
         let base = rewriter.as_rewriter_base();
         for op in self.lowered.iter().rev() {
             base.erase_op(*op);
         }
-        for op in ops.iter().rev().filter(|op| matches!(op.kind(), OpKind::View | OpKind::Alloc)) {
-            let Some(result) = op.result() else { continue };
-            let key = access::key(op.operation());
-            let lowered = self.storage.get(&key).copied();
-            let is_tmem = self.tmem.contains_key(&key);
-            let unused = !ffi::has_uses(result);
-            if op.kind() == OpKind::View || lowered.is_some() || is_tmem {
-                if unused {
-                    base.erase_op(op.operation());
-                } else if let (Some(memref), Ok(b)) = (lowered, Builder::before(op.operation())) {
-                    if let Ok(view) = b.value("axe.view", &[memref], &result.r#type().to_string(), &[]) {
-                        base.replace_all_uses_with(result, view);
-                        base.erase_op(op.operation());
-                    }
-                }
-            }
-        }
+        self.storage.cleanup(ops);
     }
 }
 

@@ -1,0 +1,506 @@
+//! Where lowered tensors live: the storage `--lower-mma` and `--lower-copy` give register, shared and
+//! tensor-memory tensors, and how one pass hands it on to the next.
+//!
+//! - A register tensor is, per thread, a `memref<N x dtype, #gpu.address_space<private>>`, N = the layout's span
+//!   on the register axis `m` (register `i` is element `i`): an `axe.alloc` in registers becomes a
+//!   `memref.alloca`; an `axe.view` of a private memref uses it directly. LLVM promotes the constant-indexed
+//!   allocas to registers.
+//! - A shared tensor is an `axe.alloc` (it becomes a private `memref.global` of bytes, aligned to what the pass
+//!   needs, at least 16) or a view of a workgroup `memref.get_global`, or of a `memref.view` of one at byte 0 (what
+//!   `--lower-tma` and this module leave of the allocs they lowered); the global's alignment is raised on demand.
+//! - A tensor-memory `axe.alloc` (at the kernel's top level) becomes a shared `i32` slot, `tcgen05.alloc` by warp
+//!   0 of a power of two of columns (at least 32, covering the layout's span on `TCol` and what the pass needs) and
+//!   `relinquish_alloc_permit`, `tcgen05.fence::before_thread_sync`, a CTA barrier and `fence::after_thread_sync`,
+//!   and the address (`!llvm.ptr<6>`) loaded from the slot; before every return, `fence::before_thread_sync`, a
+//!   CTA barrier and `tcgen05.dealloc` by warp 0. An `axe.view` of such an address is the lowered alloc.
+//!
+//! **Hand-on.** A pass lowers the allocs its own ops use; an alloc that other ops still use becomes an `axe.view`
+//! of its new storage (the private memref, a `memref.view` of the shared bytes typed as the tensor's dtype, or
+//! the tensor-memory address), which the next pass traces like any view. So the passes run in either order and
+//! each alloc is lowered once; the storage chosen depends on the alloc alone (plus alignment raised later).
+//!
+//! Tracing ([`trace`]) follows views (and, when asked, slices) of tensors to the storage: a slice or a view of a
+//! tensor is the same storage from the same base, with its own layout (an explicit slice layout already holds its
+//! offset into the root's storage).
+
+use crate::lower_tma::build::{segments, Builder, WORKGROUP};
+use axe_dialect::{
+    access::{self, OpKey},
+    ffi,
+    ops::enclosing_function,
+    AxeOp, MemScope, OpKind, TensorType,
+};
+use axe_layout::{Axis, Layout};
+use melior::{
+    ir::{block::BlockLike, operation::OperationLike, OperationRef, Value, ValueLike},
+    IrRewriter,
+};
+use std::collections::HashMap;
+
+/// The private address space of per-thread register storage.
+pub(crate) const PRIVATE: &str = "#gpu.address_space<private>";
+/// The type of a tensor-memory address.
+pub(crate) const TMEM_POINTER: &str = "!llvm.ptr<6>";
+
+/// Where a tensor's storage comes from.
+#[derive(Clone, Copy)]
+pub(crate) enum Source<'c, 'a> {
+    /// An `axe.alloc` the pass lowers.
+    Alloc(AxeOp<'c, 'a>),
+    /// The memref under an `axe.view` (private for registers, workgroup for shared memory).
+    Memref(Value<'c, 'a>),
+    /// The tensor-memory address under an `axe.view` (an alloc an earlier pass lowered).
+    TmemAddress(Value<'c, 'a>),
+}
+
+impl Source<'_, '_> {
+    /// An identity of the storage for maps: the alloc, or the op defining the memref or address.
+    pub(crate) fn key(&self) -> Option<OpKey> {
+        match self {
+            Source::Alloc(alloc) => Some(access::key(alloc.operation())),
+            Source::Memref(v) | Source::TmemAddress(v) => access::defining_op(*v).map(access::key),
+        }
+    }
+}
+
+/// One tensor operand traced to its storage.
+#[derive(Clone)]
+pub(crate) struct Traced<'c, 'a> {
+    /// The operand's own type.
+    pub(crate) tensor: TensorType,
+    /// The operand's layout (relative to the storage's base).
+    pub(crate) layout: Layout,
+    /// The storage.
+    pub(crate) source: Source<'c, 'a>,
+}
+
+impl Traced<'_, '_> {
+    /// Registers of a register tensor per thread: the layout's span on `m` (at least 1).
+    pub(crate) fn register_count(&self) -> i64 {
+        self.layout.tile().span_on(Axis::M).max(1)
+    }
+}
+
+/// Traces the tensor operand `value` (role `role`) of a `pass` op to an `axe.alloc`, a memref or a tensor-memory
+/// address under views (and slices, when `slices`); errors start with `{pass}: `.
+pub(crate) fn trace<'c, 'a>(
+    pass: &str,
+    role: &str,
+    value: Value<'c, 'a>,
+    slices: bool,
+) -> Result<Traced<'c, 'a>, String> {
+    let tensor =
+        axe_dialect::ops::tensor_of(value)?.ok_or_else(|| format!("{pass}: operand {role} is not a tensor"))?;
+    let layout = match tensor.layout.parse() {
+        Some(Ok(layout)) => layout,
+        Some(Err(e)) => return Err(format!("{pass}: operand {role}: {e}")),
+        None => return Err(format!("{pass}: operand {role} has a deferred layout: run --axe-slice first")),
+    };
+    let source = source_of(pass, role, value, &tensor, slices)?;
+    Ok(Traced { tensor, layout, source })
+}
+
+/// The storage under `value` (see [`trace`]).
+fn source_of<'c, 'a>(
+    pass: &str,
+    role: &str,
+    value: Value<'c, 'a>,
+    tensor: &TensorType,
+    slices: bool,
+) -> Result<Source<'c, 'a>, String> {
+    let what = if slices {
+        "an axe.alloc or a view or slice of one, or of a memref"
+    } else {
+        "an axe.alloc or an axe.view of a memref"
+    };
+    let mut current = value;
+    loop {
+        let defining = access::defining_op(current).and_then(AxeOp::new);
+        match defining.map(|op| (op.kind(), op)) {
+            Some((OpKind::Alloc, op)) => return Ok(Source::Alloc(op)),
+            Some((OpKind::Slice, op)) if slices => {
+                current = op.operand(0).ok_or_else(|| format!("{pass}: operand {role}: slice has no source"))?;
+            }
+            Some((OpKind::View, op)) => match op.operand(0) {
+                Some(memref) if memref.r#type().to_string().starts_with("memref<") => {
+                    if tensor.mem == MemScope::Tmem {
+                        return Err(format!(
+                            "{pass}: storage: operand {role} in tensor memory must come from axe.alloc"
+                        ));
+                    }
+                    return Ok(Source::Memref(memref));
+                }
+                Some(pointer) if pointer.r#type().to_string() == TMEM_POINTER => {
+                    return Ok(Source::TmemAddress(pointer))
+                }
+                // A view of a tensor is the same storage from the same base: its source's.
+                Some(inner) if matches!(axe_dialect::ops::tensor_of(inner), Ok(Some(_))) => current = inner,
+                _ => return Err(format!("{pass}: storage: operand {role} must be {what}")),
+            },
+            Some((kind, _)) => {
+                return Err(format!("{pass}: storage: operand {role} must be {what}, got {}", kind.name()))
+            }
+            None => return Err(format!("{pass}: storage: operand {role} must be {what}")),
+        }
+    }
+}
+
+/// The `memref.get_global` under a workgroup memref: the memref itself, or the source of a `memref.view` of it
+/// at byte 0 (how `--lower-tma` and [`Storage`] hand on a shared alloc they lowered).
+pub(crate) fn shared_global<'c, 'a>(memref: Value<'c, 'a>) -> Option<OperationRef<'c, 'a>> {
+    let op = access::defining_op(memref)?;
+    match op.name().as_string_ref().as_str() {
+        Ok("memref.get_global") => Some(op),
+        Ok("memref.view") => {
+            let offset = access::operand(op, 1).and_then(access::defining_op)?;
+            let zero = offset.attribute("value").is_ok_and(|v| v.to_string() == "0 : index");
+            zero.then(|| access::operand(op, 0).and_then(shared_global)).flatten()
+        }
+        _ => None,
+    }
+}
+
+/// Tensor memory is allocated where its `axe.alloc` is and freed before the kernel's returns, so the alloc must
+/// be in the kernel's entry block (it then dominates every return).
+pub(crate) fn check_tmem_alloc(pass: &str, alloc: AxeOp) -> Result<(), String> {
+    let operation = alloc.operation();
+    match enclosing_function(operation) {
+        Some(f) if operation.block() == access::entry_block(f) => Ok(()),
+        _ => Err(format!(
+            "{pass}: storage: the tensor-memory axe.alloc must be in its kernel's entry block (it is allocated there \
+             and freed before every return)"
+        )),
+    }
+}
+
+/// The bytes of one element of `dtype` (the numeric types axe tensors hold).
+pub(crate) fn element_bytes(dtype: &str) -> Option<i64> {
+    match dtype {
+        "i8" | "f8E4M3FN" | "f8E5M2" => Some(1),
+        "f16" | "bf16" | "i16" => Some(2),
+        "f32" | "i32" | "tf32" => Some(4),
+        "f64" | "i64" => Some(8),
+        _ => None,
+    }
+}
+
+/// `memref<N x element, space>` text.
+pub(crate) fn memref_type(n: i64, element: &str, space: &str) -> String {
+    format!("memref<{n}x{element}, {space}>")
+}
+
+/// Per-kernel values created at the entry, before the kernel's original first op.
+struct Kernel<'c, 'a> {
+    op: OperationRef<'c, 'a>,
+    anchor: OperationRef<'c, 'a>,
+    tid: Option<Value<'c, 'a>>,
+}
+
+/// The storage of one pass run: the allocs it lowered, kernel-entry values, the shared globals it made.
+pub(crate) struct Storage<'c, 'a> {
+    /// The pass's message prefix and global-name infix (`mma`, `copy`).
+    pass: &'static str,
+    root: OperationRef<'c, 'a>,
+    kernels: Vec<Kernel<'c, 'a>>,
+    kernel_index: HashMap<OpKey, usize>,
+    /// The memref of each lowered register or shared `axe.alloc`.
+    buffers: HashMap<OpKey, Value<'c, 'a>>,
+    /// The tensor-memory address (`!llvm.ptr<6>`) of each lowered tensor-memory `axe.alloc`.
+    tmem: HashMap<OpKey, Value<'c, 'a>>,
+    /// `memref.global` ops by symbol name, built on first use.
+    globals: Option<HashMap<String, OperationRef<'c, 'a>>>,
+    global_count: usize,
+}
+
+impl<'c, 'a> Storage<'c, 'a> {
+    /// Storage for one run of `pass` over `root`.
+    pub(crate) fn new(root: OperationRef<'c, 'a>, pass: &'static str) -> Self {
+        Storage {
+            pass,
+            root,
+            kernels: Vec::new(),
+            kernel_index: HashMap::new(),
+            buffers: HashMap::new(),
+            tmem: HashMap::new(),
+            globals: None,
+            global_count: 0,
+        }
+    }
+
+    /// The index of the kernel-entry state of the function holding `op`.
+    fn kernel(&mut self, op: OperationRef<'c, 'a>) -> Result<usize, String> {
+        let pass = self.pass;
+        let func = enclosing_function(op).ok_or_else(|| format!("{pass}: op is not inside a gpu.func or func.func"))?;
+        if let Some(&i) = self.kernel_index.get(&access::key(func)) {
+            return Ok(i);
+        }
+        let entry = access::entry_block(func).ok_or_else(|| format!("{pass}: function has no body"))?;
+        let anchor = entry.first_operation().ok_or_else(|| format!("{pass}: function body is empty"))?;
+        self.kernels.push(Kernel { op: func, anchor, tid: None });
+        self.kernel_index.insert(access::key(func), self.kernels.len() - 1);
+        Ok(self.kernels.len() - 1)
+    }
+
+    /// A builder at the entry of the function holding `op`, located at the function.
+    pub(crate) fn entry(&mut self, op: OperationRef<'c, 'a>) -> Result<Builder<'c, 'a>, String> {
+        let k = self.kernel(op)?;
+        Ok(Builder::before(self.kernels[k].anchor)?.at_location(self.kernels[k].op.location()))
+    }
+
+    /// `gpu.thread_id x` of the function holding `op`, created at its entry.
+    pub(crate) fn tid(&mut self, op: OperationRef<'c, 'a>) -> Result<Value<'c, 'a>, String> {
+        let k = self.kernel(op)?;
+        if let Some(tid) = self.kernels[k].tid {
+            return Ok(tid);
+        }
+        let b = self.entry(op)?;
+        let tid = b.value("gpu.thread_id", &[], "index", &[("dimension", "#gpu<dim x>".into())])?;
+        self.kernels[k].tid = Some(tid);
+        Ok(tid)
+    }
+
+    /// `i1`: `(tid / unit) % units == index` (`units` = None: no modulo).
+    pub(crate) fn unit_is(
+        &mut self,
+        b: &Builder<'c, 'a>,
+        op: OperationRef<'c, 'a>,
+        unit: i64,
+        units: Option<i64>,
+        index: i64,
+    ) -> Result<Value<'c, 'a>, String> {
+        let tid = self.tid(op)?;
+        let mut which = if unit == 1 { tid } else { b.value("arith.divui", &[tid, b.index(unit)?], "index", &[])? };
+        if let Some(units) = units {
+            which = b.value("arith.remui", &[which, b.index(units)?], "index", &[])?;
+        }
+        b.value("arith.cmpi", &[which, b.index(index)?], "i1", &[("predicate", "0 : i64".into())])
+    }
+
+    /// A new `memref.global` in the symbol table holding the function of `op`, and its `memref.get_global`.
+    pub(crate) fn new_shared_global(
+        &mut self,
+        op: OperationRef<'c, 'a>,
+        b: &Builder<'c, 'a>,
+        ty: &str,
+        alignment: i64,
+    ) -> Result<Value<'c, 'a>, String> {
+        let pass = self.pass;
+        let name = format!("__axe_{pass}_smem_{}", self.global_count);
+        self.global_count += 1;
+        let func = enclosing_function(op).ok_or_else(|| format!("{pass}: op is not inside a function"))?;
+        let table = func.block().ok_or_else(|| format!("{pass}: function is not in a module"))?;
+        Builder::at_start(self.root, table, op.location()).op(
+            "memref.global",
+            &[],
+            &[],
+            &[
+                ("sym_name", format!("\"{name}\"")),
+                ("sym_visibility", "\"private\"".into()),
+                ("type", ty.to_string()),
+                ("alignment", format!("{alignment} : i64")),
+            ],
+        )?;
+        b.value("memref.get_global", &[], ty, &[("name", format!("@{name}"))])
+    }
+
+    /// The address of a workgroup memref as `i64` (the shared-window address).
+    pub(crate) fn address(b: &Builder<'c, 'a>, memref: Value<'c, 'a>) -> Result<Value<'c, 'a>, String> {
+        let index = b.value("memref.extract_aligned_pointer_as_index", &[memref], "index", &[])?;
+        b.value("arith.index_cast", &[index], "i64", &[])
+    }
+
+    /// Lowers one alloc: registers (`memref.alloca`), shared memory (a `memref.global` aligned to `need` bytes, at
+    /// least 16) or tensor memory (`tcgen05.alloc` of at least `need` columns).
+    pub(crate) fn lower_alloc(&mut self, op: AxeOp<'c, 'a>, need: i64) -> Result<(), String> {
+        let pass = self.pass;
+        let operation = op.operation();
+        let key = access::key(operation);
+        let tensor = op.tensor("result").ok_or_else(|| format!("{pass}: alloc type does not read"))?;
+        let layout = match tensor.layout.parse() {
+            Some(Ok(layout)) => layout,
+            _ => return Err(format!("{pass}: alloc layout does not parse")),
+        };
+        let b = Builder::before(operation)?;
+        match tensor.mem {
+            MemScope::Reg => {
+                let ty = memref_type(layout.tile().span_on(Axis::M).max(1), &tensor.dtype, PRIVATE);
+                let buffer = b.value("memref.alloca", &[], &ty, &[("operandSegmentSizes", segments(&[0, 0]))])?;
+                self.buffers.insert(key, buffer);
+            }
+            MemScope::Shared => {
+                let element = element_bytes(&tensor.dtype)
+                    .ok_or_else(|| format!("{pass}: shared alloc of {} has no known element size", tensor.dtype))?;
+                let bytes = layout.tile().span_memory().max(1) * element;
+                let buffer =
+                    self.new_shared_global(operation, &b, &memref_type(bytes, "i8", WORKGROUP), need.max(16))?;
+                self.buffers.insert(key, buffer);
+            }
+            MemScope::Tmem => {
+                check_tmem_alloc(pass, op)?;
+                let span = Axis::named("TCol").map_or(1, |tcol| layout.tile().span_on(tcol));
+                let columns = axe_layout::mma::tmem::alloc_columns(span.max(need));
+                let address = self.tmem_alloc(op, columns)?;
+                self.tmem.insert(key, address);
+            }
+            other => return Err(format!("{pass}: internal: alloc in {other}")),
+        }
+        Ok(())
+    }
+
+    /// `tcgen05.alloc` of `columns` by warp 0 into a shared slot, the fences around a CTA barrier, the address
+    /// read back; `tcgen05.dealloc` before every return of the kernel.
+    fn tmem_alloc(&mut self, op: AxeOp<'c, 'a>, columns: i64) -> Result<Value<'c, 'a>, String> {
+        let operation = op.operation();
+        // Kernel-entry values go before the kernel's first op as it is now, before the slot is made.
+        self.kernel(operation)?;
+        let b = Builder::before(operation)?;
+        let slot = self.new_shared_global(operation, &b, &memref_type(1, "i32", WORKGROUP), 16)?;
+        let slot_address = Self::address(&b, slot)?;
+        let slot_pointer = b.value("llvm.inttoptr", &[slot_address], "!llvm.ptr<3>", &[])?;
+        let count = b.constant(columns, "i32")?;
+        let warp0 = self.unit_is(&b, operation, 32, None, 0)?;
+        let group = ("group", "#nvvm.cta_group<cta_1>".to_string());
+        b.guarded(warp0, |t| {
+            t.op("nvvm.tcgen05.alloc", &[slot_pointer, count], &[], std::slice::from_ref(&group))?;
+            t.op("nvvm.tcgen05.relinquish_alloc_permit", &[], &[], std::slice::from_ref(&group)).map(drop)
+        })?;
+        Self::thread_sync(&b)?;
+        let zero = b.index(0)?;
+        let raw = b.value("memref.load", &[slot, zero], "i32", &[])?;
+        let address = b.value("llvm.inttoptr", &[raw], TMEM_POINTER, &[])?;
+        let func =
+            enclosing_function(operation).ok_or_else(|| format!("{}: op is not inside a function", self.pass))?;
+        let mut returns = Vec::new();
+        for block in access::blocks(func) {
+            let mut next = block.first_operation();
+            while let Some(o) = next {
+                if matches!(o.name().as_string_ref().as_str(), Ok("gpu.return" | "func.return")) {
+                    returns.push(o);
+                }
+                next = o.next_in_block();
+            }
+        }
+        for ret in returns {
+            let r = Builder::before(ret)?.at_location(operation.location());
+            r.op("nvvm.tcgen05.fence", &[], &[], &[("kind", "#nvvm.tcgen05_fence<before>".into())])?;
+            r.op("gpu.barrier", &[], &[], &[])?;
+            let warp0 = self.unit_is(&r, operation, 32, None, 0)?;
+            let count = r.constant(columns, "i32")?;
+            r.guarded(warp0, |t| {
+                t.op("nvvm.tcgen05.dealloc", &[address, count], &[], std::slice::from_ref(&group)).map(drop)
+            })?;
+        }
+        Ok(address)
+    }
+
+    /// `tcgen05.fence::before_thread_sync`, a CTA barrier, `tcgen05.fence::after_thread_sync`.
+    pub(crate) fn thread_sync(b: &Builder<'c, 'a>) -> Result<(), String> {
+        b.op("nvvm.tcgen05.fence", &[], &[], &[("kind", "#nvvm.tcgen05_fence<before>".into())])?;
+        b.op("gpu.barrier", &[], &[], &[])?;
+        b.op("nvvm.tcgen05.fence", &[], &[], &[("kind", "#nvvm.tcgen05_fence<after>".into())]).map(drop)
+    }
+
+    /// The memref holding a register or shared tensor (for a shared alloc lowered here: its byte buffer).
+    pub(crate) fn memref_of(&self, traced: &Traced<'c, 'a>) -> Result<Value<'c, 'a>, String> {
+        match traced.source {
+            Source::Memref(memref) => Ok(memref),
+            Source::Alloc(alloc) => self
+                .buffers
+                .get(&access::key(alloc.operation()))
+                .copied()
+                .ok_or_else(|| format!("{}: internal: the alloc was not lowered before its use", self.pass)),
+            Source::TmemAddress(_) => Err(format!("{}: internal: tensor memory has no memref", self.pass)),
+        }
+    }
+
+    /// The tensor-memory address (`!llvm.ptr<6>`) of a tensor-memory tensor.
+    pub(crate) fn tmem_of(&self, traced: &Traced<'c, 'a>) -> Result<Value<'c, 'a>, String> {
+        match traced.source {
+            Source::TmemAddress(address) => Ok(address),
+            Source::Alloc(alloc) => self
+                .tmem
+                .get(&access::key(alloc.operation()))
+                .copied()
+                .ok_or_else(|| format!("{}: internal: tensor memory not allocated", self.pass)),
+            Source::Memref(_) => Err(format!("{}: internal: a memref is not tensor memory", self.pass)),
+        }
+    }
+
+    /// Raises the alignment of the `memref.global` behind a shared memref view to `alignment`.
+    pub(crate) fn align_global(&mut self, memref: Value<'c, 'a>, alignment: i64) -> Result<(), String> {
+        let pass = self.pass;
+        let getter = shared_global(memref)
+            .ok_or_else(|| format!("{pass}: internal: shared memref without memref.get_global"))?;
+        let name = getter
+            .attribute("name")
+            .map(|a| a.to_string())
+            .map_err(|_| format!("{pass}: internal: get_global name"))?;
+        let root = self.root;
+        let globals = self.globals.get_or_insert_with(|| {
+            let mut map = HashMap::new();
+            axe_dialect::ops::walk_preorder(root, &mut |op| {
+                if op.name().as_string_ref().as_str() == Ok("memref.global") {
+                    if let Ok(symbol) = op.attribute("sym_name") {
+                        map.insert(format!("@{}", symbol.to_string().trim_matches('"')), op);
+                    }
+                }
+            });
+            map
+        });
+        let global = *globals.get(&name).ok_or_else(|| format!("{pass}: internal: no memref.global {name}"))?;
+        let current = global
+            .attribute("alignment")
+            .ok()
+            .and_then(|a| a.to_string().split(':').next().and_then(|n| n.trim().parse::<i64>().ok()))
+            .unwrap_or(1);
+        if current < alignment {
+            let value = ffi::parse_attribute(global, &format!("{alignment} : i64"))
+                .ok_or_else(|| format!("{pass}: internal: alignment"))?;
+            ffi::set_attribute(global, "alignment", value);
+        }
+        Ok(())
+    }
+
+    /// After the pass erased the ops it lowered: erases the views, and the allocs lowered here, left without
+    /// uses; a lowered alloc still used elsewhere becomes an `axe.view` of its storage (the hand-on form).
+    pub(crate) fn cleanup(&self, ops: &[AxeOp<'c, 'a>]) {
+        let rewriter = IrRewriter::from_op(self.root);
+        let base = rewriter.as_rewriter_base();
+        for op in ops.iter().rev().filter(|op| matches!(op.kind(), OpKind::View | OpKind::Alloc)) {
+            let Some(result) = op.result() else { continue };
+            let key = access::key(op.operation());
+            let lowered = self.buffers.get(&key).copied().or_else(|| self.tmem.get(&key).copied());
+            if op.kind() != OpKind::View && lowered.is_none() {
+                continue;
+            }
+            if !ffi::has_uses(result) {
+                base.erase_op(op.operation());
+                continue;
+            }
+            let (Some(storage), Ok(b)) = (lowered, Builder::before(op.operation())) else { continue };
+            let Some(tensor) = op.tensor("result") else { continue };
+            let Ok(storage) = self.hand_on(&b, storage, &tensor) else { continue };
+            if let Ok(view) = b.value("axe.view", &[storage], &result.r#type().to_string(), &[]) {
+                base.replace_all_uses_with(result, view);
+                base.erase_op(op.operation());
+            }
+        }
+    }
+
+    /// The value an `axe.view` of a lowered alloc takes: the private memref or tensor-memory address itself, a
+    /// shared byte buffer seen as `memref<N x dtype, workgroup>` at byte 0 (N = the layout's span).
+    fn hand_on(
+        &self,
+        b: &Builder<'c, 'a>,
+        storage: Value<'c, 'a>,
+        tensor: &TensorType,
+    ) -> Result<Value<'c, 'a>, String> {
+        if tensor.mem != MemScope::Shared {
+            return Ok(storage);
+        }
+        let layout = tensor.layout.parse().and_then(Result::ok).ok_or("alloc layout does not parse")?;
+        let ty = memref_type(layout.tile().span_memory().max(1), &tensor.dtype, WORKGROUP);
+        let zero = b.index(0)?;
+        b.value("memref.view", &[storage, zero], &ty, &[])
+    }
+}
