@@ -12,6 +12,7 @@
 //! - [`points`]: bounded enumeration of replica point sets, axis by axis.
 //! - [`notation`]: the `S[...] + R[...] + n@axis` text, parsed with lalrpop and printed canonically with `pretty`.
 //! - [`tma`]: TMA descriptor planning (paper section 3.4) on top of the operations.
+//! - [`copy`]: every other copy (ld/st, ldmatrix/stmatrix, cp.async, tcgen05.ld/st, shuffles, staging).
 //!
 //! **Invariant:** no LLVM or MLIR dependency; no operation panics on any input, it returns [`LayoutError`].
 
@@ -20,6 +21,7 @@
 pub mod arith;
 pub mod axis;
 pub mod canonicalize;
+pub mod copy;
 pub mod direct_sum;
 pub mod error;
 pub mod eval;
