@@ -198,6 +198,49 @@ irdl.dialect @axe {
   }
 
   //===--------------------------------------------------------------------===//
+  // Elementwise ops on register tensors (epilogues)
+  //===--------------------------------------------------------------------===//
+
+  // "axe.cast"(%src, %dst) {scope = #axe.exec<"warp">} : (!axe.tensor<...f32...>, !axe.tensor<...f16...>) -> ()
+  //
+  // dst[x] = src[x] converted to dst's element type (round to nearest even when narrowing): f32 -> f16 | bf16,
+  // f16 | bf16 -> f32. Both are register tensors of one shape and one layout, so every thread converts its own
+  // registers.
+  irdl.operation @cast {
+    %source = irdl.base @axe::@tensor
+    %dest = irdl.base @axe::@tensor
+    %scope = irdl.base @axe::@exec
+    irdl.operands(source: %source, dest: %dest)
+    irdl.attributes { "scope" = %scope }
+  }
+
+  // "axe.scale"(%src, %dst, %alpha) {scope = #axe.exec<"warp">} : (!axe.tensor<...>, !axe.tensor<...>, f32) -> ()
+  //
+  // dst[x] = alpha * src[x], computed in f32 and rounded to the dtype (f32, f16 or bf16). Register tensors of
+  // one shape, dtype and layout; src and dst may be the same tensor.
+  irdl.operation @scale {
+    %source = irdl.base @axe::@tensor
+    %dest = irdl.base @axe::@tensor
+    %alpha = irdl.is f32
+    %scope = irdl.base @axe::@exec
+    irdl.operands(source: %source, dest: %dest, alpha: %alpha)
+    irdl.attributes { "scope" = %scope }
+  }
+
+  // "axe.add"(%lhs, %rhs, %dst) {scope = #axe.exec<"warp">} : (!axe.tensor<...>, !axe.tensor<...>, !axe.tensor<...>) -> ()
+  //
+  // dst[x] = lhs[x] + rhs[x], computed in f32 and rounded to the dtype (f32, f16 or bf16). Register tensors of
+  // one shape, dtype and layout; dst may be lhs or rhs.
+  irdl.operation @add {
+    %lhs = irdl.base @axe::@tensor
+    %rhs = irdl.base @axe::@tensor
+    %dest = irdl.base @axe::@tensor
+    %scope = irdl.base @axe::@exec
+    irdl.operands(lhs: %lhs, rhs: %rhs, dest: %dest)
+    irdl.attributes { "scope" = %scope }
+  }
+
+  //===--------------------------------------------------------------------===//
   // Barriers
   //===--------------------------------------------------------------------===//
 

@@ -33,6 +33,12 @@ pub enum OpKind {
     Gemm,
     /// `axe.fill`: every element set to a scalar.
     Fill,
+    /// `axe.cast`: elementwise element-type conversion of a register tensor.
+    Cast,
+    /// `axe.scale`: `dest = alpha * source` on register tensors.
+    Scale,
+    /// `axe.add`: `dest = lhs + rhs` on register tensors.
+    Add,
     /// `axe.mbarrier_alloc`.
     MbarrierAlloc,
     /// `axe.mbarrier_init`.
@@ -51,7 +57,7 @@ pub enum OpKind {
 
 impl OpKind {
     /// Every op kind, in the order docs/dialect.md lists them.
-    pub const ALL: [OpKind; 14] = [
+    pub const ALL: [OpKind; 17] = [
         OpKind::View,
         OpKind::Alloc,
         OpKind::Slice,
@@ -59,6 +65,9 @@ impl OpKind {
         OpKind::CopyAsync,
         OpKind::Gemm,
         OpKind::Fill,
+        OpKind::Cast,
+        OpKind::Scale,
+        OpKind::Add,
         OpKind::MbarrierAlloc,
         OpKind::MbarrierInit,
         OpKind::MbarrierArrive,
@@ -78,6 +87,9 @@ impl OpKind {
             OpKind::CopyAsync => "axe.copy_async",
             OpKind::Gemm => "axe.gemm",
             OpKind::Fill => "axe.fill",
+            OpKind::Cast => "axe.cast",
+            OpKind::Scale => "axe.scale",
+            OpKind::Add => "axe.add",
             OpKind::MbarrierAlloc => "axe.mbarrier_alloc",
             OpKind::MbarrierInit => "axe.mbarrier_init",
             OpKind::MbarrierArrive => "axe.mbarrier_arrive",
@@ -98,11 +110,17 @@ impl OpKind {
         !matches!(self, OpKind::View | OpKind::Slice | OpKind::Annotate)
     }
 
+    /// True for the elementwise ops on register tensors (`axe.cast`, `axe.scale`, `axe.add`).
+    pub fn is_elementwise(self) -> bool {
+        matches!(self, OpKind::Cast | OpKind::Scale | OpKind::Add)
+    }
+
     /// Names of the tensor operands, in operand order (the optional barrier and scalars excluded).
     pub fn tensor_operand_names(self) -> &'static [&'static str] {
         match self {
             OpKind::View | OpKind::Slice => &["source"],
-            OpKind::Copy | OpKind::CopyAsync => &["source", "dest"],
+            OpKind::Copy | OpKind::CopyAsync | OpKind::Cast | OpKind::Scale => &["source", "dest"],
+            OpKind::Add => &["lhs", "rhs", "dest"],
             OpKind::Gemm => &["a", "b", "c"],
             OpKind::Fill => &["dest"],
             _ => &[],
@@ -113,7 +131,7 @@ impl OpKind {
 /// One tensor an op touches: its role, the value and its type.
 #[derive(Clone, Debug)]
 pub struct TensorUse<'c, 'a> {
-    /// `source`, `dest`, `a`, `b`, `c` or `result`.
+    /// `source`, `dest`, `lhs`, `rhs`, `a`, `b`, `c` or `result`.
     pub role: &'static str,
     /// The SSA value.
     pub value: Value<'c, 'a>,

@@ -28,6 +28,9 @@
 //!     shared-to-global store (without); gemm a/b in shared or reg, c in reg or tmem; a view keeps its
 //!     source's memory (workgroup memref/pointer: shared; private memref: reg, one per thread; `!llvm.ptr<6>`:
 //!     tmem; otherwise global; tensor: same memory);
+//!   - [`Rule::LayoutsAgree`]: cast, scale and add take register tensors (MemoryScopes) of one shape
+//!     (ShapesAgree) whose layouts have the same map, so each thread works on its own registers; cast converts
+//!     f32 to f16 or bf16 or back, scale and add take one dtype of f32, f16, bf16 (DtypesAgree);
 //!   - [`Rule::ViewFitsStorage`]: a view of a static memref stays inside it (span on `m` <= element count);
 //!   - [`Rule::Counts`]: mbarrier_init count and arrive_expect_tx bytes are at least 1.
 //! - **declarations**, before anything else: [`Rule::AxisDeclared`]: an `axe.axes` dictionary on any op (usually
@@ -82,6 +85,8 @@ pub enum Rule {
     SliceLayoutMatches,
     /// Operands live in the memory scopes the op needs.
     MemoryScopes,
+    /// Elementwise operands have the same layout (the same element in the same thread and register).
+    LayoutsAgree,
     /// A view stays inside its storage.
     ViewFitsStorage,
     /// Barrier counts are positive.
@@ -105,6 +110,7 @@ impl Rule {
             Rule::RegionInBounds => "region-in-bounds",
             Rule::SliceLayoutMatches => "slice-layout-matches",
             Rule::MemoryScopes => "memory-scopes",
+            Rule::LayoutsAgree => "layouts-agree",
             Rule::ViewFitsStorage => "view-fits-storage",
             Rule::Counts => "counts",
             Rule::AxisDeclared => "axis-declared",
@@ -304,6 +310,7 @@ impl OpChecker<'_, '_, '_> {
             OpKind::CopyAsync => self.check_copy(true),
             OpKind::Gemm => self.check_gemm(),
             OpKind::Fill => self.check_fill(),
+            OpKind::Cast | OpKind::Scale | OpKind::Add => self.check_elementwise(),
             OpKind::MbarrierInit => self.check_count("count"),
             OpKind::MbarrierArriveExpectTx => self.check_count("bytes"),
             _ => {}
@@ -550,6 +557,66 @@ impl OpChecker<'_, '_, '_> {
         }
     }
 
+    /// An elementwise op: register tensors of one shape and one layout; the dtypes it converts or computes in.
+    fn check_elementwise(&mut self) {
+        let tensors: Vec<_> = self.op.tensors().into_iter().filter_map(Result::ok).collect();
+        let names = self.op.kind().tensor_operand_names();
+        if tensors.len() != names.len() {
+            return;
+        }
+        let name = self.op.kind().name().trim_start_matches("axe.");
+        if let Some(t) = tensors.iter().find(|t| t.tensor.mem != MemScope::Reg) {
+            return self.fail(
+                Rule::MemoryScopes,
+                format!("{name} works on register tensors, got {} in {}", t.role, t.tensor.mem),
+            );
+        }
+        let dest = &tensors[tensors.len() - 1];
+        for t in &tensors[..tensors.len() - 1] {
+            if t.tensor.shape != dest.tensor.shape {
+                return self.fail(
+                    Rule::ShapesAgree,
+                    format!(
+                        "{name} {} and dest shapes must agree, got {} and {}",
+                        t.role,
+                        shape_text(&t.tensor.shape),
+                        shape_text(&dest.tensor.shape)
+                    ),
+                );
+            }
+        }
+        self.check_elementwise_dtypes(name, &tensors);
+        for t in &tensors[..tensors.len() - 1] {
+            if let Some(message) = layouts_differ(&t.tensor, &dest.tensor) {
+                self.fail(Rule::LayoutsAgree, format!("{name} {} and dest {message}", t.role));
+            }
+        }
+    }
+
+    /// DtypesAgree for cast (f32 -> f16 | bf16, f16 | bf16 -> f32) and for scale and add (one float dtype).
+    fn check_elementwise_dtypes(&mut self, name: &str, tensors: &[crate::ops::TensorUse]) {
+        let dtypes: Vec<&str> = tensors.iter().map(|t| t.tensor.dtype.as_str()).collect();
+        if self.op.kind() == OpKind::Cast {
+            if !matches!(dtypes.as_slice(), ["f32", "f16" | "bf16"] | ["f16" | "bf16", "f32"]) {
+                self.fail(
+                    Rule::DtypesAgree,
+                    format!(
+                        "cast converts f32 to f16 or bf16, or f16 or bf16 to f32, got {} to {}",
+                        dtypes[0], dtypes[1]
+                    ),
+                );
+            }
+            return;
+        }
+        let first = dtypes[0];
+        if !matches!(first, "f32" | "f16" | "bf16") || dtypes.iter().any(|d| *d != first) {
+            self.fail(
+                Rule::DtypesAgree,
+                format!("{name} takes tensors of one dtype, f32, f16 or bf16, got {}", dtypes.join(", ")),
+            );
+        }
+    }
+
     fn check_count(&mut self, name: &str) {
         match self.op.integer_attribute(name) {
             Some(Ok(v)) if v >= 1 => {}
@@ -560,6 +627,23 @@ impl OpChecker<'_, '_, '_> {
             Some(Err(e)) => self.fail(Rule::Counts, e),
             None => {}
         }
+    }
+}
+
+/// Why two tensors of one shape do not have the same layout map (LayoutsAgree), or `None` when they do (or a
+/// layout does not parse or admit the shape: the type rules report that).
+fn layouts_differ(a: &TensorType, b: &TensorType) -> Option<String> {
+    let (LayoutSpec::Text(ta), LayoutSpec::Text(tb)) = (&a.layout, &b.layout) else { return None };
+    if intern::canonical_text(ta).is_some_and(|c| Some(c) == intern::canonical_text(tb)) {
+        return None;
+    }
+    let (la, lb) = (known_layout(a)?, known_layout(b)?);
+    match axe_layout::canonicalize::equivalent(&la, &lb, &a.shape) {
+        Ok(true) => None,
+        Ok(false) => {
+            Some(format!("must have the same layout (each element in the same thread and register), got {la} and {lb}"))
+        }
+        Err(e) => Some(format!("layouts {la} and {lb} cannot be compared: {e}")),
     }
 }
 

@@ -269,3 +269,89 @@ func.func @missing_scope() {
   "axe.sync"() : () -> ()
   return
 }
+
+// -----
+
+// memory-scopes: cast converts registers (each thread its own); shared memory is copied, not cast
+!acc = !axe.tensor<array<i64: 32, 4>, f32, #axe.layout<"S[(32,4):(1@laneid,1)]">, #axe.mem<"reg">>
+!smem = !axe.tensor<array<i64: 32, 4>, f16, #axe.layout<"S[(32,4):(4,1)]">, #axe.mem<"shared">>
+func.func @cast_to_shared(%a: !acc, %s: !smem) {
+  // expected-error @+1 {{cast works on register tensors, got dest in shared}}
+  "axe.cast"(%a, %s) {scope = #axe.exec<"warp">} : (!acc, !smem) -> ()
+  return
+}
+
+// -----
+
+// dtypes-agree: cast narrows f32 to f16 or bf16 or widens them back; f16 to f16 is not a cast
+!a = !axe.tensor<array<i64: 32, 4>, f16, #axe.layout<"S[(32,4):(1@laneid,1)]">, #axe.mem<"reg">>
+func.func @cast_same_dtype(%x: !a, %y: !a) {
+  // expected-error @+1 {{cast converts f32 to f16 or bf16, or f16 or bf16 to f32, got f16 to f16}}
+  "axe.cast"(%x, %y) {scope = #axe.exec<"warp">} : (!a, !a) -> ()
+  return
+}
+
+// -----
+
+// dtypes-agree: no f16 <-> bf16 cast (go through f32)
+!h = !axe.tensor<array<i64: 32, 4>, f16, #axe.layout<"S[(32,4):(1@laneid,1)]">, #axe.mem<"reg">>
+!b = !axe.tensor<array<i64: 32, 4>, bf16, #axe.layout<"S[(32,4):(1@laneid,1)]">, #axe.mem<"reg">>
+func.func @cast_f16_to_bf16(%x: !h, %y: !b) {
+  // expected-error @+1 {{cast converts f32 to f16 or bf16, or f16 or bf16 to f32, got f16 to bf16}}
+  "axe.cast"(%x, %y) {scope = #axe.exec<"warp">} : (!h, !b) -> ()
+  return
+}
+
+// -----
+
+// layouts-agree: a cast keeps each element in its thread and register (a different owner is a copy)
+!acc = !axe.tensor<array<i64: 32, 4>, f32, #axe.layout<"S[(32,4):(1@laneid,1)]">, #axe.mem<"reg">>
+!out = !axe.tensor<array<i64: 32, 4>, f16, #axe.layout<"S[(32,4):(1,8@laneid)]">, #axe.mem<"reg">>
+func.func @cast_other_layout(%a: !acc, %o: !out) {
+  // expected-error @+1 {{cast source and dest must have the same layout (each element in the same thread and register), got S[(32,4):(1@laneid,1)] and S[(32,4):(1,8@laneid)]}}
+  "axe.cast"(%a, %o) {scope = #axe.exec<"warp">} : (!acc, !out) -> ()
+  return
+}
+
+// -----
+
+// shapes-agree: elementwise operands have one shape
+!x = !axe.tensor<array<i64: 32, 4>, f32, #axe.layout<"S[(32,4):(1@laneid,1)]">, #axe.mem<"reg">>
+!y = !axe.tensor<array<i64: 4, 32>, f32, #axe.layout<"S[(4,32):(1,1@laneid)]">, #axe.mem<"reg">>
+func.func @add_shapes(%a: !x, %b: !y, %c: !x) {
+  // expected-error @+1 {{add rhs and dest shapes must agree, got [4,32] and [32,4]}}
+  "axe.add"(%a, %b, %c) {scope = #axe.exec<"warp">} : (!x, !y, !x) -> ()
+  return
+}
+
+// -----
+
+// dtypes-agree: scale works in one float dtype
+!x = !axe.tensor<array<i64: 32, 4>, i32, #axe.layout<"S[(32,4):(1@laneid,1)]">, #axe.mem<"reg">>
+func.func @scale_integers(%a: !x, %alpha: f32) {
+  // expected-error @+1 {{scale takes tensors of one dtype, f32, f16 or bf16, got i32, i32}}
+  "axe.scale"(%a, %a, %alpha) {scope = #axe.exec<"warp">} : (!x, !x, f32) -> ()
+  return
+}
+
+// -----
+
+// IRDL structure: the scale factor is an f32 value
+!x = !axe.tensor<array<i64: 32, 4>, f16, #axe.layout<"S[(32,4):(1@laneid,1)]">, #axe.mem<"reg">>
+func.func @scale_f16_alpha(%a: !x, %alpha: f16) {
+  // expected-error @+1 {{expected 'f32' but got 'f16'}}
+  "axe.scale"(%a, %a, %alpha) {scope = #axe.exec<"warp">} : (!x, !x, f16) -> ()
+  return
+}
+
+// -----
+
+// scope-covers-layout: a warp-scope add cannot touch a layout over warps
+!x = !axe.tensor<array<i64: 4, 32>, f32, #axe.layout<"S[(4,32):(1@warpid,1@laneid)]">, #axe.mem<"reg">>
+func.func @add_scope(%a: !x) {
+  // expected-error @+3 {{op at warp scope cannot touch a layout over warpid (lhs)}}
+  // expected-error @+2 {{op at warp scope cannot touch a layout over warpid (rhs)}}
+  // expected-error @+1 {{op at warp scope cannot touch a layout over warpid (dest)}}
+  "axe.add"(%a, %a, %a) {scope = #axe.exec<"warp">} : (!x, !x, !x) -> ()
+  return
+}
