@@ -315,7 +315,7 @@ pub enum Operand {
         /// Lane.
         lane: PerThread,
         /// Column.
-        col: i64,
+        col: PerThread,
     },
     /// The source of a shuffle: every lane sends its register `reg`, thread `t` reads the value lane `lane(t)`
     /// (0..32, within the warp) sent.
@@ -351,10 +351,12 @@ pub enum Completion {
     Tcgen05WaitLd,
     /// `tcgen05.wait::st.sync.aligned`.
     Tcgen05WaitSt,
-    /// A barrier of `threads` threads (`bar.warp.sync` for 32 at warp scope, else a named `bar.sync`).
+    /// A barrier of every thread that runs the copy: with `threads` a named `bar.sync` of that many threads
+    /// (the subset's), without it the whole scope's (`bar.warp.sync` at warp scope, a 128-thread named barrier
+    /// at warpgroup scope, `bar.sync 0` at CTA scope).
     Barrier {
-        /// Threads taking part.
-        threads: i64,
+        /// Threads taking part, when not the whole scope.
+        threads: Option<i64>,
     },
 }
 
