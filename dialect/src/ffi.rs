@@ -32,7 +32,7 @@ pub fn parse_operation<'c>(context: &'c Context, source: &str, source_name: &str
     }
 }
 
-/// The handle of an upstream dialect melior has no constructor for (`nvgpu`, `nvvm`), by namespace; `None` for
+/// The handle of an upstream dialect melior has no constructor for (`nvgpu`, `nvvm`, `vector`), by namespace; `None` for
 /// others (use `melior::dialect::DialectHandle`'s constructors).
 pub fn dialect_handle(namespace: &str) -> Option<melior::dialect::DialectHandle> {
     // SAFETY: the getters return static handles that live for the whole process.
@@ -40,6 +40,7 @@ pub fn dialect_handle(namespace: &str) -> Option<melior::dialect::DialectHandle>
         let raw = match namespace {
             "nvgpu" => mlir_sys::mlirGetDialectHandle__nvgpu__(),
             "nvvm" => mlir_sys::mlirGetDialectHandle__nvvm__(),
+            "vector" => mlir_sys::mlirGetDialectHandle__vector__(),
             _ => return None,
         };
         Some(melior::dialect::DialectHandle::from_raw(raw))

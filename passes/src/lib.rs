@@ -9,8 +9,10 @@
 
 pub mod canonicalize;
 mod glue;
+pub mod lower_copy;
 pub mod lower_mma;
 pub mod lower_tma;
+mod ownership;
 mod registry;
 pub mod slice;
 mod storage;

@@ -74,6 +74,7 @@ mod emit;
 
 use crate::{
     glue::{external_pass_creating, PassId},
+    ownership::{self, Owner},
     storage::{self, shared_global, Source, Traced},
 };
 use axe_dialect::{access, ffi, ops::walk_preorder, AxeOp, MemScope, OpKind};
@@ -162,7 +163,7 @@ pub fn lower_mma(root: OperationRef) -> Result<LowerMmaStats, usize> {
                     fail(op, message);
                 }
             }
-            OpKind::Copy if is_tmem_load(*op) => match plan_tmem_load(*op) {
+            OpKind::Copy if ownership::owner(*op) == Some(Owner::Mma) => match plan_tmem_load(*op) {
                 Ok(load) => loads.push(load),
                 Err(message) => fail(op, message),
             },
@@ -318,12 +319,6 @@ fn check_fill(op: AxeOp) -> Result<(), String> {
         }
         _ => Ok(()),
     }
-}
-
-/// True for an `axe.copy` from tensor memory to registers.
-fn is_tmem_load(op: AxeOp) -> bool {
-    let mem = |role: &str| op.tensor(role).map(|t| t.mem);
-    mem("source") == Some(MemScope::Tmem) && mem("dest") == Some(MemScope::Reg)
 }
 
 /// Checks a tensor-memory -> register copy against the `tcgen05.ld.32x32b` shape: the source is the M=128 data

@@ -1,11 +1,13 @@
 //! `lower-tma`: lower CTA-scope copies between global and shared tensors to TMA (paper section 3.4).
 //!
 //! For each `axe.copy_async` and `axe.copy` at `cta` scope whose tensors are a global region and a shared region
-//! (either direction), the pass reads both tensors' root layouts, shapes and regions through their `axe.slice`
-//! chains (typed views of `axe-dialect`), asks `axe_layout::tma::plan` for the descriptor and the issues, and
-//! translates the plan into IR. It derives no layout fact itself: box, dtype promotion, strides, coordinates,
-//! byte offsets and counts are the planner's. A refusal is an error at the copy naming the planner's stage or
-//! rule with the numbers, and the pass fails before changing anything.
+//! (either direction) and that the shared ownership rule gives to TMA (`crate::ownership`: no chip named, or a
+//! chip with TMA and a copy this planner accepts; the others are `--lower-copy`'s), the pass reads both tensors'
+//! root layouts, shapes and regions through their `axe.slice` chains (typed views of `axe-dialect`), asks
+//! `axe_layout::tma::plan` for the descriptor and the issues, and translates the plan into IR. It derives no
+//! layout fact itself: box, dtype promotion, strides, coordinates, byte offsets and counts are the planner's. A
+//! refusal is an error at the copy naming the planner's stage or rule with the numbers, and the pass fails before
+//! changing anything.
 //!
 //! Emitted (every descriptor field explicit in the IR):
 //! - host, before each `gpu.launch_func` of the kernel: `axe.tma_descriptor` on the global memref with
@@ -46,7 +48,10 @@ mod emit;
 mod host;
 mod trace;
 
-use crate::glue::{external_pass_creating, PassId};
+use crate::{
+    glue::{external_pass_creating, PassId},
+    ownership::{self, Owner},
+};
 use axe_dialect::{access, ffi, ops::walk_preorder, AxeOp, MemScope, OpKind};
 use axe_layout::{
     tma::{plan, Direction, ElemType, TmaOptions, TmaPlan, TmaRequest},
@@ -103,9 +108,8 @@ pub fn lower_tma(root: OperationRef) -> Result<LowerTmaStats, usize> {
     let mut ops = Vec::new();
     walk_preorder(root, &mut |op| ops.extend(AxeOp::new(op)));
     let (mut copies, mut failed) = (Vec::new(), 0);
-    // Copies touching tensor memory are tcgen05.ld/st, lowered by --lower-mma: not TMA candidates.
-    let touches_tmem = |op: &AxeOp| op.tensors().iter().flatten().any(|t| t.tensor.mem == MemScope::Tmem);
-    for op in ops.iter().filter(|op| matches!(op.kind(), OpKind::Copy | OpKind::CopyAsync) && !touches_tmem(op)) {
+    // Only the copies the shared ownership rule gives to TMA; the rest are --lower-copy's or --lower-mma's.
+    for op in ops.iter().filter(|op| ownership::owner(**op) == Some(Owner::Tma)) {
         match plan_copy(*op) {
             Ok(copy) => copies.push(copy),
             Err(message) => {
@@ -124,6 +128,11 @@ pub fn lower_tma(root: OperationRef) -> Result<LowerTmaStats, usize> {
         ffi::emit_error(location, &message);
         1
     })
+}
+
+/// True when TMA can lower `op`: [`plan_copy`] accepts it (what `ownership::owner` asks on chips with TMA).
+pub(crate) fn accepts(op: AxeOp) -> bool {
+    plan_copy(op).is_ok()
 }
 
 /// Plans one copy: scope, memory scopes, dtype, the two traced regions, then `axe_layout::tma::plan`.

@@ -1,6 +1,6 @@
 //! The registry of passes and pipeline aliases that axe-opt exposes as flags.
 
-use crate::{canonicalize, lower_mma, lower_tma, slice, strip_annotations, verify};
+use crate::{canonicalize, lower_copy, lower_mma, lower_tma, slice, strip_annotations, verify};
 use melior::pass::Pass;
 
 /// What a registry entry adds to the pass manager.
@@ -56,6 +56,12 @@ pub static REGISTRY: &[PassInfo] = &[
         summary: lower_mma::SUMMARY,
         description: lower_mma::DESCRIPTION,
         kind: PassKind::Rust(lower_mma::create),
+    },
+    PassInfo {
+        flag: lower_copy::FLAG,
+        summary: lower_copy::SUMMARY,
+        description: lower_copy::DESCRIPTION,
+        kind: PassKind::Rust(lower_copy::create),
     },
     PassInfo {
         flag: verify::FLAG,

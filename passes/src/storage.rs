@@ -51,6 +51,8 @@ pub(crate) enum Source<'c, 'a> {
     Memref(Value<'c, 'a>),
     /// The tensor-memory address under an `axe.view` (an alloc an earlier pass lowered).
     TmemAddress(Value<'c, 'a>),
+    /// The `!llvm.ptr` under an `axe.view` of a global tensor.
+    Pointer(Value<'c, 'a>),
 }
 
 impl Source<'_, '_> {
@@ -58,7 +60,7 @@ impl Source<'_, '_> {
     pub(crate) fn key(&self) -> Option<OpKey> {
         match self {
             Source::Alloc(alloc) => Some(access::key(alloc.operation())),
-            Source::Memref(v) | Source::TmemAddress(v) => access::defining_op(*v).map(access::key),
+            Source::Memref(v) | Source::TmemAddress(v) | Source::Pointer(v) => access::defining_op(*v).map(access::key),
         }
     }
 }
@@ -81,8 +83,8 @@ impl Traced<'_, '_> {
     }
 }
 
-/// Traces the tensor operand `value` (role `role`) of a `pass` op to an `axe.alloc`, a memref or a tensor-memory
-/// address under views (and slices, when `slices`); errors start with `{pass}: `.
+/// Traces the tensor operand `value` (role `role`) of a `pass` op to an `axe.alloc`, a memref, a tensor-memory
+/// address or a global pointer under views (and slices, when `slices`); errors start with `{pass}: `.
 pub(crate) fn trace<'c, 'a>(
     pass: &str,
     role: &str,
@@ -132,6 +134,11 @@ fn source_of<'c, 'a>(
                 }
                 Some(pointer) if pointer.r#type().to_string() == TMEM_POINTER => {
                     return Ok(Source::TmemAddress(pointer))
+                }
+                Some(pointer)
+                    if tensor.mem == MemScope::Global && pointer.r#type().to_string().starts_with("!llvm.ptr") =>
+                {
+                    return Ok(Source::Pointer(pointer))
                 }
                 // A view of a tensor is the same storage from the same base: its source's.
                 Some(inner) if matches!(axe_dialect::ops::tensor_of(inner), Ok(Some(_))) => current = inner,
@@ -409,7 +416,9 @@ impl<'c, 'a> Storage<'c, 'a> {
                 .get(&access::key(alloc.operation()))
                 .copied()
                 .ok_or_else(|| format!("{}: internal: the alloc was not lowered before its use", self.pass)),
-            Source::TmemAddress(_) => Err(format!("{}: internal: tensor memory has no memref", self.pass)),
+            Source::TmemAddress(_) | Source::Pointer(_) => {
+                Err(format!("{}: internal: the tensor has no memref", self.pass))
+            }
         }
     }
 
@@ -422,7 +431,7 @@ impl<'c, 'a> Storage<'c, 'a> {
                 .get(&access::key(alloc.operation()))
                 .copied()
                 .ok_or_else(|| format!("{}: internal: tensor memory not allocated", self.pass)),
-            Source::Memref(_) => Err(format!("{}: internal: a memref is not tensor memory", self.pass)),
+            Source::Memref(_) | Source::Pointer(_) => Err(format!("{}: internal: not tensor memory", self.pass)),
         }
     }
 

@@ -124,20 +124,6 @@ func.func @global_not_contiguous(%m: memref<8192xf16>) {
 
 // -----
 
-// TMA is issued by one thread on behalf of a CTA: a warp-scope copy is not a TMA copy.
-!g = !axe.tensor<array<i64: 128, 64>, f16, #axe.layout<"S[(128,64):(64,1)]">, #axe.mem<"global">>
-!s = !axe.tensor<array<i64: 128, 64>, f16, #axe.layout<"Swizzle(3,3,3) o S[(128,64):(64,1)]">, #axe.mem<"shared">>
-func.func @wrong_scope(%m: memref<8192xf16>) {
-  %g = "axe.view"(%m) : (memref<8192xf16>) -> !g
-  %s = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !s
-  %bar = "axe.mbarrier_alloc"() {scope = #axe.exec<"cta">} : () -> !axe.mbarrier
-  // expected-error @+1 {{tma: axe.copy_async must run at cta scope, got warp}}
-  "axe.copy_async"(%g, %s, %bar) {scope = #axe.exec<"warp">} : (!g, !s, !axe.mbarrier) -> ()
-  return
-}
-
-// -----
-
 // 4-bit integers: TMA's element types are 1, 2, 4 or 8 bytes.
 !g = !axe.tensor<array<i64: 64, 64>, i4, #axe.layout<"S[(64,64):(64,1)]">, #axe.mem<"global">>
 !s = !axe.tensor<array<i64: 64, 64>, i4, #axe.layout<"S[(64,64):(64,1)]">, #axe.mem<"shared">>
@@ -147,19 +133,6 @@ func.func @dtype_not_tma(%m: memref<4096xi4>) {
   %bar = "axe.mbarrier_alloc"() {scope = #axe.exec<"cta">} : () -> !axe.mbarrier
   // expected-error @+1 {{tma: dtype: TMA copies 1, 2, 4 or 8-byte numbers, got i4}}
   "axe.copy_async"(%g, %s, %bar) {scope = #axe.exec<"cta">} : (!g, !s, !axe.mbarrier) -> ()
-  return
-}
-
-// -----
-
-// A synchronous copy from registers to shared memory is not a TMA copy.
-!r = !axe.tensor<array<i64: 64, 64>, f16, #axe.layout<"S[(64,64):(64,1)]">, #axe.mem<"reg">>
-!s = !axe.tensor<array<i64: 64, 64>, f16, #axe.layout<"S[(64,64):(64,1)]">, #axe.mem<"shared">>
-func.func @registers_to_shared() {
-  %r = "axe.alloc"() {scope = #axe.exec<"thread">} : () -> !r
-  %s = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !s
-  // expected-error @+1 {{tma: axe.copy must copy between global and shared memory, got reg to shared}}
-  "axe.copy"(%r, %s) {scope = #axe.exec<"cta">} : (!r, !s) -> ()
   return
 }
 

@@ -1,0 +1,291 @@
+//! `lower-copy`: lower the copies TMA does not take, and the elementwise epilogue ops, from the layouts (paper
+//! section 3.4: one `copy` operator dispatched by the layouts of its two sides).
+//!
+//! **Copies.** For each `axe.copy` the shared ownership rule gives to this pass (`crate::ownership`: every copy
+//! but the CTA-scope global<->shared ones TMA takes and the tensor-memory read-back `--lower-mma` takes), the pass
+//! reads both tensors' layouts, shapes and memories, the scope and `threads` subset, the chip (`axe.target`) and
+//! the kernel's `known_block_size`, asks `axe_layout::copy::plan`, and translates the plan. It derives no layout
+//! fact: the instruction, vector width, issuing threads, every per-thread address and register, swizzles,
+//! tensor-memory lanes, shuffle lanes, the staging buffer and the completion are the planner's. A refusal is an
+//! error at the copy (the planner's `copy: <rule> rule: ...`, or the pass's own `copy: <what>: ...` with the
+//! numbers) and the pass fails before changing anything.
+//!
+//! Emitted, per step of the plan, under an `scf.if` on the step's thread set (none when it is every thread):
+//! - per-thread `ld`/`st`: `llvm.load`/`llvm.store` of a `vector<N x dtype>` (or one element) on a pointer into
+//!   global (`!llvm.ptr<1>`) or shared (`!llvm.ptr<3>`) memory, aligned to the vector's bytes; the register side
+//!   is the private memref of the register tensor (`vector.load`/`store` of consecutive registers);
+//! - `nvvm.ldmatrix` / `nvvm.stmatrix` (m8n8, b16, `.trans` as the `col` layout), each 32-bit result the pair of
+//!   16-bit registers the plan lists;
+//! - `nvvm.cp.async.shared.global` (`cache = cg` for 16 bytes, `ca` otherwise), then `cp.async.commit.group`,
+//!   `cp.async.wait.group 0` and a barrier of the step's threads;
+//! - `nvvm.tcgen05.ld` / `nvvm.tcgen05.st` of the plan's shape (the `.xN` follows from the vector length) at
+//!   the allocation's address plus `lane << 16 | column`, then `tcgen05.wait::ld` / `wait::st`;
+//! - `nvvm.shfl.sync idx` (full mask) of the register every lane sends, kept where the plan says;
+//! - a register-to-register copy through shared memory: a private `memref.global` staging buffer of the plan's
+//!   bytes and alignment, the store step, a barrier, the load step.
+//!
+//! Addresses are the plan's `PerThread` formulas of the scope-relative thread index (lane at warp scope,
+//! `tid % 128` at warpgroup scope, `thread_id x` at CTA scope, 0 at thread scope), swizzled as the plan says
+//! (`a ^ (((a >> (M+S)) & (2^B-1)) << M)`, Swizzle(M,B,S) on element offsets), in elements from the tensor's
+//! base. Barriers: `nvvm.bar.warp.sync` of the step's lanes at warp scope, `gpu.barrier` for a whole CTA, else a
+//! named `nvvm.barrier` (id 1 + the first thread's warpgroup) of the step's thread count.
+//!
+//! **Elementwise.** `axe.cast`, `axe.scale` and `axe.add` take register tensors of one layout, so each thread
+//! works on its own registers: for every register the layout holds (`axe_layout::points::axis_points` on `m`),
+//! `memref.load`, `arith.extf`/`truncf`/`mulf`/`addf` (scale and add in f32), `memref.store`.
+//!
+//! Storage is `crate::storage`'s: register tensors are private memrefs, shared tensors `memref.global`s (their
+//! alignment raised to the plan's base alignment), tensor memory `tcgen05.alloc`; allocs other passes also use
+//! are handed on as views, so `--lower-tma`, `--lower-mma` and `--lower-copy` run in any order. A global tensor
+//! is a view of a memref with the identity layout (or of a global `!llvm.ptr`); its base is assumed aligned to
+//! the plan's `src_base_alignment_bytes` (as `cudaMalloc`'d buffers are, 256 bytes): the loads say so.
+//!
+//! Not done: `axe.copy_async` (cp.async completes through commit/wait groups, not the mbarrier the op names: it
+//! is refused), kernels whose blocks are not one-dimensional (the thread index is `thread_id x`), dynamic slice
+//! offsets, global tensors that are slices of memrefs with offsets, several copies sharing a named barrier id at
+//! once.
+//!
+//! ```mlir
+//! "axe.copy"(%g, %r) {scope = #axe.exec<"warp">} : (!global, !regs) -> ()
+//! // becomes (each lane loads 8 halves = 16 bytes)
+//! %p = llvm.inttoptr %addr : i64 to !llvm.ptr<1>
+//! %v = llvm.load %p {alignment = 16 : i64} : !llvm.ptr<1> -> vector<8xf16>
+//! vector.store %v, %regs[%c0] : memref<8xf16, #gpu.address_space<private>>, vector<8xf16>
+//! ```
+
+mod emit;
+
+use crate::{
+    glue::{external_pass_creating, PassId},
+    ownership::{self, target_name, Owner},
+    storage::{self, check_tmem_alloc, shared_global, Source, Traced},
+};
+use axe_dialect::{ffi, ops::walk_preorder, AxeOp, MemScope, OpKind};
+use axe_layout::{
+    copy::{plan, Chip, CopyPlan, CopyRequest, ElemType, Mem, Side, ThreadSubset},
+    Axis, ExecScope,
+};
+use melior::ir::{operation::OperationLike, OperationRef, ValueLike};
+
+/// The pass's flag.
+pub const FLAG: &str = "lower-copy";
+/// One-line summary for `--help`.
+pub const SUMMARY: &str =
+    "Lower axe.copy (ld/st, ldmatrix/stmatrix, cp.async, tcgen05.ld/st, shuffles) and cast/scale/add from the layouts";
+/// Longer description.
+pub const DESCRIPTION: &str = "Input: a verified module whose gpu.module or module has axe.target = \"sm_80\" |\n\
+\"sm_90a\" | \"sm_100a\". Each axe.copy TMA does not take is planned by axe-layout's copy planner; a refusal is\n\
+an error at the copy naming the rule. axe.cast/scale/add become per-register arith ops. Output: llvm/vector\n\
+loads and stores, nvvm ldmatrix/stmatrix/cp.async/tcgen05/shfl ops. Runs before or after --lower-tma and\n\
+--lower-mma, before --lower-to-nvvm.";
+
+static ID: PassId = PassId::new();
+
+/// The dialects whose ops the lowering builds.
+const CREATES: &[&str] = &["arith", "gpu", "llvm", "memref", "nvvm", "scf", "vector"];
+
+/// What one run did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LowerCopyStats {
+    /// Copies lowered.
+    pub copies: usize,
+    /// Data-moving instructions emitted (one per planned issue).
+    pub instructions: usize,
+    /// Elementwise ops (cast, scale, add) lowered.
+    pub elementwise: usize,
+}
+
+/// One copy the planner accepted.
+pub(crate) struct PlannedCopy<'c, 'a> {
+    pub(crate) op: AxeOp<'c, 'a>,
+    pub(crate) plan: CopyPlan,
+    pub(crate) scope: ExecScope,
+    pub(crate) dtype: ElemType,
+    /// Source, destination.
+    pub(crate) sides: [Traced<'c, 'a>; 2],
+}
+
+/// One elementwise op: its register tensors in operand order (the destination last) and the registers it touches.
+pub(crate) struct PlannedElementwise<'c, 'a> {
+    pub(crate) op: AxeOp<'c, 'a>,
+    pub(crate) tensors: Vec<Traced<'c, 'a>>,
+    /// The register-axis values the destination's layout holds (the same for every operand: same layout).
+    pub(crate) registers: Vec<i64>,
+}
+
+/// Lowers every copy `--lower-copy` owns and every elementwise op under `root`; on refusal reports each at its op
+/// and returns how many were refused.
+pub fn lower_copy(root: OperationRef) -> Result<LowerCopyStats, usize> {
+    let missing = ffi::load_dialects(root, CREATES);
+    if !missing.is_empty() {
+        ffi::emit_error(root.location(), &format!("copy: internal: dialects {missing:?} are not registered"));
+        return Err(1);
+    }
+    let mut ops = Vec::new();
+    walk_preorder(root, &mut |op| ops.extend(AxeOp::new(op)));
+    let (mut copies, mut elementwise, mut failed) = (Vec::new(), Vec::new(), 0);
+    let mut fail = |op: &AxeOp, message: String| {
+        failed += 1;
+        ffi::emit_error(op.operation().location(), &message);
+    };
+    for op in &ops {
+        if op.kind().is_elementwise() {
+            match plan_elementwise(*op) {
+                Ok(planned) => elementwise.push(planned),
+                Err(message) => fail(op, message),
+            }
+        } else if ownership::owner(*op) == Some(Owner::Copy) {
+            match plan_copy(*op) {
+                Ok(planned) => copies.push(planned),
+                Err(message) => fail(op, message),
+            }
+        }
+    }
+    if failed > 0 {
+        return Err(failed);
+    }
+    emit::rewrite(root, &ops, &copies, &elementwise).map_err(|(location, message)| {
+        ffi::emit_error(location, &message);
+        1
+    })
+}
+
+/// The chip named by the nearest `axe.target` on `op` or an op enclosing it.
+fn target(op: OperationRef) -> Result<Chip, String> {
+    let Some(name) = target_name(op) else {
+        return Err("copy: target: no chip for axe.copy: put axe.target = \"sm_80\" (or sm_90a, sm_100a) on the \
+                    gpu.module or the module"
+            .to_string());
+    };
+    Chip::from_name(&name).ok_or_else(|| {
+        format!("copy: target: unknown chip \"{name}\", expected \"sm_80\", \"sm_90\", \"sm_90a\" or \"sm_100a\"")
+    })
+}
+
+/// The memory of a traced side, as the planner names it.
+fn mem(traced: &Traced) -> Mem {
+    match traced.tensor.mem {
+        MemScope::Global => Mem::Global,
+        MemScope::Shared => Mem::Shared,
+        MemScope::Reg => Mem::Reg,
+        MemScope::Tmem => Mem::Tmem,
+    }
+}
+
+/// The threads of the CTA from the enclosing kernel's `known_block_size = array<i32: x, y, z>`, when it says; an
+/// error for blocks that are not one-dimensional (the thread index is `thread_id x`).
+fn cta_threads(op: OperationRef) -> Result<Option<i64>, String> {
+    let Some(func) = axe_dialect::ops::enclosing_function(op) else { return Ok(None) };
+    let Ok(attribute) = func.attribute("known_block_size") else { return Ok(None) };
+    let text = attribute.to_string();
+    let dims: Vec<i64> = text
+        .trim_start_matches("array<i32:")
+        .trim_end_matches('>')
+        .split(',')
+        .filter_map(|d| d.trim().parse().ok())
+        .collect();
+    match dims.as_slice() {
+        [x, 1, 1] => Ok(Some(*x)),
+        [x, y, z] => Err(format!(
+            "copy: threads: the kernel's block is {x}x{y}x{z}; copies are lowered for one-dimensional blocks \
+             (threads told apart by thread_id x)"
+        )),
+        _ => Ok(None),
+    }
+}
+
+/// Plans one copy: the chip, scope, subset, both sides' storage, then `axe_layout::copy::plan`, then what this
+/// pass needs of the storage.
+fn plan_copy<'c, 'a>(op: AxeOp<'c, 'a>) -> Result<PlannedCopy<'c, 'a>, String> {
+    if op.kind() == OpKind::CopyAsync {
+        return Err("copy: async: this axe.copy_async is not a TMA copy (see --lower-tma), and cp.async completes \
+                    through commit and wait groups, not on the mbarrier the op names: use axe.copy"
+            .to_string());
+    }
+    let chip = target(op.operation())?;
+    let scope = match op.scope() {
+        Some(Ok(scope)) => scope,
+        Some(Err(e)) => return Err(format!("copy: {e}")),
+        None => return Err("copy: axe.copy must have a scope".to_string()),
+    };
+    let threads = match op.threads() {
+        None => None,
+        Some(Err(e)) => return Err(format!("copy: {e}")),
+        Some(Ok(t)) => {
+            let axis = Axis::named(&t.axis).map_err(|e| format!("copy: thread subset: {}", e.message))?;
+            Some(ThreadSubset { axis, begin: t.begin, end: t.end })
+        }
+    };
+    let side = |i: usize, role: &str| {
+        op.operand(i)
+            .ok_or_else(|| format!("copy: axe.copy has no {role}"))
+            .and_then(|v| storage::trace("copy", role, v, true))
+    };
+    let sides = [side(0, "source")?, side(1, "dest")?];
+    let dtype_name = &sides[0].tensor.dtype;
+    let dtype = ElemType::from_name(dtype_name)
+        .ok_or_else(|| format!("copy: dtype: copies move 1, 2, 4 or 8-byte numbers, got {dtype_name}"))?;
+    let request = CopyRequest {
+        src: Side { layout: &sides[0].layout, shape: &sides[0].tensor.shape, mem: mem(&sides[0]) },
+        dst: Side { layout: &sides[1].layout, shape: &sides[1].tensor.shape, mem: mem(&sides[1]) },
+        dtype,
+        scope,
+        threads,
+        chip,
+        cta_threads: cta_threads(op.operation())?,
+    };
+    let plan = plan(&request).map_err(|e| e.to_string())?;
+    for (traced, role) in sides.iter().zip(["source", "dest"]) {
+        check_storage(traced, role)?;
+    }
+    Ok(PlannedCopy { op, plan, scope, dtype, sides })
+}
+
+/// What the emitter needs of a side's storage: a shared memref whose global can be aligned, a global memref with
+/// the identity layout, a tensor-memory alloc in the kernel's entry block.
+fn check_storage(traced: &Traced, role: &str) -> Result<(), String> {
+    match (traced.tensor.mem, traced.source) {
+        (MemScope::Shared, Source::Memref(memref)) if shared_global(memref).is_none() => Err(format!(
+            "copy: storage: the workgroup memref under the {role} must come from memref.get_global, so that its \
+             alignment can be raised to the plan's"
+        )),
+        (MemScope::Global, Source::Memref(memref)) => {
+            let ty = memref.r#type().to_string();
+            if ty.contains("strided<") || ty.contains("affine_map<") {
+                return Err(format!(
+                    "copy: storage: the global memref under the {role} must have the identity layout (its base is \
+                     the tensor's), got {ty}"
+                ));
+            }
+            Ok(())
+        }
+        (MemScope::Tmem, Source::Alloc(alloc)) => check_tmem_alloc("copy", alloc),
+        _ => Ok(()),
+    }
+}
+
+/// Traces an elementwise op's register tensors and asks the layout crate which registers the destination holds.
+fn plan_elementwise<'c, 'a>(op: AxeOp<'c, 'a>) -> Result<PlannedElementwise<'c, 'a>, String> {
+    let name = op.kind().name();
+    let mut tensors = Vec::new();
+    for (i, role) in op.kind().tensor_operand_names().iter().enumerate() {
+        let value = op.operand(i).ok_or_else(|| format!("copy: {name} has no {role}"))?;
+        let traced = storage::trace("copy", role, value, true)?;
+        if traced.tensor.mem != MemScope::Reg {
+            return Err(format!("copy: {name} works on register tensors, got {role} in {}", traced.tensor.mem));
+        }
+        tensors.push(traced);
+    }
+    let dest = tensors.last().ok_or_else(|| format!("copy: {name} has no tensors"))?;
+    let tile = dest.layout.tile();
+    let iters: Vec<_> = tile.shard().iter().chain(tile.replica()).copied().collect();
+    let offset = tile.offset().get(&Axis::M).copied().unwrap_or(0);
+    let registers = axe_layout::points::axis_points(&iters, Axis::M, offset)
+        .map_err(|e| format!("copy: {name}: the registers of the dest layout: {e}"))?;
+    Ok(PlannedElementwise { op, tensors, registers })
+}
+
+/// The melior pass behind `--lower-copy`.
+pub fn create() -> melior::pass::Pass {
+    external_pass_creating(&ID, "LowerCopy", FLAG, SUMMARY, CREATES, |operation| lower_copy(operation).is_ok())
+}

@@ -1,0 +1,764 @@
+//! The rewrite of `--lower-copy`: storage first (allocs the plans use, in IR order), then each planned copy's
+//! steps and each elementwise op become upstream `llvm`/`vector`/`memref`/`arith`/`scf`/`nvvm` ops before the op
+//! they lower; then the lowered ops, and the allocs and views left without uses, are erased. Every address,
+//! register, thread set, shape and barrier count comes from the plans.
+
+use super::{LowerCopyStats, PlannedCopy, PlannedElementwise};
+use crate::{
+    lower_tma::build::{segments, Builder, WORKGROUP},
+    storage::{memref_type, Source, Storage, Traced},
+};
+use axe_dialect::{
+    access::{self, OpKey},
+    AxeOp, MemScope, OpKind,
+};
+use axe_layout::{
+    copy::{Completion, CopyIssue, CopyKind, CopyStep, ElemType, Operand, PerThread, Staging, ThreadSet, TmemShape},
+    ExecScope, Swizzle,
+};
+use melior::{
+    ir::{operation::OperationLike, Location, OperationRef, Value, ValueLike},
+    IrRewriter,
+};
+use std::collections::{BTreeMap, HashMap};
+
+/// A failure during the rewrite: where and why.
+type Failure<'c> = (Location<'c>, String);
+
+/// The state of one rewrite.
+struct Lowering<'c, 'a> {
+    root: OperationRef<'c, 'a>,
+    storage: Storage<'c, 'a>,
+    /// Per alloc the plans use: the shared alignment it needs (0 for registers and tensor memory).
+    needed: BTreeMap<OpKey, i64>,
+    lowered: Vec<OperationRef<'c, 'a>>,
+    stats: LowerCopyStats,
+}
+
+/// Lowers `ops` (every axe op under `root`, in IR order) with the plans in `copies` and `elementwise`.
+pub(super) fn rewrite<'c, 'a>(
+    root: OperationRef<'c, 'a>,
+    ops: &[AxeOp<'c, 'a>],
+    copies: &[PlannedCopy<'c, 'a>],
+    elementwise: &[PlannedElementwise<'c, 'a>],
+) -> Result<LowerCopyStats, Failure<'c>> {
+    let mut lowering = Lowering {
+        root,
+        storage: Storage::new(root, "copy"),
+        needed: BTreeMap::new(),
+        lowered: Vec::new(),
+        stats: LowerCopyStats::default(),
+    };
+    for copy in copies {
+        let alignments = [copy.plan.src_base_alignment_bytes, copy.plan.dst_base_alignment_bytes];
+        for (traced, alignment) in copy.sides.iter().zip(alignments) {
+            lowering.need(traced, alignment.unwrap_or(0));
+        }
+    }
+    for op in elementwise {
+        for traced in &op.tensors {
+            lowering.need(traced, 0);
+        }
+    }
+    let copy_plans: HashMap<OpKey, &PlannedCopy> = copies.iter().map(|c| (access::key(c.op.operation()), c)).collect();
+    let elementwise_plans: HashMap<OpKey, &PlannedElementwise> =
+        elementwise.iter().map(|e| (access::key(e.op.operation()), e)).collect();
+    for op in ops {
+        let at = |message: String| (op.operation().location(), message);
+        let key = access::key(op.operation());
+        if op.kind() == OpKind::Alloc {
+            if let Some(&need) = lowering.needed.get(&key) {
+                lowering.storage.lower_alloc(*op, need).map_err(at)?;
+            }
+            continue;
+        }
+        if let Some(copy) = copy_plans.get(&key) {
+            lowering.copy(copy).map_err(at)?;
+        } else if let Some(planned) = elementwise_plans.get(&key) {
+            lowering.elementwise(planned).map_err(at)?;
+        } else {
+            continue;
+        }
+        lowering.lowered.push(op.operation());
+    }
+    let rewriter = IrRewriter::from_op(lowering.root);
+    for op in lowering.lowered.iter().rev() {
+        rewriter.as_rewriter_base().erase_op(*op);
+    }
+    lowering.storage.cleanup(ops);
+    Ok(lowering.stats)
+}
+
+/// How one side of a copy is reached at run time.
+#[derive(Clone, Copy)]
+enum Handle<'c, 'a> {
+    /// A register tensor: the thread's private memref.
+    Regs(Value<'c, 'a>),
+    /// Global (address space 1) or shared (3) memory: the base address as `i64`.
+    Memory { base: Value<'c, 'a>, space: u32 },
+    /// Tensor memory: the allocation's address (`!llvm.ptr<6>`).
+    Tmem(Value<'c, 'a>),
+}
+
+/// What every instruction of one copy needs.
+struct Context<'c, 'a> {
+    /// The scope-relative thread index (`index`).
+    t: Value<'c, 'a>,
+    /// `thread_id x` (`index`), for barrier ids.
+    tid: Value<'c, 'a>,
+    scope: ExecScope,
+    scope_threads: i64,
+    dtype: ElemType,
+    /// The MLIR element type (`f16`, `f32`, ...).
+    element: String,
+    /// Source and destination.
+    sides: [Handle<'c, 'a>; 2],
+    /// The staging buffer of a register-to-register copy through shared memory.
+    staging: Option<Handle<'c, 'a>>,
+}
+
+impl<'c, 'a> Lowering<'c, 'a> {
+    /// Records that the alloc under `traced` (if any) is lowered here, with the shared alignment `alignment`.
+    fn need(&mut self, traced: &Traced<'c, 'a>, alignment: i64) {
+        if let Source::Alloc(alloc) = traced.source {
+            let need = if traced.tensor.mem == MemScope::Shared { alignment } else { 0 };
+            let entry = self.needed.entry(access::key(alloc.operation())).or_insert(0);
+            *entry = (*entry).max(need);
+        }
+    }
+
+    /// The run-time handle of one side: registers, a memory base address, or a tensor-memory address.
+    fn handle(
+        &mut self,
+        b: &Builder<'c, 'a>,
+        traced: &Traced<'c, 'a>,
+        alignment: Option<i64>,
+    ) -> Result<Handle<'c, 'a>, String> {
+        match traced.tensor.mem {
+            MemScope::Reg => Ok(Handle::Regs(self.storage.memref_of(traced)?)),
+            MemScope::Tmem => Ok(Handle::Tmem(self.storage.tmem_of(traced)?)),
+            MemScope::Shared => {
+                let memref = self.storage.memref_of(traced)?;
+                if let Source::Memref(view) = traced.source {
+                    self.storage.align_global(view, alignment.unwrap_or(16).max(16))?;
+                }
+                Ok(Handle::Memory { base: Storage::address(b, memref)?, space: 3 })
+            }
+            MemScope::Global => {
+                let base = match traced.source {
+                    Source::Pointer(pointer) => {
+                        let global = if pointer.r#type().to_string() == "!llvm.ptr<1>" {
+                            pointer
+                        } else {
+                            b.value("llvm.addrspacecast", &[pointer], "!llvm.ptr<1>", &[])?
+                        };
+                        b.value("llvm.ptrtoint", &[global], "i64", &[])?
+                    }
+                    _ => {
+                        let memref = self.storage.memref_of(traced)?;
+                        let generic = b.value("llvm.inttoptr", &[Storage::address(b, memref)?], "!llvm.ptr", &[])?;
+                        let global = b.value("llvm.addrspacecast", &[generic], "!llvm.ptr<1>", &[])?;
+                        b.value("llvm.ptrtoint", &[global], "i64", &[])?
+                    }
+                };
+                Ok(Handle::Memory { base, space: 1 })
+            }
+        }
+    }
+
+    /// The scope-relative thread index: 0 at thread scope, `tid % 32` at warp scope, `tid % 128` at warpgroup
+    /// scope, `tid` at CTA scope (one-dimensional blocks).
+    fn thread_index(
+        &mut self,
+        b: &Builder<'c, 'a>,
+        op: OperationRef<'c, 'a>,
+        scope: ExecScope,
+    ) -> Result<(Value<'c, 'a>, Value<'c, 'a>), String> {
+        let tid = self.storage.tid(op)?;
+        let t = match scope {
+            ExecScope::Thread => b.index(0)?,
+            ExecScope::Warp => b.value("arith.remui", &[tid, b.index(32)?], "index", &[])?,
+            ExecScope::Warpgroup => b.value("arith.remui", &[tid, b.index(128)?], "index", &[])?,
+            ExecScope::Cta => tid,
+            other => {
+                return Err(format!(
+                    "copy: scope: copies run at thread, warp, warpgroup or cta scope, got {}",
+                    other.name()
+                ))
+            }
+        };
+        Ok((t, tid))
+    }
+
+    /// Lowers one planned copy.
+    fn copy(&mut self, copy: &PlannedCopy<'c, 'a>) -> Result<(), String> {
+        let operation = copy.op.operation();
+        let b = Builder::before(operation)?;
+        let (t, tid) = self.thread_index(&b, operation, copy.scope)?;
+        let src = self.handle(&b, &copy.sides[0], copy.plan.src_base_alignment_bytes)?;
+        let dst = self.handle(&b, &copy.sides[1], copy.plan.dst_base_alignment_bytes)?;
+        let staging = match &copy.plan.staging {
+            Some(staging) => Some(self.staging(operation, &b, staging)?),
+            None => None,
+        };
+        let context = Context {
+            t,
+            tid,
+            scope: copy.scope,
+            scope_threads: copy.plan.scope_threads,
+            dtype: copy.dtype,
+            element: copy.sides[0].tensor.dtype.clone(),
+            sides: [src, dst],
+            staging,
+        };
+        for step in &copy.plan.steps {
+            step_ops(&b, &context, step)?;
+            self.stats.instructions += step.issues.len();
+        }
+        self.stats.copies += 1;
+        Ok(())
+    }
+
+    /// The staging buffer: a new shared global of the plan's bytes and alignment.
+    fn staging(
+        &mut self,
+        op: OperationRef<'c, 'a>,
+        b: &Builder<'c, 'a>,
+        staging: &Staging,
+    ) -> Result<Handle<'c, 'a>, String> {
+        let ty = memref_type(staging.bytes.max(1), "i8", WORKGROUP);
+        let buffer = self.storage.new_shared_global(op, b, &ty, staging.alignment_bytes.max(16))?;
+        Ok(Handle::Memory { base: Storage::address(b, buffer)?, space: 3 })
+    }
+
+    /// Lowers one elementwise op: per register the layout holds, load, convert or compute, store.
+    fn elementwise(&mut self, planned: &PlannedElementwise<'c, 'a>) -> Result<(), String> {
+        let op = planned.op;
+        let b = Builder::before(op.operation())?;
+        let memrefs = planned.tensors.iter().map(|t| self.storage.memref_of(t)).collect::<Result<Vec<_>, String>>()?;
+        let dtypes: Vec<&str> = planned.tensors.iter().map(|t| t.tensor.dtype.as_str()).collect();
+        let alpha = match op.kind() {
+            OpKind::Scale => Some(op.operand(2).ok_or("copy: axe.scale has no alpha")?),
+            _ => None,
+        };
+        let (out, out_dtype) = (memrefs[memrefs.len() - 1], dtypes[dtypes.len() - 1]);
+        for &r in &planned.registers {
+            let index = b.index(r)?;
+            let inputs = memrefs[..memrefs.len() - 1]
+                .iter()
+                .zip(&dtypes)
+                .map(|(m, d)| b.value("memref.load", &[*m, index], d, &[]))
+                .collect::<Result<Vec<_>, String>>()?;
+            let value = match op.kind() {
+                OpKind::Cast => convert(&b, inputs[0], dtypes[0], out_dtype)?,
+                OpKind::Scale => {
+                    let x = convert(&b, inputs[0], dtypes[0], "f32")?;
+                    let alpha = alpha.ok_or("copy: axe.scale has no alpha")?;
+                    let y = b.value("arith.mulf", &[alpha, x], "f32", &[])?;
+                    convert(&b, y, "f32", out_dtype)?
+                }
+                _ => {
+                    let x = convert(&b, inputs[0], dtypes[0], "f32")?;
+                    let y = convert(&b, inputs[1], dtypes[1], "f32")?;
+                    let sum = b.value("arith.addf", &[x, y], "f32", &[])?;
+                    convert(&b, sum, "f32", out_dtype)?
+                }
+            };
+            b.op("memref.store", &[value, out, index], &[], &[])?;
+        }
+        self.stats.elementwise += 1;
+        Ok(())
+    }
+}
+
+/// `value` of float type `from` as `to`: itself, `arith.extf` (widening) or `arith.truncf` (narrowing, round to
+/// nearest even).
+fn convert<'c, 'a>(b: &Builder<'c, 'a>, value: Value<'c, 'a>, from: &str, to: &str) -> Result<Value<'c, 'a>, String> {
+    let bits = |t: &str| match t {
+        "f32" => Ok(32),
+        "f16" | "bf16" => Ok(16),
+        other => Err(format!("copy: internal: {other} is not a float type cast, scale and add take")),
+    };
+    match bits(from)?.cmp(&bits(to)?) {
+        std::cmp::Ordering::Equal if from == to => Ok(value),
+        std::cmp::Ordering::Less => b.value("arith.extf", &[value], to, &[]),
+        std::cmp::Ordering::Greater => b.value("arith.truncf", &[value], to, &[]),
+        std::cmp::Ordering::Equal => Err(format!("copy: internal: no direct cast from {from} to {to}")),
+    }
+}
+
+/// One step: its instructions under the guard of its thread set, then its completion.
+fn step_ops<'c, 'a>(b: &Builder<'c, 'a>, cx: &Context<'c, 'a>, step: &CopyStep) -> Result<(), String> {
+    let participants = count(&step.threads, cx.scope_threads);
+    let scope_wide = participants == cx.scope_threads;
+    let body = |inner: &Builder<'c, 'a>| -> Result<(), String> {
+        for issue in &step.issues {
+            match (&issue.only, step.kind) {
+                (Some(only), kind) if kind != CopyKind::Shuffle => {
+                    let condition = thread_set(inner, cx.t, only)?.ok_or("copy: internal: empty only-set")?;
+                    inner.guarded(condition, |g| instruction(g, cx, step, issue))?;
+                }
+                _ => instruction(inner, cx, step, issue)?,
+            }
+        }
+        match step.completion {
+            Completion::None => Ok(()),
+            Completion::CpAsyncWaitAll => {
+                inner.op("nvvm.cp.async.commit.group", &[], &[], &[])?;
+                inner.op("nvvm.cp.async.wait.group", &[], &[], &[("n", "0 : i32".into())])?;
+                if scope_wide {
+                    Ok(())
+                } else {
+                    barrier(inner, cx, &step.threads, participants)
+                }
+            }
+            Completion::Tcgen05WaitLd => wait(inner, "load"),
+            Completion::Tcgen05WaitSt => wait(inner, "store"),
+            Completion::Barrier { threads: Some(threads) } => barrier(inner, cx, &step.threads, threads),
+            Completion::Barrier { threads: None } => Ok(()),
+        }
+    };
+    match thread_set(b, cx.t, &step.threads)? {
+        Some(condition) => b.guarded(condition, body)?,
+        None => body(b)?,
+    }
+    // A barrier of the whole scope instance is executed by all its threads, outside the step's guard.
+    let whole = match step.completion {
+        Completion::CpAsyncWaitAll => scope_wide,
+        Completion::Barrier { threads } => threads.is_none(),
+        _ => false,
+    };
+    if whole {
+        barrier(b, cx, &ThreadSet::default(), cx.scope_threads)?;
+    }
+    Ok(())
+}
+
+/// `tcgen05.wait::ld` or `::st`.
+fn wait(b: &Builder, kind: &str) -> Result<(), String> {
+    b.op("nvvm.tcgen05.wait", &[], &[], &[("kind", format!("#nvvm.tcgen05_wait<{kind}>"))]).map(drop)
+}
+
+/// The threads of `set` among `0..scope_threads`.
+fn count(set: &ThreadSet, scope_threads: i64) -> i64 {
+    (0..scope_threads).filter(|&t| set.contains(t)).count() as i64
+}
+
+/// A barrier of `threads` threads of `set` (the whole scope for an empty set): none at thread scope;
+/// `bar.warp.sync` of the set's lanes at warp scope; `gpu.barrier` (`bar.sync 0`) for a whole CTA; else a named
+/// `nvvm.barrier` of `threads` (a multiple of 32) with id 1 + the warpgroup of the first participating thread (at
+/// warpgroup scope, of the running warpgroup).
+fn barrier<'c, 'a>(b: &Builder<'c, 'a>, cx: &Context<'c, 'a>, set: &ThreadSet, threads: i64) -> Result<(), String> {
+    match cx.scope {
+        ExecScope::Thread => Ok(()),
+        ExecScope::Warp => {
+            let mask = (0..32).filter(|&lane| set.contains(lane)).fold(0u32, |m, lane| m | (1u32 << lane));
+            let mask = b.constant(i64::from(mask as i32), "i32")?;
+            b.op("nvvm.bar.warp.sync", &[mask], &[], &[]).map(drop)
+        }
+        ExecScope::Cta if threads == cx.scope_threads => b.op("gpu.barrier", &[], &[], &[]).map(drop),
+        _ => {
+            if threads % 32 != 0 || threads < 32 {
+                return Err(format!("copy: internal: a named barrier of {threads} threads (needs a multiple of 32)"));
+            }
+            let first = (0..cx.scope_threads).find(|&t| set.contains(t)).unwrap_or(0);
+            let id = match cx.scope {
+                ExecScope::Warpgroup => {
+                    let wg = b.value("arith.divui", &[cx.tid, b.index(128)?], "index", &[])?;
+                    let id = b.value("arith.addi", &[wg, b.index(1)?], "index", &[])?;
+                    b.value("arith.index_cast", &[id], "i32", &[])?
+                }
+                _ => b.constant(1 + first / 128, "i32")?,
+            };
+            let count = b.constant(threads, "i32")?;
+            b.op("nvvm.barrier", &[id, count], &[], &[("operandSegmentSizes", segments(&[1, 1, 0]))]).map(drop)
+        }
+    }
+}
+
+/// `i1`: every condition of `set` holds for `t` (`None` when the set has no condition).
+fn thread_set<'c, 'a>(b: &Builder<'c, 'a>, t: Value<'c, 'a>, set: &ThreadSet) -> Result<Option<Value<'c, 'a>>, String> {
+    let mut all: Option<Value<'c, 'a>> = None;
+    for cond in &set.conds {
+        let mut q = if cond.div > 1 { b.value("arith.divui", &[t, b.index(cond.div)?], "index", &[])? } else { t };
+        if let Some(m) = cond.modulus {
+            q = b.value("arith.remui", &[q, b.index(m)?], "index", &[])?;
+        }
+        let mut checks = Vec::new();
+        if cond.begin > 0 {
+            // uge
+            checks.push(b.value("arith.cmpi", &[q, b.index(cond.begin)?], "i1", &[("predicate", "9 : i64".into())])?);
+        }
+        // ult
+        checks.push(b.value("arith.cmpi", &[q, b.index(cond.end)?], "i1", &[("predicate", "6 : i64".into())])?);
+        for check in checks {
+            all = Some(match all {
+                Some(prev) => b.value("arith.andi", &[prev, check], "i1", &[])?,
+                None => check,
+            });
+        }
+    }
+    Ok(all)
+}
+
+/// A [`PerThread`] value as `index`: `base + sum of ((t / div) % modulus) * coef`.
+fn per_thread<'c, 'a>(b: &Builder<'c, 'a>, t: Value<'c, 'a>, value: &PerThread) -> Result<Value<'c, 'a>, String> {
+    let mut sum = b.index(value.base)?;
+    for term in &value.terms {
+        let mut q = if term.div > 1 { b.value("arith.divui", &[t, b.index(term.div)?], "index", &[])? } else { t };
+        if let Some(m) = term.modulus {
+            q = b.value("arith.remui", &[q, b.index(m)?], "index", &[])?;
+        }
+        let scaled = if term.coef == 1 { q } else { b.value("arith.muli", &[q, b.index(term.coef)?], "index", &[])? };
+        sum = b.value("arith.addi", &[sum, scaled], "index", &[])?;
+    }
+    Ok(sum)
+}
+
+/// `Swizzle(M,B,S)` of an element offset: `a ^ (((a >> (M+S)) & (2^B - 1)) << M)`.
+fn swizzle<'c, 'a>(b: &Builder<'c, 'a>, a: Value<'c, 'a>, s: Swizzle) -> Result<Value<'c, 'a>, String> {
+    let shifted = b.value("arith.shrui", &[a, b.index(i64::from(s.per_element + s.atom_len))?], "index", &[])?;
+    let bits = b.value("arith.andi", &[shifted, b.index((1i64 << s.swizzle_len) - 1)?], "index", &[])?;
+    let moved = b.value("arith.shli", &[bits, b.index(i64::from(s.per_element))?], "index", &[])?;
+    b.value("arith.xori", &[a, moved], "index", &[])
+}
+
+/// The memory handle a `Mem` operand of side `which` (0 source, 1 destination) addresses: the side's memory, or
+/// the staging buffer when that side is registers.
+fn memory<'c, 'a>(cx: &Context<'c, 'a>, which: usize) -> Result<(Value<'c, 'a>, u32), String> {
+    match (cx.sides[which], cx.staging) {
+        (Handle::Memory { base, space }, _) | (_, Some(Handle::Memory { base, space })) => Ok((base, space)),
+        _ => Err("copy: internal: a memory operand on a side without memory".to_string()),
+    }
+}
+
+/// The pointer (`!llvm.ptr<space>`) a `Mem` operand of side `which` reaches in thread `t`.
+fn pointer<'c, 'a>(
+    b: &Builder<'c, 'a>,
+    cx: &Context<'c, 'a>,
+    which: usize,
+    operand: &Operand,
+    swizzled: Option<Swizzle>,
+) -> Result<Value<'c, 'a>, String> {
+    let Operand::Mem(offset) = operand else {
+        return Err("copy: internal: expected a memory operand".to_string());
+    };
+    let (base, space) = memory(cx, which)?;
+    let mut element = per_thread(b, cx.t, offset)?;
+    if let Some(s) = swizzled {
+        element = swizzle(b, element, s)?;
+    }
+    let bytes = b.value("arith.muli", &[element, b.index(cx.dtype.bytes())?], "index", &[])?;
+    let bytes = b.value("arith.index_cast", &[bytes], "i64", &[])?;
+    let address = b.value("arith.addi", &[base, bytes], "i64", &[])?;
+    b.value("llvm.inttoptr", &[address], &format!("!llvm.ptr<{space}>"), &[])
+}
+
+/// The register slots of a `Regs` operand.
+fn slots(operand: &Operand) -> Result<&[i64], String> {
+    match operand {
+        Operand::Regs(regs) => Ok(regs),
+        _ => Err("copy: internal: expected a register operand".to_string()),
+    }
+}
+
+/// The private memref of side `which` (registers).
+fn registers<'c, 'a>(cx: &Context<'c, 'a>, which: usize) -> Result<Value<'c, 'a>, String> {
+    match cx.sides[which] {
+        Handle::Regs(memref) => Ok(memref),
+        _ => Err("copy: internal: a register operand on a side that is not registers".to_string()),
+    }
+}
+
+/// `vector<n x element>`, or the element itself for one.
+fn vector_type(n: usize, element: &str) -> String {
+    if n == 1 {
+        element.to_string()
+    } else {
+        format!("vector<{n}x{element}>")
+    }
+}
+
+/// True when `slots` are consecutive registers.
+fn consecutive(slots: &[i64]) -> bool {
+    slots.windows(2).all(|w| w[1] == w[0] + 1)
+}
+
+/// The registers `slots` as one `vector<n x element>` (or one element): a `vector.load` when they are consecutive.
+fn read<'c, 'a>(
+    b: &Builder<'c, 'a>,
+    memref: Value<'c, 'a>,
+    slots: &[i64],
+    element: &str,
+) -> Result<Value<'c, 'a>, String> {
+    let ty = vector_type(slots.len(), element);
+    match slots {
+        [] => Err("copy: internal: no registers".to_string()),
+        [one] => b.value("memref.load", &[memref, b.index(*one)?], element, &[]),
+        _ if consecutive(slots) => b.value("vector.load", &[memref, b.index(slots[0])?], &ty, &[]),
+        _ => {
+            let mut vector = b.value("llvm.mlir.undef", &[], &ty, &[])?;
+            for (i, &slot) in slots.iter().enumerate() {
+                let value = b.value("memref.load", &[memref, b.index(slot)?], element, &[])?;
+                vector = b.value("llvm.insertelement", &[vector, value, b.constant(i as i64, "i32")?], &ty, &[])?;
+            }
+            Ok(vector)
+        }
+    }
+}
+
+/// Stores `value` (a `vector<n x element>` or one element) into the registers `slots`.
+fn write<'c, 'a>(
+    b: &Builder<'c, 'a>,
+    memref: Value<'c, 'a>,
+    slots: &[i64],
+    value: Value<'c, 'a>,
+    element: &str,
+) -> Result<(), String> {
+    match slots {
+        [] => Err("copy: internal: no registers".to_string()),
+        [one] => b.op("memref.store", &[value, memref, b.index(*one)?], &[], &[]).map(drop),
+        _ if consecutive(slots) => b.op("vector.store", &[value, memref, b.index(slots[0])?], &[], &[]).map(drop),
+        _ => {
+            for (i, &slot) in slots.iter().enumerate() {
+                let item = b.value("llvm.extractelement", &[value, b.constant(i as i64, "i32")?], element, &[])?;
+                b.op("memref.store", &[item, memref, b.index(slot)?], &[], &[])?;
+            }
+            Ok(())
+        }
+    }
+}
+
+/// The registers a tensor-memory shape moves per thread for `.x<num>` (PTX ISA, tcgen05.ld/st: 32x32b and 16x64b
+/// one 32-bit register per repetition, 16x128b two, 16x256b four).
+fn tmem_registers(shape: TmemShape, num: u32) -> usize {
+    let per = match shape {
+        TmemShape::S32x32b | TmemShape::S16x64b => 1,
+        TmemShape::S16x128b => 2,
+        TmemShape::S16x256b => 4,
+    };
+    per * num as usize
+}
+
+/// The NVVM spelling of a tensor-memory shape.
+fn tmem_shape(shape: TmemShape) -> String {
+    format!("#nvvm.tcgen05_ldst_shape<shape_{}>", shape.name())
+}
+
+/// A tensor-memory address: the allocation plus `lane << 16 | column`, the lane per thread.
+fn tmem_address<'c, 'a>(
+    b: &Builder<'c, 'a>,
+    cx: &Context<'c, 'a>,
+    base: Value<'c, 'a>,
+    operand: &Operand,
+) -> Result<Value<'c, 'a>, String> {
+    let Operand::Tmem { lane, col } = operand else {
+        return Err("copy: internal: expected a tensor-memory operand".to_string());
+    };
+    let lane = per_thread(b, cx.t, lane)?;
+    let lane = b.value("arith.index_cast", &[lane], "i32", &[])?;
+    let field = b.value("arith.shli", &[lane, b.constant(16, "i32")?], "i32", &[])?;
+    let column = per_thread(b, cx.t, col)?;
+    let column = b.value("arith.index_cast", &[column], "i32", &[])?;
+    let raw = b.value("llvm.ptrtoint", &[base], "i32", &[])?;
+    let address = b.value("arith.addi", &[raw, field], "i32", &[])?;
+    let address = b.value("arith.addi", &[address, column], "i32", &[])?;
+    b.value("llvm.inttoptr", &[address], "!llvm.ptr<6>", &[])
+}
+
+/// The tensor-memory address of side `which`.
+fn tmem<'c, 'a>(cx: &Context<'c, 'a>, which: usize) -> Result<Value<'c, 'a>, String> {
+    match cx.sides[which] {
+        Handle::Tmem(address) => Ok(address),
+        _ => Err("copy: internal: a tensor-memory operand on a side that is not tensor memory".to_string()),
+    }
+}
+
+/// The integer type of the element's width (`i16` for `f16`).
+fn bits_type(dtype: ElemType) -> String {
+    format!("i{}", dtype.bytes() * 8)
+}
+
+/// One instruction of a step (see the module docs of `lower_copy` for what each kind becomes).
+fn instruction<'c, 'a>(
+    b: &Builder<'c, 'a>,
+    cx: &Context<'c, 'a>,
+    step: &CopyStep,
+    issue: &CopyIssue,
+) -> Result<(), String> {
+    let element = cx.element.as_str();
+    let lanes = (step.vector_bytes / cx.dtype.bytes()).max(1) as usize;
+    match step.kind {
+        CopyKind::Load(_) => {
+            let regs = slots(&issue.dst)?;
+            if regs.len() != lanes {
+                return Err(format!("copy: internal: {} registers for a {lanes}-element load", regs.len()));
+            }
+            let address = pointer(b, cx, 0, &issue.src, step.src_swizzle)?;
+            let ty = vector_type(lanes, element);
+            let value =
+                b.value("llvm.load", &[address], &ty, &[("alignment", format!("{} : i64", step.vector_bytes))])?;
+            write(b, registers(cx, 1)?, regs, value, element)
+        }
+        CopyKind::Store(_) => {
+            let regs = slots(&issue.src)?;
+            if regs.len() != lanes {
+                return Err(format!("copy: internal: {} registers for a {lanes}-element store", regs.len()));
+            }
+            let value = read(b, registers(cx, 0)?, regs, element)?;
+            let address = pointer(b, cx, 1, &issue.dst, step.dst_swizzle)?;
+            b.op("llvm.store", &[value, address], &[], &[("alignment", format!("{} : i64", step.vector_bytes))])
+                .map(drop)
+        }
+        CopyKind::Ldmatrix { count, trans } => {
+            let regs = slots(&issue.dst)?;
+            if regs.len() != 2 * count as usize || cx.dtype.bytes() != 2 {
+                return Err(format!("copy: internal: ldmatrix x{count} of {element} into {} registers", regs.len()));
+            }
+            let address = pointer(b, cx, 0, &issue.src, step.src_swizzle)?;
+            let ty = if count == 1 {
+                "i32".to_string()
+            } else {
+                format!("!llvm.struct<({})>", vec!["i32"; count as usize].join(", "))
+            };
+            let attributes = [
+                ("num", format!("{count} : i32")),
+                ("layout", format!("#nvvm.mma_layout<{}>", if trans { "col" } else { "row" })),
+                ("shape", "#nvvm.ld_st_matrix_shape<m = 8, n = 8>".to_string()),
+                ("eltType", "#nvvm.ld_st_matrix_elt_type<b16>".to_string()),
+            ];
+            let result = b.value("nvvm.ldmatrix", &[address], &ty, &attributes)?;
+            let memref = registers(cx, 1)?;
+            let pair = vector_type(2, element);
+            for i in 0..count as usize {
+                let word = if count == 1 {
+                    result
+                } else {
+                    b.value("llvm.extractvalue", &[result], "i32", &[("position", format!("array<i64: {i}>"))])?
+                };
+                let two = b.value("llvm.bitcast", &[word], &pair, &[])?;
+                write(b, memref, &regs[2 * i..2 * i + 2], two, element)?;
+            }
+            Ok(())
+        }
+        CopyKind::Stmatrix { count, trans } => {
+            let regs = slots(&issue.src)?;
+            if regs.len() != 2 * count as usize || cx.dtype.bytes() != 2 {
+                return Err(format!("copy: internal: stmatrix x{count} of {element} from {} registers", regs.len()));
+            }
+            let memref = registers(cx, 0)?;
+            let mut operands = vec![pointer(b, cx, 1, &issue.dst, step.dst_swizzle)?];
+            for i in 0..count as usize {
+                let two = read(b, memref, &regs[2 * i..2 * i + 2], element)?;
+                operands.push(b.value("llvm.bitcast", &[two], "i32", &[])?);
+            }
+            let attributes = [
+                ("layout", format!("#nvvm.mma_layout<{}>", if trans { "col" } else { "row" })),
+                ("shape", "#nvvm.ld_st_matrix_shape<m = 8, n = 8>".to_string()),
+                ("eltType", "#nvvm.ld_st_matrix_elt_type<b16>".to_string()),
+            ];
+            b.op("nvvm.stmatrix", &operands, &[], &attributes).map(drop)
+        }
+        CopyKind::CpAsync { bytes } => {
+            let source = pointer(b, cx, 0, &issue.src, step.src_swizzle)?;
+            let dest = pointer(b, cx, 1, &issue.dst, step.dst_swizzle)?;
+            let cache = if bytes == 16 { "cg" } else { "ca" };
+            let attributes =
+                [("size", format!("{bytes} : i32")), ("modifier", format!("#nvvm<load_cache_modifier {cache}>"))];
+            b.op("nvvm.cp.async.shared.global", &[dest, source], &[], &attributes).map(drop)
+        }
+        CopyKind::Tcgen05Ld { shape, num } => {
+            let regs = slots(&issue.dst)?;
+            let n = tmem_registers(shape, num);
+            if regs.len() != n || cx.dtype.bytes() != 4 {
+                return Err(format!("copy: internal: tcgen05.ld of {n} registers into {} of {element}", regs.len()));
+            }
+            let address = tmem_address(b, cx, tmem(cx, 0)?, &issue.src)?;
+            let raw =
+                b.value("nvvm.tcgen05.ld", &[address], &vector_type(n, "i32"), &[("shape", tmem_shape(shape))])?;
+            let value =
+                if element == "i32" { raw } else { b.value("llvm.bitcast", &[raw], &vector_type(n, element), &[])? };
+            write(b, registers(cx, 1)?, regs, value, element)
+        }
+        CopyKind::Tcgen05St { shape, num } => {
+            let regs = slots(&issue.src)?;
+            let n = tmem_registers(shape, num);
+            if regs.len() != n || cx.dtype.bytes() != 4 {
+                return Err(format!("copy: internal: tcgen05.st of {n} registers from {} of {element}", regs.len()));
+            }
+            let value = read(b, registers(cx, 0)?, regs, element)?;
+            let raw =
+                if element == "i32" { value } else { b.value("llvm.bitcast", &[value], &vector_type(n, "i32"), &[])? };
+            let address = tmem_address(b, cx, tmem(cx, 1)?, &issue.dst)?;
+            b.op("nvvm.tcgen05.st", &[address, raw], &[], &[("shape", tmem_shape(shape))]).map(drop)
+        }
+        CopyKind::Shuffle => {
+            let Operand::Shfl { lane, reg } = &issue.src else {
+                return Err("copy: internal: a shuffle without a lane".to_string());
+            };
+            let regs = slots(&issue.dst)?;
+            let [slot] = regs else {
+                return Err(format!("copy: internal: a shuffle writes one register, got {}", regs.len()));
+            };
+            let sent = b.value("memref.load", &[registers(cx, 0)?, b.index(*reg)?], element, &[])?;
+            let word = to_word(b, sent, cx.dtype, element)?;
+            let lane = per_thread(b, cx.t, lane)?;
+            let lane = b.value("arith.index_cast", &[lane], "i32", &[])?;
+            let (mask, clamp) = (b.constant(-1, "i32")?, b.constant(31, "i32")?);
+            let kind = ("kind", "#nvvm<shfl_kind idx>".to_string());
+            let got = b.value("nvvm.shfl.sync", &[mask, word, lane, clamp], "i32", &[kind])?;
+            let value = from_word(b, got, cx.dtype, element)?;
+            let memref = registers(cx, 1)?;
+            match &issue.only {
+                Some(only) => {
+                    let keep = thread_set(b, cx.t, only)?.ok_or("copy: internal: empty only-set")?;
+                    b.guarded(keep, |g| g.op("memref.store", &[value, memref, g.index(*slot)?], &[], &[]).map(drop))
+                }
+                None => b.op("memref.store", &[value, memref, b.index(*slot)?], &[], &[]).map(drop),
+            }
+        }
+        CopyKind::Mov => {
+            let (from, to) = (slots(&issue.src)?, slots(&issue.dst)?);
+            if from.len() != to.len() {
+                return Err(format!("copy: internal: mov of {} registers into {}", from.len(), to.len()));
+            }
+            let value = read(b, registers(cx, 0)?, from, element)?;
+            write(b, registers(cx, 1)?, to, value, element)
+        }
+    }
+}
+
+/// One register as the `i32` a shuffle moves (bitcast, zero-extended when narrower).
+fn to_word<'c, 'a>(
+    b: &Builder<'c, 'a>,
+    value: Value<'c, 'a>,
+    dtype: ElemType,
+    element: &str,
+) -> Result<Value<'c, 'a>, String> {
+    if dtype.bytes() > 4 {
+        return Err(format!("copy: internal: a shuffle moves 32 bits, got {element}"));
+    }
+    let bits = bits_type(dtype);
+    let integer = if element == bits { value } else { b.value("arith.bitcast", &[value], &bits, &[])? };
+    if dtype.bytes() == 4 {
+        Ok(integer)
+    } else {
+        b.value("arith.extui", &[integer], "i32", &[])
+    }
+}
+
+/// The inverse of [`to_word`].
+fn from_word<'c, 'a>(
+    b: &Builder<'c, 'a>,
+    word: Value<'c, 'a>,
+    dtype: ElemType,
+    element: &str,
+) -> Result<Value<'c, 'a>, String> {
+    let bits = bits_type(dtype);
+    let integer = if dtype.bytes() == 4 { word } else { b.value("arith.trunci", &[word], &bits, &[])? };
+    if element == bits {
+        Ok(integer)
+    } else {
+        b.value("arith.bitcast", &[integer], element, &[])
+    }
+}

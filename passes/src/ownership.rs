@@ -1,0 +1,67 @@
+//! Which pass lowers which copy: one rule, asked by `--lower-tma`, `--lower-mma` and `--lower-copy` alike, so
+//! the passes run in any order and each `axe.copy` / `axe.copy_async` is lowered (or refused) by exactly one.
+//!
+//! The rule reads the op alone (its memories, scope, thread subset and the chip named by `axe.target`):
+//! 1. **TMA** (`--lower-tma`): a copy at `cta` scope without a `threads` subset between a global and a shared
+//!    tensor, when the module names no chip (TMA is then assumed, as before chips were named), or when the chip
+//!    has TMA (sm_90 and later) and the TMA planner accepts the copy (`lower_tma::accepts`). On sm_80, and for
+//!    layouts TMA cannot express on later chips, the copy is `--lower-copy`'s (`cp.async`, `ld`/`st`).
+//! 2. **MMA** (`--lower-mma`): an `axe.copy` from tensor memory to registers (the accumulator read-back
+//!    `tcgen05.ld.32x32b` that `--lower-mma` lowered before `--lower-copy` existed, with its own refusals).
+//! 3. **Copy** (`--lower-copy`): every other copy: registers, tensor-memory stores, thread and warp scopes,
+//!    thread subsets, and every `axe.copy_async` TMA does not take (which it refuses: cp.async does not complete
+//!    on an mbarrier).
+
+use crate::{lower_mma::TARGET_ATTRIBUTE, lower_tma};
+use axe_dialect::{AxeOp, MemScope, OpKind};
+use axe_layout::{mma::Chip, ExecScope};
+use melior::ir::{operation::OperationLike, OperationRef};
+
+/// The pass that lowers a copy.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Owner {
+    /// `--lower-tma`.
+    Tma,
+    /// `--lower-mma`.
+    Mma,
+    /// `--lower-copy`.
+    Copy,
+}
+
+/// The text of the nearest `axe.target` on `op` or an op enclosing it, unquoted (`None` when there is none).
+pub(crate) fn target_name(op: OperationRef) -> Option<String> {
+    let mut current = Some(op);
+    while let Some(o) = current {
+        if let Ok(attribute) = o.attribute(TARGET_ATTRIBUTE) {
+            return Some(attribute.to_string().trim_matches('"').to_string());
+        }
+        current = o.parent_operation();
+    }
+    None
+}
+
+/// Who lowers `op`: `None` for ops that are not copies (see the module documentation for the rule).
+pub(crate) fn owner(op: AxeOp) -> Option<Owner> {
+    if !matches!(op.kind(), OpKind::Copy | OpKind::CopyAsync) {
+        return None;
+    }
+    let mem = |role: &str| op.tensor(role).map(|t| t.mem);
+    let (source, dest) = (mem("source"), mem("dest"));
+    if op.kind() == OpKind::Copy && source == Some(MemScope::Tmem) && dest == Some(MemScope::Reg) {
+        return Some(Owner::Mma);
+    }
+    let between = matches!(
+        (source, dest),
+        (Some(MemScope::Global), Some(MemScope::Shared)) | (Some(MemScope::Shared), Some(MemScope::Global))
+    );
+    let whole_cta = matches!(op.scope(), Some(Ok(ExecScope::Cta))) && op.threads().is_none();
+    if !(between && whole_cta) {
+        return Some(Owner::Copy);
+    }
+    let tma = match target_name(op.operation()).map(|name| Chip::from_name(&name)) {
+        None => true,
+        Some(Some(Chip::Sm80)) | Some(None) => false,
+        Some(Some(_)) => lower_tma::accepts(op),
+    };
+    Some(if tma { Owner::Tma } else { Owner::Copy })
+}
