@@ -194,8 +194,8 @@ fn cta_threads(op: OperationRef) -> Result<Option<i64>, String> {
     }
 }
 
-/// Plans one copy: the chip, scope, subset, both sides' storage, then `axe_layout::copy::plan`, then what this
-/// pass needs of the storage.
+/// Plans one copy: the chip, scope, subset, both sides' storage and what this pass needs of it, then
+/// `axe_layout::copy::plan`.
 fn plan_copy<'c, 'a>(op: AxeOp<'c, 'a>) -> Result<PlannedCopy<'c, 'a>, String> {
     if op.kind() == OpKind::CopyAsync {
         return Err("copy: async: this axe.copy_async is not a TMA copy (see --lower-tma), and cp.async completes \
@@ -234,10 +234,10 @@ fn plan_copy<'c, 'a>(op: AxeOp<'c, 'a>) -> Result<PlannedCopy<'c, 'a>, String> {
         chip,
         cta_threads: cta_threads(op.operation())?,
     };
-    let plan = plan(&request).map_err(|e| e.to_string())?;
     for (traced, role) in sides.iter().zip(["source", "dest"]) {
         check_storage(traced, role)?;
     }
+    let plan = plan(&request).map_err(|e| e.to_string())?;
     Ok(PlannedCopy { op, plan, scope, dtype, sides })
 }
 

@@ -1,0 +1,195 @@
+// Copies --lower-copy refuses: each error is at the copy and names the rule (the planner's `copy: <rule> rule:`,
+// or the pass's own `copy: <what>:`) with the numbers; the pass fails before changing anything.
+// RUN: axe-opt %s --split-input-file --lower-copy --verify-diagnostics
+// A refusal fails the pass with exit code 1 and the error on stderr.
+// RUN: not axe-opt %s --split-input-file --lower-copy -o %t.out 2>&1 | FileCheck %s --check-prefix=EXIT
+// EXIT: error: copy: target: no chip for axe.copy
+
+// The chip decides the instructions: a module without axe.target cannot be planned.
+!g = !axe.tensor<array<i64: 32, 8>, f16, #axe.layout<"S[(32,8):(8,1)]">, #axe.mem<"global">>
+!r = !axe.tensor<array<i64: 32, 8>, f16, #axe.layout<"S[(32,8):(1@laneid,1)]">, #axe.mem<"reg">>
+func.func @no_target(%m: memref<256xf16>) {
+  %g = "axe.view"(%m) : (memref<256xf16>) -> !g
+  %r = "axe.alloc"() {scope = #axe.exec<"warp">} : () -> !r
+  // expected-error @+1 {{copy: target: no chip for axe.copy: put axe.target = "sm_80" (or sm_90a, sm_100a) on the gpu.module or the module}}
+  "axe.copy"(%g, %r) {scope = #axe.exec<"warp">} : (!g, !r) -> ()
+  return
+}
+
+// -----
+
+// An unknown chip is not guessed at.
+!g = !axe.tensor<array<i64: 32, 8>, f16, #axe.layout<"S[(32,8):(8,1)]">, #axe.mem<"global">>
+!r = !axe.tensor<array<i64: 32, 8>, f16, #axe.layout<"S[(32,8):(1@laneid,1)]">, #axe.mem<"reg">>
+module attributes {axe.target = "sm_75"} {
+  func.func @unknown_chip(%m: memref<256xf16>) {
+    %g = "axe.view"(%m) : (memref<256xf16>) -> !g
+    %r = "axe.alloc"() {scope = #axe.exec<"warp">} : () -> !r
+    // expected-error @+1 {{copy: target: unknown chip "sm_75", expected "sm_80", "sm_90", "sm_90a" or "sm_100a"}}
+    "axe.copy"(%g, %r) {scope = #axe.exec<"warp">} : (!g, !r) -> ()
+    return
+  }
+}
+
+// -----
+
+// A warp-scope copy_async is not TMA's (one thread issues TMA for a CTA), and cp.async completes through commit
+// and wait groups, not on the op's mbarrier.
+!g = !axe.tensor<array<i64: 32, 8>, f16, #axe.layout<"S[(32,8):(8,1)]">, #axe.mem<"global">>
+!s = !axe.tensor<array<i64: 32, 8>, f16, #axe.layout<"S[(32,8):(8,1)]">, #axe.mem<"shared">>
+module attributes {axe.target = "sm_90a"} {
+  func.func @async_at_warp_scope(%m: memref<256xf16>) {
+    %g = "axe.view"(%m) : (memref<256xf16>) -> !g
+    %s = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !s
+    %bar = "axe.mbarrier_alloc"() {scope = #axe.exec<"cta">} : () -> !axe.mbarrier
+    // expected-error @+1 {{copy: async: this axe.copy_async is not a TMA copy (see --lower-tma), and cp.async completes through commit and wait groups, not on the mbarrier the op names: use axe.copy}}
+    "axe.copy_async"(%g, %s, %bar) {scope = #axe.exec<"warp">} : (!g, !s, !axe.mbarrier) -> ()
+    return
+  }
+}
+
+// -----
+
+// On sm_80 there is no TMA: a CTA copy_async is --lower-copy's, and refused for the same reason.
+!g = !axe.tensor<array<i64: 32, 8>, f16, #axe.layout<"S[(32,8):(8,1)]">, #axe.mem<"global">>
+!s = !axe.tensor<array<i64: 32, 8>, f16, #axe.layout<"S[(32,8):(8,1)]">, #axe.mem<"shared">>
+module attributes {axe.target = "sm_80"} {
+  func.func @async_without_tma(%m: memref<256xf16>) {
+    %g = "axe.view"(%m) : (memref<256xf16>) -> !g
+    %s = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !s
+    %bar = "axe.mbarrier_alloc"() {scope = #axe.exec<"cta">} : () -> !axe.mbarrier
+    // expected-error @+1 {{copy: async: this axe.copy_async is not a TMA copy}}
+    "axe.copy_async"(%g, %s, %bar) {scope = #axe.exec<"cta">} : (!g, !s, !axe.mbarrier) -> ()
+    return
+  }
+}
+
+// -----
+
+// Threads are told apart by thread_id x: a two-dimensional block is refused.
+!g = !axe.tensor<array<i64: 32, 8>, f16, #axe.layout<"S[(32,8):(8,1)]">, #axe.mem<"global">>
+!r = !axe.tensor<array<i64: 32, 8>, f16, #axe.layout<"S[(32,8):(1@laneid,1)]">, #axe.mem<"reg">>
+module attributes {gpu.container_module} {
+  gpu.module @kernels attributes {axe.target = "sm_80"} {
+    gpu.func @two_dimensional_block(%m: memref<256xf16>) kernel attributes {known_block_size = array<i32: 32, 4, 1>} {
+      %g = "axe.view"(%m) : (memref<256xf16>) -> !g
+      %r = "axe.alloc"() {scope = #axe.exec<"warp">} : () -> !r
+      // expected-error @+1 {{copy: threads: the kernel's block is 32x4x1; copies are lowered for one-dimensional blocks (threads told apart by thread_id x)}}
+      "axe.copy"(%g, %r) {scope = #axe.exec<"warp">} : (!g, !r) -> ()
+      gpu.return
+    }
+  }
+}
+
+// -----
+
+// A register tensor that is a function argument has no storage the pass can index.
+!g = !axe.tensor<array<i64: 32, 8>, f16, #axe.layout<"S[(32,8):(8,1)]">, #axe.mem<"global">>
+!r = !axe.tensor<array<i64: 32, 8>, f16, #axe.layout<"S[(32,8):(1@laneid,1)]">, #axe.mem<"reg">>
+module attributes {axe.target = "sm_80"} {
+  func.func @argument_registers(%m: memref<256xf16>, %r: !r) {
+    %g = "axe.view"(%m) : (memref<256xf16>) -> !g
+    // expected-error @+1 {{copy: storage: operand dest must be an axe.alloc or a view or slice of one, or of a memref}}
+    "axe.copy"(%g, %r) {scope = #axe.exec<"warp">} : (!g, !r) -> ()
+    return
+  }
+}
+
+// -----
+
+// A shared memref the pass cannot align (a function argument, not a memref.global).
+!s = !axe.tensor<array<i64: 32, 8>, f16, #axe.layout<"S[(32,8):(8,1)]">, #axe.mem<"shared">>
+!r = !axe.tensor<array<i64: 32, 8>, f16, #axe.layout<"S[(32,8):(1@laneid,1)]">, #axe.mem<"reg">>
+module attributes {axe.target = "sm_80"} {
+  func.func @shared_argument(%w: memref<256xf16, #gpu.address_space<workgroup>>) {
+    %s = "axe.view"(%w) : (memref<256xf16, #gpu.address_space<workgroup>>) -> !s
+    %r = "axe.alloc"() {scope = #axe.exec<"warp">} : () -> !r
+    // expected-error @+1 {{copy: storage: the workgroup memref under the source must come from memref.get_global, so that its alignment can be raised to the plan's}}
+    "axe.copy"(%s, %r) {scope = #axe.exec<"warp">} : (!s, !r) -> ()
+    return
+  }
+}
+
+// -----
+
+// A global memref with an offset or strides: its aligned pointer is not the tensor's base.
+!g = !axe.tensor<array<i64: 32, 8>, f16, #axe.layout<"S[(32,8):(8,1)]">, #axe.mem<"global">>
+!r = !axe.tensor<array<i64: 32, 8>, f16, #axe.layout<"S[(32,8):(1@laneid,1)]">, #axe.mem<"reg">>
+module attributes {axe.target = "sm_80"} {
+  func.func @strided_global(%m: memref<256xf16, strided<[1], offset: 8>>) {
+    %g = "axe.view"(%m) : (memref<256xf16, strided<[1], offset: 8>>) -> !g
+    %r = "axe.alloc"() {scope = #axe.exec<"warp">} : () -> !r
+    // expected-error @+1 {{copy: storage: the global memref under the source must have the identity layout (its base is the tensor's), got memref<256xf16, strided<[1], offset: 8>>}}
+    "axe.copy"(%g, %r) {scope = #axe.exec<"warp">} : (!g, !r) -> ()
+    return
+  }
+}
+
+// -----
+
+// Tensor memory is allocated where its alloc is and freed before every return: the alloc must be at the top of
+// the kernel.
+!t = !axe.tensor<array<i64: 128, 8>, f32, #axe.layout<"S[(128,8):(1@TLane,1@TCol)]">, #axe.mem<"tmem">>
+!r = !axe.tensor<array<i64: 128, 8>, f32, #axe.layout<"S[(4,32,8):(1@warpid,1@laneid,1)]">, #axe.mem<"reg">>
+module attributes {axe.target = "sm_100a"} {
+  func.func @tmem_alloc_in_a_branch(%c: i1) {
+    %r = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !r
+    scf.if %c {
+      %t = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !t
+      // expected-error @+1 {{copy: storage: the tensor-memory axe.alloc must be in its kernel's entry block (it is allocated there and freed before every return)}}
+      "axe.copy"(%r, %t) {scope = #axe.exec<"cta">} : (!r, !t) -> ()
+    }
+    return
+  }
+}
+
+// -----
+
+// 4-bit integers have no byte-addressed loads.
+!g = !axe.tensor<array<i64: 32, 8>, i4, #axe.layout<"S[(32,8):(8,1)]">, #axe.mem<"global">>
+!r = !axe.tensor<array<i64: 32, 8>, i4, #axe.layout<"S[(32,8):(1@laneid,1)]">, #axe.mem<"reg">>
+module attributes {axe.target = "sm_80"} {
+  func.func @four_bit(%m: memref<256xi4>) {
+    %g = "axe.view"(%m) : (memref<256xi4>) -> !g
+    %r = "axe.alloc"() {scope = #axe.exec<"warp">} : () -> !r
+    // expected-error @+1 {{copy: dtype: copies move 1, 2, 4 or 8-byte numbers, got i4}}
+    "axe.copy"(%g, %r) {scope = #axe.exec<"warp">} : (!g, !r) -> ()
+    return
+  }
+}
+
+// -----
+
+// A slice whose layout --axe-slice has not computed yet.
+!g = !axe.tensor<array<i64: 64, 8>, f16, #axe.layout<"S[(64,8):(8,1)]">, #axe.mem<"global">>
+!gs = !axe.tensor<array<i64: 32, 8>, f16, #axe.deferred, #axe.mem<"global">>
+!r = !axe.tensor<array<i64: 32, 8>, f16, #axe.layout<"S[(32,8):(1@laneid,1)]">, #axe.mem<"reg">>
+module attributes {axe.target = "sm_80"} {
+  func.func @deferred_slice(%m: memref<512xf16>) {
+    %g = "axe.view"(%m) : (memref<512xf16>) -> !g
+    %s = "axe.slice"(%g) {offsets = array<i64: 32, 0>, sizes = array<i64: 32, 8>} : (!g) -> !gs
+    %r = "axe.alloc"() {scope = #axe.exec<"warp">} : () -> !r
+    // expected-error @+1 {{copy: operand source has a deferred layout: run --axe-slice first}}
+    "axe.copy"(%s, %r) {scope = #axe.exec<"warp">} : (!gs, !r) -> ()
+    return
+  }
+}
+
+// -----
+
+// Several refusals are all reported, and nothing is lowered: the cast below stays.
+!g = !axe.tensor<array<i64: 32, 8>, f16, #axe.layout<"S[(32,8):(8,1)]">, #axe.mem<"global">>
+!r = !axe.tensor<array<i64: 32, 8>, f16, #axe.layout<"S[(32,8):(1@laneid,1)]">, #axe.mem<"reg">>
+!f = !axe.tensor<array<i64: 32, 8>, f32, #axe.layout<"S[(32,8):(1@laneid,1)]">, #axe.mem<"reg">>
+func.func @several(%m: memref<256xf16>, %n: memref<256xf16>) {
+  %g = "axe.view"(%m) : (memref<256xf16>) -> !g
+  %h = "axe.view"(%n) : (memref<256xf16>) -> !g
+  %r = "axe.alloc"() {scope = #axe.exec<"warp">} : () -> !r
+  %f = "axe.alloc"() {scope = #axe.exec<"warp">} : () -> !f
+  // expected-error @+1 {{copy: target: no chip for axe.copy}}
+  "axe.copy"(%g, %r) {scope = #axe.exec<"warp">} : (!g, !r) -> ()
+  "axe.cast"(%r, %f) {scope = #axe.exec<"warp">} : (!r, !f) -> ()
+  // expected-error @+1 {{copy: target: no chip for axe.copy}}
+  "axe.copy"(%r, %h) {scope = #axe.exec<"warp">} : (!r, !g) -> ()
+  return
+}
