@@ -5,7 +5,7 @@
 //! For each atom: the ISA's `(row, col)` of every (warp, lane, i) is evaluated through the atom and must give
 //! exactly that thread and `m = i`; and the map is a bijection (every element of the tile is reached once).
 
-use axe_layout::mma::atoms::{mma_sync_a, mma_sync_b, mma_sync_c, smem_atom, tmem_d, wgmma_a, wgmma_d};
+use axe_layout::mma::atoms::{mma_sync_a, mma_sync_b, mma_sync_c, smem_atom, tmem_a, tmem_d, wgmma_a, wgmma_d};
 use axe_layout::mma::{Major, Role};
 use axe_layout::{Axis, Layout, SwizzleMode, TileLayout};
 use std::collections::HashSet;
@@ -140,6 +140,32 @@ fn tmem_datapath_layouts_are_the_isa_layouts() {
         }
     }
     assert!(tmem_d(32, 8).is_err());
+}
+
+/// PTX ISA 9.7.16.10.5 and 9.7.16.10.2 (Table 51): operand A in tensor memory is row-major on the accumulator's
+/// data path, row i in Layout D's (M=128) or F's (M=64) lane; K element k is TCol slot k (A is packed, 32/bits
+/// slots to a 32-bit column: k16 of 16-bit and k32 of 8-bit elements both fill 8 columns).
+#[test]
+fn tmem_a_datapath_layouts_are_the_isa_layouts() {
+    let (lane_axis, col_axis) = (Axis::named("TLane").unwrap(), Axis::named("TCol").unwrap());
+    for (m, lane_of) in
+        [(128, Box::new(|r: i64| r) as Box<dyn Fn(i64) -> i64>), (64, Box::new(|r| 32 * (r / 16) + r % 16))]
+    {
+        for k in [16, 32] {
+            let layout = Layout::Tile(tmem_a(m, k).unwrap());
+            let mut seen = HashSet::new();
+            for r in 0..m {
+                for c in 0..k {
+                    let p = &layout.eval(&[m, k], &[r, c]).unwrap()[0];
+                    let (lane, slot) =
+                        (p.get(&lane_axis).copied().unwrap_or(0), p.get(&col_axis).copied().unwrap_or(0));
+                    assert_eq!((lane, slot), (lane_of(r), c), "M={m} A ({r}, {c})");
+                    assert!(seen.insert((lane, slot)));
+                }
+            }
+        }
+    }
+    assert!(tmem_a(256, 16).is_err());
 }
 
 /// PTX ISA 9.7.15.5.1.2 Table 38: in 128-bit units a K-major atom is 8 rows of (span/16) chunks, an MN-major atom

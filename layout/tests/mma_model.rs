@@ -7,7 +7,10 @@
 //!   32 * warp axes + 128 * `wgid`; register = the `m` coordinate; every replica gets a copy);
 //! - shared memory as bytes at absolute addresses, the tensor's base at `SMEM_BASE` (a multiple of 1024 plus
 //!   3 * 1024); the layout's `m` (swizzle included, relative to the base) times the element size is the offset;
-//! - tensor memory as 128 lanes x 512 columns of 32-bit cells.
+//! - tensor memory as 128 lanes x 512 columns of 32-bit cells, each four bytes; a layout's TCol value counts
+//!   element-sized slots (slot `s` of a `b`-bit tensor is column `s / (32 / b)`, byte `(s % (32 / b)) * b / 8`):
+//!   that is how the test places A and C there and reads C back (how A gets into tensor memory is a copy's
+//!   business).
 //!
 //! Per instruction (PTX ISA):
 //! - `mma.sync.m16n8k{16,8}` (9.7.14.5.7/8): lane `l` of the issuing warp holds fragment element `i` of A, B, C
@@ -20,8 +23,12 @@
 //! - `tcgen05.mma.cta_group::1` (9.7.16): M, N, the types and the transposes come from the 32-bit instruction
 //!   descriptor (decoded here), shared descriptors carry the fixed `0b001` at bits 46-48 and the swizzle at 61-63
 //!   (0 none, 2 128B, 4 64B, 6 32B); D lives in tensor memory at the plan's lane and column, row `i` in lane `i`
-//!   (M=128) or in lane `32*(i/16) + i%16` (M=64), column `j` in column `j`; reading it back, warp `w` of the
-//!   warpgroup reaches only lanes `32w..32w+32`.
+//!   (M=128) or in lane `32*(i/16) + i%16` (M=64), column `j` in the low bits of column `j` (unpacked, also for
+//!   f16, 9.7.16.10.4.1); reading it back, warp `w` of the
+//!   warpgroup reaches only lanes `32w..32w+32`. With A in tensor memory (`[a-tmem]`, 9.7.16.10) A is row-major
+//!   (the idesc's transpose-A bit must be 0) on the same data path: element `(i, k)` is in D's lane for row `i`,
+//!   column `a_col + k / (32 / bits)`, byte `(k % (32 / bits)) * bits / 8` (packed, 9.7.16.10.4). An accumulator write into a cell that holds A, or
+//!   an A read of a cell the accumulator wrote, fails the test (the two must not overlap).
 
 use axe_layout::mma::{plan, Access, Chip, DType, GemmRequest, Major, Mem, MmaIssue, MmaPlan, Operand};
 use axe_layout::notation::parse_layout;
@@ -39,7 +46,43 @@ struct Machine {
     /// (operand, thread, register): each operand is its own register array.
     regs: HashMap<(char, i64, i64), i64>,
     smem: HashMap<i64, i64>,
-    tmem: HashMap<(i64, i64), i64>,
+    /// (lane, column) -> the 32-bit cell.
+    tmem: HashMap<(i64, i64), Cell>,
+}
+
+/// A tensor-memory cell: 32 bits as four bytes, each holding the element that starts there, and the operand that
+/// wrote it (`'a'` or `'c'`).
+#[derive(Clone, Debug, PartialEq)]
+struct Cell {
+    owner: char,
+    bytes: [Option<i64>; 4],
+}
+
+/// Elements of `bytes` bytes per 32-bit cell.
+fn per_cell(bytes: i64) -> i64 {
+    4 / bytes
+}
+
+fn tmem_in_range(lane: i64, col: i64) {
+    assert!((0..128).contains(&lane) && (0..512).contains(&col), "tmem ({lane},{col}) out of range");
+}
+
+/// The element of operand `owner` at byte `byte` of a cell.
+fn tmem_read(mach: &Machine, owner: char, lane: i64, col: i64, byte: i64) -> i64 {
+    tmem_in_range(lane, col);
+    match mach.tmem.get(&(lane, col)) {
+        Some(cell) if cell.owner == owner => {
+            cell.bytes[byte as usize].unwrap_or_else(|| panic!("tmem ({lane},{col}) byte {byte} is empty"))
+        }
+        other => panic!("{owner} reads tmem ({lane},{col}), which holds {other:?}"),
+    }
+}
+
+/// Writes an unpacked accumulator element into the low bits of a cell; the cell must not hold A.
+fn tmem_write_d(mach: &mut Machine, lane: i64, col: i64, v: i64) {
+    tmem_in_range(lane, col);
+    let old = mach.tmem.insert((lane, col), Cell { owner: 'c', bytes: [Some(v), None, None, None] });
+    assert!(old.is_none_or(|cell| cell.owner == 'c'), "the accumulator overwrites A at tmem ({lane},{col})");
 }
 
 fn thread_id(p: &axe_layout::Coord) -> i64 {
@@ -82,7 +125,14 @@ fn store(mach: &mut Machine, op: &Op, tag: char, bytes: i64, vals: &[i64]) {
             let prev = match op.mem {
                 Mem::Reg => mach.regs.insert((tag, thread_id(&p), p.get(&Axis::M).copied().unwrap_or(0)), *v),
                 Mem::Shared => mach.smem.insert(base + p.get(&Axis::M).copied().unwrap_or(0) * bytes, *v),
-                Mem::Tmem => mach.tmem.insert((p[&tlane()], p[&tcol()]), *v),
+                Mem::Tmem => {
+                    // TCol counts element slots, per_cell(bytes) to a 32-bit column, low bits first.
+                    let (lane, slot, per) = (p[&tlane()], p[&tcol()], per_cell(bytes));
+                    tmem_in_range(lane, slot / per);
+                    let cell = mach.tmem.entry((lane, slot / per)).or_insert(Cell { owner: tag, bytes: [None; 4] });
+                    assert_eq!(cell.owner, tag, "A and C share tmem ({lane},{})", slot / per);
+                    cell.bytes[((slot % per) * bytes) as usize].replace(*v)
+                }
             };
             assert!(prev.is_none(), "two elements share one location");
         }
@@ -104,11 +154,11 @@ fn load(mach: &Machine, op: &Op, tag: char, bytes: i64) -> Vec<i64> {
                     Mem::Reg => mach.regs[&(tag, thread_id(p), p.get(&Axis::M).copied().unwrap_or(0))],
                     Mem::Shared => mach.smem[&(base + p.get(&Axis::M).copied().unwrap_or(0) * bytes)],
                     Mem::Tmem => {
-                        let (lane, col) = (p[&tlane()], p[&tcol()]);
+                        let (lane, slot, per) = (p[&tlane()], p[&tcol()], per_cell(bytes));
                         let warp = lane / 32;
-                        assert!((0..4).contains(&warp) && (0..512).contains(&col), "tmem ({lane},{col}) out of range");
+                        assert!((0..4).contains(&warp), "tmem lane {lane} is in no warp of the warpgroup");
                         assert!((32 * warp..32 * warp + 32).contains(&lane));
-                        mach.tmem[&(lane, col)]
+                        tmem_read(mach, tag, lane, slot / per, (slot % per) * bytes)
                     }
                 })
                 .collect();
@@ -356,7 +406,19 @@ fn execute(mach: &mut Machine, p: &MmaPlan, issue: &MmaIssue, bytes: i64) {
             let kmaj = major_of(&issue.a, idesc.as_ref().map(|d| d.a_mn_major));
             gather_smem(mach, SMEM_BASE, s.desc, tcgen05, kmaj, bytes, m, k, false)
         }
-        Access::Tmem { .. } => panic!("A in tensor memory is not modelled"),
+        Access::Tmem { lane, col } => {
+            let d = idesc.as_ref().expect("A in tensor memory is tcgen05's");
+            assert!(!d.a_mn_major, "A in tensor memory is row-major: the idesc must not transpose it");
+            let per = per_cell(bytes);
+            let mut t = Vec::new();
+            for row in 0..m {
+                for kk in 0..k {
+                    let (lane, col) = (lane + tmem_lane(m, row), col + kk / per);
+                    t.push(Some(tmem_read(mach, 'a', lane, col, (kk % per) * bytes)));
+                }
+            }
+            t
+        }
     };
     let b = match &issue.b {
         Access::Regs(r) => {
@@ -384,7 +446,7 @@ fn execute(mach: &mut Machine, p: &MmaPlan, issue: &MmaIssue, bytes: i64) {
             let mut t = Vec::new();
             for row in 0..m {
                 for j in 0..n {
-                    t.push(Some(mach.tmem[&(lane + tmem_lane(m, row), col + j)]));
+                    t.push(Some(tmem_read(mach, 'c', lane + tmem_lane(m, row), col + j, 0)));
                 }
             }
             t
@@ -406,7 +468,7 @@ fn execute(mach: &mut Machine, p: &MmaPlan, issue: &MmaIssue, bytes: i64) {
         Access::Tmem { lane, col } => {
             for row in 0..m {
                 for j in 0..n {
-                    mach.tmem.insert((lane + tmem_lane(m, row), col + j), d[(row * n + j) as usize]);
+                    tmem_write_d(mach, lane + tmem_lane(m, row), col + j, d[(row * n + j) as usize]);
                 }
             }
         }
@@ -441,11 +503,12 @@ fn run(chip: &str, dtype: &str, acc: &str, a: &Op, b: &Op, c: &Op) -> MmaPlan {
     let mut mach = Machine::default();
     store(&mut mach, a, 'a', bytes, &va);
     store(&mut mach, b, 'b', bytes, &vb);
-    store(&mut mach, c, 'c', 4, &vc);
+    let acc_bytes = i64::from(req.acc_dtype.bits() / 8);
+    store(&mut mach, c, 'c', acc_bytes, &vc);
     for issue in &p.issues {
         execute(&mut mach, &p, issue, bytes);
     }
-    let got = load(&mach, c, 'c', 4);
+    let got = load(&mach, c, 'c', acc_bytes);
     let (mm, kk, nn) = (a.shape[0], a.shape[1], b.shape[1]);
     for x in 0..mm * nn {
         let (i, j) = (x / nn, x % nn);
@@ -648,13 +711,14 @@ fn tcgen05_m128() {
     }
 }
 
-/// M=64 (Layout F) at lane 16 and column 96: non-zero tensor-memory offsets; MN-major operands, every mode.
+/// M=64 (Layout F) at lane 16 and column 96: non-zero tensor-memory offsets; MN-major operands, every mode. The
+/// accumulator is f16, unpacked: TCol counts 16-bit slots, so column j is slot 2j (column 96 is slot 192).
 #[test]
 fn tcgen05_m64_with_tmem_offsets_and_mn_major() {
     for span in [0, 32, 64, 128] {
         let a = Op::new(&smem(span, false, false, 16, [64, 32]), [64, 32], Mem::Shared);
         let b = Op::new(&smem(span, false, true, 16, [32, 64]), [32, 64], Mem::Shared);
-        let c = Op::new("S[(4,16,64):(32@TLane,1@TLane,1@TCol)] + 16@TLane + 96@TCol", [64, 64], Mem::Tmem);
+        let c = Op::new("S[(4,16,64):(32@TLane,1@TLane,2@TCol)] + 16@TLane + 192@TCol", [64, 64], Mem::Tmem);
         let p = run("sm_100a", "f16", "f16", &a, &b, &c);
         assert_eq!(p.inst_shape, [64, 64, 16]);
         assert_eq!(p.tmem_columns, Some(256));
@@ -671,4 +735,158 @@ fn tcgen05_fp8_two_m_tiles() {
     let p = run("sm_100a", "e5m2", "f32", &a, &b, &c);
     assert_eq!(p.instruction, "tcgen05.mma.cta_group::1.kind::f8f6f4");
     assert_eq!((p.inst_shape, p.issues.len(), p.tmem_columns), ([128, 128, 32], 4, Some(256)));
+}
+
+// ---------------------------------------------------------------- tcgen05 with A in tensor memory
+
+fn tmem_a_of(p: &MmaPlan) -> Vec<(i64, i64)> {
+    p.issues
+        .iter()
+        .map(|i| match i.a {
+            Access::Tmem { lane, col } => (lane, col),
+            ref other => panic!("expected A in tensor memory, got {other:?}"),
+        })
+        .collect()
+}
+
+/// M=128, f16 and bf16, K=32 (two k16 steps), A at TCol slot 256 (column 128: 2 halves to a column) and D at
+/// column 32: non-zero tensor-memory offsets for both. Each K step of A is 8 columns further.
+#[test]
+fn tcgen05_a_in_tmem_m128() {
+    for dtype in ["f16", "bf16"] {
+        let a = Op::new("S[(128,32):(1@TLane,1@TCol)] + 256@TCol", [128, 32], Mem::Tmem);
+        let b = Op::new(&smem(64, true, true, 16, [32, 64]), [32, 64], Mem::Shared);
+        let c = Op::new("S[(128,64):(1@TLane,1@TCol)] + 32@TCol", [128, 64], Mem::Tmem);
+        let p = run("sm_100a", dtype, "f32", &a, &b, &c);
+        assert_eq!(p.instruction, "tcgen05.mma.cta_group::1.kind::f16");
+        assert_eq!((p.inst_shape, p.tmem_columns), ([128, 64, 16], Some(256)));
+        assert_eq!(tmem_a_of(&p), vec![(0, 128), (0, 136)]);
+        assert_eq!(p.issues[0].c, Access::Tmem { lane: 0, col: 32 });
+    }
+}
+
+/// M=64 (Layout F) at lane 16 for A and D, an f16 accumulator at column 96, MN-major B in every swizzle mode;
+/// A's two K steps are 8 columns apart (slots 64 and 96: columns 32 and 48, a gap of 8 columns between them).
+#[test]
+fn tcgen05_a_in_tmem_m64_lane16() {
+    for span in [0, 32, 64, 128] {
+        let a = Op::new("S[(4,16,2,16):(32@TLane,1@TLane,32@TCol,1@TCol)] + 16@TLane + 64@TCol", [64, 32], Mem::Tmem);
+        let b = Op::new(&smem(span, false, true, 16, [32, 64]), [32, 64], Mem::Shared);
+        let c = Op::new("S[(4,16,64):(32@TLane,1@TLane,2@TCol)] + 16@TLane + 192@TCol", [64, 64], Mem::Tmem);
+        let p = run("sm_100a", "f16", "f16", &a, &b, &c);
+        assert_eq!((p.inst_shape, p.tmem_columns), ([64, 64, 16], Some(256)));
+        assert_eq!(tmem_a_of(&p), vec![(16, 32), (16, 48)]);
+    }
+}
+
+/// fp8 (kind::f8f6f4, k32): four e4m3/e5m2 elements to a column, so a K step is 8 columns; A from column 8.
+#[test]
+fn tcgen05_a_in_tmem_fp8() {
+    for (dtype, acc, d) in [("e4m3", "f32", "1@TCol)] + 64@TCol"), ("e5m2", "f16", "2@TCol)] + 128@TCol")] {
+        let a = Op::new("S[(128,64):(1@TLane,1@TCol)] + 32@TCol", [128, 64], Mem::Tmem);
+        let b = Op::new(&smem(64, true, true, 8, [64, 32]), [64, 32], Mem::Shared);
+        let c = Op::new(&format!("S[(128,32):(1@TLane,{d}"), [128, 32], Mem::Tmem);
+        let p = run("sm_100a", dtype, acc, &a, &b, &c);
+        assert_eq!(p.instruction, "tcgen05.mma.cta_group::1.kind::f8f6f4");
+        assert_eq!((p.inst_shape, p.tmem_columns), ([128, 32, 32], Some(128)));
+        assert_eq!(tmem_a_of(&p), vec![(0, 8), (0, 16)]);
+    }
+}
+
+/// M = 256 as two M=128 tiles: A's second row block 8 columns after the first (slot 16), D's 64 columns after.
+#[test]
+fn tcgen05_a_in_tmem_two_m_tiles() {
+    let a = Op::new("S[(2,128,16):(16@TCol,1@TLane,1@TCol)]", [256, 16], Mem::Tmem);
+    let b = Op::new(&smem(32, true, true, 16, [16, 64]), [16, 64], Mem::Shared);
+    let c = Op::new("S[(2,128,64):(64@TCol,1@TLane,1@TCol)] + 64@TCol", [256, 64], Mem::Tmem);
+    let p = run("sm_100a", "bf16", "f32", &a, &b, &c);
+    assert_eq!(tmem_a_of(&p), vec![(0, 0), (0, 8)]);
+    let cs: Vec<Access> = p.issues.iter().map(|i| i.c.clone()).collect();
+    assert_eq!(cs, vec![Access::Tmem { lane: 0, col: 64 }, Access::Tmem { lane: 0, col: 128 }]);
+}
+
+/// What the planner refuses with A in tensor memory, by rule, with the numbers.
+#[test]
+fn tcgen05_a_in_tmem_refusals() {
+    use axe_layout::mma::MmaRule;
+    let refuse = |a: (&str, [i64; 2]), c: (&str, [i64; 2]), m: i64| {
+        let (a, c) = (Op::new(a.0, a.1, Mem::Tmem), Op::new(c.0, c.1, Mem::Tmem));
+        let b = Op::new(&smem(32, true, true, 16, [a.shape[1], c.shape[1]]), [a.shape[1], c.shape[1]], Mem::Shared);
+        assert_eq!(a.shape[0], m);
+        let req = GemmRequest {
+            chip: Chip::Sm100a,
+            dtype: DType::F16,
+            acc_dtype: DType::F32,
+            a: Operand { layout: &a.layout, shape: &a.shape, mem: a.mem },
+            b: Operand { layout: &b.layout, shape: &b.shape, mem: b.mem },
+            c: Operand { layout: &c.layout, shape: &c.shape, mem: c.mem },
+        };
+        plan(&req).expect_err("refused")
+    };
+    let d128 = ("S[(128,64):(1@TLane,1@TCol)] + 64@TCol", [128, 64]);
+    // Rows along the columns: not the data path.
+    let e = refuse(("S[(128,16):(1@TCol,1@TLane)]", [128, 16]), d128, 128);
+    assert_eq!(e.rule, MmaRule::TmemDatapath, "{e}");
+    assert!(e.message.contains("operand A is not a tile of the M=128 tensor-memory data-path layout"), "{e}");
+    assert!(e.message.contains("(TCol in 16-bit slots, 2 to a 32-bit column)"), "{e}");
+    // Slot 1 is the high half of column 0.
+    let e = refuse(("S[(128,16):(1@TLane,1@TCol)] + 1@TCol", [128, 16]), d128, 128);
+    assert_eq!(e.rule, MmaRule::TmemDatapath, "{e}");
+    assert!(e.message.contains("starts at TCol slot 1, inside a 32-bit column (2 16-bit elements to a column)"), "{e}");
+    // A in columns 60..68 and D in 64..128.
+    let e = refuse(("S[(128,16):(1@TLane,1@TCol)] + 120@TCol", [128, 16]), d128, 128);
+    assert_eq!(e.rule, MmaRule::TmemOverlap, "{e}");
+    assert!(e.message.contains("operand A's columns 60..68 overlap the accumulator's columns 64..128"), "{e}");
+    // Slots 1008..1040 are columns 504..520.
+    let e = refuse(("S[(128,32):(1@TLane,1@TCol)] + 1008@TCol", [128, 32]), d128, 128);
+    assert_eq!(e.rule, MmaRule::TmemColumns, "{e}");
+    assert!(e.message.contains("operand A reaches column 519"), "{e}");
+    // Layout F: A at lane 0, D at lane 16.
+    let d64 = ("S[(4,16,64):(32@TLane,1@TLane,1@TCol)] + 16@TLane + 64@TCol", [64, 64]);
+    let e = refuse(("S[(4,16,16):(32@TLane,1@TLane,1@TCol)]", [64, 16]), d64, 64);
+    assert_eq!(e.rule, MmaRule::TmemDatapath, "{e}");
+    assert!(e.message.contains("starts at lane 0, but the accumulator tile it multiplies into at lane 16"), "{e}");
+    // An f16 accumulator packed two to a column (TCol stride 1) is not the unpacked data path (stride 2).
+    let a = Op::new(&smem(32, true, false, 16, [128, 16]), [128, 16], Mem::Shared);
+    let b = Op::new(&smem(32, true, true, 16, [16, 64]), [16, 64], Mem::Shared);
+    let c = Op::new("S[(128,64):(1@TLane,1@TCol)]", [128, 64], Mem::Tmem);
+    let req = GemmRequest {
+        chip: Chip::Sm100a,
+        dtype: DType::F16,
+        acc_dtype: DType::F16,
+        a: Operand { layout: &a.layout, shape: &a.shape, mem: a.mem },
+        b: Operand { layout: &b.layout, shape: &b.shape, mem: b.mem },
+        c: Operand { layout: &c.layout, shape: &c.shape, mem: c.mem },
+    };
+    let e = plan(&req).expect_err("packed f16 D");
+    assert_eq!(e.rule, MmaRule::TmemDatapath, "{e}");
+    assert!(e.message.contains("S[(128,64):(1@TLane,2@TCol)] over [128, 64] (TCol in 16-bit slots, 2 to a 32-bit"));
+    // The same columns at the other 16-lane half of Layout F do not overlap.
+    let a = Op::new("S[(4,16,16):(32@TLane,1@TLane,1@TCol)] + 128@TCol", [64, 16], Mem::Tmem);
+    let b = Op::new(&smem(32, true, true, 16, [16, 64]), [16, 64], Mem::Shared);
+    let c = Op::new("S[(4,16,64):(32@TLane,1@TLane,1@TCol)]", [64, 64], Mem::Tmem);
+    assert_eq!(tmem_a_of(&run("sm_100a", "f16", "f32", &a, &b, &c)), vec![(0, 64)]);
+}
+
+/// A and C in separate allocations (`plan_with(.., Separate)`): both may start at column 0, and each allocation
+/// covers its own reach (A: 16 slots of f16 = 8 columns; C: 64 columns); one allocation would overlap.
+#[test]
+fn tcgen05_a_in_tmem_separate_allocations() {
+    use axe_layout::mma::{plan_with, MmaRule, Role, TmemAllocations};
+    let a = Op::new("S[(128,16):(1@TLane,1@TCol)]", [128, 16], Mem::Tmem);
+    let b = Op::new(&smem(32, true, true, 16, [16, 64]), [16, 64], Mem::Shared);
+    let c = Op::new("S[(128,64):(1@TLane,1@TCol)]", [128, 64], Mem::Tmem);
+    let req = GemmRequest {
+        chip: Chip::Sm100a,
+        dtype: DType::F16,
+        acc_dtype: DType::F32,
+        a: Operand { layout: &a.layout, shape: &a.shape, mem: a.mem },
+        b: Operand { layout: &b.layout, shape: &b.shape, mem: b.mem },
+        c: Operand { layout: &c.layout, shape: &c.shape, mem: c.mem },
+    };
+    assert_eq!(plan(&req).expect_err("one allocation").rule, MmaRule::TmemOverlap);
+    let p = plan_with(&req, TmemAllocations::Separate).unwrap();
+    assert_eq!(p.tmem_reach, vec![(Role::A, 8), (Role::C, 64)]);
+    assert_eq!(tmem_a_of(&p), vec![(0, 0)]);
+    assert_eq!(p.issues[0].c, Access::Tmem { lane: 0, col: 0 });
 }

@@ -7,8 +7,9 @@
 //! reading them digit by digit gives the iters below. `layout/tests/mma_atoms.rs` checks every atom against an
 //! independent transcription of those formulas for every (lane, register).
 //!
-//! Tensor-memory atoms map the tile to `TLane` and `TCol` (32-bit columns; a sub-word accumulator still takes a
-//! whole column, PTX ISA 9.7.16.10.4.1).
+//! Tensor-memory atoms map the tile to `TLane` and `TCol`, where TCol counts slots of the element size, `32 / bits`
+//! to a 32-bit column (see [`super::tmem`]): the accumulator is unpacked (a 16-bit one still takes a whole column,
+//! PTX ISA 9.7.16.10.4.1, so its TCol stride is 2), operand A is packed ([`tmem_a`]).
 
 use crate::axis::Axis;
 use crate::error::{LayoutError, Result};
@@ -81,16 +82,37 @@ pub fn wgmma_d(n: i64) -> Result<TileLayout> {
     shard(&[(4, 1, "wid_in_wg"), (2, 2, "m"), (8, 4, "laneid"), (n / 8, 4, "m"), (4, 1, "laneid"), (2, 1, "m")])
 }
 
-/// The tensor-memory data-path layout of a `tcgen05.mma` accumulator with `cta_group::1` (PTX ISA 9.7.16.10.5),
-/// over `[m, n]`: Layout D for M=128 (row `i` in lane `i`: `S[(128,n):(1@TLane,1@TCol)]`) and Layout F for M=64
-/// (rows `16w..16w+16` in lanes `32w..32w+16` of each warp's sub-partition: `S[(4,16,n):(32@TLane,1@TLane,1@TCol)]`).
-/// Column `j` of the tile is column `j` (one element per 32-bit column).
-pub fn tmem_d(m: i64, n: i64) -> Result<TileLayout> {
+/// The rows of an `m`-row `tcgen05.mma` tile (`cta_group::1`) on the lanes of its data path (PTX ISA
+/// 9.7.16.10.5): Layout D for M=128 (row `i` in lane `i`) and Layout F for M=64 (rows `16w..16w+16` in lanes
+/// `32w..32w+16` of each warp's sub-partition); column `j` of the tile at TCol slot `j * col_stride`.
+fn datapath(m: i64, n: i64, col_stride: i64) -> Result<TileLayout> {
     match m {
-        128 => shard(&[(128, 1, "TLane"), (n, 1, "TCol")]),
-        64 => shard(&[(4, 32, "TLane"), (16, 1, "TLane"), (n, 1, "TCol")]),
+        128 => shard(&[(128, 1, "TLane"), (n, col_stride, "TCol")]),
+        64 => shard(&[(4, 32, "TLane"), (16, 1, "TLane"), (n, col_stride, "TCol")]),
         _ => Err(LayoutError::new(format!("tcgen05 with cta_group::1 has M = 64 or 128, got {m}"))),
     }
+}
+
+/// The tensor-memory data-path layout of a 32-bit `tcgen05.mma` accumulator over `[m, n]` ([`datapath`]):
+/// `S[(128,n):(1@TLane,1@TCol)]` for M=128, `S[(4,16,n):(32@TLane,1@TLane,1@TCol)]` for M=64; column `j` of the
+/// tile is column `j`.
+pub fn tmem_d(m: i64, n: i64) -> Result<TileLayout> {
+    datapath(m, n, 1)
+}
+
+/// The accumulator's data-path layout for `acc_bits`-bit elements: D is unpacked (PTX ISA 9.7.16.10.4.1), one
+/// element in the low bits of each 32-bit column, so with TCol counting `acc_bits`-bit slots (see
+/// [`super::tmem`]) column `j` of an f16 tile is slot `2j`: `S[(128,n):(1@TLane,2@TCol)]`.
+pub fn tmem_d_for(m: i64, n: i64, acc_bits: u32) -> Result<TileLayout> {
+    datapath(m, n, super::tmem::slots_per_column(acc_bits))
+}
+
+/// The tensor-memory data-path layout of a `tcgen05.mma` operand A over `[m, k]`: the rows go to the lanes as the
+/// accumulator's (9.7.16.10.5: A and D share the data path and its lane alignment) and A is row-major (K-major,
+/// Table 51), so K runs along the columns; A is packed (9.7.16.10.4): K element `j` is slot `j`, `32 / bits` of
+/// them to a 32-bit column, low bits first. `S[(128,k):(1@TLane,1@TCol)]` for M=128.
+pub fn tmem_a(m: i64, k: i64) -> Result<TileLayout> {
+    datapath(m, k, 1)
 }
 
 /// Elements of one 16-byte chunk: the ISA's `T = 128 / sizeof-bits(element)`.

@@ -22,12 +22,28 @@
 //!      unswizzled 16-byte core matrix) in K- or MN-major orientation; each instruction's matrix descriptor
 //!      (start, leading and stride byte offsets) is read off the layout and checked element by element against
 //!      the ISA's canonical layout ([`desc`]);
-//!    - tensor memory ([`tmem`]): the atom is the data-path layout of the shape (Layout D for M=128, F for M=64).
+//!    - tensor memory ([`tmem`]): the atom is the data-path layout of the shape (Layout D for M=128, F for M=64),
+//!      for the accumulator and for an operand A in tensor memory (see below).
 //! 3. The warp tilings of the register operands must agree: every C tile is computed by exactly one warp (or
 //!    warpgroup), and each A (B) tile is held by exactly the warps that compute a C tile in its row (column).
 //!    A replica that duplicates A across the warps splitting N (or B across those splitting M) is therefore
 //!    accepted; any other disagreement is refused.
 //! 4. The remaining iters become the instruction loop: per issuing warp, C tiles in row-major order, K innermost.
+//!
+//! # Tensor memory and operand A there (`tcgen05.mma ... [d-tmem], [a-tmem], b-desc, idesc, ...`)
+//! A tensor-memory layout of `b`-bit elements counts `b`-bit slots on TCol, `32 / b` to a 32-bit column, low bits
+//! first ([`tmem`]), so the ISA's formats are plain layouts: the accumulator is unpacked (9.7.16.10.4.1; an f32
+//! one is `S[(128,n):(1@TLane,1@TCol)]`, an f16 one `S[(128,n):(1@TLane,2@TCol)]`, each element in the low half of
+//! its own column) and operand A is packed (9.7.16.10.4). PTX ISA 9.7.16.10: A may be in tensor memory instead of
+//! shared memory. It is row-major there (K-major, Table 51; the idesc's transpose-A bit stays 0), on the same data
+//! path as D (9.7.16.10.5: row `i` in lane `i` for M=128; Layout F for M=64, with A and D at the same lane
+//! alignment, 0 or 16), with `32 / b` consecutive K elements to a column: the M=128 atom over `[128, k]` is
+//! `S[(128,k):(1@TLane,1@TCol)]`, and an f16 A with `+ 256@TCol` starts at column 128. Every instruction tile
+//! starts on a column boundary; the plan gives A's lane and 32-bit column (`Access::Tmem`). When A and C are
+//! columns of one allocation ([`plan`], [`TmemAllocations::Shared`]) they must not overlap (`tmem-overlap`) and
+//! [`MmaPlan::tmem_columns`] covers both (at most 512); in separate allocations ([`plan_with`]) each covers its own
+//! [`MmaPlan::tmem_reach`]. The ISA accepts every A type the planner knows (f16, bf16 with `.kind::f16`; e4m3,
+//! e5m2 with `.kind::f8f6f4`) in tensor memory, so no dtype is refused for it.
 //!
 //! # Shared-memory base alignment
 //! The hardware swizzles the absolute shared address (bits `[4,4+B)` XOR bits `[7,7+B)`), a
@@ -43,7 +59,7 @@ pub mod registers;
 pub mod shared;
 pub mod tmem;
 
-pub use planner::plan;
+pub use planner::{plan, plan_with};
 
 use crate::layout::Layout;
 use crate::swizzle::SwizzleMode;
@@ -154,7 +170,8 @@ pub enum Mem {
     Reg,
     /// Shared memory: a layout on `m` (element offsets from the tensor's base), possibly swizzled.
     Shared,
-    /// Tensor memory (sm_100a): a layout on `TLane` and `TCol` (32-bit columns).
+    /// Tensor memory (sm_100a): a layout on `TLane` and `TCol` (TCol in element-sized slots, `32 / bits` to a
+    /// 32-bit column; see the module documentation).
     Tmem,
 }
 
@@ -316,7 +333,8 @@ pub enum Access {
     Regs(Vec<i64>),
     /// A shared-memory matrix descriptor.
     Smem(SmemDesc),
-    /// A tensor-memory address: the lane and 32-bit column of the tile's first element.
+    /// A tensor-memory address: the lane and 32-bit column of the tile's first element (the accumulator's, or
+    /// operand A's: `[a-tmem]`).
     Tmem {
         /// Tensor-memory lane.
         lane: i64,
@@ -354,14 +372,27 @@ pub struct MmaPlan {
     pub instruction: String,
     /// `[m, n, k]` of one instruction.
     pub inst_shape: [i64; 3],
-    /// The tensor-memory columns to allocate (a power of two, at least 32), when tensor memory is used.
+    /// The tensor-memory columns to allocate (a power of two, at least 32), when tensor memory is used: one
+    /// allocation covering every tensor-memory operand.
     pub tmem_columns: Option<u32>,
+    /// The 32-bit columns each tensor-memory operand reaches (its span on TCol, offset included), A before C: what
+    /// its own allocation must cover when A and C are allocated apart ([`TmemAllocations::Separate`]).
+    pub tmem_reach: Vec<(Role, i64)>,
     /// The 32-bit instruction descriptor of `tcgen05.mma` (the same for every issue).
     pub idesc: Option<u32>,
     /// The alignment every shared operand's base must have (the largest over the shared operands), if any.
     pub shared_base_alignment_bytes: Option<i64>,
     /// One entry per instruction, in issue order.
     pub issues: Vec<MmaIssue>,
+}
+
+/// Whether operand A and the accumulator, both in tensor memory, are columns of one allocation ([`plan_with`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TmemAllocations {
+    /// One allocation: their TCol values address the same columns, which must not overlap (`tmem-overlap`).
+    Shared,
+    /// Two allocations: each operand's TCol values are columns of its own.
+    Separate,
 }
 
 /// A rule the planner refuses a GEMM by.
@@ -385,10 +416,13 @@ pub enum MmaRule {
     SmemAtom,
     /// A shared matrix start is not 16-byte aligned or its swizzle pattern does not start on its boundary.
     Alignment,
-    /// A tensor-memory operand is not a data-path layout, or its lanes are not the data path's.
+    /// A tensor-memory operand is not a data-path layout, its lanes are not the data path's, or an instruction
+    /// tile of the packed A starts inside a column.
     TmemDatapath,
     /// Tensor memory holds 512 columns.
     TmemColumns,
+    /// Operand A and the accumulator, both in tensor memory, share a column.
+    TmemOverlap,
     /// A descriptor field does not fit its bits.
     DescriptorRange,
 }
@@ -408,6 +442,7 @@ impl MmaRule {
             MmaRule::Alignment => "alignment",
             MmaRule::TmemDatapath => "tmem-datapath",
             MmaRule::TmemColumns => "tmem-columns",
+            MmaRule::TmemOverlap => "tmem-overlap",
             MmaRule::DescriptorRange => "descriptor-range",
         }
     }

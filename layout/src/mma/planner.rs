@@ -1,13 +1,14 @@
 //! The GEMM planner: family, candidate shapes largest first, operand matching, warp-tiling agreement and the
 //! instruction loop (see the parent module's documentation).
 
-use super::atoms::{mma_sync_a, mma_sync_b, mma_sync_c, tmem_d, wgmma_a, wgmma_d};
+use super::atoms::{mma_sync_a, mma_sync_b, mma_sync_c, tmem_a, tmem_d_for, wgmma_a, wgmma_d};
 use super::desc::{tcgen05_idesc, tcgen05_kind};
 use super::registers::{match_registers, RegTiles};
 use super::shared::{descriptor, match_shared, SmemMatch};
-use super::tmem::{alloc_columns, match_tmem, TmemTiles};
+use super::tmem::{alloc_columns, match_tmem, slots_per_column, TmemTiles};
 use super::{
     Access, DType, Family, GemmRequest, Major, Mem, MmaError, MmaIssue, MmaPlan, MmaRule, Operand, Role, SmemDesc,
+    TmemAllocations,
 };
 use crate::tile_layout::TileLayout;
 use std::collections::{BTreeMap, BTreeSet};
@@ -19,9 +20,16 @@ fn err(rule: MmaRule, msg: impl Into<String>) -> MmaError {
     MmaError::new(rule, msg)
 }
 
-/// Plans one `axe.gemm` (see the module documentation). Errors name the rule and the numbers, e.g.
+/// Plans one `axe.gemm` (see the module documentation), with A and C in one tensor-memory allocation when both
+/// are there ([`plan_with`]). Errors name the rule and the numbers, e.g.
 /// `mma: fragment rule: operand B is not a tile of the m16n8k16 B fragment ...`.
 pub fn plan(req: &GemmRequest<'_>) -> Result<MmaPlan, MmaError> {
+    plan_with(req, TmemAllocations::Shared)
+}
+
+/// [`plan`], saying whether operand A and the accumulator, both in tensor memory, are columns of one allocation
+/// (their columns must not overlap) or of two (each allocation has its own columns).
+pub fn plan_with(req: &GemmRequest<'_>, allocations: TmemAllocations) -> Result<MmaPlan, MmaError> {
     let [m, k, n] = check_input(req)?;
     let family = select_family(req)?;
     check_dtypes(family, req.dtype, req.acc_dtype)?;
@@ -31,7 +39,7 @@ pub fn plan(req: &GemmRequest<'_>) -> Result<MmaPlan, MmaError> {
         if m % shape[0] != 0 || n % shape[1] != 0 || k % shape[2] != 0 {
             continue;
         }
-        match plan_shape(family, req, *shape, [m, n, k]) {
+        match plan_shape(family, req, *shape, [m, n, k], allocations) {
             Ok(p) => return Ok(p),
             Err(e) => {
                 first.get_or_insert(e);
@@ -204,6 +212,7 @@ fn match_operand(
     role: Role,
     op: &Operand<'_>,
     dtype: DType,
+    acc: DType,
     shape: [i64; 3],
 ) -> Result<Matched, MmaError> {
     match op.mem {
@@ -225,15 +234,84 @@ fn match_operand(
             }
             Ok(Matched::Smem(m))
         }
-        Mem::Tmem if role == Role::C => {
-            let atom = tmem_d(shape[0], shape[1]).map_err(|e| err(MmaRule::TmemDatapath, e.message))?;
-            match_tmem(role, op, &atom, [shape[0], shape[1]], shape[0]).map(Matched::Tmem)
+        Mem::Tmem => {
+            // TCol counts element slots: C unpacked (one element per 32-bit column), A packed (PTX ISA 9.7.16.10.4).
+            let ([m, n, k], acc_bits) = (shape, acc.bits());
+            let (atom, ext, slot_bits, width) = match role {
+                Role::C => (tmem_d_for(m, n, acc_bits), [m, n], acc_bits, n),
+                Role::A => (tmem_a(m, k), [m, k], dtype.bits(), k / slots_per_column(dtype.bits())),
+                Role::B => {
+                    return Err(err(
+                        MmaRule::Family,
+                        "operand B is never in tensor memory (tcgen05 reads it from shared)",
+                    ))
+                }
+            };
+            let atom = atom.map_err(|e| err(MmaRule::TmemDatapath, e.message))?;
+            match_tmem(role, op, &atom, ext, m, slot_bits, width).map(Matched::Tmem)
         }
-        Mem::Tmem => Err(err(
-            MmaRule::Family,
-            format!("operand {} in tensor memory is not planned yet (only the accumulator)", role.name()),
-        )),
     }
+}
+
+/// A and C both in tensor memory (PTX ISA 9.7.16.10.5): the M=64 data path (Layout F) needs the same lane
+/// alignment for A and the D tile it multiplies into, and, in one allocation, A's columns must not overlap C's.
+/// Intervals are compared per starting lane (the 16-lane halves of Layout F are disjoint).
+fn check_a_beside_c(
+    a: &TmemTiles,
+    c: &TmemTiles,
+    issues: &[MmaIssue],
+    allocations: TmemAllocations,
+) -> Result<(), MmaError> {
+    for issue in issues {
+        if let (Access::Tmem { lane: la, .. }, Access::Tmem { lane: lc, .. }) = (&issue.a, &issue.c) {
+            if la != lc {
+                return Err(err(
+                    MmaRule::TmemDatapath,
+                    format!(
+                        "operand A's instruction tile at [{}, {}] starts at lane {la}, but the accumulator tile it \
+                         multiplies into at lane {lc}; A and D share the data path and its lane alignment",
+                        issue.m, issue.k
+                    ),
+                ));
+            }
+        }
+    }
+    if allocations == TmemAllocations::Separate {
+        return Ok(());
+    }
+    let mut spans: Vec<(i64, i64, i64, bool)> = a
+        .tiles
+        .iter()
+        .map(|&(l, k)| (l, k, k + a.width, true))
+        .chain(c.tiles.iter().map(|&(l, k)| (l, k, k + c.width, false)))
+        .collect();
+    spans.sort();
+    // Per (lane, is A): the interval seen so far that reaches furthest.
+    let mut reach: BTreeMap<(i64, bool), (i64, i64)> = BTreeMap::new();
+    for (lane, start, end, is_a) in spans {
+        if let Some(&(other_start, other_end)) = reach.get(&(lane, !is_a)) {
+            if start < other_end {
+                let (a_cols, c_cols) = if is_a {
+                    ((start, end), (other_start, other_end))
+                } else {
+                    ((other_start, other_end), (start, end))
+                };
+                return Err(err(
+                    MmaRule::TmemOverlap,
+                    format!(
+                        "operand A's columns {}..{} overlap the accumulator's columns {}..{} (lanes from {lane}); A \
+                         and C are in one tensor memory and must not share a column",
+                        a_cols.0, a_cols.1, c_cols.0, c_cols.1
+                    ),
+                ));
+            }
+        }
+        let entry = reach.entry((lane, is_a)).or_insert((start, end));
+        if end > entry.1 {
+            *entry = (start, end);
+        }
+    }
+    Ok(())
 }
 
 fn plan_shape(
@@ -241,15 +319,16 @@ fn plan_shape(
     req: &GemmRequest<'_>,
     shape: [i64; 3],
     [m, n, k]: [i64; 3],
+    allocations: TmemAllocations,
 ) -> Result<MmaPlan, MmaError> {
     let [mi, ni, ki] = shape;
     let (mt, nt, kt) = (m / mi, n / ni, k / ki);
     if mt * nt * kt > MAX_ISSUES {
         return Err(err(MmaRule::Shape, format!("{} instructions exceed the limit of {MAX_ISSUES}", mt * nt * kt)));
     }
-    let c = match_operand(family, Role::C, &req.c, req.dtype, shape)?;
-    let a = match_operand(family, Role::A, &req.a, req.dtype, shape)?;
-    let b = match_operand(family, Role::B, &req.b, req.dtype, shape)?;
+    let c = match_operand(family, Role::C, &req.c, req.dtype, req.acc_dtype, shape)?;
+    let a = match_operand(family, Role::A, &req.a, req.dtype, req.acc_dtype, shape)?;
+    let b = match_operand(family, Role::B, &req.b, req.dtype, req.acc_dtype, shape)?;
 
     // Issuers: per C tile, the one warp (group) computing it.
     let owners: Vec<i64> = match &c {
@@ -278,20 +357,25 @@ fn plan_shape(
         }
     }
 
+    if let (Matched::Tmem(ta), Matched::Tmem(tc)) = (&a, &c) {
+        check_a_beside_c(ta, tc, &issues, allocations)?;
+    }
+
+    // A in tensor memory is K-major (row-major, PTX ISA 9.7.16.10.2 Table 51): no transpose bit.
     let major = |x: &Matched| match x {
         Matched::Smem(s) => s.major,
         _ => Major::K,
     };
     let idesc =
         (family == Family::Tcgen05).then(|| tcgen05_idesc(req.dtype, req.acc_dtype, mi, ni, major(&a), major(&b)));
-    let tmem_columns = [&a, &b, &c]
-        .iter()
-        .filter_map(|x| match x {
-            Matched::Tmem(t) => Some(t.columns),
+    let tmem_reach: Vec<(Role, i64)> = [(Role::A, &a), (Role::C, &c)]
+        .into_iter()
+        .filter_map(|(role, x)| match x {
+            Matched::Tmem(t) => Some((role, t.columns)),
             _ => None,
         })
-        .max()
-        .map(|cols| alloc_columns(cols) as u32);
+        .collect();
+    let tmem_columns = tmem_reach.iter().map(|(_, cols)| *cols).max().map(|cols| alloc_columns(cols) as u32);
     let shared_base_alignment_bytes = [&a, &b]
         .iter()
         .filter_map(|x| match x {
@@ -304,6 +388,7 @@ fn plan_shape(
         instruction: opcode(family, req.dtype, req.acc_dtype, shape),
         inst_shape: shape,
         tmem_columns,
+        tmem_reach,
         idesc,
         shared_base_alignment_bytes,
         issues,
