@@ -321,6 +321,12 @@ fn check_fill(op: AxeOp) -> Result<(), String> {
     }
 }
 
+/// True when this pass lowers the tensor-memory -> register copy `op` (its `tcgen05.ld.32x32b` read-back pattern,
+/// [`plan_tmem_load`]); `crate::ownership` gives the other such copies to `--lower-copy`.
+pub(crate) fn accepts_tmem_load(op: AxeOp) -> bool {
+    plan_tmem_load(op).is_ok()
+}
+
 /// Checks a tensor-memory -> register copy against the `tcgen05.ld.32x32b` shape: the source is the M=128 data
 /// path `S[(128,N):(1@TLane,1@TCol)] + c@TCol`, the destination `S[(4,32,N):(1@warpid,1@laneid,1)]`.
 fn plan_tmem_load<'c, 'a>(op: AxeOp<'c, 'a>) -> Result<TmemLoad<'c, 'a>, String> {

@@ -6,13 +6,17 @@
 //!    tensor, when the module names no chip (TMA is then assumed, as before chips were named), or when the chip
 //!    has TMA (sm_90 and later) and the TMA planner accepts the copy (`lower_tma::accepts`). On sm_80, and for
 //!    layouts TMA cannot express on later chips, the copy is `--lower-copy`'s (`cp.async`, `ld`/`st`).
-//! 2. **MMA** (`--lower-mma`): an `axe.copy` from tensor memory to registers (the accumulator read-back
-//!    `tcgen05.ld.32x32b` that `--lower-mma` lowered before `--lower-copy` existed, with its own refusals).
-//! 3. **Copy** (`--lower-copy`): every other copy: registers, tensor-memory stores, thread and warp scopes,
-//!    thread subsets, and every `axe.copy_async` TMA does not take (which it refuses: cp.async does not complete
-//!    on an mbarrier).
+//! 2. **MMA** (`--lower-mma`): an `axe.copy` from tensor memory to registers that `--lower-mma`'s own read-back
+//!    pattern accepts (`lower_mma::accepts_tmem_load`: the M=128 data path to one row per thread, `32x32b` at CTA
+//!    scope, which it lowered before `--lower-copy` existed); the copy planner would choose the same instruction.
+//! 3. **Copy** (`--lower-copy`): every other copy: registers, other tensor-memory loads and stores, thread and
+//!    warp scopes, thread subsets, and every `axe.copy_async` TMA does not take (which it refuses: cp.async does
+//!    not complete on an mbarrier).
 
-use crate::{lower_mma::TARGET_ATTRIBUTE, lower_tma};
+use crate::{
+    lower_mma::{self, TARGET_ATTRIBUTE},
+    lower_tma,
+};
 use axe_dialect::{AxeOp, MemScope, OpKind};
 use axe_layout::{mma::Chip, ExecScope};
 use melior::ir::{operation::OperationLike, OperationRef};
@@ -47,7 +51,8 @@ pub(crate) fn owner(op: AxeOp) -> Option<Owner> {
     }
     let mem = |role: &str| op.tensor(role).map(|t| t.mem);
     let (source, dest) = (mem("source"), mem("dest"));
-    if op.kind() == OpKind::Copy && source == Some(MemScope::Tmem) && dest == Some(MemScope::Reg) {
+    let read_back = op.kind() == OpKind::Copy && source == Some(MemScope::Tmem) && dest == Some(MemScope::Reg);
+    if read_back && lower_mma::accepts_tmem_load(op) {
         return Some(Owner::Mma);
     }
     let between = matches!(

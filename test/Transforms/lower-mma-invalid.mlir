@@ -237,21 +237,6 @@ module attributes {axe.target = "sm_90a"} {
 
 // -----
 
-// tcgen05.ld 32x32b gives thread r row r: a destination with rows spread over registers is another layout.
-!t = !axe.tensor<array<i64: 128, 8>, f32, #axe.layout<"S[(128,8):(1@TLane,1@TCol)]">, #axe.mem<"tmem">>
-!r = !axe.tensor<array<i64: 128, 8>, f32, #axe.layout<"S[(4,32,8):(1@warpid,1,32@laneid)]">, #axe.mem<"reg">>
-module attributes {axe.target = "sm_100a"} {
-  func.func @tmem_load_layout() {
-    %t = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !t
-    %r = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !r
-    // expected-error @+1 {{mma: tmem-load: the destination must be S[(4,32,8):(1@warpid,1@laneid,1)] over [128, 8] (thread r holds row r, register j column j)}}
-    "axe.copy"(%t, %r) {scope = #axe.exec<"cta">} : (!t, !r) -> ()
-    return
-  }
-}
-
-// -----
-
 // Tensor memory is allocated at its axe.alloc and freed before the returns: an alloc inside a branch would
 // not dominate them.
 !a = !axe.tensor<array<i64: 128, 16>, f16, #axe.layout<"Swizzle(3,1,3) o S[(128,16):(16,1)]">, #axe.mem<"shared">>
