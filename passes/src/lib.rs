@@ -7,6 +7,7 @@
 //! entry into a `--<flag>` option and prints them in `--help`.
 #![deny(missing_docs)]
 
+pub mod barrier_check;
 pub mod canonicalize;
 mod glue;
 pub mod lower_copy;

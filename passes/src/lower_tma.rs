@@ -19,12 +19,17 @@
 //! - device: `axe.alloc` in shared memory becomes a `memref.global` aligned to the planner's
 //!   `shared_base_alignment_bytes`; `axe.mbarrier_*` become nvgpu mbarrier ops (init by one elected thread, then
 //!   `fence.mbarrier_init` and a CTA barrier so the async proxy and every thread see it); a load becomes, on one
-//!   elected thread, `mbarrier.arrive.expect_tx` with the plan's total bytes and one `nvgpu.tma.async.load` per
+//!   elected thread, `mbarrier.arrive.expect_tx` with the plan's total bytes (none when announced, see below) and
+//!   one `nvgpu.tma.async.load` per
 //!   issue (constant coordinates, `memref.view` at the issue's byte offset); a store becomes
 //!   `fence.proxy.async.shared::cta` and a CTA barrier (generic-proxy writes become visible to the TMA unit), then
 //!   one `nvgpu.tma.async.store` per issue, `cp.async.bulk.commit_group` and `wait_group.read 0` (shared memory
 //!   is reusable when the op returns). A synchronous `axe.copy` load gets its own barrier, initialized at kernel
 //!   entry, with its phase in a local; a synchronous store waits for the writes and ends with a CTA barrier.
+//!
+//! Before anything is rewritten, the barrier protocol is checked (`crate::barrier_check`: init before use,
+//! waits that can complete, expect_tx bytes against the plans); a load that an explicit
+//! `axe.mbarrier_arrive_expect_tx` announces emits no `arrive.expect_tx` of its own.
 //!
 //! Not done: dynamic slice offsets, thread subsets, shared tensors that are views of memrefs (only `axe.alloc`),
 //! several different descriptors on one kernel argument, multicast and clusters.
@@ -49,15 +54,22 @@ mod host;
 mod trace;
 
 use crate::{
+    barrier_check,
     glue::{external_pass_creating, PassId},
     ownership::{self, Owner},
 };
-use axe_dialect::{access, ffi, ops::walk_preorder, AxeOp, MemScope, OpKind};
+use axe_dialect::{
+    access::{self, OpKey},
+    ffi,
+    ops::walk_preorder,
+    AxeOp, MemScope, OpKind,
+};
 use axe_layout::{
     tma::{plan, Direction, ElemType, TmaOptions, TmaPlan, TmaRequest},
     ExecScope,
 };
 use melior::ir::{operation::OperationLike, OperationRef};
+use std::collections::HashMap;
 use trace::{trace, Storage, Traced};
 
 /// The pass's flag.
@@ -96,6 +108,8 @@ pub(crate) struct PlannedCopy<'c, 'a> {
     global: (OperationRef<'c, 'a>, usize),
     /// The shared side: the `axe.alloc`.
     shared: AxeOp<'c, 'a>,
+    /// An `axe.mbarrier_arrive_expect_tx` announces this load's bytes: it does not arrive on its barrier itself.
+    announced: bool,
 }
 
 /// Lowers every TMA copy under `root`; on refusal reports each at its op and returns how many were refused.
@@ -117,6 +131,17 @@ pub fn lower_tma(root: OperationRef) -> Result<LowerTmaStats, usize> {
                 ffi::emit_error(op.operation().location(), &message);
             }
         }
+    }
+    // The barrier protocol, with each planned load's bytes (a refused copy's bytes are unknown).
+    let bytes: HashMap<OpKey, u64> =
+        copies.iter().map(|copy| (access::key(copy.op.operation()), copy.plan.total_bytes())).collect();
+    match barrier_check::check(root, &|op| bytes.get(&access::key(op.operation())).copied()) {
+        Ok(protocol) => {
+            for copy in &mut copies {
+                copy.announced = protocol.is_announced(copy.op.operation());
+            }
+        }
+        Err(errors) => failed += errors,
     }
     if failed == 0 {
         failed += emit::check_descriptors_agree(&copies);
@@ -182,7 +207,12 @@ fn plan_copy<'c, 'a>(op: AxeOp<'c, 'a>) -> Result<PlannedCopy<'c, 'a>, String> {
     let Storage::Alloc(alloc) = shared.storage else {
         return Err("tma: shared tensor must come from axe.alloc (views of shared memrefs are not supported)".into());
     };
-    Ok(PlannedCopy { op, plan, global: kernel_arg, shared: alloc })
+    Ok(PlannedCopy { op, plan, global: kernel_arg, shared: alloc, announced: false })
+}
+
+/// The bytes a TMA copy delivers (the plan's total), when the planner accepts it.
+pub(crate) fn planned_bytes(op: AxeOp) -> Option<u64> {
+    plan_copy(op).ok().map(|copy| copy.plan.total_bytes())
 }
 
 /// The planner's call on the two traced regions.

@@ -1,6 +1,6 @@
 //! The registry of passes and pipeline aliases that axe-opt exposes as flags.
 
-use crate::{canonicalize, lower_copy, lower_mma, lower_tma, slice, strip_annotations, verify};
+use crate::{barrier_check, canonicalize, lower_copy, lower_mma, lower_tma, slice, strip_annotations, verify};
 use melior::pass::Pass;
 
 /// What a registry entry adds to the pass manager.
@@ -56,6 +56,12 @@ pub static REGISTRY: &[PassInfo] = &[
         summary: lower_mma::SUMMARY,
         description: lower_mma::DESCRIPTION,
         kind: PassKind::Rust(lower_mma::create),
+    },
+    PassInfo {
+        flag: barrier_check::FLAG,
+        summary: barrier_check::SUMMARY,
+        description: barrier_check::DESCRIPTION,
+        kind: PassKind::Rust(barrier_check::create),
     },
     PassInfo {
         flag: lower_copy::FLAG,

@@ -1,4 +1,6 @@
 // Copies --lower-tma refuses: each error is at the copy and names the planner's stage or rule with the numbers.
+// (Every barrier is initialized before use, so only the refusal under test fails; barrier-check-invalid.mlir
+// has the barrier protocol's refusals.)
 // RUN: axe-opt %s --split-input-file --lower-tma --verify-diagnostics
 // A refusal fails the pass with exit code 1 and the error on stderr.
 // RUN: not axe-opt %s --split-input-file --lower-tma -o %t.out 2>&1 | FileCheck %s --check-prefix=EXIT
@@ -13,6 +15,7 @@ func.func @region_no_box_covers(%m: memref<16384xf16>) {
   %r = "axe.slice"(%g) {offsets = array<i64: 32, 0>, sizes = array<i64: 64, 64>} : (!g) -> !r
   %s = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !s
   %bar = "axe.mbarrier_alloc"() {scope = #axe.exec<"cta">} : () -> !axe.mbarrier
+  "axe.mbarrier_init"(%bar) {count = 1 : i64, scope = #axe.exec<"cta">} : (!axe.mbarrier) -> ()
   // expected-error @+1 {{tma: coordinate stage: global dimension 0: the region 32:96 is not a box of the layout's digits}}
   "axe.copy_async"(%r, %s, %bar) {scope = #axe.exec<"cta">} : (!r, !s, !axe.mbarrier) -> ()
   return
@@ -29,6 +32,7 @@ func.func @unaligned_global_stride(%m: memref<8704xf16>) {
   %r = "axe.slice"(%g) {offsets = array<i64: 0, 0>, sizes = array<i64: 128, 64>} : (!g) -> !r
   %s = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !s
   %bar = "axe.mbarrier_alloc"() {scope = #axe.exec<"cta">} : () -> !axe.mbarrier
+  "axe.mbarrier_init"(%bar) {count = 1 : i64, scope = #axe.exec<"cta">} : (!axe.mbarrier) -> ()
   // expected-error @+1 {{tma: global-stride rule: global stride of dimension 1 is 136 bytes, must be a multiple of 16}}
   "axe.copy_async"(%r, %s, %bar) {scope = #axe.exec<"cta">} : (!r, !s, !axe.mbarrier) -> ()
   return
@@ -43,6 +47,7 @@ func.func @shared_not_an_atom_tile(%m: memref<256xf16>) {
   %g = "axe.view"(%m) : (memref<256xf16>) -> !g
   %s = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !s
   %bar = "axe.mbarrier_alloc"() {scope = #axe.exec<"cta">} : () -> !axe.mbarrier
+  "axe.mbarrier_init"(%bar) {count = 1 : i64, scope = #axe.exec<"cta">} : (!axe.mbarrier) -> ()
   // expected-error @+1 {{tma: shared-atom stage: the shared region}}
   "axe.copy_async"(%g, %s, %bar) {scope = #axe.exec<"cta">} : (!g, !s, !axe.mbarrier) -> ()
   return
@@ -57,6 +62,7 @@ func.func @not_a_tma_swizzle(%m: memref<8192xf16>) {
   %g = "axe.view"(%m) : (memref<8192xf16>) -> !g
   %s = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !s
   %bar = "axe.mbarrier_alloc"() {scope = #axe.exec<"cta">} : () -> !axe.mbarrier
+  "axe.mbarrier_init"(%bar) {count = 1 : i64, scope = #axe.exec<"cta">} : (!axe.mbarrier) -> ()
   // expected-error @+1 {{tma: shared-swizzle stage: Swizzle(2,3,3) is not a TMA swizzle for 16-bit elements}}
   "axe.copy_async"(%g, %s, %bar) {scope = #axe.exec<"cta">} : (!g, !s, !axe.mbarrier) -> ()
   return
@@ -71,6 +77,7 @@ func.func @rank_above_five(%m: memref<65536xf16>) {
   %g = "axe.view"(%m) : (memref<65536xf16>) -> !g
   %s = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !s
   %bar = "axe.mbarrier_alloc"() {scope = #axe.exec<"cta">} : () -> !axe.mbarrier
+  "axe.mbarrier_init"(%bar) {count = 1 : i64, scope = #axe.exec<"cta">} : (!axe.mbarrier) -> ()
   // expected-error @+1 {{tma: rank rule: tensor rank is 6, must be in 1..5}}
   "axe.copy_async"(%g, %s, %bar) {scope = #axe.exec<"cta">} : (!g, !s, !axe.mbarrier) -> ()
   return
@@ -89,6 +96,7 @@ func.func @shared_destination_unaligned(%m: memref<1024xf16>) {
   %s = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !s
   %sr = "axe.slice"(%s) {offsets = array<i64: 0, 8>, sizes = array<i64: 16, 8>} : (!s) -> !sr
   %bar = "axe.mbarrier_alloc"() {scope = #axe.exec<"cta">} : () -> !axe.mbarrier
+  "axe.mbarrier_init"(%bar) {count = 1 : i64, scope = #axe.exec<"cta">} : (!axe.mbarrier) -> ()
   // expected-error @+1 {{tma: smem-alignment rule: issue 0 writes shared byte offset 16, must be a multiple of 128}}
   "axe.copy_async"(%gr, %sr, %bar) {scope = #axe.exec<"cta">} : (!gr, !sr, !axe.mbarrier) -> ()
   return
@@ -103,6 +111,7 @@ func.func @global_base_unaligned(%m: memref<8196xf16>) {
   %g = "axe.view"(%m) : (memref<8196xf16>) -> !g
   %s = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !s
   %bar = "axe.mbarrier_alloc"() {scope = #axe.exec<"cta">} : () -> !axe.mbarrier
+  "axe.mbarrier_init"(%bar) {count = 1 : i64, scope = #axe.exec<"cta">} : (!axe.mbarrier) -> ()
   // expected-error @+1 {{tma: global-address rule: global address offset is 8 bytes, must be a multiple of 16}}
   "axe.copy_async"(%g, %s, %bar) {scope = #axe.exec<"cta">} : (!g, !s, !axe.mbarrier) -> ()
   return
@@ -117,6 +126,7 @@ func.func @global_not_contiguous(%m: memref<8192xf16>) {
   %g = "axe.view"(%m) : (memref<8192xf16>) -> !g
   %s = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !s
   %bar = "axe.mbarrier_alloc"() {scope = #axe.exec<"cta">} : () -> !axe.mbarrier
+  "axe.mbarrier_init"(%bar) {count = 1 : i64, scope = #axe.exec<"cta">} : (!axe.mbarrier) -> ()
   // expected-error @+1 {{tma: inner-stride rule: the box's innermost dimension has global stride 128 elements}}
   "axe.copy_async"(%g, %s, %bar) {scope = #axe.exec<"cta">} : (!g, !s, !axe.mbarrier) -> ()
   return
@@ -131,6 +141,7 @@ func.func @dtype_not_tma(%m: memref<4096xi4>) {
   %g = "axe.view"(%m) : (memref<4096xi4>) -> !g
   %s = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !s
   %bar = "axe.mbarrier_alloc"() {scope = #axe.exec<"cta">} : () -> !axe.mbarrier
+  "axe.mbarrier_init"(%bar) {count = 1 : i64, scope = #axe.exec<"cta">} : (!axe.mbarrier) -> ()
   // expected-error @+1 {{tma: dtype: TMA copies 1, 2, 4 or 8-byte numbers, got i4}}
   "axe.copy_async"(%g, %s, %bar) {scope = #axe.exec<"cta">} : (!g, !s, !axe.mbarrier) -> ()
   return
@@ -147,6 +158,7 @@ func.func @dynamic_offset(%m: memref<32768xf16>, %k: index) {
   %r = "axe.slice"(%g, %k) {offsets = array<i64: 0, -9223372036854775808>, sizes = array<i64: 128, 64>} : (!g, index) -> !r
   %s = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !s
   %bar = "axe.mbarrier_alloc"() {scope = #axe.exec<"cta">} : () -> !axe.mbarrier
+  "axe.mbarrier_init"(%bar) {count = 1 : i64, scope = #axe.exec<"cta">} : (!axe.mbarrier) -> ()
   // expected-error @+1 {{tma: dynamic slice offsets are not supported, slice statically}}
   "axe.copy_async"(%r, %s, %bar) {scope = #axe.exec<"cta">} : (!r, !s, !axe.mbarrier) -> ()
   return
@@ -161,6 +173,7 @@ func.func @not_a_kernel_argument(%m: memref<8192xf16>) {
   %g = "axe.view"(%m) : (memref<8192xf16>) -> !g
   %s = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !s
   %bar = "axe.mbarrier_alloc"() {scope = #axe.exec<"cta">} : () -> !axe.mbarrier
+  "axe.mbarrier_init"(%bar) {count = 1 : i64, scope = #axe.exec<"cta">} : (!axe.mbarrier) -> ()
   // expected-error @+1 {{tma: global tensor must be a view of a gpu.func kernel argument}}
   "axe.copy_async"(%g, %s, %bar) {scope = #axe.exec<"cta">} : (!g, !s, !axe.mbarrier) -> ()
   return
@@ -182,6 +195,7 @@ module attributes {gpu.container_module} {
       %s = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !s
       %h = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !h
       %bar = "axe.mbarrier_alloc"() {scope = #axe.exec<"cta">} : () -> !axe.mbarrier
+      "axe.mbarrier_init"(%bar) {count = 2 : i64, scope = #axe.exec<"cta">} : (!axe.mbarrier) -> ()
       "axe.copy_async"(%g, %s, %bar) {scope = #axe.exec<"cta">} : (!g, !s, !axe.mbarrier) -> ()
       // expected-error @+1 {{tma: kernel argument 0 needs one descriptor, but its copies plan box [64, 128] and box [64, 64]}}
       "axe.copy_async"(%gr, %h, %bar) {scope = #axe.exec<"cta">} : (!gr, !h, !axe.mbarrier) -> ()
@@ -224,6 +238,7 @@ gpu.module @k {
     %t = "axe.view"(%g) : (!g) -> !gt
     %s = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !s
     %bar = "axe.mbarrier_alloc"() {scope = #axe.exec<"cta">} : () -> !axe.mbarrier
+    "axe.mbarrier_init"(%bar) {count = 1 : i64, scope = #axe.exec<"cta">} : (!axe.mbarrier) -> ()
     "axe.copy_async"(%t, %s, %bar) {scope = #axe.exec<"cta">} : (!gt, !s, !axe.mbarrier) -> ()
     %c0 = arith.constant 0 : index
     // expected-error @+1 {{tma: kernel argument 0 becomes a TMA descriptor but has other uses}}

@@ -1,6 +1,8 @@
 // RUN: axe-opt %s -split-input-file --lower-tma | FileCheck %s
 // Every number below is worked out by hand from the layouts (cuTensorMapEncodeTiled order: arrays innermost
 // dimension first; dtype FLOAT16=6 FLOAT32=7 UINT8=0 UINT32=2; swizzle NONE=0 32B=1 64B=2 128B=3; L2_128B=2).
+// Every load's barrier is initialized before the copy and waited on after it: --lower-tma checks that protocol
+// first (test/Transforms/barrier-check-invalid.mlir).
 
 // 128B swizzle, a 128x64 f16 block at (row 128, col 64) of a row-major 256x256 matrix, reached through a slice.
 // Box: one 128-byte swizzle row (64 halves) x 128 rows; global dims [256, 256], row stride 512 bytes; the
@@ -28,6 +30,13 @@ module attributes {gpu.container_module} {
   // CHECK: [[DESC:%.+]] = builtin.unrealized_conversion_cast %arg0 : !llvm.ptr to !nvgpu.tensormap.descriptor<tensor = memref<128x64xf16, #gpu.address_space<workgroup>>, swizzle = swizzle_128b, l2promo = l2promo_128b, oob = zero, interleave = none>
   // CHECK: [[SMEM:%.+]] = memref.get_global @__axe_smem_0
   // CHECK: [[BAR:%.+]] = nvgpu.mbarrier.create
+  // The barrier is initialized for one arrival (the copy's) by the leader, then made visible to every thread.
+  // CHECK: [[COUNT:%.+]] = arith.constant 1 : index
+  // CHECK-NEXT: scf.if [[LEADER]] {
+  // CHECK-NEXT: nvgpu.mbarrier.init [[BAR]][{{.*}}], [[COUNT]]
+  // CHECK-NEXT: nvvm.fence.mbarrier.init
+  // CHECK-NEXT: }
+  // CHECK-NEXT: gpu.barrier
   // CHECK: scf.if [[LEADER]] {
   // CHECK-NEXT: [[BYTES:%.+]] = arith.constant 16384 : index
   // CHECK-NEXT: nvgpu.mbarrier.arrive.expect_tx [[BAR]][{{.*}}], [[BYTES]]
@@ -37,6 +46,9 @@ module attributes {gpu.container_module} {
   // CHECK-NEXT: [[Y:%.+]] = arith.constant 128 : index
   // CHECK-NEXT: nvgpu.tma.async.load [[DESC]]{{\[}}[[X]], [[Y]]{{\]}}, [[BAR]][{{.*}}] to [[BOX]]
   // CHECK-NEXT: }
+  // Every thread waits for phase 0 (parity false).
+  // CHECK-NEXT: [[PARITY:%.+]] = arith.constant false
+  // CHECK: nvgpu.mbarrier.try_wait.parity [[BAR]][{{.*}}], [[PARITY]]
   // CHECK-NOT: axe.
   // CHECK: gpu.return
   gpu.module @k {
@@ -45,7 +57,10 @@ module attributes {gpu.container_module} {
       %r = "axe.slice"(%t) {offsets = array<i64: 128, 64>, sizes = array<i64: 128, 64>} : (!gt) -> !gr
       %s = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !s
       %bar = "axe.mbarrier_alloc"() {scope = #axe.exec<"cta">} : () -> !axe.mbarrier
+      "axe.mbarrier_init"(%bar) {count = 1 : i64, scope = #axe.exec<"cta">} : (!axe.mbarrier) -> ()
       "axe.copy_async"(%r, %s, %bar) {scope = #axe.exec<"cta">} : (!gr, !s, !axe.mbarrier) -> ()
+      %phase = arith.constant false
+      "axe.mbarrier_wait"(%bar, %phase) {scope = #axe.exec<"cta">} : (!axe.mbarrier, i1) -> ()
       gpu.return
     }
   }
@@ -85,7 +100,10 @@ module attributes {gpu.container_module} {
       %r = "axe.slice"(%t) {offsets = array<i64: 32, 16>, sizes = array<i64: 32, 16>} : (!gt) -> !gr
       %s = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !s
       %bar = "axe.mbarrier_alloc"() {scope = #axe.exec<"cta">} : () -> !axe.mbarrier
+      "axe.mbarrier_init"(%bar) {count = 1 : i64, scope = #axe.exec<"cta">} : (!axe.mbarrier) -> ()
       "axe.copy_async"(%r, %s, %bar) {scope = #axe.exec<"cta">} : (!gr, !s, !axe.mbarrier) -> ()
+      %phase = arith.constant false
+      "axe.mbarrier_wait"(%bar, %phase) {scope = #axe.exec<"cta">} : (!axe.mbarrier, i1) -> ()
       gpu.return
     }
   }
@@ -168,7 +186,10 @@ module attributes {gpu.container_module} {
       %r = "axe.slice"(%t) {offsets = array<i64: 32, 64>, sizes = array<i64: 32, 64>} : (!gt) -> !gr
       %s = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !s
       %bar = "axe.mbarrier_alloc"() {scope = #axe.exec<"cta">} : () -> !axe.mbarrier
+      "axe.mbarrier_init"(%bar) {count = 1 : i64, scope = #axe.exec<"cta">} : (!axe.mbarrier) -> ()
       "axe.copy_async"(%r, %s, %bar) {scope = #axe.exec<"cta">} : (!gr, !s, !axe.mbarrier) -> ()
+      %phase = arith.constant false
+      "axe.mbarrier_wait"(%bar, %phase) {scope = #axe.exec<"cta">} : (!axe.mbarrier, i1) -> ()
       gpu.return
     }
   }
@@ -213,7 +234,10 @@ module attributes {gpu.container_module} {
       %r = "axe.slice"(%t) {offsets = array<i64: 64, 0>, sizes = array<i64: 64, 128>} : (!gt) -> !gr
       %s = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !s
       %bar = "axe.mbarrier_alloc"() {scope = #axe.exec<"cta">} : () -> !axe.mbarrier
+      "axe.mbarrier_init"(%bar) {count = 1 : i64, scope = #axe.exec<"cta">} : (!axe.mbarrier) -> ()
       "axe.copy_async"(%r, %s, %bar) {scope = #axe.exec<"cta">} : (!gr, !s, !axe.mbarrier) -> ()
+      %phase = arith.constant false
+      "axe.mbarrier_wait"(%bar, %phase) {scope = #axe.exec<"cta">} : (!axe.mbarrier, i1) -> ()
       gpu.return
     }
   }
@@ -250,7 +274,10 @@ module attributes {gpu.container_module} {
       %t = "axe.view"(%g) : (!g) -> !gt
       %s = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !s
       %bar = "axe.mbarrier_alloc"() {scope = #axe.exec<"cta">} : () -> !axe.mbarrier
+      "axe.mbarrier_init"(%bar) {count = 1 : i64, scope = #axe.exec<"cta">} : (!axe.mbarrier) -> ()
       "axe.copy_async"(%t, %s, %bar) {scope = #axe.exec<"cta">} : (!gt, !s, !axe.mbarrier) -> ()
+      %phase = arith.constant false
+      "axe.mbarrier_wait"(%bar, %phase) {scope = #axe.exec<"cta">} : (!axe.mbarrier, i1) -> ()
       gpu.return
     }
   }
@@ -286,7 +313,10 @@ module attributes {gpu.container_module} {
       %r = "axe.slice"(%t) {offsets = array<i64: 2, 0, 0>, sizes = array<i64: 2, 64, 64>} : (!gt) -> !gr
       %s = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !s
       %bar = "axe.mbarrier_alloc"() {scope = #axe.exec<"cta">} : () -> !axe.mbarrier
+      "axe.mbarrier_init"(%bar) {count = 1 : i64, scope = #axe.exec<"cta">} : (!axe.mbarrier) -> ()
       "axe.copy_async"(%r, %s, %bar) {scope = #axe.exec<"cta">} : (!gr, !s, !axe.mbarrier) -> ()
+      %phase = arith.constant false
+      "axe.mbarrier_wait"(%bar, %phase) {scope = #axe.exec<"cta">} : (!axe.mbarrier, i1) -> ()
       gpu.return
     }
   }
@@ -325,7 +355,10 @@ module attributes {gpu.container_module} {
       %r = "axe.slice"(%t) {offsets = array<i64: 1, 1, 0, 0>, sizes = array<i64: 1, 2, 16, 64>} : (!gt) -> !gr
       %s = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !s
       %bar = "axe.mbarrier_alloc"() {scope = #axe.exec<"cta">} : () -> !axe.mbarrier
+      "axe.mbarrier_init"(%bar) {count = 1 : i64, scope = #axe.exec<"cta">} : (!axe.mbarrier) -> ()
       "axe.copy_async"(%r, %s, %bar) {scope = #axe.exec<"cta">} : (!gr, !s, !axe.mbarrier) -> ()
+      %phase = arith.constant false
+      "axe.mbarrier_wait"(%bar, %phase) {scope = #axe.exec<"cta">} : (!axe.mbarrier, i1) -> ()
       gpu.return
     }
   }
@@ -365,7 +398,10 @@ module attributes {gpu.container_module} {
       %r = "axe.slice"(%t) {offsets = array<i64: 1, 0, 1, 0, 0>, sizes = array<i64: 1, 2, 1, 8, 64>} : (!gt) -> !gr
       %s = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !s
       %bar = "axe.mbarrier_alloc"() {scope = #axe.exec<"cta">} : () -> !axe.mbarrier
+      "axe.mbarrier_init"(%bar) {count = 1 : i64, scope = #axe.exec<"cta">} : (!axe.mbarrier) -> ()
       "axe.copy_async"(%r, %s, %bar) {scope = #axe.exec<"cta">} : (!gr, !s, !axe.mbarrier) -> ()
+      %phase = arith.constant false
+      "axe.mbarrier_wait"(%bar, %phase) {scope = #axe.exec<"cta">} : (!axe.mbarrier, i1) -> ()
       gpu.return
     }
   }
@@ -401,7 +437,10 @@ module attributes {gpu.container_module} {
       %r = "axe.slice"(%t) {offsets = array<i64: 0, 512>, sizes = array<i64: 16, 512>} : (!gt) -> !gr
       %s = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !s
       %bar = "axe.mbarrier_alloc"() {scope = #axe.exec<"cta">} : () -> !axe.mbarrier
+      "axe.mbarrier_init"(%bar) {count = 1 : i64, scope = #axe.exec<"cta">} : (!axe.mbarrier) -> ()
       "axe.copy_async"(%r, %s, %bar) {scope = #axe.exec<"cta">} : (!gr, !s, !axe.mbarrier) -> ()
+      %phase = arith.constant false
+      "axe.mbarrier_wait"(%bar, %phase) {scope = #axe.exec<"cta">} : (!axe.mbarrier, i1) -> ()
       gpu.return
     }
   }
@@ -519,7 +558,10 @@ gpu.module @k {
     %r = "axe.slice"(%t) {offsets = array<i64: 96, 0>, sizes = array<i64: 32, 64>} : (!gt) -> !gr
     %s = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !s
     %bar = "axe.mbarrier_alloc"() {scope = #axe.exec<"cta">} : () -> !axe.mbarrier
+    "axe.mbarrier_init"(%bar) {count = 1 : i64, scope = #axe.exec<"cta">} : (!axe.mbarrier) -> ()
     "axe.copy_async"(%r, %s, %bar) {scope = #axe.exec<"cta">} : (!gr, !s, !axe.mbarrier) -> ()
+    %phase = arith.constant false
+    "axe.mbarrier_wait"(%bar, %phase) {scope = #axe.exec<"cta">} : (!axe.mbarrier, i1) -> ()
     gpu.return
   }
 }

@@ -225,7 +225,7 @@ impl<'c, 'a> Lowering<'c, 'a> {
                 if let Some(phase) = phase {
                     b.op("gpu.barrier", &[], &[], &[])?;
                     let current = b.value("memref.load", &[phase], "i1", &[])?;
-                    self.load_issues(&b, leader, smem, desc, barrier, plan)?;
+                    self.load_issues(&b, leader, smem, desc, (barrier, true), plan)?;
                     let ticks = b.index(TRY_WAIT_TICKS)?;
                     let zero = b.index(0)?;
                     b.op("nvgpu.mbarrier.try_wait.parity", &[barrier, current, ticks, zero], &[], &[])?;
@@ -233,7 +233,7 @@ impl<'c, 'a> Lowering<'c, 'a> {
                     let next = b.value("arith.xori", &[current, one], "i1", &[])?;
                     b.op("memref.store", &[next, phase], &[], &[])?;
                 } else {
-                    self.load_issues(&b, leader, smem, desc, barrier, plan)?;
+                    self.load_issues(&b, leader, smem, desc, (barrier, !copy.announced), plan)?;
                 }
             }
             Direction::S2G => {
@@ -266,20 +266,23 @@ impl<'c, 'a> Lowering<'c, 'a> {
         Ok(())
     }
 
-    /// On the leader: `arrive.expect_tx` with the plan's bytes, then one TMA load per issue.
+    /// On the leader: `arrive.expect_tx` with the plan's bytes (unless `arrive` is false: an explicit
+    /// `axe.mbarrier_arrive_expect_tx` announced them), then one TMA load per issue.
     fn load_issues(
         &self,
         b: &Builder<'c, 'a>,
         leader: Value<'c, 'a>,
         smem: Value<'c, 'a>,
         desc: Value<'c, 'a>,
-        barrier: Value<'c, 'a>,
+        (barrier, arrive): (Value<'c, 'a>, bool),
         plan: &TmaPlan,
     ) -> Result<(), String> {
         let zero = b.index(0)?;
         b.guarded(leader, |t| {
-            let bytes = t.index(plan.total_bytes() as i64)?;
-            t.op("nvgpu.mbarrier.arrive.expect_tx", &[barrier, bytes, zero], &[], &[])?;
+            if arrive {
+                let bytes = t.index(plan.total_bytes() as i64)?;
+                t.op("nvgpu.mbarrier.arrive.expect_tx", &[barrier, bytes, zero], &[], &[])?;
+            }
             for issue in &plan.issues {
                 let dest = box_view(t, smem, plan, issue.smem_offset_bytes)?;
                 let mut operands = vec![dest, barrier, desc];

@@ -1,0 +1,139 @@
+// Barrier protocols --axe-check-barriers accepts (it changes nothing), and what --lower-tma makes of a load
+// whose bytes an explicit axe.mbarrier_arrive_expect_tx announces.
+// RUN: axe-opt %s --split-input-file --axe-check-barriers | FileCheck %s
+// RUN: axe-opt %s --split-input-file --lower-tma | FileCheck %s --check-prefix=TMA
+
+// Initialized in both branches: initialized after the scf.if.
+// CHECK-LABEL: func.func @init_in_both_branches
+// CHECK: scf.if
+// CHECK: "axe.mbarrier_init"
+// CHECK: } else {
+// CHECK: "axe.mbarrier_init"
+// CHECK: "axe.mbarrier_arrive"
+func.func @init_in_both_branches(%c: i1) {
+  %bar = "axe.mbarrier_alloc"() {scope = #axe.exec<"cta">} : () -> !axe.mbarrier
+  scf.if %c {
+    "axe.mbarrier_init"(%bar) {count = 1 : i64, scope = #axe.exec<"cta">} : (!axe.mbarrier) -> ()
+  } else {
+    "axe.mbarrier_init"(%bar) {count = 1 : i64, scope = #axe.exec<"cta">} : (!axe.mbarrier) -> ()
+  }
+  "axe.mbarrier_arrive"(%bar) {scope = #axe.exec<"cta">} : (!axe.mbarrier) -> ()
+  %phase = arith.constant false
+  "axe.mbarrier_wait"(%bar, %phase) {scope = #axe.exec<"cta">} : (!axe.mbarrier, i1) -> ()
+  return
+}
+
+// -----
+
+// Parity 1 of a fresh barrier is the phase before the first, complete by definition: a producer's first wait on
+// an "empty" barrier returns at once, before anything arrives.
+// CHECK-LABEL: func.func @first_wait_on_parity_one
+// CHECK: "axe.mbarrier_wait"
+// CHECK: "axe.mbarrier_arrive"
+func.func @first_wait_on_parity_one() {
+  %bar = "axe.mbarrier_alloc"() {scope = #axe.exec<"cta">} : () -> !axe.mbarrier
+  "axe.mbarrier_init"(%bar) {count = 1 : i64, scope = #axe.exec<"cta">} : (!axe.mbarrier) -> ()
+  %phase = arith.constant true
+  "axe.mbarrier_wait"(%bar, %phase) {scope = #axe.exec<"cta">} : (!axe.mbarrier, i1) -> ()
+  "axe.mbarrier_arrive"(%bar) {scope = #axe.exec<"cta">} : (!axe.mbarrier) -> ()
+  return
+}
+
+// -----
+
+// Warp specialization: the consumer branch waits for parity 0, the producer branch arrives. Another thread may
+// take the other branch, so the arrival can come first.
+// CHECK-LABEL: func.func @specialized
+// CHECK: "axe.mbarrier_arrive"
+// CHECK: } else {
+// CHECK: "axe.mbarrier_wait"
+func.func @specialized(%producer: i1) {
+  %bar = "axe.mbarrier_alloc"() {scope = #axe.exec<"cta">} : () -> !axe.mbarrier
+  "axe.mbarrier_init"(%bar) {count = 1 : i64, scope = #axe.exec<"cta">} : (!axe.mbarrier) -> ()
+  scf.if %producer {
+    "axe.mbarrier_arrive"(%bar) {scope = #axe.exec<"cta">} : (!axe.mbarrier) -> ()
+  } else {
+    %phase = arith.constant false
+    "axe.mbarrier_wait"(%bar, %phase) {scope = #axe.exec<"cta">} : (!axe.mbarrier, i1) -> ()
+  }
+  return
+}
+
+// -----
+
+// A wait inside an scf.if, the arrival after it: the threads that skip the branch arrive.
+// CHECK-LABEL: func.func @wait_in_a_branch
+func.func @wait_in_a_branch(%consumer: i1) {
+  %bar = "axe.mbarrier_alloc"() {scope = #axe.exec<"cta">} : () -> !axe.mbarrier
+  "axe.mbarrier_init"(%bar) {count = 1 : i64, scope = #axe.exec<"cta">} : (!axe.mbarrier) -> ()
+  scf.if %consumer {
+    %phase = arith.constant false
+    "axe.mbarrier_wait"(%bar, %phase) {scope = #axe.exec<"cta">} : (!axe.mbarrier, i1) -> ()
+  }
+  "axe.mbarrier_arrive"(%bar) {scope = #axe.exec<"cta">} : (!axe.mbarrier) -> ()
+  return
+}
+
+// -----
+
+// The loop of a pipeline: parity starts at 1 on an "empty" barrier (returns at once), the consumer arrives on
+// it later in the body; the next iteration waits for the phase that arrival completed.
+// CHECK-LABEL: func.func @loop_parity_starts_at_one
+// CHECK: scf.for
+func.func @loop_parity_starts_at_one(%n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %true = arith.constant true
+  %empty = "axe.mbarrier_alloc"() {scope = #axe.exec<"cta">} : () -> !axe.mbarrier
+  "axe.mbarrier_init"(%empty) {count = 1 : i64, scope = #axe.exec<"cta">} : (!axe.mbarrier) -> ()
+  %last = scf.for %i = %c0 to %n step %c1 iter_args(%p = %true) -> (i1) {
+    "axe.mbarrier_wait"(%empty, %p) {scope = #axe.exec<"cta">} : (!axe.mbarrier, i1) -> ()
+    "axe.mbarrier_arrive"(%empty) {scope = #axe.exec<"cta">} : (!axe.mbarrier) -> ()
+    %next = arith.xori %p, %true : i1
+    scf.yield %next : i1
+  }
+  return
+}
+
+// -----
+
+// One expect_tx announces both loads of a stage (two 64x64 f16 tiles of 8192 bytes: 16384 bytes), as a GEMM
+// stage loads its A and B tiles. --lower-tma emits the announced count once and the loads without an arrival of
+// their own (each unannounced load would arrive with its own expect_tx).
+!m = memref<128x64xf16>
+!g = !axe.tensor<array<i64: 128, 64>, f16, #axe.layout<"S[(128,64):(64,1)]">, #axe.mem<"global">>
+!gr = !axe.tensor<array<i64: 64, 64>, f16, #axe.deferred, #axe.mem<"global">>
+!s = !axe.tensor<array<i64: 64, 64>, f16, #axe.layout<"Swizzle(3,3,3) o S[(64,64):(64,1)]">, #axe.mem<"shared">>
+// CHECK-LABEL: gpu.func @announced
+// CHECK: "axe.mbarrier_arrive_expect_tx"
+// CHECK-COUNT-2: "axe.copy_async"
+// TMA-LABEL: gpu.func @announced
+// TMA: [[BAR:%.+]] = nvgpu.mbarrier.create
+// TMA: nvgpu.mbarrier.init [[BAR]]
+// TMA: [[BYTES:%.+]] = arith.constant 16384 : index
+// TMA-NEXT: scf.if
+// TMA-NEXT: nvgpu.mbarrier.arrive.expect_tx [[BAR]][{{.*}}], [[BYTES]]
+// TMA-NEXT: }
+// TMA-NOT: nvgpu.mbarrier.arrive
+// TMA: nvgpu.tma.async.load %{{.+}}, [[BAR]]
+// TMA-NOT: nvgpu.mbarrier.arrive
+// TMA: nvgpu.tma.async.load %{{.+}}, [[BAR]]
+// TMA-NOT: nvgpu.mbarrier.arrive
+// TMA: nvgpu.mbarrier.try_wait.parity [[BAR]]
+gpu.module @k {
+  gpu.func @announced(%m: !m) kernel {
+    %g = "axe.view"(%m) : (!m) -> !g
+    %top = "axe.slice"(%g) {offsets = array<i64: 0, 0>, sizes = array<i64: 64, 64>} : (!g) -> !gr
+    %bottom = "axe.slice"(%g) {offsets = array<i64: 64, 0>, sizes = array<i64: 64, 64>} : (!g) -> !gr
+    %s0 = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !s
+    %s1 = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !s
+    %bar = "axe.mbarrier_alloc"() {scope = #axe.exec<"cta">} : () -> !axe.mbarrier
+    "axe.mbarrier_init"(%bar) {count = 1 : i64, scope = #axe.exec<"cta">} : (!axe.mbarrier) -> ()
+    "axe.mbarrier_arrive_expect_tx"(%bar) {bytes = 16384 : i64, scope = #axe.exec<"cta">} : (!axe.mbarrier) -> ()
+    "axe.copy_async"(%top, %s0, %bar) {scope = #axe.exec<"cta">} : (!gr, !s, !axe.mbarrier) -> ()
+    "axe.copy_async"(%bottom, %s1, %bar) {scope = #axe.exec<"cta">} : (!gr, !s, !axe.mbarrier) -> ()
+    %phase = arith.constant false
+    "axe.mbarrier_wait"(%bar, %phase) {scope = #axe.exec<"cta">} : (!axe.mbarrier, i1) -> ()
+    gpu.return
+  }
+}
