@@ -37,7 +37,14 @@
 //!
 //! A plan whose widest legal vector is one element is a scalar loop, and [`CopyPlan::scalar`] says so.
 
+mod fit;
+mod matrix;
 mod planner;
+mod regs;
+mod staging;
+mod table;
+mod tmem;
+mod vector;
 
 pub use planner::plan;
 
@@ -406,7 +413,8 @@ pub struct CopyPlan {
     pub instructions_per_thread: i64,
     /// True when the widest legal choice moves one element at a time: a scalar loop, by necessity.
     pub scalar: bool,
-    /// Threads in the scope (`t` ranges over `0..scope_threads`).
+    /// Threads in the scope (`t` ranges over `0..scope_threads`); 1024, CUDA's limit, for a CTA whose size was not
+    /// given.
     pub scope_threads: i64,
     /// The alignment, in bytes, the source tensor's base must have for the plan to be right (memory sides).
     pub src_base_alignment_bytes: Option<i64>,

@@ -10,6 +10,7 @@
 
 mod cli;
 mod cmd;
+mod copy_plan;
 mod mma_plan;
 mod tma_plan;
 
@@ -30,6 +31,7 @@ const COMMANDS: &[&Command] = &[
     &cmd::span::COMMAND,
     &tma_plan::COMMAND,
     &mma_plan::COMMAND,
+    &copy_plan::COMMAND,
 ];
 
 fn overview() -> String {
