@@ -256,7 +256,8 @@ fn reg_entries(holders: &[Vec<(i64, i64)>], pre: &[i64], post: &[i64], all: bool
 
 /// The instructions the busiest thread of a step executes.
 pub fn per_thread(step: &CopyStep, limit: i64) -> i64 {
-    if step.issues.iter().all(|i| i.only.is_none()) {
+    // Every lane executes every shuffle (`only` says who keeps the value).
+    if step.kind == CopyKind::Shuffle || step.issues.iter().all(|i| i.only.is_none()) {
         return step.issues.len() as i64;
     }
     (0..limit)

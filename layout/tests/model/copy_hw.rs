@@ -1,0 +1,512 @@
+//! The copy instructions as the hardware performs them, transcribed from the PTX ISA independently of the copy
+//! planner (nothing here calls planner code), and a machine that executes an `axe_layout::copy` plan over every
+//! thread of the scope on small integer data and checks that every element lands where the destination layout
+//! says, and nowhere else.
+//!
+//! The machine: element `k` of the source holds `1000 + k`. Memory tensors are element arrays whose base sits at
+//! byte `BASE` (4096-aligned, so an access's alignment is that of its offset); register tensors are one array per
+//! tensor per thread, indexed by the register axis `m`; tensor memory is 128 lanes x 512 columns of 32-bit cells.
+//! A thread's index is `laneid + 32 * (warpid | wid_in_wg) + 128 * wgid + tid + tid_in_wg`, as the dialect's
+//! layouts name threads. Formulas and thread sets are evaluated from their documented meaning
+//! (`base + sum ((t / div) % modulus) * coef`; `begin <= (t / div) % modulus < end`), not with the crate's helpers.
+//!
+//! Per instruction (PTX ISA):
+//! - `ld`/`st` (9.7.9.8/9.7.9.10): `.b8`, `.b16`, `.b32`, `.v2.b32`, `.v4.b32` move 1 to 16 bytes from one
+//!   address that must be aligned to the access size;
+//! - `ldmatrix`/`stmatrix` (9.7.14.5.15/16): `.m8n8` matrices of 16-bit elements; threads `8i..8i+8` give the
+//!   addresses of the 8 rows (16 bytes each, 16-byte aligned) of matrix `i` (`.x1`: threads 0-7, `.x2`: 0-15,
+//!   `.x4`: 0-31); lane `l` holds in register `d_i` row `l / 4`, columns `2 * (l % 4) + {0, 1}` of matrix `i` (low
+//!   half first), or with `.trans` rows `2 * (l % 4) + {0, 1}`, column `l / 4`;
+//! - `cp.async` (9.7.9.25.3): `.ca` copies 4, 8 or 16 bytes, `.cg` only 16, both addresses aligned to the size;
+//!   completion by `cp.async.commit_group` + `cp.async.wait_group`;
+//! - `tcgen05.ld`/`tcgen05.st` (9.7.16.8.3/4, fragments 9.7.16.2.3.1 Figures 183-187): a warp moves, from
+//!   `taddr = (lane, column)`, in register `r` of lane `l`: `32x32b` lane `l`, column `r`; `16x64b` lane
+//!   `l / 4 + 8 * (l % 2)`, column `2 * r + (l / 2) % 2`; `16x128b` lane `l / 4 + 8 * (r % 2)`, column
+//!   `4 * (r / 2) + l % 4`; `16x256b` lane `l / 4 + 8 * ((r / 2) % 2)`, column `8 * (r / 4) + 2 * (l % 4) + r % 2`
+//!   (offsets from `taddr`; `.xN` repeats the pattern along the columns); warp `w` reaches only the lanes
+//!   `32 * (w % 4) .. 32 * (w % 4) + 32` of its sub-partition (9.7.16.2.1); waits `tcgen05.wait::ld/st`;
+//! - `shfl.sync.idx.b32` (9.7.8.6): every lane sends one 32-bit value and reads lane `b`'s (`c = 0x1f`: a lane
+//!   index above 31 reads its own value);
+//! - `mov`: inside one thread.
+
+use axe_layout::copy::{
+    Completion, CopyIssue, CopyKind, CopyPlan, CopyRequest, CopyStep, Mem, Operand, PerThread, ThreadSet, TmemShape,
+};
+use axe_layout::{Axis, Layout, Swizzle};
+use std::collections::{HashMap, HashSet};
+
+/// Memory bases in bytes: 4096-aligned.
+pub const BASE: i64 = 3 * 4096;
+
+/// Which tensor an operand reaches.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum Tensor {
+    Src,
+    Dst,
+    Staging,
+}
+
+/// The machine's state.
+#[derive(Default)]
+struct Machine {
+    mem: HashMap<(Tensor, i64), i64>,
+    regs: HashMap<(Tensor, i64, i64), i64>,
+    tmem: HashMap<(i64, i64), i64>,
+    /// Every place of the destination written: memory `(0, addr)`, register `(t, reg)`, tensor memory `(l, c)`.
+    written: HashSet<(i64, i64)>,
+}
+
+/// Where one element lives on one side: memory addresses, `(thread, register)` holders, or `(lane, col)` cells.
+fn places(layout: &Layout, mem: Mem, k: i64) -> Vec<(i64, i64)> {
+    let mut out = Vec::new();
+    for p in layout.eval_flat(k).expect("evaluates") {
+        match mem {
+            Mem::Global | Mem::Shared => out.push((0, p.get(&Axis::M).copied().unwrap_or(0))),
+            Mem::Tmem => {
+                let get = |n: &str| p.get(&Axis::named(n).unwrap()).copied().unwrap_or(0);
+                out.push((get("TLane"), get("TCol")));
+            }
+            Mem::Reg => {
+                let (mut t, mut r) = (0, 0);
+                for (a, v) in &p {
+                    match a.name() {
+                        "m" => r = *v,
+                        "laneid" | "tid" | "tid_in_wg" => t += v,
+                        "warpid" | "wid_in_wg" => t += 32 * v,
+                        "wgid" => t += 128 * v,
+                        other => panic!("the model knows no thread axis {other}"),
+                    }
+                }
+                out.push((t, r));
+            }
+        }
+    }
+    out
+}
+
+fn value(f: &PerThread, t: i64) -> i64 {
+    f.terms.iter().fold(f.base, |acc, term| {
+        let q = t / term.div;
+        let q = match term.modulus {
+            Some(m) => q % m,
+            None => q,
+        };
+        acc + q * term.coef
+    })
+}
+
+fn member(s: &ThreadSet, t: i64) -> bool {
+    s.conds.iter().all(|c| {
+        let q = t / c.div;
+        let q = match c.modulus {
+            Some(m) => q % m,
+            None => q,
+        };
+        c.begin <= q && q < c.end
+    })
+}
+
+fn swz(s: Option<Swizzle>, a: i64) -> i64 {
+    s.map_or(a, |s| s.apply(a))
+}
+
+/// The tcgen05 fragment: `(lane, column)` offsets moved by register `r` of lane `l` (module documentation).
+fn tmem_cell(shape: TmemShape, l: i64, r: i64) -> (i64, i64) {
+    match shape {
+        TmemShape::S32x32b => (l, r),
+        TmemShape::S16x64b => (l / 4 + 8 * (l % 2), 2 * r + (l / 2) % 2),
+        TmemShape::S16x128b => (l / 4 + 8 * (r % 2), 4 * (r / 2) + l % 4),
+        TmemShape::S16x256b => (l / 4 + 8 * ((r / 2) % 2), 8 * (r / 4) + 2 * (l % 4) + r % 2),
+    }
+}
+
+fn tmem_regs(shape: TmemShape, num: u32) -> i64 {
+    let per = match shape {
+        TmemShape::S32x32b | TmemShape::S16x64b => 1,
+        TmemShape::S16x128b => 2,
+        TmemShape::S16x256b => 4,
+    };
+    per * i64::from(num)
+}
+
+struct Exec {
+    m: Machine,
+    esize: i64,
+    scope_threads: i64,
+}
+
+impl Exec {
+    fn read_mem(&self, t: Tensor, a: i64) -> Result<i64, String> {
+        self.m.mem.get(&(t, a)).copied().ok_or_else(|| format!("reads address {a} of {t:?}, which holds nothing"))
+    }
+
+    fn write_mem(&mut self, t: Tensor, a: i64, v: i64) {
+        if t == Tensor::Dst {
+            self.m.written.insert((0, a));
+        }
+        self.m.mem.insert((t, a), v);
+    }
+
+    fn read_reg(&self, tensor: Tensor, t: i64, r: i64) -> Result<i64, String> {
+        self.m
+            .regs
+            .get(&(tensor, t, r))
+            .copied()
+            .ok_or_else(|| format!("thread {t} reads register {r} of {tensor:?}, which holds nothing"))
+    }
+
+    fn write_reg(&mut self, tensor: Tensor, t: i64, r: i64, v: i64) {
+        if tensor == Tensor::Dst {
+            self.m.written.insert((t, r));
+        }
+        self.m.regs.insert((tensor, t, r), v);
+    }
+
+    fn issuers(&self, step: &CopyStep, issue: &CopyIssue) -> Vec<i64> {
+        (0..self.scope_threads)
+            .filter(|&t| member(&step.threads, t) && issue.only.as_ref().is_none_or(|o| member(o, t)))
+            .collect()
+    }
+
+    /// The warps whose lanes run the step, each required whole (warp-collective instructions).
+    fn warps(&self, step: &CopyStep) -> Result<Vec<i64>, String> {
+        let mut ws = Vec::new();
+        for w in 0..(self.scope_threads + 31) / 32 {
+            let n = (32 * w..32 * w + 32).filter(|&t| member(&step.threads, t)).count();
+            match n {
+                0 => {}
+                32 => ws.push(w),
+                _ => return Err(format!("{}: warp {w} takes part with {n} of its 32 lanes", step.instruction)),
+            }
+        }
+        Ok(ws)
+    }
+
+    fn step(&mut self, step: &CopyStep, from: Tensor, to: Tensor) -> Result<(), String> {
+        let es = self.esize;
+        match step.kind {
+            CopyKind::Load(_) | CopyKind::Store(_) => {
+                let load = matches!(step.kind, CopyKind::Load(_));
+                let space = match step.kind {
+                    CopyKind::Load(s) | CopyKind::Store(s) => s.name(),
+                    _ => unreachable!(),
+                };
+                let suffix = match step.vector_bytes {
+                    1 => "b8",
+                    2 => "b16",
+                    4 => "b32",
+                    8 => "v2.b32",
+                    16 => "v4.b32",
+                    b => return Err(format!("no ld/st moves {b} bytes")),
+                };
+                let want = format!("{}.{space}.{suffix}", if load { "ld" } else { "st" });
+                if step.instruction != want {
+                    return Err(format!(
+                        "instruction {} for a {}-byte access, expected {want}",
+                        step.instruction, step.vector_bytes
+                    ));
+                }
+                let v = step.vector_bytes / es;
+                for issue in &step.issues {
+                    let (regs, f, sw) = match (&issue.src, &issue.dst, load) {
+                        (Operand::Mem(f), Operand::Regs(r), true) => (r, f, step.src_swizzle),
+                        (Operand::Regs(r), Operand::Mem(f), false) => (r, f, step.dst_swizzle),
+                        _ => return Err(format!("{}: operands {:?} -> {:?}", step.instruction, issue.src, issue.dst)),
+                    };
+                    if regs.len() as i64 != v {
+                        return Err(format!("{}: {} registers for {v} elements", step.instruction, regs.len()));
+                    }
+                    for t in self.issuers(step, issue) {
+                        let a = swz(sw, value(f, t));
+                        if (BASE + a * es) % step.vector_bytes != 0 {
+                            return Err(format!(
+                                "thread {t}: {} at element {a} is not {}-byte aligned",
+                                step.instruction, step.vector_bytes
+                            ));
+                        }
+                        for (i, &r) in regs.iter().enumerate() {
+                            if load {
+                                let x = self.read_mem(from, a + i as i64)?;
+                                self.write_reg(to, t, r, x);
+                            } else {
+                                let x = self.read_reg(from, t, r)?;
+                                self.write_mem(to, a + i as i64, x);
+                            }
+                        }
+                    }
+                }
+            }
+            CopyKind::Ldmatrix { count, trans } | CopyKind::Stmatrix { count, trans } => {
+                let load = matches!(step.kind, CopyKind::Ldmatrix { .. });
+                if es != 2 {
+                    return Err("ldmatrix/stmatrix move 16-bit elements".into());
+                }
+                let name = if load { "ldmatrix" } else { "stmatrix" };
+                let want = format!("{name}.sync.aligned.m8n8.x{count}{}.shared.b16", if trans { ".trans" } else { "" });
+                if step.instruction != want || ![1, 2, 4].contains(&count) {
+                    return Err(format!("instruction {}, expected {want}", step.instruction));
+                }
+                let n = i64::from(count);
+                for issue in &step.issues {
+                    let (regs, f, sw) = match (&issue.src, &issue.dst, load) {
+                        (Operand::Mem(f), Operand::Regs(r), true) => (r, f, step.src_swizzle),
+                        (Operand::Regs(r), Operand::Mem(f), false) => (r, f, step.dst_swizzle),
+                        _ => return Err(format!("{name}: operands {:?} -> {:?}", issue.src, issue.dst)),
+                    };
+                    if regs.len() as i64 != 2 * n {
+                        return Err(format!("{name}.x{n} with {} 16-bit register slots", regs.len()));
+                    }
+                    for w in self.warps(step)? {
+                        // Row addresses from threads 0 .. 8n of the warp.
+                        let rows: Vec<i64> = (0..8 * n).map(|l| swz(sw, value(f, 32 * w + l))).collect();
+                        for (l, a) in rows.iter().enumerate() {
+                            if (BASE + a * 2) % 16 != 0 {
+                                return Err(format!(
+                                    "warp {w} lane {l}: matrix row at element {a} is not 16-byte aligned"
+                                ));
+                            }
+                        }
+                        for l in 0..32 {
+                            for i in 0..n {
+                                for j in 0..2 {
+                                    let (row, col) =
+                                        if trans { (2 * (l % 4) + j, l / 4) } else { (l / 4, 2 * (l % 4) + j) };
+                                    let a = rows[(8 * i + row) as usize] + col;
+                                    let r = regs[(2 * i + j) as usize];
+                                    let t = 32 * w + l;
+                                    if load {
+                                        let x = self.read_mem(from, a)?;
+                                        self.write_reg(to, t, r, x);
+                                    } else {
+                                        let x = self.read_reg(from, t, r)?;
+                                        self.write_mem(to, a, x);
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            CopyKind::CpAsync { bytes } => {
+                let b = i64::from(bytes);
+                let want = match b {
+                    16 => "cp.async.cg.shared.global",
+                    4 | 8 => "cp.async.ca.shared.global",
+                    _ => return Err(format!("cp.async copies 4, 8 or 16 bytes, not {b}")),
+                };
+                if step.instruction != want || step.vector_bytes != b || step.completion != Completion::CpAsyncWaitAll {
+                    return Err(format!(
+                        "cp.async step {} / {} bytes / {:?}",
+                        step.instruction, step.vector_bytes, step.completion
+                    ));
+                }
+                for issue in &step.issues {
+                    let (Operand::Mem(fs), Operand::Mem(fd)) = (&issue.src, &issue.dst) else {
+                        return Err("cp.async takes two addresses".into());
+                    };
+                    for t in self.issuers(step, issue) {
+                        let (a, d) = (swz(step.src_swizzle, value(fs, t)), swz(step.dst_swizzle, value(fd, t)));
+                        if (BASE + a * es) % b != 0 || (BASE + d * es) % b != 0 {
+                            return Err(format!(
+                                "thread {t}: cp.async of {b} bytes from element {a} to {d} is misaligned"
+                            ));
+                        }
+                        for i in 0..b / es {
+                            let x = self.read_mem(from, a + i)?;
+                            self.write_mem(to, d + i, x);
+                        }
+                    }
+                }
+            }
+            CopyKind::Tcgen05Ld { shape, num } | CopyKind::Tcgen05St { shape, num } => {
+                let load = matches!(step.kind, CopyKind::Tcgen05Ld { .. });
+                if es != 4 {
+                    return Err("tcgen05.ld/st move 32-bit cells".into());
+                }
+                let want =
+                    format!("tcgen05.{}.sync.aligned.{}.x{num}.b32", if load { "ld" } else { "st" }, shape.name());
+                let wait = if load { Completion::Tcgen05WaitLd } else { Completion::Tcgen05WaitSt };
+                if step.instruction != want || step.completion != wait || !num.is_power_of_two() || num > 128 {
+                    return Err(format!("instruction {} ({:?}), expected {want}", step.instruction, step.completion));
+                }
+                let nregs = tmem_regs(shape, num);
+                for issue in &step.issues {
+                    let (regs, lane, col) = match (&issue.src, &issue.dst, load) {
+                        (Operand::Tmem { lane, col }, Operand::Regs(r), true) => (r, lane, col),
+                        (Operand::Regs(r), Operand::Tmem { lane, col }, false) => (r, lane, col),
+                        _ => return Err("tcgen05 operands".into()),
+                    };
+                    if regs.len() as i64 != nregs {
+                        return Err(format!("{want} takes {nregs} registers, got {}", regs.len()));
+                    }
+                    for w in self.warps(step)? {
+                        let lb = value(lane, 32 * w);
+                        let cb = value(col, 32 * w);
+                        if (0..32).any(|l| value(lane, 32 * w + l) != lb || value(col, 32 * w + l) != cb) {
+                            return Err(format!("warp {w}: lanes disagree on taddr"));
+                        }
+                        let window = 32 * (w % 4);
+                        for l in 0..32 {
+                            for (j, &r) in regs.iter().enumerate() {
+                                let (dl, dc) = tmem_cell(shape, l, j as i64);
+                                let (tl, tc) = (lb + dl, cb + dc);
+                                if tl < window || tl >= window + 32 || !(0..512).contains(&tc) {
+                                    return Err(format!(
+                                        "warp {w} reaches lane {tl} column {tc}, outside lanes {window}..{}",
+                                        window + 32
+                                    ));
+                                }
+                                let t = 32 * w + l;
+                                if load {
+                                    let x = *self
+                                        .m
+                                        .tmem
+                                        .get(&(tl, tc))
+                                        .ok_or_else(|| format!("reads empty cell ({tl}, {tc})"))?;
+                                    self.write_reg(to, t, r, x);
+                                } else {
+                                    let x = self.read_reg(from, t, r)?;
+                                    self.m.written.insert((tl, tc));
+                                    self.m.tmem.insert((tl, tc), x);
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            CopyKind::Shuffle => {
+                if step.instruction != "shfl.sync.idx.b32" || es > 4 {
+                    return Err(format!("shuffle {} of {es}-byte elements", step.instruction));
+                }
+                for issue in &step.issues {
+                    let (Operand::Shfl { lane, reg }, Operand::Regs(d)) = (&issue.src, &issue.dst) else {
+                        return Err("shfl operands".into());
+                    };
+                    let [rd] = d.as_slice() else { return Err("shfl writes one register".into()) };
+                    let mut writes = Vec::new();
+                    for w in self.warps(step)? {
+                        let sent: Vec<Option<i64>> =
+                            (0..32).map(|l| self.m.regs.get(&(from, 32 * w + l, *reg)).copied()).collect();
+                        for l in 0..32 {
+                            let t = 32 * w + l;
+                            if !issue.only.as_ref().is_none_or(|o| member(o, t)) {
+                                continue;
+                            }
+                            let b = value(lane, t);
+                            let j = if (0..32).contains(&b) { b } else { l };
+                            let x = sent[j as usize].ok_or_else(|| {
+                                format!("thread {t} reads lane {j}'s register {reg}, which holds nothing")
+                            })?;
+                            writes.push((t, x));
+                        }
+                    }
+                    for (t, x) in writes {
+                        self.write_reg(to, t, *rd, x);
+                    }
+                }
+            }
+            CopyKind::Mov => {
+                for issue in &step.issues {
+                    let (Operand::Regs(s), Operand::Regs(d)) = (&issue.src, &issue.dst) else {
+                        return Err("mov operands".into());
+                    };
+                    let ([rs], [rd]) = (s.as_slice(), d.as_slice()) else {
+                        return Err("mov moves one register".into());
+                    };
+                    for t in self.issuers(step, issue) {
+                        let x = self.read_reg(from, t, *rs)?;
+                        self.write_reg(to, t, *rd, x);
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The busiest thread's instruction count over the plan's steps, counted from the thread sets.
+fn busiest(plan: &CopyPlan) -> i64 {
+    plan.steps
+        .iter()
+        .map(|s| {
+            (0..plan.scope_threads)
+                .filter(|&t| member(&s.threads, t))
+                .map(|t| {
+                    // shfl.sync: every lane executes it, `only` keeps the value.
+                    let runs =
+                        |i: &&CopyIssue| s.kind == CopyKind::Shuffle || i.only.as_ref().is_none_or(|o| member(o, t));
+                    s.issues.iter().filter(runs).count() as i64
+                })
+                .max()
+                .unwrap_or(0)
+        })
+        .sum()
+}
+
+/// Executes `plan` for `req` and checks every element of the destination; `Err` says what went wrong.
+pub fn run(req: &CopyRequest<'_>, plan: &CopyPlan) -> Result<(), String> {
+    let esize = req.dtype.bytes();
+    let n = req.src.layout.size();
+    let mut m = Machine::default();
+    for k in 0..n {
+        for (a, b) in places(req.src.layout, req.src.mem, k) {
+            match req.src.mem {
+                Mem::Global | Mem::Shared => m.mem.insert((Tensor::Src, b), 1000 + k),
+                Mem::Reg => m.regs.insert((Tensor::Src, a, b), 1000 + k),
+                Mem::Tmem => m.tmem.insert((a, b), 1000 + k),
+            };
+        }
+    }
+    let mut ex = Exec { m, esize, scope_threads: plan.scope_threads };
+    let last = plan.steps.len().saturating_sub(1);
+    if plan.steps.is_empty() || plan.steps.len() > 2 || (plan.steps.len() == 2) != plan.staging.is_some() {
+        return Err(format!("{} steps, staging {:?}", plan.steps.len(), plan.staging.is_some()));
+    }
+    for (i, step) in plan.steps.iter().enumerate() {
+        let from = if i == 0 { Tensor::Src } else { Tensor::Staging };
+        let to = if i == last { Tensor::Dst } else { Tensor::Staging };
+        if i < last && !matches!(step.completion, Completion::Barrier { .. }) {
+            return Err("a staged store must end in a barrier before the load".into());
+        }
+        ex.step(step, from, to)?;
+    }
+    // Every destination place holds its element, and nothing else of the destination was written.
+    let mut expected: HashSet<(i64, i64)> = HashSet::new();
+    for k in 0..n {
+        for (a, b) in places(req.dst.layout, req.dst.mem, k) {
+            expected.insert((a, b));
+            let got = match req.dst.mem {
+                Mem::Global | Mem::Shared => ex.m.mem.get(&(Tensor::Dst, b)).copied(),
+                Mem::Reg => ex.m.regs.get(&(Tensor::Dst, a, b)).copied(),
+                Mem::Tmem => {
+                    if ex.m.written.contains(&(a, b)) {
+                        ex.m.tmem.get(&(a, b)).copied()
+                    } else {
+                        None
+                    }
+                }
+            };
+            if got != Some(1000 + k) {
+                return Err(format!(
+                    "element {k}: destination place {:?} holds {got:?}, expected {}",
+                    (a, b),
+                    1000 + k
+                ));
+            }
+        }
+    }
+    if let Some(stray) = ex.m.written.iter().find(|p| !expected.contains(p)) {
+        return Err(format!("the plan writes {stray:?}, which is no place of the destination"));
+    }
+    let busy = busiest(plan);
+    if busy != plan.instructions_per_thread {
+        return Err(format!(
+            "instructions_per_thread {} but the busiest thread issues {busy}",
+            plan.instructions_per_thread
+        ));
+    }
+    if plan.vector_bytes != plan.steps.iter().map(|s| s.vector_bytes).min().unwrap_or(0) {
+        return Err("vector_bytes is not the steps' smallest".into());
+    }
+    Ok(())
+}
