@@ -13,7 +13,8 @@
 //! Emitted, per step of the plan, under an `scf.if` on the step's thread set (none when it is every thread):
 //! - per-thread `ld`/`st`: `llvm.load`/`llvm.store` of a `vector<N x dtype>` (or one element) on a pointer into
 //!   global (`!llvm.ptr<1>`) or shared (`!llvm.ptr<3>`) memory, aligned to the vector's bytes; the register side
-//!   is the private memref of the register tensor (`vector.load`/`store` of consecutive registers);
+//!   is the private memref of the register tensor, read and written element by element (`memref.load`/`store`
+//!   and `llvm.insertelement`/`extractelement`), which LLVM promotes to registers;
 //! - `nvvm.ldmatrix` / `nvvm.stmatrix` (m8n8, b16, `.trans` as the `col` layout), each 32-bit result the pair of
 //!   16-bit registers the plan lists;
 //! - `nvvm.cp.async.shared.global` (`cache = cg` for 16 bytes, `ca` otherwise), then `cp.async.commit.group`,
@@ -50,7 +51,8 @@
 //! // becomes (each lane loads 8 halves = 16 bytes)
 //! %p = llvm.inttoptr %addr : i64 to !llvm.ptr<1>
 //! %v = llvm.load %p {alignment = 16 : i64} : !llvm.ptr<1> -> vector<8xf16>
-//! vector.store %v, %regs[%c0] : memref<8xf16, #gpu.address_space<private>>, vector<8xf16>
+//! %e0 = llvm.extractelement %v[%c0_i32 : i32] : vector<8xf16>   // ... e1..e7
+//! memref.store %e0, %regs[%c0] : memref<8xf16, #gpu.address_space<private>>
 //! ```
 
 mod emit;
@@ -82,7 +84,7 @@ loads and stores, nvvm ldmatrix/stmatrix/cp.async/tcgen05/shfl ops. Runs before 
 static ID: PassId = PassId::new();
 
 /// The dialects whose ops the lowering builds.
-const CREATES: &[&str] = &["arith", "gpu", "llvm", "memref", "nvvm", "scf", "vector"];
+const CREATES: &[&str] = &["arith", "gpu", "llvm", "memref", "nvvm", "scf"];
 
 /// What one run did.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -288,4 +290,55 @@ fn plan_elementwise<'c, 'a>(op: AxeOp<'c, 'a>) -> Result<PlannedElementwise<'c, 
 /// The melior pass behind `--lower-copy`.
 pub fn create() -> melior::pass::Pass {
     external_pass_creating(&ID, "LowerCopy", FLAG, SUMMARY, CREATES, |operation| lower_copy(operation).is_ok())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const EPILOGUE: &str = include_str!("../../examples/copy_epilogue.mlir");
+
+    /// Runs the passes `order` names on `source`: the last pass's result, the printed module, the messages.
+    fn run(source: &str, order: &[&str]) -> (Result<LowerCopyStats, usize>, String, Vec<String>) {
+        crate::testing::run_pass(source, |module| {
+            let mut copy = Ok(LowerCopyStats::default());
+            for pass in order {
+                match *pass {
+                    "tma" => drop(crate::lower_tma::lower_tma(module).expect("tma lowers")),
+                    "mma" => drop(crate::lower_mma::lower_mma(module).expect("mma lowers")),
+                    _ => copy = lower_copy(module),
+                }
+            }
+            copy
+        })
+    }
+
+    #[test]
+    fn lowers_the_epilogue_deterministically_in_any_order() {
+        let (result, printed, _) = run(EPILOGUE, &["tma", "mma", "copy"]);
+        // The global store (2 vectors per thread), the scale and the cast.
+        assert_eq!(result, Ok(LowerCopyStats { copies: 1, instructions: 2, elementwise: 2 }));
+        assert!(!printed.contains("\"axe."), "{printed}");
+        assert_eq!(printed.matches("arith.truncf").count(), 16, "{printed}");
+        assert_eq!(run(EPILOGUE, &["tma", "mma", "copy"]).1, printed);
+        for order in [["copy", "tma", "mma"], ["tma", "copy", "mma"]] {
+            let (result, other, _) = run(EPILOGUE, &order);
+            assert_eq!(result, Ok(LowerCopyStats { copies: 1, instructions: 2, elementwise: 2 }), "{order:?}");
+            assert!(!other.contains("\"axe."), "{order:?}: {other}");
+            assert_eq!(other.matches("nvvm.tcgen05.ld").count(), 1, "{order:?}");
+            assert_eq!(other.matches("nvvm.tcgen05.alloc").count(), 1, "{order:?}");
+        }
+    }
+
+    #[test]
+    fn a_refusal_changes_nothing_and_names_the_rule() {
+        let source = EPILOGUE.replace("axe.target = \"sm_100a\"", "axe.target = \"sm_75\"");
+        let (result, printed, messages) = run(&source, &["copy"]);
+        // The two loads (no TMA on an unknown chip) and the store are refused, each at its copy.
+        assert_eq!(result, Err(3));
+        let expected = "copy: target: unknown chip \"sm_75\", expected \"sm_80\", \"sm_90\", \"sm_90a\" or \"sm_100a\"";
+        assert_eq!(messages, vec![expected; 3]);
+        assert!(printed.contains("\"axe.scale\"") && printed.contains("\"axe.cast\""), "{printed}");
+        assert!(!printed.contains("arith.truncf") && !printed.contains("llvm.store"), "{printed}");
+    }
 }

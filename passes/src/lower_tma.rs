@@ -155,9 +155,17 @@ pub fn lower_tma(root: OperationRef) -> Result<LowerTmaStats, usize> {
     })
 }
 
-/// True when TMA can lower `op`: [`plan_copy`] accepts it (what `ownership::owner` asks on chips with TMA).
+/// The refusal of a shared tensor that is not an `axe.alloc` (a view, or an alloc another pass lowered first).
+const SHARED_STORAGE: &str = "tma: shared tensor must come from axe.alloc (views of shared memrefs are not supported)";
+
+/// True when TMA takes `op` (what `ownership::owner` asks on chips with TMA): [`plan_copy`] accepts it, or refuses
+/// only its shared storage, which depends on the order the passes run in (the copy stays TMA's and is refused
+/// here, rather than becoming a cp.async when another pass lowered the alloc first).
 pub(crate) fn accepts(op: AxeOp) -> bool {
-    plan_copy(op).is_ok()
+    match plan_copy(op) {
+        Ok(_) => true,
+        Err(message) => message == SHARED_STORAGE,
+    }
 }
 
 /// Plans one copy: scope, memory scopes, dtype, the two traced regions, then `axe_layout::tma::plan`.
@@ -205,7 +213,7 @@ fn plan_copy<'c, 'a>(op: AxeOp<'c, 'a>) -> Result<PlannedCopy<'c, 'a>, String> {
         _ => return Err("tma: global tensor must be a view of a gpu.func kernel argument".to_string()),
     };
     let Storage::Alloc(alloc) = shared.storage else {
-        return Err("tma: shared tensor must come from axe.alloc (views of shared memrefs are not supported)".into());
+        return Err(SHARED_STORAGE.to_string());
     };
     Ok(PlannedCopy { op, plan, global: kernel_arg, shared: alloc, announced: false })
 }

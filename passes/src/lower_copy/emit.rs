@@ -1,5 +1,5 @@
 //! The rewrite of `--lower-copy`: storage first (allocs the plans use, in IR order), then each planned copy's
-//! steps and each elementwise op become upstream `llvm`/`vector`/`memref`/`arith`/`scf`/`nvvm` ops before the op
+//! steps and each elementwise op become upstream `llvm`/`memref`/`arith`/`scf`/`nvvm` ops before the op
 //! they lower; then the lowered ops, and the allocs and views left without uses, are erased. Every address,
 //! register, thread set, shape and barrier count comes from the plans.
 
@@ -214,6 +214,23 @@ impl<'c, 'a> Lowering<'c, 'a> {
         for step in &copy.plan.steps {
             step_ops(&b, &context, step)?;
             self.stats.instructions += step.issues.len();
+        }
+        // The staging buffer is this copy's: the barrier that orders its writes before its reads also orders the
+        // reads before the next execution's writes (a copy in a loop).
+        if let (Some(_), Some(first)) = (&copy.plan.staging, copy.plan.steps.first()) {
+            match first.completion {
+                Completion::Barrier { threads: Some(threads) } => {
+                    let condition = thread_set(&b, t, &first.threads)?;
+                    match condition {
+                        Some(c) => b.guarded(c, |g| barrier(g, &context, &first.threads, threads))?,
+                        None => barrier(&b, &context, &first.threads, threads)?,
+                    }
+                }
+                Completion::Barrier { threads: None } => {
+                    barrier(&b, &context, &ThreadSet::default(), copy.plan.scope_threads)?
+                }
+                _ => {}
+            }
         }
         self.stats.copies += 1;
         Ok(())
@@ -479,12 +496,9 @@ fn vector_type(n: usize, element: &str) -> String {
     }
 }
 
-/// True when `slots` are consecutive registers.
-fn consecutive(slots: &[i64]) -> bool {
-    slots.windows(2).all(|w| w[1] == w[0] + 1)
-}
-
-/// The registers `slots` as one `vector<n x element>` (or one element): a `vector.load` when they are consecutive.
+/// The registers `slots` as one `vector<n x element>` (or one element), loaded one by one: scalar accesses are
+/// what LLVM promotes the private memref to registers for (a vector access beside scalar ones can leave it in
+/// local memory).
 fn read<'c, 'a>(
     b: &Builder<'c, 'a>,
     memref: Value<'c, 'a>,
@@ -495,7 +509,6 @@ fn read<'c, 'a>(
     match slots {
         [] => Err("copy: internal: no registers".to_string()),
         [one] => b.value("memref.load", &[memref, b.index(*one)?], element, &[]),
-        _ if consecutive(slots) => b.value("vector.load", &[memref, b.index(slots[0])?], &ty, &[]),
         _ => {
             let mut vector = b.value("llvm.mlir.undef", &[], &ty, &[])?;
             for (i, &slot) in slots.iter().enumerate() {
@@ -507,7 +520,7 @@ fn read<'c, 'a>(
     }
 }
 
-/// Stores `value` (a `vector<n x element>` or one element) into the registers `slots`.
+/// Stores `value` (a `vector<n x element>` or one element) into the registers `slots`, one by one.
 fn write<'c, 'a>(
     b: &Builder<'c, 'a>,
     memref: Value<'c, 'a>,
@@ -518,7 +531,6 @@ fn write<'c, 'a>(
     match slots {
         [] => Err("copy: internal: no registers".to_string()),
         [one] => b.op("memref.store", &[value, memref, b.index(*one)?], &[], &[]).map(drop),
-        _ if consecutive(slots) => b.op("vector.store", &[value, memref, b.index(slots[0])?], &[], &[]).map(drop),
         _ => {
             for (i, &slot) in slots.iter().enumerate() {
                 let item = b.value("llvm.extractelement", &[value, b.constant(i as i64, "i32")?], element, &[])?;

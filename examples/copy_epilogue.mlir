@@ -1,0 +1,52 @@
+// copy_epilogue.mlir: a GEMM epilogue on sm_100a. A 128x16 += 128x16 * 16x16 f16 GEMM accumulates in tensor
+// memory (as examples/mma_tcgen05.mlir), then the accumulator is read into registers, scaled by alpha, converted
+// to f16 and stored to global memory. Every step is an axe op on tensors with layouts:
+//
+//   axe-opt --lower-tma --lower-mma --lower-copy --lower-to-nvvm examples/copy_epilogue.mlir \
+//     | axe-translate --emit=ptx --chip=sm_100a
+//
+// --lower-tma loads A and B (TMA), --lower-mma runs the tcgen05.mma and reads the accumulator back with
+// tcgen05.ld.32x32b (thread r gets row r in 16 registers), --lower-copy lowers the epilogue: axe.scale and axe.cast
+// are per-register arith ops (mulf, truncf) on the private memrefs that hold the register tensors, and the copy
+// of the f16 rows to global memory is planned by axe_layout::copy: each thread's row is 32 contiguous, 16-byte
+// aligned bytes, so two st.global.v4.b32 per thread. The passes run in any order.
+
+!gA = memref<128x16xf16>
+!gB = memref<16x16xf16>
+!gC = memref<128x16xf16>
+!globalA = !axe.tensor<array<i64: 128, 16>, f16, #axe.layout<"S[(128,16):(16,1)]">, #axe.mem<"global">>
+!globalB = !axe.tensor<array<i64: 16, 16>, f16, #axe.layout<"S[(16,16):(16,1)]">, #axe.mem<"global">>
+!globalC = !axe.tensor<array<i64: 128, 16>, f16, #axe.layout<"S[(128,16):(16,1)]">, #axe.mem<"global">>
+!a = !axe.tensor<array<i64: 128, 16>, f16, #axe.layout<"Swizzle(3,1,3) o S[(128,16):(16,1)]">, #axe.mem<"shared">>
+!rowsB = !axe.tensor<array<i64: 16, 16>, f16, #axe.layout<"Swizzle(3,1,3) o S[(16,16):(16,1)]">, #axe.mem<"shared">>
+!b = !axe.tensor<array<i64: 16, 16>, f16, #axe.layout<"Swizzle(3,1,3) o S[(16,16):(1,16)]">, #axe.mem<"shared">>
+!c = !axe.tensor<array<i64: 128, 16>, f32, #axe.layout<"S[(128,16):(1@TLane,1@TCol)]">, #axe.mem<"tmem">>
+!rows = !axe.tensor<array<i64: 128, 16>, f32, #axe.layout<"S[(4,32,16):(1@warpid,1@laneid,1)]">, #axe.mem<"reg">>
+!rows16 = !axe.tensor<array<i64: 128, 16>, f16, #axe.layout<"S[(4,32,16):(1@warpid,1@laneid,1)]">, #axe.mem<"reg">>
+
+module attributes {gpu.container_module} {
+  gpu.module @kernels attributes {axe.target = "sm_100a"} {
+    gpu.func @copy_epilogue(%ga: !gA, %gb: !gB, %gc: !gC, %alpha: f32) kernel attributes {known_block_size = array<i32: 128, 1, 1>} {
+      %in_a = "axe.view"(%ga) : (!gA) -> !globalA
+      %in_b = "axe.view"(%gb) : (!gB) -> !globalB
+      %out = "axe.view"(%gc) : (!gC) -> !globalC
+      %a = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !a
+      %rows_b = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !rowsB
+      %c = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !c
+      "axe.copy"(%in_a, %a) {scope = #axe.exec<"cta">} : (!globalA, !a) -> ()
+      "axe.copy"(%in_b, %rows_b) {scope = #axe.exec<"cta">} : (!globalB, !rowsB) -> ()
+      %b = "axe.view"(%rows_b) : (!rowsB) -> !b
+      %zero = arith.constant 0.0 : f32
+      "axe.fill"(%c, %zero) {scope = #axe.exec<"cta">} : (!c, f32) -> ()
+      "axe.gemm"(%a, %b, %c) {scope = #axe.exec<"cta">} : (!a, !b, !c) -> ()
+      // Epilogue: out = f16(alpha * c), thread r holding row r throughout.
+      %acc = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !rows
+      "axe.copy"(%c, %acc) {scope = #axe.exec<"cta">} : (!c, !rows) -> ()
+      "axe.scale"(%acc, %acc, %alpha) {scope = #axe.exec<"cta">} : (!rows, !rows, f32) -> ()
+      %half = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !rows16
+      "axe.cast"(%acc, %half) {scope = #axe.exec<"cta">} : (!rows, !rows16) -> ()
+      "axe.copy"(%half, %out) {scope = #axe.exec<"cta">} : (!rows16, !globalC) -> ()
+      gpu.return
+    }
+  }
+}
