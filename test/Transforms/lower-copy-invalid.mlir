@@ -193,3 +193,141 @@ func.func @several(%m: memref<256xf16>, %n: memref<256xf16>) {
   "axe.copy"(%r, %h) {scope = #axe.exec<"warp">} : (!r, !g) -> ()
   return
 }
+
+// -----
+
+// The planner's refusals name its rule. Shared to global without TMA: no instruction.
+!s = !axe.tensor<array<i64: 32, 8>, f16, #axe.layout<"S[(32,8):(8,1)]">, #axe.mem<"shared">>
+!g = !axe.tensor<array<i64: 32, 8>, f16, #axe.layout<"S[(32,8):(8,1)]">, #axe.mem<"global">>
+module attributes {axe.target = "sm_80"} {
+  func.func @route(%m: memref<256xf16>) {
+    %g = "axe.view"(%m) : (memref<256xf16>) -> !g
+    %s = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !s
+    // expected-error @+1 {{copy: route rule: no instruction copies shared to global}}
+    "axe.copy"(%s, %g) {scope = #axe.exec<"warp">} : (!s, !g) -> ()
+    return
+  }
+}
+
+// -----
+
+// cp.async moves at least 4 bytes: a column-major source into row-major shared memory has 2-byte runs. No
+// scalar loop is substituted.
+!gc = !axe.tensor<array<i64: 32, 8>, f16, #axe.layout<"S[(32,8):(1,32)]">, #axe.mem<"global">>
+!s = !axe.tensor<array<i64: 32, 8>, f16, #axe.layout<"S[(32,8):(8,1)]">, #axe.mem<"shared">>
+module attributes {axe.target = "sm_80"} {
+  func.func @vector(%m: memref<256xf16>) {
+    %g = "axe.view"(%m) : (memref<256xf16>) -> !gc
+    %s = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !s
+    // expected-error @+1 {{copy: vector rule: cp.async moves 4, 8 or 16 bytes per thread, but the widest run that is contiguous and aligned in both global and shared memory is 2 bytes}}
+    "axe.copy"(%g, %s) {scope = #axe.exec<"warp">} : (!gc, !s) -> ()
+    return
+  }
+}
+
+// -----
+
+// A warp reaches only its own 32 tensor-memory lanes: here warp 1 holds rows that live in lanes 64..95.
+!t = !axe.tensor<array<i64: 128, 8>, f32, #axe.layout<"S[(2,2,32,8):(32@TLane,64@TLane,1@TLane,1@TCol)]">, #axe.mem<"tmem">>
+!r = !axe.tensor<array<i64: 128, 8>, f32, #axe.layout<"S[(4,32,8):(1@warpid,1@laneid,1)]">, #axe.mem<"reg">>
+module attributes {axe.target = "sm_100a"} {
+  func.func @tmem_lanes() {
+    %t = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !t
+    %r = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !r
+    // expected-error @+1 {{copy: tmem-lanes rule: element 256 is in lane 64 and thread 32 (warp 1) holds it, but warp 1 reaches only lanes 32..64}}
+    "axe.copy"(%r, %t) {scope = #axe.exec<"cta">} : (!r, !t) -> ()
+    return
+  }
+}
+
+// -----
+
+// At warp scope the warp's index, and so its tensor-memory lanes, is unknown.
+!t = !axe.tensor<array<i64: 32, 8>, f32, #axe.layout<"S[(32,8):(1@TLane,1@TCol)] + 32@TLane">, #axe.mem<"tmem">>
+!r = !axe.tensor<array<i64: 32, 8>, f32, #axe.layout<"S[(32,8):(1@laneid,1)]">, #axe.mem<"reg">>
+module attributes {axe.target = "sm_100a"} {
+  func.func @tmem_at_warp_scope() {
+    %t = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !t
+    %r = "axe.alloc"() {scope = #axe.exec<"warp">} : () -> !r
+    // expected-error @+1 {{copy: scope rule: a warp reaches the tensor-memory lanes 32*(warp%4)..+32 of its own warp index, which a warp scope does not know: copy at warpgroup or cta scope}}
+    "axe.copy"(%r, %t) {scope = #axe.exec<"warp">} : (!r, !t) -> ()
+    return
+  }
+}
+
+// -----
+
+// tcgen05 is sm_100a only.
+!t = !axe.tensor<array<i64: 128, 8>, f32, #axe.layout<"S[(128,8):(1@TLane,1@TCol)]">, #axe.mem<"tmem">>
+!r = !axe.tensor<array<i64: 128, 8>, f32, #axe.layout<"S[(4,32,8):(1@warpid,1@laneid,1)]">, #axe.mem<"reg">>
+module attributes {axe.target = "sm_90a"} {
+  func.func @chip() {
+    %t = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !t
+    %r = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !r
+    // expected-error @+1 {{copy: chip rule: tcgen05.ld/st (tensor memory) needs sm_100a, got sm_90a}}
+    "axe.copy"(%r, %t) {scope = #axe.exec<"cta">} : (!r, !t) -> ()
+    return
+  }
+}
+
+// -----
+
+// Tensor memory holds 32-bit cells.
+!t = !axe.tensor<array<i64: 128, 8>, f16, #axe.layout<"S[(128,8):(1@TLane,1@TCol)]">, #axe.mem<"tmem">>
+!r = !axe.tensor<array<i64: 128, 8>, f16, #axe.layout<"S[(4,32,8):(1@warpid,1@laneid,1)]">, #axe.mem<"reg">>
+module attributes {axe.target = "sm_100a"} {
+  func.func @tmem_dtype() {
+    %t = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !t
+    %r = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !r
+    // expected-error @+1 {{copy: dtype rule: tcgen05.ld/st moves 32-bit cells; f16 is 2 bytes}}
+    "axe.copy"(%r, %t) {scope = #axe.exec<"cta">} : (!r, !t) -> ()
+    return
+  }
+}
+
+// -----
+
+// A thread subset must hold every element it copies.
+!g = !axe.tensor<array<i64: 64, 8>, f32, #axe.layout<"S[(64,8):(8,1)]">, #axe.mem<"global">>
+!r = !axe.tensor<array<i64: 64, 8>, f32, #axe.layout<"S[(2,32,8):(1@warpid,1@laneid,1)]">, #axe.mem<"reg">>
+module attributes {axe.target = "sm_80"} {
+  func.func @subset(%m: memref<512xf32>) {
+    %g = "axe.view"(%m) : (memref<512xf32>) -> !g
+    %r = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !r
+    // expected-error @+1 {{copy: scope rule: destination: element 256 is held by thread 32, outside the thread subset (units 0..1 of 32 threads each)}}
+    "axe.copy"(%g, %r) {scope = #axe.exec<"cta">, threads = #axe.threads<"warpid", array<i64: 0, 1>>} : (!g, !r) -> ()
+    return
+  }
+}
+
+// -----
+
+// A CTA-scope cp.async spreads its work over the CTA's threads: without known_block_size (or a subset) their
+// number is unknown.
+!g = !axe.tensor<array<i64: 32, 8>, f32, #axe.layout<"S[(32,8):(8,1)]">, #axe.mem<"global">>
+!s = !axe.tensor<array<i64: 32, 8>, f32, #axe.layout<"S[(32,8):(8,1)]">, #axe.mem<"shared">>
+module attributes {axe.target = "sm_80"} {
+  func.func @cta_threads_unknown(%m: memref<256xf32>) {
+    %g = "axe.view"(%m) : (memref<256xf32>) -> !g
+    %s = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !s
+    // expected-error @+1 {{copy: scope rule: a CTA-scope cp.async spreads its work over the CTA's threads: give the CTA's thread count or a thread subset}}
+    "axe.copy"(%g, %s) {scope = #axe.exec<"cta">} : (!g, !s) -> ()
+    return
+  }
+}
+
+// -----
+
+// A register layout whose lanes run past the warp (moved here from lower-mma-invalid: this read-back is not
+// --lower-mma's tcgen05.ld.32x32b pattern, so it is --lower-copy's).
+!t = !axe.tensor<array<i64: 128, 8>, f32, #axe.layout<"S[(128,8):(1@TLane,1@TCol)]">, #axe.mem<"tmem">>
+!r = !axe.tensor<array<i64: 128, 8>, f32, #axe.layout<"S[(4,32,8):(1@warpid,1,32@laneid)]">, #axe.mem<"reg">>
+module attributes {axe.target = "sm_100a"} {
+  func.func @lanes_past_the_warp() {
+    %t = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !t
+    %r = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !r
+    // expected-error @+1 {{copy: scope rule: destination: element 1 is on laneid = 32, outside its 0..32 values}}
+    "axe.copy"(%t, %r) {scope = #axe.exec<"cta">} : (!t, !r) -> ()
+    return
+  }
+}
