@@ -16,20 +16,63 @@ use crate::diagnostics::{Diagnostic, SourceLoc};
 pub const MAX_NESTING_DEPTH: usize = 1000;
 
 /// A construct that crashes the bundled MLIR, refused until the toolchain carries the fix.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug)]
 pub struct UpstreamGuard {
-    /// The tokens that start the construct, whitespace between them ignored (`["array", "<", "index"]`).
+    /// The tokens that start the construct, whitespace between them ignored (`["array", "<", "index"]`). A
+    /// single-token guard also matches the token in quotes followed by `(`: an op name in the generic form.
     pub tokens: &'static [&'static str],
+    /// Whether this occurrence crashes, from the text after the tokens; `None`: every occurrence does.
+    pub crashes: Option<fn(&[u8]) -> bool>,
+    /// What is refused, as the diagnostic names it.
+    pub what: &'static str,
     /// What goes wrong upstream, and where it is tracked.
     pub reason: &'static str,
 }
 
+/// The one reason both LLVM aggregate-position guards give.
+const AGGREGATE_POSITION: &str = "MLIR 22 checks an llvm.insertvalue/extractvalue position against a struct's \
+     field count truncated to 32 bits, then indexes the fields with the full value and crashes \
+     (getInsertExtractValueElementType in LLVMDialect.cpp; not reported upstream yet, found by axe-fuzz); \
+     positions must be below 2^32";
+
 /// Every upstream guard. Remove an entry when the pinned MLIR has its fix, with its lit test.
-pub const UPSTREAM_GUARDS: &[UpstreamGuard] = &[UpstreamGuard {
-    tokens: &["array", "<", "index"],
-    reason: "MLIR 22's dense-array parser crashes on an index element type (llvm-project issue 179045, fixed by \
-             PR 179075 after the 22 release); use array<i64: ...>",
-}];
+pub const UPSTREAM_GUARDS: &[UpstreamGuard] = &[
+    UpstreamGuard {
+        tokens: &["array", "<", "index"],
+        crashes: None,
+        what: "array<index",
+        reason: "MLIR 22's dense-array parser crashes on an index element type (llvm-project issue 179045, fixed \
+                 by PR 179075 after the 22 release); use array<i64: ...>",
+    },
+    UpstreamGuard {
+        tokens: &["llvm.insertvalue"],
+        crashes: Some(position_from_2_pow_32),
+        what: "llvm.insertvalue with a position of 2^32 or more",
+        reason: AGGREGATE_POSITION,
+    },
+    UpstreamGuard {
+        tokens: &["llvm.extractvalue"],
+        crashes: Some(position_from_2_pow_32),
+        what: "llvm.extractvalue with a position of 2^32 or more",
+        reason: AGGREGATE_POSITION,
+    },
+];
+
+/// Whether the position of the `llvm.insertvalue`/`extractvalue` whose text follows holds a value of 2^32 or
+/// more: the first `[...]` (custom form) or `array<i64: ...>` (generic form) on the op's line.
+fn position_from_2_pow_32(after: &[u8]) -> bool {
+    let line = &after[..after.iter().position(|&b| b == b'\n').unwrap_or(after.len())];
+    let text = String::from_utf8_lossy(line);
+    let list = match (text.find('['), text.find("array<i64:")) {
+        (Some(open), generic) if generic.is_none_or(|g| open < g) => text[open + 1..].split(']').next(),
+        (_, Some(g)) => text[g + "array<i64:".len()..].split('>').next(),
+        _ => None,
+    };
+    list.is_some_and(|list| {
+        list.split(|c: char| !c.is_ascii_digit())
+            .any(|digits| !digits.is_empty() && digits.parse::<u64>().map_or(true, |v| v >= 1 << 32))
+    })
+}
 
 /// The first reason `source` cannot go to MLIR's parser, located in `source_name`; `None` when it can.
 pub fn check_source(source: &str, source_name: &str) -> Option<Diagnostic> {
@@ -43,7 +86,13 @@ pub fn check_source(source: &str, source_name: &str) -> Option<Diagnostic> {
     let mut offset = 0;
     while offset < bytes.len() {
         match bytes[offset] {
-            b'"' => offset = string_end(bytes, offset),
+            b'"' => {
+                let end = string_end(bytes, offset);
+                if let Some(guard) = quoted_op_guard(bytes, offset, end) {
+                    return at(offset, format!("{} is refused: {}", guard.what, guard.reason));
+                }
+                offset = end;
+            }
             b'/' if bytes.get(offset + 1) == Some(&b'/') => offset = line_end(bytes, offset),
             b'-' if bytes.get(offset + 1) == Some(&b'>') => offset += 1,
             b'(' | b'[' | b'{' | b'<' => {
@@ -54,8 +103,12 @@ pub fn check_source(source: &str, source_name: &str) -> Option<Diagnostic> {
             }
             b')' | b']' | b'}' | b'>' => depth = depth.saturating_sub(1),
             byte if byte.is_ascii_alphabetic() => {
-                if let Some(guard) = UPSTREAM_GUARDS.iter().find(|guard| starts_with_tokens(bytes, offset, guard)) {
-                    return at(offset, format!("{} is refused: {}", guard.tokens.concat(), guard.reason));
+                let trips = |guard: &&UpstreamGuard| {
+                    starts_with_tokens(bytes, offset, guard)
+                        && guard.crashes.is_none_or(|crashes| crashes(&bytes[offset + guard.tokens[0].len()..]))
+                };
+                if let Some(guard) = UPSTREAM_GUARDS.iter().find(trips) {
+                    return at(offset, format!("{} is refused: {}", guard.what, guard.reason));
                 }
             }
             _ => {}
@@ -77,6 +130,19 @@ fn string_end(bytes: &[u8], open: usize) -> usize {
         }
     }
     bytes.len()
+}
+
+/// The single-token guard that trips on the quoted op name `"name"(` spanning `open..=close`, if any.
+fn quoted_op_guard(bytes: &[u8], open: usize, close: usize) -> Option<&'static UpstreamGuard> {
+    let name = bytes.get(open + 1..close)?;
+    if bytes.get(close + 1) != Some(&b'(') {
+        return None;
+    }
+    UPSTREAM_GUARDS.iter().find(|guard| {
+        guard.tokens.len() == 1
+            && guard.tokens[0].as_bytes() == name
+            && guard.crashes.is_none_or(|crashes| crashes(&bytes[close + 1..]))
+    })
 }
 
 /// The offset of the newline ending the line that contains `offset` (or the end of the text).
@@ -162,6 +228,31 @@ mod tests {
             assert!(message.contains("179045"), "{message}");
         }
         for source in ["array<i64: 3>", "myarray<index>", "array<indexes>", "\"array<index: 3>\"", "// array<index"] {
+            assert_eq!(problem(source), None, "{source}");
+        }
+    }
+
+    #[test]
+    fn aggregate_positions_from_2_pow_32_are_refused_in_both_forms() {
+        // Each of these crashed axe-opt, axe-translate and mlir-opt-22 with SIGSEGV (axe-fuzz, seed 11).
+        for source in [
+            "%1 = llvm.insertvalue %p, %0[4294967296] : !llvm.struct<(i64, i64)>",
+            "%1 = llvm.insertvalue %42, %35[140737488355328] : !llvm.struct<(ptr<3>, i64)>",
+            "%2 = llvm.extractvalue %0[0, 4294967297] : !llvm.struct<(struct<(i64)>)>",
+            "%1 = \"llvm.extractvalue\"(%0) <{position = array<i64: 4294967296>}> : (!llvm.struct<(i64)>) -> i64",
+            "%1 = llvm.extractvalue %0[99999999999999999999999] : !llvm.struct<(i64)>",
+        ] {
+            let (_, column, message) = problem(source).unwrap_or_else(|| panic!("refused: {source}"));
+            assert!(message.contains("position of 2^32 or more"), "{message}");
+            assert_eq!(column, source.find("llvm.").expect("op") + 1 - usize::from(source.contains('"')), "{source}");
+        }
+        for source in [
+            "%1 = llvm.insertvalue %p, %0[4294967295] : !llvm.struct<(i64, i64)>",
+            "%1 = llvm.extractvalue %0[1] : !llvm.array<4294967296 x i64>",
+            "%1 = \"llvm.extractvalue\"(%0) <{position = array<i64: 1>}> : (!llvm.struct<(i64)>) -> i64",
+            "%1 = \"llvm.extractvalue 4294967296\"",
+            "// llvm.insertvalue %p, %0[4294967296]",
+        ] {
             assert_eq!(problem(source), None, "{source}");
         }
     }

@@ -20,3 +20,33 @@ func.func private @g() attributes {
 
 // No diagnostics here: the construct is only in a string.
 func.func private @h() attributes {a = "array<index: 1>", b = array<i64: 1>}
+
+// -----
+
+// An llvm.insertvalue/extractvalue struct position of 2^32 or more crashed axe-opt, axe-translate and
+// mlir-opt-22 (SIGSEGV; found by axe-fuzz). Both the custom and the generic form are refused at the op.
+llvm.func @insert(%p: i64) {
+  %0 = llvm.mlir.poison : !llvm.struct<(i64, i64)>
+  // expected-error @+1 {{llvm.insertvalue with a position of 2^32 or more is refused: MLIR 22 checks}}
+  %1 = llvm.insertvalue %p, %0[4294967296] : !llvm.struct<(i64, i64)>
+  llvm.return
+}
+
+// -----
+
+llvm.func @extract() {
+  %0 = llvm.mlir.poison : !llvm.struct<(i64, i64)>
+  // expected-error @+1 {{llvm.extractvalue with a position of 2^32 or more is refused}}
+  %1 = "llvm.extractvalue"(%0) <{position = array<i64: 140737488355328>}> : (!llvm.struct<(i64, i64)>) -> i64
+  llvm.return
+}
+
+// -----
+
+// In range: no diagnostic, the ops parse.
+llvm.func @fine(%p: i64) {
+  %0 = llvm.mlir.poison : !llvm.struct<(i64, i64)>
+  %1 = llvm.insertvalue %p, %0[1] : !llvm.struct<(i64, i64)>
+  %2 = "llvm.extractvalue"(%1) <{position = array<i64: 0>}> : (!llvm.struct<(i64, i64)>) -> i64
+  llvm.return
+}
