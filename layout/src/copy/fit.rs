@@ -135,8 +135,10 @@ pub(crate) fn fit_set(threads: &BTreeSet<i64>, limit: i64, known: bool, systems:
             let values: BTreeSet<i64> = threads.iter().map(|&t| digit(t, d)).collect();
             let (Some(&a), Some(&b)) = (values.first(), values.last()) else { continue };
             if b - a + 1 == values.len() as i64 {
-                let all = (0..limit).map(|t| digit(t, d)).collect::<BTreeSet<i64>>();
-                if all.len() != values.len() {
+                // The digit takes every value in 0..quotients over 0..limit (fewer than the modulus if limit is small).
+                let quotients = (limit + d.0.max(1) - 1) / d.0.max(1);
+                let all = d.1.map_or(quotients, |m| m.min(quotients));
+                if all != values.len() as i64 {
                     conds.push(ThreadCond { div: d.0, modulus: d.1, begin: a, end: b + 1 });
                 }
             }
