@@ -181,8 +181,8 @@ proptest! {
         let (tl, tc) = (Axis::named("TLane").unwrap(), Axis::named("TCol").unwrap());
         let mut rb = Vec::new();
         let mut tb = Vec::new();
-        for i in 0..cols_log {
-            rb.push((1i64 << perm[i], Axis::M));
+        for (i, p) in perm.iter().enumerate() {
+            rb.push((1i64 << p, Axis::M));
             tb.push((1i64 << i, tc));
         }
         for i in 0..5 {
