@@ -25,9 +25,9 @@
 //!   - [`Rule::SliceLayoutMatches`]: a slice result's explicit layout maps every index `y` where the source
 //!     maps `y + offset` (checked element by element up to [`SLICE_CHECK_LIMIT`] elements);
 //!   - [`Rule::MemoryScopes`]: alloc is not global; copy_async is a global-to-shared load (with barrier) or a
-//!     shared-to-global store (without); gemm a/b in shared or reg, c in reg or tmem; a view keeps its
-//!     source's memory (workgroup memref/pointer: shared; private memref: reg, one per thread; `!llvm.ptr<6>`:
-//!     tmem; otherwise global; tensor: same memory);
+//!     shared-to-global store (without); gemm a in shared, reg or tmem, b in shared or reg, c in reg or tmem; a
+//!     view keeps its source's memory (workgroup memref/pointer: shared; private memref: reg, one per thread;
+//!     `!llvm.ptr<6>`: tmem; otherwise global; tensor: same memory);
 //!   - [`Rule::LayoutsAgree`]: cast, scale and add take register tensors (MemoryScopes) of one shape
 //!     (ShapesAgree) whose layouts have the same map, so each thread works on its own registers; cast converts
 //!     f32 to f16 or bf16 or back, scale and add take one dtype of f32, f16, bf16 (DtypesAgree);
@@ -536,9 +536,9 @@ impl OpChecker<'_, '_, '_> {
             );
         }
         for (role, tensor, allowed, what) in [
-            ("a", &a, [MemScope::Shared, MemScope::Reg], "shared or reg"),
-            ("b", &b, [MemScope::Shared, MemScope::Reg], "shared or reg"),
-            ("c", &c, [MemScope::Reg, MemScope::Tmem], "reg or tmem"),
+            ("a", &a, &[MemScope::Shared, MemScope::Reg, MemScope::Tmem][..], "shared, reg or tmem"),
+            ("b", &b, &[MemScope::Shared, MemScope::Reg], "shared or reg"),
+            ("c", &c, &[MemScope::Reg, MemScope::Tmem], "reg or tmem"),
         ] {
             if !allowed.contains(&tensor.mem) {
                 self.fail(Rule::MemoryScopes, format!("gemm {role} must be in {what}, got {}", tensor.mem));

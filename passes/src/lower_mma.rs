@@ -21,11 +21,13 @@
 //!   alignment is raised to the plan's. A view of a tensor is followed to its source's storage. A descriptor is
 //!   the plan's constant plus the encoded base address `(address >> 4) & 0x3FFF` computed at run time
 //!   (`memref.extract_aligned_pointer_as_index`);
-//! - a tensor-memory `axe.alloc` (at the kernel's top level) becomes a shared `i32` slot, `tcgen05.alloc` of the plan's
-//!   column count (a power of two, at least 32; the largest over the gemms on it) and `relinquish_alloc_permit`
-//!   by warp 0, `tcgen05.fence::before_thread_sync`, a CTA barrier and `fence::after_thread_sync`, and the
-//!   address loaded from the slot; before every return, `fence::before_thread_sync`, a CTA barrier and
-//!   `tcgen05.dealloc` by warp 0.
+//! - a tensor-memory `axe.alloc` (at the kernel's top level) becomes a shared `i32` slot, `tcgen05.alloc` of a
+//!   power of two of columns (at least 32, covering the columns the plans reach in it: `tmem_reach`, and its
+//!   layout's span, TCol counting element-sized slots) and `relinquish_alloc_permit` by warp 0,
+//!   `tcgen05.fence::before_thread_sync`, a CTA barrier and `fence::after_thread_sync`, and the address loaded
+//!   from the slot; before every return, `fence::before_thread_sync`, a CTA barrier and `tcgen05.dealloc` by
+//!   warp 0 (`crate::storage`). The allocations this pass makes in one kernel must fit the 512 columns together
+//!   (`mma: tmem-columns: ...` at the alloc that goes over), or a `tcgen05.alloc` would wait forever.
 //!
 //! Emitted per family:
 //! - `mma.sync` (all registers): per issue, `memref.load` of the plan's registers, f16/bf16 pairs packed into
@@ -41,7 +43,10 @@
 //!   `.b32` registers of 16-bit pairs, B's descriptor, `imm-trans-b` from B's major-ness): the one place the
 //!   pass writes PTX text;
 //! - `tcgen05` (C in tensor memory, sm_100a): on thread 0, one `nvvm.tcgen05.mma` per issue (D address = the
-//!   allocation plus `lane << 16 | column`, the plan's idesc and kind) and `nvvm.tcgen05.commit` to a kernel
+//!   allocation plus `lane << 16 | column`, the plan's idesc and kind; A in shared memory is a descriptor, A in
+//!   tensor memory an `!llvm.ptr<6>` address, its allocation plus the plan's `lane << 16 | column`: the PTX
+//!   `[a-tmem]` form. A and C in tensor memory are planned as one allocation when they are the same storage, views
+//!   of one alloc (their columns must not overlap), else as two) and `nvvm.tcgen05.commit` to a kernel
 //!   mbarrier; every thread waits on the barrier's phase (a per-thread parity local, flipped after each wait) and
 //!   runs `tcgen05.fence::after_thread_sync`. An `axe.copy` at cta scope from a tensor-memory accumulator (the
 //!   M=128 data path, f32) to a register tensor of layout `S[(4,32,N):(1@warpid,1@laneid,1)]` (row `r` in lane
@@ -79,7 +84,7 @@ use crate::{
 };
 use axe_dialect::{access, ffi, ops::walk_preorder, AxeOp, MemScope, OpKind};
 use axe_layout::{
-    mma::{plan, Access, Chip, DType, Family, GemmRequest, Mem, MmaPlan, Operand},
+    mma::{plan_with, Access, Chip, DType, Family, GemmRequest, Mem, MmaPlan, Operand, TmemAllocations},
     ExecScope, Layout,
 };
 use melior::ir::{operation::OperationLike, OperationRef, Value};
@@ -259,9 +264,17 @@ fn plan_gemm<'c, 'a>(op: AxeOp<'c, 'a>) -> Result<PlannedGemm<'c, 'a>, String> {
         b: Operand { layout: &b.layout, shape: &b.tensor.shape, mem: mem(b)? },
         c: Operand { layout: &c.layout, shape: &c.tensor.shape, mem: mem(c)? },
     };
-    let plan = plan(&request).map_err(|e| e.to_string())?;
-    if let (MemScope::Tmem, Source::Alloc(alloc)) = (c.tensor.mem, c.source) {
-        storage::check_tmem_alloc("mma", alloc)?;
+    // A and C in tensor memory share columns only when they are the same storage (views of one alloc); apart,
+    // each is its own tcgen05.alloc.
+    let allocations = match (a.tensor.mem, c.tensor.mem) {
+        (MemScope::Tmem, MemScope::Tmem) if a.source.key() != c.source.key() => TmemAllocations::Separate,
+        _ => TmemAllocations::Shared,
+    };
+    let plan = plan_with(&request, allocations).map_err(|e| e.to_string())?;
+    for traced in [a, c] {
+        if let (MemScope::Tmem, Source::Alloc(alloc)) = (traced.tensor.mem, traced.source) {
+            storage::check_tmem_alloc("mma", alloc)?;
+        }
     }
     check_lowerable(&plan, scope, dtype)?;
     Ok(PlannedGemm { op, plan, scope, dtype, acc, operands })

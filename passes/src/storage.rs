@@ -180,6 +180,16 @@ pub(crate) fn check_tmem_alloc(pass: &str, alloc: AxeOp) -> Result<(), String> {
     }
 }
 
+/// The columns `tcgen05.alloc` gives a tensor-memory tensor: a power of two (at least 32) covering its layout's
+/// span on TCol, whose slots are element-sized (`32 / bits` to a 32-bit column, `axe_layout::mma::tmem`), and
+/// `need` columns.
+pub(crate) fn tmem_alloc_columns(tensor: &TensorType, layout: &Layout, need: i64) -> i64 {
+    let span = Axis::named("TCol").map_or(1, |tcol| layout.tile().span_on(tcol));
+    let bits = element_bytes(&tensor.dtype).map_or(32, |bytes| (bytes * 8).min(32)) as u32;
+    let per = axe_layout::mma::tmem::slots_per_column(bits);
+    axe_layout::mma::tmem::alloc_columns(((span + per - 1) / per).max(need))
+}
+
 /// The bytes of one element of `dtype` (the numeric types axe tensors hold).
 pub(crate) fn element_bytes(dtype: &str) -> Option<i64> {
     match dtype {
@@ -344,8 +354,7 @@ impl<'c, 'a> Storage<'c, 'a> {
             }
             MemScope::Tmem => {
                 check_tmem_alloc(pass, op)?;
-                let span = Axis::named("TCol").map_or(1, |tcol| layout.tile().span_on(tcol));
-                let columns = axe_layout::mma::tmem::alloc_columns(span.max(need));
+                let columns = tmem_alloc_columns(&tensor, &layout, need);
                 let address = self.tmem_alloc(op, columns)?;
                 self.tmem.insert(key, address);
             }

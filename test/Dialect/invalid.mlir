@@ -217,7 +217,7 @@ func.func @copy_async_memories(%g: !g, %s: !s, %r: !r, %bar: !axe.mbarrier) {
 !b = !axe.tensor<array<i64: 16, 64>, f16, #axe.layout<"S[1024:1]">, #axe.mem<"shared">>
 !c = !axe.tensor<array<i64: 64, 64>, f32, #axe.layout<"S[4096:1]">, #axe.mem<"shared">>
 func.func @gemm_memories(%a: !a, %b: !b, %c: !c) {
-  // expected-error @+2 {{gemm a must be in shared or reg, got global}}
+  // expected-error @+2 {{gemm a must be in shared, reg or tmem, got global}}
   // expected-error @+1 {{gemm c must be in reg or tmem, got shared}}
   "axe.gemm"(%a, %b, %c) {scope = #axe.exec<"warpgroup">} : (!a, !b, !c) -> ()
   return

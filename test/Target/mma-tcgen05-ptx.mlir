@@ -45,3 +45,88 @@
 // PTX: tcgen05.dealloc.cta_group::1.sync.aligned.b32 [[TMEM]], {{%r[0-9]+}};
 
 // SM90A: axe-translate: error: LLVM:
+
+// -----------------------------------------------------------------------------------------------------------------
+// Operand A in tensor memory (tcgen05.mma [d-tmem], [a-tmem], b-desc, idesc, enable-input-d), this file's kernels.
+// A's layout counts element slots on TCol (an f16 A packs 2 to a 32-bit column, fp8 4), D's f16 accumulator is
+// unpacked (TCol stride 2). A's address is its allocation + (lane << 16 | column).
+// RUN: axe-opt --lower-mma --lower-to-nvvm %s | axe-translate --emit=ptx --chip=sm_100a -o %t.a.ptx
+// RUN: FileCheck %s --check-prefix=ATMEM < %t.a.ptx
+// RUN: ptxas -arch=sm_100a %t.a.ptx -o %t.a.cubin
+
+// a_tmem: A [128,32] f16 from slot 64 (column 32) in its own allocation (48 columns used: 64 allocated), C f32
+// [128,64] at column 32 of another (96 used: 128). Two k16 steps: A at columns 32 and 40 (16 halves = 8 columns
+// each). idesc 0x08100010 = 135266320 (f32 D, f16 A/B, no transposes, N>>3 = 8, M>>4 = 8).
+// ATMEM-LABEL: .visible .entry a_tmem(
+// ATMEM: mov.b32 [[COLSA:%r[0-9]+]], 64;
+// ATMEM: tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [[[SLOTA:__axe_mma_smem_[0-9]+]]], [[COLSA]];
+// ATMEM: ld.shared.b32 [[TA:%r[0-9]+]], [[[SLOTA]]];
+// ATMEM: mov.b32 [[COLSC:%r[0-9]+]], 128;
+// ATMEM: tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [[[SLOTC:__axe_mma_smem_[0-9]+]]], [[COLSC]];
+// ATMEM: ld.shared.b32 [[TC:%r[0-9]+]], [[[SLOTC]]];
+// ATMEM-DAG: add.s32 [[D:%r[0-9]+]], [[TC]], 32;
+// ATMEM-DAG: add.s32 [[A0:%r[0-9]+]], [[TA]], 32;
+// ATMEM-DAG: mov.b32 [[IDESC:%r[0-9]+]], 135266320;
+// ATMEM: tcgen05.mma.cta_group::1.kind::f16.collector::a::discard [[[D]]], [[[A0]]], {{%rd[0-9]+}}, [[IDESC]], {{%p[0-9]+}};
+// ATMEM: add.s32 [[A1:%r[0-9]+]], [[TA]], 40;
+// ATMEM: tcgen05.mma.cta_group::1.kind::f16.collector::a::discard [[[D]]], [[[A1]]], {{%rd[0-9]+}}, [[IDESC]], {{%p[0-9]+}};
+// ATMEM-NOT: tcgen05.mma
+// ATMEM: tcgen05.commit
+// ATMEM-DAG: tcgen05.dealloc.cta_group::1.sync.aligned.b32 [[TA]],
+// ATMEM-DAG: tcgen05.dealloc.cta_group::1.sync.aligned.b32 [[TC]],
+
+// a_tmem_fp8: e4m3 A (4 to a column: K=32 is 8 columns) at column 0 of its allocation, kind::f8f6f4; the idesc
+// equals the f16 one for N=16 (e4m3 is format 0): 0x08040010 = 134479888.
+// ATMEM-LABEL: .visible .entry a_tmem_fp8(
+// ATMEM: mov.b32 [[IDESC8:%r[0-9]+]], 134479888;
+// ATMEM: tcgen05.mma.cta_group::1.kind::f8f6f4.collector::a::discard [{{%r[0-9]+}}], [{{%r[0-9]+}}], {{%rd[0-9]+}}, [[IDESC8]], {{%p[0-9]+}};
+
+// one_alloc: A and an f16 C are views of one f16 allocation (256 slots = 128 columns): C in columns 0..64
+// (unpacked, stride 2), A from slot 192 = column 96: one tcgen05.alloc, A at its base + 96, D at its base.
+// idesc: f16 D (0 at bit 4), N>>3 = 8, M>>4 = 8: 0x08100000 = 135266304.
+// ATMEM-LABEL: .visible .entry one_alloc(
+// ATMEM: mov.b32 [[COLS1:%r[0-9]+]], 128;
+// ATMEM: tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [[[SLOT1:__axe_mma_smem_[0-9]+]]], [[COLS1]];
+// ATMEM: ld.shared.b32 [[T1:%r[0-9]+]], [[[SLOT1]]];
+// ATMEM-DAG: add.s32 [[A96:%r[0-9]+]], [[T1]], 96;
+// ATMEM-DAG: mov.b32 [[IDESC16:%r[0-9]+]], 135266304;
+// ATMEM: tcgen05.mma.cta_group::1.kind::f16.collector::a::discard [[[T1]]], [[[A96]]], {{%rd[0-9]+}}, [[IDESC16]], {{%p[0-9]+}};
+// ATMEM-NOT: tcgen05.alloc
+// ATMEM: tcgen05.dealloc.cta_group::1.sync.aligned.b32 [[T1]],
+
+!b = !axe.tensor<array<i64: 32, 64>, f16, #axe.layout<"Swizzle(3,1,3) o S[(2,16,64):(1024,1,16)]">, #axe.mem<"shared">>
+!a = !axe.tensor<array<i64: 128, 32>, f16, #axe.layout<"S[(128,32):(1@TLane,1@TCol)] + 64@TCol">, #axe.mem<"tmem">>
+!c = !axe.tensor<array<i64: 128, 64>, f32, #axe.layout<"S[(128,64):(1@TLane,1@TCol)] + 32@TCol">, #axe.mem<"tmem">>
+!a8 = !axe.tensor<array<i64: 128, 32>, f8E4M3FN, #axe.layout<"S[(128,32):(1@TLane,1@TCol)]">, #axe.mem<"tmem">>
+!b8 = !axe.tensor<array<i64: 32, 16>, f8E4M3FN, #axe.layout<"Swizzle(4,1,3) o S[(32,16):(1,32)]">, #axe.mem<"shared">>
+!c8 = !axe.tensor<array<i64: 128, 16>, f32, #axe.layout<"S[(128,16):(1@TLane,1@TCol)]">, #axe.mem<"tmem">>
+!all = !axe.tensor<array<i64: 128, 256>, f16, #axe.layout<"S[(128,256):(1@TLane,1@TCol)]">, #axe.mem<"tmem">>
+!ah = !axe.tensor<array<i64: 128, 16>, f16, #axe.layout<"S[(128,16):(1@TLane,1@TCol)] + 192@TCol">, #axe.mem<"tmem">>
+!bh = !axe.tensor<array<i64: 16, 64>, f16, #axe.layout<"Swizzle(3,1,3) o S[(16,64):(1,16)]">, #axe.mem<"shared">>
+!ch = !axe.tensor<array<i64: 128, 64>, f16, #axe.layout<"S[(128,64):(1@TLane,2@TCol)]">, #axe.mem<"tmem">>
+module attributes {gpu.container_module} {
+  gpu.module @kernels attributes {axe.target = "sm_100a"} {
+    gpu.func @a_tmem() kernel attributes {known_block_size = array<i32: 128, 1, 1>} {
+      %a = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !a
+      %b = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !b
+      %c = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !c
+      "axe.gemm"(%a, %b, %c) {scope = #axe.exec<"cta">} : (!a, !b, !c) -> ()
+      gpu.return
+    }
+    gpu.func @a_tmem_fp8() kernel attributes {known_block_size = array<i32: 128, 1, 1>} {
+      %a = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !a8
+      %b = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !b8
+      %c = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !c8
+      "axe.gemm"(%a, %b, %c) {scope = #axe.exec<"cta">} : (!a8, !b8, !c8) -> ()
+      gpu.return
+    }
+    gpu.func @one_alloc() kernel attributes {known_block_size = array<i32: 128, 1, 1>} {
+      %t = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !all
+      %a = "axe.view"(%t) : (!all) -> !ah
+      %c = "axe.view"(%t) : (!all) -> !ch
+      %b = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !bh
+      "axe.gemm"(%a, %b, %c) {scope = #axe.exec<"cta">} : (!ah, !bh, !ch) -> ()
+      gpu.return
+    }
+  }
+}

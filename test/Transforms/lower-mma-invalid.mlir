@@ -254,3 +254,107 @@ module attributes {axe.target = "sm_100a"} {
     return
   }
 }
+
+// -----
+
+// Operand A in tensor memory must be the data path too: rows in lanes, K along the columns (here transposed).
+!a = !axe.tensor<array<i64: 128, 16>, f16, #axe.layout<"S[(128,16):(1@TCol,1@TLane)]">, #axe.mem<"tmem">>
+!b = !axe.tensor<array<i64: 16, 64>, f16, #axe.layout<"Swizzle(3,1,3) o S[(16,64):(1,16)]">, #axe.mem<"shared">>
+!c = !axe.tensor<array<i64: 128, 64>, f32, #axe.layout<"S[(128,64):(1@TLane,1@TCol)]">, #axe.mem<"tmem">>
+module attributes {axe.target = "sm_100a"} {
+  func.func @a_tmem_not_datapath() {
+    %a = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !a
+    %b = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !b
+    %c = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !c
+    // expected-error @+1 {{mma: tmem-datapath rule: operand A is not a tile of the M=128 tensor-memory data-path layout S[(128,16):(1@TLane,1@TCol)] over [128, 16] (TCol in 16-bit slots, 2 to a 32-bit column)}}
+    "axe.gemm"(%a, %b, %c) {scope = #axe.exec<"cta">} : (!a, !b, !c) -> ()
+    return
+  }
+}
+
+// -----
+
+// An f16 A packs two K elements to a column: starting at slot 1 is the high half of column 0.
+!a = !axe.tensor<array<i64: 128, 16>, f16, #axe.layout<"S[(128,16):(1@TLane,1@TCol)] + 1@TCol">, #axe.mem<"tmem">>
+!b = !axe.tensor<array<i64: 16, 64>, f16, #axe.layout<"Swizzle(3,1,3) o S[(16,64):(1,16)]">, #axe.mem<"shared">>
+!c = !axe.tensor<array<i64: 128, 64>, f32, #axe.layout<"S[(128,64):(1@TLane,1@TCol)]">, #axe.mem<"tmem">>
+module attributes {axe.target = "sm_100a"} {
+  func.func @a_tmem_half_column() {
+    %a = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !a
+    %b = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !b
+    %c = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !c
+    // expected-error @+1 {{mma: tmem-datapath rule: operand A's instruction tile at [0, 0] starts at TCol slot 1, inside a 32-bit column (2 16-bit elements to a column); an instruction reads whole columns}}
+    "axe.gemm"(%a, %b, %c) {scope = #axe.exec<"cta">} : (!a, !b, !c) -> ()
+    return
+  }
+}
+
+// -----
+
+// A and an f16 accumulator as views of one allocation: A in columns 32..40 (slots 64..80), C in 0..64.
+!all = !axe.tensor<array<i64: 128, 256>, f16, #axe.layout<"S[(128,256):(1@TLane,1@TCol)]">, #axe.mem<"tmem">>
+!a = !axe.tensor<array<i64: 128, 16>, f16, #axe.layout<"S[(128,16):(1@TLane,1@TCol)] + 64@TCol">, #axe.mem<"tmem">>
+!b = !axe.tensor<array<i64: 16, 64>, f16, #axe.layout<"Swizzle(3,1,3) o S[(16,64):(1,16)]">, #axe.mem<"shared">>
+!c = !axe.tensor<array<i64: 128, 64>, f16, #axe.layout<"S[(128,64):(1@TLane,2@TCol)]">, #axe.mem<"tmem">>
+module attributes {axe.target = "sm_100a"} {
+  func.func @a_tmem_overlaps_c() {
+    %t = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !all
+    %a = "axe.view"(%t) : (!all) -> !a
+    %c = "axe.view"(%t) : (!all) -> !c
+    %b = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !b
+    // expected-error @+1 {{mma: tmem-overlap rule: operand A's columns 32..40 overlap the accumulator's columns 0..64 (lanes from 0); A and C are in one tensor memory and must not share a column}}
+    "axe.gemm"(%a, %b, %c) {scope = #axe.exec<"cta">} : (!a, !b, !c) -> ()
+    return
+  }
+}
+
+// -----
+
+// Slots 1008..1040 of an f16 A are columns 504..520: past the 512 columns of tensor memory.
+!a = !axe.tensor<array<i64: 128, 32>, f16, #axe.layout<"S[(128,32):(1@TLane,1@TCol)] + 1008@TCol">, #axe.mem<"tmem">>
+!b = !axe.tensor<array<i64: 32, 64>, f16, #axe.layout<"Swizzle(3,1,3) o S[(2,16,64):(1024,1,16)]">, #axe.mem<"shared">>
+!c = !axe.tensor<array<i64: 128, 64>, f32, #axe.layout<"S[(128,64):(1@TLane,1@TCol)]">, #axe.mem<"tmem">>
+module attributes {axe.target = "sm_100a"} {
+  func.func @a_tmem_past_512() {
+    %a = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !a
+    %b = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !b
+    %c = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !c
+    // expected-error @+1 {{mma: tmem-columns rule: operand A reaches column 519 (TCol in 16-bit slots, 2 to a 32-bit column), but tensor memory has 512 columns}}
+    "axe.gemm"(%a, %b, %c) {scope = #axe.exec<"cta">} : (!a, !b, !c) -> ()
+    return
+  }
+}
+
+// -----
+
+// A and C in two allocations: A reaches column 264 (512 allocated), C 256 (256): 768 columns in total.
+!a = !axe.tensor<array<i64: 128, 16>, f16, #axe.layout<"S[(128,16):(1@TLane,1@TCol)] + 512@TCol">, #axe.mem<"tmem">>
+!b = !axe.tensor<array<i64: 16, 256>, f16, #axe.layout<"Swizzle(3,1,3) o S[(16,256):(1,16)]">, #axe.mem<"shared">>
+!c = !axe.tensor<array<i64: 128, 256>, f32, #axe.layout<"S[(128,256):(1@TLane,1@TCol)]">, #axe.mem<"tmem">>
+module attributes {axe.target = "sm_100a"} {
+  func.func @tmem_allocations_past_512() {
+    %a = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !a
+    %b = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !b
+    // expected-error @+1 {{mma: tmem-columns: the kernel's tensor-memory allocations take 512 + 256 = 768 columns; tensor memory has 512}}
+    %c = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !c
+    "axe.gemm"(%a, %b, %c) {scope = #axe.exec<"cta">} : (!a, !b, !c) -> ()
+    return
+  }
+}
+
+// -----
+
+// Layout F (M=64): A and D must share the lane alignment; here A is at lane 0 and D at lane 16.
+!a = !axe.tensor<array<i64: 64, 16>, f16, #axe.layout<"S[(4,16,16):(32@TLane,1@TLane,1@TCol)]">, #axe.mem<"tmem">>
+!b = !axe.tensor<array<i64: 16, 64>, f16, #axe.layout<"Swizzle(3,1,3) o S[(16,64):(1,16)]">, #axe.mem<"shared">>
+!c = !axe.tensor<array<i64: 64, 64>, f32, #axe.layout<"S[(4,16,64):(32@TLane,1@TLane,1@TCol)] + 16@TLane">, #axe.mem<"tmem">>
+module attributes {axe.target = "sm_100a"} {
+  func.func @a_tmem_lane_alignment() {
+    %a = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !a
+    %b = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !b
+    %c = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !c
+    // expected-error @+1 {{mma: tmem-datapath rule: operand A's instruction tile at [0, 0] starts at lane 0, but the accumulator tile it multiplies into at lane 16; A and D share the data path and its lane alignment}}
+    "axe.gemm"(%a, %b, %c) {scope = #axe.exec<"cta">} : (!a, !b, !c) -> ()
+    return
+  }
+}

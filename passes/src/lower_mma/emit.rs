@@ -6,14 +6,14 @@
 use super::{LowerMmaStats, PlannedGemm, TmemLoad, Traced};
 use crate::{
     lower_tma::build::{segments, Builder, WORKGROUP},
-    storage::{memref_type as memref, Source, Storage},
+    storage::{self, memref_type as memref, Source, Storage},
 };
 use axe_dialect::{
     access::{self, OpKey},
     ops::enclosing_function,
     AxeOp, MemScope, OpKind,
 };
-use axe_layout::mma::{Access, DType, Family, MmaIssue, SmemDesc};
+use axe_layout::mma::{Access, DType, Family, MmaIssue, Role, SmemDesc};
 use melior::{
     ir::{operation::OperationLike, Location, OperationRef, Value},
     IrRewriter,
@@ -60,11 +60,12 @@ pub(super) fn rewrite<'c, 'a>(
         stats: LowerMmaStats::default(),
     };
     for gemm in gemms {
-        for traced in &gemm.operands {
+        for (traced, role) in gemm.operands.iter().zip([Role::A, Role::B, Role::C]) {
             let Source::Alloc(alloc) = traced.source else { continue };
             let need = match traced.tensor.mem {
                 MemScope::Shared => gemm.plan.shared_base_alignment_bytes.unwrap_or(16).max(16),
-                MemScope::Tmem => i64::from(gemm.plan.tmem_columns.unwrap_or(32)),
+                // The columns this operand reaches (A and C in one alloc: both land on the same entry).
+                MemScope::Tmem => gemm.plan.tmem_reach.iter().find(|(r, _)| *r == role).map_or(32, |(_, c)| *c),
                 _ => 0,
             };
             let entry = lowering.needed.entry(access::key(alloc.operation())).or_insert(0);
@@ -88,6 +89,7 @@ pub(super) fn rewrite<'c, 'a>(
             }
         }
     }
+    check_tmem_total(ops, &lowering.needed)?;
     let gemm_plans: HashMap<OpKey, &PlannedGemm> = gemms.iter().map(|g| (access::key(g.op.operation()), g)).collect();
     let load_plans: HashMap<OpKey, &TmemLoad> = loads.iter().map(|l| (access::key(l.op.operation()), l)).collect();
     for op in ops {
@@ -118,6 +120,35 @@ pub(super) fn rewrite<'c, 'a>(
     }
     lowering.cleanup(ops);
     Ok(lowering.stats)
+}
+
+/// Tensor memory has 512 columns (PTX ISA 9.7.16.1): the tensor-memory allocs one kernel gets from this pass must
+/// fit together, or a `tcgen05.alloc` would wait forever. Refused at the alloc that goes over, before any rewrite.
+fn check_tmem_total<'c>(ops: &[AxeOp<'c, '_>], needed: &BTreeMap<OpKey, i64>) -> Result<(), Failure<'c>> {
+    let mut per_kernel: HashMap<OpKey, Vec<i64>> = HashMap::new();
+    for op in ops.iter().filter(|op| op.kind() == OpKind::Alloc) {
+        let Some(&need) = needed.get(&access::key(op.operation())) else { continue };
+        let Some(tensor) = op.tensor("result").filter(|t| t.mem == MemScope::Tmem) else { continue };
+        let (Some(Ok(layout)), Some(kernel)) = (tensor.layout.parse(), enclosing_function(op.operation())) else {
+            continue;
+        };
+        let columns = per_kernel.entry(access::key(kernel)).or_default();
+        columns.push(storage::tmem_alloc_columns(&tensor, &layout, need));
+        let total: i64 = columns.iter().sum();
+        if total > axe_layout::mma::tmem::TMEM_COLUMNS {
+            let list: Vec<String> = columns.iter().map(|c| c.to_string()).collect();
+            return Err((
+                op.operation().location(),
+                format!(
+                    "mma: tmem-columns: the kernel's tensor-memory allocations take {} = {total} columns; tensor \
+                     memory has {}",
+                    list.join(" + "),
+                    axe_layout::mma::tmem::TMEM_COLUMNS
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// The traced destination of a fill, when it is a tensor this pass can reach.
@@ -333,7 +364,10 @@ impl<'c, 'a> Lowering<'c, 'a> {
         let operation = gemm.op.operation();
         let (barrier, phase) = self.barrier(operation)?;
         let b = Builder::before(operation)?;
-        let bases = [self.encoded_base(&b, gemm, 0)?, self.encoded_base(&b, gemm, 1)?];
+        // A in shared memory is a descriptor on its base; A in tensor memory an address (`[a-tmem]`).
+        let a_tmem = gemm.operands[0].tensor.mem == MemScope::Tmem;
+        let a_base = if a_tmem { self.storage.tmem_of(&gemm.operands[0])? } else { self.encoded_base(&b, gemm, 0)? };
+        let b_base = self.encoded_base(&b, gemm, 1)?;
         let taddr = self.storage.tmem_of(&gemm.operands[2])?;
         let zeroed = gemm.operands[2].source.key().is_some_and(|key| self.zeroed.remove(&key));
         let idesc = gemm.plan.idesc.ok_or("mma: internal: tcgen05 plan without idesc")?;
@@ -348,8 +382,11 @@ impl<'c, 'a> Lowering<'c, 'a> {
                     return Err("mma: internal: tcgen05 accumulator is not in tensor memory".into());
                 };
                 let d = tmem_address(t, taddr, (lane << 16) | col)?;
-                let (da, _) = descriptor(t, &issue.a, bases[0])?;
-                let (db, _) = descriptor(t, &issue.b, bases[1])?;
+                let da = match issue.a {
+                    Access::Tmem { lane, col } => tmem_address(t, a_base, (lane << 16) | col)?,
+                    _ => descriptor(t, &issue.a, a_base)?.0,
+                };
+                let (db, _) = descriptor(t, &issue.b, b_base)?;
                 let accumulate = !(zeroed && written.insert((issue.m, issue.n)));
                 let enable = t.constant(i64::from(accumulate), "i1")?;
                 let attributes = [

@@ -17,12 +17,15 @@ pub const COMMAND: Command = Command {
            --chip: sm_80 sm_86 sm_89 sm_90 sm_90a sm_100a   --dtype: f16 bf16 e4m3 e5m2   --acc-dtype: f32 (default) f16\n\
            Register layouts use laneid, the register axis m and warp axes (warpid, wid_in_wg, wgid); shared layouts\n\
            are element offsets on m from the tensor's base (address 0), possibly 'Swizzle(...) o ...'; tensor\n\
-           memory layouts use TLane and TCol. Declare other axes with a leading 'axe-layout --axis NAME=KIND'.\n\
+           memory layouts use TLane and TCol, TCol in element-sized slots (32/bits to a 32-bit column: an f16 A\n\
+           packs 2 K elements to a column, an f16 accumulator is unpacked at TCol stride 2). With --a-mem tmem\n\
+           (tcgen05 [a-tmem]) A and C share one tensor memory: their columns must not overlap.\n\
+           Declare other axes with a leading 'axe-layout --axis NAME=KIND'.\n\
            --json: {\"instruction\", \"inst_shape\": [m,n,k], \"tmem_columns\" (with tensor memory), \"issues\":\n\
            [{\"thread_base\", \"m\", \"n\", \"k\", \"a\", \"b\", \"c\", \"idesc\" (tcgen05)}]}, each operand one of\n\
            {\"regs\": [...]} (register-axis values in PTX fragment order), {\"smem\": {\"desc\": \"0x...\",\n\
            \"start_offset_bytes\", \"lbo_bytes\", \"sbo_bytes\", \"base_offset\", \"swizzle\", \"major\"}} or\n\
-           {\"tmem\": {\"lane\", \"col\"}}; idesc is \"0x...\" (32 bits).\n\
+           {\"tmem\": {\"lane\", \"col\"}} (32-bit column); idesc is \"0x...\" (32 bits).\n\
            A refusal prints 'mma: <rule> rule: ...' on stderr and exits with 1.\n",
     positional: &[],
     values: &[
