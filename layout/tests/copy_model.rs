@@ -214,7 +214,7 @@ fn cases() -> Vec<Case> {
             f32,
             Cta,
             Chip::Sm80,
-            ("st.shared.b32 + ld.shared.b32", 4),
+            ("st.shared.b32 + ld.shared.v4.b32", 4),
         ),
         // Warps 4..8 of a 256-thread CTA load their rows.
         Case {

@@ -5,16 +5,17 @@
 //! - each register layout with its thread axes turned into memory strides (`s@laneid` becomes `s*P` on `m`,
 //!   `P` the layout's register span; warp axes `32*s*P`), so each thread's registers are one contiguous run and
 //!   its own step moves the widest vectors;
-//! - each of those composed with the XOR swizzles `Swizzle(M, B, S)` (`2^M` elements up to 16 bytes, `B` 1..3,
-//!   `S` from `max(B, 3)` to 5), which spread rows that fall in one bank over several.
+//! - when none of those is conflict-free, each composed with the XOR swizzles `Swizzle(M, B, S)` (`2^M` elements
+//!   the vector of either step on the unswizzled layout, so vectors stay whole; `B` 1..3, `S` from `max(B, 3)`
+//!   to 5), which spread rows that fall in one bank over several.
 //!
 //! Bank conflicts follow the shared-memory rule of 32 banks of 4 bytes: a warp's access of `b` bytes per thread
 //! is served in `max(1, 32 * b / 128)` phases of consecutive lanes, and a phase takes as many wavefronts as the
 //! most distinct 4-byte words any bank holds among its addresses (a word read twice is one).
 
 use super::table::{evaluate, Table};
-use super::vector::{reg_mem_step, Entry, Threads};
-use super::{Completion, CopyError, CopyStep, Mem, Operand, Side, Space, Staging, ThreadSet};
+use super::vector::{reg_mem_step, widest_reg_mem, Entry, Threads};
+use super::{Completion, CopyError, CopyStep, Mem, Side, Space, Staging};
 use crate::axis::{Axis, ExecScope};
 use crate::iter::Iter;
 use crate::layout::{ComposeLayout, Layout};
@@ -22,32 +23,20 @@ use crate::swizzle::Swizzle;
 use crate::tile_layout::TileLayout;
 use std::collections::{BTreeMap, BTreeSet};
 
-/// The worst number of wavefronts of one warp's access over a step (1: conflict-free).
-pub fn conflict_ways(step: &CopyStep, esize: i64, scope_threads: i64) -> i64 {
-    let mut worst = 1;
-    for issue in &step.issues {
-        let (mem, swizzle) = match (&issue.src, &issue.dst) {
-            (Operand::Mem(m), _) => (m, step.src_swizzle),
-            (_, Operand::Mem(m)) => (m, step.dst_swizzle),
-            _ => continue,
-        };
-        let set: &ThreadSet = issue.only.as_ref().unwrap_or(&step.threads);
-        let vb = step.vector_bytes;
-        let lanes_per_phase = if vb <= 4 { 32 } else { 32 * 4 / vb };
-        let mut phases: BTreeMap<(i64, i64), BTreeMap<i64, BTreeSet<i64>>> = BTreeMap::new();
-        for t in (0..scope_threads).filter(|&t| step.threads.contains(t) && set.contains(t)) {
-            let a = swizzle.map_or(mem.at(t), |s| s.apply(mem.at(t))) * esize;
-            let phase = (t / 32, (t % 32) / lanes_per_phase);
-            let banks = phases.entry(phase).or_default();
-            for w in a.div_euclid(4)..=(a + vb - 1).div_euclid(4) {
-                banks.entry(w.rem_euclid(32)).or_default().insert(w);
-            }
-        }
-        for banks in phases.values() {
-            worst = worst.max(banks.values().map(|w| w.len() as i64).max().unwrap_or(1));
+/// The worst number of wavefronts of one warp's access over the instructions `chunks` (`(thread, first
+/// register) -> address before the swizzle`, one instruction per first register) of `bytes` each.
+fn conflict_ways(chunks: &BTreeMap<(i64, i64), i64>, bytes: i64, esize: i64, swizzle: Option<Swizzle>) -> i64 {
+    let lanes_per_phase = if bytes <= 4 { 32 } else { 32 * 4 / bytes };
+    // (first register, warp, phase) -> bank -> words.
+    let mut phases: BTreeMap<(i64, i64, i64), BTreeMap<i64, BTreeSet<i64>>> = BTreeMap::new();
+    for (&(t, r0), &pre) in chunks {
+        let a = swizzle.map_or(pre, |s| s.apply(pre)) * esize;
+        let banks = phases.entry((r0, t / 32, (t % 32) / lanes_per_phase)).or_default();
+        for w in a.div_euclid(4)..=(a + bytes - 1).div_euclid(4) {
+            banks.entry(w.rem_euclid(32)).or_default().insert(w);
         }
     }
-    worst
+    phases.values().flat_map(|banks| banks.values().map(|w| w.len() as i64)).max().unwrap_or(1)
 }
 
 /// `layout` with thread axes turned into strides on `m` (see the module documentation), replicas dropped.
@@ -76,8 +65,8 @@ fn from_zero(tile: TileLayout) -> Option<TileLayout> {
     TileLayout::new(shard, vec![], offset).ok()
 }
 
-/// The candidate staging layouts, in preference order (see the module documentation).
-fn candidates(shape: &[i64], src: &Layout, dst: &Layout, scope: ExecScope, esize: i64) -> Vec<Layout> {
+/// The unswizzled candidates, in preference order (see the module documentation).
+fn bases(shape: &[i64], src: &Layout, dst: &Layout, scope: ExecScope) -> Vec<TileLayout> {
     let mut bases: Vec<TileLayout> = Vec::new();
     for t in [TileLayout::row_major(shape).ok(), thread_major(src, scope), thread_major(dst, scope)]
         .into_iter()
@@ -88,17 +77,17 @@ fn candidates(shape: &[i64], src: &Layout, dst: &Layout, scope: ExecScope, esize
             bases.push(t);
         }
     }
-    let mut out: Vec<Layout> = bases.iter().cloned().map(Layout::Tile).collect();
-    let max_m = (16 / esize).max(1).ilog2();
-    for base in &bases {
-        for m in 0..=max_m {
-            for b in 1..=3u32 {
-                for s in b.max(3)..=5u32 {
-                    if let Ok(sw) = Swizzle::new(m, b, s) {
-                        if let Ok(c) = ComposeLayout::new(sw, base.clone()) {
-                            out.push(Layout::Compose(c));
-                        }
-                    }
+    bases
+}
+
+/// The swizzled variants of `base` whose unit is `2^m` elements for each `m` of `units`.
+fn swizzled(base: &TileLayout, units: &BTreeSet<u32>) -> Vec<Layout> {
+    let mut out = Vec::new();
+    for &m in units {
+        for b in 1..=3u32 {
+            for s in b.max(3)..=5u32 {
+                if let Ok(c) = Swizzle::new(m, b, s).and_then(|sw| ComposeLayout::new(sw, base.clone())) {
+                    out.push(Layout::Compose(c));
                 }
             }
         }
@@ -123,7 +112,8 @@ fn entries(holders: &[Vec<(i64, i64)>], table: &Table, all: bool) -> Vec<Entry> 
 /// Worst conflict degree, instructions, candidate index: smaller is better.
 type Score = (i64, usize, usize);
 
-/// The best staged plan: `(staging, store step, load step)`.
+/// The best staged plan: `(staging, store step, load step)`. Candidates are scored from their instructions'
+/// addresses alone; the steps (with their per-thread formulas) are built for the winner only.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn staged(
     shape: &[i64],
@@ -136,41 +126,60 @@ pub(crate) fn staged(
     barrier: Option<i64>,
     ctx: &Threads<'_>,
 ) -> Result<(Staging, CopyStep, CopyStep), CopyError> {
-    let mut best: Option<(Score, Staging, CopyStep, CopyStep)> = None;
-    let mut first_err = None;
-    for (idx, layout) in candidates(shape, src_layout, dst_layout, scope, esize).into_iter().enumerate() {
-        let side = Side { layout: &layout, shape, mem: Mem::Shared };
-        let Ok(table) = evaluate(&side, scope, "staging") else { continue };
-        if super::table::check_injective(&table, "staging").is_err() {
-            continue;
-        }
-        let store = reg_mem_step(&entries(src, &table, false), esize, Space::Shared, false, layout.swizzle(), ctx);
-        let load = reg_mem_step(&entries(dst, &table, true), esize, Space::Shared, true, layout.swizzle(), ctx);
-        let (mut store, load) = match (store, load) {
-            (Ok(s), Ok(l)) => (s, l),
-            (Err(e), _) | (_, Err(e)) => {
-                first_err.get_or_insert(e);
-                continue;
+    let mut best: Option<(Score, Layout, Table, [i64; 2])> = None;
+    let bases = bases(shape, src_layout, dst_layout, scope);
+    // Each base as it is, then (unless one is conflict-free) swizzled at the vector units its two steps used.
+    let mut units: Vec<BTreeSet<u32>> = Vec::new();
+    let mut idx = 0usize;
+    for round in 0..2 {
+        for (bi, base) in bases.iter().enumerate() {
+            let layouts = if round == 0 {
+                vec![Layout::Tile(base.clone())]
+            } else {
+                swizzled(base, units.get(bi).unwrap_or(&BTreeSet::new()))
+            };
+            for layout in layouts {
+                idx += 1;
+                let side = Side { layout: &layout, shape, mem: Mem::Shared };
+                let Ok(table) = evaluate(&side, scope, "staging") else {
+                    units.extend((units.len()..=bi).map(|_| BTreeSet::new()));
+                    continue;
+                };
+                if super::table::check_injective(&table, "staging").is_err() {
+                    units.extend((units.len()..=bi).map(|_| BTreeSet::new()));
+                    continue;
+                }
+                let (vs, store) = widest_reg_mem(&entries(src, &table, false), esize);
+                let (vl, load) = widest_reg_mem(&entries(dst, &table, true), esize);
+                if round == 0 {
+                    units.extend((units.len()..=bi).map(|_| BTreeSet::new()));
+                    units[bi] = BTreeSet::from([vs.ilog2(), vl.ilog2()]);
+                }
+                let ways = [
+                    conflict_ways(&store, vs * esize, esize, layout.swizzle()),
+                    conflict_ways(&load, vl * esize, esize, layout.swizzle()),
+                ];
+                let count = |c: &BTreeMap<(i64, i64), i64>| c.keys().map(|k| k.1).collect::<BTreeSet<i64>>().len();
+                let score = (ways[0].max(ways[1]), count(&store) + count(&load), idx);
+                if best.as_ref().is_none_or(|b| score < b.0) {
+                    best = Some((score, layout, table, ways));
+                }
             }
-        };
-        store.completion = Completion::Barrier { threads: barrier };
-        let ways = [conflict_ways(&store, esize, ctx.limit), conflict_ways(&load, esize, ctx.limit)];
-        let score = (ways[0].max(ways[1]), store.issues.len() + load.issues.len(), idx);
-        if best.as_ref().is_none_or(|b| score < b.0) {
-            let Table::Mem { post, .. } = &table else { continue };
-            let span = post.iter().copied().max().unwrap_or(0) + 1;
-            let staging =
-                Staging { layout: layout.clone(), bytes: span * esize, alignment_bytes: 16, conflict_ways: ways };
-            best = Some((score, staging, store, load));
         }
-        if best.as_ref().is_some_and(|b| b.0 .0 == 1 && idx >= 2) {
+        if best.as_ref().is_some_and(|b| b.0 .0 == 1) {
             break;
         }
     }
-    match best {
-        Some((_, staging, store, load)) => Ok((staging, store, load)),
-        None => Err(first_err.unwrap_or_else(|| {
-            super::table::err(super::CopyRule::ThreadMap, "no staging layout gives per-thread formulas")
-        })),
-    }
+    let Some((_, layout, table, ways)) = best else {
+        return Err(super::table::err(super::CopyRule::ThreadMap, "no staging layout holds every element once"));
+    };
+    let mut store = reg_mem_step(&entries(src, &table, false), esize, Space::Shared, false, layout.swizzle(), ctx)?;
+    let load = reg_mem_step(&entries(dst, &table, true), esize, Space::Shared, true, layout.swizzle(), ctx)?;
+    store.completion = Completion::Barrier { threads: barrier };
+    let Table::Mem { post, .. } = &table else {
+        return Err(super::table::err(super::CopyRule::Input, "staging is memory"));
+    };
+    let span = post.iter().copied().max().unwrap_or(0) + 1;
+    let staging = Staging { layout, bytes: span * esize, alignment_bytes: 16, conflict_ways: ways };
+    Ok((staging, store, load))
 }

@@ -36,18 +36,21 @@ pub(crate) fn widths(esize: i64) -> Vec<i64> {
 /// The instructions of width `v`, keyed by `(thread, first register)` with the address of the first element
 /// (before the swizzle), or `None` when `v` is not legal.
 pub(crate) fn chunks(entries: &[Entry], v: i64) -> Option<BTreeMap<(i64, i64), i64>> {
-    let mut groups: BTreeMap<(i64, i64, i64), Vec<(i64, i64)>> = BTreeMap::new();
-    for e in entries {
-        let off = e.addr.rem_euclid(v);
-        groups.entry((e.t, e.reg - off, e.addr - off)).or_default().push((off, e.pre));
-    }
+    // (thread, first register, first address, offset, pre), sorted: each instruction's elements are adjacent.
+    let mut keyed: Vec<(i64, i64, i64, i64, i64)> = entries
+        .iter()
+        .map(|e| {
+            let off = e.addr.rem_euclid(v);
+            (e.t, e.reg - off, e.addr - off, off, e.pre)
+        })
+        .collect();
+    keyed.sort_unstable();
     let mut out = BTreeMap::new();
-    for ((t, r0, _), mut g) in groups {
-        g.sort_unstable();
-        if g.len() as i64 != v || g.iter().enumerate().any(|(i, (off, _))| *off != i as i64) {
-            return None;
-        }
-        if out.insert((t, r0), g[0].1).is_some() {
+    for g in keyed.chunks(v as usize) {
+        let (t, r0, a0) = (g[0].0, g[0].1, g[0].2);
+        let whole =
+            g.len() as i64 == v && g.iter().enumerate().all(|(i, x)| (x.0, x.1, x.2, x.3) == (t, r0, a0, i as i64));
+        if !whole || out.insert((t, r0), g[0].4).is_some() {
             return None;
         }
     }

@@ -54,6 +54,8 @@ struct Machine {
     tmem: HashMap<(i64, i64), i64>,
     /// Every place of the destination written: memory `(0, addr)`, register `(t, reg)`, tensor memory `(l, c)`.
     written: HashSet<(i64, i64)>,
+    /// Staging accesses per (step, issue, warp, phase): bank -> 4-byte words, for the bank-conflict check.
+    banks: HashMap<(usize, usize, i64, i64), HashMap<i64, HashSet<i64>>>,
 }
 
 /// Where one element lives on one side: memory addresses, `(thread, register)` holders, or `(lane, col)` cells.
@@ -131,6 +133,7 @@ fn tmem_regs(shape: TmemShape, num: u32) -> i64 {
 
 struct Exec {
     m: Machine,
+    step_index: usize,
     esize: i64,
     scope_threads: i64,
 }
@@ -207,7 +210,9 @@ impl Exec {
                     ));
                 }
                 let v = step.vector_bytes / es;
-                for issue in &step.issues {
+                // Shared memory serves a warp's access of b bytes per thread in max(1, b / 4) phases of lanes.
+                let lanes_per_phase = if step.vector_bytes <= 4 { 32 } else { 128 / step.vector_bytes };
+                for (ii, issue) in step.issues.iter().enumerate() {
                     let (regs, f, sw) = match (&issue.src, &issue.dst, load) {
                         (Operand::Mem(f), Operand::Regs(r), true) => (r, f, step.src_swizzle),
                         (Operand::Regs(r), Operand::Mem(f), false) => (r, f, step.dst_swizzle),
@@ -223,6 +228,13 @@ impl Exec {
                                 "thread {t}: {} at element {a} is not {}-byte aligned",
                                 step.instruction, step.vector_bytes
                             ));
+                        }
+                        if from == Tensor::Staging || to == Tensor::Staging {
+                            let key = (self.step_index, ii, t / 32, (t % 32) / lanes_per_phase);
+                            let bytes = BASE + a * es;
+                            for w in bytes / 4..=(bytes + step.vector_bytes - 1) / 4 {
+                                self.m.banks.entry(key).or_default().entry(w % 32).or_default().insert(w);
+                            }
                         }
                         for (i, &r) in regs.iter().enumerate() {
                             if load {
@@ -457,7 +469,7 @@ pub fn run(req: &CopyRequest<'_>, plan: &CopyPlan) -> Result<(), String> {
             };
         }
     }
-    let mut ex = Exec { m, esize, scope_threads: plan.scope_threads };
+    let mut ex = Exec { m, esize, scope_threads: plan.scope_threads, step_index: 0 };
     let last = plan.steps.len().saturating_sub(1);
     if plan.steps.is_empty() || plan.steps.len() > 2 || (plan.steps.len() == 2) != plan.staging.is_some() {
         return Err(format!("{} steps, staging {:?}", plan.steps.len(), plan.staging.is_some()));
@@ -468,7 +480,24 @@ pub fn run(req: &CopyRequest<'_>, plan: &CopyPlan) -> Result<(), String> {
         if i < last && !matches!(step.completion, Completion::Barrier { .. }) {
             return Err("a staged store must end in a barrier before the load".into());
         }
+        ex.step_index = i;
         ex.step(step, from, to)?;
+    }
+    // The staging buffer's bank conflicts as the plan states them: the most distinct words in one bank of one
+    // phase of one warp's access, per step.
+    if let Some(st) = &plan.staging {
+        for (i, &stated) in st.conflict_ways.iter().enumerate() {
+            let worst =
+                ex.m.banks
+                    .iter()
+                    .filter(|(k, _)| k.0 == i)
+                    .flat_map(|(_, b)| b.values().map(|w| w.len() as i64))
+                    .max()
+                    .unwrap_or(1);
+            if worst != stated {
+                return Err(format!("staging step {i}: {worst}-way bank conflicts, the plan says {stated}"));
+            }
+        }
     }
     // Every destination place holds its element, and nothing else of the destination was written.
     let mut expected: HashSet<(i64, i64)> = HashSet::new();
