@@ -46,6 +46,9 @@ enum Tensor {
     Staging,
 }
 
+/// Bank -> the distinct 4-byte words one phase of a warp's access touches in it.
+type Banks = HashMap<i64, HashSet<i64>>;
+
 /// The machine's state.
 #[derive(Default)]
 struct Machine {
@@ -55,7 +58,7 @@ struct Machine {
     /// Every place of the destination written: memory `(0, addr)`, register `(t, reg)`, tensor memory `(l, c)`.
     written: HashSet<(i64, i64)>,
     /// Staging accesses per (step, issue, warp, phase): bank -> 4-byte words, for the bank-conflict check.
-    banks: HashMap<(usize, usize, i64, i64), HashMap<i64, HashSet<i64>>>,
+    banks: HashMap<(usize, usize, i64, i64), Banks>,
 }
 
 /// Where one element lives on one side: memory addresses, `(thread, register)` holders, or `(lane, col)` cells.
