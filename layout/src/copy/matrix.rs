@@ -5,7 +5,7 @@
 //! `j = 0, 1` (low half first), where row `r` of the matrix is the 16-byte row whose address lane `8i + r`
 //! supplies; `.trans` gives lane `l` elements `(2 * (l % 4) + j, l / 4)` instead. Over a logical 8x8 tile whose
 //! shared rows are its rows, the two fragments are the Axe layouts [`fragment`] `S[(8,4,2):(4@laneid,1@laneid,1)]`
-//! (the mma.sync A/B/C fragments of [`crate::mma::atoms`] are tiles of it) and `S[(4,2,8):(1@laneid,1,4@laneid)]`;
+//! (the mma.sync A and C fragments of [`crate::mma::atoms`] are tiles of it) and `S[(4,2,8):(1@laneid,1,4@laneid)]` (the B fragment is a tile of this one);
 //! when the shared rows are the tile's columns the roles swap.
 //!
 //! The register layout must be a tile of one of the two ([`crate::mma::registers::match_registers`], tile-of),
@@ -25,7 +25,7 @@ use crate::Axis;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// The fragment of one matrix over its logical 8x8 tile when shared rows are the tile's rows: plain (`trans`
-/// false) `S[(8,4,2):(4@laneid,1@laneid,1)]`, transposed `S[(4,2,8):(1@laneid,1,4@laneid)]`; the register axis
+/// false) `S[(8,4,2):(4@laneid,1@laneid,1)]`, transposed `S[(4,2,8):(1@laneid,1,4@laneid)]` (the B fragment is a tile of this one); the register axis
 /// `m` counts 16-bit slots (2 per 32-bit register).
 pub fn fragment(trans: bool) -> TileLayout {
     let lane = Axis::named("laneid").unwrap_or(Axis::M);
@@ -178,4 +178,30 @@ fn group(
         issues.push(CopyIssue { src, dst, only: None });
     }
     Some(issues)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mma::atoms::{mma_sync_a, mma_sync_b, mma_sync_c};
+    use crate::tile_of::outer_of;
+
+    /// ldmatrix feeds mma.sync: A (k16, k8) and C are tiles of the plain fragment, B of the transposed one, so a
+    /// register operand laid out for mma.sync matches by tile-of.
+    #[test]
+    fn mma_sync_fragments_are_tiles_of_the_ldmatrix_fragment() {
+        let plain = Layout::Tile(fragment(false));
+        let trans = Layout::Tile(fragment(true));
+        for (atom, shape, inner) in [
+            (mma_sync_a(16).unwrap(), [16, 16], &plain),
+            (mma_sync_a(8).unwrap(), [16, 8], &plain),
+            (mma_sync_c().unwrap(), [16, 8], &plain),
+            (mma_sync_b(16).unwrap(), [16, 8], &trans),
+            (mma_sync_b(8).unwrap(), [8, 8], &trans),
+        ] {
+            let outer = outer_of(&Layout::Tile(atom.clone()), inner, &shape, &[8, 8]);
+            assert!(outer.is_ok(), "{atom} over {shape:?}: {outer:?}");
+        }
+        assert!(outer_of(&Layout::Tile(mma_sync_b(16).unwrap()), &plain, &[16, 8], &[8, 8]).is_err());
+    }
 }
