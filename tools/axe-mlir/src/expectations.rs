@@ -133,15 +133,13 @@ pub fn parse_expectations(file: &str, text: &str) -> (Vec<Expectation>, Vec<Diag
                 let target = offset
                     .parse::<i64>()
                     .ok()
-                    .and_then(|offset| usize::try_from(line_no as i64 + offset).ok())
+                    .and_then(|offset| (line_no as i64).checked_add(offset))
+                    .and_then(|line| usize::try_from(line).ok())
                     .filter(|&line| line >= 1);
                 match target {
                     Some(line) => expectation.target = Target::Line(line),
                     None => {
-                        errors.push(Diagnostic::error(
-                            Some(directive),
-                            format!("'@{offset}' points before the first line"),
-                        ));
+                        errors.push(Diagnostic::error(Some(directive), format!("'@{offset}' points outside the file")));
                         continue;
                     }
                 }
