@@ -11,10 +11,10 @@ mod tma_hw;
 
 use axe_layout::notation::parse_layout;
 use axe_layout::tile_layout::unflatten;
-use axe_layout::tma::{plan, Direction, ElemType, TmaOptions, TmaPlan, TmaRequest};
+use axe_layout::tma::{plan, plan_dynamic, Direction, DynamicOffset, ElemType, TmaOptions, TmaPlan, TmaRequest};
 use axe_layout::{Axis, Layout, SwizzleMode};
 use std::collections::HashMap;
-use tma_hw::{check_transfer, hardware_pairs, hw_swizzle, SMEM_BASE};
+use tma_hw::{check_transfer, hardware_pairs, hw_swizzle, resolve, SMEM_BASE};
 
 /// The memory address (in elements) a layout gives one logical coordinate.
 fn address(layout: &Layout, shape: &[i64], x: &[i64]) -> i64 {
@@ -33,34 +33,48 @@ struct Copy<'a> {
     dtype: ElemType,
 }
 
+/// What the layouts say: region element k pairs global element `gregion(k)` with shared element `sregion(k)`
+/// (shared byte -> global byte, the shared tensor at [`SMEM_BASE`]).
+fn expected_bytes(c: &Copy<'_>, g: &Layout, s: &Layout, gregion: &[(i64, i64)]) -> HashMap<i64, i64> {
+    let e = c.dtype.bytes();
+    let gext: Vec<i64> = gregion.iter().map(|(b, e)| e - b).collect();
+    let sext: Vec<i64> = c.sregion.iter().map(|(b, e)| e - b).collect();
+    let n: i64 = gext.iter().product();
+    let mut expected: HashMap<i64, i64> = HashMap::new();
+    for k in 0..n {
+        let gx: Vec<i64> = unflatten(&gext, k).iter().zip(gregion).map(|(y, (b, _))| y + b).collect();
+        let sx: Vec<i64> = unflatten(&sext, k).iter().zip(c.sregion).map(|(y, (b, _))| y + b).collect();
+        let ga = address(g, c.gshape, &gx) * e;
+        let sa = SMEM_BASE + address(s, c.sshape, &sx) * e;
+        for b in 0..e {
+            assert!(expected.insert(sa + b, ga + b).is_none(), "the shared layout is not injective");
+        }
+    }
+    expected
+}
+
+/// Global memory: every byte of every element of the global tensor, uniquely tagged.
+fn global_memory(c: &Copy<'_>, g: &Layout) -> HashMap<i64, u64> {
+    let e = c.dtype.bytes();
+    let gcount: i64 = c.gshape.iter().product();
+    let mut gmem: HashMap<i64, u64> = HashMap::new();
+    for id in 0..gcount {
+        let a = address(g, c.gshape, &unflatten(c.gshape, id)) * e;
+        for b in 0..e {
+            gmem.insert(a + b, (id as u64) << 8 | b as u64);
+        }
+    }
+    gmem
+}
+
 /// Plans the copy in both directions and checks every element against the layouts.
 fn check(c: &Copy<'_>) -> TmaPlan {
     let g = parse_layout(c.global).expect("global parses");
     let s = parse_layout(c.shared).expect("shared parses");
     let e = c.dtype.bytes();
-    let gext: Vec<i64> = c.gregion.iter().map(|(b, e)| e - b).collect();
-    let sext: Vec<i64> = c.sregion.iter().map(|(b, e)| e - b).collect();
-    let n: i64 = gext.iter().product();
-    // Expected: region element k pairs global element gregion(k) with shared element sregion(k).
-    let mut expected: HashMap<i64, i64> = HashMap::new(); // shared byte -> global byte
-    for k in 0..n {
-        let gx: Vec<i64> = unflatten(&gext, k).iter().zip(c.gregion).map(|(y, (b, _))| y + b).collect();
-        let sx: Vec<i64> = unflatten(&sext, k).iter().zip(c.sregion).map(|(y, (b, _))| y + b).collect();
-        let ga = address(&g, c.gshape, &gx) * e;
-        let sa = SMEM_BASE + address(&s, c.sshape, &sx) * e;
-        for b in 0..e {
-            assert!(expected.insert(sa + b, ga + b).is_none(), "the shared layout is not injective");
-        }
-    }
-    // Global memory: every byte of every element of the global tensor, uniquely tagged.
-    let gcount: i64 = c.gshape.iter().product();
-    let mut gmem: HashMap<i64, u64> = HashMap::new();
-    for id in 0..gcount {
-        let a = address(&g, c.gshape, &unflatten(c.gshape, id)) * e;
-        for b in 0..e {
-            gmem.insert(a + b, (id as u64) << 8 | b as u64);
-        }
-    }
+    let n: i64 = c.gregion.iter().map(|(b, e)| e - b).product();
+    let expected = expected_bytes(c, &g, &s, c.gregion);
+    let gmem = global_memory(c, &g);
     let mut last = None;
     for direction in [Direction::G2S, Direction::S2G] {
         let p = plan(&TmaRequest {
@@ -76,6 +90,7 @@ fn check(c: &Copy<'_>) -> TmaPlan {
         })
         .unwrap_or_else(|err| panic!("{} -> {}: {err}", c.global, c.shared));
         assert_eq!(p.total_bytes() as i64, n * e, "payload");
+        assert!(p.dynamic.is_empty(), "a static region has no run-time terms");
         assert_eq!(SMEM_BASE % p.shared_base_alignment_bytes as i64, 0);
         let pairs = hardware_pairs(&p).unwrap_or_else(|err| panic!("{err}"));
         check_transfer(direction, &pairs, &expected, &gmem)
@@ -235,4 +250,138 @@ fn layout_swizzle_equals_the_hardware_swizzle() {
             }
         }
     }
+}
+
+/// Plans the copy once with run-time `offsets` on the global region (`c.gregion` is the region at offsets 0) and,
+/// in both directions, runs the plan for each vector of offset `values` on the hardware model: the region the
+/// layouts give at those offsets must be what moves. Returns the load plan.
+fn check_dynamic(c: &Copy<'_>, offsets: &[DynamicOffset], values: &[&[i64]]) -> TmaPlan {
+    let g = parse_layout(c.global).expect("global parses");
+    let s = parse_layout(c.shared).expect("shared parses");
+    let gmem = global_memory(c, &g);
+    let mut load = None;
+    for direction in [Direction::S2G, Direction::G2S] {
+        let request = TmaRequest {
+            global: &g,
+            global_shape: c.gshape,
+            global_region: c.gregion,
+            shared: &s,
+            shared_shape: c.sshape,
+            shared_region: c.sregion,
+            dtype: c.dtype,
+            direction,
+            options: TmaOptions::default(),
+        };
+        let p = plan_dynamic(&request, offsets).unwrap_or_else(|err| panic!("{} -> {}: {err}", c.global, c.shared));
+        for &vals in values {
+            let mut region = c.gregion.to_vec();
+            for (offset, &v) in offsets.iter().zip(vals) {
+                region[offset.dim].0 += v;
+                region[offset.dim].1 += v;
+            }
+            let expected = expected_bytes(c, &g, &s, &region);
+            let run = resolve(&p, vals).unwrap_or_else(|err| panic!("{err}"));
+            let pairs = hardware_pairs(&run).unwrap_or_else(|err| panic!("{err}"));
+            check_transfer(direction, &pairs, &expected, &gmem)
+                .unwrap_or_else(|err| panic!("{} at offsets {vals:?} {direction:?}: {err}", c.global));
+        }
+        load = Some(p);
+    }
+    load.expect("planned")
+}
+
+/// The GEMM loop's A tile: rows m0..m0+128 and columns k..k+64 of a row-major 256x256 f16 matrix, m0 a block
+/// index times 128 and k a loop variable stepping by 64. One box, coordinates [k, m0] at run time.
+#[test]
+fn dynamic_row_major_tile() {
+    let c = Copy {
+        global: "S[(256,256):(256,1)]",
+        gshape: &[256, 256],
+        gregion: &[(0, 128), (0, 64)],
+        shared: "Swizzle(3,3,3) o S[(128,64):(64,1)]",
+        sshape: &[128, 64],
+        sregion: &full(&[128, 64]),
+        dtype: ElemType::F16,
+    };
+    let offsets = [DynamicOffset { dim: 0, multiple: 128 }, DynamicOffset { dim: 1, multiple: 64 }];
+    let p = check_dynamic(&c, &offsets, &[&[0, 0], &[128, 0], &[0, 64], &[128, 192]]);
+    assert_eq!(p.issues.len(), 1);
+    assert_eq!(p.issues[0].coordinates, vec![0, 0]);
+    let terms: Vec<(usize, usize, i64, i64)> =
+        p.dynamic.iter().map(|t| (t.offset, t.dim, t.divisor, t.scale)).collect();
+    // Offset 0 (rows) moves descriptor dimension 1, offset 1 (columns) dimension 0, one element per element.
+    assert_eq!(terms, vec![(0, 1, 1, 1), (1, 0, 1, 1)]);
+}
+
+/// Any multiple works on a row-major dimension, including odd ones and a static part.
+#[test]
+fn dynamic_odd_offsets_with_a_static_part() {
+    let c = Copy {
+        global: "S[(64,128):(128,1)]",
+        gshape: &[64, 128],
+        gregion: &[(3, 35), (8, 72)],
+        shared: "S[(32,64):(64,1)]",
+        sshape: &[32, 64],
+        sregion: &full(&[32, 64]),
+        dtype: ElemType::F16,
+    };
+    check_dynamic(&c, &[DynamicOffset { dim: 0, multiple: 1 }], &[&[0], &[1], &[7], &[29]]);
+}
+
+/// Two offsets on one dimension (a slice of a slice) add up.
+#[test]
+fn dynamic_offsets_on_one_dimension_add() {
+    let c = Copy {
+        global: "S[(256,64):(64,1)]",
+        gshape: &[256, 64],
+        gregion: &[(0, 64), (0, 64)],
+        shared: "Swizzle(3,3,3) o S[(64,64):(64,1)]",
+        sshape: &[64, 64],
+        sregion: &full(&[64, 64]),
+        dtype: ElemType::F16,
+    };
+    let offsets = [DynamicOffset { dim: 0, multiple: 64 }, DynamicOffset { dim: 0, multiple: 8 }];
+    check_dynamic(&c, &offsets, &[&[0, 0], &[64, 8], &[128, 56], &[0, 192]]);
+}
+
+/// A global matrix stored as 64-column panels: the column offset steps whole panels (multiple 64), so it moves
+/// the panel coordinate by k / 64 and the in-panel column stays 0.
+#[test]
+fn dynamic_offset_over_panels() {
+    let c = Copy {
+        global: "S[(128,4,64):(64,8192,1)]",
+        gshape: &[128, 256],
+        gregion: &[(0, 128), (0, 64)],
+        shared: "Swizzle(3,3,3) o S[(128,64):(64,1)]",
+        sshape: &[128, 64],
+        sregion: &full(&[128, 64]),
+        dtype: ElemType::F16,
+    };
+    let p = check_dynamic(&c, &[DynamicOffset { dim: 1, multiple: 64 }], &[&[0], &[64], &[192]]);
+    assert_eq!(p.dynamic.len(), 1);
+    assert_eq!(p.dynamic[0].divisor, 64);
+    assert_eq!(p.issues.len(), 1);
+}
+
+/// A promoted innermost dimension (512 halves as 256 u32 words per row) divides the offset by the factor too.
+#[test]
+fn dynamic_offset_on_a_promoted_dimension() {
+    let c = Copy {
+        global: "S[(16,2048):(2048,1)]",
+        gshape: &[16, 2048],
+        gregion: &[(0, 16), (0, 512)],
+        shared: "S[(16,512):(512,1)]",
+        sshape: &[16, 512],
+        sregion: &full(&[16, 512]),
+        dtype: ElemType::F16,
+    };
+    let p = check_dynamic(&c, &[DynamicOffset { dim: 1, multiple: 512 }], &[&[0], &[512], &[1536]]);
+    assert_eq!(p.desc.data_type.bytes(), 4);
+    assert_eq!((p.dynamic[0].dim, p.dynamic[0].divisor), (0, 2));
+    // An odd offset cannot move whole words: the halves stay halves, a box row holds at most 256 of them, and the
+    // second half-row lies between the rows in shared memory, so each box is one half-row: 2 x 16 issues.
+    let q = check_dynamic(&c, &[DynamicOffset { dim: 1, multiple: 1 }], &[&[0], &[1], &[1001]]);
+    assert_eq!(q.desc.data_type.bytes(), 2);
+    assert_eq!(q.desc.box_dims, vec![256, 1]);
+    assert_eq!(q.issues.len(), 32);
 }

@@ -3,8 +3,8 @@
 
 use axe_layout::notation::parse_layout;
 use axe_layout::tma::{
-    plan, validate, Direction, ElemType, Interleave, L2Promotion, OobFill, TensorMapDataType, TensorMapDesc, TmaError,
-    TmaFailure, TmaOptions, TmaPlan, TmaRequest, TmaRule, TmaStage,
+    plan, plan_dynamic, validate, Direction, DynamicOffset, ElemType, Interleave, L2Promotion, OobFill,
+    TensorMapDataType, TensorMapDesc, TmaError, TmaFailure, TmaOptions, TmaPlan, TmaRequest, TmaRule, TmaStage,
 };
 use axe_layout::SwizzleMode;
 
@@ -37,11 +37,16 @@ impl<'a> Case<'a> {
     }
 
     fn run(&self) -> Result<TmaPlan, TmaError> {
+        self.run_dynamic(&[])
+    }
+
+    /// [`Case::run`] with run-time offsets on the global region.
+    fn run_dynamic(&self, dynamic: &[DynamicOffset]) -> Result<TmaPlan, TmaError> {
         let g = parse_layout(self.global).expect("global layout parses");
         let s = parse_layout(self.shared).expect("shared layout parses");
         let full: Vec<(i64, i64)> = self.sshape.iter().map(|&e| (0, e)).collect();
         let sregion = if self.sregion.is_empty() { &full[..] } else { self.sregion };
-        plan(&TmaRequest {
+        let request = TmaRequest {
             global: &g,
             global_shape: self.gshape,
             global_region: self.gregion,
@@ -51,7 +56,12 @@ impl<'a> Case<'a> {
             dtype: self.dtype,
             direction: self.direction,
             options: self.options,
-        })
+        };
+        if dynamic.is_empty() {
+            plan(&request)
+        } else {
+            plan_dynamic(&request, dynamic)
+        }
     }
 }
 
@@ -478,4 +488,57 @@ fn validate_names_each_driver_rule() {
     d.box_dims = vec![32, 128];
     d.oob_fill = OobFill::NanRequestZeroFma;
     check(d, 0, TmaRule::OobFill, "tma: oob-fill rule: NaN OOB fill needs a floating-point type, got INT32");
+}
+
+#[test]
+fn a_dynamic_plan_keeps_the_static_plan_and_adds_terms() {
+    // A[m0:m0+128, k:k+64] of a row-major 256x256 f16 matrix: the same descriptor and issue as the static copy at
+    // (0, 0), plus one term per offset: rows move descriptor dimension 1, columns dimension 0.
+    let case = Case::new(G256, &[256, 256], &[(0, 128), (0, 64)], "Swizzle(3,3,3) o S[(128,64):(64,1)]", &[128, 64]);
+    let fixed = ok(&case);
+    let offsets = [DynamicOffset { dim: 0, multiple: 128 }, DynamicOffset { dim: 1, multiple: 64 }];
+    let p = case.run_dynamic(&offsets).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!((p.desc.clone(), p.issues.clone()), (fixed.desc, fixed.issues));
+    assert!(fixed.dynamic.is_empty());
+    let terms: Vec<_> = p.dynamic.iter().map(|t| (t.offset, t.dim, t.divisor, t.scale)).collect();
+    assert_eq!(terms, vec![(0, 1, 1, 1), (1, 0, 1, 1)]);
+}
+
+#[test]
+fn refuses_a_dynamic_offset_that_splits_a_panel() {
+    // Columns stored as 64-wide panels: an offset known only to be a multiple of 32 could land mid-panel.
+    let case = Case::new(
+        "S[(128,4,64):(64,8192,1)]",
+        &[128, 256],
+        &[(0, 128), (0, 64)],
+        "Swizzle(3,3,3) o S[(128,64):(64,1)]",
+        &[128, 64],
+    );
+    let e = case.run_dynamic(&[DynamicOffset { dim: 1, multiple: 32 }]).expect_err("refused");
+    assert_eq!(e.failure, TmaFailure::Rule(TmaRule::DynamicOffset), "{e}");
+    assert!(e.message.contains("multiple of 32") && e.message.contains("steps every 64 elements"), "{e}");
+    assert!(case.run_dynamic(&[DynamicOffset { dim: 1, multiple: 128 }]).is_ok());
+}
+
+#[test]
+fn refuses_dynamic_offsets_that_name_no_dimension_or_a_unit_one() {
+    let case = Case::new("S[(1,64):(64,1)]", &[1, 64], &[(0, 1), (0, 64)], "S[(1,64):(64,1)]", &[1, 64]);
+    let e = case.run_dynamic(&[DynamicOffset { dim: 0, multiple: 1 }]).expect_err("refused");
+    assert_eq!(e.failure, TmaFailure::Rule(TmaRule::DynamicOffset), "{e}");
+    for bad in [DynamicOffset { dim: 2, multiple: 1 }, DynamicOffset { dim: 1, multiple: 0 }] {
+        let e = case.run_dynamic(&[bad]).expect_err("refused");
+        assert_eq!(e.failure, TmaFailure::Stage(TmaStage::Input), "{e}");
+    }
+}
+
+#[test]
+fn refuses_a_store_to_overlapping_global_rows() {
+    // Rows of 32 elements 8 apart overlap: a store would write addresses 8..31 of row 0 again from row 1 (found by
+    // the layout-tma fuzz target, seed fuzz/seeds/layout-tma/store-to-overlapping-rows.txt). A load may read them.
+    let mut case = Case::new("S[(8,32):(8,1)]", &[8, 32], &[(0, 8), (0, 32)], "S[(8,32):(32,1)]", &[8, 32]);
+    case.direction = Direction::S2G;
+    let e = refused(&case, TmaFailure::Stage(TmaStage::GlobalLayout));
+    assert!(e.message.contains("stride 8 (extent 8)") && e.message.contains("31 elements"), "{e}");
+    case.direction = Direction::G2S;
+    ok(&case);
 }

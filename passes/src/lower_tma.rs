@@ -21,7 +21,7 @@
 //!   `fence.mbarrier_init` and a CTA barrier so the async proxy and every thread see it); a load becomes, on one
 //!   elected thread, `mbarrier.arrive.expect_tx` with the plan's total bytes (none when announced, see below) and
 //!   one `nvgpu.tma.async.load` per
-//!   issue (constant coordinates, `memref.view` at the issue's byte offset); a store becomes
+//!   issue (coordinates below, `memref.view` at the issue's byte offset); a store becomes
 //!   `fence.proxy.async.shared::cta` and a CTA barrier (generic-proxy writes become visible to the TMA unit), then
 //!   one `nvgpu.tma.async.store` per issue, `cp.async.bulk.commit_group` and `wait_group.read 0` (shared memory
 //!   is reusable when the op returns). A synchronous `axe.copy` load gets its own barrier, initialized at kernel
@@ -31,7 +31,16 @@
 //! waits that can complete, expect_tx bytes against the plans); a load that an explicit
 //! `axe.mbarrier_arrive_expect_tx` announces emits no `arrive.expect_tx` of its own.
 //!
-//! Not done: dynamic slice offsets, thread subsets, shared tensors that are views of memrefs (only `axe.alloc`),
+//! Run-time coordinates: an `axe.slice` offset on the global side that is an SSA value (a loop variable, a block
+//! id times a tile) is a run-time offset of the region (a constant one folds into the static part). Its known
+//! multiple comes from the IR (`lower_tma/multiple.rs`: constants, `scf.for` steps, `muli`/`addi`/`shli`), the
+//! planner (`axe_layout::tma::plan_dynamic`) plans the region at offsets 0 and states each coordinate's run-time
+//! terms `scale * (offset / divisor)`, or refuses an offset that would not move whole steps of one coordinate
+//! (`dynamic-offset` rule, e.g. mid-panel in a tiled global layout); each coordinate is then the issue's constant
+//! plus those terms as `arith.divsi`/`muli`/`addi` on the offsets, inside the leader's guard. Shared-side offsets
+//! must be static.
+//!
+//! Not done: dynamic shared-side offsets, thread subsets, shared tensors that are views of memrefs (only `axe.alloc`),
 //! several different descriptors on one kernel argument, multicast and clusters.
 //!
 //! Invariants needed: the module verifies (axe-opt verifies after parsing); global tensors are views of
@@ -51,6 +60,7 @@
 pub(crate) mod build;
 mod emit;
 mod host;
+mod multiple;
 mod trace;
 
 use crate::{
@@ -65,10 +75,10 @@ use axe_dialect::{
     AxeOp, MemScope, OpKind,
 };
 use axe_layout::{
-    tma::{plan, Direction, ElemType, TmaOptions, TmaPlan, TmaRequest},
+    tma::{plan_dynamic, Direction, DynamicOffset, ElemType, TmaOptions, TmaPlan, TmaRequest},
     ExecScope,
 };
-use melior::ir::{operation::OperationLike, OperationRef};
+use melior::ir::{operation::OperationLike, OperationRef, Value};
 use std::collections::HashMap;
 use trace::{trace, Storage, Traced};
 
@@ -110,6 +120,8 @@ pub(crate) struct PlannedCopy<'c, 'a> {
     shared: AxeOp<'c, 'a>,
     /// An `axe.mbarrier_arrive_expect_tx` announces this load's bytes: it does not arrive on its barrier itself.
     announced: bool,
+    /// The run-time offsets of the global region, in the order of the plan's `DynamicOffset`s.
+    offsets: Vec<Value<'c, 'a>>,
 }
 
 /// Lowers every TMA copy under `root`; on refusal reports each at its op and returns how many were refused.
@@ -199,6 +211,11 @@ fn plan_copy<'c, 'a>(op: AxeOp<'c, 'a>) -> Result<PlannedCopy<'c, 'a>, String> {
     }
     let dtype = ElemType::from_name(&global.tensor.dtype)
         .ok_or_else(|| format!("tma: dtype: TMA copies 1, 2, 4 or 8-byte numbers, got {}", global.tensor.dtype))?;
+    if !shared.dynamic.is_empty() {
+        return Err(format!(
+            "tma: {name}: the shared tensor is sliced at run-time offsets; only the global side may move at run time"
+        ));
+    }
     let plan = plan_regions(&global, &shared, dtype, direction)?;
     if let Some(barrier) = op.operand(2) {
         let from_alloc = access::defining_op(barrier)
@@ -215,7 +232,8 @@ fn plan_copy<'c, 'a>(op: AxeOp<'c, 'a>) -> Result<PlannedCopy<'c, 'a>, String> {
     let Storage::Alloc(alloc) = shared.storage else {
         return Err(SHARED_STORAGE.to_string());
     };
-    Ok(PlannedCopy { op, plan, global: kernel_arg, shared: alloc, announced: false })
+    let offsets = global.dynamic.iter().map(|&(_, value)| value).collect();
+    Ok(PlannedCopy { op, plan, global: kernel_arg, shared: alloc, announced: false, offsets })
 }
 
 /// The bytes a TMA copy delivers (the plan's total), when the planner accepts it.
@@ -223,8 +241,13 @@ pub(crate) fn planned_bytes(op: AxeOp) -> Option<u64> {
     plan_copy(op).ok().map(|copy| copy.plan.total_bytes())
 }
 
-/// The planner's call on the two traced regions.
+/// The planner's call on the two traced regions, with the global side's run-time offsets and their multiples.
 fn plan_regions(global: &Traced, shared: &Traced, dtype: ElemType, direction: Direction) -> Result<TmaPlan, String> {
+    let dynamic: Vec<DynamicOffset> = global
+        .dynamic
+        .iter()
+        .map(|&(dim, value)| DynamicOffset { dim, multiple: multiple::known_multiple(value) })
+        .collect();
     let (global_layout, shared_layout) = (global.layout()?, shared.layout()?);
     let request = TmaRequest {
         global: &global_layout,
@@ -237,7 +260,7 @@ fn plan_regions(global: &Traced, shared: &Traced, dtype: ElemType, direction: Di
         direction,
         options: TmaOptions::default(),
     };
-    plan(&request).map_err(|e| e.to_string())
+    plan_dynamic(&request, &dynamic).map_err(|e| e.to_string())
 }
 
 /// The melior pass behind `--lower-tma`.

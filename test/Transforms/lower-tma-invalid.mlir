@@ -149,18 +149,46 @@ func.func @dtype_not_tma(%m: memref<4096xi4>) {
 
 // -----
 
-// A dynamic slice offset has no constant coordinates.
-!g = !axe.tensor<array<i64: 128, 256>, f16, #axe.layout<"S[(128,256):(256,1)]">, #axe.mem<"global">>
+// A run-time column offset into a matrix stored as 64-column panels must move whole panels: a loop stepping by 32
+// could land mid-panel, where the box would straddle two panels.
+!g = !axe.tensor<array<i64: 128, 256>, f16, #axe.layout<"S[(128,4,64):(64,8192,1)]">, #axe.mem<"global">>
 !r = !axe.tensor<array<i64: 128, 64>, f16, #axe.deferred, #axe.mem<"global">>
 !s = !axe.tensor<array<i64: 128, 64>, f16, #axe.layout<"Swizzle(3,3,3) o S[(128,64):(64,1)]">, #axe.mem<"shared">>
-func.func @dynamic_offset(%m: memref<32768xf16>, %k: index) {
+func.func @dynamic_offset_splits_a_panel(%m: memref<32768xf16>) {
+  %c0 = arith.constant 0 : index
+  %c32 = arith.constant 32 : index
+  %c192 = arith.constant 192 : index
+  %false = arith.constant false
+  %true = arith.constant true
   %g = "axe.view"(%m) : (memref<32768xf16>) -> !g
-  %r = "axe.slice"(%g, %k) {offsets = array<i64: 0, -9223372036854775808>, sizes = array<i64: 128, 64>} : (!g, index) -> !r
   %s = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !s
   %bar = "axe.mbarrier_alloc"() {scope = #axe.exec<"cta">} : () -> !axe.mbarrier
   "axe.mbarrier_init"(%bar) {count = 1 : i64, scope = #axe.exec<"cta">} : (!axe.mbarrier) -> ()
-  // expected-error @+1 {{tma: dynamic slice offsets are not supported, slice statically}}
-  "axe.copy_async"(%r, %s, %bar) {scope = #axe.exec<"cta">} : (!r, !s, !axe.mbarrier) -> ()
+  %last = scf.for %k = %c0 to %c192 step %c32 iter_args(%p = %false) -> (i1) {
+    %r = "axe.slice"(%g, %k) {offsets = array<i64: 0, -9223372036854775808>, sizes = array<i64: 128, 64>} : (!g, index) -> !r
+    // expected-error @+1 {{tma: dynamic-offset rule: global dimension 1 moves by a run-time offset known to be a multiple of 32, but the layout's outermost digit of that dimension (extent 4, stride 8192) steps every 64 elements: the offset must be a multiple of 64 to move whole steps of one coordinate}}
+    "axe.copy_async"(%r, %s, %bar) {scope = #axe.exec<"cta">} : (!r, !s, !axe.mbarrier) -> ()
+    "axe.mbarrier_wait"(%bar, %p) {scope = #axe.exec<"cta">} : (!axe.mbarrier, i1) -> ()
+    %next = arith.xori %p, %true : i1
+    scf.yield %next : i1
+  }
+  return
+}
+
+// -----
+
+// Only the global side may move at run time: the shared side's offsets fix the swizzle phase and alignment.
+!g = !axe.tensor<array<i64: 128, 64>, f16, #axe.layout<"S[(128,64):(64,1)]">, #axe.mem<"global">>
+!s = !axe.tensor<array<i64: 256, 64>, f16, #axe.layout<"Swizzle(3,3,3) o S[(256,64):(64,1)]">, #axe.mem<"shared">>
+!sr = !axe.tensor<array<i64: 128, 64>, f16, #axe.deferred, #axe.mem<"shared">>
+func.func @dynamic_shared_offset(%m: memref<8192xf16>, %stage: index) {
+  %g = "axe.view"(%m) : (memref<8192xf16>) -> !g
+  %s = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !s
+  %sr = "axe.slice"(%s, %stage) {offsets = array<i64: -9223372036854775808, 0>, sizes = array<i64: 128, 64>} : (!s, index) -> !sr
+  %bar = "axe.mbarrier_alloc"() {scope = #axe.exec<"cta">} : () -> !axe.mbarrier
+  "axe.mbarrier_init"(%bar) {count = 1 : i64, scope = #axe.exec<"cta">} : (!axe.mbarrier) -> ()
+  // expected-error @+1 {{tma: axe.copy_async: the shared tensor is sliced at run-time offsets; only the global side may move at run time}}
+  "axe.copy_async"(%g, %sr, %bar) {scope = #axe.exec<"cta">} : (!g, !sr, !axe.mbarrier) -> ()
   return
 }
 

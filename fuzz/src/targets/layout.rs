@@ -23,7 +23,8 @@
 //!   the layout groups by;
 //! - evaluator: agrees with the reference and with `Layout::eval`; indices out of range are errors;
 //! - TMA: a plan validates, moves exactly the region's bytes, and a software model of the hardware copy puts
-//!   every element where the layouts say (small copies); `validate` accepts exactly the documented rules.
+//!   every element where the layouts say (small copies), also when a region start is a run-time offset (the
+//!   dynamic plan resolved at that start); `validate` accepts exactly the documented rules.
 
 // The TMA hardware model lives with the layout crate's tests; one transcription serves both.
 #[path = "../../../layout/tests/model/tma_hw.rs"]
@@ -37,14 +38,14 @@ use axe_layout::canonicalize::{canonicalize, equivalent, map_key, normalize_shar
 use axe_layout::group::{group, group_many};
 use axe_layout::notation::{parse_coord, parse_layout, parse_region, parse_shape, parse_tile_layout};
 use axe_layout::tma::{
-    plan, validate, Direction, ElemType, Interleave, L2Promotion, OobFill, TensorMapDataType, TensorMapDesc,
-    TmaOptions, TmaPlan, TmaRequest,
+    plan_dynamic, validate, Direction, DynamicOffset, ElemType, Interleave, L2Promotion, OobFill, TensorMapDataType,
+    TensorMapDesc, TmaOptions, TmaPlan, TmaRequest,
 };
 use axe_layout::{Axis, ComposeLayout, Iter, Layout, LayoutError, SwizzleMode, TileLayout};
 use rand::seq::IndexedRandom;
 use rand::RngExt;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
-use tma_hw::{check_transfer, hardware_pairs, SMEM_BASE};
+use tma_hw::{check_transfer, hardware_pairs, resolve, SMEM_BASE};
 
 fn target(name: &'static str, about: &'static str, generate: fn(&mut Rng) -> String, check: Check) -> Target {
     Target { name, about, kind: Kind::InProcess, weight: 1, generate, check, limits: Limits::IN_PROCESS }
@@ -1025,17 +1026,25 @@ impl Request {
     }
 
     fn plan(&self) -> Result<TmaPlan, axe_layout::tma::TmaError> {
-        plan(&TmaRequest {
-            global: &self.global,
-            global_shape: &self.gshape,
-            global_region: &self.gregion,
-            shared: &self.shared,
-            shared_shape: &self.sshape,
-            shared_region: &self.sregion,
-            dtype: self.dtype,
-            direction: self.direction,
-            options: self.options,
-        })
+        self.plan_at(&self.gregion, &[])
+    }
+
+    /// The plan of `gregion` shifted at run time by `dynamic`.
+    fn plan_at(&self, gregion: &[(i64, i64)], dynamic: &[DynamicOffset]) -> Result<TmaPlan, axe_layout::tma::TmaError> {
+        plan_dynamic(
+            &TmaRequest {
+                global: &self.global,
+                global_shape: &self.gshape,
+                global_region: gregion,
+                shared: &self.shared,
+                shared_shape: &self.sshape,
+                shared_region: &self.sregion,
+                dtype: self.dtype,
+                direction: self.direction,
+                options: self.options,
+            },
+            dynamic,
+        )
     }
 }
 
@@ -1070,6 +1079,26 @@ fn check_tma(text: &str) -> Result<(), String> {
     let gcount = prod(&req.gshape).unwrap_or(i64::MAX);
     if elems <= 1 << 12 && gcount <= 1 << 14 {
         model(&req, &p)?;
+        dynamic_model(&req)?;
+    }
+    Ok(())
+}
+
+/// Each non-zero start of the global region made a run-time offset (the start as its known multiple, the region
+/// at offset 0 as the static part): a plan the planner accepts, resolved at that start, must move the region the
+/// layouts give (the model), as the static plan does.
+fn dynamic_model(req: &Request) -> Result<(), String> {
+    for (d, &(b, e)) in req.gregion.iter().enumerate() {
+        if b == 0 {
+            continue;
+        }
+        let mut base = req.gregion.clone();
+        base[d] = (0, e - b);
+        let Ok(p) = req.plan_at(&base, &[DynamicOffset { dim: d, multiple: b }]) else { continue };
+        if p.dynamic.is_empty() {
+            return fail(format!("a run-time offset on dimension {d} left no coordinate term"));
+        }
+        model(req, &resolve(&p, &[b])?)?;
     }
     Ok(())
 }

@@ -39,6 +39,20 @@
 //!    dimensions by stride; unit dimensions are dropped; when more than 5 remain, adjacent dimensions copied in
 //!    full from 0 whose strides continue are merged.
 //!
+//! # Run-time offsets ([`plan_dynamic`])
+//! The global region may be shifted at run time along some dimensions ([`DynamicOffset`]: a loop variable, a
+//! block index times a tile). The plan is made for the static region (offsets 0) and holds for every value the
+//! contract allows: a global dimension's digits (step 3) are its layout's iters, innermost first; an offset that is
+//! a multiple of `P`, the product of the extents below the dimension's outermost digit, changes that digit alone,
+//! by `value / P`, and leaves every inner digit, hence the box, the issue loop and the shared offsets, as they
+//! are. So each issue's coordinate on that digit's descriptor dimension is its static value plus `value / P`
+//! ([`CoordinateTerm`]; divided again by the factor of a promoted innermost dimension, scaled in a merged one),
+//! and an offset whose known multiple is not a multiple of `P` is refused (`dynamic-offset` rule): the region would
+//! not move by whole steps of one coordinate. For a row-major tensor `P` is 1 and any offset is accepted; a
+//! promotion of the innermost dimension by `f` is only chosen when the offset is a multiple of `f`. Whether the
+//! shifted region lies inside the tensor is the caller's run-time precondition (TMA fills loads and clips stores
+//! out of bounds), and the `coordinate-range` rule is checked on the static part only.
+//!
 //! # Shared-memory alignment and the swizzle (researched, CUDA C++ Programming Guide, "TMA Swizzle")
 //! The hardware swizzles the *absolute* shared byte address: for the 128B mode bits `[4,7)` are XORed with bits
 //! `[7,10)`; 64B: bits `[4,6)` with `[7,9)`; 32B: bit 4 with bit 7. The pattern repeats every 1024/512/256 bytes,
@@ -55,7 +69,7 @@
 mod planner;
 mod validate;
 
-pub use planner::plan;
+pub use planner::{plan, plan_dynamic};
 pub use validate::validate;
 
 use crate::layout::Layout;
@@ -438,6 +452,32 @@ impl TensorMapDesc {
     }
 }
 
+/// A run-time offset of the global region along one dimension of the global tensor (an `axe.slice` offset that is
+/// an SSA value): the region is `global_region` shifted by the offset's value along `dim`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct DynamicOffset {
+    /// The global tensor dimension it moves the region along.
+    pub dim: usize,
+    /// What every run-time value is known to be a multiple of (at least 1).
+    pub multiple: i64,
+}
+
+/// One run-time term of every issue's coordinates: coordinate `dim` grows by `scale * (value / divisor)`, where
+/// `value` is dynamic offset `offset`'s run-time value. The division is exact: `divisor` divides the offset's
+/// `multiple`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct CoordinateTerm {
+    /// Index into the planner's `dynamic` offsets.
+    pub offset: usize,
+    /// The descriptor dimension (innermost first) whose coordinate it moves.
+    pub dim: usize,
+    /// Elements of the global dimension per coordinate step of `dim` (a power of the layout's digits, times the
+    /// promotion factor).
+    pub divisor: i64,
+    /// Coordinate steps of `dim` per step of `value / divisor` (above 1 only in a merged dimension).
+    pub scale: i64,
+}
+
 /// One TMA instruction.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct TmaIssue {
@@ -453,8 +493,11 @@ pub struct TmaIssue {
 pub struct TmaPlan {
     /// The descriptor.
     pub desc: TensorMapDesc,
-    /// One entry per TMA instruction, in issue order.
+    /// One entry per TMA instruction, in issue order, with the coordinates at run-time offsets 0.
     pub issues: Vec<TmaIssue>,
+    /// The run-time part of every issue's coordinates (empty for a static region): an issue's coordinates are its
+    /// `coordinates` plus these terms, evaluated on the offsets' values.
+    pub dynamic: Vec<CoordinateTerm>,
     /// The copy direction.
     pub direction: Direction,
     /// The element type the request named (the descriptor's may be promoted).
@@ -556,6 +599,8 @@ pub enum TmaRule {
     SmemAlignment,
     /// Every coordinate fits in a signed 32-bit register.
     CoordinateRange,
+    /// A run-time offset moves the region by whole steps of the coordinate it changes.
+    DynamicOffset,
 }
 
 impl TmaRule {
@@ -575,6 +620,7 @@ impl TmaRule {
             TmaRule::Payload => "payload",
             TmaRule::SmemAlignment => "smem-alignment",
             TmaRule::CoordinateRange => "coordinate-range",
+            TmaRule::DynamicOffset => "dynamic-offset",
         }
     }
 }

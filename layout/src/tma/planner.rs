@@ -2,8 +2,8 @@
 //! parent module's documentation for the algorithm and the alignment decisions).
 
 use super::{
-    validate, ElemType, Interleave, OobFill, TensorMapDataType, TensorMapDesc, TmaError, TmaIssue, TmaPlan, TmaRequest,
-    TmaRule, TmaStage,
+    validate, CoordinateTerm, DynamicOffset, ElemType, Interleave, OobFill, TensorMapDataType, TensorMapDesc, TmaError,
+    TmaIssue, TmaPlan, TmaRequest, TmaRule, TmaStage,
 };
 use crate::axis::Axis;
 use crate::canonicalize::canonicalize;
@@ -54,6 +54,18 @@ struct Joint {
     step: i64,
 }
 
+/// A run-time offset's term on one candidate dimension: its coordinate grows by `value / divisor`.
+#[derive(Clone, Copy, Debug)]
+struct Term {
+    /// The candidate dimension (index into `Problem::dims`).
+    dim: usize,
+    /// Index into the request's dynamic offsets.
+    offset: usize,
+    divisor: i64,
+    /// The offset's known multiple (a multiple of `divisor`).
+    multiple: i64,
+}
+
 /// The copy in some element unit (the natural one or a promoted one).
 #[derive(Clone, Debug)]
 struct Problem {
@@ -63,11 +75,14 @@ struct Problem {
     joints: Vec<Joint>,
     /// Shared start of the region, in elements.
     sbase: i64,
+    /// The run-time offsets' terms.
+    terms: Vec<Term>,
 }
 
 struct Candidate {
     desc: TensorMapDesc,
     issues: Vec<TmaIssue>,
+    dynamic: Vec<CoordinateTerm>,
     box_bytes: i64,
 }
 
@@ -84,15 +99,37 @@ fn rule(r: TmaRule, message: impl Into<String>) -> TmaError {
 /// Errors name the failing [`TmaStage`] or [`TmaRule`] with the numbers, e.g.
 /// `tma: shared-chain stage: the smallest shared stride of the region is 2, not 1`.
 pub fn plan(req: &TmaRequest<'_>) -> Result<TmaPlan, TmaError> {
+    plan_dynamic(req, &[])
+}
+
+/// Plans one TMA copy whose global region is `req.global_region` shifted at run time by the `dynamic` offsets:
+/// the plan of the static region, plus [`TmaPlan::dynamic`], the terms each issue's coordinates gain from the
+/// offsets' values (see "Run-time offsets" in the module documentation). With no offsets it is [`plan`].
+pub fn plan_dynamic(req: &TmaRequest<'_>, dynamic: &[DynamicOffset]) -> Result<TmaPlan, TmaError> {
     check_input(req)?;
+    for (k, offset) in dynamic.iter().enumerate() {
+        if offset.dim >= req.global_shape.len() || offset.multiple < 1 {
+            return Err(stage(
+                TmaStage::Input,
+                format!(
+                    "dynamic offset {k} is along dimension {} with multiple {}; needs a dimension below {} and a \
+                     multiple of at least 1",
+                    offset.dim,
+                    offset.multiple,
+                    req.global_shape.len()
+                ),
+            ));
+        }
+    }
     let mode = shared_mode(req)?;
     let sliced = slice(req.shared, req.shared_shape, req.shared_region)
         .map_err(|e| stage(TmaStage::SharedSlice, e.to_string()))?;
     let (s_iters, s_base) = plain_iters(sliced.tile(), TmaStage::SharedLayout, "shared")?;
     check_atom(req, &sliced, mode)?;
-    let (dims, g_iters, g_offset) = global_side(req)?;
+    let (dims, g_iters, g_offset, terms) = global_side(req, dynamic)?;
     let joints = co_group(&g_iters, &s_iters)?;
-    let base = Problem { esize: req.dtype.bytes(), dtype: req.dtype.tensor_map_type(), dims, joints, sbase: s_base };
+    let base =
+        Problem { esize: req.dtype.bytes(), dtype: req.dtype.tensor_map_type(), dims, joints, sbase: s_base, terms };
     let region_elems: i64 = req.shared_region.iter().map(|(b, e)| e - b).product();
     let global_offset_bytes = g_offset * req.dtype.bytes();
     if global_offset_bytes < 0 {
@@ -139,6 +176,7 @@ pub fn plan(req: &TmaRequest<'_>) -> Result<TmaPlan, TmaError> {
     Ok(TmaPlan {
         desc: best.desc,
         issues: best.issues,
+        dynamic: best.dynamic,
         direction: req.direction,
         elem: req.dtype,
         global_offset_bytes: global_offset_bytes as u64,
@@ -289,8 +327,13 @@ fn check_atom(req: &TmaRequest<'_>, sliced: &Layout, mode: SwizzleMode) -> Resul
 }
 
 /// The global side: descriptor dimensions (every non-unit iter of the global layout grouped by its shape), the
-/// region's box iters in copy order, and the layout's offset on `m`.
-fn global_side(req: &TmaRequest<'_>) -> Result<(Vec<Dim>, Vec<GIter>, i64), TmaError> {
+/// region's box iters in copy order, the layout's offset on `m`, and the run-time offsets' terms (each on its
+/// dimension's outermost digit, refused unless it moves that digit alone).
+#[allow(clippy::type_complexity)]
+fn global_side(
+    req: &TmaRequest<'_>,
+    dynamic: &[DynamicOffset],
+) -> Result<(Vec<Dim>, Vec<GIter>, i64, Vec<Term>), TmaError> {
     let tile = match req.global {
         Layout::Tile(t) => t,
         Layout::Compose(c) => {
@@ -326,11 +369,12 @@ fn global_side(req: &TmaRequest<'_>) -> Result<(Vec<Dim>, Vec<GIter>, i64), TmaE
     }
     let mut dims = Vec::new();
     let mut g_iters = Vec::new();
+    let mut terms = Vec::new();
     for (d, &(b, end)) in req.global_region.iter().enumerate() {
         let block = layout.shard().get(grouped.seps[d]..grouped.seps[d + 1]).unwrap_or(&[]);
         let mut rem = end - b;
         let mut inner = 1i64;
-        let mut per_dim: Vec<(Dim, i64)> = Vec::new();
+        let mut per_dim: Vec<(Dim, i64, i64)> = Vec::new();
         for (l, it) in block.iter().enumerate().rev() {
             if it.stride < 0 {
                 return Err(stage(
@@ -367,10 +411,10 @@ fn global_side(req: &TmaRequest<'_>) -> Result<(Vec<Dim>, Vec<GIter>, i64), TmaE
                     format!("global dimension {d} broadcasts (stride 0) over {w} elements; a store would write one address {w} times"),
                 ));
             }
-            inner = inner.saturating_mul(it.extent);
             if it.extent > 1 {
-                per_dim.push((Dim { global_dim: it.extent, stride: it.stride, start }, w));
+                per_dim.push((Dim { global_dim: it.extent, stride: it.stride, start }, w, inner));
             }
+            inner = inner.saturating_mul(it.extent);
         }
         if rem != 1 {
             return Err(stage(
@@ -378,7 +422,28 @@ fn global_side(req: &TmaRequest<'_>) -> Result<(Vec<Dim>, Vec<GIter>, i64), TmaE
                 format!("global dimension {d}: the region {b}:{end} leaves {rem} positions uncovered by the layout's digits"),
             ));
         }
-        for (dim, w) in per_dim.into_iter().rev() {
+        for (k, offset) in dynamic.iter().enumerate().filter(|(_, o)| o.dim == d) {
+            // The outermost digit is pushed first below: it becomes candidate dimension `dims.len()`.
+            let Some(&(outer, _, step)) = per_dim.last() else {
+                return Err(rule(
+                    TmaRule::DynamicOffset,
+                    format!("global dimension {d} has extent 1, so its run-time offset {k} can only be 0"),
+                ));
+            };
+            if offset.multiple % step != 0 {
+                return Err(rule(
+                    TmaRule::DynamicOffset,
+                    format!(
+                        "global dimension {d} moves by a run-time offset known to be a multiple of {}, but the \
+                         layout's outermost digit of that dimension (extent {}, stride {}) steps every {step} \
+                         elements: the offset must be a multiple of {step} to move whole steps of one coordinate",
+                        offset.multiple, outer.global_dim, outer.stride
+                    ),
+                ));
+            }
+            terms.push(Term { dim: dims.len(), offset: k, divisor: step, multiple: offset.multiple });
+        }
+        for (dim, w, _) in per_dim.into_iter().rev() {
             let idx = dims.len();
             dims.push(dim);
             if w > 1 {
@@ -386,7 +451,32 @@ fn global_side(req: &TmaRequest<'_>) -> Result<(Vec<Dim>, Vec<GIter>, i64), TmaE
             }
         }
     }
-    Ok((dims, g_iters, offset))
+    if req.direction == super::Direction::S2G {
+        check_store_injective(&dims, &g_iters)?;
+    }
+    Ok((dims, g_iters, offset, terms))
+}
+
+/// A store writes each global address once: the region's iters, by global stride (in elements), must each step
+/// past everything the smaller ones reach (a sufficient condition for injectivity; stride 0 is refused earlier).
+fn check_store_injective(dims: &[Dim], g_iters: &[GIter]) -> Result<(), TmaError> {
+    let mut iters: Vec<(i64, i64)> =
+        g_iters.iter().map(|g| (dims[g.dim].stride.saturating_mul(g.step), g.extent)).collect();
+    iters.sort_unstable();
+    let mut reach = 0i64;
+    for (stride, extent) in iters {
+        if stride <= reach {
+            return Err(stage(
+                TmaStage::GlobalLayout,
+                format!(
+                    "the store's global region has an iter of stride {stride} (extent {extent}) that lands within the \
+                     {reach} elements the smaller strides already reach: two elements would be written to one address"
+                ),
+            ));
+        }
+        reach = reach.saturating_add(stride.saturating_mul(extent - 1));
+    }
+    Ok(())
 }
 
 /// The common refinement of the global box iters and the shared iters (both outermost first, same product).
@@ -477,6 +567,14 @@ fn promote(p: &Problem, f: i64) -> Option<Problem> {
     if p.dims.iter().enumerate().any(|(t, d)| t != t0 && d.stride % f != 0) {
         return None;
     }
+    // A run-time offset of the innermost dimension must move whole promoted elements.
+    let mut terms = p.terms.clone();
+    for term in terms.iter_mut().filter(|term| term.dim == t0) {
+        term.divisor = term.divisor.checked_mul(f)?;
+        if term.multiple % term.divisor != 0 {
+            return None;
+        }
+    }
     let esize = p.esize * f;
     let dtype = TensorMapDataType::unsigned_of_bytes(esize)?;
     let dims = p
@@ -506,7 +604,7 @@ fn promote(p: &Problem, f: i64) -> Option<Problem> {
         })
         .filter(|j| j.extent > 1)
         .collect();
-    Some(Problem { esize, dtype, dims, joints, sbase: p.sbase / f })
+    Some(Problem { esize, dtype, dims, joints, sbase: p.sbase / f, terms })
 }
 
 /// Splits `j` into `(outer, inner)` with `inner.extent == d`.
@@ -671,6 +769,7 @@ fn build(
                 && a.boxed == a.global_dim
                 && a.start == 0
                 && !has_issue_iter(&a.members)
+                && !prob.terms.iter().any(|term| a.members.contains(&term.dim))
         }) else {
             break;
         };
@@ -754,5 +853,15 @@ fn build(
         }
         issues.push(TmaIssue { coordinates: coords, smem_offset_bytes: smem_bytes });
     }
-    Ok(Candidate { box_bytes: box_elems * prob.esize, desc, issues })
+    let dynamic = prob
+        .terms
+        .iter()
+        .map(|term| CoordinateTerm {
+            offset: term.offset,
+            dim: owner(term.dim),
+            divisor: term.divisor,
+            scale: scale[term.dim],
+        })
+        .collect();
+    Ok(Candidate { box_bytes: box_elems * prob.esize, desc, issues, dynamic })
 }

@@ -36,9 +36,32 @@ pub fn hw_swizzle(mode: SwizzleMode, addr: i64) -> i64 {
     addr ^ (((addr >> 7) & ((1i64 << bits) - 1)) << 4)
 }
 
+/// The issues as the kernel runs them for run-time offset `values` (one per dynamic offset of the request): each
+/// coordinate is the plan's static one plus, per term on its dimension, `scale * (value / divisor)`, which must
+/// divide exactly (the integer arithmetic the lowering emits). A static plan has no terms and comes back as is.
+pub fn resolve(p: &TmaPlan, values: &[i64]) -> Result<TmaPlan, String> {
+    let mut out = p.clone();
+    for term in &p.dynamic {
+        let value = *values.get(term.offset).ok_or_else(|| format!("model: no value for offset {}", term.offset))?;
+        if term.divisor < 1 || value % term.divisor != 0 {
+            return Err(format!("model: offset value {value} is not a multiple of the divisor {}", term.divisor));
+        }
+        for issue in &mut out.issues {
+            let slot = issue.coordinates.get_mut(term.dim).ok_or("model: a term names a dimension past the rank")?;
+            *slot += term.scale * (value / term.divisor);
+        }
+    }
+    out.dynamic.clear();
+    Ok(out)
+}
+
 /// Every (global byte address, shared byte address) the hardware pairs for the plan's issues, following the
 /// descriptor only, with the shared tensor at [`SMEM_BASE`]; `None` on the global side is an out-of-bounds element.
+/// A plan with run-time terms must be [`resolve`]d first.
 pub fn hardware_pairs(p: &TmaPlan) -> Result<Vec<(Option<i64>, i64)>, String> {
+    if !p.dynamic.is_empty() {
+        return Err("model: the plan has run-time coordinate terms; resolve them first".to_string());
+    }
     let d = &p.desc;
     let e = d.data_type.bytes();
     let rank = d.rank as usize;

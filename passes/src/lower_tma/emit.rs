@@ -225,7 +225,7 @@ impl<'c, 'a> Lowering<'c, 'a> {
                 if let Some(phase) = phase {
                     b.op("gpu.barrier", &[], &[], &[])?;
                     let current = b.value("memref.load", &[phase], "i1", &[])?;
-                    self.load_issues(&b, leader, smem, desc, (barrier, true), plan)?;
+                    self.load_issues(&b, leader, smem, desc, (barrier, true), copy)?;
                     let ticks = b.index(TRY_WAIT_TICKS)?;
                     let zero = b.index(0)?;
                     b.op("nvgpu.mbarrier.try_wait.parity", &[barrier, current, ticks, zero], &[], &[])?;
@@ -233,7 +233,7 @@ impl<'c, 'a> Lowering<'c, 'a> {
                     let next = b.value("arith.xori", &[current, one], "i1", &[])?;
                     b.op("memref.store", &[next, phase], &[], &[])?;
                 } else {
-                    self.load_issues(&b, leader, smem, desc, (barrier, !copy.announced), plan)?;
+                    self.load_issues(&b, leader, smem, desc, (barrier, !copy.announced), copy)?;
                 }
             }
             Direction::S2G => {
@@ -242,10 +242,11 @@ impl<'c, 'a> Lowering<'c, 'a> {
                 b.op("nvvm.fence.proxy", &[], &[], &proxy)?;
                 b.op("gpu.barrier", &[], &[], &[])?;
                 b.guarded(leader, |t| {
+                    let moved = run_time_coordinates(t, plan, &copy.offsets)?;
                     for issue in &plan.issues {
                         let source = box_view(t, smem, plan, issue.smem_offset_bytes)?;
                         let mut operands = vec![source, desc];
-                        operands.extend(coordinates(t, &issue.coordinates)?);
+                        operands.extend(coordinates(t, &issue.coordinates, &moved)?);
                         let sizes = segments(&[1, 1, issue.coordinates.len(), 0]);
                         t.op("nvgpu.tma.async.store", &operands, &[], &[("operandSegmentSizes", sizes)])?;
                     }
@@ -275,18 +276,20 @@ impl<'c, 'a> Lowering<'c, 'a> {
         smem: Value<'c, 'a>,
         desc: Value<'c, 'a>,
         (barrier, arrive): (Value<'c, 'a>, bool),
-        plan: &TmaPlan,
+        copy: &PlannedCopy<'c, 'a>,
     ) -> Result<(), String> {
+        let plan = &copy.plan;
         let zero = b.index(0)?;
         b.guarded(leader, |t| {
             if arrive {
                 let bytes = t.index(plan.total_bytes() as i64)?;
                 t.op("nvgpu.mbarrier.arrive.expect_tx", &[barrier, bytes, zero], &[], &[])?;
             }
+            let moved = run_time_coordinates(t, plan, &copy.offsets)?;
             for issue in &plan.issues {
                 let dest = box_view(t, smem, plan, issue.smem_offset_bytes)?;
                 let mut operands = vec![dest, barrier, desc];
-                operands.extend(coordinates(t, &issue.coordinates)?);
+                operands.extend(coordinates(t, &issue.coordinates, &moved)?);
                 operands.push(zero);
                 let sizes = segments(&[1, 1, 1, issue.coordinates.len(), 1, 0, 0]);
                 t.op("nvgpu.tma.async.load", &operands, &[], &[("operandSegmentSizes", sizes)])?;
@@ -448,9 +451,53 @@ fn box_view<'c, 'a>(
     b.value("memref.view", &[smem, offset], &box_memref(&plan.desc), &[])
 }
 
-/// One `index` constant per coordinate (innermost first, as the descriptor's dimensions).
-fn coordinates<'c, 'a>(b: &Builder<'c, 'a>, coordinates: &[i64]) -> Result<Vec<Value<'c, 'a>>, String> {
-    coordinates.iter().map(|&c| b.index(c)).collect()
+/// The run-time part of the coordinates, per descriptor dimension (`None` where nothing moves it): the sum of the
+/// plan's terms `scale * (offset / divisor)` (exact division, `arith.divsi`, so negative offsets divide right too).
+fn run_time_coordinates<'c, 'a>(
+    b: &Builder<'c, 'a>,
+    plan: &TmaPlan,
+    offsets: &[Value<'c, 'a>],
+) -> Result<Vec<Option<Value<'c, 'a>>>, String> {
+    let mut moved: Vec<Option<Value<'c, 'a>>> = vec![None; plan.desc.rank as usize];
+    for term in &plan.dynamic {
+        let offset = *offsets.get(term.offset).ok_or("tma: internal: a plan term names a missing offset")?;
+        let mut value = offset;
+        if term.divisor != 1 {
+            let divisor = b.index(term.divisor)?;
+            value = b.value("arith.divsi", &[value, divisor], "index", &[])?;
+        }
+        if term.scale != 1 {
+            let scale = b.index(term.scale)?;
+            value = b.value("arith.muli", &[value, scale], "index", &[])?;
+        }
+        let slot = moved.get_mut(term.dim).ok_or("tma: internal: a plan term names a missing dimension")?;
+        *slot = Some(match *slot {
+            Some(sum) => b.value("arith.addi", &[sum, value], "index", &[])?,
+            None => value,
+        });
+    }
+    Ok(moved)
+}
+
+/// One `index` per coordinate (innermost first, as the descriptor's dimensions): the issue's constant, plus the
+/// run-time part where the plan has one (`arith.addi`, or the run-time value alone when the constant is 0).
+fn coordinates<'c, 'a>(
+    b: &Builder<'c, 'a>,
+    coordinates: &[i64],
+    moved: &[Option<Value<'c, 'a>>],
+) -> Result<Vec<Value<'c, 'a>>, String> {
+    coordinates
+        .iter()
+        .enumerate()
+        .map(|(dim, &c)| match moved.get(dim).copied().flatten() {
+            Some(run_time) if c == 0 => Ok(run_time),
+            Some(run_time) => {
+                let constant = b.index(c)?;
+                b.value("arith.addi", &[constant, run_time], "index", &[])
+            }
+            None => b.index(c),
+        })
+        .collect()
 }
 
 /// Where the kernel-entry cast of a descriptor argument is located: at the kernel.

@@ -1,7 +1,10 @@
 //! Reading a copy operand back to its root tensor and storage, through `axe.slice` chains and views.
 //!
 //! The planner wants the root tensor's layout and shape and the copied region in the root's indices; the
-//! lowering wants the storage (an `axe.alloc`, or the kernel argument under the global views).
+//! lowering wants the storage (an `axe.alloc`, or the kernel argument under the global views). A slice offset that
+//! is an SSA value is folded into the region when it is an `arith.constant`, else kept as a run-time offset of the
+//! root dimension (the region then starts at the static part), with the multiple the IR shows
+//! ([`super::multiple`]).
 
 use axe_dialect::{
     access,
@@ -25,8 +28,10 @@ pub(super) enum Storage<'c, 'a> {
 pub(super) struct Traced<'c, 'a> {
     /// The root tensor's type (the `axe.view` or `axe.alloc` under the slices).
     pub(super) tensor: TensorType,
-    /// The operand's region in the root's indices, half-open per dimension.
+    /// The operand's region in the root's indices, half-open per dimension (at run-time offsets 0).
     pub(super) region: Vec<(i64, i64)>,
+    /// Run-time offsets of the region: (root dimension, value), in slice-chain order, outermost slice last.
+    pub(super) dynamic: Vec<(usize, Value<'c, 'a>)>,
     /// The storage under the root.
     pub(super) storage: Storage<'c, 'a>,
 }
@@ -51,6 +56,7 @@ fn defining<'c, 'a>(value: Value<'c, 'a>) -> Option<AxeOp<'c, 'a>> {
 pub(super) fn trace<'c, 'a>(copy: AxeOp<'c, 'a>, value: Value<'c, 'a>) -> Result<Traced<'c, 'a>, String> {
     let tensor = tensor_of(value)?.ok_or("tma: copy operand is not an !axe.tensor")?;
     let mut begin = vec![0i64; tensor.shape.len()];
+    let mut dynamic = Vec::new();
     let mut current = value;
     let root = loop {
         let Some(op) = defining(current) else {
@@ -59,8 +65,20 @@ pub(super) fn trace<'c, 'a>(copy: AxeOp<'c, 'a>, value: Value<'c, 'a>) -> Result
         match op.kind() {
             OpKind::Slice => {
                 let region = op.slice_region()?;
-                for (b, offset) in begin.iter_mut().zip(&region.offsets) {
-                    *b += offset.ok_or("tma: dynamic slice offsets are not supported, slice statically")?;
+                // The dynamic offsets are operands 1.. in the order of the dimensions that take one.
+                let mut operand = 1;
+                for (d, (b, offset)) in begin.iter_mut().zip(&region.offsets).enumerate() {
+                    match offset {
+                        Some(offset) => *b += offset,
+                        None => {
+                            let value = op.operand(operand).ok_or("tma: slice lacks a dynamic offset operand")?;
+                            operand += 1;
+                            match super::multiple::constant(value) {
+                                Some(c) => *b += c,
+                                None => dynamic.push((d, value)),
+                            }
+                        }
+                    }
                 }
                 current = op.operand(0).ok_or("tma: slice has no source")?;
             }
@@ -73,7 +91,7 @@ pub(super) fn trace<'c, 'a>(copy: AxeOp<'c, 'a>, value: Value<'c, 'a>) -> Result
         return Err("tma: slices must keep the rank of their source".to_string());
     }
     let region = begin.iter().zip(&tensor.shape).map(|(&b, &e)| (b, b + e)).collect();
-    Ok(Traced { tensor: root_tensor, region, storage: storage(copy, root) })
+    Ok(Traced { tensor: root_tensor, region, dynamic, storage: storage(copy, root) })
 }
 
 /// The storage under `root`: an alloc, or the kernel argument reached through views.
