@@ -86,3 +86,40 @@ fn multiple(value: Value, depth: usize) -> Option<i64> {
         _ => None,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use axe_dialect::{create_context, ops::walk_preorder, parse_module};
+
+    #[test]
+    fn multiples_follow_the_arithmetic() {
+        let source = r#"func.func @f(%n: index, %x: index) {
+  %c0 = arith.constant 0 : index
+  %c3 = arith.constant 3 : index
+  %c6 = arith.constant 6 : index
+  %c96 = arith.constant 96 : index
+  %c128 = arith.constant 128 : index
+  %bid = gpu.block_id x
+  %m0 = arith.muli %bid, %c128 : index
+  %s = arith.shli %x, %c3 : index
+  %sum = arith.addi %m0, %c96 : index
+  %zero = arith.muli %x, %c0 : index
+  scf.for %k = %c6 to %n step %c96 {
+    "test.use"(%m0, %s, %sum, %bid, %zero, %k) : (index, index, index, index, index, index) -> ()
+  }
+  return
+}"#;
+        let context = create_context().expect("context");
+        context.context().set_allow_unregistered_dialects(true);
+        let module = parse_module(&context, source, "t.mlir").expect("parses");
+        let mut found = Vec::new();
+        walk_preorder(module.as_operation(), &mut |op| {
+            if op.name().as_string_ref().as_str() == Ok("test.use") {
+                found = (0..6).filter_map(|i| access::operand(op, i)).map(known_multiple).collect();
+            }
+        });
+        // m0 = bid * 128; x << 3; gcd(128, 96); a block id; x * 0 (a multiple of everything); gcd(6, 96).
+        assert_eq!(found, vec![128, 8, 32, 1, 1 << 62, 6]);
+    }
+}
