@@ -46,6 +46,15 @@ fn eval_spread(l: &Layout, count: i64) -> usize {
     (0..l.size()).step_by(step as usize).map(|flat| evaluator.eval_flat(flat).expect("in range").len()).sum()
 }
 
+/// As [`eval_spread`], through [`axe_layout::Evaluator::values_into`] with one reused buffer: the points as flat
+/// value vectors instead of coordinate maps (the form for hot loops; it allocates nothing per index).
+fn values_spread(l: &Layout, count: i64) -> usize {
+    let step = (l.size() / count).max(1);
+    let evaluator = l.evaluator().expect("a small replica");
+    let mut values = Vec::new();
+    (0..l.size()).step_by(step as usize).map(|flat| evaluator.values_into(flat, &mut values).expect("in range")).sum()
+}
+
 fn config() -> Criterion {
     Criterion::default()
         .warm_up_time(Duration::from_millis(200))
@@ -55,22 +64,26 @@ fn config() -> Criterion {
 
 fn bench_eval(c: &mut Criterion) {
     // Every index of the register and 8x64 shared tiles; 4096 spread indices of the big ones (49152 and 65536
-    // elements), so one iteration stays in the millisecond range. Throughput is per evaluated index.
-    let mut g = c.benchmark_group("eval");
-    g.sampling_mode(SamplingMode::Flat);
-    for (name, text, count) in [
-        ("tc_tile_8x16_all", TC_TILE, 128),
-        ("mma_c_16x8_all", MMA_C, 128),
-        ("swizzle_8x64_all", "Swizzle(3,3,3) o S[(8,64):(64,1)]", 512),
-        ("swizzle_3x64x256_4096", SMEM_128B, 4096),
-        ("iters16_mixed_4096", ITERS16_MIXED, 4096),
-    ] {
-        let l = layout(text);
-        let evaluated = (0..l.size()).step_by((l.size() / count).max(1) as usize).count();
-        g.throughput(Throughput::Elements(evaluated as u64));
-        g.bench_with_input(BenchmarkId::from_parameter(name), &l, |b, l| b.iter(|| eval_spread(black_box(l), count)));
+    // elements), so one iteration stays in the millisecond range. Throughput is per evaluated index. `eval`
+    // returns coordinate maps (`Evaluator::eval_flat`), `eval_values` flat value vectors (`values_into`).
+    type Spread = fn(&Layout, i64) -> usize;
+    for (group, spread) in [("eval", eval_spread as Spread), ("eval_values", values_spread as Spread)] {
+        let mut g = c.benchmark_group(group);
+        g.sampling_mode(SamplingMode::Flat);
+        for (name, text, count) in [
+            ("tc_tile_8x16_all", TC_TILE, 128),
+            ("mma_c_16x8_all", MMA_C, 128),
+            ("swizzle_8x64_all", "Swizzle(3,3,3) o S[(8,64):(64,1)]", 512),
+            ("swizzle_3x64x256_4096", SMEM_128B, 4096),
+            ("iters16_mixed_4096", ITERS16_MIXED, 4096),
+        ] {
+            let l = layout(text);
+            let evaluated = (0..l.size()).step_by((l.size() / count).max(1) as usize).count();
+            g.throughput(Throughput::Elements(evaluated as u64));
+            g.bench_with_input(BenchmarkId::from_parameter(name), &l, |b, l| b.iter(|| spread(black_box(l), count)));
+        }
+        g.finish();
     }
-    g.finish();
 }
 
 fn bench_canonicalize(c: &mut Criterion) {
@@ -101,6 +114,8 @@ fn bench_tile(c: &mut Criterion) {
         ("mma_c_by_4x8", MMA_C, "S[(4,8):(8@reg,1@reg)]", vec![16, 8], vec![4, 8]),
         // The 128B swizzle atom tiled to a 3 x 64 x 256 shared-memory buffer.
         ("swizzle_atom_to_3x64x256", "Swizzle(3,3,3)", "S[(3,8,4):(32,1,8)]", vec![1, 8, 64], vec![3, 8, 4]),
+        // A swizzled 8 x 64 tile (not a bare atom) repeated over a 2 x 4 grid of such tiles.
+        ("swizzle_8x64_by_2x4", "Swizzle(3,3,3) o S[(8,64):(64,1)]", "S[(2,4):(4,1)]", vec![8, 64], vec![2, 4]),
         // 8 + 8 iters: a 16-iter result.
         (
             "iters8_by_iters8",

@@ -2,7 +2,11 @@
 //!
 //! `L(x) = { D(x) + O + r | r in R }`, then the swizzle on `m` for a ComposeLayout. [`Evaluator`] fixes the axis
 //! order, the per-iter axis slots and the deduplicated replica offsets up front, so evaluating one index costs a
-//! digit split and one vector add per replica point, with no maps or sorting on the way.
+//! digit split (a mask and a shift for a power-of-two extent, which every hardware layout has) and one vector add
+//! per replica point, with no maps or sorting on the way. The point `D(x) + O` is a sum of per-iter
+//! contributions `digit * stride` on the iter's axis slot; digits above the highest non-zero one add nothing and
+//! are skipped. Without a swizzle the points come out sorted and distinct (the replica offsets are), so only a
+//! swizzle, which may reorder or merge points, sorts them.
 //!
 //! Preparing is total on every checked layout: the replica offsets are enumerated axis by axis
 //! ([`crate::points`]), so a long stride-0 iter costs nothing, and a replica with more than
@@ -34,7 +38,13 @@ pub struct Evaluator {
     /// The swizzle and the slot of `m`, for a ComposeLayout that has an `m` axis.
     swizzle: Option<(Swizzle, usize)>,
     size: i64,
+    /// A coordinate over `axes`, every value 0: cloned and filled for each point [`Evaluator::eval_flat`] returns
+    /// (cheaper than building a map from pairs).
+    zero: Coord,
 }
+
+/// The axes an evaluator keeps the base point of on the stack; a layout on more axes uses the heap.
+const INLINE_AXES: usize = 8;
 
 impl Evaluator {
     /// Prepares the forward map of `layout`, or refuses a replica with more than [`MAX_REPLICA_OFFSETS`] distinct
@@ -59,7 +69,8 @@ impl Evaluator {
         let replicas = replica_offsets(tile.replica(), &axes)?;
         // Without an `m` axis every address is 0, which every swizzle fixes.
         let swizzle = swizzle.and_then(|s| Some((s, axes.binary_search(&Axis::M).ok()?)));
-        Ok(Evaluator { axes, digits, offset, replicas, swizzle, size: tile.size() })
+        let zero = axes.iter().map(|&a| (a, 0)).collect();
+        Ok(Evaluator { axes, digits, offset, replicas, swizzle, size: tile.size(), zero })
     }
 
     /// The axes of every point, in the order of [`Evaluator::values`].
@@ -75,30 +86,94 @@ impl Evaluator {
 
     /// L(flat) as value vectors over [`Evaluator::axes`]: sorted, duplicates collapsed.
     pub fn values(&self, flat: i64) -> Result<Vec<Vec<i64>>> {
-        if flat < 0 || flat >= self.size {
-            return Err(LayoutError::new(format!("index {flat} is outside the layout's size {}", self.size)));
-        }
-        let mut base = self.offset.clone();
-        let mut rest = flat;
-        for &(extent, stride, k) in &self.digits {
-            base[k] += (rest % extent) * stride;
-            rest /= extent;
-        }
-        let mut points: Vec<Vec<i64>> =
-            self.replicas.iter().map(|r| r.iter().zip(&base).map(|(a, b)| a + b).collect()).collect();
-        if let Some((swizzle, m)) = self.swizzle {
-            for p in &mut points {
-                p[m] = swizzle.apply(p[m]);
-            }
-            points.sort();
-            points.dedup();
-        }
-        Ok(points)
+        self.with_base(flat, |base| {
+            let point = |r: &Vec<i64>| r.iter().zip(base).enumerate().map(|(k, (r, b))| self.value(k, r + b)).collect();
+            self.sorted(self.replicas.iter().map(point).collect())
+        })
     }
 
     /// L(flat) as coordinates, each listing every axis of the layout (zero where nothing moves it).
     pub fn eval_flat(&self, flat: i64) -> Result<Vec<Coord>> {
-        Ok(self.values(flat)?.into_iter().map(|p| self.axes.iter().copied().zip(p).collect()).collect())
+        self.with_base(flat, |base| {
+            let point = |r: &Vec<i64>| {
+                let mut point = self.zero.clone();
+                for (k, (v, (r, b))) in point.values_mut().zip(r.iter().zip(base)).enumerate() {
+                    *v = self.value(k, r + b);
+                }
+                point
+            };
+            self.sorted(self.replicas.iter().map(point).collect())
+        })
+    }
+
+    /// L(flat) written into `out` (its contents replaced) as consecutive value vectors over [`Evaluator::axes`],
+    /// sorted, duplicates collapsed; returns how many points there are. Once `out` has room this allocates
+    /// nothing (except to sort the points of a swizzled layout with replicas): the form for evaluating many
+    /// indices in a hot loop.
+    pub fn values_into(&self, flat: i64, out: &mut Vec<i64>) -> Result<usize> {
+        self.with_base(flat, |base| {
+            out.clear();
+            for r in &self.replicas {
+                out.extend(r.iter().zip(base).enumerate().map(|(k, (r, b))| self.value(k, r + b)));
+            }
+            match self.swizzle {
+                // A swizzle keeps `m` among the axes, so the rows are not empty.
+                Some(_) if self.replicas.len() > 1 => {
+                    let rows = self.sorted(out.chunks(self.axes.len().max(1)).map(<[i64]>::to_vec).collect());
+                    *out = rows.concat();
+                    rows.len()
+                }
+                _ => self.replicas.len(),
+            }
+        })
+    }
+
+    /// The value of a point on the axis in slot `k`: swizzled on `m` for a ComposeLayout.
+    fn value(&self, k: usize, v: i64) -> i64 {
+        match self.swizzle {
+            Some((swizzle, m)) if m == k => swizzle.apply(v),
+            _ => v,
+        }
+    }
+
+    /// The points of one index, sorted and distinct: they already are without a swizzle (the replica offsets
+    /// are); a swizzle may reorder them and merge some.
+    fn sorted<P: Ord>(&self, mut points: Vec<P>) -> Vec<P> {
+        if self.swizzle.is_some() && points.len() > 1 {
+            points.sort();
+            points.dedup();
+        }
+        points
+    }
+
+    /// Runs `then` on `D(flat) + O` as values over [`Evaluator::axes`], after checking `flat` is in range.
+    fn with_base<T>(&self, flat: i64, then: impl FnOnce(&[i64]) -> T) -> Result<T> {
+        if flat < 0 || flat >= self.size {
+            return Err(LayoutError::new(format!("index {flat} is outside the layout's size {}", self.size)));
+        }
+        let n = self.axes.len();
+        let (mut inline, mut heap) = ([0i64; INLINE_AXES], Vec::new());
+        let base: &mut [i64] = if n <= INLINE_AXES {
+            &mut inline[..n]
+        } else {
+            heap.resize(n, 0);
+            &mut heap
+        };
+        base.copy_from_slice(&self.offset);
+        let mut rest = flat;
+        for &(extent, stride, k) in &self.digits {
+            if rest == 0 {
+                break;
+            }
+            let (digit, next) = if extent & (extent - 1) == 0 {
+                (rest & (extent - 1), rest >> extent.trailing_zeros())
+            } else {
+                (rest % extent, rest / extent)
+            };
+            base[k] += digit * stride;
+            rest = next;
+        }
+        Ok(then(base))
     }
 }
 
@@ -136,4 +211,40 @@ fn replica_offsets(replica: &[Iter], axes: &[Axis]) -> Result<Vec<Vec<i64>>> {
             .collect();
     }
     Ok(offsets)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn evaluator(text: &str) -> Evaluator {
+        crate::notation::parse_layout(text).unwrap().evaluator().unwrap()
+    }
+
+    /// `Swizzle(0,1,1)` XORs address bit 1 into bit 0, so the replica points `m = 2, 3` of index 1 swap to
+    /// `3, 2` and come back sorted; every form agrees.
+    #[test]
+    fn swizzled_replica_points_are_sorted_in_every_form() {
+        let e = evaluator("Swizzle(0,1,1) o S[2:2] + R[2:1]");
+        assert_eq!(e.values(1).unwrap(), vec![vec![2], vec![3]]);
+        let mut flat = vec![7; 5];
+        assert_eq!(e.values_into(1, &mut flat).unwrap(), 2);
+        assert_eq!(flat, vec![2, 3]);
+        let m = |v: i64| Coord::from([(Axis::M, v)]);
+        assert_eq!(e.eval_flat(1).unwrap(), vec![m(2), m(3)]);
+        assert_eq!(e.eval_flat(0).unwrap(), vec![m(0), m(1)]);
+    }
+
+    /// `S[(3,4):(1@laneid,1)] + R[2:8@laneid] + 5@warpid` at index 7 = digits (1, 3): the base point is
+    /// `laneid 1, m 3, warpid 5`, the replica adds 0 or 8 on `laneid`; a non-power-of-two extent splits by
+    /// division.
+    #[test]
+    fn values_into_lists_points_over_the_sorted_axes() {
+        let e = evaluator("S[(3,4):(1@laneid,1)] + R[2:8@laneid] + 5@warpid");
+        assert_eq!(e.axes().iter().map(|a| a.name()).collect::<Vec<_>>(), ["laneid", "m", "warpid"]);
+        let mut flat = Vec::new();
+        assert_eq!(e.values_into(7, &mut flat).unwrap(), 2);
+        assert_eq!(flat, vec![1, 3, 5, 9, 3, 5]);
+        assert!(e.values_into(12, &mut flat).unwrap_err().message.contains("outside the layout's size 12"));
+    }
 }
