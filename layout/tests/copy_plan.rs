@@ -331,6 +331,27 @@ fn refusals_name_the_rule_and_the_numbers() {
             CopyRule::Limit,
             "1048576 elements, more than the 262144",
         ),
+        refusal(
+            ("S[(2,32,1024):(1@warpid,1@laneid,1)]", &[65536], Reg),
+            ("S[(32,2,1024):(1@laneid,1@warpid,1)]", &[65536], Reg),
+            f32,
+            Cta,
+            Chip::Sm80,
+            CopyRule::Limit,
+            "its 262144 bytes exceed the 166912 bytes of shared memory a CTA has on sm_80",
+        ),
+        Refusal {
+            threads: Some(("warpid", 0, 100)),
+            ..refusal(
+                row,
+                ("S[(32,4):(1@laneid,1)]", &[32, 4], Reg),
+                f32,
+                Cta,
+                Chip::Sm80,
+                CopyRule::Scope,
+                "thread subset warpid[0, 100) is not a non-empty range inside the axis's 32 values",
+            )
+        },
         Refusal {
             threads: Some(("warpid", 1, 2)),
             ..refusal(

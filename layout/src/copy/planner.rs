@@ -107,6 +107,18 @@ pub fn plan(req: &CopyRequest<'_>) -> Result<CopyPlan, CopyError> {
                         ),
                     ));
                 }
+                let bytes = req.src.layout.size() * esize;
+                let capacity = if req.chip == Chip::Sm80 { 163 * 1024 } else { 227 * 1024 };
+                if bytes > capacity {
+                    return Err(err(
+                        CopyRule::Limit,
+                        format!(
+                            "this register copy moves elements between warps through shared memory, but its {bytes} \
+                             bytes exceed the {capacity} bytes of shared memory a CTA has on {}",
+                            req.chip.name()
+                        ),
+                    ));
+                }
                 let barrier = subset.map(|c| (c.end - c.begin) * c.div);
                 let (st, store, load) =
                     staged(req.src.shape, req.src.layout, req.dst.layout, s, d, esize, scope, barrier, &ctx)?;

@@ -10,6 +10,10 @@ use crate::swizzle::Swizzle;
 /// The most elements one copy may have (every plan is built and checked element by element).
 pub const MAX_ELEMENTS: i64 = 1 << 18;
 
+/// The most `(thread, register)` holders of one register side, all elements together (a replica over many
+/// threads multiplies them).
+pub const MAX_HOLDERS: usize = 1 << 20;
+
 /// The most threads a CTA has (CUDA's limit), which bounds thread indices where the CTA's size is not given.
 pub const MAX_CTA_THREADS: i64 = 1024;
 
@@ -75,6 +79,8 @@ pub(crate) fn fixed_scope_threads(scope: ExecScope) -> Option<i64> {
 pub(crate) fn subset_cond(subset: &ThreadSubset, scope: ExecScope) -> Result<ThreadCond, CopyError> {
     let (per, extent) =
         unit_threads(subset.axis, scope).map_err(|e| err(CopyRule::Scope, format!("thread subset: {e}")))?;
+    // Units past a CTA's 1024 threads do not exist (this also bounds the subset's thread count).
+    let extent = Some(extent.unwrap_or(MAX_CTA_THREADS / per));
     if subset.begin < 0 || subset.begin >= subset.end || extent.is_some_and(|e| subset.end > e) {
         return Err(err(
             CopyRule::Scope,
@@ -87,7 +93,8 @@ pub(crate) fn subset_cond(subset: &ThreadSubset, scope: ExecScope) -> Result<Thr
             ),
         ));
     }
-    Ok(ThreadCond { div: per, modulus: extent, begin: subset.begin, end: subset.end })
+    let modulus = unit_threads(subset.axis, scope).ok().and_then(|(_, e)| e);
+    Ok(ThreadCond { div: per, modulus, begin: subset.begin, end: subset.end })
 }
 
 /// Evaluates one side (`what` is `source` or `destination` in messages).
@@ -137,6 +144,15 @@ pub(crate) fn evaluate(side: &Side<'_>, scope: ExecScope, what: &str) -> Result<
                         "a register layout maps onto thread axes and the register axis m, found '{a}'"
                     )));
                 }
+            }
+            if (n as usize).saturating_mul(ev.replica_len()) > MAX_HOLDERS {
+                return Err(err(
+                    CopyRule::Limit,
+                    format!(
+                        "{what}: {n} elements held by up to {} threads each exceed the {MAX_HOLDERS} holders planned",
+                        ev.replica_len()
+                    ),
+                ));
             }
             let mut holders = Vec::with_capacity(n as usize);
             for k in 0..n {

@@ -28,7 +28,8 @@ pub const COMMAND: Command = Command {
            --threads AXIS:BEGIN:END: only units [BEGIN, END) of a thread axis run the copy (warpid:0:4)\n\
            --cta-threads N: the CTA's thread count (a cta-scope cp.async spreads over them)\n\
            Memory layouts are element offsets on m from the tensor's base; register layouts use thread axes\n\
-           (laneid, warpid, ...) and the register axis m; tensor-memory layouts use TLane and TCol.\n\
+           (laneid, warpid, ...) and the register axis m; tensor-memory layouts use TLane and TCol. Declare other\n\
+           axes with a leading 'axe-layout --axis NAME=KIND'.\n\
            --json: {\"instruction\", \"vector_bytes\", \"instructions_per_thread\", \"scalar\", \"scope_threads\",\n\
            \"src_base_alignment_bytes\", \"dst_base_alignment_bytes\", \"staging\" (null or {\"layout\", \"bytes\",\n\
            \"alignment_bytes\", \"conflict_ways\"}), \"steps\": [{\"instruction\", \"vector_bytes\", \"threads\",\n\
