@@ -340,6 +340,19 @@ fn refusals_name_the_rule_and_the_numbers() {
             CopyRule::Limit,
             "its 262144 bytes exceed the 166912 bytes of shared memory a CTA has on sm_80",
         ),
+        // A shuffle needs every lane of the warp, a staged copy whole warps: half a warp can do neither.
+        Refusal {
+            threads: Some(("laneid", 0, 16)),
+            ..refusal(
+                ("S[(16,2):(1@laneid,1)]", &[32], Reg),
+                ("S[(2,8,2):(1,1@laneid,8@laneid)]", &[32], Reg),
+                f32,
+                Warp,
+                Chip::Sm80,
+                CopyRule::Scope,
+                "a register copy through shared memory needs whole warps, but the subset selects lanes 0..16",
+            )
+        },
         Refusal {
             threads: Some(("warpid", 0, 100)),
             ..refusal(

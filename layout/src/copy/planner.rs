@@ -94,7 +94,7 @@ pub fn plan(req: &CopyRequest<'_>) -> Result<CopyPlan, CopyError> {
         (Table::Reg { holders: s }, Table::Reg { holders: d }) => {
             if let Some(step) = mov_step(s, d, esize, &ctx)? {
                 vec![step]
-            } else if let Some(step) = shuffle_step(s, d, esize, &ctx)? {
+            } else if let Some(step) = shuffle_step(s, d, esize, subset.as_ref(), &ctx)? {
                 vec![step]
             } else {
                 if let Some(c) = subset.filter(|c| c.div == 1 && c.modulus.is_some()) {

@@ -8,7 +8,7 @@
 
 use super::table::err;
 use super::vector::{fit_or_err, Threads, MAX_ISSUES};
-use super::{Completion, CopyError, CopyIssue, CopyKind, CopyRule, CopyStep, Operand};
+use super::{Completion, CopyError, CopyIssue, CopyKind, CopyRule, CopyStep, Operand, ThreadCond};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// `(source register, destination register) -> [(reading thread, source thread)]`, or `None` when some element
@@ -70,6 +70,7 @@ pub(crate) fn shuffle_step(
     src: &[Vec<(i64, i64)>],
     dst: &[Vec<(i64, i64)>],
     esize: i64,
+    subset: Option<&ThreadCond>,
     ctx: &Threads<'_>,
 ) -> Result<Option<CopyStep>, CopyError> {
     if esize > 4 {
@@ -81,6 +82,10 @@ pub(crate) fn shuffle_step(
     }
     let warps: BTreeSet<i64> = moves.values().flat_map(|v| v.iter().map(|(t, _)| t / 32)).collect();
     let all: BTreeSet<i64> = warps.iter().flat_map(|w| 32 * w..32 * w + 32).collect();
+    // shfl.sync needs every lane of the warp, and only the subset runs the copy.
+    if subset.is_some_and(|c| all.iter().any(|&t| !c.holds(t))) {
+        return Ok(None);
+    }
     let Ok(threads) = ctx.set(&all, "shuffle") else { return Ok(None) };
     let mut issues = Vec::with_capacity(moves.len());
     for ((rs, rd), who) in moves {
