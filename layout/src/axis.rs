@@ -243,7 +243,8 @@ impl Axis {
 
 impl PartialEq for Axis {
     fn eq(&self, other: &Self) -> bool {
-        self.name == other.name
+        // Handles of one axis usually share the interned name, so the pointer test settles most comparisons.
+        std::ptr::eq(self.name, other.name) || self.name == other.name
     }
 }
 
@@ -257,6 +258,9 @@ impl PartialOrd for Axis {
 
 impl Ord for Axis {
     fn cmp(&self, other: &Self) -> Ordering {
+        if std::ptr::eq(self.name, other.name) {
+            return Ordering::Equal;
+        }
         self.name.cmp(other.name)
     }
 }

@@ -94,14 +94,12 @@ impl TileLayout {
     }
 }
 
-/// D0 then D1 on a shard (App. A.1; Theorem A.8 says the result is unique for the map `x -> D(x)`).
+/// D0 then D1 on a shard (App. A.1; Theorem A.8 says the result is unique for the map `x -> D(x)`), in one pass.
+///
+/// D0 drops extent-1 iters, keeping `(1, 1, a)` (axis of the first iter) if the shard would become empty; D1
+/// fuses what is left.
 pub fn normalize_shard(shard: &[Iter]) -> Vec<Iter> {
-    fuse_adjacent(drop_unit_iters(shard))
-}
-
-/// D0: drop extent-1 iters, keeping `(1, 1, a)` (axis of the first iter) if the shard would become empty.
-fn drop_unit_iters(shard: &[Iter]) -> Vec<Iter> {
-    let kept: Vec<Iter> = shard.iter().filter(|i| i.extent != 1).copied().collect();
+    let kept = fuse_adjacent(shard.iter().filter(|i| i.extent != 1).copied());
     match shard.first() {
         Some(first) if kept.is_empty() => vec![Iter { extent: 1, stride: 1, axis: first.axis }],
         _ => kept,
@@ -109,8 +107,9 @@ fn drop_unit_iters(shard: &[Iter]) -> Vec<Iter> {
 }
 
 /// D1: fuse `(e1, s1), (e2, s2)` on one axis with `s1 == e2 * s2` into `(e1 * e2, s2)`, left to right.
-fn fuse_adjacent(shard: Vec<Iter>) -> Vec<Iter> {
-    let mut out: Vec<Iter> = Vec::with_capacity(shard.len());
+fn fuse_adjacent(shard: impl IntoIterator<Item = Iter>) -> Vec<Iter> {
+    let shard = shard.into_iter();
+    let mut out: Vec<Iter> = Vec::with_capacity(shard.size_hint().1.unwrap_or(0));
     for it in shard {
         match out.last_mut() {
             Some(prev) if fuses(prev, &it) => {
@@ -175,14 +174,20 @@ fn absorbs(fine: &Iter, coarse: &Iter) -> bool {
 /// The gap condition (App. A.1, Lemma A.9) on a sign-normalized replica: on every axis, sorted by stride, each
 /// stride exceeds `sum (e_j - 1) * s_j` over the iters with smaller (or equal) position in that order.
 pub fn gap_condition(replica: &[Iter]) -> bool {
-    let mut sorted: Vec<&Iter> = replica.iter().collect();
-    sorted.sort_by_key(|i| replica_order(i));
-    let mut reach: BTreeMap<Axis, i128> = BTreeMap::new();
-    sorted.into_iter().all(|it| {
-        let r = reach.entry(it.axis).or_insert(0);
-        let ok = it.stride > 0 && i128::from(it.stride) > *r;
-        *r += (i128::from(it.extent) - 1) * i128::from(it.stride);
-        ok
+    if !replica.is_sorted_by_key(replica_order) {
+        let mut sorted = replica.to_vec();
+        sorted.sort_by_key(replica_order);
+        return gap_condition(&sorted);
+    }
+    // Sorted by axis first, so each axis's iters are consecutive: the reach restarts at each new axis.
+    let mut reach: Option<(Axis, i128)> = None;
+    replica.iter().all(|it| {
+        let below = match reach {
+            Some((axis, r)) if axis == it.axis => r,
+            _ => 0,
+        };
+        reach = Some((it.axis, below + (i128::from(it.extent) - 1) * i128::from(it.stride)));
+        it.stride > 0 && i128::from(it.stride) > below
     })
 }
 
@@ -200,7 +205,7 @@ pub fn map_key(tile: &TileLayout) -> TileLayout {
 /// have the same map `x -> D(x)` iff their keys are equal (Theorem A.8: the map's first run fixes the fastest
 /// iter, the rest is the map of the others).
 fn shard_key(shard: &[Iter]) -> Vec<Iter> {
-    fuse_adjacent(normalize_shard(shard).into_iter().filter(|i| i.extent != 1).map(zero_stride_to_m).collect())
+    fuse_adjacent(normalize_shard(shard).into_iter().filter(|i| i.extent != 1).map(zero_stride_to_m))
 }
 
 /// `(e, 0, a) -> (e, 0, m)`; any other iter is kept.

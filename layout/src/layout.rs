@@ -16,7 +16,9 @@ pub struct ComposeLayout {
 impl ComposeLayout {
     /// Checks that `tile` maps onto `m` only (every iter and offset on `m`).
     pub fn new(swizzle: Swizzle, tile: TileLayout) -> Result<ComposeLayout> {
-        if let Some(a) = tile.axes().into_iter().find(|a| *a != Axis::M) {
+        // The first axis other than `m` in name order, as `tile.axes()` lists them, without building that list.
+        let iters = tile.shard().iter().chain(tile.replica()).map(|i| i.axis);
+        if let Some(a) = iters.chain(tile.offset().keys().copied()).filter(|a| *a != Axis::M).min() {
             return Err(LayoutError::new(format!(
                 "a swizzle composes only with a layout on the memory axis m, found axis '{a}'"
             )));

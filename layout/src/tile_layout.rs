@@ -33,7 +33,7 @@ impl TileLayout {
         for it in shard.iter().chain(&replica) {
             Iter::new(it.extent, it.stride, it.axis)?;
         }
-        for (axis, value) in &offset {
+        if let Some((axis, value)) = offset.iter().find(|(_, v)| v.unsigned_abs() > MAX_MAGNITUDE as u64) {
             bounded(*value, &format!("offset on {axis}"))?;
         }
         product(shard.iter().map(|i| i.extent), "the layout size")?;
