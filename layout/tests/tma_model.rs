@@ -11,10 +11,13 @@ mod tma_hw;
 
 use axe_layout::notation::parse_layout;
 use axe_layout::tile_layout::unflatten;
-use axe_layout::tma::{plan, plan_dynamic, Direction, DynamicOffset, ElemType, TmaOptions, TmaPlan, TmaRequest};
+use axe_layout::tma::{
+    plan, plan_dynamic, plan_offsets, Direction, DynamicOffset, ElemType, SharedTerm, TmaFailure, TmaOptions, TmaPlan,
+    TmaRequest, TmaRule,
+};
 use axe_layout::{Axis, Layout, SwizzleMode};
 use std::collections::HashMap;
-use tma_hw::{check_transfer, hardware_pairs, hw_swizzle, resolve, SMEM_BASE};
+use tma_hw::{check_transfer, hardware_pairs, hw_swizzle, resolve, resolve_both, SMEM_BASE};
 
 /// The memory address (in elements) a layout gives one logical coordinate.
 fn address(layout: &Layout, shape: &[i64], x: &[i64]) -> i64 {
@@ -36,14 +39,25 @@ struct Copy<'a> {
 /// What the layouts say: region element k pairs global element `gregion(k)` with shared element `sregion(k)`
 /// (shared byte -> global byte, the shared tensor at [`SMEM_BASE`]).
 fn expected_bytes(c: &Copy<'_>, g: &Layout, s: &Layout, gregion: &[(i64, i64)]) -> HashMap<i64, i64> {
+    expected_at(c, g, s, gregion, c.sregion)
+}
+
+/// [`expected_bytes`] with the shared region given too (a ring's stage moved at run time).
+fn expected_at(
+    c: &Copy<'_>,
+    g: &Layout,
+    s: &Layout,
+    gregion: &[(i64, i64)],
+    sregion: &[(i64, i64)],
+) -> HashMap<i64, i64> {
     let e = c.dtype.bytes();
     let gext: Vec<i64> = gregion.iter().map(|(b, e)| e - b).collect();
-    let sext: Vec<i64> = c.sregion.iter().map(|(b, e)| e - b).collect();
+    let sext: Vec<i64> = sregion.iter().map(|(b, e)| e - b).collect();
     let n: i64 = gext.iter().product();
     let mut expected: HashMap<i64, i64> = HashMap::new();
     for k in 0..n {
         let gx: Vec<i64> = unflatten(&gext, k).iter().zip(gregion).map(|(y, (b, _))| y + b).collect();
-        let sx: Vec<i64> = unflatten(&sext, k).iter().zip(c.sregion).map(|(y, (b, _))| y + b).collect();
+        let sx: Vec<i64> = unflatten(&sext, k).iter().zip(sregion).map(|(y, (b, _))| y + b).collect();
         let ga = address(g, c.gshape, &gx) * e;
         let sa = SMEM_BASE + address(s, c.sshape, &sx) * e;
         for b in 0..e {
@@ -384,4 +398,185 @@ fn dynamic_offset_on_a_promoted_dimension() {
     assert_eq!(q.desc.data_type.bytes(), 2);
     assert_eq!(q.desc.box_dims, vec![256, 1]);
     assert_eq!(q.issues.len(), 32);
+}
+
+/// A request over `c` in `direction` (the regions at offsets 0).
+fn request<'a>(c: &'a Copy<'a>, g: &'a Layout, s: &'a Layout, direction: Direction) -> TmaRequest<'a> {
+    TmaRequest {
+        global: g,
+        global_shape: c.gshape,
+        global_region: c.gregion,
+        shared: s,
+        shared_shape: c.sshape,
+        shared_region: c.sregion,
+        dtype: c.dtype,
+        direction,
+        options: TmaOptions::default(),
+    }
+}
+
+/// Moves `region` by `values` of `offsets`.
+fn shifted(region: &[(i64, i64)], offsets: &[DynamicOffset], values: &[i64]) -> Vec<(i64, i64)> {
+    let mut out = region.to_vec();
+    for (offset, &v) in offsets.iter().zip(values) {
+        out[offset.dim].0 += v;
+        out[offset.dim].1 += v;
+    }
+    out
+}
+
+/// Plans a ring copy (global offsets `goffs`, shared offsets `soffs`) in both directions and runs it on the
+/// hardware model for every `(global values, shared values)` pair: what moves must be the ring layout's region at
+/// those offsets. Returns the load plan.
+fn check_ring(c: &Copy<'_>, goffs: &[DynamicOffset], soffs: &[DynamicOffset], runs: &[(&[i64], &[i64])]) -> TmaPlan {
+    let g = parse_layout(c.global).expect("global parses");
+    let s = parse_layout(c.shared).expect("shared parses");
+    let gmem = global_memory(c, &g);
+    let mut load = None;
+    for direction in [Direction::S2G, Direction::G2S] {
+        let p = plan_offsets(&request(c, &g, &s, direction), goffs, soffs)
+            .unwrap_or_else(|err| panic!("{} -> {}: {err}", c.global, c.shared));
+        for &(gv, sv) in runs {
+            let expected = expected_at(c, &g, &s, &shifted(c.gregion, goffs, gv), &shifted(c.sregion, soffs, sv));
+            let run = resolve_both(&p, gv, sv).unwrap_or_else(|err| panic!("{err}"));
+            let pairs = hardware_pairs(&run).unwrap_or_else(|err| panic!("{err}"));
+            check_transfer(direction, &pairs, &expected, &gmem)
+                .unwrap_or_else(|err| panic!("{} at {gv:?} / stage {sv:?} {direction:?}: {err}", c.shared));
+        }
+        load = Some(p);
+    }
+    load.expect("planned")
+}
+
+/// The shared bytes (from [`SMEM_BASE`]) a stage layout `stage` (shape `shape`, relative to its own start) gives
+/// its elements when the stage starts `start` bytes into the ring: what a consumer of the stage alone (a wgmma
+/// descriptor at base offset 0) reads.
+fn stage_view(stage: &Layout, shape: &[i64], e: i64, start: i64) -> HashMap<i64, i64> {
+    let n: i64 = shape.iter().product();
+    (0..n).map(|k| (k, SMEM_BASE + start + address(stage, shape, &unflatten(shape, k)) * e)).collect()
+}
+
+/// The GEMM pipeline's A ring: 3 stages of a 128x64 f16 tile (128B swizzle, 16384 bytes per stage), stage index a
+/// run-time value, loading A[m0.., k..] at run-time coordinates. For every stage and a few (m0, k) the hardware
+/// writes exactly the ring layout's stage, and that stage read alone (the stage layout from its own start) holds
+/// A's tile element by element: 16384 is a multiple of the 1024-byte swizzle period.
+#[test]
+fn ring_stage_at_run_time() {
+    let c = Copy {
+        global: "S[(256,256):(256,1)]",
+        gshape: &[256, 256],
+        gregion: &[(0, 128), (0, 64)],
+        shared: "Swizzle(3,3,3) o S[(3,128,64):(8192,64,1)]",
+        sshape: &[3, 128, 64],
+        sregion: &[(0, 1), (0, 128), (0, 64)],
+        dtype: ElemType::F16,
+    };
+    let goffs = [DynamicOffset { dim: 0, multiple: 128 }, DynamicOffset { dim: 1, multiple: 64 }];
+    let soffs = [DynamicOffset { dim: 0, multiple: 1 }];
+    let p =
+        check_ring(&c, &goffs, &soffs, &[(&[0, 0], &[0]), (&[128, 64], &[1]), (&[0, 192], &[2]), (&[128, 0], &[2])]);
+    assert_eq!(p.issues.len(), 1);
+    assert_eq!(p.issues[0].smem_offset_bytes, 0);
+    // 8192 elements of 2 bytes per stage, the stage index used as is.
+    assert_eq!(p.shared_dynamic, vec![SharedTerm { offset: 0, divisor: 1, bytes: 16384 }]);
+    // Stage s read alone as Swizzle(3,3,3) o S[(128,64):(64,1)] from its start is A's tile: the hardware's byte
+    // for tile element k is where the stage layout puts it.
+    let g = parse_layout(c.global).expect("parses");
+    let stage = parse_layout("Swizzle(3,3,3) o S[(128,64):(64,1)]").expect("parses");
+    for s in 0..3 {
+        let run = resolve_both(&p, &[0, 0], &[s]).expect("resolves");
+        let written: HashMap<i64, i64> =
+            hardware_pairs(&run).expect("pairs").into_iter().map(|(ga, sa)| (sa, ga.expect("inside"))).collect();
+        for (k, sa) in stage_view(&stage, &[128, 64], 2, s * 16384) {
+            let (row, col) = (k / 64, k % 64);
+            assert_eq!(written.get(&sa), Some(&(address(&g, &[256, 256], &[row, col]) * 2)), "stage {s} element {k}");
+        }
+    }
+}
+
+/// Offsets the rule refuses, with the numbers: a padded ring whose stages are 16512 bytes apart (128-byte aligned,
+/// so the hardware could write there, but not a multiple of the 1024-byte swizzle period), and an offset inside a
+/// dimension's outermost digit. The model shows what the first would break: the hardware still writes what the
+/// WHOLE ring's layout says (it swizzles absolute addresses), but stage 1 read alone from its start (a consumer
+/// assuming the stage layout, as a wgmma descriptor with base offset 0) is not the tile.
+#[test]
+fn ring_offsets_off_the_swizzle_period_are_refused() {
+    let padded = Copy {
+        global: "S[(256,256):(256,1)]",
+        gshape: &[256, 256],
+        gregion: &[(0, 128), (0, 64)],
+        shared: "Swizzle(3,3,3) o S[(3,128,64):(8256,64,1)]",
+        sshape: &[3, 128, 64],
+        sregion: &[(0, 1), (0, 128), (0, 64)],
+        dtype: ElemType::F16,
+    };
+    let g = parse_layout(padded.global).expect("parses");
+    let s = parse_layout(padded.shared).expect("parses");
+    let soffs = [DynamicOffset { dim: 0, multiple: 1 }];
+    let err = plan_offsets(&request(&padded, &g, &s, Direction::G2S), &[], &soffs).expect_err("refused");
+    assert_eq!(err.failure, TmaFailure::Rule(TmaRule::SharedOffset), "{err}");
+    assert!(err.to_string().contains("16512 bytes") && err.to_string().contains("1024-byte period"), "{err}");
+    // Known to be even, the offset moves 33024 bytes at a time: still not a multiple of 1024.
+    let even = [DynamicOffset { dim: 0, multiple: 2 }];
+    assert!(plan_offsets(&request(&padded, &g, &s, Direction::G2S), &[], &even).is_err());
+
+    // What the rule prevents, on the model: plan stage 0 statically and move it by hand to stage 1.
+    let mut p = plan(&request(&padded, &g, &s, Direction::G2S)).expect("stage 0 plans");
+    p.shared_dynamic = vec![SharedTerm { offset: 0, divisor: 1, bytes: 16512 }];
+    let run = resolve_both(&p, &[], &[1]).expect("resolves");
+    let pairs = hardware_pairs(&run).expect("pairs");
+    let gmem = global_memory(&padded, &g);
+    let ring = expected_at(&padded, &g, &s, padded.gregion, &[(1, 2), (0, 128), (0, 64)]);
+    check_transfer(Direction::G2S, &pairs, &ring, &gmem).expect("the ring layout itself still holds");
+    let stage = parse_layout("Swizzle(3,3,3) o S[(128,64):(64,1)]").expect("parses");
+    let written: HashMap<i64, i64> = pairs.into_iter().map(|(ga, sa)| (sa, ga.expect("inside"))).collect();
+    let misplaced = stage_view(&stage, &[128, 64], 2, 16512)
+        .into_iter()
+        .filter(|&(k, sa)| written.get(&sa) != Some(&(address(&g, &[256, 256], &[k / 64, k % 64]) * 2)))
+        .count();
+    assert!(misplaced > 0, "stage 1 read alone would be the tile; the period rule would be needless");
+
+    // Inside a digit: a shared dimension of 2 panels of 64 columns, moved by 32 columns.
+    let panels = Copy {
+        global: "S[(64,256):(256,1)]",
+        gshape: &[64, 256],
+        gregion: &[(0, 64), (0, 64)],
+        shared: "Swizzle(3,3,3) o S[(64,2,64):(64,4096,1)]",
+        sshape: &[64, 128],
+        sregion: &[(0, 64), (0, 64)],
+        dtype: ElemType::F16,
+    };
+    let (g, s) = (parse_layout(panels.global).expect("parses"), parse_layout(panels.shared).expect("parses"));
+    let err = plan_offsets(&request(&panels, &g, &s, Direction::G2S), &[], &[DynamicOffset { dim: 1, multiple: 32 }])
+        .expect_err("refused");
+    assert!(err.to_string().contains("shared-offset rule") && err.to_string().contains("multiple of 64"), "{err}");
+    // Whole panels are fine, and the model agrees at panel 1.
+    check_ring(&panels, &[], &[DynamicOffset { dim: 1, multiple: 64 }], &[(&[], &[0]), (&[], &[64])]);
+}
+
+/// An unswizzled ring needs only the 128-byte alignment: dense stages of 8x8 f32 (256 bytes apart) move; stages
+/// interleaved 64 bytes apart (row stride 256 bytes) are refused unless the offset is known to be even.
+#[test]
+fn unswizzled_ring_needs_128_bytes() {
+    let ring = |shared: &'static str| Copy {
+        global: "S[(64,64):(64,1)]",
+        gshape: &[64, 64],
+        gregion: &[(0, 8), (0, 8)],
+        shared,
+        sshape: &[4, 8, 8],
+        sregion: &[(0, 1), (0, 8), (0, 8)],
+        dtype: ElemType::F32,
+    };
+    let soffs = [DynamicOffset { dim: 0, multiple: 1 }];
+    let c = ring("S[(4,8,8):(64,8,1)]");
+    let p =
+        check_ring(&c, &[DynamicOffset { dim: 0, multiple: 8 }], &soffs, &[(&[0], &[0]), (&[8], &[1]), (&[56], &[3])]);
+    assert_eq!(p.shared_dynamic[0].bytes, 256);
+    let c = ring("S[(4,8,8):(16,64,1)]");
+    let (g, s) = (parse_layout(c.global).expect("parses"), parse_layout(c.shared).expect("parses"));
+    let err = plan_offsets(&request(&c, &g, &s, Direction::G2S), &[], &soffs).expect_err("refused");
+    assert!(err.to_string().contains("multiples of 64 bytes") && err.to_string().contains("128-byte"), "{err}");
+    // Known to be a multiple of 2 stages (128 bytes), the same ring moves.
+    let two = [DynamicOffset { dim: 0, multiple: 2 }];
+    check_ring(&c, &[], &two, &[(&[], &[0]), (&[], &[2])]);
 }

@@ -38,9 +38,15 @@
 //! terms `scale * (offset / divisor)`, or refuses an offset that would not move whole steps of one coordinate
 //! (`dynamic-offset` rule, e.g. mid-panel in a tiled global layout); each coordinate is then the constant
 //! plus those terms as `arith.divsi`/`muli`/`addi` on the offsets, inside the leader's guard. Shared-side offsets
-//! must be static.
+//! may move too (below).
 //!
-//! Not done: dynamic shared-side offsets, thread subsets, shared tensors that are views of memrefs (only `axe.alloc`),
+//! Run-time shared offsets: a shared slice offset that is an SSA value (a ring's stage, `k % N`) is planned by
+//! `axe_layout::tma::plan_offsets`, which states each issue's shared byte offset as its constant plus terms
+//! `bytes * (offset / divisor)` or refuses an offset that would move anything but whole stages on the swizzle
+//! period (`shared-offset` rule); the `memref.view` of each box takes that sum as its byte offset (`arith` inside
+//! the leader's guard). That the stage lies inside the ring is the kernel's run-time precondition.
+//!
+//! Not done: thread subsets, shared tensors that are views of memrefs (only `axe.alloc`),
 //! several different descriptors on one kernel argument, multicast and clusters.
 //!
 //! Invariants needed: the module verifies (axe-opt verifies after parsing); global tensors are views of
@@ -75,7 +81,7 @@ use axe_dialect::{
     AxeOp, MemScope, OpKind,
 };
 use axe_layout::{
-    tma::{plan_dynamic, Direction, DynamicOffset, ElemType, TmaOptions, TmaPlan, TmaRequest},
+    tma::{plan_offsets, Direction, DynamicOffset, ElemType, TmaOptions, TmaPlan, TmaRequest},
     ExecScope,
 };
 use melior::ir::{operation::OperationLike, OperationRef, Value};
@@ -122,6 +128,8 @@ pub(crate) struct PlannedCopy<'c, 'a> {
     announced: bool,
     /// The run-time offsets of the global region, in the order of the plan's `DynamicOffset`s.
     offsets: Vec<Value<'c, 'a>>,
+    /// The run-time offsets of the shared region (a ring's stage), in the order of the plan's shared offsets.
+    shared_offsets: Vec<Value<'c, 'a>>,
 }
 
 /// Lowers every TMA copy under `root`; on refusal reports each at its op and returns how many were refused.
@@ -211,11 +219,6 @@ fn plan_copy<'c, 'a>(op: AxeOp<'c, 'a>) -> Result<PlannedCopy<'c, 'a>, String> {
     }
     let dtype = ElemType::from_name(&global.tensor.dtype)
         .ok_or_else(|| format!("tma: dtype: TMA copies 1, 2, 4 or 8-byte numbers, got {}", global.tensor.dtype))?;
-    if !shared.dynamic.is_empty() {
-        return Err(format!(
-            "tma: {name}: the shared tensor is sliced at run-time offsets; only the global side may move at run time"
-        ));
-    }
     let plan = plan_regions(&global, &shared, dtype, direction)?;
     if let Some(barrier) = op.operand(2) {
         let from_alloc = access::defining_op(barrier)
@@ -233,7 +236,8 @@ fn plan_copy<'c, 'a>(op: AxeOp<'c, 'a>) -> Result<PlannedCopy<'c, 'a>, String> {
         return Err(SHARED_STORAGE.to_string());
     };
     let offsets = global.dynamic.iter().map(|&(_, value)| value).collect();
-    Ok(PlannedCopy { op, plan, global: kernel_arg, shared: alloc, announced: false, offsets })
+    let shared_offsets = shared.dynamic.iter().map(|&(_, value)| value).collect();
+    Ok(PlannedCopy { op, plan, global: kernel_arg, shared: alloc, announced: false, offsets, shared_offsets })
 }
 
 /// The bytes a TMA copy delivers (the plan's total), when the planner accepts it.
@@ -241,13 +245,16 @@ pub(crate) fn planned_bytes(op: AxeOp) -> Option<u64> {
     plan_copy(op).ok().map(|copy| copy.plan.total_bytes())
 }
 
-/// The planner's call on the two traced regions, with the global side's run-time offsets and their multiples.
+/// The planner's call on the two traced regions, with both sides' run-time offsets and their multiples.
 fn plan_regions(global: &Traced, shared: &Traced, dtype: ElemType, direction: Direction) -> Result<TmaPlan, String> {
-    let dynamic: Vec<DynamicOffset> = global
-        .dynamic
-        .iter()
-        .map(|&(dim, value)| DynamicOffset { dim, multiple: multiple::known_multiple(value) })
-        .collect();
+    let offsets = |traced: &Traced| -> Vec<DynamicOffset> {
+        traced
+            .dynamic
+            .iter()
+            .map(|&(dim, value)| DynamicOffset { dim, multiple: multiple::known_multiple(value) })
+            .collect()
+    };
+    let (dynamic, shared_dynamic) = (offsets(global), offsets(shared));
     let (global_layout, shared_layout) = (global.layout()?, shared.layout()?);
     let request = TmaRequest {
         global: &global_layout,
@@ -260,7 +267,7 @@ fn plan_regions(global: &Traced, shared: &Traced, dtype: ElemType, direction: Di
         direction,
         options: TmaOptions::default(),
     };
-    plan_dynamic(&request, &dynamic).map_err(|e| e.to_string())
+    plan_offsets(&request, &dynamic, &shared_dynamic).map_err(|e| e.to_string())
 }
 
 /// The melior pass behind `--lower-tma`.

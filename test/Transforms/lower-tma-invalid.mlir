@@ -177,7 +177,8 @@ func.func @dynamic_offset_splits_a_panel(%m: memref<32768xf16>) {
 
 // -----
 
-// Only the global side may move at run time: the shared side's offsets fix the swizzle phase and alignment.
+// A shared slice moving at run time must move whole stages on the swizzle period: row offsets of a 128B-swizzled
+// [256, 64] f16 tile move 128 bytes per row, and the offset is only known to be a multiple of 1.
 !g = !axe.tensor<array<i64: 128, 64>, f16, #axe.layout<"S[(128,64):(64,1)]">, #axe.mem<"global">>
 !s = !axe.tensor<array<i64: 256, 64>, f16, #axe.layout<"Swizzle(3,3,3) o S[(256,64):(64,1)]">, #axe.mem<"shared">>
 !sr = !axe.tensor<array<i64: 128, 64>, f16, #axe.deferred, #axe.mem<"shared">>
@@ -187,7 +188,7 @@ func.func @dynamic_shared_offset(%m: memref<8192xf16>, %stage: index) {
   %sr = "axe.slice"(%s, %stage) {offsets = array<i64: -9223372036854775808, 0>, sizes = array<i64: 128, 64>} : (!s, index) -> !sr
   %bar = "axe.mbarrier_alloc"() {scope = #axe.exec<"cta">} : () -> !axe.mbarrier
   "axe.mbarrier_init"(%bar) {count = 1 : i64, scope = #axe.exec<"cta">} : (!axe.mbarrier) -> ()
-  // expected-error @+1 {{tma: axe.copy_async: the shared tensor is sliced at run-time offsets; only the global side may move at run time}}
+  // expected-error @+1 {{tma: shared-offset rule: shared dimension 0 moves by a run-time offset known to be a multiple of 1, 128 bytes per step of 1 elements: the boxes would move by multiples of 128 bytes, not of the 1024-byte period of the 128B swizzle (it acts on absolute addresses)}}
   "axe.copy_async"(%g, %sr, %bar) {scope = #axe.exec<"cta">} : (!g, !sr, !axe.mbarrier) -> ()
   return
 }

@@ -53,6 +53,19 @@
 //! shifted region lies inside the tensor is the caller's run-time precondition (TMA fills loads and clips stores
 //! out of bounds), and the `coordinate-range` rule is checked on the static part only.
 //!
+//! # Run-time shared offsets ([`plan_offsets`])
+//! The shared region may move at run time too: a ring of stages `[N, rows, cols]` sliced `[stage, 0, 0]` with the
+//! stage a loop variable's `k % N`. The boxes, issues and coordinates are those of the region at offset 0; each
+//! shared offset adds [`SharedTerm`] bytes to every issue's shared offset. The offset must move the outermost digit
+//! of its shared dimension alone (a multiple of `P`, the product of the extents below it, as on the global side),
+//! so the addresses move by `stride * elemsize` bytes per step; and since the hardware swizzles absolute
+//! addresses while the layout swizzles offsets from the base, every value must move the boxes by a multiple of
+//! the swizzle period (1024/512/256 bytes for 128B/64B/32B, 128 unswizzled): then `swizzle(base + o + t) =
+//! swizzle(base + o) + t` and the stage holds exactly what the layout says. Anything else is refused by the
+//! `shared-offset` rule (e.g. a ring `S[(3,128,64):(8192,64,1)]` of f16 moves 16384 bytes per stage, a multiple of
+//! 1024; a ring whose stages are 512 bytes apart under the 128B swizzle is refused). That the shifted region lies
+//! inside the shared tensor (`stage < N`) is the caller's run-time precondition.
+//!
 //! # Shared-memory alignment and the swizzle (researched, CUDA C++ Programming Guide, "TMA Swizzle")
 //! The hardware swizzles the *absolute* shared byte address: for the 128B mode bits `[4,7)` are XORed with bits
 //! `[7,10)`; 64B: bits `[4,6)` with `[7,9)`; 32B: bit 4 with bit 7. The pattern repeats every 1024/512/256 bytes,
@@ -69,7 +82,7 @@
 mod planner;
 mod validate;
 
-pub use planner::{plan, plan_dynamic};
+pub use planner::{plan, plan_dynamic, plan_offsets};
 pub use validate::validate;
 
 use crate::layout::Layout;
@@ -478,6 +491,20 @@ pub struct CoordinateTerm {
     pub scale: i64,
 }
 
+/// One run-time term of every issue's shared byte offset: it grows by `bytes * (value / divisor)`, where `value` is
+/// shared offset `offset`'s run-time value (a ring's stage index along its outermost dimension). The division is
+/// exact: `divisor` divides the offset's `multiple`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct SharedTerm {
+    /// Index into the planner's shared offsets.
+    pub offset: usize,
+    /// Elements of the shared dimension per step of the digit it moves.
+    pub divisor: i64,
+    /// Bytes the boxes move per step (the digit's stride times the element size; a multiple of the swizzle period
+    /// divided by what the offset's multiple guarantees, see the `shared-offset` rule).
+    pub bytes: i64,
+}
+
 /// One TMA instruction.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct TmaIssue {
@@ -498,6 +525,9 @@ pub struct TmaPlan {
     /// The run-time part of every issue's coordinates (empty for a static region): an issue's coordinates are its
     /// `coordinates` plus these terms, evaluated on the offsets' values.
     pub dynamic: Vec<CoordinateTerm>,
+    /// The run-time part of every issue's shared byte offset (empty for a static shared region): an issue's shared
+    /// offset is its `smem_offset_bytes` plus these terms, evaluated on the shared offsets' values.
+    pub shared_dynamic: Vec<SharedTerm>,
     /// The copy direction.
     pub direction: Direction,
     /// The element type the request named (the descriptor's may be promoted).
@@ -601,6 +631,9 @@ pub enum TmaRule {
     CoordinateRange,
     /// A run-time offset moves the region by whole steps of the coordinate it changes.
     DynamicOffset,
+    /// A run-time shared offset moves the boxes by whole stages: the outermost digit of its dimension alone, by
+    /// multiples of the swizzle period (1024/512/256 bytes; 128 unswizzled).
+    SharedOffset,
 }
 
 impl TmaRule {
@@ -621,6 +654,7 @@ impl TmaRule {
             TmaRule::SmemAlignment => "smem-alignment",
             TmaRule::CoordinateRange => "coordinate-range",
             TmaRule::DynamicOffset => "dynamic-offset",
+            TmaRule::SharedOffset => "shared-offset",
         }
     }
 }

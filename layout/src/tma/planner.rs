@@ -2,8 +2,8 @@
 //! parent module's documentation for the algorithm and the alignment decisions).
 
 use super::{
-    validate, CoordinateTerm, DynamicOffset, ElemType, Interleave, OobFill, TensorMapDataType, TensorMapDesc, TmaError,
-    TmaIssue, TmaPlan, TmaRequest, TmaRule, TmaStage,
+    validate, CoordinateTerm, DynamicOffset, ElemType, Interleave, OobFill, SharedTerm, TensorMapDataType,
+    TensorMapDesc, TmaError, TmaIssue, TmaPlan, TmaRequest, TmaRule, TmaStage,
 };
 use crate::axis::Axis;
 use crate::canonicalize::canonicalize;
@@ -106,19 +106,33 @@ pub fn plan(req: &TmaRequest<'_>) -> Result<TmaPlan, TmaError> {
 /// the plan of the static region, plus [`TmaPlan::dynamic`], the terms each issue's coordinates gain from the
 /// offsets' values (see "Run-time offsets" in the module documentation). With no offsets it is [`plan`].
 pub fn plan_dynamic(req: &TmaRequest<'_>, dynamic: &[DynamicOffset]) -> Result<TmaPlan, TmaError> {
+    plan_offsets(req, dynamic, &[])
+}
+
+/// Plans one TMA copy whose global region moves by the `global` offsets and whose shared region moves by the
+/// `shared` offsets at run time (a stage of a shared ring indexed by a loop variable): [`plan_dynamic`]'s plan
+/// plus [`TmaPlan::shared_dynamic`], the byte terms every issue's shared offset gains (see "Run-time shared
+/// offsets" in the module documentation). With no shared offsets it is [`plan_dynamic`].
+pub fn plan_offsets(
+    req: &TmaRequest<'_>,
+    dynamic: &[DynamicOffset],
+    shared: &[DynamicOffset],
+) -> Result<TmaPlan, TmaError> {
     check_input(req)?;
-    for (k, offset) in dynamic.iter().enumerate() {
-        if offset.dim >= req.global_shape.len() || offset.multiple < 1 {
-            return Err(stage(
-                TmaStage::Input,
-                format!(
-                    "dynamic offset {k} is along dimension {} with multiple {}; needs a dimension below {} and a \
-                     multiple of at least 1",
-                    offset.dim,
-                    offset.multiple,
-                    req.global_shape.len()
-                ),
-            ));
+    for (side, offsets, rank) in
+        [("global", dynamic, req.global_shape.len()), ("shared", shared, req.shared_shape.len())]
+    {
+        for (k, offset) in offsets.iter().enumerate() {
+            if offset.dim >= rank || offset.multiple < 1 {
+                return Err(stage(
+                    TmaStage::Input,
+                    format!(
+                        "{side} dynamic offset {k} is along dimension {} with multiple {}; needs a dimension below \
+                         {rank} and a multiple of at least 1",
+                        offset.dim, offset.multiple,
+                    ),
+                ));
+            }
         }
     }
     let mode = shared_mode(req)?;
@@ -173,19 +187,103 @@ pub fn plan_dynamic(req: &TmaRequest<'_>, dynamic: &[DynamicOffset]) -> Result<T
     let Some(best) = best else {
         return Err(natural_err.unwrap_or_else(|| stage(TmaStage::Box, "no legal box")));
     };
+    let shared_base_alignment_bytes = match mode {
+        SwizzleMode::None => SMEM_ALIGN_BYTES,
+        m => 8 * m.bytes(),
+    };
+    let shared_dynamic = shared_terms(req, shared, mode, shared_base_alignment_bytes)?;
     Ok(TmaPlan {
         desc: best.desc,
         issues: best.issues,
         dynamic: best.dynamic,
+        shared_dynamic,
         direction: req.direction,
         elem: req.dtype,
         global_offset_bytes: global_offset_bytes as u64,
         box_bytes: best.box_bytes as u64,
-        shared_base_alignment_bytes: match mode {
-            SwizzleMode::None => SMEM_ALIGN_BYTES as u64,
-            m => 8 * m.bytes() as u64,
-        },
+        shared_base_alignment_bytes: shared_base_alignment_bytes as u64,
     })
+}
+
+/// The run-time shared offsets' byte terms: each moves the outermost digit of its shared dimension alone (a
+/// multiple of `P`, the product of the extents below that digit), by `stride * elemsize` bytes per `P` elements,
+/// and every value it can take must move the boxes by whole swizzle periods (`alignment`: 1024/512/256 bytes, 128
+/// unswizzled), else the `shared-offset` rule refuses it.
+fn shared_terms(
+    req: &TmaRequest<'_>,
+    shared: &[DynamicOffset],
+    mode: SwizzleMode,
+    alignment: i64,
+) -> Result<Vec<SharedTerm>, TmaError> {
+    if shared.is_empty() {
+        return Ok(Vec::new());
+    }
+    let canon = canonicalize(&Layout::Tile(req.shared.tile().clone())).layout;
+    let grouped = group(canon.tile(), req.shared_shape).map_err(|e| {
+        stage(
+            TmaStage::SharedLayout,
+            format!(
+                "the shared layout {} does not group by the shape {}: {e}",
+                req.shared,
+                shape_text(req.shared_shape)
+            ),
+        )
+    })?;
+    let esize = req.dtype.bytes();
+    let mut terms = Vec::new();
+    for (k, offset) in shared.iter().enumerate() {
+        let d = offset.dim;
+        let (Some(&lo), Some(&hi)) = (grouped.seps.get(d), grouped.seps.get(d + 1)) else {
+            return Err(stage(TmaStage::SharedLayout, format!("grouping has no block for shared dimension {d}")));
+        };
+        let block = grouped.layout.shard().get(lo..hi).unwrap_or(&[]);
+        // Innermost first: the outermost non-unit digit and the product of the extents below it.
+        let mut step = 1i64;
+        let mut outer = None;
+        for it in block.iter().rev() {
+            if it.extent > 1 {
+                if let Some((e, _)) = outer {
+                    step = step.saturating_mul(e);
+                }
+                outer = Some((it.extent, it.stride));
+            }
+        }
+        let Some((extent, stride)) = outer else {
+            return Err(rule(
+                TmaRule::SharedOffset,
+                format!("shared dimension {d} has extent 1, so its run-time offset {k} can only be 0"),
+            ));
+        };
+        if offset.multiple % step != 0 {
+            return Err(rule(
+                TmaRule::SharedOffset,
+                format!(
+                    "shared dimension {d} moves by a run-time offset known to be a multiple of {}, but the layout's \
+                     outermost digit of that dimension (extent {extent}, stride {stride}) steps every {step} \
+                     elements: the offset must be a multiple of {step} to move whole stages",
+                    offset.multiple
+                ),
+            ));
+        }
+        let bytes = stride.saturating_mul(esize);
+        let moved = bytes.saturating_mul(offset.multiple / step);
+        if moved % alignment != 0 {
+            let what = match mode {
+                SwizzleMode::None => "the 128-byte TMA shared alignment".to_string(),
+                m => format!("the {alignment}-byte period of the {} swizzle (it acts on absolute addresses)", m.name()),
+            };
+            return Err(rule(
+                TmaRule::SharedOffset,
+                format!(
+                    "shared dimension {d} moves by a run-time offset known to be a multiple of {}, {bytes} bytes per \
+                     step of {step} elements: the boxes would move by multiples of {moved} bytes, not of {what}",
+                    offset.multiple
+                ),
+            ));
+        }
+        terms.push(SharedTerm { offset: k, divisor: step, bytes });
+    }
+    Ok(terms)
 }
 
 /// Ranks, region bounds and element counts.

@@ -40,7 +40,28 @@ pub fn hw_swizzle(mode: SwizzleMode, addr: i64) -> i64 {
 /// coordinate is the plan's static one plus, per term on its dimension, `scale * (value / divisor)`, which must
 /// divide exactly (the integer arithmetic the lowering emits). A static plan has no terms and comes back as is.
 pub fn resolve(p: &TmaPlan, values: &[i64]) -> Result<TmaPlan, String> {
+    resolve_both(p, values, &[])
+}
+
+/// [`resolve`] with the shared offsets' `shared_values` too: every issue's shared byte offset gains, per shared
+/// term, `bytes * (value / divisor)` (exact division, as the lowering emits it).
+pub fn resolve_both(p: &TmaPlan, values: &[i64], shared_values: &[i64]) -> Result<TmaPlan, String> {
     let mut out = p.clone();
+    for term in &p.shared_dynamic {
+        let value = *shared_values
+            .get(term.offset)
+            .ok_or_else(|| format!("model: no value for shared offset {}", term.offset))?;
+        if term.divisor < 1 || value % term.divisor != 0 {
+            return Err(format!(
+                "model: shared offset value {value} is not a multiple of the divisor {}",
+                term.divisor
+            ));
+        }
+        for issue in &mut out.issues {
+            issue.smem_offset_bytes += term.bytes * (value / term.divisor);
+        }
+    }
+    out.shared_dynamic.clear();
     for term in &p.dynamic {
         let value = *values.get(term.offset).ok_or_else(|| format!("model: no value for offset {}", term.offset))?;
         if term.divisor < 1 || value % term.divisor != 0 {
@@ -59,8 +80,8 @@ pub fn resolve(p: &TmaPlan, values: &[i64]) -> Result<TmaPlan, String> {
 /// descriptor only, with the shared tensor at [`SMEM_BASE`]; `None` on the global side is an out-of-bounds element.
 /// A plan with run-time terms must be [`resolve`]d first.
 pub fn hardware_pairs(p: &TmaPlan) -> Result<Vec<(Option<i64>, i64)>, String> {
-    if !p.dynamic.is_empty() {
-        return Err("model: the plan has run-time coordinate terms; resolve them first".to_string());
+    if !p.dynamic.is_empty() || !p.shared_dynamic.is_empty() {
+        return Err("model: the plan has run-time terms; resolve them first".to_string());
     }
     let d = &p.desc;
     let e = d.data_type.bytes();

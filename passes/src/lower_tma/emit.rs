@@ -243,8 +243,9 @@ impl<'c, 'a> Lowering<'c, 'a> {
                 b.op("gpu.barrier", &[], &[], &[])?;
                 b.guarded(leader, |t| {
                     let moved = run_time_coordinates(t, plan, &copy.offsets)?;
+                    let stage = run_time_shared_bytes(t, plan, &copy.shared_offsets)?;
                     for issue in &plan.issues {
-                        let source = box_view(t, smem, plan, issue.smem_offset_bytes)?;
+                        let source = box_view(t, smem, plan, issue.smem_offset_bytes, stage)?;
                         let mut operands = vec![source, desc];
                         operands.extend(coordinates(t, &issue.coordinates, &moved)?);
                         let sizes = segments(&[1, 1, issue.coordinates.len(), 0]);
@@ -286,8 +287,9 @@ impl<'c, 'a> Lowering<'c, 'a> {
                 t.op("nvgpu.mbarrier.arrive.expect_tx", &[barrier, bytes, zero], &[], &[])?;
             }
             let moved = run_time_coordinates(t, plan, &copy.offsets)?;
+            let stage = run_time_shared_bytes(t, plan, &copy.shared_offsets)?;
             for issue in &plan.issues {
-                let dest = box_view(t, smem, plan, issue.smem_offset_bytes)?;
+                let dest = box_view(t, smem, plan, issue.smem_offset_bytes, stage)?;
                 let mut operands = vec![dest, barrier, desc];
                 operands.extend(coordinates(t, &issue.coordinates, &moved)?);
                 operands.push(zero);
@@ -440,15 +442,48 @@ fn typed_buffer<'c, 'a>(
     b.value("memref.view", &[buffer, zero], &ty, &[])
 }
 
-/// The `memref.view` of one box at `offset` bytes into `smem`.
+/// The `memref.view` of one box at `offset` bytes into `smem`, plus the run-time shared bytes when the shared
+/// region moves (`arith.addi`, or the run-time value alone when the constant is 0).
 fn box_view<'c, 'a>(
     b: &Builder<'c, 'a>,
     smem: Value<'c, 'a>,
     plan: &TmaPlan,
     offset: i64,
+    run_time: Option<Value<'c, 'a>>,
 ) -> Result<Value<'c, 'a>, String> {
-    let offset = b.index(offset)?;
+    let offset = match run_time {
+        Some(moved) if offset == 0 => moved,
+        Some(moved) => {
+            let constant = b.index(offset)?;
+            b.value("arith.addi", &[constant, moved], "index", &[])?
+        }
+        None => b.index(offset)?,
+    };
     b.value("memref.view", &[smem, offset], &box_memref(&plan.desc), &[])
+}
+
+/// The run-time part of every issue's shared byte offset (`None` for a static shared region): the sum of the
+/// plan's shared terms `bytes * (offset / divisor)` (exact division, `arith.divsi`).
+fn run_time_shared_bytes<'c, 'a>(
+    b: &Builder<'c, 'a>,
+    plan: &TmaPlan,
+    offsets: &[Value<'c, 'a>],
+) -> Result<Option<Value<'c, 'a>>, String> {
+    let mut sum: Option<Value<'c, 'a>> = None;
+    for term in &plan.shared_dynamic {
+        let mut value = *offsets.get(term.offset).ok_or("tma: internal: a shared term names a missing offset")?;
+        if term.divisor != 1 {
+            let divisor = b.index(term.divisor)?;
+            value = b.value("arith.divsi", &[value, divisor], "index", &[])?;
+        }
+        let bytes = b.index(term.bytes)?;
+        value = b.value("arith.muli", &[value, bytes], "index", &[])?;
+        sum = Some(match sum {
+            Some(sum) => b.value("arith.addi", &[sum, value], "index", &[])?,
+            None => value,
+        });
+    }
+    Ok(sum)
 }
 
 /// The run-time part of the coordinates, per descriptor dimension (`None` where nothing moves it): the sum of the

@@ -1,0 +1,63 @@
+// TMA loads into a run-time stage of a shared ring go all the way to PTX that ptxas accepts: a K loop loads
+// A[m0:m0+128, k:k+64] into stage (k/64) mod 3 of a [3, 128, 64] f16 ring (128B swizzle, 16384 bytes per stage),
+// waits, and stores the stage back to the same place of C. The shared address of each box is the ring's base plus
+// stage * 16384 (a shift by 14), in a register.
+// RUN: axe-opt --lower-tma --lower-to-nvvm %s -o %t.mlir
+// RUN: axe-translate --emit=ptx --chip=sm_90a %t.mlir -o %t.ptx
+// RUN: FileCheck %s < %t.ptx
+// RUN: ptxas -arch=sm_90a -v %t.ptx -o %t.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS
+
+// CHECK: .visible .entry ring_loop(
+// CHECK: .shared .align 1024 .b8 __axe_smem_0[49152];
+// CHECK: mov.b64 [[BASE:%rd[0-9]+]], __axe_smem_0;
+// The stage (k >> 6) mod 3 (by multiplication with the inverse of 3), times 16384, plus the ring's base.
+// CHECK: shr.u64 [[KT:%rd[0-9]+]], [[K:%rd[0-9]+]], 6;
+// CHECK: sub.s64 [[STAGE:%rd[0-9]+]], [[KT]], %rd{{[0-9]+}};
+// CHECK-NEXT: shl.b64 [[OFF:%rd[0-9]+]], [[STAGE]], 14;
+// CHECK-NEXT: add.s64 [[DST:%rd[0-9]+]], [[BASE]], [[OFF]];
+// CHECK-NEXT: cvta.shared.u64 [[GEN:%rd[0-9]+]], [[DST]];
+// CHECK-NEXT: cvta.to.shared::cluster.u64 [[CL:%rd[0-9]+]], [[GEN]];
+// CHECK: cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes {{\[}}[[CL]]{{\]}}, [%rd{{[0-9]+}}, {%r{{[0-9]+}}, %r{{[0-9]+}}}]
+// CHECK: mbarrier.try_wait.parity.shared.b64
+// The store reads the same stage.
+// CHECK: cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group [%rd{{[0-9]+}}, {%r{{[0-9]+}}, %r{{[0-9]+}}}], {{\[}}[[DST]]{{\]}};
+
+// PTXAS: 0 bytes spill stores, 0 bytes spill loads
+
+!A = memref<256x512xf16>
+!gt = !axe.tensor<array<i64: 1, 256, 512>, f16, #axe.layout<"S[(1,256,512):(0,512,1)]">, #axe.mem<"global">>
+!gr = !axe.tensor<array<i64: 1, 128, 64>, f16, #axe.deferred, #axe.mem<"global">>
+!ring = !axe.tensor<array<i64: 3, 128, 64>, f16, #axe.layout<"Swizzle(3,3,3) o S[(3,128,64):(8192,64,1)]">, #axe.mem<"shared">>
+!st = !axe.tensor<array<i64: 1, 128, 64>, f16, #axe.deferred, #axe.mem<"shared">>
+module attributes {gpu.container_module} {
+  gpu.module @kernels {
+    gpu.func @ring_loop(%a: !A, %c: !A, %k_end: index) kernel attributes {known_block_size = array<i32: 128, 1, 1>} {
+      %c0 = arith.constant 0 : index
+      %c3 = arith.constant 3 : index
+      %c64 = arith.constant 64 : index
+      %c128 = arith.constant 128 : index
+      %false = arith.constant false
+      %true = arith.constant true
+      %bid = gpu.block_id x
+      %m0 = arith.muli %bid, %c128 : index
+      %t = "axe.view"(%a) : (!A) -> !gt
+      %out = "axe.view"(%c) : (!A) -> !gt
+      %ring = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !ring
+      %bar = "axe.mbarrier_alloc"() {scope = #axe.exec<"cta">} : () -> !axe.mbarrier
+      "axe.mbarrier_init"(%bar) {count = 1 : i64, scope = #axe.exec<"cta">} : (!axe.mbarrier) -> ()
+      %last = scf.for %k = %c0 to %k_end step %c64 iter_args(%p = %false) -> (i1) {
+        %kt = arith.divui %k, %c64 : index
+        %stage = arith.remui %kt, %c3 : index
+        %tile = "axe.slice"(%t, %m0, %k) {offsets = array<i64: 0, -9223372036854775808, -9223372036854775808>, sizes = array<i64: 1, 128, 64>} : (!gt, index, index) -> !gr
+        %st = "axe.slice"(%ring, %stage) {offsets = array<i64: -9223372036854775808, 0, 0>, sizes = array<i64: 1, 128, 64>} : (!ring, index) -> !st
+        "axe.copy_async"(%tile, %st, %bar) {scope = #axe.exec<"cta">} : (!gr, !st, !axe.mbarrier) -> ()
+        "axe.mbarrier_wait"(%bar, %p) {scope = #axe.exec<"cta">} : (!axe.mbarrier, i1) -> ()
+        %dst = "axe.slice"(%out, %m0, %k) {offsets = array<i64: 0, -9223372036854775808, -9223372036854775808>, sizes = array<i64: 1, 128, 64>} : (!gt, index, index) -> !gr
+        "axe.copy_async"(%st, %dst) {scope = #axe.exec<"cta">} : (!st, !gr) -> ()
+        %next = arith.xori %p, %true : i1
+        scf.yield %next : i1
+      }
+      gpu.return
+    }
+  }
+}
