@@ -1,6 +1,7 @@
 //! Every fuzz target: in-process over the layout crate, process-level over the three tools, and (feature
 //! `mlir`) in-process over the dialect, the passes and the translation.
 
+pub mod copy;
 pub mod layout;
 #[cfg(feature = "mlir")]
 pub mod mlir;
@@ -14,6 +15,7 @@ use crate::driver::Target;
 pub fn all() -> Vec<Target> {
     let mut out = layout::targets();
     out.extend(mma::targets());
+    out.extend(copy::targets());
     #[cfg(feature = "mlir")]
     out.extend(mlir::targets());
     out.extend(process::targets());
