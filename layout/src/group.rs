@@ -23,7 +23,7 @@ use crate::canonicalize::normalize_shard;
 use crate::error::{LayoutError, Result};
 use crate::iter::Iter;
 use crate::notation::shape_text;
-use crate::tile_layout::TileLayout;
+use crate::tile_layout::{check_iter_counts, TileLayout};
 
 /// A layout whose shard is split into consecutive blocks, one per dimension of the shape it was grouped by.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -37,10 +37,7 @@ pub struct Grouped {
 impl Grouped {
     /// The shard iters of dimension `i` (App. B: the block whose extents multiply to `shape[i]`).
     pub fn block(&self, i: usize) -> &[Iter] {
-        match (self.seps.get(i), self.seps.get(i + 1)) {
-            (Some(&a), Some(&b)) => &self.layout.shard()[a..b],
-            _ => &[],
-        }
+        block_of(self.layout.shard(), &self.seps, i)
     }
 
     /// The number of dimensions grouped.
@@ -49,15 +46,54 @@ impl Grouped {
     }
 }
 
+/// Just the shard of a layout grouped by a shape, as [`group`] computes it: grouping leaves replica and offset
+/// untouched, so tiling and slicing take them from the layout itself instead of copying them into a [`Grouped`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GroupedShard {
+    /// The regrouped shard iters, outermost first.
+    pub shard: Vec<Iter>,
+    /// Block boundaries, as in [`Grouped::seps`].
+    pub seps: Vec<usize>,
+}
+
+impl GroupedShard {
+    /// The shard iters of dimension `i`, as [`Grouped::block`].
+    pub fn block(&self, i: usize) -> &[Iter] {
+        block_of(&self.shard, &self.seps, i)
+    }
+
+    /// The number of dimensions grouped.
+    pub fn rank(&self) -> usize {
+        self.seps.len().saturating_sub(1)
+    }
+}
+
+fn block_of<'a>(shard: &'a [Iter], seps: &[usize], i: usize) -> &'a [Iter] {
+    match (seps.get(i), seps.get(i + 1)) {
+        (Some(&a), Some(&b)) => shard.get(a..b).unwrap_or_default(),
+        _ => &[],
+    }
+}
+
 /// Splits and fuses shard iters, in order, so consecutive blocks multiply to the dims of `shape` (App. B.3).
 ///
 /// Fails if `shape` is not admitted (element count differs from size(L)) or if no order-preserving grouping
 /// exists; the message names the dimension and the extents that do not divide.
 pub fn group(layout: &TileLayout, shape: &[i64]) -> Result<Grouped> {
+    let GroupedShard { shard, seps } = group_shard(layout, shape)?;
+    Ok(Grouped { layout: TileLayout::new(shard, layout.replica().to_vec(), layout.offset().clone())?, seps })
+}
+
+/// The shard part of [`group`], with the same errors: the regrouped shard and its block boundaries. Splitting
+/// keeps every iter valid and the total reach, so of [`TileLayout::new`]'s checks only the iter count can fail
+/// on the regrouped shard; it is checked here.
+pub fn group_shard(layout: &TileLayout, shape: &[i64]) -> Result<GroupedShard> {
     let context = |e: LayoutError| LayoutError::new(format!("cannot group by shape {}: {}", shape_text(shape), e));
     layout.admits(shape).map_err(context)?;
-    let mut g = Grouper { shape, dim: 0, acc: 1, out: Vec::new(), seps: vec![0] };
     let iters = normalize_shard(layout.shard());
+    let mut seps = Vec::with_capacity(shape.len() + 1);
+    seps.push(0);
+    let mut g = Grouper { shape, dim: 0, acc: 1, out: Vec::with_capacity(iters.len() + shape.len()), seps };
     for it in &iters {
         g.take(it).map_err(context)?;
     }
@@ -65,8 +101,8 @@ pub fn group(layout: &TileLayout, shape: &[i64]) -> Result<Grouped> {
     if g.dim != shape.len() {
         return Err(context(LayoutError::new(format!("dimension {} is left without iters", g.dim))));
     }
-    let (_, replica, offset) = layout.clone().into_parts();
-    Ok(Grouped { layout: TileLayout::new(g.out, replica, offset)?, seps: g.seps })
+    check_iter_counts(g.out.len(), layout.replica().len())?;
+    Ok(GroupedShard { shard: g.out, seps: g.seps })
 }
 
 /// The state of the greedy walk: the current dimension and the product of its block so far.

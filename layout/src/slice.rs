@@ -21,10 +21,11 @@
 use crate::arith::{add, product};
 use crate::axis::Axis;
 use crate::error::{LayoutError, Result};
-use crate::group::group;
+use crate::group::group_shard;
 use crate::iter::Iter;
 use crate::layout::Layout;
 use crate::tile_layout::TileLayout;
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashSet};
 
 /// Longest block (or whole region) the exact fallback enumerates.
@@ -39,9 +40,9 @@ pub fn slice(layout: &Layout, shape: &[i64], region: &[(i64, i64)]) -> Result<La
     validate_region(shape, region)?;
     let tile = match layout {
         Layout::Compose(c) if c.is_bare() && c.tile().size() != product(shape.iter().copied(), "shape")? => {
-            TileLayout::row_major(shape)?
+            Cow::Owned(TileLayout::row_major(shape)?)
         }
-        _ => layout.tile().clone(),
+        _ => Cow::Borrowed(layout.tile()),
     };
     tile.admits(shape)?;
     layout.with_tile(slice_tile(&tile, shape, region)?)
@@ -71,33 +72,49 @@ fn slice_tile(tile: &TileLayout, shape: &[i64], region: &[(i64, i64)]) -> Result
     if region.iter().zip(shape).all(|(&(b, e), &n)| b == 0 && e == n) {
         return Ok(tile.clone());
     }
-    let grouped = match group(tile, shape) {
+    let grouped = match group_shard(tile, shape) {
         Ok(g) => g,
         Err(why) => return whole_region(tile, shape, region).ok_or(why)?,
     };
-    let mut iters = Vec::new();
+    let mut iters = Vec::with_capacity(grouped.shard.len() + grouped.rank());
     let mut offset = tile.offset().clone();
     for (d, block) in (0..grouped.rank()).map(|d| (d, grouped.block(d))) {
         let (b, e) = region[d];
-        match slice_block(block, b, e - b) {
-            Ok(sliced) => iters.extend(sliced),
-            Err(why) => {
-                let msg = format!("dimension {d}: region {b}:{e} of extent {}: {why}", shape[d]);
-                return whole_region(tile, shape, region).ok_or(LayoutError::new(msg))?;
-            }
+        if let Err(why) = slice_block(block, b, e - b, &mut iters) {
+            let msg = format!("dimension {d}: region {b}:{e} of extent {}: {why}", shape[d]);
+            return whole_region(tile, shape, region).ok_or(LayoutError::new(msg))?;
         }
-        add_point(&mut offset, &block_point(block, b))?;
+        add_block_point(&mut offset, block, b)?;
     }
     TileLayout::new(iters, tile.replica().to_vec(), offset)
 }
 
-/// Adds `point` into the offset map.
-fn add_point(offset: &mut BTreeMap<Axis, i64>, point: &BTreeMap<Axis, i64>) -> Result<()> {
-    for (axis, v) in point {
-        let o = offset.entry(*axis).or_insert(0);
-        *o = add(*o, *v, "the slice offset")?;
+/// Adds [`block_point`]`(block, idx)` into the offset map without building it: axis by axis (in the order the
+/// block first mentions them), the block's value on it, when not zero (so no zero entry appears).
+fn add_block_point(offset: &mut BTreeMap<Axis, i64>, block: &[Iter], idx: i64) -> Result<()> {
+    for (k, it) in block.iter().enumerate() {
+        if block[..k].iter().any(|i| i.axis == it.axis) {
+            continue;
+        }
+        let v = block_value(block, idx, it.axis);
+        if v != 0 {
+            let o = offset.entry(it.axis).or_insert(0);
+            *o = add(*o, v, "the slice offset")?;
+        }
     }
     Ok(())
+}
+
+/// D(idx) of one block alone on one axis (row-major digits over the block's extents).
+fn block_value(block: &[Iter], idx: i64, axis: Axis) -> i64 {
+    let (mut value, mut rest) = (0, idx);
+    for it in block.iter().rev() {
+        if it.axis == axis {
+            value += (rest % it.extent) * it.stride;
+        }
+        rest /= it.extent;
+    }
+    value
 }
 
 /// The exact fallback over the whole region (row-major), for regions of at most [`EXACT_SEARCH_LIMIT`] elements.
@@ -140,65 +157,69 @@ fn block_point(block: &[Iter], idx: i64) -> BTreeMap<Axis, i64> {
     point
 }
 
-/// The start digits of `b` in the block (outermost first).
-fn digits(block: &[Iter], b: i64) -> Vec<i64> {
-    let mut out = vec![0; block.len()];
-    let mut rest = b;
-    for (k, it) in block.iter().enumerate().rev() {
-        out[k] = rest % it.extent;
-        rest /= it.extent;
-    }
-    out
-}
-
-/// Slices one block to `[b, b+n)`: the iters of L' for this dimension (offset handled by the caller), or the
-/// reason why neither Lemma E.1, Lemma E.2 nor the exact search applies.
-fn slice_block(block: &[Iter], b: i64, n: i64) -> std::result::Result<Vec<Iter>, String> {
-    let why = match paper_forms(block, b, n) {
-        Ok(iters) => return Ok(iters),
+/// Slices one block to `[b, b+n)`, appending the iters of L' for this dimension to `out` (offset handled by the
+/// caller), or the reason why neither Lemma E.1, Lemma E.2 nor the exact search applies (`out` then unchanged).
+fn slice_block(block: &[Iter], b: i64, n: i64, out: &mut Vec<Iter>) -> std::result::Result<(), String> {
+    let why = match paper_forms(block, b, n, out) {
+        Ok(()) => return Ok(()),
         Err(why) => why,
     };
     if n > EXACT_SEARCH_LIMIT {
         return Err(format!("{why}; the region is too long ({n} > {EXACT_SEARCH_LIMIT}) for the exact search"));
     }
     let origin = block_point(block, b);
-    exact_search(n, |y| diff(&block_point(block, b + y), &origin))
-        .ok_or_else(|| format!("{why}, and no iter list reproduces the region"))
+    let iters = exact_search(n, |y| diff(&block_point(block, b + y), &origin))
+        .ok_or_else(|| format!("{why}, and no iter list reproduces the region"))?;
+    out.extend(iters);
+    Ok(())
 }
 
-/// Greedy peeling then Lemma E.1 (no wrap) or Lemma E.2 (symmetric one wrap); `Err` says why neither applies.
-fn paper_forms(block: &[Iter], b: i64, n: i64) -> std::result::Result<Vec<Iter>, String> {
-    let d = digits(block, b);
-    let (mut rem, mut peeled_size, mut k) = (n, 1i64, block.len());
-    while k > 0 && d[k - 1] == 0 && rem % block[k - 1].extent == 0 {
+/// Greedy peeling then Lemma E.1 (no wrap) or Lemma E.2 (symmetric one wrap), appending the iters to `out`;
+/// `Err` says why neither applies (`out` then unchanged).
+fn paper_forms(block: &[Iter], b: i64, n: i64, out: &mut Vec<Iter>) -> std::result::Result<(), String> {
+    // `rest` is b with the digits of the iters peeled so far divided out: its remainder by the next iter's
+    // extent is that iter's start digit.
+    let (mut rem, mut peeled_size, mut k, mut rest) = (n, 1i64, block.len(), b);
+    while k > 0 && rest % block[k - 1].extent == 0 && rem % block[k - 1].extent == 0 {
         rem /= block[k - 1].extent;
         peeled_size *= block[k - 1].extent;
+        rest /= block[k - 1].extent;
         k -= 1;
     }
     let peeled = &block[k..];
     if k == 0 {
-        return Ok(peeled.to_vec());
+        out.extend_from_slice(peeled);
+        return Ok(());
     }
     let p = block[k - 1];
-    let (dp, pivot_iter) = (d[k - 1], Iter { extent: rem, stride: p.stride, axis: p.axis });
+    let dp = rest % p.extent;
     if dp + rem <= p.extent {
-        return Ok([&[pivot_iter][..], peeled].concat());
+        out.push(Iter { extent: rem, stride: p.stride, axis: p.axis });
+        out.extend_from_slice(peeled);
+        return Ok(());
     }
-    let head = format!("{rem} steps from digit {dp} of iter ({},{}@{}) cross its extent", p.extent, p.stride, p.axis);
+    let head =
+        || format!("{rem} steps from digit {dp} of iter ({},{}@{}) cross its extent", p.extent, p.stride, p.axis);
     if rem % 2 != 0 || dp + rem / 2 != p.extent {
         return Err(format!(
-            "{head} and are not two equal chunks split at its boundary (lemma e.2 needs an even count and digit + \
+            "{} and are not two equal chunks split at its boundary (lemma e.2 needs an even count and digit + \
              half == extent, got {dp} + {rem}/2 vs {})",
+            head(),
             p.extent
         ));
     }
     let c = rem / 2;
     let wrap = diff(&block_point(block, b + c * peeled_size), &block_point(block, b));
     let delta = single_axis(&wrap, p.axis).ok_or_else(|| {
-        format!("{head}; the step between its two chunks moves on several axes ({}), not one iter", coord_text(&wrap))
+        format!(
+            "{}; the step between its two chunks moves on several axes ({}), not one iter",
+            head(),
+            coord_text(&wrap)
+        )
     })?;
-    let chunk = Iter { extent: c, stride: p.stride, axis: p.axis };
-    Ok([&[delta, chunk][..], peeled].concat())
+    out.extend_from_slice(&[delta, Iter { extent: c, stride: p.stride, axis: p.axis }]);
+    out.extend_from_slice(peeled);
+    Ok(())
 }
 
 /// An extent-2 iter for a step that moves along at most one axis (`fallback` when it does not move).

@@ -28,11 +28,12 @@
 use crate::arith::{add, mul};
 use crate::axis::Axis;
 use crate::error::{LayoutError, Result};
-use crate::group::{group, Grouped};
+use crate::group::group_shard;
 use crate::iter::Iter;
 use crate::layout::Layout;
 use crate::notation::shape_text;
 use crate::tile_layout::TileLayout;
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 /// tile(inner, outer): the layout over shape `outer_shape[i] * inner_shape[i]` with
@@ -41,7 +42,7 @@ use std::collections::BTreeMap;
 /// Fails when the ranks differ, a shape is not admitted, either layout does not group by its shape (App. B), or
 /// a swizzled inner meets an outer that is not on `m`.
 pub fn tile(inner: &Layout, outer: &TileLayout, inner_shape: &[i64], outer_shape: &[i64]) -> Result<Layout> {
-    let base = tile_under_swizzle(inner, inner_shape)?;
+    let base = acting_tile(inner, inner_shape)?;
     let tiled = tile_tile(&base, outer, inner_shape, outer_shape)?;
     inner.with_tile(tiled)
 }
@@ -53,8 +54,8 @@ pub fn tile_tile(
     inner_shape: &[i64],
     outer_shape: &[i64],
 ) -> Result<TileLayout> {
-    let span = span_vector(inner);
-    let scale = |a: Axis| span.get(&a).copied().unwrap_or(1);
+    // span(inner) on an axis it does not mention is 1, as in [`span_vector`].
+    let scale = |a: Axis| inner.span_on(a);
     interleave(outer, inner, outer_shape, inner_shape, &scale)
         .map_err(|e| LayoutError::new(format!("cannot tile: {}", e.message)))
 }
@@ -67,13 +68,18 @@ pub fn span_vector(layout: &TileLayout) -> BTreeMap<Axis, i64> {
 /// The tile a ComposeLayout operand contributes: its own, or the identity over `shape` for a bare swizzle whose
 /// period differs from the shape's size (TIRx `strip_swizzle_to_tile`).
 pub fn tile_under_swizzle(layout: &Layout, shape: &[i64]) -> Result<TileLayout> {
+    acting_tile(layout, shape).map(Cow::into_owned)
+}
+
+/// [`tile_under_swizzle`], borrowing the layout's own tile where it is the one.
+pub(crate) fn acting_tile<'a>(layout: &'a Layout, shape: &[i64]) -> Result<Cow<'a, TileLayout>> {
     match layout {
         Layout::Compose(c) if c.is_bare() && Some(c.tile().size()) != shape_size(shape) => {
             let size = shape_size(shape)
                 .ok_or_else(|| LayoutError::new(format!("shape {} has too many elements", shape_text(shape))))?;
-            TileLayout::row_major(&[size])
+            TileLayout::row_major(&[size]).map(Cow::Owned)
         }
-        _ => Ok(layout.tile().clone()),
+        _ => Ok(Cow::Borrowed(layout.tile())),
     }
 }
 
@@ -101,26 +107,31 @@ pub fn interleave(
             right_shape.len()
         )));
     }
-    let (l, r) = (group(left, left_shape)?, group(right, right_shape)?);
-    let mut shard = Vec::with_capacity(l.layout.shard().len() + r.layout.shard().len());
+    let (l, r) = (group_shard(left, left_shape)?, group_shard(right, right_shape)?);
+    let mut shard = Vec::with_capacity(l.shard.len() + r.shard.len());
     for i in 0..l.rank() {
-        shard.extend(scaled(l.block(i), scale)?);
+        for it in l.block(i) {
+            shard.push(scaled(it, scale)?);
+        }
         shard.extend_from_slice(r.block(i));
     }
-    let mut replica = r.layout.replica().to_vec();
-    replica.extend(scaled(l.layout.replica(), scale)?);
-    TileLayout::new(shard, replica, summed_offsets(&l, &r, scale)?)
+    let mut replica = Vec::with_capacity(left.replica().len() + right.replica().len());
+    replica.extend_from_slice(right.replica());
+    for it in left.replica() {
+        replica.push(scaled(it, scale)?);
+    }
+    TileLayout::new(shard, replica, summed_offsets(left, right, scale)?)
 }
 
-/// Every iter with its stride multiplied by `scale(axis)`.
-fn scaled(iters: &[Iter], scale: &dyn Fn(Axis) -> i64) -> Result<Vec<Iter>> {
-    iters.iter().map(|it| Iter::new(it.extent, mul(it.stride, scale(it.axis), "a scaled stride")?, it.axis)).collect()
+/// The iter with its stride multiplied by `scale(axis)`.
+fn scaled(it: &Iter, scale: &dyn Fn(Axis) -> i64) -> Result<Iter> {
+    Iter::new(it.extent, mul(it.stride, scale(it.axis), "a scaled stride")?, it.axis)
 }
 
-/// `scale (.) O_left + O_right`, axis by axis.
-fn summed_offsets(l: &Grouped, r: &Grouped, scale: &dyn Fn(Axis) -> i64) -> Result<BTreeMap<Axis, i64>> {
-    let mut offset = r.layout.offset().clone();
-    for (&a, &v) in l.layout.offset() {
+/// `scale (.) O_left + O_right`, axis by axis (grouping leaves offsets untouched, so they are the operands').
+fn summed_offsets(left: &TileLayout, right: &TileLayout, scale: &dyn Fn(Axis) -> i64) -> Result<BTreeMap<Axis, i64>> {
+    let mut offset = right.offset().clone();
+    for (&a, &v) in left.offset() {
         let entry = offset.entry(a).or_insert(0);
         *entry = add(*entry, mul(v, scale(a), "a scaled offset")?, "a summed offset")?;
     }

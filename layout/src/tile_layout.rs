@@ -23,13 +23,7 @@ pub struct TileLayout {
 impl TileLayout {
     /// A checked layout from its three parts.
     pub fn new(shard: Vec<Iter>, replica: Vec<Iter>, offset: BTreeMap<Axis, i64>) -> Result<TileLayout> {
-        if shard.len() > MAX_ITERS || replica.len() > MAX_ITERS {
-            return Err(LayoutError::new(format!(
-                "a layout may have at most {MAX_ITERS} shard and {MAX_ITERS} replica iters, got {} and {}",
-                shard.len(),
-                replica.len()
-            )));
-        }
+        check_iter_counts(shard.len(), replica.len())?;
         for it in shard.iter().chain(&replica) {
             Iter::new(it.extent, it.stride, it.axis)?;
         }
@@ -171,6 +165,17 @@ impl TileLayout {
     pub fn eval_flat(&self, flat: i64) -> Result<Vec<Coord>> {
         crate::eval::Evaluator::for_tile(self)?.eval_flat(flat)
     }
+}
+
+/// The bound [`TileLayout::new`] puts on the number of shard and replica iters ([`MAX_ITERS`] each), for code
+/// that builds a shard before the layout around it.
+pub(crate) fn check_iter_counts(shard: usize, replica: usize) -> Result<()> {
+    if shard > MAX_ITERS || replica > MAX_ITERS {
+        return Err(LayoutError::new(format!(
+            "a layout may have at most {MAX_ITERS} shard and {MAX_ITERS} replica iters, got {shard} and {replica}"
+        )));
+    }
+    Ok(())
 }
 
 /// Row-major flat index of `x` in `shape`, checking bounds.
