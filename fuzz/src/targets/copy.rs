@@ -126,7 +126,7 @@ fn generate(rng: &mut Rng) -> String {
         2 => ("warpgroup", "wid_in_wg", 5, 2),
         _ => ("cta", "warpid", 5, rng.random_range(0..=2)),
     };
-    let n = rng.random_range((lanes + warps).max(1)..=(lanes + warps + 4).min(12));
+    let n = rng.random_range((lanes + warps).max(1)..=(lanes + warps + 3).min(10));
     let shape = {
         let inner = rng.random_range(0..=n);
         format!("{},{}", 1i64 << (n - inner), 1i64 << inner)
