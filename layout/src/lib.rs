@@ -32,6 +32,7 @@ pub mod mma;
 pub mod notation;
 pub mod points;
 pub mod slice;
+pub mod stage;
 pub mod swizzle;
 pub mod tile;
 pub mod tile_layout;

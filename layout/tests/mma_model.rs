@@ -30,7 +30,10 @@
 //!   column `a_col + k / (32 / bits)`, byte `(k % (32 / bits)) * bits / 8` (packed, 9.7.16.10.4). An accumulator write into a cell that holds A, or
 //!   an A read of a cell the accumulator wrote, fails the test (the two must not overlap).
 
-use axe_layout::mma::{plan, Access, Chip, DType, GemmRequest, Major, Mem, MmaIssue, MmaPlan, Operand};
+use axe_layout::mma::{
+    plan, plan_moving, Access, Chip, DType, GemmRequest, Major, Mem, MmaIssue, MmaPlan, MmaRule, Operand, OperandMove,
+    Role,
+};
 use axe_layout::notation::parse_layout;
 use axe_layout::slice::slice;
 use axe_layout::tile_layout::unflatten;
@@ -889,4 +892,167 @@ fn tcgen05_a_in_tmem_separate_allocations() {
     assert_eq!(p.tmem_reach, vec![(Role::A, 8), (Role::C, 64)]);
     assert_eq!(tmem_a_of(&p), vec![(0, 0)]);
     assert_eq!(p.issues[0].c, Access::Tmem { lane: 0, col: 0 });
+}
+
+// ---------------------------------------------------------------- run-time stages of a shared ring
+
+/// The plan as the kernel runs it at stage offsets `values`, following only the descriptors: the pass adds
+/// `((base + stage bytes) >> 4) & 0x3FFF` to each descriptor of a moved operand (the base is the model's
+/// `SMEM_BASE`, added when reading), so the start field grows by `(bytes * value / divisor) >> 4`; it must not
+/// carry out of its 14 bits.
+fn resolve_starts(p: &MmaPlan, values: &[i64]) -> MmaPlan {
+    let mut out = p.clone();
+    for term in &p.dynamic {
+        let value = values[term.offset];
+        assert_eq!(value % term.divisor, 0, "the stage offset divides exactly");
+        let moved = term.bytes * (value / term.divisor);
+        assert_eq!(moved % 16, 0, "a descriptor start moves by 16-byte units");
+        for issue in &mut out.issues {
+            let access = if term.role == Role::A { &mut issue.a } else { &mut issue.b };
+            let Access::Smem(d) = access else { panic!("a moved operand is read through a descriptor") };
+            let field = (d.desc & 0x3FFF) + (moved as u64 >> 4);
+            assert!(field < 0x4000, "the start field overflows");
+            d.desc = (d.desc & !0x3FFF) | field;
+        }
+    }
+    out.dynamic.clear();
+    out
+}
+
+/// A GEMM over stage `s` of an A ring and a B ring (each a `[stages * rows, cols]` tensor, a stage `rows` rows of
+/// it, moved along dimension 0 by `rows * s`), planned once with run-time starts and run on the model for every
+/// stage: every stage of both rings holds different numbers, and C must be `C0 + A_s * B_s` exactly, so a wrong
+/// stage offset, or a stage whose swizzle phase differs from stage 0's, fails.
+#[allow(clippy::too_many_arguments)]
+fn run_ring(
+    chip: &str,
+    dtype: &str,
+    acc: &str,
+    (a_ring, a_rows): (&Op, i64),
+    (b_ring, b_rows): (&Op, i64),
+    c: &Op,
+    stages: i64,
+) -> MmaPlan {
+    let a_shape = [a_rows, a_ring.shape[1]];
+    let b_shape = [b_rows, b_ring.shape[1]];
+    let a0 = slice(&a_ring.layout, &a_ring.shape, &[(0, a_rows), (0, a_shape[1])]).unwrap();
+    let b0 = slice(&b_ring.layout, &b_ring.shape, &[(0, b_rows), (0, b_shape[1])]).unwrap();
+    let dtype = DType::from_name(dtype).unwrap();
+    let req = GemmRequest {
+        chip: Chip::from_name(chip).unwrap(),
+        dtype,
+        acc_dtype: DType::from_name(acc).unwrap(),
+        a: Operand { layout: &a0, shape: &a_shape, mem: Mem::Shared },
+        b: Operand { layout: &b0, shape: &b_shape, mem: Mem::Shared },
+        c: Operand { layout: &c.layout, shape: &c.shape, mem: c.mem },
+    };
+    let moves = [
+        OperandMove { role: Role::A, ring: &a_ring.layout, ring_shape: &a_ring.shape, dim: 0, multiple: a_rows },
+        OperandMove { role: Role::B, ring: &b_ring.layout, ring_shape: &b_ring.shape, dim: 0, multiple: b_rows },
+    ];
+    let p = plan_moving(&req, &moves).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(p.dynamic.len(), 2);
+    let bytes = i64::from(dtype.bits() / 8);
+    let acc_bytes = i64::from(req.acc_dtype.bits() / 8);
+    let (va, vb, vc) = (values(a_ring.shape, 1), values(b_ring.shape, 2), values(c.shape, 3));
+    let (kk, nn) = (a_shape[1], b_shape[1]);
+    for s in 0..stages {
+        let mut mach = Machine::default();
+        store(&mut mach, a_ring, 'a', bytes, &va);
+        store(&mut mach, b_ring, 'b', bytes, &vb);
+        store(&mut mach, c, 'c', acc_bytes, &vc);
+        let run = resolve_starts(&p, &[a_rows * s, b_rows * s]);
+        for issue in &run.issues {
+            execute(&mut mach, &run, issue, bytes);
+        }
+        let got = load(&mach, c, 'c', acc_bytes);
+        for x in 0..c.shape[0] * c.shape[1] {
+            let (i, j) = (x / nn, x % nn);
+            let a_at = |l: i64| va[((a_rows * s + i) * kk + l) as usize];
+            let b_at = |l: i64| vb[((b_rows * s + l) * nn + j) as usize];
+            let want = vc[x as usize] + (0..kk).map(|l| a_at(l) * b_at(l)).sum::<i64>();
+            assert_eq!(got[x as usize], want, "stage {s}: C{:?} of {}", unflatten(&c.shape, x), p.instruction);
+        }
+    }
+    p
+}
+
+/// wgmma m64n64k16 over stage s of 3-stage rings: A 64x64 K-major 128B (8192 bytes a stage), B 64x64 MN-major or
+/// K-major 128B (K rows stacked), for s = 0, 1, 2.
+#[test]
+fn wgmma_over_a_ring_stage_at_run_time() {
+    let a = Op::new("Swizzle(3,3,3) o S[(3,64,64):(4096,64,1)]", [192, 64], Mem::Shared);
+    for b_text in ["Swizzle(3,3,3) o S[(3,64,64):(4096,64,1)]", "Swizzle(3,3,3) o S[(3,64,64):(4096,1,64)]"] {
+        let b = Op::new(b_text, [192, 64], Mem::Shared);
+        let p = run_ring("sm_90a", "f16", "f32", (&a, 64), (&b, 64), &Op::new(&wg_c(64), [64, 64], Mem::Reg), 3);
+        assert_eq!(p.instruction, "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16");
+        // A's ring is dense: its rows are one digit of stride 64 (128 bytes a row, the offset used as is). B's
+        // K-major ring keeps its stage digit (stride 4096 every 64 rows: 8192 bytes per 64 rows).
+        let terms: Vec<(Role, i64, i64)> = p.dynamic.iter().map(|t| (t.role, t.divisor, t.bytes)).collect();
+        let b_term = if b_text.ends_with("(4096,64,1)]") { (Role::B, 1, 128) } else { (Role::B, 64, 8192) };
+        assert_eq!(terms, vec![(Role::A, 1, 128), b_term], "{b_text}");
+    }
+}
+
+/// tcgen05 m128n64k16 (accumulator in tensor memory) over stage s of rings in the 64B mode: A 128x32 (8192 bytes
+/// a stage), B 32x64 K-major (4096 bytes, a multiple of the 512-byte repeat).
+#[test]
+fn tcgen05_over_a_ring_stage_at_run_time() {
+    let a = Op::new("Swizzle(3,2,3) o S[(3,128,32):(4096,32,1)]", [384, 32], Mem::Shared);
+    let b = Op::new("Swizzle(3,2,3) o S[(3,32,64):(2048,1,32)]", [96, 64], Mem::Shared);
+    let c = Op::new("S[(128,64):(1@TLane,1@TCol)]", [128, 64], Mem::Tmem);
+    let p = run_ring("sm_100a", "f16", "f32", (&a, 128), (&b, 32), &c, 3);
+    assert_eq!(p.instruction, "tcgen05.mma.cta_group::1.kind::f16");
+    let terms: Vec<(Role, i64, i64)> = p.dynamic.iter().map(|t| (t.role, t.divisor, t.bytes)).collect();
+    // A's dense rows: 64 bytes a row (128 rows a stage, 8192 bytes); B's stage digit: 4096 bytes per 32 rows.
+    assert_eq!(terms, vec![(Role::A, 1, 64), (Role::B, 32, 4096)]);
+}
+
+/// Moves the `dynamic-start` rule refuses, with the numbers: a padded ring (stages 8320 bytes apart, not a
+/// multiple of the 1024-byte 128B repeat), an offset not known to move whole stages, and an operand in registers.
+/// The first is what the static `alignment` rule refuses at stage 1 (base offset 0 is only right for a pattern
+/// starting on its repeat boundary, PTX ISA 9.7.15.5.1.2.2; the model assumes base offset 0 and cannot show it).
+#[test]
+fn ring_moves_the_planner_refuses() {
+    let c = Op::new(&wg_c(64), [64, 64], Mem::Reg);
+    let b = Op::new(&smem(128, true, true, 16, [64, 64]), [64, 64], Mem::Shared);
+    let padded = Op::new("Swizzle(3,3,3) o S[(3,64,64):(4160,64,1)]", [192, 64], Mem::Shared);
+    let a0 = slice(&padded.layout, &padded.shape, &[(0, 64), (0, 64)]).unwrap();
+    let req = GemmRequest {
+        chip: Chip::Sm90a,
+        dtype: DType::F16,
+        acc_dtype: DType::F32,
+        a: Operand { layout: &a0, shape: &[64, 64], mem: Mem::Shared },
+        b: Operand { layout: &b.layout, shape: &b.shape, mem: Mem::Shared },
+        c: Operand { layout: &c.layout, shape: &c.shape, mem: c.mem },
+    };
+    let mv = |multiple: i64| OperandMove {
+        role: Role::A,
+        ring: &padded.layout,
+        ring_shape: &padded.shape,
+        dim: 0,
+        multiple,
+    };
+    let e = plan_moving(&req, &[mv(64)]).unwrap_err();
+    assert_eq!(e.rule, MmaRule::DynamicStart);
+    assert!(e.to_string().contains("8320 bytes per step of 64 elements") && e.to_string().contains("1024-byte"), "{e}");
+    let e = plan_moving(&req, &[mv(32)]).unwrap_err();
+    assert!(e.to_string().contains("must be a multiple of 64"), "{e}");
+    let regs_a = Op::new("S[(4,2,8,4,2,4,2):(1@wid_in_wg,2,4@laneid,8,4,1@laneid,1)]", [64, 64], Mem::Reg);
+    let req_regs = GemmRequest { a: Operand { layout: &regs_a.layout, shape: &regs_a.shape, mem: Mem::Reg }, ..req };
+    if let Err(e) = plan(&req_regs) {
+        panic!("the register-A request itself plans: {e}");
+    }
+    let e = plan_moving(&req_regs, &[mv(64)]).unwrap_err();
+    assert!(e.to_string().contains("operand A, which is not read through a shared-memory descriptor"), "{e}");
+
+    // The rule is the static `alignment` rule carried to run time: stage 1 of the padded ring sliced statically
+    // starts 8320 bytes in, mid-pattern, and is refused the same way; stage 1 of the dense ring is accepted.
+    let stage1 = slice(&padded.layout, &padded.shape, &[(64, 128), (0, 64)]).unwrap();
+    let e =
+        plan(&GemmRequest { a: Operand { layout: &stage1, shape: &[64, 64], mem: Mem::Shared }, ..req }).unwrap_err();
+    assert_eq!(e.rule, MmaRule::Alignment, "{e}");
+    let dense = parse_layout("Swizzle(3,3,3) o S[(3,64,64):(4096,64,1)]").unwrap();
+    let stage1 = slice(&dense, &[192, 64], &[(64, 128), (0, 64)]).unwrap();
+    plan(&GemmRequest { a: Operand { layout: &stage1, shape: &[64, 64], mem: Mem::Shared }, ..req }).unwrap();
 }

@@ -45,6 +45,17 @@
 //! [`MmaPlan::tmem_reach`]. The ISA accepts every A type the planner knows (f16, bf16 with `.kind::f16`; e4m3,
 //! e5m2 with `.kind::f8f6f4`) in tensor memory, so no dtype is refused for it.
 //!
+//! # Run-time operand starts ([`plan_moving`])
+//! A shared operand may be a stage of a ring chosen at run time (A at `[stage * 128, 0]` of a `[384, 64]` ring,
+//! `stage = k mod 3`). The plan is made for the region at offset 0 (the request's layout is the ring sliced there);
+//! the offset moves the outermost digit of its ring dimension alone ([`crate::stage::digit_step`]), so every
+//! element, hence every descriptor's matrix start, moves by `stride * elemsize` bytes per step: the plan states it
+//! as a [`StartTerm`], and the pass adds it to the address it encodes into the 14-bit start field
+//! (`((base + start) >> 4) & 0x3FFF`). Every value must move by a multiple of the operand's swizzle repeat
+//! (1024/512/256 bytes; 16 unswizzled, the field's unit), so each stage's patterns start on their boundary as
+//! stage 0's do and base offset 0 stays right; else the `dynamic-start` rule refuses. That the stage lies inside
+//! the ring is the kernel's run-time precondition.
+//!
 //! # Shared-memory base alignment
 //! The hardware swizzles the absolute shared address (bits `[4,4+B)` XOR bits `[7,7+B)`), a
 //! [`crate::ComposeLayout`] swizzles the address relative to the tensor's base. They agree when the base is
@@ -59,7 +70,7 @@ pub mod registers;
 pub mod shared;
 pub mod tmem;
 
-pub use planner::{plan, plan_with};
+pub use planner::{plan, plan_moving, plan_with};
 
 use crate::layout::Layout;
 use crate::swizzle::SwizzleMode;
@@ -384,6 +395,40 @@ pub struct MmaPlan {
     pub shared_base_alignment_bytes: Option<i64>,
     /// One entry per instruction, in issue order.
     pub issues: Vec<MmaIssue>,
+    /// The run-time part of the shared operands' matrix starts ([`plan_moving`]; empty from [`plan`]): every
+    /// descriptor of a term's operand starts `bytes * (value / divisor)` further, `value` the run-time offset.
+    pub dynamic: Vec<StartTerm>,
+}
+
+/// A shared operand that is a region of a larger tensor (a ring of stages) moved at run time along one of its
+/// dimensions ([`plan_moving`]). The request's operand layout is the ring sliced to the region at offset 0.
+#[derive(Clone, Copy, Debug)]
+pub struct OperandMove<'a> {
+    /// Operand A or B.
+    pub role: Role,
+    /// The ring's layout (the operand's storage, from its base).
+    pub ring: &'a Layout,
+    /// The ring's shape.
+    pub ring_shape: &'a [i64],
+    /// The ring dimension the region moves along.
+    pub dim: usize,
+    /// What every run-time value of the offset is a multiple of (at least 1).
+    pub multiple: i64,
+}
+
+/// One run-time term of an operand's matrix starts: every descriptor of `role` starts
+/// `bytes * (value / divisor)` bytes further, `value` being move `offset`'s run-time value (exact division).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct StartTerm {
+    /// Operand A or B.
+    pub role: Role,
+    /// Index into the moves given to [`plan_moving`].
+    pub offset: usize,
+    /// Elements of the ring dimension per step of the digit the offset moves.
+    pub divisor: i64,
+    /// Bytes per step: a multiple of the operand's swizzle repeat (1024/512/256, 16 unswizzled), so every
+    /// descriptor keeps base offset 0 (`dynamic-start` rule).
+    pub bytes: i64,
 }
 
 /// Whether operand A and the accumulator, both in tensor memory, are columns of one allocation ([`plan_with`]).
@@ -425,6 +470,8 @@ pub enum MmaRule {
     TmemOverlap,
     /// A descriptor field does not fit its bits.
     DescriptorRange,
+    /// A run-time operand start must move whole stages of a shared operand by multiples of its swizzle repeat.
+    DynamicStart,
 }
 
 impl MmaRule {
@@ -444,6 +491,7 @@ impl MmaRule {
             MmaRule::TmemColumns => "tmem-columns",
             MmaRule::TmemOverlap => "tmem-overlap",
             MmaRule::DescriptorRange => "descriptor-range",
+            MmaRule::DynamicStart => "dynamic-start",
         }
     }
 }

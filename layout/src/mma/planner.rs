@@ -7,9 +7,10 @@ use super::registers::{match_registers, RegTiles};
 use super::shared::{descriptor, match_shared, SmemMatch};
 use super::tmem::{alloc_columns, match_tmem, slots_per_column, TmemTiles};
 use super::{
-    Access, DType, Family, GemmRequest, Major, Mem, MmaError, MmaIssue, MmaPlan, MmaRule, Operand, Role, SmemDesc,
-    TmemAllocations,
+    Access, DType, Family, GemmRequest, Major, Mem, MmaError, MmaIssue, MmaPlan, MmaRule, Operand, OperandMove, Role,
+    SmemDesc, StartTerm, TmemAllocations,
 };
+use crate::swizzle::SwizzleMode;
 use crate::tile_layout::TileLayout;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -392,7 +393,56 @@ fn plan_shape(
         idesc,
         shared_base_alignment_bytes,
         issues,
+        dynamic: Vec::new(),
     })
+}
+
+/// [`plan`] for shared operands moved at run time (see "Run-time operand starts" in the module documentation):
+/// the plan of the regions at offset 0 plus [`MmaPlan::dynamic`], one [`StartTerm`] per move.
+pub fn plan_moving(req: &GemmRequest<'_>, moves: &[OperandMove<'_>]) -> Result<MmaPlan, MmaError> {
+    let mut p = plan(req)?;
+    for (k, mv) in moves.iter().enumerate() {
+        let first = p.issues.first().map(|issue| match mv.role {
+            Role::A => &issue.a,
+            Role::B => &issue.b,
+            Role::C => &issue.c,
+        });
+        let Some(Access::Smem(desc)) = first else {
+            return Err(err(
+                MmaRule::DynamicStart,
+                format!(
+                    "move {k} is of operand {}, which is not read through a shared-memory descriptor; only shared A \
+                     and B may start at run time",
+                    mv.role.name()
+                ),
+            ));
+        };
+        let step = crate::stage::digit_step(mv.ring, mv.ring_shape, mv.dim, mv.multiple)
+            .map_err(|e| err(MmaRule::DynamicStart, format!("operand {}'s ring: {e}", mv.role.name())))?;
+        let bytes = step.stride.saturating_mul(req.dtype.bytes());
+        let moved = bytes.saturating_mul(mv.multiple / step.divisor);
+        let repeat = match desc.swizzle {
+            SwizzleMode::None => 16,
+            m => 8 * m.bytes(),
+        };
+        if moved % repeat != 0 {
+            return Err(err(
+                MmaRule::DynamicStart,
+                format!(
+                    "operand {} moves along ring dimension {} by a run-time offset known to be a multiple of {}, \
+                     {bytes} bytes per step of {} elements: its matrix starts would move by multiples of {moved} \
+                     bytes, not of the {repeat}-byte repeat of its {} layout (base offset 0 would be wrong)",
+                    mv.role.name(),
+                    mv.dim,
+                    mv.multiple,
+                    step.divisor,
+                    desc.swizzle.name()
+                ),
+            ));
+        }
+        p.dynamic.push(StartTerm { role: mv.role, offset: k, divisor: step.divisor, bytes });
+    }
+    Ok(p)
 }
 
 /// The single warp (group) computing each C tile; a replicated accumulator is refused.

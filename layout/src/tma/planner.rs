@@ -218,53 +218,13 @@ fn shared_terms(
     if shared.is_empty() {
         return Ok(Vec::new());
     }
-    let canon = canonicalize(&Layout::Tile(req.shared.tile().clone())).layout;
-    let grouped = group(canon.tile(), req.shared_shape).map_err(|e| {
-        stage(
-            TmaStage::SharedLayout,
-            format!(
-                "the shared layout {} does not group by the shape {}: {e}",
-                req.shared,
-                shape_text(req.shared_shape)
-            ),
-        )
-    })?;
     let esize = req.dtype.bytes();
     let mut terms = Vec::new();
     for (k, offset) in shared.iter().enumerate() {
         let d = offset.dim;
-        let (Some(&lo), Some(&hi)) = (grouped.seps.get(d), grouped.seps.get(d + 1)) else {
-            return Err(stage(TmaStage::SharedLayout, format!("grouping has no block for shared dimension {d}")));
-        };
-        let block = grouped.layout.shard().get(lo..hi).unwrap_or(&[]);
-        // Innermost first: the outermost non-unit digit and the product of the extents below it.
-        let mut step = 1i64;
-        let mut outer = None;
-        for it in block.iter().rev() {
-            if it.extent > 1 {
-                if let Some((e, _)) = outer {
-                    step = step.saturating_mul(e);
-                }
-                outer = Some((it.extent, it.stride));
-            }
-        }
-        let Some((extent, stride)) = outer else {
-            return Err(rule(
-                TmaRule::SharedOffset,
-                format!("shared dimension {d} has extent 1, so its run-time offset {k} can only be 0"),
-            ));
-        };
-        if offset.multiple % step != 0 {
-            return Err(rule(
-                TmaRule::SharedOffset,
-                format!(
-                    "shared dimension {d} moves by a run-time offset known to be a multiple of {}, but the layout's \
-                     outermost digit of that dimension (extent {extent}, stride {stride}) steps every {step} \
-                     elements: the offset must be a multiple of {step} to move whole stages",
-                    offset.multiple
-                ),
-            ));
-        }
+        let crate::stage::DigitStep { divisor: step, stride, .. } =
+            crate::stage::digit_step(req.shared, req.shared_shape, d, offset.multiple)
+                .map_err(|e| rule(TmaRule::SharedOffset, format!("shared offset {k}: {e}")))?;
         let bytes = stride.saturating_mul(esize);
         let moved = bytes.saturating_mul(offset.multiple / step);
         if moved % alignment != 0 {
