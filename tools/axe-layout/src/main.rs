@@ -11,7 +11,10 @@
 mod cli;
 mod cmd;
 mod copy_plan;
+mod explore;
 mod mma_plan;
+mod page;
+mod serve;
 mod tma_plan;
 
 use axe_layout::{Axis, AxisKind};
@@ -32,6 +35,7 @@ const COMMANDS: &[&Command] = &[
     &tma_plan::COMMAND,
     &mma_plan::COMMAND,
     &copy_plan::COMMAND,
+    &serve::COMMAND,
 ];
 
 fn overview() -> String {

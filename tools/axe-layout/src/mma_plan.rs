@@ -41,6 +41,16 @@ fn parse<T>(args: &Args, name: &str, what: &str, f: fn(&str) -> Option<T>) -> Re
 }
 
 fn run(args: &Args) -> Result<String, CliError> {
+    let p = plan_of(args)?;
+    if args.json() {
+        to_json(&json_of(&p))
+    } else {
+        Ok(text(&p))
+    }
+}
+
+/// The plan of a parsed `mma-plan` command line (shared with the explorer's `/api/mma`).
+pub fn plan_of(args: &Args) -> Result<MmaPlan, CliError> {
     let chip = parse(args, "chip", "chip (sm_80, sm_90, sm_90a, sm_100a)", Chip::from_name)?;
     let dtype = parse(args, "dtype", "element type (f16, bf16, e4m3, e5m2)", DType::from_name)?;
     let acc_dtype = match args.value("acc-dtype") {
@@ -57,12 +67,7 @@ fn run(args: &Args) -> Result<String, CliError> {
     }
     let op = |i: usize| Operand { layout: &layouts[i].0, shape: &layouts[i].1, mem: layouts[i].2 };
     let req = GemmRequest { chip, dtype, acc_dtype, a: op(0), b: op(1), c: op(2) };
-    let p = plan(&req).map_err(|e| CliError::Failed(e.to_string()))?;
-    if args.json() {
-        to_json(&json_of(&p))
-    } else {
-        Ok(text(&p))
-    }
+    plan(&req).map_err(|e| CliError::Failed(e.to_string()))
 }
 
 fn access_json(a: &Access) -> Value {
@@ -81,7 +86,8 @@ fn access_json(a: &Access) -> Value {
     }
 }
 
-fn json_of(p: &MmaPlan) -> Value {
+/// The `--json` object of a plan.
+pub fn json_of(p: &MmaPlan) -> Value {
     let issues: Vec<Value> = p
         .issues
         .iter()
@@ -120,7 +126,8 @@ fn access_text(a: &Access) -> String {
     }
 }
 
-fn text(p: &MmaPlan) -> String {
+/// The text the command prints without `--json`.
+pub fn text(p: &MmaPlan) -> String {
     let [m, n, k] = p.inst_shape;
     let mut s = format!("{}: {} issue(s) of m{m}n{n}k{k}\n", p.instruction, p.issues.len());
     if let Some(cols) = p.tmem_columns {

@@ -42,7 +42,7 @@ pub const COMMAND: Command = Command {
 
 /// The `--json` object.
 #[derive(Serialize)]
-struct PlanJson {
+pub struct PlanJson {
     dtype: u32,
     rank: u32,
     global_dims: Vec<u64>,
@@ -58,8 +58,9 @@ struct PlanJson {
     global_offset_bytes: u64,
 }
 
+/// One issue in [`PlanJson`].
 #[derive(Serialize)]
-struct IssueJson {
+pub struct IssueJson {
     coordinates: Vec<i64>,
     smem_offset_bytes: i64,
 }
@@ -69,6 +70,16 @@ fn is_zero(v: &u64) -> bool {
 }
 
 fn run(args: &Args) -> Result<String, CliError> {
+    let p = plan_of(args)?;
+    if args.json() {
+        to_json(&json(&p))
+    } else {
+        Ok(text(&p))
+    }
+}
+
+/// The plan of a parsed `tma-plan` command line (shared with the explorer's `/api/tma`).
+pub fn plan_of(args: &Args) -> Result<TmaPlan, CliError> {
     let global = layout_arg("--global", args.required("global")?)?;
     let global_shape = shape_opt(args, "global-shape")?;
     let global_region = region_opt(args, "global-region")?;
@@ -102,7 +113,7 @@ fn run(args: &Args) -> Result<String, CliError> {
     {
         layout.admits(shape).map_err(|e| CliError::Failed(format!("{what}: {}", e.message)))?;
     }
-    let p = plan(&TmaRequest {
+    plan(&TmaRequest {
         global: &global,
         global_shape: &global_shape,
         global_region: &global_region,
@@ -113,15 +124,11 @@ fn run(args: &Args) -> Result<String, CliError> {
         direction,
         options,
     })
-    .map_err(|e| CliError::Failed(e.to_string()))?;
-    if args.json() {
-        to_json(&json(&p))
-    } else {
-        Ok(text(&p))
-    }
+    .map_err(|e| CliError::Failed(e.to_string()))
 }
 
-fn json(p: &TmaPlan) -> PlanJson {
+/// The `--json` object of a plan.
+pub fn json(p: &TmaPlan) -> PlanJson {
     let d = &p.desc;
     PlanJson {
         dtype: d.data_type.code(),
@@ -147,7 +154,8 @@ fn list<T: std::fmt::Display>(v: &[T]) -> String {
     format!("[{}]", v.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(", "))
 }
 
-fn text(p: &TmaPlan) -> String {
+/// The text the command prints without `--json`.
+pub fn text(p: &TmaPlan) -> String {
     let d = &p.desc;
     let promoted = if d.data_type != p.elem.tensor_map_type() { " (promoted)" } else { "" };
     let mut s = format!(

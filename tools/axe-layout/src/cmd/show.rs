@@ -11,21 +11,24 @@ const MAX_CELLS: i64 = 1 << 14;
 /// The `show` subcommand.
 pub const COMMAND: Command = Command {
     name: "show",
-    usage: "show LAYOUT [--shape R,C] [--width W]",
+    usage: "show LAYOUT [--shape R,C] [--width W] [--html FILE]",
     about: "draw a 1-D or 2-D grid naming, for each element, the coordinates that hold it",
     help: "Each cell lists the element's value on every axis the layout uses, joined by ':' in the order the\n\
            legend gives (thread axes innermost first, then device axes, then memory axes). When an element has\n\
            several copies (a replica), an axis shows its set of values: a/b/c, or lo..hi+s for lo to hi in\n\
            steps of s. Columns are cut into bands so that each line fits --width (default 80).\n\
-           --shape defaults to the 1-D shape of the layout's size.\n",
+           --shape defaults to the 1-D shape of the layout's size.\n\
+           --html FILE writes the explorer page of `serve` for this layout and shape instead, as one\n\
+           self-contained file (no network): the grid coloured by thread, the bank view of a shared layout, the\n\
+           TMA plan of a row-major global copy; editing another layout needs `axe-layout serve`.\n",
     positional: &["LAYOUT"],
-    values: &["shape", "width"],
+    values: &["shape", "width", "html"],
     switches: &[],
     run,
 };
 
 /// Cell order: thread axes by scope (innermost first), device axes, memory axes; then by name.
-fn axis_rank(a: &Axis) -> (u8, u8, &'static str) {
+pub fn axis_rank(a: &Axis) -> (u8, u8, &'static str) {
     match a.kind() {
         AxisKind::Thread { unit, within } => (0, unit as u8 * 8 + within as u8, a.name()),
         AxisKind::Device => (1, 0, a.name()),
@@ -53,6 +56,9 @@ fn values_text(values: &BTreeSet<i64>) -> String {
 }
 
 fn run(args: &Args) -> Result<String, CliError> {
+    if let Some(file) = args.value("html") {
+        return crate::page::write_static(file, args.arg(0), args.value("shape").unwrap_or(""));
+    }
     let layout = layout_arg("LAYOUT", args.arg(0))?;
     let shape = shape_opt_or(args, "shape", || vec![layout.size()])?;
     admit("--shape", &layout, &shape)?;
