@@ -55,6 +55,7 @@ class Browser:
             "--remote-debugging-pipe",
             "--user-data-dir=" + self.profile,
             "--disable-gpu",
+            "--disable-dev-shm-usage",  # containers often have a small /dev/shm
             "--no-first-run",
             "--no-default-browser-check",
             "--disable-extensions",

@@ -22,15 +22,18 @@ pub const DEFAULT_LAYOUT: &str = "S[(2,8,4,2):(2@reg,4@laneid,1@laneid,1@reg)]";
 /// Its shape.
 pub const DEFAULT_SHAPE: &str = "16,8";
 
-/// JSON that is safe inside a `<script>` element (no `</script>`, no `<!--`).
+/// JSON that is safe inside a `<script>` element (no `</script>`, no `<!--`): every `<` is written `\u003c`.
 fn script_json(v: &Value) -> String {
     v.to_string().replace('<', "\\u003c")
 }
 
+/// The template with its assets and, last (so that no text in the data is taken for a marker), the boot data.
 fn page(boot: &Value) -> String {
-    HTML.replace("/*AXE_CSS*/", CSS)
-        .replacen("/*AXE_BOOT*/", &format!("window.AXE_BOOT = {};", script_json(boot)), 1)
-        .replacen("/*AXE_JS*/", JS, 1)
+    HTML.replacen("/*AXE_CSS*/", CSS, 1).replacen("/*AXE_JS*/", JS, 1).replacen(
+        "/*AXE_BOOT*/",
+        &format!("window.AXE_BOOT = {};", script_json(boot)),
+        1,
+    )
 }
 
 /// The page `axe-layout serve` sends: it asks the server for every answer.
@@ -96,4 +99,44 @@ pub fn write_static(file: &str, layout: &str, shape: &str) -> Result<String, Cli
         CliError::Failed(format!("--html: cannot write {file}: {e}"))
     })?;
     Ok(format!("wrote {file}\n"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_static_page_embeds_its_answers_and_nothing_from_the_network() {
+        let html = static_page("Swizzle(3,3,3) o S[(8,64):(64,1)]", "8,64").unwrap();
+        assert!(html.contains("\"mode\":\"static\""));
+        assert!(!html.contains("/*AXE_"), "a marker was left in the page");
+        assert!(!html.contains("http://") && !html.contains("https://"), "the page names a network address");
+        // The grid, the TMA plan of the row-major copy and the default GEMM are answered, under the keys the page
+        // asks with.
+        let boot = html.split("window.AXE_BOOT = ").nth(1).and_then(|rest| rest.split(";</script>").next()).unwrap();
+        let boot: Value = serde_json::from_str(boot).unwrap();
+        let responses = boot["responses"].as_object().unwrap();
+        let layout = "Swizzle(3,3,3) o S[(8,64):(64,1)]";
+        let eval = &responses[&explore::request_key("eval", &json!({ "layout": layout, "shape": "8,64" }))];
+        assert_eq!(eval["points"].as_array().map(Vec::len), Some(512));
+        let mut tma = eval["tma_defaults"].clone();
+        for (k, v) in [("shared", layout), ("dtype", "f16"), ("direction", "g2s")] {
+            tma[k] = json!(v);
+        }
+        assert_eq!(responses[&explore::request_key("tma", &tma)]["plan"]["issues"].as_array().map(Vec::len), Some(1));
+        let mma = &responses[&explore::request_key("mma", &explore::default_mma_request())];
+        assert!(mma["plan"]["instruction"].as_str().unwrap().starts_with("mma.sync"));
+    }
+
+    #[test]
+    fn text_in_the_data_cannot_close_the_script() {
+        let page = page(&json!({ "x": "</script><!--" }));
+        assert!(page.contains("\\u003c/script>\\u003c!--"));
+    }
+
+    #[test]
+    fn a_bad_layout_is_refused_with_its_column() {
+        let e = static_page("S[(8,4):(4@laneid,1@laneid]", "").unwrap_err();
+        assert!(e.text().starts_with("layout: column 27:"), "{}", e.text());
+    }
 }
