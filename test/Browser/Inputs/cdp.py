@@ -23,7 +23,7 @@ class BrowserError(Exception):
 def find_chromium():
     """The Chromium binary: $AXE_CHROMIUM, else `chromium` on PATH; a clear failure otherwise."""
     path = os.environ.get("AXE_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
-    if not path:
+    if not path or not os.access(path, os.X_OK):
         raise BrowserError(
             "chromium not found: the browser tests need Debian's chromium package "
             "(scripts/setup-browser.sh installs it; AXE_CHROMIUM names another binary)"

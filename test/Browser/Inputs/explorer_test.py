@@ -201,6 +201,14 @@ def scenario_register(tool):
         check(focused == [1, 1], "arrow keys moved focus to %s" % focused)
         check("row 1, column 1" in detail and "laneid=4 reg=1" in detail, "detail: %r" % detail)
         print("keyboard: focus at (1,1), detail: " + detail.splitlines()[1])
+        # A replicated layout with an offset (the spec's tensor-core tile): each cell lists both copies, warps 5
+        # and 9 (offset 5, replica stride 4), as eval --json does; the label joins them with '/'.
+        tile = "S[(8,2,4,2):(4@laneid,1@warpid,1@laneid,1)] + R[2:4@warpid] + 5@warpid"
+        show_layout(browser, tile, "8,16")
+        got, _ = check_grid_against_eval(browser, tool, tile, "8,16")
+        check(got[0]["label"] == "0:5:0/0:9:0" and got[8]["label"] == "0:6:0/0:10:0",
+              "replica labels %r %r" % (got[0]["label"], got[8]["label"]))
+        print("replicas: (0,0) %s, (0,8) %s" % (got[0]["label"], got[8]["label"]))
         # A narrow window: the page itself does not scroll sideways (the grid scrolls in its box).
         browser.resize(400, 800)
         width = browser.js("[document.documentElement.scrollWidth, window.innerWidth]")
