@@ -20,7 +20,11 @@
 //!   a `memref.view` of one at byte 0 (what `--lower-tma` leaves of the allocs it lowered); the global's
 //!   alignment is raised to the plan's. A view of a tensor is followed to its source's storage. A descriptor is
 //!   the plan's constant plus the encoded base address `(address >> 4) & 0x3FFF` computed at run time
-//!   (`memref.extract_aligned_pointer_as_index`);
+//!   (`memref.extract_aligned_pointer_as_index`). A shared A or B may be an `axe.slice` with run-time offsets of
+//!   a tensor with a layout (a ring's stage, `[%stage * 64, 0]`): the planner gets the ring's layout sliced at the
+//!   static part and the offsets' known multiples (`axe_layout::mma::plan_moving`), states each operand's start
+//!   terms `bytes * (offset / divisor)` or refuses (`dynamic-start` rule), and the pass adds the terms to the
+//!   ring's address before encoding it;
 //! - a tensor-memory `axe.alloc` (at the kernel's top level) becomes a shared `i32` slot, `tcgen05.alloc` of a
 //!   power of two of columns (at least 32, covering the columns the plans reach in it: `tmem_reach`, and its
 //!   layout's span, TCol counting element-sized slots) and `relinquish_alloc_permit` by warp 0,
@@ -57,7 +61,7 @@
 //!
 //! Not done: wgmma with 8-bit A in registers, `ldmatrix`
 //! (register operands hold whatever the user's code put in the registers; no copy into registers is lowered
-//! here), tensor-memory loads other than `32x32b` at cta scope, operands that are slices
+//! here), tensor-memory loads other than `32x32b` at cta scope, operands that are static slices
 //! or function arguments, `threads` subsets, kernels whose blocks are not one-dimensional (issuing warps are
 //! told apart by `thread_id x`), tensor-memory allocs below the kernel's top level. No proxy fence is emitted:
 //! shared operands written by threads (not TMA) need `fence.proxy.async` and a barrier before the gemm.
@@ -84,7 +88,10 @@ use crate::{
 };
 use axe_dialect::{access, ffi, ops::walk_preorder, AxeOp, MemScope, OpKind};
 use axe_layout::{
-    mma::{plan_with, Access, Chip, DType, Family, GemmRequest, Mem, MmaPlan, Operand, TmemAllocations},
+    mma::{
+        plan_moving, plan_with, Access, Chip, DType, Family, GemmRequest, Mem, MmaPlan, Operand, OperandMove, Role,
+        TmemAllocations,
+    },
     ExecScope, Layout,
 };
 use melior::ir::{operation::OperationLike, OperationRef, Value};
@@ -130,6 +137,55 @@ pub(crate) struct PlannedGemm<'c, 'a> {
     pub(crate) acc: DType,
     /// A, B, C.
     pub(crate) operands: [Traced<'c, 'a>; 3],
+    /// The run-time offsets of ring stages, in the order of the plan's `StartTerm` offsets.
+    pub(crate) offsets: Vec<Value<'c, 'a>>,
+}
+
+/// A shared operand that is a run-time slice of a ring: the ring traced to its storage, the operand as the ring
+/// sliced at the static part of the offsets, and the dynamic offsets (ring dimension, value).
+struct Ring<'c, 'a> {
+    ring: Traced<'c, 'a>,
+    operand: Traced<'c, 'a>,
+    dynamic: Vec<(usize, Value<'c, 'a>)>,
+}
+
+/// When `value` is an `axe.slice` with run-time offsets of a tensor with a layout (a ring of stages), the ring and
+/// the operand at offsets 0 (the ring's layout sliced there: what the planner matches); `None` for anything else.
+fn trace_ring<'c, 'a>(role: &str, value: Value<'c, 'a>) -> Result<Option<Ring<'c, 'a>>, String> {
+    let Some(slice) = access::defining_op(value).and_then(AxeOp::new).filter(|op| op.kind() == OpKind::Slice) else {
+        return Ok(None);
+    };
+    let region = slice.slice_region().map_err(|e| format!("mma: operand {role}: {e}"))?;
+    if region.offsets.iter().all(Option::is_some) {
+        return Ok(None);
+    }
+    let source = slice.operand(0).ok_or_else(|| format!("mma: operand {role}: slice has no source"))?;
+    let ring = trace(role, source)?;
+    let tensor = axe_dialect::ops::tensor_of(value)?.ok_or_else(|| format!("mma: operand {role} is not a tensor"))?;
+    let mut begin = Vec::with_capacity(region.offsets.len());
+    let mut dynamic = Vec::new();
+    let mut operand = 1;
+    for (d, offset) in region.offsets.iter().enumerate() {
+        match offset {
+            Some(o) => begin.push(*o),
+            None => {
+                let v = slice.operand(operand).ok_or_else(|| format!("mma: operand {role}: missing slice offset"))?;
+                operand += 1;
+                match crate::lower_tma::multiple::constant(v) {
+                    Some(c) => begin.push(c),
+                    None => {
+                        begin.push(0);
+                        dynamic.push((d, v));
+                    }
+                }
+            }
+        }
+    }
+    let bounds: Vec<(i64, i64)> = begin.iter().zip(&region.sizes).map(|(&b, &n)| (b, b + n)).collect();
+    let layout = axe_layout::slice::slice(&ring.layout, &ring.tensor.shape, &bounds)
+        .map_err(|e| format!("mma: operand {role}: the ring's layout sliced at its static offsets: {e}"))?;
+    let operand = Traced { tensor, layout, source: ring.source };
+    Ok(Some(Ring { ring, operand, dynamic }))
 }
 
 /// One `axe.copy` from a tensor-memory accumulator to registers (`tcgen05.ld` 32x32b).
@@ -229,8 +285,11 @@ fn plan_gemm<'c, 'a>(op: AxeOp<'c, 'a>) -> Result<PlannedGemm<'c, 'a>, String> {
     if op.threads().is_some() {
         return Err("mma: scope: axe.gemm with a thread subset is not supported, give the gemm its own scope".into());
     }
-    let operand = |i: usize, role: &str| {
-        op.operand(i).ok_or_else(|| format!("mma: axe.gemm has no operand {role}")).and_then(|v| trace(role, v))
+    let value = |i: usize, role: &str| op.operand(i).ok_or_else(|| format!("mma: axe.gemm has no operand {role}"));
+    let rings = [trace_ring("a", value(0, "a")?)?, trace_ring("b", value(1, "b")?)?];
+    let operand = |i: usize, role: &str| match rings.get(i).and_then(Option::as_ref) {
+        Some(ring) => Ok(ring.operand.clone()),
+        None => value(i, role).and_then(|v| trace(role, v)),
     };
     let operands = [operand(0, "a")?, operand(1, "b")?, operand(2, "c")?];
     let [a, b, c] = &operands;
@@ -270,14 +329,28 @@ fn plan_gemm<'c, 'a>(op: AxeOp<'c, 'a>) -> Result<PlannedGemm<'c, 'a>, String> {
         (MemScope::Tmem, MemScope::Tmem) if a.source.key() != c.source.key() => TmemAllocations::Separate,
         _ => TmemAllocations::Shared,
     };
-    let plan = plan_with(&request, allocations).map_err(|e| e.to_string())?;
+    let mut moves = Vec::new();
+    let mut offsets = Vec::new();
+    for (role, ring) in [(Role::A, &rings[0]), (Role::B, &rings[1])] {
+        for &(dim, v) in ring.iter().flat_map(|r| &r.dynamic) {
+            let ring = &ring.as_ref().ok_or("mma: internal: a ring offset without a ring")?.ring;
+            let multiple = crate::lower_tma::multiple::known_multiple(v);
+            moves.push(OperandMove { role, ring: &ring.layout, ring_shape: &ring.tensor.shape, dim, multiple });
+            offsets.push(v);
+        }
+    }
+    let plan = if moves.is_empty() {
+        plan_with(&request, allocations).map_err(|e| e.to_string())?
+    } else {
+        plan_moving(&request, &moves).map_err(|e| e.to_string())?
+    };
     for traced in [a, c] {
         if let (MemScope::Tmem, Source::Alloc(alloc)) = (traced.tensor.mem, traced.source) {
             storage::check_tmem_alloc("mma", alloc)?;
         }
     }
     check_lowerable(&plan, scope, dtype)?;
-    Ok(PlannedGemm { op, plan, scope, dtype, acc, operands })
+    Ok(PlannedGemm { op, plan, scope, dtype, acc, operands, offsets })
 }
 
 /// What the plan needs of the gemm's scope, and the plans this pass does not lower yet.

@@ -66,7 +66,7 @@
 pub(crate) mod build;
 mod emit;
 mod host;
-mod multiple;
+pub(crate) mod multiple;
 mod trace;
 
 use crate::{

@@ -484,8 +484,15 @@ impl<'c, 'a> Storage<'c, 'a> {
     pub(crate) fn cleanup(&self, ops: &[AxeOp<'c, 'a>]) {
         let rewriter = IrRewriter::from_op(self.root);
         let base = rewriter.as_rewriter_base();
-        for op in ops.iter().rev().filter(|op| matches!(op.kind(), OpKind::View | OpKind::Alloc)) {
+        for op in ops.iter().rev().filter(|op| matches!(op.kind(), OpKind::View | OpKind::Alloc | OpKind::Slice)) {
             let Some(result) = op.result() else { continue };
+            // A slice (a ring's run-time stage) goes with its last use.
+            if op.kind() == OpKind::Slice {
+                if !ffi::has_uses(result) {
+                    base.erase_op(op.operation());
+                }
+                continue;
+            }
             let key = access::key(op.operation());
             let lowered = self.buffers.get(&key).copied().or_else(|| self.tmem.get(&key).copied());
             if op.kind() != OpKind::View && lowered.is_none() {

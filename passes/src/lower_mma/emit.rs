@@ -179,7 +179,8 @@ impl<'c, 'a> Lowering<'c, 'a> {
         Ok(true)
     }
 
-    /// The encoded base address `(address >> 4) & 0x3FFF` of a shared operand, as `i64`.
+    /// The encoded base address `(address >> 4) & 0x3FFF` of a shared operand, as `i64`; for a run-time stage of a
+    /// ring the address is the ring's plus the plan's start terms on the offsets.
     fn encoded_base(
         &mut self,
         b: &Builder<'c, 'a>,
@@ -191,7 +192,19 @@ impl<'c, 'a> Lowering<'c, 'a> {
         if let Source::Memref(view) = traced.source {
             self.storage.align_global(view, gemm.plan.shared_base_alignment_bytes.unwrap_or(16))?;
         }
-        let address = Storage::address(b, memref)?;
+        let mut address = Storage::address(b, memref)?;
+        // A ring's stage: the plan's start terms `bytes * (offset / divisor)`, added to the address before encoding.
+        let role = if i == 0 { Role::A } else { Role::B };
+        for term in gemm.plan.dynamic.iter().filter(|t| t.role == role) {
+            let offset = *gemm.offsets.get(term.offset).ok_or("mma: internal: a start term names a missing offset")?;
+            let mut steps = offset;
+            if term.divisor != 1 {
+                steps = b.value("arith.divsi", &[steps, b.index(term.divisor)?], "index", &[])?;
+            }
+            let moved = b.value("arith.muli", &[steps, b.index(term.bytes)?], "index", &[])?;
+            let moved = b.value("arith.index_cast", &[moved], "i64", &[])?;
+            address = b.value("arith.addi", &[address, moved], "i64", &[])?;
+        }
         let shifted = b.value("arith.shrui", &[address, b.constant(4, "i64")?], "i64", &[])?;
         b.value("arith.andi", &[shifted, b.constant(DESC_ADDRESS_MASK, "i64")?], "i64", &[])
     }

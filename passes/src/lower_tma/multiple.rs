@@ -22,7 +22,7 @@ use melior::ir::{block::BlockLike, operation::OperationLike, Value};
 pub(super) const MAX_DEPTH: usize = 16;
 
 /// The integer value of an `index` or integer `arith.constant`.
-pub(super) fn constant(value: Value) -> Option<i64> {
+pub(crate) fn constant(value: Value) -> Option<i64> {
     let op = access::defining_op(value)?;
     if op.name().as_string_ref().as_str() != Ok("arith.constant") {
         return None;
@@ -33,7 +33,7 @@ pub(super) fn constant(value: Value) -> Option<i64> {
 
 /// A number the IR shows `value` to be a multiple of (at least 1; `2^62` for a value known to be 0, a multiple
 /// of everything).
-pub(super) fn known_multiple(value: Value) -> i64 {
+pub(crate) fn known_multiple(value: Value) -> i64 {
     match multiple(value, MAX_DEPTH) {
         Some(0) => 1 << 62,
         Some(m) => m,

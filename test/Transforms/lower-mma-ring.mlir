@@ -1,0 +1,92 @@
+// wgmma over a run-time stage of shared rings: A is rows [64 * s, 64 * s + 64) of a [192, 64] f16 ring
+// (Swizzle(3,3,3) o S[(192,64):(64,1)], 128 bytes a row, 8192 a stage), B is columns [16 * s, 16 * s + 16) of a
+// [64, 48] MN-major ring whose three 64x16 stages are 2048 elements apart (4096 bytes per step of 16 columns, the
+// offset divided by 16 first). The planner
+// plans stage 0 and states each operand's start as + bytes * (offset / divisor); --lower-mma adds it to the
+// operand's address before encoding the start field ((address >> 4) & 0x3FFF). Numbers by hand.
+// RUN: axe-opt %s --lower-mma | FileCheck %s
+// RUN: axe-opt %s --lower-mma --lower-to-nvvm -o %t.mlir
+// RUN: axe-translate --emit=ptx --chip=sm_90a %t.mlir -o %t.ptx
+// RUN: FileCheck %s --check-prefix=PTX < %t.ptx
+// RUN: ptxas -arch=sm_90a %t.ptx -o %t.cubin
+
+!ringA = !axe.tensor<array<i64: 192, 64>, f16, #axe.layout<"Swizzle(3,3,3) o S[(192,64):(64,1)]">, #axe.mem<"shared">>
+!ringB = !axe.tensor<array<i64: 64, 48>, f16, #axe.layout<"Swizzle(3,3,3) o S[(64,3,16):(1,2048,64)]">, #axe.mem<"shared">>
+!a = !axe.tensor<array<i64: 64, 64>, f16, #axe.deferred, #axe.mem<"shared">>
+!b = !axe.tensor<array<i64: 64, 16>, f16, #axe.deferred, #axe.mem<"shared">>
+!c = !axe.tensor<array<i64: 64, 16>, f32, #axe.layout<"S[(4,2,8,2,4,2):(1@wid_in_wg,2,4@laneid,4,1@laneid,1)]">, #axe.mem<"reg">>
+!regs = memref<8xf32, #gpu.address_space<private>>
+
+// CHECK-LABEL: gpu.func @ring_stage
+// CHECK-SAME: (%[[S:[a-z0-9_]+]]: index,
+// CHECK: %[[R:.+]] = arith.muli %[[S]], %{{.+}} : index
+// CHECK: %[[N:.+]] = arith.muli %[[S]], %{{.+}} : index
+// A: the ring's address plus 128 bytes per row of the offset.
+// CHECK: %[[PA:.+]] = memref.extract_aligned_pointer_as_index
+// CHECK-NEXT: %[[AA:.+]] = arith.index_cast %[[PA]] : index to i64
+// CHECK-NEXT: %[[C128:.+]] = arith.constant 128 : index
+// CHECK-NEXT: %[[MA:.+]] = arith.muli %[[R]], %[[C128]] : index
+// CHECK-NEXT: %[[MA64:.+]] = arith.index_cast %[[MA]] : index to i64
+// CHECK-NEXT: %[[SA:.+]] = arith.addi %[[AA]], %[[MA64]] : i64
+// CHECK-NEXT: %[[C4:.+]] = arith.constant 4 : i64
+// CHECK-NEXT: %[[HA:.+]] = arith.shrui %[[SA]], %[[C4]] : i64
+// CHECK-NEXT: %[[MASK:.+]] = arith.constant 16383 : i64
+// CHECK-NEXT: %[[EA:.+]] = arith.andi %[[HA]], %[[MASK]] : i64
+// B: the offset in steps of 16 columns (divsi), 4096 bytes a step.
+// CHECK: %[[PB:.+]] = memref.extract_aligned_pointer_as_index
+// CHECK-NEXT: %[[AB:.+]] = arith.index_cast %[[PB]] : index to i64
+// CHECK-NEXT: %[[C16:.+]] = arith.constant 16 : index
+// CHECK-NEXT: %[[STEPS:.+]] = arith.divsi %[[N]], %[[C16]] : index
+// CHECK-NEXT: %[[C4096:.+]] = arith.constant 4096 : index
+// CHECK-NEXT: %[[MB:.+]] = arith.muli %[[STEPS]], %[[C4096]] : index
+// CHECK-NEXT: %[[MB64:.+]] = arith.index_cast %[[MB]] : index to i64
+// CHECK-NEXT: arith.addi %[[AB]], %[[MB64]] : i64
+// Each descriptor is the plan's constant plus the encoded address.
+// CHECK: arith.addi %{{.+}}, %[[EA]] : i64
+// CHECK: nvvm.wgmma.mma_async
+// CHECK-NOT: axe.
+// CHECK: gpu.return
+
+// A's ring 192 x 64 halves (24576 bytes), B's ring's span 2 * 2048 + 15 * 64 + 64 halves (10240 bytes), both
+// aligned to the 1024-byte 128B pattern. A's stage moves s * 64 * 128 = s << 13 bytes, B's (16 s / 16) * 4096 =
+// s << 12; the sum is shifted and masked into the start field (LLVM narrows the mask to 0x3FC0 = 16320: the
+// bases are 1024-aligned), and OR-ed with the plan's constant (128B swizzle, SBO 1024, LBO 16).
+// PTX-DAG: .shared .align 1024 .b8 __axe_mma_smem_{{[01]}}[24576];
+// PTX-DAG: .shared .align 1024 .b8 __axe_mma_smem_{{[01]}}[10240];
+// PTX: shl.b64 [[MA:%rd[0-9]+]], [[S:%rd[0-9]+]], 13;
+// PTX: add.s64 [[AA:%rd[0-9]+]], [[MA]], {{%rd[0-9]+}};
+// PTX-NEXT: shr.u64 [[HA:%rd[0-9]+]], [[AA]], 4;
+// PTX-NEXT: and.b64 [[EA:%rd[0-9]+]], [[HA]], 16320;
+// PTX-NEXT: shl.b64 [[MB:%rd[0-9]+]], [[S]], 12;
+// PTX: add.s64 [[AB:%rd[0-9]+]], [[MB]], {{%rd[0-9]+}};
+// PTX-NEXT: shr.u64 [[HB:%rd[0-9]+]], [[AB]], 4;
+// PTX-NEXT: and.b64 [[EB:%rd[0-9]+]], [[HB]], 16320;
+// PTX: or.b64 [[DA:%rd[0-9]+]], [[EA]], 4611686293305360384;
+// PTX-NEXT: or.b64 [[DB:%rd[0-9]+]], [[EB]], 4611686293305360384;
+// PTX: wgmma.mma_async.sync.aligned.m64n16k16.f32.f16.f16 {{.*}}, [[DA]], [[DB]],
+// PTX: wgmma.commit_group.sync.aligned;
+
+module attributes {gpu.container_module} {
+  gpu.module @kernels attributes {axe.target = "sm_90a"} {
+    gpu.func @ring_stage(%s: index, %out: memref<1024xf32>) kernel attributes {known_block_size = array<i32: 128, 1, 1>} {
+      %c64 = arith.constant 64 : index
+      %c16 = arith.constant 16 : index
+      %r = arith.muli %s, %c64 : index
+      %n = arith.muli %s, %c16 : index
+      %ring_a = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !ringA
+      %ring_b = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !ringB
+      %a = "axe.slice"(%ring_a, %r) {offsets = array<i64: -9223372036854775808, 0>, sizes = array<i64: 64, 64>} : (!ringA, index) -> !a
+      %b = "axe.slice"(%ring_b, %n) {offsets = array<i64: 0, -9223372036854775808>, sizes = array<i64: 64, 16>} : (!ringB, index) -> !b
+      %zero = arith.constant 0.0 : f32
+      %acc = memref.alloca() : !regs
+      %c = "axe.view"(%acc) : (!regs) -> !c
+      "axe.fill"(%c, %zero) {scope = #axe.exec<"warpgroup">} : (!c, f32) -> ()
+      "axe.gemm"(%a, %b, %c) {scope = #axe.exec<"warpgroup">} : (!a, !b, !c) -> ()
+      %tid = gpu.thread_id x
+      %c0 = arith.constant 0 : index
+      %v0 = memref.load %acc[%c0] : !regs
+      memref.store %v0, %out[%tid] : memref<1024xf32>
+      gpu.return
+    }
+  }
+}
