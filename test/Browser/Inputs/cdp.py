@@ -212,5 +212,12 @@ class Browser:
     def __enter__(self):
         return self
 
-    def __exit__(self, *exc):
+    def script_errors(self):
+        """Every uncaught exception the page's scripts threw."""
+        return [e["params"]["exceptionDetails"] for e in self.events if e.get("method") == "Runtime.exceptionThrown"]
+
+    def __exit__(self, kind, *exc):
+        errors = self.script_errors()
         self.close()
+        if kind is None and errors:
+            raise BrowserError("the page threw: %s" % errors)
