@@ -1,0 +1,154 @@
+// A 3-stage software pipeline written in the axe dialect goes all the way to PTX that ptxas accepts for sm_90a:
+// C[m0:m0+64, n0:n0+64] = A[m0:, :] @ B[:, n0:] with A [256, K] and B [K, 256] row-major f16, 64x64x64 tiles,
+// f32 accumulators in registers. A and B tiles live in rings of 3 stages kept as rows ([192, 64], 128B swizzle,
+// 8192 bytes a stage), one mbarrier per stage. The prologue loads K tiles 0 and 1 into stages 0 and 1; iteration
+// kt loads tile kt + 2 (when there is one) into stage (kt + 2) mod 3, waits on stage kt mod 3's barrier for
+// parity (kt / 3) mod 2 (the stage's round: its barrier completes one phase per load), and runs wgmma on that
+// stage. wgmma waits for itself (wait_group 0) and a CTA barrier opens each iteration, so the stage loaded in
+// iteration kt, last read in kt - 1, is free.
+// The stage is chosen at run time: the TMA destination, the barrier (scf.index_switch over the three) and the
+// wgmma descriptors' start addresses are computed from it. Precondition: K is a multiple of 64, at least 128.
+// RUN: axe-opt --axe-check-barriers %s -o /dev/null
+// RUN: axe-opt --lower-tma --lower-mma --lower-to-nvvm %s -o %t.mlir
+// RUN: axe-translate --emit=ptx --chip=sm_90a %t.mlir -o %t.ptx
+// RUN: FileCheck %s < %t.ptx
+// RUN: ptxas -arch=sm_90a -v %t.ptx -o %t.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS
+
+// CHECK: .visible .entry ring_gemm(
+// Two rings of 3 x 8192 bytes, 1024-aligned, and three barriers.
+// CHECK-DAG: .shared .align 1024 .b8 __axe_smem_{{[0-9]}}[24576];
+// CHECK-DAG: .shared .align 1024 .b8 __axe_smem_{{[0-9]}}[24576];
+// Prologue: two loads of each operand into stages 0 and 1, on the first two barriers (by name).
+// CHECK-COUNT-4: cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%rd{{[0-9]+}}], [%rd{{[0-9]+}}, {%r{{[0-9]+}}, %r{{[0-9]+}}}], [__mbarrier{{(_[01])?}}];
+// The loop (LLVM merges the three cases of each scf.index_switch into one op on a selected barrier): a parity
+// wait on the stage's barrier (a register), four wgmma k16 steps on the stage, then the next tile's loads into a
+// run-time stage on a run-time barrier.
+// CHECK: mbarrier.try_wait.parity.shared.b64 P1, [%r{{[0-9]+}}], %r{{[0-9]+}}, %r{{[0-9]+}};
+// Both descriptors start at their ring's address + stage * 8192 (one shift, shared), encoded into bits 0-13.
+// CHECK: shl.b64 [[OFF:%rd[0-9]+]], [[STAGE:%rd[0-9]+]], 13;
+// CHECK-NEXT: add.s64 [[AA:%rd[0-9]+]], [[OFF]], %rd{{[0-9]+}};
+// CHECK-NEXT: shr.u64 [[HA:%rd[0-9]+]], [[AA]], 4;
+// CHECK-NEXT: and.b64 [[EA:%rd[0-9]+]], [[HA]], 16320;
+// CHECK-NEXT: add.s64 [[AB:%rd[0-9]+]], [[OFF]], %rd{{[0-9]+}};
+// CHECK-NEXT: shr.u64 [[HB:%rd[0-9]+]], [[AB]], 4;
+// CHECK-NEXT: and.b64 [[EB:%rd[0-9]+]], [[HB]], 16320;
+// CHECK-NEXT: wgmma.fence.sync.aligned;
+// CHECK-NEXT: or.b64 [[DA:%rd[0-9]+]], [[EA]], 4611686293305360384;
+// CHECK-NEXT: or.b64 [[DB:%rd[0-9]+]], [[EB]], 4611686293305360384;
+// CHECK: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {{.*}}, [[DA]], [[DB]],
+// CHECK-COUNT-3: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16
+// CHECK: wgmma.commit_group.sync.aligned;
+// CHECK-NEXT: wgmma.wait_group.sync.aligned 0;
+// CHECK-COUNT-2: cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%rd{{[0-9]+}}], [%rd{{[0-9]+}}, {%r{{[0-9]+}}, %r{{[0-9]+}}}], [%rd{{[0-9]+}}];
+
+// PTXAS: 0 bytes spill stores, 0 bytes spill loads
+
+!gA = !axe.tensor<array<i64: 256, 4096>, f16, #axe.layout<"S[(256,4096):(4096,1)]">, #axe.mem<"global">>
+!gB = !axe.tensor<array<i64: 4096, 256>, f16, #axe.layout<"S[(4096,256):(256,1)]">, #axe.mem<"global">>
+!tile = !axe.tensor<array<i64: 64, 64>, f16, #axe.deferred, #axe.mem<"global">>
+!ring = !axe.tensor<array<i64: 192, 64>, f16, #axe.layout<"Swizzle(3,3,3) o S[(192,64):(64,1)]">, #axe.mem<"shared">>
+!stage = !axe.tensor<array<i64: 64, 64>, f16, #axe.deferred, #axe.mem<"shared">>
+!c = !axe.tensor<array<i64: 64, 64>, f32, #axe.layout<"S[(4,2,8,8,4,2):(1@wid_in_wg,2,4@laneid,4,1@laneid,1)]">, #axe.mem<"reg">>
+!regs = memref<32xf32, #gpu.address_space<private>>
+module attributes {gpu.container_module} {
+  gpu.module @kernels attributes {axe.target = "sm_90a"} {
+    gpu.func @ring_gemm(%a: memref<256x4096xf16>, %b: memref<4096x256xf16>, %out: memref<16384xf32>, %k_end: index) kernel attributes {known_block_size = array<i32: 128, 1, 1>} {
+      %c0 = arith.constant 0 : index
+      %c2 = arith.constant 2 : index
+      %c3 = arith.constant 3 : index
+      %c64 = arith.constant 64 : index
+      %c128 = arith.constant 128 : index
+      %zero = arith.constant 0.0 : f32
+      %bx = gpu.block_id x
+      %by = gpu.block_id y
+      %m0 = arith.muli %bx, %c64 : index
+      %n0 = arith.muli %by, %c64 : index
+      %ga = "axe.view"(%a) : (memref<256x4096xf16>) -> !gA
+      %gb = "axe.view"(%b) : (memref<4096x256xf16>) -> !gB
+      %ring_a = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !ring
+      %ring_b = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !ring
+      %bar0 = "axe.mbarrier_alloc"() {scope = #axe.exec<"cta">} : () -> !axe.mbarrier
+      %bar1 = "axe.mbarrier_alloc"() {scope = #axe.exec<"cta">} : () -> !axe.mbarrier
+      %bar2 = "axe.mbarrier_alloc"() {scope = #axe.exec<"cta">} : () -> !axe.mbarrier
+      "axe.mbarrier_init"(%bar0) {count = 2 : i64, scope = #axe.exec<"cta">} : (!axe.mbarrier) -> ()
+      "axe.mbarrier_init"(%bar1) {count = 2 : i64, scope = #axe.exec<"cta">} : (!axe.mbarrier) -> ()
+      "axe.mbarrier_init"(%bar2) {count = 2 : i64, scope = #axe.exec<"cta">} : (!axe.mbarrier) -> ()
+      %acc = memref.alloca() : !regs
+      %c = "axe.view"(%acc) : (!regs) -> !c
+      "axe.fill"(%c, %zero) {scope = #axe.exec<"warpgroup">} : (!c, f32) -> ()
+      // Prologue: K tiles 0 and 1 into stages 0 and 1.
+      %a0 = "axe.slice"(%ga, %m0) {offsets = array<i64: -9223372036854775808, 0>, sizes = array<i64: 64, 64>} : (!gA, index) -> !tile
+      %b0 = "axe.slice"(%gb, %n0) {offsets = array<i64: 0, -9223372036854775808>, sizes = array<i64: 64, 64>} : (!gB, index) -> !tile
+      %sa0 = "axe.slice"(%ring_a) {offsets = array<i64: 0, 0>, sizes = array<i64: 64, 64>} : (!ring) -> !stage
+      %sb0 = "axe.slice"(%ring_b) {offsets = array<i64: 0, 0>, sizes = array<i64: 64, 64>} : (!ring) -> !stage
+      "axe.copy_async"(%a0, %sa0, %bar0) {scope = #axe.exec<"cta">} : (!tile, !stage, !axe.mbarrier) -> ()
+      "axe.copy_async"(%b0, %sb0, %bar0) {scope = #axe.exec<"cta">} : (!tile, !stage, !axe.mbarrier) -> ()
+      %a1 = "axe.slice"(%ga, %m0) {offsets = array<i64: -9223372036854775808, 64>, sizes = array<i64: 64, 64>} : (!gA, index) -> !tile
+      %b1 = "axe.slice"(%gb, %n0) {offsets = array<i64: 64, -9223372036854775808>, sizes = array<i64: 64, 64>} : (!gB, index) -> !tile
+      %sa1 = "axe.slice"(%ring_a) {offsets = array<i64: 64, 0>, sizes = array<i64: 64, 64>} : (!ring) -> !stage
+      %sb1 = "axe.slice"(%ring_b) {offsets = array<i64: 64, 0>, sizes = array<i64: 64, 64>} : (!ring) -> !stage
+      "axe.copy_async"(%a1, %sa1, %bar1) {scope = #axe.exec<"cta">} : (!tile, !stage, !axe.mbarrier) -> ()
+      "axe.copy_async"(%b1, %sb1, %bar1) {scope = #axe.exec<"cta">} : (!tile, !stage, !axe.mbarrier) -> ()
+      scf.for %k = %c0 to %k_end step %c64 {
+        // Every warp has finished the previous iteration's wgmma (its wait_group 0) before the stage it read is
+        // loaded again.
+        gpu.barrier
+        %kt = arith.divui %k, %c64 : index
+        // Load K tile kt + 2 into stage (kt + 2) mod 3, when there is one.
+        %k2 = arith.addi %k, %c128 : index
+        %more = arith.cmpi ult, %k2, %k_end : index
+        scf.if %more {
+          %kt2 = arith.addi %kt, %c2 : index
+          %next = arith.remui %kt2, %c3 : index
+          %row = arith.muli %next, %c64 : index
+          %an = "axe.slice"(%ga, %m0, %k2) {offsets = array<i64: -9223372036854775808, -9223372036854775808>, sizes = array<i64: 64, 64>} : (!gA, index, index) -> !tile
+          %bn = "axe.slice"(%gb, %k2, %n0) {offsets = array<i64: -9223372036854775808, -9223372036854775808>, sizes = array<i64: 64, 64>} : (!gB, index, index) -> !tile
+          %san = "axe.slice"(%ring_a, %row) {offsets = array<i64: -9223372036854775808, 0>, sizes = array<i64: 64, 64>} : (!ring, index) -> !stage
+          %sbn = "axe.slice"(%ring_b, %row) {offsets = array<i64: -9223372036854775808, 0>, sizes = array<i64: 64, 64>} : (!ring, index) -> !stage
+          scf.index_switch %next
+          case 0 {
+            "axe.copy_async"(%an, %san, %bar0) {scope = #axe.exec<"cta">} : (!tile, !stage, !axe.mbarrier) -> ()
+            "axe.copy_async"(%bn, %sbn, %bar0) {scope = #axe.exec<"cta">} : (!tile, !stage, !axe.mbarrier) -> ()
+            scf.yield
+          }
+          case 1 {
+            "axe.copy_async"(%an, %san, %bar1) {scope = #axe.exec<"cta">} : (!tile, !stage, !axe.mbarrier) -> ()
+            "axe.copy_async"(%bn, %sbn, %bar1) {scope = #axe.exec<"cta">} : (!tile, !stage, !axe.mbarrier) -> ()
+            scf.yield
+          }
+          default {
+            "axe.copy_async"(%an, %san, %bar2) {scope = #axe.exec<"cta">} : (!tile, !stage, !axe.mbarrier) -> ()
+            "axe.copy_async"(%bn, %sbn, %bar2) {scope = #axe.exec<"cta">} : (!tile, !stage, !axe.mbarrier) -> ()
+            scf.yield
+          }
+        }
+        // Wait for stage kt mod 3, round kt / 3: parity (kt / 3) mod 2.
+        %cur = arith.remui %kt, %c3 : index
+        %round = arith.divui %kt, %c3 : index
+        %odd = arith.remui %round, %c2 : index
+        %parity = arith.cmpi ne, %odd, %c0 : index
+        scf.index_switch %cur
+        case 0 {
+          "axe.mbarrier_wait"(%bar0, %parity) {scope = #axe.exec<"cta">} : (!axe.mbarrier, i1) -> ()
+          scf.yield
+        }
+        case 1 {
+          "axe.mbarrier_wait"(%bar1, %parity) {scope = #axe.exec<"cta">} : (!axe.mbarrier, i1) -> ()
+          scf.yield
+        }
+        default {
+          "axe.mbarrier_wait"(%bar2, %parity) {scope = #axe.exec<"cta">} : (!axe.mbarrier, i1) -> ()
+          scf.yield
+        }
+        %row = arith.muli %cur, %c64 : index
+        %sa = "axe.slice"(%ring_a, %row) {offsets = array<i64: -9223372036854775808, 0>, sizes = array<i64: 64, 64>} : (!ring, index) -> !stage
+        %sb = "axe.slice"(%ring_b, %row) {offsets = array<i64: -9223372036854775808, 0>, sizes = array<i64: 64, 64>} : (!ring, index) -> !stage
+        "axe.gemm"(%sa, %sb, %c) {scope = #axe.exec<"warpgroup">} : (!stage, !stage, !c) -> ()
+      }
+      %tid = gpu.thread_id x
+      %v0 = memref.load %acc[%c0] : !regs
+      memref.store %v0, %out[%tid] : memref<16384xf32>
+      gpu.return
+    }
+  }
+}
