@@ -1,6 +1,7 @@
-//! Criterion benchmarks of the layout algebra: the forward map over every logical index, canonicalize, tile and
-//! slice, on the layouts the compiler meets (mma register fragments, the TIRx tensor-core tile with replica and
-//! offset, swizzled shared-memory tiles) and on 16-iter layouts, the largest a typical pass sees.
+//! Criterion benchmarks of the layout algebra: the forward map over every logical index (as coordinate maps,
+//! `eval`, and as flat value vectors, `eval_values`), canonicalize, tile and slice, on the layouts the compiler
+//! meets (mma register fragments, the TIRx tensor-core tile with replica and offset, swizzled shared-memory
+//! tiles) and on 16-iter layouts, the largest a typical pass sees.
 //!
 //! Run: `cargo bench -p axe-layout --bench algebra` (about 30 s; add `-- --quick` for a faster, noisier run).
 //! Warm-up and measurement are kept short so the whole suite stays well under two minutes.
