@@ -5,7 +5,8 @@
 #   - Debian packages: LLVM/MLIR 22 (headers, static libraries, mlir-opt,
 #     FileCheck), libclang for bindgen, Polly and zstd for static linking,
 #     cmake + ninja for the cmake/ package, python3-venv for the venv below;
-#   - .venv with lit and ptxas (PyPI nvidia-cuda-nvcc), pinned.
+#   - .venv with lit and ptxas (PyPI nvidia-cuda-nvcc), and maturin, numpy and
+#     pytest for the Python package's tests (scripts/test-python.sh), pinned.
 # When everything is present it runs no apt-get or pip at all (a fast no-op).
 set -euo pipefail
 
@@ -15,7 +16,7 @@ PACKAGES=(
   llvm-22-dev libmlir-22-dev mlir-22-tools libclang-22-dev libpolly-22-dev libzstd-dev
   cmake ninja-build python3-venv
 )
-PIP_PACKAGES=(lit==23.1.5 nvidia-cuda-nvcc==13.5.37)
+PIP_PACKAGES=(lit==23.1.5 nvidia-cuda-nvcc==13.5.37 maturin==1.16.0 numpy==2.4.6 pytest==9.2.0)
 
 # One dpkg-query for all packages; anything not "install ok installed" is missing.
 mapfile -t present < <(dpkg-query -W -f='${Status} ${Package}\n' "${PACKAGES[@]}" 2>/dev/null |
@@ -34,7 +35,9 @@ fi
 
 venv="$ROOT/.venv"
 ptxas_glob=("$venv"/lib/python3*/site-packages/nvidia/cu*/bin/ptxas)
-if [ ! -x "$venv/bin/lit" ] || [ ! -x "${ptxas_glob[0]}" ]; then
+numpy_glob=("$venv"/lib/python3*/site-packages/numpy/__init__.py)
+if [ ! -x "$venv/bin/lit" ] || [ ! -x "${ptxas_glob[0]}" ] || [ ! -x "$venv/bin/maturin" ] ||
+  [ ! -x "$venv/bin/pytest" ] || [ ! -f "${numpy_glob[0]}" ]; then
   echo "setup: creating $venv with ${PIP_PACKAGES[*]}" >&2
   [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
   "$venv/bin/pip" install --quiet --disable-pip-version-check "${PIP_PACKAGES[@]}"
