@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Every test: formatting, clippy, cargo tests, a one-minute fuzz smoke run
-# (scripts/fuzz.sh --debug 60: every fuzz target, regression seeds first), then
-# the lit suite on the built tools (test/Browser runs the explorer page in headless
-# Chromium, which scripts/setup-browser.sh installs). Prints lit's result as a plain
+# (scripts/fuzz.sh --debug 60: every fuzz target, regression seeds first), the
+# Python package's pytest suite (scripts/test-python.sh), then the lit suite on
+# the built tools (test/Browser runs the explorer page in headless Chromium,
+# which scripts/setup-browser.sh installs). Prints lit's result as a plain
 # "N passed, N failed" line at the end and exits non-zero if any step failed.
 set -uo pipefail
 
@@ -21,6 +22,7 @@ step cargo clippy --workspace --all-targets -- -D warnings
 step cargo test --workspace
 step cargo build --workspace --bins
 step scripts/fuzz.sh --debug 60
+step scripts/test-python.sh
 step scripts/setup-browser.sh # Chromium for test/Browser (the explorer page), counted in lit's total
 
 echo "==> lit test" >&2
