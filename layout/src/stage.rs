@@ -60,3 +60,36 @@ pub fn digit_step(layout: &Layout, shape: &[i64], dim: usize, multiple: i64) -> 
     }
     Ok(DigitStep { divisor, stride, extent })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::notation::parse_layout;
+
+    fn step(text: &str, shape: &[i64], dim: usize, multiple: i64) -> Result<DigitStep, String> {
+        digit_step(&parse_layout(text).unwrap(), shape, dim, multiple)
+    }
+
+    /// A ring of stages: the stage index moves the outer digit (stride 8192) one step at a time; a dense ring kept
+    /// as rows fuses into one digit of the row stride; the swizzle does not change the digits.
+    #[test]
+    fn ring_digits() {
+        let ring = step("Swizzle(3,3,3) o S[(3,128,64):(8192,64,1)]", &[3, 128, 64], 0, 1).unwrap();
+        assert_eq!(ring, DigitStep { divisor: 1, stride: 8192, extent: 3 });
+        let rows = step("S[(384,64):(64,1)]", &[384, 64], 0, 128).unwrap();
+        assert_eq!(rows, DigitStep { divisor: 1, stride: 64, extent: 384 });
+        let padded = step("S[(3,64,64):(4160,64,1)]", &[192, 64], 0, 64).unwrap();
+        assert_eq!(padded, DigitStep { divisor: 64, stride: 4160, extent: 3 });
+    }
+
+    /// Refusals with the numbers: mid-digit offsets, an extent-1 dimension, a layout that does not group.
+    #[test]
+    fn refusals() {
+        let mid = step("S[(3,64,64):(4160,64,1)]", &[192, 64], 0, 32).unwrap_err();
+        assert!(mid.contains("multiple of 32") && mid.contains("steps every 64 elements"), "{mid}");
+        let unit = step("S[(1,64):(64,1)]", &[1, 64], 0, 1).unwrap_err();
+        assert!(unit.contains("extent 1"), "{unit}");
+        assert!(step("S[(6,4):(1,6)]", &[4, 6], 0, 1).is_err());
+        assert!(step("S[(8,8):(8,1)]", &[8, 8], 2, 1).is_err());
+    }
+}
