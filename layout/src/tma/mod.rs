@@ -58,12 +58,15 @@
 //! stage a loop variable's `k % N`. The boxes, issues and coordinates are those of the region at offset 0; each
 //! shared offset adds [`SharedTerm`] bytes to every issue's shared offset. The offset must move the outermost digit
 //! of its shared dimension alone (a multiple of `P`, the product of the extents below it, as on the global side),
-//! so the addresses move by `stride * elemsize` bytes per step; and since the hardware swizzles absolute
-//! addresses while the layout swizzles offsets from the base, every value must move the boxes by a multiple of
-//! the swizzle period (1024/512/256 bytes for 128B/64B/32B, 128 unswizzled): then `swizzle(base + o + t) =
-//! swizzle(base + o) + t` and the stage holds exactly what the layout says. Anything else is refused by the
-//! `shared-offset` rule (e.g. a ring `S[(3,128,64):(8192,64,1)]` of f16 moves 16384 bytes per stage, a multiple of
-//! 1024; a ring whose stages are 512 bytes apart under the 128B swizzle is refused). That the shifted region lies
+//! so the addresses move by `stride * elemsize` bytes per step. Every value must also move the boxes by a multiple
+//! of the swizzle period (1024/512/256 bytes for 128B/64B/32B, 128 unswizzled, the TMA destination alignment):
+//! the hardware swizzles absolute addresses, so at any 128-aligned shift it still writes what the WHOLE ring's
+//! layout says, but only a whole number of periods keeps `swizzle(t + a) = t + swizzle(a)`, so that stage `s`
+//! read alone from its own start (the stage's layout, what the atom check of step 2 verified at offset 0 and what
+//! a wgmma/tcgen05 descriptor with base offset 0 assumes) holds the same tile as stage 0 (`tma_model.rs` shows a
+//! 128-aligned, off-period stage breaking exactly that). Anything else is refused by the `shared-offset` rule
+//! (e.g. a ring `S[(3,128,64):(8192,64,1)]` of f16 moves 16384 bytes per stage, a multiple of 1024; a padded ring
+//! whose stages are 16512 bytes apart under the 128B swizzle is refused). That the shifted region lies
 //! inside the shared tensor (`stage < N`) is the caller's run-time precondition.
 //!
 //! # Shared-memory alignment and the swizzle (researched, CUDA C++ Programming Guide, "TMA Swizzle")
