@@ -6,7 +6,10 @@
 #   scripts/fuzz.sh [SECONDS]                    release build of the harness, 2 worker threads
 #   scripts/fuzz.sh --debug 60                   debug build (what scripts/test.sh runs: nothing new to compile)
 #   scripts/fuzz.sh --jobs 4 3600 -- --target 'layout-*' --seed 7    more workers, extra axe-fuzz arguments
+#   scripts/fuzz.sh --runs 1000000 -- --target 'layout-*'            a count per target instead of a time
 #
+# Each target's row is printed (stderr, "axe-fuzz: done ...") as it ends, so an interrupted long run still
+# reports the targets it finished.
 # The process targets run the tools in target/debug (built here if missing); AXE_FUZZ_TOOLS=DIR picks others,
 # e.g. target/release after `cargo build --release --bins`.
 set -euo pipefail
@@ -17,14 +20,16 @@ cd "$ROOT"
 profile=release
 jobs=2
 seconds=600
+runs=""
 extra=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --debug) profile=debug ;;
     --release) profile=release ;;
     --jobs) jobs="$2"; shift ;;
+    --runs) runs="$2"; shift ;;
     --) shift; extra=("$@"); break ;;
-    -h|--help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) seconds="$1" ;;
   esac
   shift
@@ -40,4 +45,6 @@ else
   cargo build --quiet -p axe-fuzz
 fi
 
-exec "target/$profile/axe-fuzz" --seconds "$seconds" --jobs "$jobs" --tools "$tools" "${extra[@]}"
+budget=(--seconds "$seconds")
+[ -n "$runs" ] && budget=(--runs "$runs")
+exec "target/$profile/axe-fuzz" "${budget[@]}" --jobs "$jobs" --tools "$tools" "${extra[@]}"

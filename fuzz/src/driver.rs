@@ -641,6 +641,10 @@ pub fn run_lanes(work: &[(Target, Budget, usize)], config: &RunConfig) -> Vec<St
                 .spawn_scoped(scope, move || {
                     for (i, (target, budget, _)) in work.iter().enumerate().filter(|(_, w)| w.2 == lane) {
                         let stats = run_target(target, *budget, config);
+                        if config.verbose {
+                            // A long run shows each target's row as it ends, so an interrupted run still reports.
+                            eprint!("axe-fuzz: done {}", row(&stats));
+                        }
                         results.lock().unwrap_or_else(|e| e.into_inner())[i] = Some(stats);
                     }
                 });
@@ -707,6 +711,19 @@ pub fn describe(target: &str, f: &Failure, seed: u64, path: Option<&Path>) -> St
     out
 }
 
+/// One line of the counts table.
+fn row(s: &Stats) -> String {
+    format!(
+        "{:<32} {:>10} {:>9} {:>9.1} {:>11.1} {:>10}\n",
+        s.target,
+        s.runs,
+        s.failures,
+        s.elapsed.as_secs_f64(),
+        s.slowest.as_secs_f64() * 1e3,
+        s.max_memory / 1024
+    )
+}
+
 /// The counts table: target, runs, failures, time, slowest input, largest memory peak.
 pub fn table(stats: &[Stats]) -> String {
     let mut out = format!(
@@ -714,16 +731,7 @@ pub fn table(stats: &[Stats]) -> String {
         "target", "runs", "failures", "time(s)", "slowest(ms)", "peak(KiB)"
     );
     for s in stats {
-        let _ = writeln!(
-            out,
-            "{:<32} {:>10} {:>9} {:>9.1} {:>11.1} {:>10}",
-            s.target,
-            s.runs,
-            s.failures,
-            s.elapsed.as_secs_f64(),
-            s.slowest.as_secs_f64() * 1e3,
-            s.max_memory / 1024
-        );
+        out.push_str(&row(s));
     }
     let (runs, failures): (u64, u64) = stats.iter().fold((0, 0), |(r, f), s| (r + s.runs, f + s.failures));
     let _ = writeln!(out, "{:<32} {:>10} {:>9}", "total", runs, failures);
