@@ -7,7 +7,7 @@
 //!
 //! Module map (one concept each; the operations follow the appendices of the Axe paper):
 //! - [`axis`], [`iter`], [`tile_layout`], [`swizzle`], [`layout`]: the objects and the forward map.
-//! - [`canonicalize`] (App. A), [`group`] (App. B), [`tile`] (App. C), [`tile_of`] (App. D), [`slice`] (App. E),
+//! - [`canonicalize`] (App. A), [`group`] (App. B), [`tile`] (App. C), [`tile_of`] (App. D), [`slice`](mod@slice) (App. E),
 //!   [`direct_sum`] (App. F).
 //! - [`points`]: bounded enumeration of replica point sets, axis by axis.
 //! - [`notation`]: the `S[...] + R[...] + n@axis` text, parsed with lalrpop and printed canonically with `pretty`.

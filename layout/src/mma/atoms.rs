@@ -93,7 +93,7 @@ fn datapath(m: i64, n: i64, col_stride: i64) -> Result<TileLayout> {
     }
 }
 
-/// The tensor-memory data-path layout of a 32-bit `tcgen05.mma` accumulator over `[m, n]` ([`datapath`]):
+/// The tensor-memory data-path layout of a 32-bit `tcgen05.mma` accumulator over `[m, n]` (`datapath`):
 /// `S[(128,n):(1@TLane,1@TCol)]` for M=128, `S[(4,16,n):(32@TLane,1@TLane,1@TCol)]` for M=64; column `j` of the
 /// tile is column `j`.
 pub fn tmem_d(m: i64, n: i64) -> Result<TileLayout> {

@@ -6,13 +6,13 @@
 //! the plan into IR and re-derives nothing.
 //!
 //! # Which instruction family
-//! Never guessed: it follows from the operands' memories, then the chip must have it ([`Family::select`]):
+//! Never guessed: it follows from the operands' memories, then the chip must have it (`planner::select_family`):
 //! - C in tensor memory: `tcgen05.mma` (sm_100a), A in shared or tensor memory, B in shared memory;
 //! - C in registers with A or B in shared memory: `wgmma.mma_async` (sm_90a), B in shared memory;
 //! - everything in registers: `mma.sync` (sm_80 and later).
 //!
 //! # Algorithm (paper section 3.4, "find the largest possible instruction shape")
-//! 1. Candidate instruction shapes, largest first ([`Family::candidates`]): `m16n8k16` then `m16n8k8`;
+//! 1. Candidate instruction shapes, largest first (`planner::candidates`): `m16n8k16` then `m16n8k8`;
 //!    `m64nNk16` (`k32` for fp8) with N from 256 down by 8; `tcgen05` M 128 then 64, N from 256 down.
 //! 2. For a candidate, every operand is matched to its atom of that shape by tile-of
 //!    ([`crate::tile_of::outer_of`]):
