@@ -72,12 +72,16 @@ pub fn region_of(py: Python<'_>, what: &str, obj: &Bound<'_, PyAny>) -> PyResult
         let text = s.to_str()?;
         return parse_region(text).map_err(|e| crate_error(py, what, Some(text), &e));
     }
-    let pairs: Vec<(i64, i64)> = obj.extract().map_err(|_| {
+    let wrong = || {
         PyTypeError::new_err(format!(
             "{what}: expected a sequence of (begin, end) pairs or a text like '2:3,6:10', got {}",
             type_name(obj)
         ))
-    })?;
+    };
+    // Pairs as any sequences of two ints (tuples, lists, the rows of a numpy array).
+    let rows: Vec<Vec<i64>> = obj.extract().map_err(|_| wrong())?;
+    let pairs: Vec<(i64, i64)> =
+        rows.iter().map(|r| if let [b, e] = r[..] { Ok((b, e)) } else { Err(wrong()) }).collect::<PyResult<_>>()?;
     if let Some((b, e)) = pairs.iter().find(|(b, e)| *b < 0 || e <= b) {
         let e = LayoutError::new(format!("a region dimension needs 0 <= begin < end, got {b}:{e}"));
         return Err(crate_error(py, what, None, &e));

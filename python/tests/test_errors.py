@@ -115,3 +115,8 @@ def test_bad_axis_declarations():
     raised(axe_layout.declare_axis, "sbuf2", "nonsense")
     raised(axe_layout.declare_axis, "laneid", "memory")  # a built-in thread axis
     raised(axe_layout.declare_axis, "2x", "memory")
+
+
+def test_region_rows_must_be_pairs():
+    with pytest.raises(TypeError, match="pairs"):
+        Layout(LANES).slice((8, 4), [(0, 4, 1), (0, 4)])

@@ -299,3 +299,12 @@ def test_html_explicit_shape_and_too_large():
         big.html()
     # A memory layout has no thread to colour by: every cell white.
     assert {bg for _, bg, _, _ in cells(Layout(SWIZZLED).html())} == {"background:#fff"}
+
+
+def test_numpy_arguments():
+    # Shapes, coordinates and regions may be numpy arrays and integers, as they come out of numpy code.
+    l = Layout(LANES)
+    np.testing.assert_array_equal(l.table(np.array([8, 4]))["laneid"], 4 * grid((8, 4))[0] + grid((8, 4))[1])
+    assert l.eval(np.int64(5)) == [{"laneid": 5}]
+    assert l.eval(np.array([1, 1]), (8, 4)) == [{"laneid": 5}]
+    assert l.slice((8, 4), np.array([[0, 4], [0, 2]])) == l.slice((8, 4), [(0, 4), (0, 2)])
