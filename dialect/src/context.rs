@@ -2,15 +2,12 @@
 
 use crate::{
     diagnostics::{Diagnostic, DiagnosticSink},
+    ffi,
     parse::parse_in,
     IRDL_FILE_NAME, IRDL_SOURCE,
 };
 use anyhow::{anyhow, Result};
-use melior::{
-    dialect::DialectRegistry,
-    utility::{load_irdl_dialects, register_all_dialects, register_all_llvm_translations, register_all_passes},
-    Context,
-};
+use melior::{dialect::DialectRegistry, utility::load_irdl_dialects, Context};
 
 /// A melior context with everything axe needs, plus the diagnostics it emitted.
 ///
@@ -37,12 +34,17 @@ impl AxeContext {
 
 /// Creates the context every axe tool works in.
 ///
-/// - registers every upstream dialect and dialect-to-LLVM-IR translation, and
+/// - registers the upstream dialects axe uses ([`ffi::upstream_dialects`]:
+///   builtin, func, gpu, nvgpu, nvvm, llvm, memref, arith, scf, cf, ... with
+///   their convert-to-llvm interfaces) and their translations to LLVM IR, and
 ///   loads none of them: the parser loads a dialect when the text first names
 ///   it, and each pass declares the dialects it creates (MLIR's dependent
 ///   dialects), so start-up pays only for what the input and flags use
-///   (loading all ~60 upstream dialects took 5-10 ms of a 12 ms start);
-///   upstream passes are registered on demand by [`register_upstream_passes`];
+///   (loading all ~60 upstream dialects took 5-10 ms of a 12 ms start). Any
+///   other dialect is MLIR's "dialect not found" error; registering all of
+///   them would link all of them into the tools (ARCHITECTURE.md, "Where
+///   start-up time goes"). Upstream passes are registered on demand by
+///   [`register_upstream_passes`];
 /// - disables multithreading, so pass runs and diagnostics are deterministic
 ///   and the diagnostic sink is never touched from another thread;
 /// - attaches a diagnostic handler that copies each diagnostic into
@@ -52,9 +54,9 @@ impl AxeContext {
 /// Fails only when the embedded IRDL does not load, which the tests rule out.
 pub fn create_context() -> Result<AxeContext> {
     let registry = DialectRegistry::new();
-    register_all_dialects(&registry);
+    ffi::register_upstream_dialects(&registry);
     let context = Context::new_with_registry(&registry, false);
-    register_all_llvm_translations(&context);
+    ffi::register_llvm_translations(&context);
 
     let diagnostics = DiagnosticSink::default();
     let sink = diagnostics.clone();
@@ -67,13 +69,15 @@ pub fn create_context() -> Result<AxeContext> {
     Ok(AxeContext { context, diagnostics })
 }
 
-/// Registers every upstream pass (process-wide, once), so textual pipelines and pass flags can name them.
+/// Registers the upstream passes axe uses (process-wide, once), so textual pipelines and pass flags can name them:
+/// the generic transforms (canonicalize, cse, inline, symbol-dce, ...) and the conversions to LLVM and NVVM that
+/// `--lower-to-nvvm` runs, with their siblings for the registered dialects (`cpp/registration.cpp`).
 ///
-/// Registering constructs each of several hundred passes to read its name, about a millisecond, so tools call
-/// this only when a command line names an upstream pass or pipeline.
+/// Registering constructs each pass to read its name, so tools call this only when a command line names an
+/// upstream pass or pipeline.
 pub fn register_upstream_passes() {
     static REGISTERED: std::sync::Once = std::sync::Once::new();
-    REGISTERED.call_once(register_all_passes);
+    REGISTERED.call_once(ffi::register_passes);
 }
 
 /// Parses the embedded IRDL and registers the dialects it defines.
@@ -91,4 +95,69 @@ fn load_axe_dialect(context: &Context, diagnostics: &DiagnosticSink) -> Result<(
         return Err(failure("cannot load"));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::parse_module;
+    use melior::pass::PassManager;
+
+    #[test]
+    fn the_upstream_dialects_load_and_no_others() {
+        let context = create_context().expect("context");
+        let module = parse_module(&context, "", "t.mlir").expect("parses");
+        let upstream: Vec<&str> = ffi::upstream_dialects().collect();
+        assert_eq!(ffi::load_dialects(module.as_operation(), &upstream), Vec::<&str>::new());
+        // Dialects axe does not use are not linked in, so not registered either.
+        let unused = ["tensor", "linalg", "spirv", "tosa"];
+        assert_eq!(ffi::load_dialects(module.as_operation(), &unused), unused);
+        assert!(parse_module(&context, "%t = tensor.empty() : tensor<4xf32>\n", "t.mlir").is_none());
+        let diagnostics = context.diagnostics().take();
+        assert!(diagnostics[0].message.contains("Dialect `tensor' not found"), "{diagnostics:?}");
+    }
+
+    /// `convert-to-llvm` lowers only dialects whose convert-to-llvm interface is registered (a dialect extension):
+    /// one op of each registered dialect that has one must come out as llvm ops.
+    #[test]
+    fn convert_to_llvm_reaches_every_registered_dialect() {
+        let context = create_context().expect("context");
+        let source = "func.func @f(%a: i32, %b: index, %x: f32, %v: vector<4xf32>, %m: memref<4xf32>) -> f32 {
+  %0 = arith.addi %a, %a : i32
+  %1 = index.add %b, %b
+  %2 = math.exp %x : f32
+  %3 = vector.extract %v[0] : f32 from vector<4xf32>
+  %4 = memref.load %m[%1] : memref<4xf32>
+  %5 = ub.poison : f32
+  cf.br ^bb1
+^bb1:
+  %6 = arith.addf %2, %3 : f32
+  %7 = arith.addf %6, %4 : f32
+  %8 = arith.addf %7, %5 : f32
+  return %8 : f32
+}
+";
+        let mut module = parse_module(&context, source, "t.mlir").expect("parses");
+        let manager = PassManager::new(context.context());
+        ffi::add_pipeline(manager.as_operation_pass_manager(), "convert-to-llvm").expect("registered");
+        manager.run(&mut module).expect("converts");
+        let printed = module.as_operation().to_string();
+        for dialect in ["arith.", "index.", "math.", "vector.", "memref.", "ub.", "cf.", "func."] {
+            assert!(!printed.contains(dialect), "{dialect} left in\n{printed}");
+        }
+        for op in ["llvm.add", "llvm.intr.exp", "llvm.extractelement", "llvm.load", "llvm.mlir.poison", "llvm.br"] {
+            assert!(printed.contains(op), "no {op} in\n{printed}");
+        }
+    }
+
+    #[test]
+    fn the_upstream_passes_axe_names_are_registered_and_others_are_not() {
+        let context = create_context().expect("context");
+        let manager = PassManager::new(context.context());
+        for pipeline in ["canonicalize", "cse", "inline", "symbol-dce", "sccp", "convert-scf-to-cf", "lower-affine"] {
+            ffi::add_pipeline(manager.as_operation_pass_manager(), pipeline).expect(pipeline);
+        }
+        let error = ffi::add_pipeline(manager.as_operation_pass_manager(), "convert-linalg-to-loops").unwrap_err();
+        assert!(error.contains("does not refer to a registered pass"), "{error}");
+    }
 }

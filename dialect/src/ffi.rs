@@ -6,6 +6,7 @@
 //! [`translate_to_llvm_ir`], which crosses into inkwell.
 
 use melior::{
+    dialect::DialectRegistry,
     ir::{
         attribute::AttributeLike, block::BlockArgument, r#type::TypeLike, Attribute, Location, Operation, OperationRef,
         Type, ValueLike,
@@ -45,6 +46,68 @@ pub fn dialect_handle(namespace: &str) -> Option<melior::dialect::DialectHandle>
         };
         Some(melior::dialect::DialectHandle::from_raw(raw))
     }
+}
+
+/// The upstream dialects every context registers (loaded on first use), by namespace, with their C API handles.
+///
+/// The dialects axe's input, passes and `--lower-to-nvvm` pipeline use, and their neighbours on the way to NVVM:
+/// an op of any other dialect is MLIR's "dialect not found" error. Registering every upstream dialect instead
+/// (`mlirRegisterAllDialects`) links all of them into both tools and costs start-up time (ARCHITECTURE.md, "Where
+/// start-up time goes").
+const UPSTREAM_DIALECTS: &[(&str, unsafe extern "C" fn() -> mlir_sys::MlirDialectHandle)] = &[
+    ("affine", mlir_sys::mlirGetDialectHandle__affine__),
+    ("arith", mlir_sys::mlirGetDialectHandle__arith__),
+    ("cf", mlir_sys::mlirGetDialectHandle__cf__),
+    ("dlti", mlir_sys::mlirGetDialectHandle__dlti__),
+    ("func", mlir_sys::mlirGetDialectHandle__func__),
+    ("gpu", mlir_sys::mlirGetDialectHandle__gpu__),
+    ("index", mlir_sys::mlirGetDialectHandle__index__),
+    ("irdl", mlir_sys::mlirGetDialectHandle__irdl__),
+    ("llvm", mlir_sys::mlirGetDialectHandle__llvm__),
+    ("math", mlir_sys::mlirGetDialectHandle__math__),
+    ("memref", mlir_sys::mlirGetDialectHandle__memref__),
+    ("nvgpu", mlir_sys::mlirGetDialectHandle__nvgpu__),
+    ("nvvm", mlir_sys::mlirGetDialectHandle__nvvm__),
+    ("scf", mlir_sys::mlirGetDialectHandle__scf__),
+    ("ub", mlir_sys::mlirGetDialectHandle__ub__),
+    ("vector", mlir_sys::mlirGetDialectHandle__vector__),
+];
+
+/// The namespaces of [`UPSTREAM_DIALECTS`], in order.
+pub fn upstream_dialects() -> impl Iterator<Item = &'static str> {
+    UPSTREAM_DIALECTS.iter().map(|(namespace, _)| *namespace)
+}
+
+// `cpp/registration.cpp`, compiled by `build.rs`: what the C API registers only all at once.
+unsafe extern "C" {
+    fn axeRegisterDialectExtensions(registry: mlir_sys::MlirDialectRegistry);
+    fn axeRegisterLLVMTranslations(context: mlir_sys::MlirContext);
+    fn axeRegisterPasses();
+}
+
+/// Adds the upstream dialects axe uses to `registry`, with their dialect extensions (the convert-to-llvm
+/// interfaces) and the interface models the generic passes use on them.
+pub fn register_upstream_dialects(registry: &DialectRegistry) {
+    // SAFETY: the handle getters return static handles; the registry is live and only gains entries.
+    unsafe {
+        for (_, handle) in UPSTREAM_DIALECTS {
+            mlir_sys::mlirDialectHandleInsertDialect(handle(), registry.to_raw());
+        }
+        axeRegisterDialectExtensions(registry.to_raw());
+    }
+}
+
+/// Makes the builtin, llvm, nvvm and gpu dialects translatable to LLVM IR in `context`.
+pub fn register_llvm_translations(context: &Context) {
+    // SAFETY: the context is live; the call appends a registry of translation interfaces to it.
+    unsafe { axeRegisterLLVMTranslations(context.to_raw()) }
+}
+
+/// Registers the upstream passes that pipelines may name (process-wide): the generic transforms and the
+/// conversions to LLVM and NVVM. Not idempotent: call it through `crate::register_upstream_passes`.
+pub(crate) fn register_passes() {
+    // SAFETY: only adds entries to MLIR's global pass registry.
+    unsafe { axeRegisterPasses() }
 }
 
 /// Loads the dialects named in `namespaces` (registered upstream ones) into the context of `operation`.

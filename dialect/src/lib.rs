@@ -3,10 +3,11 @@
 //! The dialect is defined in IRDL (`dialect/axe.irdl.mlir`, embedded here with
 //! `include_str!`) and loaded into a melior [`Context`](melior::Context) at run
 //! time. [`create_context`] is the only function in the workspace that builds a
-//! `Context`: it registers every upstream dialect and LLVM translation (loaded
-//! on first use), loads the axe dialect and attaches the diagnostic handler
-//! that collects diagnostics into a [`DiagnosticSink`];
-//! [`register_upstream_passes`] makes upstream passes nameable, on demand.
+//! `Context`: it registers the upstream dialects and LLVM translations axe uses
+//! (loaded on first use), loads the axe dialect and attaches the diagnostic
+//! handler that collects diagnostics into a [`DiagnosticSink`];
+//! [`register_upstream_passes`] makes the upstream passes axe uses nameable, on
+//! demand. What is registered is listed in [`ffi`] and `cpp/registration.cpp`.
 //!
 //! [`ops`] gives typed views over axe ops ([`AxeOp`]) and [`types`] reads the dialect's attributes and types
 //! as Rust data; [`verify`] is the semantic verifier every tool runs after parsing and after each pass.
