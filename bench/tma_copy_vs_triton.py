@@ -92,17 +92,26 @@ def process_costs(command, repeat, stdin=None):
     """Median wall ms, CPU ms (user + system) and peak RSS MB of `command` run as fresh processes (a shell
     pipeline when `command` is a string: the shell's usage includes its children's CPU and the largest RSS).
 
-    The usage comes from `wait4`, in microseconds (`os.times` counts children in 10 ms clock ticks)."""
+    Wall and CPU come from `wait4`, in microseconds (`os.times` counts children in 10 ms clock ticks). The peak
+    comes from `/usr/bin/time` running the command: a process forked from this one starts with this one's peak
+    (Triton makes it over 100 MB), one forked from `time` does not."""
     walls, cpus, peaks = [], [], []
+    args = ["sh", "-c", command] if isinstance(command, str) else [str(word) for word in command]
     for _ in range(repeat + 1):  # the first run warms the page cache
         start = time.perf_counter()
-        process = subprocess.Popen(command, shell=isinstance(command, str), stdin=stdin,
-                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        process = subprocess.Popen(args, stdin=stdin, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         _, status, usage = os.wait4(process.pid, 0)
         wall = time.perf_counter() - start
         if status != 0:
             sys.exit(f"{command} failed")
-        walls.append(wall), cpus.append(usage.ru_utime + usage.ru_stime), peaks.append(usage.ru_maxrss / 1024)
+        if not os.path.exists("/usr/bin/time"):  # Debian package `time`; without it the peak is an upper bound
+            peaks.append(usage.ru_maxrss / 1024)
+        else:
+            with tempfile.NamedTemporaryFile("r") as peak:
+                subprocess.run(["/usr/bin/time", "-f", "%M", "-o", peak.name] + args, stdin=stdin,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+                peaks.append(int(peak.read().split()[-1]) / 1024)
+        walls.append(wall), cpus.append(usage.ru_utime + usage.ru_stime)
     walls, cpus, peaks = walls[1:], cpus[1:], peaks[1:]
     return statistics.median(walls) * 1e3, statistics.median(cpus) * 1e3, statistics.median(peaks)
 
@@ -179,8 +188,9 @@ def main():
             ("axe-opt --version", [BIN / "axe-opt", "--version"]),
             ("axe-opt, empty module", [BIN / "axe-opt", empty]),
             ("axe pipeline (2 processes)", pipeline),
-            ("python: import triton + compile", [sys.executable, "-c", TRITON_FRESH]),
+            ("python: import triton + compile", [sys.executable, Path(tmp) / "triton_fresh.py"]),
         ]
+        (Path(tmp) / "triton_fresh.py").write_text(TRITON_FRESH)  # @triton.jit reads its source from a file
         print(f"\nfresh processes, median of {args.repeat}")
         print(f"{'command':32} {'wall ms':>10} {'CPU ms':>10} {'peak MB':>10}")
         for name, command in starts:
