@@ -508,6 +508,11 @@ fn gen_layout_cli(rng: &mut Rng) -> String {
 }
 
 fn check_layout_cli(text: &str) -> Result<(), String> {
+    // `serve` runs until it is stopped: a server, not a one-shot command (its page and API are tested in
+    // test/Browser and by the explorer's unit tests).
+    if ProcInput::decode(text).args.iter().any(|a| a == "serve") {
+        return Ok(());
+    }
     check_tool("axe-layout", text, true)
 }
 
