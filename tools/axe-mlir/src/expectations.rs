@@ -269,7 +269,7 @@ plain
         );
         let messages: Vec<_> = errors.iter().map(|e| e.message.as_str()).collect();
         assert_eq!(messages.len(), 3, "{messages:?}");
-        assert!(messages[0].contains("before the first line"));
+        assert!(messages[0].contains("'@-5' points outside the file"), "{messages:?}");
         assert!(messages[1].starts_with("invalid regex"));
         assert!(messages[2].contains("'@below'"));
         assert_eq!(errors[0].location, at(1, 4));
