@@ -19,7 +19,7 @@ step() {
 
 step cargo fmt --all --check
 step cargo clippy --workspace --all-targets -- -D warnings
-step cargo test --workspace
+step cargo test --workspace --no-fail-fast
 step cargo build --workspace --bins
 step scripts/fuzz.sh --debug 60
 step scripts/test-python.sh
