@@ -1,14 +1,20 @@
 #!/usr/bin/env python3
 """How axe-opt's time and memory grow with module size (issue: passes must be linear in module size).
 
-Generates a module of N kernels, each nine axe ops (two views, a slice, an alloc, a barrier alloc and init, a TMA
-load, a wait and a TMA store) with four layout families in rotation (128B, 64B and 32B swizzles, and an unswizzled
-u8 tile), so layouts repeat across kernels as they do in real modules. Runs `axe-opt` with each pipeline on each
-size as a fresh process and prints wall time, peak RSS and time per axe op. Linear growth shows as a flat
-us/op column.
+Two workloads, each a module of N kernels generated to a given number of axe ops:
+- `tma`: nine axe ops per kernel (two views, a slice, an alloc, a barrier alloc and init, a TMA load, a wait and a
+  TMA store) with four layout families in rotation (128B, 64B and 32B swizzles, and an unswizzled u8 tile), so
+  layouts repeat across kernels as they do in real modules;
+- `gemm`: the kernels of the bundled examples in rotation (examples/mma_sync, mma_wgmma, mma_tcgen05 and
+  copy_epilogue: register, shared and tensor-memory gemms, fills, TMA and thread copies, tcgen05 loads, casts and
+  stores), each copy in its own gpu.module with its chip, through the tensor-core and copy lowerings too.
+Runs `axe-opt` with each pipeline on each size as a fresh process and prints wall time, peak RSS and time per axe
+op. Linear growth shows as a flat us/op column.
 
-    bench/scaling.py [--tool target/release/axe-opt] [--ops 1000,10000] [--repeat 3]
+    bench/scaling.py [--tool target/release/axe-opt] [--ops 1000,10000] [--repeat 3] [--workloads tma,gemm]
 """
+
+import re
 
 import argparse
 import os
@@ -31,7 +37,17 @@ PIPELINES = {
     "canonicalize": ["--axe-canonicalize"],
     "canon+slice+tma": ["--axe-canonicalize", "--axe-slice", "--lower-tma"],
     "lower-tma": ["--lower-tma"],
+    "all lowerings": ["--axe-canonicalize", "--axe-slice", "--lower-tma", "--lower-mma", "--lower-copy"],
 }
+
+# The pipelines each workload runs (parse+print and all lowerings apply to both).
+WORKLOAD_PIPELINES = {
+    "tma": ["parse+print", "canonicalize", "canon+slice+tma", "lower-tma", "all lowerings"],
+    "gemm": ["parse+print", "all lowerings"],
+}
+
+EXAMPLES = ["mma_sync", "mma_wgmma", "mma_tcgen05", "copy_epilogue"]
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def shape(dims):
@@ -77,6 +93,37 @@ def module(kernels):
     return f"module attributes {{gpu.container_module}} {{\n{body}}}\n"
 
 
+def example_parts(name):
+    """An example's type aliases (renamed `!<name>_<alias>`) and its gpu.module text (aliases renamed)."""
+    with open(os.path.join(ROOT, "examples", f"{name}.mlir")) as file:
+        text = "\n".join(line for line in file.read().splitlines() if not line.lstrip().startswith("//"))
+    aliases = re.findall(r"^!(\w+) =", text, re.M)
+    for alias in sorted(aliases, key=len, reverse=True):
+        text = re.sub(rf"!{alias}\b", f"!{name}_{alias}", text)
+    header = "\n".join(line for line in text.splitlines() if line.startswith("!"))
+    start = text.index("gpu.module @kernels")
+    depth, end = 0, start
+    body = text.rindex("{", start, text.index("\n", start))  # the last brace on the line opens the body
+    for end in range(body, len(text)):
+        depth += {"{": 1, "}": -1}.get(text[end], 0)
+        if depth == 0:
+            break
+    return header, text[start : end + 1]
+
+
+def gemm_module(ops):
+    """Copies of the examples' kernels in rotation until `ops` axe ops; returns (text, kernels, axe ops)."""
+    parts = [example_parts(name) for name in EXAMPLES]
+    body, kernels, total = [], 0, 0
+    while total < ops:  # every example holds axe ops, so this ends
+        header, kernel_text = parts[kernels % len(parts)]
+        body.append("  " + kernel_text.replace("gpu.module @kernels", f"gpu.module @k{kernels}", 1) + "\n")
+        total += kernel_text.count('"axe.')
+        kernels += 1
+    headers = "\n".join(header for header, _ in parts)
+    return f"{headers}\nmodule attributes {{gpu.container_module}} {{\n{''.join(body)}}}\n", kernels, total
+
+
 def run(tool, flags, path):
     """Wall seconds and peak RSS (MiB) of one axe-opt process; fails loudly on a non-zero exit."""
     start = time.perf_counter()
@@ -95,25 +142,29 @@ def main():
     parser.add_argument("--tool", default="target/release/axe-opt")
     parser.add_argument("--ops", default="1000,10000", help="comma-separated axe-op counts")
     parser.add_argument("--repeat", type=int, default=3, help="runs per point (the median is printed)")
-    parser.add_argument("--pipelines", default=",".join(PIPELINES), help="comma-separated names")
+    parser.add_argument("--workloads", default="tma,gemm", help="comma-separated: tma, gemm")
     args = parser.parse_args()
 
-    print(f"{'pipeline':<18} {'axe ops':>8} {'kernels':>8} {'seconds':>9} {'us/op':>8} {'peak MiB':>9}")
+    print(f"{'workload':<8} {'pipeline':<16} {'axe ops':>8} {'kernels':>8} {'seconds':>9} {'us/op':>8} {'peak MiB':>9}")
     with tempfile.TemporaryDirectory() as directory:
-        for ops in (int(n) for n in args.ops.split(",")):
-            kernels = max(1, ops // AXE_OPS_PER_KERNEL)
-            path = os.path.join(directory, f"scale_{kernels}.mlir")
-            with open(path, "w") as file:
-                file.write(module(kernels))
-            for name in args.pipelines.split(","):
-                runs = sorted(run(args.tool, PIPELINES[name], path) for _ in range(args.repeat))
-                seconds, peak = runs[len(runs) // 2]
-                total_ops = kernels * AXE_OPS_PER_KERNEL
-                print(
-                    f"{name:<18} {total_ops:>8} {kernels:>8} {seconds:>9.3f} {seconds / total_ops * 1e6:>8.1f} "
-                    f"{peak:>9.1f}",
-                    flush=True,
-                )
+        for workload in args.workloads.split(","):
+            for ops in (int(n) for n in args.ops.split(",")):
+                if workload == "tma":
+                    kernels = max(1, ops // AXE_OPS_PER_KERNEL)
+                    text, total_ops = module(kernels), kernels * AXE_OPS_PER_KERNEL
+                else:
+                    text, kernels, total_ops = gemm_module(ops)
+                path = os.path.join(directory, f"scale_{workload}_{kernels}.mlir")
+                with open(path, "w") as file:
+                    file.write(text)
+                for name in WORKLOAD_PIPELINES[workload]:
+                    runs = sorted(run(args.tool, PIPELINES[name], path) for _ in range(args.repeat))
+                    seconds, peak = runs[len(runs) // 2]
+                    print(
+                        f"{workload:<8} {name:<16} {total_ops:>8} {kernels:>8} {seconds:>9.3f} "
+                        f"{seconds / total_ops * 1e6:>8.1f} {peak:>9.1f}",
+                        flush=True,
+                    )
 
 
 if __name__ == "__main__":

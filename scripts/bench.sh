@@ -3,7 +3,7 @@
 #   1. the 128x64 f16 TMA tile copy, Axe vs Triton: compile time, PTX instructions, ptxas registers; start-up
 #      of each as fresh processes (wall, CPU, peak memory)   (bench/tma_copy_vs_triton.py)
 #   2. Axe in process: one reused Compiler, per compile      (cargo bench -p axe-mlir --bench compile)
-#   3. scaling with module size, 1k and 10k axe ops           (bench/scaling.py)
+#   3. scaling with module size, 1k and 10k axe ops, TMA and gemm workloads (bench/scaling.py)
 #   4. the layout algebra: eval, canonicalize, tile, slice    (cargo bench -p axe-layout --bench algebra)
 #
 # Sets up what is missing, only when it is missing: the base setup (scripts/setup.sh: LLVM 22, .venv with

@@ -53,6 +53,7 @@ impl AxeContext {
 ///
 /// Fails only when the embedded IRDL does not load, which the tests rule out.
 pub fn create_context() -> Result<AxeContext> {
+    crate::intern::forget_handles();
     let registry = DialectRegistry::new();
     ffi::register_upstream_dialects(&registry);
     let context = Context::new_with_registry(&registry, false);

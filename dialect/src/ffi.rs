@@ -290,3 +290,12 @@ pub fn has_uses(value: melior::ir::Value) -> bool {
     // SAFETY: the value is live; a null op operand means no use.
     unsafe { !mlir_sys::mlirOpOperandIsNull(mlir_sys::mlirValueGetFirstUse(value.to_raw())) }
 }
+
+/// The identity of `ty` within its context: MLIR uniques types, so two types of one context are equal exactly
+/// when their storage is, and the storage lives as long as the context. A key for memo tables that must not print
+/// the type (printing builds an `AsmState`); valid only while the context lives (see `intern::forget_handles`).
+pub fn type_key(ty: Type) -> (usize, usize) {
+    // SAFETY: the type is live; reading its context handle has no side effect.
+    let context = unsafe { mlir_sys::mlirTypeGetContext(ty.to_raw()) };
+    (context.ptr as usize, ty.to_raw().ptr as usize)
+}

@@ -23,6 +23,7 @@ thread_local! {
     static LAYOUTS: Table<String, Layout> = RefCell::default();
     static CANONICAL: Table<String, Option<String>> = RefCell::default();
     static TENSOR_TYPES: Table<String, Result<Option<TensorType>, String>> = RefCell::default();
+    static TENSOR_HANDLES: Table<(usize, usize), Result<Option<TensorType>, String>> = RefCell::default();
     static SLICE_CHECKS: Table<SliceKey, Option<String>> = RefCell::default();
 }
 
@@ -70,6 +71,18 @@ pub fn canonical_text(text: &str) -> Option<String> {
 /// [`TensorType::parse`], once per distinct type text.
 pub fn tensor_type(text: &str) -> Result<Option<TensorType>, String> {
     memoized(&TENSOR_TYPES, text.to_string(), || TensorType::parse(text), |_| true)
+}
+
+/// [`TensorType::parse`] of a type in a live context, once per distinct type: keyed by the type's identity
+/// ([`crate::ffi::type_key`]), so a hit neither prints the type nor hashes its text.
+pub fn tensor_type_of(ty: melior::ir::Type) -> Result<Option<TensorType>, String> {
+    memoized(&TENSOR_HANDLES, crate::ffi::type_key(ty), || tensor_type(&ty.to_string()), |_| true)
+}
+
+/// Forgets every entry keyed by a context's handles. `create_context` calls it: a new context may reuse a
+/// dropped one's addresses, and its types must not hit the old entries.
+pub(crate) fn forget_handles() {
+    TENSOR_HANDLES.with(|t| t.borrow_mut().clear());
 }
 
 /// The outcome of a slice-layout check (`None`: it holds; `Some(message)`: the violation), once per key.

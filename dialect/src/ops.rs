@@ -268,7 +268,7 @@ impl<'c, 'a> AxeOp<'c, 'a> {
 
 /// The tensor type of `value`: `Ok(None)` when it is not an `!axe.tensor`.
 pub fn tensor_of(value: Value) -> Result<Option<TensorType>, String> {
-    crate::intern::tensor_type(&value.r#type().to_string())
+    crate::intern::tensor_type_of(value.r#type())
 }
 
 /// Calls `visit` on `root` and every op nested in it, parents before children, in IR order.

@@ -201,7 +201,7 @@ fn check_block_arguments<'c>(op: OperationRef<'c, '_>, out: &mut Vec<Violation<'
 /// Type rules for one value (parse, admits, fits memory); nothing for non-tensors.
 fn check_value_type<'c>(value: Value<'c, '_>, location: Location<'c>, out: &mut Vec<Violation<'c>>) {
     let push = |out: &mut Vec<Violation<'c>>, rule, message| out.push(Violation { location, rule, message });
-    let tensor = match intern::tensor_type(&value.r#type().to_string()) {
+    let tensor = match intern::tensor_type_of(value.r#type()) {
         Ok(Some(tensor)) => tensor,
         Ok(None) => return,
         Err(e) => return push(out, Rule::TypeReads, format!("invalid tensor type: {e}")),
