@@ -391,3 +391,200 @@ fn the_model_catches_wrong_plans() {
     }
     assert!(caught >= cases().len() * 2, "caught {caught} of {tried}");
 }
+
+/// One copy whose memory sides are slices moved at run time (`plan_moving`), as the sm_80 GEMM issues them.
+struct Moving {
+    name: &'static str,
+    /// Root layout, root shape, static begin of the region, memory; `None`: the side is the request's own.
+    src: (&'static str, &'static [i64], &'static [i64], Mem),
+    dst: (&'static str, &'static [i64], &'static [i64], Mem),
+    /// The region's shape on each side.
+    shapes: (&'static [i64], &'static [i64]),
+    /// (side, root dimension, known multiple) per run-time offset.
+    moves: &'static [(axe_layout::copy::CopySide, usize, i64)],
+    /// Runs: one value per move.
+    runs: &'static [&'static [i64]],
+    want: &'static str,
+}
+
+/// The sm_80 GEMM's copies: A and B tiles by cp.async from a block's tile at a K step into a run-time stage of a
+/// 128B-swizzled ring, ldmatrix (x4, .trans for B) from a run-time stage, and the epilogue's st.global into the
+/// block's tile; each planned once and executed on the model at several offsets and stages.
+fn moving_cases() -> Vec<Moving> {
+    use axe_layout::copy::CopySide::{Dst, Src};
+    const A_RING: &str = "Swizzle(3,3,3) o S[(384,64):(64,1)]";
+    const B_RING: &str = "Swizzle(3,3,4) o S[(192,128):(128,1)]";
+    const G: &str = "S[(256,256):(256,1)]";
+    vec![
+        Moving {
+            name: "cp.async A tile -> ring stage",
+            src: (G, &[256, 256], &[0, 0], Global),
+            dst: (A_RING, &[384, 64], &[0, 0], Shared),
+            shapes: (&[128, 64], &[128, 64]),
+            moves: &[(Src, 0, 128), (Src, 1, 64), (Dst, 0, 128)],
+            runs: &[&[0, 0, 0], &[128, 64, 128], &[0, 192, 256], &[128, 128, 0]],
+            want: "cp.async.cg.shared.global",
+        },
+        Moving {
+            name: "cp.async B tile -> ring stage",
+            src: (G, &[256, 256], &[0, 0], Global),
+            dst: (B_RING, &[192, 128], &[0, 0], Shared),
+            shapes: (&[64, 128], &[64, 128]),
+            moves: &[(Src, 0, 64), (Src, 1, 128), (Dst, 0, 64)],
+            runs: &[&[0, 0, 0], &[64, 128, 64], &[192, 0, 128]],
+            want: "cp.async.cg.shared.global",
+        },
+        Moving {
+            name: "ldmatrix A k16 step of a stage",
+            src: (A_RING, &[384, 64], &[0, 16], Shared),
+            dst: ("S[(2,4,2,8,2,4,2):(1@warpid,8,2,4@laneid,4,1@laneid,1)] + R[2:2@warpid]", &[128, 16], &[], Reg),
+            shapes: (&[128, 16], &[128, 16]),
+            moves: &[(Src, 0, 128)],
+            runs: &[&[0], &[128], &[256]],
+            want: "ldmatrix.sync.aligned.m8n8.x4.shared.b16",
+        },
+        Moving {
+            name: "ldmatrix B k16 step of a stage",
+            src: (B_RING, &[192, 128], &[48, 0], Shared),
+            dst: ("S[(2,4,2,2,8,8):(2,1@laneid,1,2@warpid,4,4@laneid)] + R[2:1@warpid]", &[16, 128], &[], Reg),
+            shapes: (&[16, 128], &[16, 128]),
+            moves: &[(Src, 0, 64)],
+            runs: &[&[0], &[64], &[128]],
+            want: "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16",
+        },
+        Moving {
+            name: "st.global C tile",
+            src: ("S[(2,4,2,8,2,8,4,2):(1@warpid,32,2,4@laneid,2@warpid,4,1@laneid,1)]", &[128, 128], &[], Reg),
+            dst: (G, &[256, 256], &[0, 0], Global),
+            shapes: (&[128, 128], &[128, 128]),
+            moves: &[(Dst, 0, 128), (Dst, 1, 128)],
+            runs: &[&[0, 0], &[128, 0], &[0, 128], &[128, 128]],
+            want: "st.global.b32",
+        },
+    ]
+}
+
+fn moving_request<'a>(
+    c: &'a Moving,
+    layouts: &'a [axe_layout::Layout; 4],
+) -> (CopyRequest<'a>, Vec<axe_layout::copy::CopyMove<'a>>) {
+    use axe_layout::copy::{CopyMove, CopySide};
+    let side = |(_, _, _, mem): (&str, &[i64], &[i64], Mem), i: usize, shape: &'a [i64]| Side {
+        layout: &layouts[i],
+        shape,
+        mem,
+    };
+    let req = CopyRequest {
+        src: side(c.src, 0, c.shapes.0),
+        dst: side(c.dst, 1, c.shapes.1),
+        dtype: ElemType::F16,
+        scope: Cta,
+        threads: None,
+        chip: Chip::Sm80,
+        cta_threads: Some(128),
+    };
+    let moves = c
+        .moves
+        .iter()
+        .map(|&(s, dim, multiple)| {
+            let (i, shape) = if s == CopySide::Src { (2, c.src.1) } else { (3, c.dst.1) };
+            CopyMove { side: s, root: &layouts[i], root_shape: shape, dim, multiple }
+        })
+        .collect();
+    (req, moves)
+}
+
+/// The layouts of a moving case: each side's root sliced at its static begin (or the side itself), and the roots.
+fn moving_layouts(c: &Moving) -> [axe_layout::Layout; 4] {
+    let sliced = |(text, shape, begin, mem): (&str, &[i64], &[i64], Mem), region: &[i64]| {
+        let root = parse_layout(text).unwrap();
+        if mem == Reg {
+            return root;
+        }
+        let bounds: Vec<(i64, i64)> = begin.iter().zip(region).map(|(&b, &n)| (b, b + n)).collect();
+        axe_layout::slice::slice(&root, shape, &bounds).unwrap()
+    };
+    [
+        sliced(c.src, c.shapes.0),
+        sliced(c.dst, c.shapes.1),
+        parse_layout(c.src.0).unwrap(),
+        parse_layout(c.dst.0).unwrap(),
+    ]
+}
+
+/// The region's begin in its root at one run: the static begin plus the values of the moves along each dimension.
+fn begin_at(c: &Moving, side: axe_layout::copy::CopySide, run: &[i64]) -> Vec<i64> {
+    let static_begin = if side == axe_layout::copy::CopySide::Src { c.src.2 } else { c.dst.2 };
+    let mut begin = static_begin.to_vec();
+    for (&(s, dim, _), &v) in c.moves.iter().zip(run) {
+        if s == side {
+            begin[dim] += v;
+        }
+    }
+    begin
+}
+
+/// Every moving case, planned once, lands every element where the destination root says at every run; a term
+/// changed by one vector is caught.
+#[test]
+fn moving_copies_land_every_element_at_every_offset_and_stage() {
+    use axe_layout::copy::{plan_moving, CopySide};
+    let mut failures = Vec::new();
+    for c in moving_cases() {
+        let layouts = moving_layouts(&c);
+        let (req, moves) = moving_request(&c, &layouts);
+        let p = match plan_moving(&req, &moves) {
+            Ok(p) => p,
+            Err(e) => {
+                failures.push(format!("{}: {e}", c.name));
+                continue;
+            }
+        };
+        if !p.instruction.starts_with(c.want) {
+            failures.push(format!("{}: chose {}, expected {}", c.name, p.instruction, c.want));
+        }
+        assert_eq!(p.dynamic.len(), c.moves.len(), "{}", c.name);
+        for run in c.runs {
+            let root = |side: CopySide, i: usize, (_, shape, _, mem): (&str, &'static [i64], &[i64], Mem)| {
+                (mem != Reg).then(|| copy_hw::Root { layout: &layouts[i], shape, begin: begin_at(&c, side, run) })
+            };
+            let (src, dst) = (root(CopySide::Src, 2, c.src), root(CopySide::Dst, 3, c.dst));
+            if let Err(e) = copy_hw::run_moving(&req, &p, src.as_ref(), dst.as_ref(), run) {
+                failures.push(format!("{} at {run:?}: the model says {e}", c.name));
+            }
+            // A term off by one vector of elements moves the wrong data.
+            let mut wrong = p.clone();
+            wrong.dynamic[0].elements += 8;
+            let nonzero = run[wrong.dynamic[0].offset] != 0;
+            if nonzero && copy_hw::run_moving(&req, &wrong, src.as_ref(), dst.as_ref(), run).is_ok() {
+                failures.push(format!("{} at {run:?}: the model accepts a wrong term", c.name));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Offsets that would break the plan are refused by the dynamic-offset rule, with the numbers.
+#[test]
+fn moving_copies_refuse_offsets_that_break_alignment_or_swizzle() {
+    use axe_layout::copy::{plan_moving, CopySide};
+    let cases = moving_cases();
+    let check = |c: &Moving, moves: &'static [(CopySide, usize, i64)], want: &str| {
+        let c = Moving { moves, ..*c };
+        let layouts = moving_layouts(&c);
+        let (req, moves) = moving_request(&c, &layouts);
+        let e = plan_moving(&req, &moves).expect_err(c.name).to_string();
+        assert!(e.starts_with("copy: dynamic-offset rule: ") && e.contains(want), "{}: {e}", c.name);
+    };
+    // A K step of 4 halves moves the 16-byte cp.async vectors by 8 bytes.
+    check(
+        &cases[0],
+        &[(CopySide::Src, 1, 4)],
+        "(8 bytes: a known multiple of 4 over 1 times stride 1), which breaks the alignment of its 16-byte vectors",
+    );
+    // A stage of 4 rows is 256 elements, half the 512-element period of the 128B swizzle.
+    check(&cases[0], &[(CopySide::Dst, 0, 4)], "multiple of 256 elements, not of the 512-element period");
+    check(&cases[2], &[(CopySide::Src, 0, 4)], "not of the 512-element period");
+    // Registers do not move.
+    check(&cases[2], &[(CopySide::Dst, 0, 128)], "which is in reg");
+}

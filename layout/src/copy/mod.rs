@@ -39,6 +39,7 @@
 
 mod fit;
 mod matrix;
+mod moving;
 mod planner;
 mod regs;
 mod staging;
@@ -46,6 +47,7 @@ mod table;
 mod tmem;
 mod vector;
 
+pub use moving::{plan_moving, AddressTerm, CopyMove, CopySide};
 pub use planner::plan;
 
 use crate::axis::{Axis, ExecScope};
@@ -424,6 +426,9 @@ pub struct CopyPlan {
     pub steps: Vec<CopyStep>,
     /// The staging buffer of a register-to-register copy through shared memory.
     pub staging: Option<Staging>,
+    /// Run-time terms of the memory addresses (empty unless planned by [`plan_moving`]): each adds
+    /// `elements * (value / divisor)` elements to every address of its side, after the swizzle.
+    pub dynamic: Vec<AddressTerm>,
 }
 
 /// A rule the planner refuses a copy by.
@@ -447,6 +452,8 @@ pub enum CopyRule {
     TmemLanes,
     /// Too many elements or instructions to plan.
     Limit,
+    /// A run-time offset of a side's region would break the plan's alignment or swizzle ([`plan_moving`]).
+    DynamicOffset,
 }
 
 impl CopyRule {
@@ -462,6 +469,7 @@ impl CopyRule {
             CopyRule::Vector => "vector",
             CopyRule::TmemLanes => "tmem-lanes",
             CopyRule::Limit => "limit",
+            CopyRule::DynamicOffset => "dynamic-offset",
         }
     }
 }

@@ -306,5 +306,6 @@ fn finish(
         dst_base_alignment_bytes,
         steps,
         staging,
+        dynamic: Vec::new(),
     }
 }

@@ -136,12 +136,19 @@ fn tmem_regs(shape: TmemShape, num: u32) -> i64 {
 
 struct Exec {
     m: Machine,
+    /// Run-time shifts of the source and destination addresses, in elements, added after the swizzle.
+    shift: HashMap<Tensor, i64>,
     step_index: usize,
     esize: i64,
     scope_threads: i64,
 }
 
 impl Exec {
+    /// The address thread `t` reaches in `tensor` through formula `f` and swizzle `sw`, shifted.
+    fn at(&self, tensor: Tensor, sw: Option<Swizzle>, f: &PerThread, t: i64) -> i64 {
+        swz(sw, value(f, t)) + self.shift.get(&tensor).copied().unwrap_or(0)
+    }
+
     fn read_mem(&self, t: Tensor, a: i64) -> Result<i64, String> {
         self.m.mem.get(&(t, a)).copied().ok_or_else(|| format!("reads address {a} of {t:?}, which holds nothing"))
     }
@@ -225,7 +232,7 @@ impl Exec {
                         return Err(format!("{}: {} registers for {v} elements", step.instruction, regs.len()));
                     }
                     for t in self.issuers(step, issue) {
-                        let a = swz(sw, value(f, t));
+                        let a = self.at(if load { from } else { to }, sw, f, t);
                         if (BASE + a * es) % step.vector_bytes != 0 {
                             return Err(format!(
                                 "thread {t}: {} at element {a} is not {}-byte aligned",
@@ -271,9 +278,10 @@ impl Exec {
                     if regs.len() as i64 != 2 * n {
                         return Err(format!("{name}.x{n} with {} 16-bit register slots", regs.len()));
                     }
+                    let mem_tensor = if load { from } else { to };
                     for w in self.warps(step)? {
                         // Row addresses from threads 0 .. 8n of the warp.
-                        let rows: Vec<i64> = (0..8 * n).map(|l| swz(sw, value(f, 32 * w + l))).collect();
+                        let rows: Vec<i64> = (0..8 * n).map(|l| self.at(mem_tensor, sw, f, 32 * w + l)).collect();
                         for (l, a) in rows.iter().enumerate() {
                             if (BASE + a * 2) % 16 != 0 {
                                 return Err(format!(
@@ -320,7 +328,7 @@ impl Exec {
                         return Err("cp.async takes two addresses".into());
                     };
                     for t in self.issuers(step, issue) {
-                        let (a, d) = (swz(step.src_swizzle, value(fs, t)), swz(step.dst_swizzle, value(fd, t)));
+                        let (a, d) = (self.at(from, step.src_swizzle, fs, t), self.at(to, step.dst_swizzle, fd, t));
                         if (BASE + a * es) % b != 0 || (BASE + d * es) % b != 0 {
                             return Err(format!(
                                 "thread {t}: cp.async of {b} bytes from element {a} to {d} is misaligned"
@@ -485,7 +493,7 @@ pub fn run(req: &CopyRequest<'_>, plan: &CopyPlan) -> Result<(), String> {
             .collect()
     };
     let wanted: Vec<Vec<i64>> = (0..n).map(|k| readable(&m, k)).collect();
-    let mut ex = Exec { m, esize, scope_threads: plan.scope_threads, step_index: 0 };
+    let mut ex = Exec { m, shift: HashMap::new(), esize, scope_threads: plan.scope_threads, step_index: 0 };
     let last = plan.steps.len().saturating_sub(1);
     if plan.steps.is_empty() || plan.steps.len() > 2 || (plan.steps.len() == 2) != plan.staging.is_some() {
         return Err(format!("{} steps, staging {:?}", plan.steps.len(), plan.staging.is_some()));
@@ -552,6 +560,119 @@ pub fn run(req: &CopyRequest<'_>, plan: &CopyPlan) -> Result<(), String> {
     }
     if plan.vector_bytes != plan.steps.iter().map(|s| s.vector_bytes).min().unwrap_or(0) {
         return Err("vector_bytes is not the steps' smallest".into());
+    }
+    Ok(())
+}
+
+/// A memory side of a moving copy as the model sees it (used by `copy_model.rs` alone): the root tensor the region is a slice of, and where the
+/// region starts in it at this run (static part plus the run-time offsets' values).
+#[allow(dead_code)]
+pub struct Root<'a> {
+    /// The root's layout.
+    pub layout: &'a Layout,
+    /// The root's shape.
+    pub shape: &'a [i64],
+    /// The region's first index in the root.
+    pub begin: Vec<i64>,
+}
+
+/// The row-major flat index, in `shape`, of `begin + (the row-major index k of region)`.
+#[allow(dead_code)]
+fn root_index(shape: &[i64], begin: &[i64], region: &[i64], k: i64) -> i64 {
+    let mut rest = k;
+    let mut local = vec![0; region.len()];
+    for d in (0..region.len()).rev() {
+        local[d] = rest % region[d];
+        rest /= region[d];
+    }
+    (0..shape.len()).fold(0, |acc, d| acc * shape[d] + begin[d] + local[d])
+}
+
+/// Executes a plan of `plan_moving` at one run: `values` are the run-time offsets (one per move, in order), and
+/// `src`/`dst` the roots of the sides that are slices (`None` for a side used as the request gives it). Every root
+/// element of the source holds `1000 + its root flat index`; element `k` of the copy must land, with the value of
+/// the source root's element at `src.begin + k`, at every place the destination root's layout gives
+/// `dst.begin + k`, and nothing else of the destination may be written. A term of `plan.dynamic` shifts its side's
+/// addresses by `elements * (value / divisor)` elements after the swizzle (its documented meaning).
+#[allow(dead_code)]
+pub fn run_moving(
+    req: &CopyRequest<'_>,
+    plan: &CopyPlan,
+    src: Option<&Root<'_>>,
+    dst: Option<&Root<'_>>,
+    values: &[i64],
+) -> Result<(), String> {
+    let esize = req.dtype.bytes();
+    let n = req.src.layout.size();
+    let mut shift: HashMap<Tensor, i64> = HashMap::new();
+    for term in &plan.dynamic {
+        let v = *values.get(term.offset).ok_or_else(|| format!("no value for offset {}", term.offset))?;
+        if term.divisor < 1 || v % term.divisor != 0 {
+            return Err(format!(
+                "offset {} = {v} is not a multiple of the term's divisor {}",
+                term.offset, term.divisor
+            ));
+        }
+        let tensor = match term.side {
+            axe_layout::copy::CopySide::Src => Tensor::Src,
+            axe_layout::copy::CopySide::Dst => Tensor::Dst,
+        };
+        *shift.entry(tensor).or_insert(0) += term.elements * (v / term.divisor);
+    }
+    let mut m = Machine::default();
+    // The source: the whole root (so a wrong address reads a wrong element, not nothing), or the request's side.
+    let wanted: Vec<i64> = match src {
+        Some(root) => {
+            let size: i64 = root.shape.iter().product();
+            for r in 0..size {
+                for (_, b) in places(root.layout, req.src.mem, r) {
+                    m.mem.insert((Tensor::Src, b), 1000 + r);
+                }
+            }
+            (0..n).map(|k| 1000 + root_index(root.shape, &root.begin, req.src.shape, k)).collect()
+        }
+        None => {
+            for k in 0..n {
+                for (a, b) in places(req.src.layout, req.src.mem, k) {
+                    match req.src.mem {
+                        Mem::Global | Mem::Shared => m.mem.insert((Tensor::Src, b), 1000 + k),
+                        Mem::Reg => m.regs.insert((Tensor::Src, a, b), 1000 + k),
+                        Mem::Tmem => m.tmem.insert((a, b), 1000 + k),
+                    };
+                }
+            }
+            (0..n).map(|k| 1000 + k).collect()
+        }
+    };
+    if plan.steps.len() != 1 {
+        return Err(format!("a moving copy has one step, got {}", plan.steps.len()));
+    }
+    let mut ex = Exec { m, shift, esize, scope_threads: plan.scope_threads, step_index: 0 };
+    ex.step(&plan.steps[0], Tensor::Src, Tensor::Dst)?;
+    let mut expected: HashSet<(i64, i64)> = HashSet::new();
+    for k in 0..n {
+        let dst_places = match dst {
+            Some(root) => places(root.layout, req.dst.mem, root_index(root.shape, &root.begin, req.dst.shape, k)),
+            None => places(req.dst.layout, req.dst.mem, k),
+        };
+        for (a, b) in dst_places {
+            expected.insert((a, b));
+            let got = match req.dst.mem {
+                Mem::Global | Mem::Shared => ex.m.mem.get(&(Tensor::Dst, b)).copied(),
+                Mem::Reg => ex.m.regs.get(&(Tensor::Dst, a, b)).copied(),
+                Mem::Tmem => return Err("the model moves no tensor memory".into()),
+            };
+            if got != Some(wanted[k as usize]) {
+                return Err(format!(
+                    "element {k}: destination place {:?} holds {got:?}, expected {}",
+                    (a, b),
+                    wanted[k as usize]
+                ));
+            }
+        }
+    }
+    if let Some(stray) = ex.m.written.iter().find(|p| !expected.contains(p)) {
+        return Err(format!("the plan writes {stray:?}, which is no place of the destination region"));
     }
     Ok(())
 }
