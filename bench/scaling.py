@@ -9,7 +9,9 @@ Two workloads, each a module of N kernels generated to a given number of axe ops
   copy_epilogue: register, shared and tensor-memory gemms, fills, TMA and thread copies, tcgen05 loads, casts and
   stores), each copy in its own gpu.module with its chip, through the tensor-core and copy lowerings too.
 Runs `axe-opt` with each pipeline on each size as a fresh process and prints wall time, peak RSS and time per axe
-op. Linear growth shows as a flat us/op column.
+op. Linear growth shows as a flat us/op column. The `out ops` column counts the ops each pipeline writes: a gemm
+lowers to tens of instructions, so the last row of each size ("reparse output") times parsing and printing that
+output alone, the floor any pass producing it must pay.
 
     bench/scaling.py [--tool target/release/axe-opt] [--ops 1000,10000] [--repeat 3] [--workloads tma,gemm]
 """
@@ -124,10 +126,13 @@ def gemm_module(ops):
     return f"{headers}\nmodule attributes {{gpu.container_module}} {{\n{''.join(body)}}}\n", kernels, total
 
 
-def run(tool, flags, path):
+OP_LINE = re.compile(r'^\s*(%[^=]+= )?"?[a-z_]+\.[a-z_.]+', re.M)
+
+
+def run(tool, flags, path, output=os.devnull):
     """Wall seconds and peak RSS (MiB) of one axe-opt process; fails loudly on a non-zero exit."""
     start = time.perf_counter()
-    process = subprocess.Popen([tool, *flags, path, "-o", os.devnull], stderr=subprocess.PIPE)
+    process = subprocess.Popen([tool, *flags, path, "-o", output], stderr=subprocess.PIPE)
     _, status, usage = os.wait4(process.pid, 0)
     elapsed = time.perf_counter() - start
     stderr = process.stderr.read().decode(errors="replace")
@@ -145,7 +150,10 @@ def main():
     parser.add_argument("--workloads", default="tma,gemm", help="comma-separated: tma, gemm")
     args = parser.parse_args()
 
-    print(f"{'workload':<8} {'pipeline':<16} {'axe ops':>8} {'kernels':>8} {'seconds':>9} {'us/op':>8} {'peak MiB':>9}")
+    print(
+        f"{'workload':<8} {'pipeline':<16} {'axe ops':>8} {'kernels':>8} {'seconds':>9} {'us/op':>8} "
+        f"{'peak MiB':>9} {'out ops':>8}"
+    )
     with tempfile.TemporaryDirectory() as directory:
         for workload in args.workloads.split(","):
             for ops in (int(n) for n in args.ops.split(",")):
@@ -157,15 +165,24 @@ def main():
                 path = os.path.join(directory, f"scale_{workload}_{kernels}.mlir")
                 with open(path, "w") as file:
                     file.write(text)
+                output = os.path.join(directory, "out.mlir")
                 for name in WORKLOAD_PIPELINES[workload]:
                     runs = sorted(run(args.tool, PIPELINES[name], path) for _ in range(args.repeat))
-                    seconds, peak = runs[len(runs) // 2]
-                    print(
-                        f"{workload:<8} {name:<16} {total_ops:>8} {kernels:>8} {seconds:>9.3f} "
-                        f"{seconds / total_ops * 1e6:>8.1f} {peak:>9.1f}",
-                        flush=True,
-                    )
+                    run(args.tool, PIPELINES[name], path, output)
+                    with open(output) as file:
+                        out_ops = len(OP_LINE.findall(file.read()))
+                    report(workload, name, total_ops, kernels, runs[len(runs) // 2], out_ops)
+                runs = sorted(run(args.tool, [], output) for _ in range(args.repeat))
+                report(workload, "reparse output", total_ops, kernels, runs[len(runs) // 2], out_ops)
 
+
+def report(workload, name, total_ops, kernels, median, out_ops):
+    seconds, peak = median
+    print(
+        f"{workload:<8} {name:<16} {total_ops:>8} {kernels:>8} {seconds:>9.3f} "
+        f"{seconds / total_ops * 1e6:>8.1f} {peak:>9.1f} {out_ops:>8}",
+        flush=True,
+    )
 
 if __name__ == "__main__":
     main()

@@ -498,11 +498,8 @@ impl OpChecker<'_, '_, '_> {
         }
         let has_barrier = self.op.operation().operand_count() > 2;
         match (source.mem, dest.mem, has_barrier) {
-            (MemScope::Global, MemScope::Shared, true) | (MemScope::Shared, MemScope::Global, false) => {}
-            (MemScope::Global, MemScope::Shared, false) => self.fail(
-                Rule::MemoryScopes,
-                "copy_async load into shared memory must have a completion barrier operand".to_string(),
-            ),
+            // A load without a barrier is a cp.async group, completed by `cp.async.wait_group` (--lower-copy).
+            (MemScope::Global, MemScope::Shared, _) | (MemScope::Shared, MemScope::Global, false) => {}
             (MemScope::Shared, MemScope::Global, true) => self.fail(
                 Rule::MemoryScopes,
                 "copy_async store to global memory completes through bulk groups and takes no barrier operand"
