@@ -2,6 +2,7 @@
 //! recover the other factor of a tiling (paper App. D).
 
 use crate::cli::{admit, layout_arg, layout_output, op_failed, shape_opt, tile_arg, Args, CliError, Command};
+use axe_layout::tile::tile_under_swizzle;
 use axe_layout::tile_of::{inner_of, outer_of};
 use axe_layout::Layout;
 
@@ -27,7 +28,9 @@ fn run(args: &Args) -> Result<String, CliError> {
         (Some(text), None) => {
             let inner = layout_arg("--inner", text)?;
             let inner_shape = shape_opt(args, "inner-shape")?;
-            admit("--inner-shape", &inner, &inner_shape)?;
+            // A bare swizzle admits any shape, as in `tile` (the swizzle over the row-major tile of the shape).
+            let acting = tile_under_swizzle(&inner, &inner_shape).map_err(op_failed("tile-of"))?;
+            admit("--inner-shape", &Layout::Tile(acting), &inner_shape)?;
             let outer = outer_of(&tiled, &inner, &tiled_shape, &inner_shape).map_err(op_failed("tile-of"))?;
             layout_output(args, &outer)
         }
