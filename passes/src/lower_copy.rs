@@ -56,6 +56,7 @@
 //! ```
 
 mod emit;
+mod moving;
 
 use crate::{
     glue::{external_pass_creating, PassId},
@@ -64,10 +65,10 @@ use crate::{
 };
 use axe_dialect::{ffi, ops::walk_preorder, AxeOp, MemScope, OpKind};
 use axe_layout::{
-    copy::{plan, Chip, CopyPlan, CopyRequest, ElemType, Mem, Side, ThreadSubset},
+    copy::{plan, plan_moving, Chip, CopyMove, CopyPlan, CopyRequest, CopySide, ElemType, Mem, Side, ThreadSubset},
     Axis, ExecScope,
 };
-use melior::ir::{operation::OperationLike, OperationRef, ValueLike};
+use melior::ir::{operation::OperationLike, OperationRef, Value, ValueLike};
 
 /// The pass's flag.
 pub const FLAG: &str = "lower-copy";
@@ -105,6 +106,11 @@ pub(crate) struct PlannedCopy<'c, 'a> {
     pub(crate) dtype: ElemType,
     /// Source, destination.
     pub(crate) sides: [Traced<'c, 'a>; 2],
+    /// The run-time slice offsets, in the order of the plan's address terms' `offset`.
+    pub(crate) offsets: Vec<Value<'c, 'a>>,
+    /// An `axe.copy_async` without a barrier: `cp.async` committed as one group, completed by the kernel's
+    /// `cp.async.wait_group`, so no wait or barrier follows it.
+    pub(crate) group: bool,
 }
 
 /// One elementwise op: its register tensors in operand order (the destination last) and the registers it touches.
@@ -199,9 +205,11 @@ fn cta_threads(op: OperationRef) -> Result<Option<i64>, String> {
 /// Plans one copy: the chip, scope, subset, both sides' storage and what this pass needs of it, then
 /// `axe_layout::copy::plan`.
 fn plan_copy<'c, 'a>(op: AxeOp<'c, 'a>) -> Result<PlannedCopy<'c, 'a>, String> {
-    if op.kind() == OpKind::CopyAsync {
+    let group = op.kind() == OpKind::CopyAsync && op.operand(2).is_none();
+    if op.kind() == OpKind::CopyAsync && !group {
         return Err("copy: async: this axe.copy_async is not a TMA copy (see --lower-tma), and cp.async completes \
-                    through commit and wait groups, not on the mbarrier the op names: use axe.copy"
+                    through commit and wait groups, not on the mbarrier the op names: use axe.copy, or axe.copy_async \
+                    without a barrier (a cp.async group)"
             .to_string());
     }
     let chip = target(op.operation())?;
@@ -218,12 +226,16 @@ fn plan_copy<'c, 'a>(op: AxeOp<'c, 'a>) -> Result<PlannedCopy<'c, 'a>, String> {
             Some(ThreadSubset { axis, begin: t.begin, end: t.end })
         }
     };
-    let side = |i: usize, role: &str| {
-        op.operand(i)
-            .ok_or_else(|| format!("copy: axe.copy has no {role}"))
-            .and_then(|v| storage::trace("copy", role, v, true))
+    let side = |i: usize, role: &str| -> Result<(Traced<'c, 'a>, Option<moving::Moving<'c, 'a>>), String> {
+        let value = op.operand(i).ok_or_else(|| format!("copy: axe.copy has no {role}"))?;
+        match moving::trace_moving(role, value)? {
+            Some(moved) => Ok((moved.operand.clone(), Some(moved))),
+            None => Ok((storage::trace("copy", role, value, true)?, None)),
+        }
     };
-    let sides = [side(0, "source")?, side(1, "dest")?];
+    let (src, src_moving) = side(0, "source")?;
+    let (dst, dst_moving) = side(1, "dest")?;
+    let sides = [src, dst];
     let dtype_name = &sides[0].tensor.dtype;
     let dtype = ElemType::from_name(dtype_name)
         .ok_or_else(|| format!("copy: dtype: copies move 1, 2, 4 or 8-byte numbers, got {dtype_name}"))?;
@@ -239,8 +251,25 @@ fn plan_copy<'c, 'a>(op: AxeOp<'c, 'a>) -> Result<PlannedCopy<'c, 'a>, String> {
     for (traced, role) in sides.iter().zip(["source", "dest"]) {
         check_storage(traced, role)?;
     }
-    let plan = plan(&request).map_err(|e| e.to_string())?;
-    Ok(PlannedCopy { op, plan, scope, dtype, sides })
+    if group && (request.src.mem, request.dst.mem) != (Mem::Global, Mem::Shared) {
+        return Err("copy: async: an axe.copy_async without a barrier is a cp.async group, global to shared".into());
+    }
+    let mut moves = Vec::new();
+    let mut offsets = Vec::new();
+    for (side, moved) in [(CopySide::Src, &src_moving), (CopySide::Dst, &dst_moving)] {
+        if let Some(m) = moved {
+            for &(dim, value, multiple) in &m.dynamic {
+                moves.push(CopyMove { side, root: &m.root.layout, root_shape: &m.root.tensor.shape, dim, multiple });
+                offsets.push(value);
+            }
+        }
+    }
+    let plan = if moves.is_empty() { plan(&request) } else { plan_moving(&request, &moves) };
+    let plan = plan.map_err(|e| e.to_string())?;
+    if group && plan.steps.iter().any(|s| !matches!(s.kind, axe_layout::copy::CopyKind::CpAsync { .. })) {
+        return Err("copy: async: an axe.copy_async without a barrier must be planned as cp.async".into());
+    }
+    Ok(PlannedCopy { op, plan, scope, dtype, sides, offsets, group })
 }
 
 /// What the emitter needs of a side's storage: a shared memref whose global can be aligned, a global memref with

@@ -10,8 +10,9 @@
 //!    pattern accepts (`lower_mma::accepts_tmem_load`: the M=128 data path to one row per thread, `32x32b` at CTA
 //!    scope, which it lowered before `--lower-copy` existed); the copy planner would choose the same instruction.
 //! 3. **Copy** (`--lower-copy`): every other copy: registers, other tensor-memory loads and stores, thread and
-//!    warp scopes, thread subsets, and every `axe.copy_async` TMA does not take (which it refuses: cp.async does
-//!    not complete on an mbarrier).
+//!    warp scopes, thread subsets, every `axe.copy_async` global -> shared without a barrier operand (a
+//!    `cp.async` group, completed by `cp.async.wait_group`), and every other `axe.copy_async` TMA does not take
+//!    (which it refuses: cp.async does not complete on an mbarrier).
 
 use crate::{
     lower_mma::{self, TARGET_ATTRIBUTE},
@@ -60,7 +61,10 @@ pub(crate) fn owner(op: AxeOp) -> Option<Owner> {
         (Some(MemScope::Global), Some(MemScope::Shared)) | (Some(MemScope::Shared), Some(MemScope::Global))
     );
     let whole_cta = matches!(op.scope(), Some(Ok(ExecScope::Cta))) && op.threads().is_none();
-    if !(between && whole_cta) {
+    let cp_async_group = op.kind() == OpKind::CopyAsync
+        && (source, dest) == (Some(MemScope::Global), Some(MemScope::Shared))
+        && op.operand(2).is_none();
+    if !(between && whole_cta) || cp_async_group {
         return Some(Owner::Copy);
     }
     let tma = match target_name(op.operation()).map(|name| Chip::from_name(&name)) {

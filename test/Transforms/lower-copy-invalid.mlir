@@ -160,17 +160,80 @@ module attributes {axe.target = "sm_80"} {
 
 // -----
 
-// A slice whose layout --axe-slice has not computed yet.
+// A slice of a slice whose layout --axe-slice has not computed yet (a deferred slice the copy uses directly is
+// sliced by the pass; one under another slice is not).
 !g = !axe.tensor<array<i64: 64, 8>, f16, #axe.layout<"S[(64,8):(8,1)]">, #axe.mem<"global">>
 !gs = !axe.tensor<array<i64: 32, 8>, f16, #axe.deferred, #axe.mem<"global">>
-!r = !axe.tensor<array<i64: 32, 8>, f16, #axe.layout<"S[(32,8):(1@laneid,1)]">, #axe.mem<"reg">>
+!gt = !axe.tensor<array<i64: 16, 8>, f16, #axe.deferred, #axe.mem<"global">>
+!r = !axe.tensor<array<i64: 16, 8>, f16, #axe.layout<"S[(16,8):(1@laneid,1)]">, #axe.mem<"reg">>
 module attributes {axe.target = "sm_80"} {
-  func.func @deferred_slice(%m: memref<512xf16>) {
+  func.func @deferred_slice(%m: memref<512xf16>, %i: index) {
     %g = "axe.view"(%m) : (memref<512xf16>) -> !g
     %s = "axe.slice"(%g) {offsets = array<i64: 32, 0>, sizes = array<i64: 32, 8>} : (!g) -> !gs
+    %t = "axe.slice"(%s, %i) {offsets = array<i64: -9223372036854775808, 0>, sizes = array<i64: 16, 8>} : (!gs, index) -> !gt
     %r = "axe.alloc"() {scope = #axe.exec<"warp">} : () -> !r
     // expected-error @+1 {{copy: operand source has a deferred layout: run --axe-slice first}}
-    "axe.copy"(%s, %r) {scope = #axe.exec<"warp">} : (!gs, !r) -> ()
+    "axe.copy"(%t, %r) {scope = #axe.exec<"warp">} : (!gt, !r) -> ()
+    return
+  }
+}
+
+// -----
+
+// dynamic-offset: a K step of 4 halves (8 bytes) would misalign the 16-byte cp.async vectors the static tile
+// allows.
+!g = !axe.tensor<array<i64: 64, 256>, f16, #axe.layout<"S[(64,256):(256,1)]">, #axe.mem<"global">>
+!gt = !axe.tensor<array<i64: 64, 64>, f16, #axe.deferred, #axe.mem<"global">>
+!s = !axe.tensor<array<i64: 64, 64>, f16, #axe.layout<"Swizzle(3,3,3) o S[(64,64):(64,1)]">, #axe.mem<"shared">>
+module attributes {axe.target = "sm_80"} {
+  gpu.module @k {
+    gpu.func @k_step(%m: memref<16384xf16>) kernel attributes {known_block_size = array<i32: 128, 1, 1>} {
+      %c0 = arith.constant 0 : index
+      %c4 = arith.constant 4 : index
+      %c192 = arith.constant 192 : index
+      %g = "axe.view"(%m) : (memref<16384xf16>) -> !g
+      %s = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !s
+      scf.for %k = %c0 to %c192 step %c4 {
+        %t = "axe.slice"(%g, %k) {offsets = array<i64: 0, -9223372036854775808>, sizes = array<i64: 64, 64>} : (!g, index) -> !gt
+        // expected-error @+1 {{copy: dynamic-offset rule: offset 0 moves the source along dimension 1 by a multiple of 4 elements (8 bytes: a known multiple of 4 over 1 times stride 1), which breaks the alignment of its 16-byte vectors (16 bytes)}}
+        "axe.copy_async"(%t, %s) {scope = #axe.exec<"cta">} : (!gt, !s) -> ()
+      }
+      gpu.return
+    }
+  }
+}
+
+// -----
+
+// dynamic-offset: stages of 4 rows of a 128B-swizzled ring move by 256 elements, half the swizzle's period, so
+// the swizzled row addresses of ldmatrix would change with the stage.
+!ring = !axe.tensor<array<i64: 64, 64>, f16, #axe.layout<"Swizzle(3,3,3) o S[(64,64):(64,1)]">, #axe.mem<"shared">>
+!st = !axe.tensor<array<i64: 16, 16>, f16, #axe.deferred, #axe.mem<"shared">>
+!r = !axe.tensor<array<i64: 16, 16>, f16, #axe.layout<"S[(2,8,2,4,2):(2,4@laneid,4,1@laneid,1)]">, #axe.mem<"reg">>
+module attributes {axe.target = "sm_80"} {
+  func.func @off_period(%i: index) {
+    %c4 = arith.constant 4 : index
+    %ring = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !ring
+    %row = arith.muli %i, %c4 : index
+    %s = "axe.slice"(%ring, %row) {offsets = array<i64: -9223372036854775808, 0>, sizes = array<i64: 16, 16>} : (!ring, index) -> !st
+    %r = "axe.alloc"() {scope = #axe.exec<"warp">} : () -> !r
+    // expected-error @+1 {{copy: dynamic-offset rule: offset 0 moves the source along dimension 0 by a multiple of 256 elements, not of the 512-element period of its swizzle Swizzle(3,3,3): the swizzled addresses would change}}
+    "axe.copy"(%s, %r) {scope = #axe.exec<"warp">} : (!st, !r) -> ()
+    return
+  }
+}
+
+// -----
+
+// async: a copy_async without a barrier is a cp.async group, which moves global to shared only.
+!s = !axe.tensor<array<i64: 32, 8>, f16, #axe.layout<"S[(32,8):(8,1)]">, #axe.mem<"shared">>
+!g = !axe.tensor<array<i64: 32, 8>, f16, #axe.layout<"S[(32,8):(8,1)]">, #axe.mem<"global">>
+module attributes {axe.target = "sm_80"} {
+  func.func @group_store(%m: memref<256xf16>) {
+    %g = "axe.view"(%m) : (memref<256xf16>) -> !g
+    %s = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !s
+    // expected-error @+1 {{copy: async: an axe.copy_async without a barrier is a cp.async group, global to shared}}
+    "axe.copy_async"(%s, %g) {scope = #axe.exec<"warp">} : (!s, !g) -> ()
     return
   }
 }

@@ -13,7 +13,10 @@ use axe_dialect::{
     AxeOp, MemScope, OpKind,
 };
 use axe_layout::{
-    copy::{Completion, CopyIssue, CopyKind, CopyStep, ElemType, Operand, PerThread, Staging, ThreadSet, TmemShape},
+    copy::{
+        Completion, CopyIssue, CopyKind, CopySide, CopyStep, ElemType, Operand, PerThread, Staging, ThreadSet,
+        TmemShape,
+    },
     ExecScope, Swizzle,
 };
 use melior::{
@@ -195,8 +198,29 @@ impl<'c, 'a> Lowering<'c, 'a> {
         let operation = copy.op.operation();
         let b = Builder::before(operation)?;
         let (t, tid) = self.thread_index(&b, operation, copy.scope)?;
-        let src = self.handle(&b, &copy.sides[0], copy.plan.src_base_alignment_bytes)?;
-        let dst = self.handle(&b, &copy.sides[1], copy.plan.dst_base_alignment_bytes)?;
+        let mut src = self.handle(&b, &copy.sides[0], copy.plan.src_base_alignment_bytes)?;
+        let mut dst = self.handle(&b, &copy.sides[1], copy.plan.dst_base_alignment_bytes)?;
+        // Run-time slice offsets: the plan's terms `elements * (value / divisor)` move the side's base (after the
+        // swizzle, which the plan's rule makes equivalent), in bytes.
+        for term in &copy.plan.dynamic {
+            let value =
+                *copy.offsets.get(term.offset).ok_or("copy: internal: an address term names a missing offset")?;
+            let side = match term.side {
+                CopySide::Src => &mut src,
+                CopySide::Dst => &mut dst,
+            };
+            let Handle::Memory { base, space } = *side else {
+                return Err("copy: internal: an address term on a side that is not memory".to_string());
+            };
+            let mut steps = value;
+            if term.divisor != 1 {
+                steps = b.value("arith.divui", &[steps, b.index(term.divisor)?], "index", &[])?;
+            }
+            let bytes = term.elements.checked_mul(copy.dtype.bytes()).ok_or("copy: internal: term overflows")?;
+            let moved = b.value("arith.muli", &[steps, b.index(bytes)?], "index", &[])?;
+            let moved = b.value("arith.index_cast", &[moved], "i64", &[])?;
+            *side = Handle::Memory { base: b.value("arith.addi", &[base, moved], "i64", &[])?, space };
+        }
         let staging = match &copy.plan.staging {
             Some(staging) => Some(self.staging(operation, &b, staging)?),
             None => None,
@@ -212,6 +236,14 @@ impl<'c, 'a> Lowering<'c, 'a> {
             staging,
         };
         for step in &copy.plan.steps {
+            if copy.group {
+                // A cp.async group: the kernel's cp.async.wait_group and barrier complete it.
+                let group = CopyStep { completion: Completion::None, ..step.clone() };
+                step_ops(&b, &context, &group)?;
+                b.op("nvvm.cp.async.commit.group", &[], &[], &[])?;
+                self.stats.instructions += step.issues.len();
+                continue;
+            }
             step_ops(&b, &context, step)?;
             self.stats.instructions += step.issues.len();
         }

@@ -1,0 +1,150 @@
+// gemm_sm80.mlir: C[M,N] (f16) = A[M,K] (f16, row-major) @ B[K,N] (f16, row-major) on sm_80, f32 accumulation in
+// registers: cp.async + ldmatrix + mma.sync, written in the axe dialect with layouts.
+//
+//   axe-opt --lower-copy --lower-mma --lower-to-nvvm examples/gemm_sm80.mlir | axe-translate --emit=ptx --chip=sm_80
+//
+// One CTA of 4 warps computes one 128x128 tile of C (block (x, y) the rows 128x.., columns 128y..); each warp a
+// 64x64 warp tile (warp w: rows 64 (w % 2), columns 64 (w / 2), C's `1@warpid` and `2@warpid` digits), as 4x8
+// m16n8k16 tiles: 128 f32 accumulators per thread.
+//
+// A and B tiles (128x64 and 64x128 per K step of 64) stream through 3-stage rings in shared memory: A as
+// [3*128, 64] rows with the 128B swizzle (Swizzle(3,3,3): 16-byte chunk ^ row % 8), B as [3*64, 128] rows with
+// the same swizzle on its 256-byte rows (Swizzle(3,3,4)), so ldmatrix reads 8 rows of one column chunk from 8
+// distinct bank groups. Loads are `axe.copy_async` without a barrier: a cp.async group (16 bytes a thread, 8 per
+// thread per tile), committed by --lower-copy. The prologue loads K tiles 0 and 1 into stages 0 and 1;
+// iteration kt waits until at most one group is pending (tile kt has landed: cp.async.wait_group 1), opens a CTA
+// barrier (tile kt is visible to every thread, and every warp is done with stage (kt + 2) mod 3, read in
+// iteration kt - 1), loads tile kt + 2 into that stage (or commits an empty group past the end, so that the
+// group count stays one per iteration), then runs its 4 k16 steps on stage kt mod 3: ldmatrix x4 of A
+// (128x16), ldmatrix x4 .trans of B (16x128), 32 mma.sync per warp. The stage and the K tile are run-time
+// values: the planner states each slice's address as a per-thread formula plus terms of the offsets
+// (`axe_layout::copy::plan_moving`).
+//
+// The epilogue converts the accumulators to f16 (axe.cast) and stores them to C's tile (st.global, 4 bytes).
+//
+// Preconditions: M and N multiples of 128, K a multiple of 64 and at least 128 (static here: 1024 each).
+
+!gA = !axe.tensor<array<i64: 1024, 1024>, f16, #axe.layout<"S[(1024,1024):(1024,1)]">, #axe.mem<"global">>
+!gB = !axe.tensor<array<i64: 1024, 1024>, f16, #axe.layout<"S[(1024,1024):(1024,1)]">, #axe.mem<"global">>
+!gC = !axe.tensor<array<i64: 1024, 1024>, f16, #axe.layout<"S[(1024,1024):(1024,1)]">, #axe.mem<"global">>
+!tileA = !axe.tensor<array<i64: 128, 64>, f16, #axe.deferred, #axe.mem<"global">>
+!tileB = !axe.tensor<array<i64: 64, 128>, f16, #axe.deferred, #axe.mem<"global">>
+!tileC = !axe.tensor<array<i64: 128, 128>, f16, #axe.deferred, #axe.mem<"global">>
+!ringA = !axe.tensor<array<i64: 384, 64>, f16, #axe.layout<"Swizzle(3,3,3) o S[(384,64):(64,1)]">, #axe.mem<"shared">>
+!ringB = !axe.tensor<array<i64: 192, 128>, f16, #axe.layout<"Swizzle(3,3,4) o S[(192,128):(128,1)]">, #axe.mem<"shared">>
+!stageA = !axe.tensor<array<i64: 128, 64>, f16, #axe.deferred, #axe.mem<"shared">>
+!stageB = !axe.tensor<array<i64: 64, 128>, f16, #axe.deferred, #axe.mem<"shared">>
+!kA = !axe.tensor<array<i64: 128, 16>, f16, #axe.deferred, #axe.mem<"shared">>
+!kB = !axe.tensor<array<i64: 16, 128>, f16, #axe.deferred, #axe.mem<"shared">>
+// The m16n8k16 fragments of the CTA's 128x16 A and 16x128 B k16 slices: each warp holds its 64 rows of A (and
+// the warp beside it the same: R[2:2@warpid]) and its 64 columns of B.
+!fA = !axe.tensor<array<i64: 128, 16>, f16, #axe.layout<"S[(2,4,2,8,2,4,2):(1@warpid,8,2,4@laneid,4,1@laneid,1)] + R[2:2@warpid]">, #axe.mem<"reg">>
+!fB = !axe.tensor<array<i64: 16, 128>, f16, #axe.layout<"S[(2,4,2,2,8,8):(2,1@laneid,1,2@warpid,4,4@laneid)] + R[2:1@warpid]">, #axe.mem<"reg">>
+!c = !axe.tensor<array<i64: 128, 128>, f32, #axe.layout<"S[(2,4,2,8,2,8,4,2):(1@warpid,32,2,4@laneid,2@warpid,4,1@laneid,1)]">, #axe.mem<"reg">>
+!c16 = !axe.tensor<array<i64: 128, 128>, f16, #axe.layout<"S[(2,4,2,8,2,8,4,2):(1@warpid,32,2,4@laneid,2@warpid,4,1@laneid,1)]">, #axe.mem<"reg">>
+!acc = memref<128xf32, #gpu.address_space<private>>
+
+module attributes {gpu.container_module} {
+  gpu.module @kernels attributes {axe.target = "sm_80"} {
+    gpu.func @gemm_sm80(%a: memref<1048576xf16>, %b: memref<1048576xf16>, %c: memref<1048576xf16>) kernel attributes {known_block_size = array<i32: 128, 1, 1>} {
+      %c0 = arith.constant 0 : index
+      %c2 = arith.constant 2 : index
+      %c3 = arith.constant 3 : index
+      %c16 = arith.constant 16 : index
+      %c32 = arith.constant 32 : index
+      %c48 = arith.constant 48 : index
+      %c64 = arith.constant 64 : index
+      %c128 = arith.constant 128 : index
+      %K = arith.constant 1024 : index
+      %zero = arith.constant 0.0 : f32
+      %bx = gpu.block_id x
+      %by = gpu.block_id y
+      %m0 = arith.muli %bx, %c128 : index
+      %n0 = arith.muli %by, %c128 : index
+      %ga = "axe.view"(%a) : (memref<1048576xf16>) -> !gA
+      %gb = "axe.view"(%b) : (memref<1048576xf16>) -> !gB
+      %gc = "axe.view"(%c) : (memref<1048576xf16>) -> !gC
+      %ring_a = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !ringA
+      %ring_b = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !ringB
+      %fa = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !fA
+      %fb = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !fB
+      %acc = memref.alloca() : !acc
+      // Register tensors are allocated in the entry block, where LLVM promotes them to registers.
+      %h = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !c16
+      %cc = "axe.view"(%acc) : (!acc) -> !c
+      "axe.fill"(%cc, %zero) {scope = #axe.exec<"cta">} : (!c, f32) -> ()
+      // Prologue: K tiles 0 and 1 into stages 0 and 1, one cp.async group each.
+      %a0 = "axe.slice"(%ga, %m0) {offsets = array<i64: -9223372036854775808, 0>, sizes = array<i64: 128, 64>} : (!gA, index) -> !tileA
+      %b0 = "axe.slice"(%gb, %n0) {offsets = array<i64: 0, -9223372036854775808>, sizes = array<i64: 64, 128>} : (!gB, index) -> !tileB
+      %sa0 = "axe.slice"(%ring_a) {offsets = array<i64: 0, 0>, sizes = array<i64: 128, 64>} : (!ringA) -> !stageA
+      %sb0 = "axe.slice"(%ring_b) {offsets = array<i64: 0, 0>, sizes = array<i64: 64, 128>} : (!ringB) -> !stageB
+      "axe.copy_async"(%a0, %sa0) {scope = #axe.exec<"cta">} : (!tileA, !stageA) -> ()
+      "axe.copy_async"(%b0, %sb0) {scope = #axe.exec<"cta">} : (!tileB, !stageB) -> ()
+      %a1 = "axe.slice"(%ga, %m0) {offsets = array<i64: -9223372036854775808, 64>, sizes = array<i64: 128, 64>} : (!gA, index) -> !tileA
+      %b1 = "axe.slice"(%gb, %n0) {offsets = array<i64: 64, -9223372036854775808>, sizes = array<i64: 64, 128>} : (!gB, index) -> !tileB
+      %sa1 = "axe.slice"(%ring_a) {offsets = array<i64: 128, 0>, sizes = array<i64: 128, 64>} : (!ringA) -> !stageA
+      %sb1 = "axe.slice"(%ring_b) {offsets = array<i64: 64, 0>, sizes = array<i64: 64, 128>} : (!ringB) -> !stageB
+      "axe.copy_async"(%a1, %sa1) {scope = #axe.exec<"cta">} : (!tileA, !stageA) -> ()
+      "axe.copy_async"(%b1, %sb1) {scope = #axe.exec<"cta">} : (!tileB, !stageB) -> ()
+      scf.for %k = %c0 to %K step %c64 {
+        // Tile kt has landed (at most the group of tile kt + 1 is pending) and every thread sees it; every warp
+        // is done with the stage the next load overwrites.
+        nvvm.cp.async.wait.group 1
+        gpu.barrier
+        %kt = arith.divui %k, %c64 : index
+        %k2 = arith.addi %k, %c128 : index
+        %more = arith.cmpi ult, %k2, %K : index
+        scf.if %more {
+          %kt2 = arith.addi %kt, %c2 : index
+          %next = arith.remui %kt2, %c3 : index
+          %rna = arith.muli %next, %c128 : index
+          %rnb = arith.muli %next, %c64 : index
+          %an = "axe.slice"(%ga, %m0, %k2) {offsets = array<i64: -9223372036854775808, -9223372036854775808>, sizes = array<i64: 128, 64>} : (!gA, index, index) -> !tileA
+          %bn = "axe.slice"(%gb, %k2, %n0) {offsets = array<i64: -9223372036854775808, -9223372036854775808>, sizes = array<i64: 64, 128>} : (!gB, index, index) -> !tileB
+          %san = "axe.slice"(%ring_a, %rna) {offsets = array<i64: -9223372036854775808, 0>, sizes = array<i64: 128, 64>} : (!ringA, index) -> !stageA
+          %sbn = "axe.slice"(%ring_b, %rnb) {offsets = array<i64: -9223372036854775808, 0>, sizes = array<i64: 64, 128>} : (!ringB, index) -> !stageB
+          "axe.copy_async"(%an, %san) {scope = #axe.exec<"cta">} : (!tileA, !stageA) -> ()
+          "axe.copy_async"(%bn, %sbn) {scope = #axe.exec<"cta">} : (!tileB, !stageB) -> ()
+        } else {
+          // No tile left: an empty group keeps one group per iteration, so wait_group 1 still means tile kt.
+          nvvm.cp.async.commit.group
+        }
+        %cur = arith.remui %kt, %c3 : index
+        %ra = arith.muli %cur, %c128 : index
+        %rb = arith.muli %cur, %c64 : index
+        // k16 step 0: A columns 0.., B rows 0.. of the stage.
+          %ka0 = "axe.slice"(%ring_a, %ra) {offsets = array<i64: -9223372036854775808, 0>, sizes = array<i64: 128, 16>} : (!ringA, index) -> !kA
+          %kb0 = "axe.slice"(%ring_b, %rb) {offsets = array<i64: -9223372036854775808, 0>, sizes = array<i64: 16, 128>} : (!ringB, index) -> !kB
+        "axe.copy"(%ka0, %fa) {scope = #axe.exec<"cta">} : (!kA, !fA) -> ()
+        "axe.copy"(%kb0, %fb) {scope = #axe.exec<"cta">} : (!kB, !fB) -> ()
+        "axe.gemm"(%fa, %fb, %cc) {scope = #axe.exec<"cta">} : (!fA, !fB, !c) -> ()
+        // k16 step 1: A columns 16.., B rows 16.. of the stage.
+          %ka1 = "axe.slice"(%ring_a, %ra) {offsets = array<i64: -9223372036854775808, 16>, sizes = array<i64: 128, 16>} : (!ringA, index) -> !kA
+        %rb1 = arith.addi %rb, %c16 : index
+          %kb1 = "axe.slice"(%ring_b, %rb1) {offsets = array<i64: -9223372036854775808, 0>, sizes = array<i64: 16, 128>} : (!ringB, index) -> !kB
+        "axe.copy"(%ka1, %fa) {scope = #axe.exec<"cta">} : (!kA, !fA) -> ()
+        "axe.copy"(%kb1, %fb) {scope = #axe.exec<"cta">} : (!kB, !fB) -> ()
+        "axe.gemm"(%fa, %fb, %cc) {scope = #axe.exec<"cta">} : (!fA, !fB, !c) -> ()
+        // k16 step 2: A columns 32.., B rows 32.. of the stage.
+          %ka2 = "axe.slice"(%ring_a, %ra) {offsets = array<i64: -9223372036854775808, 32>, sizes = array<i64: 128, 16>} : (!ringA, index) -> !kA
+        %rb2 = arith.addi %rb, %c32 : index
+          %kb2 = "axe.slice"(%ring_b, %rb2) {offsets = array<i64: -9223372036854775808, 0>, sizes = array<i64: 16, 128>} : (!ringB, index) -> !kB
+        "axe.copy"(%ka2, %fa) {scope = #axe.exec<"cta">} : (!kA, !fA) -> ()
+        "axe.copy"(%kb2, %fb) {scope = #axe.exec<"cta">} : (!kB, !fB) -> ()
+        "axe.gemm"(%fa, %fb, %cc) {scope = #axe.exec<"cta">} : (!fA, !fB, !c) -> ()
+        // k16 step 3: A columns 48.., B rows 48.. of the stage.
+          %ka3 = "axe.slice"(%ring_a, %ra) {offsets = array<i64: -9223372036854775808, 48>, sizes = array<i64: 128, 16>} : (!ringA, index) -> !kA
+        %rb3 = arith.addi %rb, %c48 : index
+          %kb3 = "axe.slice"(%ring_b, %rb3) {offsets = array<i64: -9223372036854775808, 0>, sizes = array<i64: 16, 128>} : (!ringB, index) -> !kB
+        "axe.copy"(%ka3, %fa) {scope = #axe.exec<"cta">} : (!kA, !fA) -> ()
+        "axe.copy"(%kb3, %fb) {scope = #axe.exec<"cta">} : (!kB, !fB) -> ()
+        "axe.gemm"(%fa, %fb, %cc) {scope = #axe.exec<"cta">} : (!fA, !fB, !c) -> ()
+      }
+      // Epilogue: f32 -> f16 in registers, then each thread stores its pairs of columns into C's tile.
+      "axe.cast"(%cc, %h) {scope = #axe.exec<"cta">} : (!c, !c16) -> ()
+      %tc = "axe.slice"(%gc, %m0, %n0) {offsets = array<i64: -9223372036854775808, -9223372036854775808>, sizes = array<i64: 128, 128>} : (!gC, index, index) -> !tileC
+      "axe.copy"(%h, %tc) {scope = #axe.exec<"cta">} : (!c16, !tileC) -> ()
+      gpu.return
+    }
+  }
+}
