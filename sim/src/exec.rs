@@ -1,0 +1,1342 @@
+//! The lockstep interpreter: walks a `gpu.func` op by op with an active-thread mask.
+
+use crate::isa::{self, TensorMap};
+use crate::machine::{GlobalBuf, Machine, PendingLoad, GLOBAL_BASE, TMEM_COLS};
+use crate::value::{sext, split_top, wrap, MemRef, MemSpace, Scalar, Space, Ty, V};
+use crate::{Arg, Buffer, Launch, Outcome, SimError};
+use axe_dialect::access;
+use melior::ir::block::BlockLike;
+use melior::ir::operation::OperationLike;
+use melior::ir::r#type::TypeLike;
+use melior::ir::{BlockRef, Module, OperationRef, RegionLike, Value, ValueLike};
+use std::collections::HashMap;
+
+/// At most this many op steps per launch (a runaway loop is an error, not a hang).
+const STEP_LIMIT: u64 = 20_000_000;
+
+/// Executes one CTA of `launch.kernel` in `module` (the output of [`crate::lower`]).
+pub fn run(module: &Module, launch: &Launch) -> Result<Outcome, SimError> {
+    let kernel = find_kernel(module, &launch.kernel)
+        .ok_or_else(|| SimError::new(&launch.kernel, format!("no gpu.func @{} in the module", launch.kernel)))?;
+    let loc = loc_of(kernel);
+    let block_dim = block_size(kernel, &loc)?;
+    let n = (block_dim[0] * block_dim[1] * block_dim[2]) as usize;
+    let mut ex = Exec {
+        n,
+        block_dim,
+        launch,
+        env: HashMap::new(),
+        m: Machine::default(),
+        globals: HashMap::new(),
+        descs: Vec::new(),
+        types: HashMap::new(),
+        steps: 0,
+    };
+    ex.alloc_globals(kernel)?;
+    let entry = access::entry_block(kernel).ok_or_else(|| SimError::new(&loc, "kernel without a body"))?;
+    let arg_attrs = kernel.attribute("arg_attrs").map(|a| a.to_string()).unwrap_or_default();
+    let arg_dicts = arg_attrs.strip_prefix('[').and_then(|s| s.strip_suffix(']')).map(split_top).unwrap_or_default();
+    let args: Vec<_> = access::arguments(entry).collect();
+    if args.len() != launch.args.len() {
+        return Err(SimError::new(&loc, format!("kernel takes {} arguments, {} given", args.len(), launch.args.len())));
+    }
+    let mut buffer_of_arg = Vec::new();
+    for (i, (arg, given)) in args.iter().zip(&launch.args).enumerate() {
+        let value: Value = (*arg).into();
+        let ty = ex.ty(value);
+        let v = match (given, &ty) {
+            (Arg::Int(x), Ty::Sc(Scalar::I(w))) => V::S(vec![wrap(*w, *x as u64); n]),
+            (Arg::Buffer(b), _) => {
+                let base = GLOBAL_BASE + ((ex.m.globals.len() as u64) << 32);
+                ex.m.globals.push(GlobalBuf { base, bytes: b.bytes.clone() });
+                buffer_of_arg.push((i, ex.m.globals.len() - 1));
+                match &ty {
+                    Ty::Mem { shape, elem, space: MemSpace::Global } => {
+                        let need = shape.iter().product::<i64>() as usize * elem.bytes();
+                        if b.bytes.len() < need {
+                            return Err(SimError::new(
+                                &loc,
+                                format!("argument {i}: {} bytes bound, {need} needed", b.bytes.len()),
+                            ));
+                        }
+                        V::Mem(MemRef { space: Space::Global, addr: base, shape: shape.clone(), elem: *elem })
+                    }
+                    Ty::Ptr(0) => {
+                        let dict = arg_dicts.get(i).copied().unwrap_or("");
+                        let map = tensor_map(dict, base, &loc)?;
+                        map.validate(&loc)?;
+                        ex.descs.push(map);
+                        V::S(vec![(ex.descs.len() - 1) as u64; n])
+                    }
+                    _ => return Err(SimError::new(&loc, format!("argument {i}: a buffer bound to a {ty:?}"))),
+                }
+            }
+            _ => return Err(SimError::new(&loc, format!("argument {i}: {given:?} does not fit type {ty:?}"))),
+        };
+        ex.env.insert(key(value), v);
+    }
+    let all = vec![true; n];
+    ex.run_block(entry, &all)?;
+    let mut buffers: Vec<Option<Buffer>> = vec![None; launch.args.len()];
+    for (i, g) in buffer_of_arg {
+        if let Arg::Buffer(b) = &launch.args[i] {
+            buffers[i] = Some(Buffer { elem: b.elem, bytes: ex.m.globals[g].bytes.clone() });
+        }
+    }
+    Ok(Outcome { buffers, steps: ex.steps })
+}
+
+fn find_kernel<'c, 'a>(module: &'a Module<'c>, name: &str) -> Option<OperationRef<'c, 'a>> {
+    let want = format!("\"{name}\"");
+    let mut found = None;
+    walk_ops(module.body(), &mut |op| {
+        if found.is_none()
+            && op_name(op) == "gpu.func"
+            && op.attribute("sym_name").map(|a| a.to_string() == want).unwrap_or(false)
+        {
+            found = Some(op);
+        }
+    });
+    found
+}
+
+fn walk_ops<'c, 'a>(block: BlockRef<'c, 'a>, f: &mut dyn FnMut(OperationRef<'c, 'a>)) {
+    let mut cursor = block.first_operation();
+    while let Some(op) = cursor {
+        f(op);
+        if op_name(op) == "gpu.module" || op_name(op) == "builtin.module" {
+            for b in access::blocks(op) {
+                walk_ops(b, f);
+            }
+        }
+        cursor = op.next_in_block();
+    }
+}
+
+fn op_name(op: OperationRef) -> String {
+    op.name().as_string_ref().as_str().unwrap_or("").to_string()
+}
+
+fn key(v: Value) -> usize {
+    v.to_raw().ptr as usize
+}
+
+/// `file:line:col` of an op.
+fn loc_of(op: OperationRef) -> String {
+    let s = op.location().to_string();
+    let s = s.strip_prefix("loc(").and_then(|s| s.strip_suffix(')')).unwrap_or(&s);
+    s.replacen('"', "", 2)
+}
+
+/// The elements of a printed `array<iN: ...>` attribute.
+fn array_ints(text: &str) -> Vec<i64> {
+    let body = text.split_once(':').map(|(_, b)| b).unwrap_or("");
+    ints_in(body)
+}
+
+fn ints_in(text: &str) -> Vec<i64> {
+    text.split(|c: char| !(c.is_ascii_digit() || c == '-')).filter_map(|t| t.parse().ok()).collect()
+}
+
+/// The integers of `key = array<i64: ...>` or `key = N : iW` in a printed dictionary.
+fn dict_field(dict: &str, key: &str) -> Option<Vec<i64>> {
+    let at = dict.find(&format!("{key} = "))? + key.len() + 3;
+    let rest = &dict[at..];
+    if let Some(arr) = rest.strip_prefix("array<i64") {
+        let end = arr.find('>')?;
+        return Some(ints_in(arr[..end].trim_start_matches(':')));
+    }
+    let end = rest.find([',', '}']).unwrap_or(rest.len());
+    Some(ints_in(rest[..end].split(':').next()?))
+}
+
+/// The `cuTensorMapEncodeTiled` fields of an argument's `axe.tma_descriptor` dictionary.
+fn tensor_map(dict: &str, buffer: u64, loc: &str) -> Result<TensorMap, SimError> {
+    let get = |k: &str| {
+        dict_field(dict, k)
+            .ok_or_else(|| SimError::new(loc, format!("TMA descriptor argument without `{k}` (axe.tma_descriptor)")))
+    };
+    let one = |k: &str| get(k).map(|v| v.first().copied().unwrap_or(0));
+    let data_type = one("data_type")? as u32;
+    let elem_bytes = isa::tensor_map_elem_bytes(data_type)
+        .ok_or_else(|| SimError::new(loc, format!("unknown CUtensorMapDataType {data_type}")))?;
+    Ok(TensorMap {
+        data_type,
+        elem_bytes,
+        base: buffer + one("global_offset_bytes")? as u64,
+        dims: get("global_dims")?,
+        strides: get("global_strides_bytes")?,
+        box_dims: get("box_dims")?,
+        elem_strides: get("element_strides")?,
+        swizzle: one("swizzle")? as u32,
+        interleave: one("interleave")? as u32,
+        oob_fill: one("oob_fill")? as u32,
+    })
+}
+
+fn block_size(kernel: OperationRef, loc: &str) -> Result<[i64; 3], SimError> {
+    let text = kernel
+        .attribute("known_block_size")
+        .map(|a| a.to_string())
+        .map_err(|_| SimError::new(loc, "not modelled: a kernel without known_block_size"))?;
+    let v = ints_in(text.split(':').nth(1).unwrap_or(""));
+    if v.len() != 3 || v.iter().any(|x| *x < 1) || v.iter().product::<i64>() > 1024 {
+        return Err(SimError::new(loc, format!("known_block_size {text} is not a legal block")));
+    }
+    Ok([v[0], v[1], v[2]])
+}
+
+enum Flow {
+    Next,
+    Yield(Vec<V>),
+    Return,
+}
+
+struct Exec<'l> {
+    n: usize,
+    block_dim: [i64; 3],
+    launch: &'l Launch,
+    env: HashMap<usize, V>,
+    m: Machine,
+    /// Shared `memref.global` symbols and their addresses.
+    globals: HashMap<String, (u64, u64)>,
+    descs: Vec<TensorMap>,
+    types: HashMap<usize, Ty>,
+    steps: u64,
+}
+
+fn err<T>(loc: &str, m: impl Into<String>) -> Result<T, SimError> {
+    Err(SimError::new(loc, m))
+}
+
+impl Exec<'_> {
+    fn ty(&mut self, v: Value) -> Ty {
+        let k = v.r#type().to_raw().ptr as usize;
+        self.types.entry(k).or_insert_with(|| Ty::parse(&v.r#type().to_string())).clone()
+    }
+
+    fn alloc_globals(&mut self, kernel: OperationRef) -> Result<(), SimError> {
+        let Some(module) = kernel.parent_operation() else { return Ok(()) };
+        let mut cursor = access::entry_block(module).and_then(|b| b.first_operation());
+        while let Some(op) = cursor {
+            if op_name(op) == "memref.global" {
+                let loc = loc_of(op);
+                let ty_text = op.attribute("type").map(|a| a.to_string()).unwrap_or_default();
+                let name = op.attribute("sym_name").map(|a| a.to_string()).unwrap_or_default();
+                let align = op.attribute("alignment").map(|a| ints_in(&a.to_string())).ok();
+                let align = align.and_then(|v| v.first().copied()).unwrap_or(16) as u64;
+                match Ty::parse(&ty_text) {
+                    Ty::Mem { shape, elem, space: MemSpace::Shared } => {
+                        let bytes = shape.iter().product::<i64>() as u64 * elem.bytes() as u64;
+                        let addr = self.m.alloc_shared(bytes, align, &loc)?;
+                        self.globals.insert(name.trim_matches('"').to_string(), (addr, bytes));
+                    }
+                    _ => return err(&loc, format!("not modelled: memref.global of type {ty_text}")),
+                }
+            }
+            cursor = op.next_in_block();
+        }
+        Ok(())
+    }
+
+    fn get(&self, v: Value, loc: &str) -> Result<&V, SimError> {
+        self.env.get(&key(v)).ok_or_else(|| SimError::new(loc, "use of a value the interpreter never defined"))
+    }
+
+    fn operand(&self, op: OperationRef, i: usize, loc: &str) -> Result<V, SimError> {
+        let v = access::operand(op, i).ok_or_else(|| SimError::new(loc, format!("missing operand {i}")))?;
+        self.get(v, loc).cloned()
+    }
+
+    fn scalars(&self, op: OperationRef, i: usize, loc: &str) -> Result<Vec<u64>, SimError> {
+        match self.operand(op, i, loc)? {
+            V::S(s) => Ok(s),
+            _ => err(loc, format!("operand {i} is not a scalar")),
+        }
+    }
+
+    fn operand_ty(&mut self, op: OperationRef, i: usize, loc: &str) -> Result<Ty, SimError> {
+        let v = access::operand(op, i).ok_or_else(|| SimError::new(loc, format!("missing operand {i}")))?;
+        Ok(self.ty(v))
+    }
+
+    fn result_ty(&mut self, op: OperationRef, loc: &str) -> Result<Ty, SimError> {
+        let v = access::result(op, 0).ok_or_else(|| SimError::new(loc, "missing result"))?;
+        Ok(self.ty(v))
+    }
+
+    fn set(&mut self, op: OperationRef, i: usize, v: V) {
+        if let Some(r) = access::result(op, i) {
+            self.env.insert(key(r), v);
+        }
+    }
+
+    /// The value all active threads share.
+    fn uniform(&self, s: &[u64], mask: &[bool], what: &str, loc: &str) -> Result<u64, SimError> {
+        let mut it = s.iter().zip(mask).filter(|(_, m)| **m).map(|(x, _)| *x);
+        let first = it.next().unwrap_or(0);
+        if it.any(|x| x != first) {
+            return err(loc, format!("not modelled: {what} differs between active threads"));
+        }
+        Ok(first)
+    }
+
+    fn run_block(&mut self, block: BlockRef, mask: &[bool]) -> Result<Option<Vec<V>>, SimError> {
+        let mut cursor = block.first_operation();
+        while let Some(op) = cursor {
+            match self.exec(op, mask)? {
+                Flow::Next => {}
+                Flow::Yield(v) => return Ok(Some(v)),
+                Flow::Return => return Ok(None),
+            }
+            cursor = op.next_in_block();
+        }
+        Ok(Some(Vec::new()))
+    }
+
+    fn run_region(
+        &mut self,
+        op: OperationRef,
+        r: usize,
+        args: &[V],
+        mask: &[bool],
+        loc: &str,
+    ) -> Result<Vec<V>, SimError> {
+        let region = access::region(op, r).ok_or_else(|| SimError::new(loc, format!("missing region {r}")))?;
+        let Some(block) = region.first_block() else { return Ok(Vec::new()) };
+        for (a, v) in access::arguments(block).zip(args) {
+            let value: Value = a.into();
+            self.env.insert(key(value), v.clone());
+        }
+        match self.run_block(block, mask)? {
+            Some(v) => Ok(v),
+            None => err(loc, "not modelled: gpu.return inside a region"),
+        }
+    }
+
+    fn thread_index(&self, t: usize) -> [i64; 3] {
+        let t = t as i64;
+        let [x, y, _] = self.block_dim;
+        [t % x, (t / x) % y, t / (x * y)]
+    }
+
+    fn dim_attr(op: OperationRef) -> usize {
+        let d = op.attribute("dimension").map(|a| a.to_string()).unwrap_or_default();
+        if d.contains('y') {
+            1
+        } else if d.contains('z') {
+            2
+        } else {
+            0
+        }
+    }
+
+    fn exec(&mut self, op: OperationRef, mask: &[bool]) -> Result<Flow, SimError> {
+        self.steps += 1;
+        let name = op_name(op);
+        if self.steps > STEP_LIMIT {
+            return err(&loc_of(op), format!("step limit of {STEP_LIMIT} ops reached (a loop that does not end?)"));
+        }
+        let n = self.n;
+        let loc = || loc_of(op);
+        match name.as_str() {
+            "arith.constant" | "llvm.mlir.constant" => {
+                let ty = self.result_ty(op, &loc())?;
+                let text = op.attribute("value").map(|a| a.to_string()).unwrap_or_default();
+                let v = constant(&text, &ty)
+                    .ok_or_else(|| SimError::new(&loc(), format!("not modelled: constant {text}")))?;
+                self.set(op, 0, V::S(vec![v; n]));
+            }
+            "gpu.thread_id" | "gpu.block_id" | "gpu.block_dim" | "gpu.grid_dim" => {
+                let d = Self::dim_attr(op);
+                let v: Vec<u64> = match name.as_str() {
+                    "gpu.thread_id" => (0..n).map(|t| self.thread_index(t)[d] as u64).collect(),
+                    "gpu.block_id" => vec![self.launch.block_id[d] as u64; n],
+                    "gpu.block_dim" => vec![self.block_dim[d] as u64; n],
+                    _ => vec![self.launch.grid[d] as u64; n],
+                };
+                self.set(op, 0, V::S(v));
+            }
+            "gpu.barrier" => {
+                if mask.iter().any(|m| !m) {
+                    return err(&loc(), "gpu.barrier (bar.sync) reached by only part of the CTA: it would hang");
+                }
+            }
+            "gpu.return" | "llvm.return" => return Ok(Flow::Return),
+            "scf.yield" => {
+                let vals = (0..op.operand_count()).map(|i| self.operand(op, i, &loc())).collect::<Result<_, _>>()?;
+                return Ok(Flow::Yield(vals));
+            }
+            "scf.if" => self.scf_if(op, mask)?,
+            "scf.for" => self.scf_for(op, mask)?,
+            "scf.index_switch" => self.scf_switch(op, mask)?,
+            "builtin.unrealized_conversion_cast" | "llvm.addrspacecast" => {
+                let v = self.operand(op, 0, &loc())?;
+                self.set(op, 0, v);
+            }
+            "llvm.inttoptr" | "llvm.ptrtoint" => {
+                let ty = self.result_ty(op, &loc())?;
+                let w = ty.scalar().map(|s| s.bits()).unwrap_or(64);
+                let s = self.scalars(op, 0, &loc())?;
+                self.set(op, 0, V::S(s.into_iter().map(|x| wrap(w, x)).collect()));
+            }
+            "llvm.mlir.undef" | "llvm.mlir.poison" | "llvm.mlir.zero" => {
+                let ty = self.result_ty(op, &loc())?;
+                self.set(op, 0, V::zero(&ty, n));
+            }
+            "llvm.insertvalue" | "llvm.extractvalue" => {
+                let pos = op.attribute("position").map(|a| array_ints(&a.to_string())).unwrap_or_default();
+                if pos.len() != 1 {
+                    return err(&loc(), "not modelled: nested struct positions");
+                }
+                let p = pos[0] as usize;
+                if name == "llvm.extractvalue" {
+                    let V::Agg(es) = self.operand(op, 0, &loc())? else {
+                        return err(&loc(), "extractvalue of a non-struct");
+                    };
+                    let e = es.get(p).cloned().ok_or_else(|| SimError::new(&loc(), "position out of range"))?;
+                    self.set(op, 0, e);
+                } else {
+                    let e = self.operand(op, 1, &loc())?;
+                    let V::Agg(mut es) = self.operand(op, 0, &loc())? else {
+                        return err(&loc(), "insertvalue into a non-struct");
+                    };
+                    *es.get_mut(p).ok_or_else(|| SimError::new(&loc(), "position out of range"))? = e;
+                    self.set(op, 0, V::Agg(es));
+                }
+            }
+            "llvm.insertelement" => {
+                let (e, idx) = (self.scalars(op, 1, &loc())?, self.scalars(op, 2, &loc())?);
+                let V::Agg(mut es) = self.operand(op, 0, &loc())? else {
+                    return err(&loc(), "insertelement into a non-vector");
+                };
+                for t in (0..n).filter(|t| mask[*t]) {
+                    let Some(V::S(lane)) = es.get_mut(idx[t] as usize) else {
+                        return err(&loc(), "vector index out of range");
+                    };
+                    lane[t] = e[t];
+                }
+                self.set(op, 0, V::Agg(es));
+            }
+            "llvm.extractelement" => {
+                let idx = self.scalars(op, 1, &loc())?;
+                let V::Agg(es) = self.operand(op, 0, &loc())? else {
+                    return err(&loc(), "extractelement of a non-vector");
+                };
+                let mut out = vec![0; n];
+                for t in (0..n).filter(|t| mask[*t]) {
+                    let Some(V::S(lane)) = es.get(idx[t] as usize) else {
+                        return err(&loc(), "vector index out of range");
+                    };
+                    out[t] = lane[t];
+                }
+                self.set(op, 0, V::S(out));
+            }
+            "llvm.bitcast" | "arith.bitcast" => {
+                let from = self.operand_ty(op, 0, &loc())?;
+                let to = self.result_ty(op, &loc())?;
+                let v = self.operand(op, 0, &loc())?;
+                self.set(
+                    op,
+                    0,
+                    bitcast(&v, &from, &to, n).ok_or_else(|| SimError::new(&loc(), "not modelled: bitcast"))?,
+                );
+            }
+            "llvm.store" | "llvm.load" => self.llvm_mem(op, mask, &name)?,
+            _ if name.starts_with("arith.") => self.arith(op, &name, mask)?,
+            _ if name.starts_with("memref.") => self.memref(op, &name, mask)?,
+            _ if name.starts_with("nvgpu.") || name.starts_with("nvvm.") => self.nv(op, &name, mask)?,
+            _ => return err(&loc(), format!("not modelled: {name}")),
+        }
+        Ok(Flow::Next)
+    }
+
+    fn scf_if(&mut self, op: OperationRef, mask: &[bool]) -> Result<(), SimError> {
+        let loc = loc_of(op);
+        let c = self.scalars(op, 0, &loc)?;
+        let then_m: Vec<bool> = mask.iter().zip(&c).map(|(m, c)| *m && *c != 0).collect();
+        let else_m: Vec<bool> = mask.iter().zip(&c).map(|(m, c)| *m && *c == 0).collect();
+        let mut results: Vec<V> = Vec::new();
+        if then_m.iter().any(|x| *x) {
+            results = self.run_region(op, 0, &[], &then_m, &loc)?;
+        }
+        if else_m.iter().any(|x| *x) && op.region_count() > 1 {
+            let other = self.run_region(op, 1, &[], &else_m, &loc)?;
+            results = if results.is_empty() {
+                other
+            } else {
+                results.iter().zip(&other).map(|(a, b)| a.select(b, &then_m)).collect()
+            };
+        }
+        for (i, v) in results.into_iter().enumerate() {
+            self.set(op, i, v);
+        }
+        Ok(())
+    }
+
+    fn scf_for(&mut self, op: OperationRef, mask: &[bool]) -> Result<(), SimError> {
+        let loc = loc_of(op);
+        let ty = self.operand_ty(op, 0, &loc)?;
+        let w = ty.scalar().map(|s| s.bits()).unwrap_or(64);
+        let lb = sext(w, self.uniform(&self.scalars(op, 0, &loc)?, mask, "scf.for lower bound", &loc)?);
+        let ub = sext(w, self.uniform(&self.scalars(op, 1, &loc)?, mask, "scf.for upper bound", &loc)?);
+        let step = sext(w, self.uniform(&self.scalars(op, 2, &loc)?, mask, "scf.for step", &loc)?);
+        if step <= 0 {
+            return err(&loc, format!("scf.for step {step} is not positive"));
+        }
+        let mut carried: Vec<V> =
+            (3..op.operand_count()).map(|i| self.operand(op, i, &loc)).collect::<Result<_, _>>()?;
+        let mut i = lb;
+        while i < ub {
+            let mut args = vec![V::S(vec![wrap(w, i as u64); self.n])];
+            args.extend(carried.iter().cloned());
+            let out = self.run_region(op, 0, &args, mask, &loc)?;
+            carried = out;
+            i += step;
+        }
+        for (k, v) in carried.into_iter().enumerate() {
+            self.set(op, k, v);
+        }
+        Ok(())
+    }
+
+    fn scf_switch(&mut self, op: OperationRef, mask: &[bool]) -> Result<(), SimError> {
+        let loc = loc_of(op);
+        let sel = self.scalars(op, 0, &loc)?;
+        let cases = op.attribute("cases").map(|a| array_ints(&a.to_string())).unwrap_or_default();
+        // Region 0 is the default; region i + 1 is case i.
+        let region_of = |x: u64| cases.iter().position(|c| *c as u64 == x).map(|p| p + 1).unwrap_or(0);
+        let mut results: Option<Vec<V>> = None;
+        for r in 0..op.region_count() {
+            let m: Vec<bool> = (0..self.n).map(|t| mask[t] && region_of(sel[t]) == r).collect();
+            if !m.iter().any(|x| *x) {
+                continue;
+            }
+            let out = self.run_region(op, r, &[], &m, &loc)?;
+            results = Some(match results {
+                None => out,
+                Some(prev) => out.iter().zip(&prev).map(|(a, b)| a.select(b, &m)).collect(),
+            });
+        }
+        for (i, v) in results.unwrap_or_default().into_iter().enumerate() {
+            self.set(op, i, v);
+        }
+        Ok(())
+    }
+
+    fn arith(&mut self, op: OperationRef, name: &str, mask: &[bool]) -> Result<(), SimError> {
+        let loc = loc_of(op);
+        let op_ty = self.operand_ty(op, 0, &loc)?;
+        let res_ty = self.result_ty(op, &loc)?;
+        let (Some(a_sc), Some(r_sc)) = (op_ty.scalar(), res_ty.scalar()) else {
+            return err(&loc, format!("not modelled: {name} on {op_ty:?}"));
+        };
+        let a = self.scalars(op, 0, &loc)?;
+        let b = if op.operand_count() > 1 { self.scalars(op, 1, &loc)? } else { vec![0; self.n] };
+        let w = a_sc.bits();
+        let pred = op.attribute("predicate").map(|a| a.to_string()).unwrap_or_default();
+        let pred = ints_in(&pred).first().copied().unwrap_or(-1);
+        let mut out = vec![0u64; self.n];
+        for t in (0..self.n).filter(|t| mask[*t]) {
+            let (x, y) = (a[t], b[t]);
+            let (sx, sy) = (sext(w, x), sext(w, y));
+            let (fx, fy) = (a_sc.to_f64(x), a_sc.to_f64(y));
+            let div0 = || SimError::new(&loc, format!("{name}: division by zero"));
+            out[t] = match name {
+                "arith.addi" => wrap(w, x.wrapping_add(y)),
+                "arith.subi" => wrap(w, x.wrapping_sub(y)),
+                "arith.muli" => wrap(w, x.wrapping_mul(y)),
+                "arith.divui" => wrap(w, x.checked_div(y).ok_or_else(div0)?),
+                "arith.remui" => wrap(w, x.checked_rem(y).ok_or_else(div0)?),
+                "arith.divsi" => wrap(w, sx.checked_div(sy).ok_or_else(div0)? as u64),
+                "arith.remsi" => wrap(w, sx.checked_rem(sy).ok_or_else(div0)? as u64),
+                "arith.floordivsi" => wrap(w, sx.checked_div_euclid(sy).ok_or_else(div0)? as u64),
+                "arith.ceildivui" => {
+                    wrap(w, x.checked_add(y.saturating_sub(1)).and_then(|s| s.checked_div(y)).ok_or_else(div0)?)
+                }
+                "arith.ceildivsi" => {
+                    let q = sx.checked_div(sy).ok_or_else(div0)?;
+                    wrap(w, (if q * sy != sx && ((sx > 0) == (sy > 0)) { q + 1 } else { q }) as u64)
+                }
+                "arith.andi" => x & y,
+                "arith.ori" => x | y,
+                "arith.xori" => x ^ y,
+                "arith.shli" => {
+                    if y >= u64::from(w) {
+                        0
+                    } else {
+                        wrap(w, x << y)
+                    }
+                }
+                "arith.shrui" => {
+                    if y >= u64::from(w) {
+                        0
+                    } else {
+                        x >> y
+                    }
+                }
+                "arith.shrsi" => wrap(w, (sx >> y.min(63)) as u64),
+                "arith.minsi" => wrap(w, sx.min(sy) as u64),
+                "arith.maxsi" => wrap(w, sx.max(sy) as u64),
+                "arith.minui" => x.min(y),
+                "arith.maxui" => x.max(y),
+                "arith.cmpi" => u64::from(match pred {
+                    0 => x == y,
+                    1 => x != y,
+                    2 => sx < sy,
+                    3 => sx <= sy,
+                    4 => sx > sy,
+                    5 => sx >= sy,
+                    6 => x < y,
+                    7 => x <= y,
+                    8 => x > y,
+                    9 => x >= y,
+                    _ => return err(&loc, "not modelled: cmpi predicate"),
+                }),
+                "arith.select" => {
+                    let c = self.scalars(op, 2, &loc)?;
+                    // operands: condition, true value, false value
+                    if x != 0 {
+                        y
+                    } else {
+                        c[t]
+                    }
+                }
+                "arith.index_cast" | "arith.extsi" | "arith.trunci" => wrap(r_sc.bits(), sx as u64),
+                "arith.index_castui" | "arith.extui" => wrap(r_sc.bits(), x),
+                "arith.addf" => r_sc.from_f64(fx + fy),
+                "arith.subf" => r_sc.from_f64(fx - fy),
+                "arith.mulf" => r_sc.from_f64(fx * fy),
+                "arith.divf" => r_sc.from_f64(fx / fy),
+                "arith.maximumf" | "arith.maxnumf" => r_sc.from_f64(fx.max(fy)),
+                "arith.minimumf" | "arith.minnumf" => r_sc.from_f64(fx.min(fy)),
+                "arith.negf" => r_sc.from_f64(-fx),
+                "arith.truncf" | "arith.extf" => r_sc.from_f64(fx),
+                "arith.sitofp" => r_sc.from_f64(sx as f64),
+                "arith.uitofp" => r_sc.from_f64(x as f64),
+                "arith.fptosi" | "arith.fptoui" => wrap(r_sc.bits(), fx as i64 as u64),
+                "arith.cmpf" => u64::from(match pred {
+                    1 => fx == fy,
+                    2 => fx > fy,
+                    3 => fx >= fy,
+                    4 => fx < fy,
+                    5 => fx <= fy,
+                    6 => fx != fy,
+                    _ => return err(&loc, "not modelled: cmpf predicate"),
+                }),
+                _ => return err(&loc, format!("not modelled: {name}")),
+            };
+        }
+        if name == "arith.select" {
+            // The select above read operand 0 as the condition and 1, 2 as the values.
+            let _ = a_sc;
+        }
+        self.set(op, 0, V::S(out));
+        Ok(())
+    }
+
+    fn memref_of(&self, op: OperationRef, i: usize, loc: &str) -> Result<MemRef, SimError> {
+        match self.operand(op, i, loc)? {
+            V::Mem(m) => Ok(m),
+            _ => err(loc, format!("operand {i} is not a memref")),
+        }
+    }
+
+    fn mem_read(&self, space: Space, t: usize, addr: u64, n: usize, loc: &str) -> Result<u64, SimError> {
+        let bytes: &[u8] = match space {
+            Space::Shared => self.m.read_shared(addr, n, loc)?,
+            Space::Global => self.m.read_global(addr, n, loc)?,
+            Space::Private(id) => {
+                let mem = &self.m.private[id][t];
+                mem.get(addr as usize..addr as usize + n)
+                    .ok_or_else(|| SimError::new(loc, "out-of-bounds private access"))?
+            }
+        };
+        let mut b = [0u8; 8];
+        b[..n].copy_from_slice(bytes);
+        Ok(u64::from_le_bytes(b))
+    }
+
+    fn mem_write(&mut self, space: Space, t: usize, addr: u64, n: usize, bits: u64, loc: &str) -> Result<(), SimError> {
+        let data = &bits.to_le_bytes()[..n];
+        match space {
+            Space::Shared => self.m.write_shared(addr, data, loc),
+            Space::Global => self.m.write_global(addr, data, loc),
+            Space::Private(id) => {
+                let mem = &mut self.m.private[id][t];
+                let slot = mem
+                    .get_mut(addr as usize..addr as usize + n)
+                    .ok_or_else(|| SimError::new(loc, "out-of-bounds private access"))?;
+                slot.copy_from_slice(data);
+                Ok(())
+            }
+        }
+    }
+
+    /// The byte address of `m[idx]` for thread `t`, bounds-checked per dimension.
+    fn element_addr(&self, m: &MemRef, idx: &[Vec<u64>], t: usize, loc: &str) -> Result<u64, SimError> {
+        let mut lin: i64 = 0;
+        for (d, ix) in idx.iter().enumerate() {
+            let i = ix[t] as i64;
+            if !(0..m.shape[d]).contains(&i) {
+                return err(
+                    loc,
+                    format!(
+                        "out-of-bounds memref access: index {i} of dimension {d} (size {}) in thread {t}",
+                        m.shape[d]
+                    ),
+                );
+            }
+            lin = lin * m.shape[d] + i;
+        }
+        Ok(m.addr + lin as u64 * m.elem.bytes() as u64)
+    }
+
+    fn memref(&mut self, op: OperationRef, name: &str, mask: &[bool]) -> Result<(), SimError> {
+        let loc = loc_of(op);
+        match name {
+            "memref.alloca" => {
+                let Ty::Mem { shape, elem, .. } = self.result_ty(op, &loc)? else {
+                    return err(&loc, "not modelled: alloca type");
+                };
+                let bytes = shape.iter().product::<i64>() as usize * elem.bytes();
+                self.m.private.push(vec![vec![0; bytes]; self.n]);
+                let id = self.m.private.len() - 1;
+                self.set(op, 0, V::Mem(MemRef { space: Space::Private(id), addr: 0, shape, elem }));
+            }
+            "memref.get_global" => {
+                let sym = op.attribute("name").map(|a| a.to_string()).unwrap_or_default();
+                let Some((addr, _)) = self.globals.get(sym.trim_start_matches('@')).copied() else {
+                    return err(&loc, format!("not modelled: memref.get_global {sym}"));
+                };
+                let Ty::Mem { shape, elem, .. } = self.result_ty(op, &loc)? else {
+                    return err(&loc, "get_global type");
+                };
+                self.set(op, 0, V::Mem(MemRef { space: Space::Shared, addr, shape, elem }));
+            }
+            "memref.view" => {
+                let src = self.memref_of(op, 0, &loc)?;
+                if op.operand_count() > 2 {
+                    return err(&loc, "not modelled: memref.view with dynamic sizes");
+                }
+                let shift = self.uniform(&self.scalars(op, 1, &loc)?, mask, "memref.view byte shift", &loc)?;
+                let Ty::Mem { shape, elem, .. } = self.result_ty(op, &loc)? else { return err(&loc, "view type") };
+                let src_bytes = src.shape.iter().product::<i64>() as u64 * src.elem.bytes() as u64;
+                let bytes = shape.iter().product::<i64>() as u64 * elem.bytes() as u64;
+                if shift + bytes > src_bytes {
+                    return err(
+                        &loc,
+                        format!("memref.view of {bytes} bytes at byte {shift} overruns its {src_bytes}-byte source"),
+                    );
+                }
+                self.set(op, 0, V::Mem(MemRef { space: src.space, addr: src.addr + shift, shape, elem }));
+            }
+            "memref.extract_aligned_pointer_as_index" => {
+                let m = self.memref_of(op, 0, &loc)?;
+                if let Space::Private(_) = m.space {
+                    return err(&loc, "not modelled: the address of private memory");
+                }
+                self.set(op, 0, V::S(vec![m.addr; self.n]));
+            }
+            "memref.load" | "memref.store" => {
+                let store = name == "memref.store";
+                let first = usize::from(store);
+                let m = self.memref_of(op, first, &loc)?;
+                let idx: Vec<Vec<u64>> =
+                    (first + 1..op.operand_count()).map(|i| self.scalars(op, i, &loc)).collect::<Result<_, _>>()?;
+                if idx.len() != m.shape.len() {
+                    return err(&loc, "index count differs from the memref's rank");
+                }
+                let nb = m.elem.bytes();
+                if store {
+                    let v = self.scalars(op, 0, &loc)?;
+                    for t in (0..self.n).filter(|t| mask[*t]) {
+                        let addr = self.element_addr(&m, &idx, t, &loc)?;
+                        self.mem_write(m.space, t, addr, nb, v[t], &loc)?;
+                    }
+                } else {
+                    let mut out = vec![0; self.n];
+                    for t in (0..self.n).filter(|t| mask[*t]) {
+                        let addr = self.element_addr(&m, &idx, t, &loc)?;
+                        out[t] = self.mem_read(m.space, t, addr, nb, &loc)?;
+                    }
+                    self.set(op, 0, V::S(out));
+                }
+            }
+            "memref.dealloca" => {}
+            _ => return err(&loc, format!("not modelled: {name}")),
+        }
+        Ok(())
+    }
+
+    /// `llvm.load`/`llvm.store` through a global (`ptr<1>`/generic) or shared (`ptr<3>`) address.
+    fn llvm_mem(&mut self, op: OperationRef, mask: &[bool], name: &str) -> Result<(), SimError> {
+        let loc = loc_of(op);
+        let store = name == "llvm.store";
+        let pi = usize::from(store);
+        let pty = self.operand_ty(op, pi, &loc)?;
+        let space = match pty {
+            Ty::Ptr(3) => Space::Shared,
+            Ty::Ptr(0) | Ty::Ptr(1) => Space::Global,
+            _ => return err(&loc, format!("not modelled: {name} through {pty:?}")),
+        };
+        let ptr = self.scalars(op, pi, &loc)?;
+        let vty = if store { self.operand_ty(op, 0, &loc)? } else { self.result_ty(op, &loc)? };
+        let elems: Vec<Scalar> = match &vty {
+            Ty::Sc(s) => vec![*s],
+            Ty::Agg(es) => es
+                .iter()
+                .map(|e| e.scalar())
+                .collect::<Option<_>>()
+                .ok_or_else(|| SimError::new(&loc, "not modelled: nested aggregate"))?,
+            _ => return err(&loc, format!("not modelled: {name} of {vty:?}")),
+        };
+        let value = if store { Some(self.operand(op, 0, &loc)?) } else { None };
+        let mut lanes: Vec<Vec<u64>> = vec![vec![0; self.n]; elems.len()];
+        for t in (0..self.n).filter(|t| mask[*t]) {
+            let mut addr = ptr[t];
+            for (e, sc) in elems.iter().enumerate() {
+                let nb = sc.bytes();
+                match &value {
+                    Some(V::S(s)) => self.mem_write(space, t, addr, nb, s[t], &loc)?,
+                    Some(V::Agg(es)) => {
+                        let V::S(s) = &es[e] else { return err(&loc, "nested aggregate") };
+                        self.mem_write(space, t, addr, nb, s[t], &loc)?
+                    }
+                    Some(V::Mem(_)) => return err(&loc, "store of a memref"),
+                    None => lanes[e][t] = self.mem_read(space, t, addr, nb, &loc)?,
+                }
+                addr += nb as u64;
+            }
+        }
+        if !store {
+            let v = if matches!(vty, Ty::Sc(_)) {
+                V::S(lanes.remove(0))
+            } else {
+                V::Agg(lanes.into_iter().map(V::S).collect())
+            };
+            self.set(op, 0, v);
+        }
+        Ok(())
+    }
+
+    fn active(&self, mask: &[bool]) -> Vec<usize> {
+        (0..self.n).filter(|t| mask[*t]).collect()
+    }
+
+    /// Checks that the active threads are whole groups of `size` (warps, warpgroups), as `.sync.aligned`
+    /// instructions require; returns the groups.
+    fn whole_groups(&self, mask: &[bool], size: usize, what: &str, loc: &str) -> Result<Vec<usize>, SimError> {
+        let mut groups = Vec::new();
+        for g in 0..self.n.div_ceil(size) {
+            let members = &mask[g * size..((g + 1) * size).min(self.n)];
+            let on = members.iter().filter(|x| **x).count();
+            if on == size {
+                groups.push(g);
+            } else if on != 0 {
+                return err(loc, format!("{what} executed by {on} of the {size} threads of group {g}: it must be executed by all of them"));
+            }
+        }
+        Ok(groups)
+    }
+
+    fn nv(&mut self, op: OperationRef, name: &str, mask: &[bool]) -> Result<(), SimError> {
+        let loc = loc_of(op);
+        let act = self.active(mask);
+        match name {
+            "nvvm.fence.mbarrier.init"
+            | "nvvm.fence.proxy"
+            | "nvvm.wgmma.fence.aligned"
+            | "nvvm.wgmma.commit.group.sync.aligned"
+            | "nvvm.wgmma.wait.group.sync.aligned"
+            | "nvvm.cp.async.bulk.commit.group"
+            | "nvvm.cp.async.bulk.wait_group"
+            | "nvvm.tcgen05.fence"
+            | "nvvm.tcgen05.wait"
+            | "nvvm.tcgen05.relinquish_alloc_permit" => {}
+            "nvgpu.mbarrier.create" => {
+                let addr = self.m.alloc_shared(8, 8, &loc)?;
+                self.m.bar_slots.push(addr);
+                self.set(op, 0, V::S(vec![addr; self.n]));
+            }
+            "nvgpu.mbarrier.init" | "nvvm.mbarrier.init" | "nvvm.mbarrier.init.shared" => {
+                let (addr, count) = if name.starts_with("nvgpu") {
+                    (self.bar_addr(op, 0, 2, &loc)?, self.scalars(op, 1, &loc)?)
+                } else {
+                    (self.scalars(op, 0, &loc)?, self.scalars(op, 1, &loc)?)
+                };
+                for t in act {
+                    self.m.init_bar(addr[t], count[t] as i64, &loc)?;
+                }
+            }
+            "nvgpu.mbarrier.arrive.expect_tx" | "nvgpu.mbarrier.arrive" => {
+                let expect = name.ends_with("expect_tx");
+                let addr = self.bar_addr(op, 0, if expect { 2 } else { 1 }, &loc)?;
+                let tx = if expect { self.scalars(op, 1, &loc)? } else { vec![0; self.n] };
+                for t in act {
+                    self.m.arrive(addr[t], tx[t] as i64, &loc)?;
+                }
+                if !expect {
+                    self.set(op, 0, V::S(vec![0; self.n]));
+                }
+            }
+            "nvvm.mbarrier.arrive" | "nvvm.mbarrier.arrive.expect_tx" => {
+                let addr = self.scalars(op, 0, &loc)?;
+                let tx = if name.ends_with("expect_tx") { self.scalars(op, 1, &loc)? } else { vec![0; self.n] };
+                for t in act {
+                    self.m.arrive(addr[t], tx[t] as i64, &loc)?;
+                }
+                self.set(op, 0, V::S(vec![0; self.n]));
+            }
+            "nvgpu.mbarrier.try_wait.parity" | "nvvm.mbarrier.try_wait.parity" => {
+                let (addr, parity) = if name.starts_with("nvgpu") {
+                    (self.bar_addr(op, 0, 3, &loc)?, self.scalars(op, 1, &loc)?)
+                } else {
+                    (self.scalars(op, 0, &loc)?, self.scalars(op, 1, &loc)?)
+                };
+                let mut done = std::collections::HashSet::new();
+                for t in act {
+                    if done.insert((addr[t], parity[t] & 1)) {
+                        self.m.wait_parity(addr[t], parity[t], &loc)?;
+                    }
+                }
+            }
+            "nvgpu.tma.async.load" => self.tma_load(op, mask, &loc)?,
+            "nvgpu.tma.async.store" => self.tma_store(op, mask, &loc)?,
+            "nvvm.wgmma.mma_async" => self.wgmma(op, mask, &loc)?,
+            "nvvm.mma.sync" => self.mma_sync(op, mask, &loc)?,
+            "nvvm.tcgen05.alloc" => {
+                let ptr = self.scalars(op, 0, &loc)?;
+                let ncols = self.scalars(op, 1, &loc)?;
+                for w in self.whole_groups(mask, 32, "tcgen05.alloc", &loc)? {
+                    let t = w * 32;
+                    let col = self.m.tmem_alloc(ncols[t] as u32, &loc)?;
+                    self.m.write_shared(ptr[t], &col.to_le_bytes(), &loc)?;
+                }
+            }
+            "nvvm.tcgen05.dealloc" => {
+                let addr = self.scalars(op, 0, &loc)?;
+                let ncols = self.scalars(op, 1, &loc)?;
+                for w in self.whole_groups(mask, 32, "tcgen05.dealloc", &loc)? {
+                    let t = w * 32;
+                    self.m.tmem_dealloc((addr[t] & 0xFFFF) as u32, ncols[t] as u32, &loc)?;
+                }
+            }
+            "nvvm.tcgen05.mma" => self.tcgen05_mma(op, mask, &loc)?,
+            "nvvm.tcgen05.commit" => {
+                let addr = self.scalars(op, 0, &loc)?;
+                for t in act {
+                    self.m.bar(addr[t], "tcgen05.commit", &loc)?;
+                    self.m.commits.push(addr[t]);
+                }
+            }
+            "nvvm.tcgen05.ld" | "nvvm.tcgen05.st" => self.tcgen05_ldst(op, mask, name == "nvvm.tcgen05.st", &loc)?,
+            _ => return err(&loc, format!("not modelled: {name}")),
+        }
+        Ok(())
+    }
+
+    /// The shared address of barrier `group[mbarId]` per thread (each barrier of a group is 8 bytes).
+    fn bar_addr(&self, op: OperationRef, group: usize, id: usize, loc: &str) -> Result<Vec<u64>, SimError> {
+        let base = self.scalars(op, group, loc)?;
+        let idx = self.scalars(op, id, loc)?;
+        Ok(base.iter().zip(&idx).map(|(b, i)| b + 8 * i).collect())
+    }
+
+    /// `cp.async.bulk.tensor.Nd.shared::cluster.global.tile.mbarrier::complete_tx::bytes` (PTX ISA 9.7.9.25.5.1)
+    /// as `nvgpu.tma.async.load` expresses it: operands `dst, barriers, descriptor, coordinates..., mbarId`.
+    fn tma_load(&mut self, op: OperationRef, mask: &[bool], loc: &str) -> Result<(), SimError> {
+        let count = op.operand_count();
+        let dst = self.memref_of(op, 0, loc)?;
+        let bars = self.scalars(op, 1, loc)?;
+        let desc = self.scalars(op, 2, loc)?;
+        let last_ty = self.operand_ty(op, count - 1, loc)?;
+        if last_ty != Ty::Sc(Scalar::I(64)) {
+            return err(loc, "not modelled: multicast or predicated TMA load");
+        }
+        let ids = self.scalars(op, count - 1, loc)?;
+        let coords: Vec<Vec<u64>> = (3..count - 1).map(|i| self.scalars(op, i, loc)).collect::<Result<_, _>>()?;
+        for t in self.active(mask) {
+            let map = self
+                .descs
+                .get(desc[t] as usize)
+                .cloned()
+                .ok_or_else(|| SimError::new(loc, "unknown TMA descriptor"))?;
+            if coords.len() != map.dims.len() {
+                return err(loc, format!("{} coordinates for a rank-{} tensor map", coords.len(), map.dims.len()));
+            }
+            let c: Vec<i64> = coords.iter().map(|v| v[t] as i64).collect();
+            let span = map.span();
+            if dst.addr % 128 != 0 || (span != 0 && dst.addr % (8 * span) != 0) {
+                return err(
+                    loc,
+                    format!(
+                        "TMA destination {} not aligned to the swizzle pattern's {} bytes",
+                        dst.addr,
+                        (8 * span).max(128)
+                    ),
+                );
+            }
+            let total = map.box_bytes();
+            let mut bytes = vec![0u8; total as usize];
+            for (off, g) in map.box_elements(&c) {
+                let at = isa::swizzle(span, dst.addr + off) - dst.addr;
+                if let Some(g) = g {
+                    let src = self.m.read_global(g, map.elem_bytes as usize, loc)?;
+                    bytes[at as usize..(at + map.elem_bytes) as usize].copy_from_slice(src);
+                }
+            }
+            let bar = bars[t] + 8 * ids[t];
+            self.m.bar(bar, "TMA load complete_tx", loc)?;
+            let dst_bytes = dst.shape.iter().product::<i64>() as u64 * dst.elem.bytes() as u64;
+            if dst_bytes != total {
+                return err(loc, format!("TMA box of {total} bytes into a {dst_bytes}-byte destination"));
+            }
+            self.m.read_shared(dst.addr, 0, loc)?;
+            if dst.addr + total > self.m.shared.len() as u64 {
+                return err(loc, "TMA destination outside shared memory");
+            }
+            self.m.write_shared(dst.addr, &[], loc)?;
+            self.m.pending.push(PendingLoad { bar, start: dst.addr, bytes, tx: total as i64, loc: loc.to_string() });
+        }
+        Ok(())
+    }
+
+    /// `cp.async.bulk.tensor...global.shared::cta.tile.bulk_group` (PTX ISA 9.7.9.25.5.2): shared box to global,
+    /// out-of-bounds elements skipped. Executed at issue (the source must be delivered already).
+    fn tma_store(&mut self, op: OperationRef, mask: &[bool], loc: &str) -> Result<(), SimError> {
+        let count = op.operand_count();
+        let src = self.memref_of(op, 0, loc)?;
+        let desc = self.scalars(op, 1, loc)?;
+        let coords: Vec<Vec<u64>> = (2..count).map(|i| self.scalars(op, i, loc)).collect::<Result<_, _>>()?;
+        for t in self.active(mask) {
+            let map = self
+                .descs
+                .get(desc[t] as usize)
+                .cloned()
+                .ok_or_else(|| SimError::new(loc, "unknown TMA descriptor"))?;
+            if coords.len() != map.dims.len() {
+                return err(loc, "not modelled: predicated TMA store");
+            }
+            let c: Vec<i64> = coords.iter().map(|v| v[t] as i64).collect();
+            let span = map.span();
+            for (off, g) in map.box_elements(&c) {
+                let at = isa::swizzle(span, src.addr + off);
+                let data = self.m.read_shared(at, map.elem_bytes as usize, loc)?.to_vec();
+                if let Some(g) = g {
+                    self.m.write_global(g, &data, loc)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Reads the `mn x k` operand through a shared matrix descriptor; `(mn, k)` order.
+    fn gather_desc(
+        &self,
+        desc: u64,
+        tcgen05: bool,
+        k_major: bool,
+        elem: Scalar,
+        mn: u64,
+        k: u64,
+        loc: &str,
+    ) -> Result<Vec<f64>, SimError> {
+        let d = isa::decode_smem_desc(desc, tcgen05, loc)?;
+        let nb = elem.bytes() as u64;
+        let mut out = Vec::with_capacity((mn * k) as usize);
+        for i in 0..mn {
+            for j in 0..k {
+                let addr = isa::swizzle(d.span, d.start + isa::canonical_offset(&d, k_major, nb, i, j, loc)?);
+                let b = self.m.read_shared(addr, nb as usize, loc)?;
+                let mut raw = [0u8; 8];
+                raw[..nb as usize].copy_from_slice(b);
+                out.push(elem.to_f64(u64::from_le_bytes(raw)));
+            }
+        }
+        Ok(out)
+    }
+
+    /// `wgmma.mma_async.sync.aligned.m64nNk16.f32.{f16,bf16}` with A and B in shared memory (PTX ISA 9.7.15.5):
+    /// operands `accumulator struct, descA, descB`; D = A * B + D (scale-d one) per warpgroup.
+    fn wgmma(&mut self, op: OperationRef, mask: &[bool], loc: &str) -> Result<(), SimError> {
+        let attr = |k: &str| op.attribute(k).map(|a| a.to_string()).unwrap_or_default();
+        let shape = ints_in(&attr("shape"));
+        let (ta, tb, td) = (attr("typeA"), attr("typeB"), attr("typeD"));
+        let elem = if ta.contains("<f16>") && tb.contains("<f16>") {
+            Scalar::F16
+        } else if ta.contains("bf16") && tb.contains("bf16") {
+            Scalar::BF16
+        } else {
+            return err(loc, format!("not modelled: wgmma types {ta} {tb}"));
+        };
+        if !td.contains("f32") || !attr("scaleA").contains("one") || !attr("scaleB").contains("one") {
+            return err(loc, "not modelled: wgmma with a non-f32 accumulator or negated inputs");
+        }
+        let scale_d = attr("scaleD").contains("one");
+        let (m, n, k) = (shape[0] as u64, shape[1] as u64, shape[2] as u64);
+        if m != 64 || k != 16 {
+            return err(loc, format!("not modelled: wgmma m{m}k{k}"));
+        }
+        let a_kmaj = attr("layoutA").contains("row");
+        let b_kmaj = attr("layoutB").contains("col");
+        let V::Agg(acc) = self.operand(op, 0, loc)? else { return err(loc, "wgmma accumulator is not a struct") };
+        if acc.len() as u64 != n / 2 {
+            return err(loc, format!("wgmma m64n{n} takes {} accumulator registers, not {}", n / 2, acc.len()));
+        }
+        let da = self.scalars(op, 1, loc)?;
+        let db = self.scalars(op, 2, loc)?;
+        let mut out = acc.clone();
+        for g in self.whole_groups(mask, 128, "wgmma.mma_async", loc)? {
+            let base = g * 128;
+            let mk = (base..base + 128).map(|t| (da[t], db[t]));
+            let (a0, b0) = (da[base], db[base]);
+            if mk.into_iter().any(|(a, b)| a != a0 || b != b0) {
+                return err(loc, "wgmma descriptors differ within the warpgroup");
+            }
+            let a = self.gather_desc(a0, false, a_kmaj, elem, m, k, loc)?;
+            let b = self.gather_desc(b0, false, b_kmaj, elem, n, k, loc)?;
+            for th in 0..128u64 {
+                let t = base + th as usize;
+                for (i, slot) in out.iter_mut().enumerate() {
+                    let (r, c) = isa::frag_wgmma_d(th, i as u64);
+                    let V::S(lane) = slot else { return err(loc, "nested accumulator") };
+                    let prev = if scale_d { Scalar::F32.to_f64(lane[t]) } else { 0.0 };
+                    let dot: f64 = (0..k).map(|kk| a[(r * k + kk) as usize] * b[(c * k + kk) as usize]).sum();
+                    lane[t] = Scalar::F32.from_f64(prev + dot);
+                }
+            }
+        }
+        self.set(op, 0, V::Agg(out));
+        Ok(())
+    }
+
+    /// `mma.sync.aligned.m16n8k{8,16}.row.col.f32.{f16,bf16}.{f16,bf16}.f32` (PTX ISA 9.7.14.5.7/8) per warp.
+    fn mma_sync(&mut self, op: OperationRef, mask: &[bool], loc: &str) -> Result<(), SimError> {
+        let attr = |k: &str| op.attribute(k).map(|a| a.to_string()).unwrap_or_default();
+        let shape = ints_in(&attr("shape"));
+        let seg = array_ints(&attr("operandSegmentSizes"));
+        if shape.len() != 3 || seg.len() != 3 || !attr("layoutA").contains("row") || !attr("layoutB").contains("col") {
+            return err(loc, "not modelled: this mma.sync form");
+        }
+        let (m, n, k) = (shape[0] as u64, shape[1] as u64, shape[2] as u64);
+        if m != 16 || n != 8 || !(k == 8 || k == 16) {
+            return err(loc, format!("not modelled: mma.sync m{m}n{n}k{k}"));
+        }
+        let elem = if attr("multiplicandAPtxType").contains("bf16") { Scalar::BF16 } else { Scalar::F16 };
+        // Flatten each operand group into its elements (a 32-bit register holds two 16-bit elements, low first).
+        let mut groups: Vec<Vec<Vec<u64>>> = Vec::new();
+        let mut idx = 0;
+        for (g, count) in seg.iter().enumerate() {
+            let mut elems = Vec::new();
+            for _ in 0..*count {
+                let ty = self.operand_ty(op, idx, loc)?;
+                match (self.operand(op, idx, loc)?, &ty) {
+                    (V::Agg(es), _) => {
+                        for e in es {
+                            let V::S(s) = e else { return err(loc, "nested operand") };
+                            elems.push(s);
+                        }
+                    }
+                    (V::S(s), Ty::Sc(Scalar::I(32))) if g < 2 => {
+                        elems.push(s.iter().map(|x| x & 0xFFFF).collect());
+                        elems.push(s.iter().map(|x| (x >> 16) & 0xFFFF).collect());
+                    }
+                    (V::S(s), Ty::Sc(Scalar::F32)) if g == 2 => elems.push(s),
+                    (_, ty) => return err(loc, format!("not modelled: mma.sync operand of type {ty:?}")),
+                }
+                idx += 1;
+            }
+            groups.push(elems);
+        }
+        let (fa, fb): (fn(u64, u64) -> (u64, u64), fn(u64, u64) -> (u64, u64)) =
+            if k == 16 { (isa::frag_a_m16k16, isa::frag_b_k16n8) } else { (isa::frag_a_m16k8, isa::frag_b_k8n8) };
+        if groups[0].len() as u64 != m * k / 32 || groups[1].len() as u64 != k * n / 32 || groups[2].len() != 4 {
+            return err(loc, "mma.sync operand counts do not match the shape");
+        }
+        let mut out: Vec<Vec<u64>> = groups[2].clone();
+        for w in self.whole_groups(mask, 32, "mma.sync", loc)? {
+            let mut a = vec![0.0; (m * k) as usize];
+            let mut b = vec![0.0; (k * n) as usize];
+            let mut c = vec![0.0; (m * n) as usize];
+            for l in 0..32u64 {
+                let t = w * 32 + l as usize;
+                for (i, e) in groups[0].iter().enumerate() {
+                    let (r, col) = fa(l, i as u64);
+                    a[(r * k + col) as usize] = elem.to_f64(e[t]);
+                }
+                for (i, e) in groups[1].iter().enumerate() {
+                    let (r, col) = fb(l, i as u64);
+                    b[(r * n + col) as usize] = elem.to_f64(e[t]);
+                }
+                for (i, e) in groups[2].iter().enumerate() {
+                    let (r, col) = isa::frag_c_m16n8(l, i as u64);
+                    c[(r * n + col) as usize] = Scalar::F32.to_f64(e[t]);
+                }
+            }
+            for l in 0..32u64 {
+                let t = w * 32 + l as usize;
+                for (i, o) in out.iter_mut().enumerate() {
+                    let (r, col) = isa::frag_c_m16n8(l, i as u64);
+                    let d = c[(r * n + col) as usize]
+                        + (0..k).map(|kk| a[(r * k + kk) as usize] * b[(kk * n + col) as usize]).sum::<f64>();
+                    o[t] = Scalar::F32.from_f64(d);
+                }
+            }
+        }
+        self.set(op, 0, V::Agg(out.into_iter().map(V::S).collect()));
+        Ok(())
+    }
+
+    /// `tcgen05.mma.cta_group::1.kind::f16` with A and B in shared memory (PTX ISA 9.7.16.10.9): operands
+    /// `d (tensor-memory address), descA, descB, idesc, enable_input_d`; issued by one thread.
+    fn tcgen05_mma(&mut self, op: OperationRef, mask: &[bool], loc: &str) -> Result<(), SimError> {
+        let kind = op.attribute("kind").map(|a| a.to_string()).unwrap_or_default();
+        if !kind.contains("<f16>") || op.operand_count() != 5 {
+            return err(loc, format!("not modelled: tcgen05.mma {kind} with {} operands", op.operand_count()));
+        }
+        if self.operand_ty(op, 1, loc)? != Ty::Sc(Scalar::I(64)) {
+            return err(loc, "not modelled: tcgen05.mma with A in tensor memory");
+        }
+        let (d, da, db, id, en) = (
+            self.scalars(op, 0, loc)?,
+            self.scalars(op, 1, loc)?,
+            self.scalars(op, 2, loc)?,
+            self.scalars(op, 3, loc)?,
+            self.scalars(op, 4, loc)?,
+        );
+        for t in self.active(mask) {
+            let i = isa::decode_idesc(id[t] as u32, loc)?;
+            if !i.d_f32 {
+                return err(loc, "not modelled: tcgen05.mma with an f16 accumulator");
+            }
+            let elem = if i.ab == 1 { Scalar::BF16 } else { Scalar::F16 };
+            let k = 16;
+            let a = self.gather_desc(da[t], true, !i.a_mn, elem, i.m, k, loc)?;
+            let b = self.gather_desc(db[t], true, !i.b_mn, elem, i.n, k, loc)?;
+            let (lane0, col0) = ((d[t] >> 16) as u32, (d[t] & 0xFFFF) as u32);
+            for r in 0..i.m {
+                for c in 0..i.n {
+                    let cell = self.m.tmem_cell(lane0 + isa::tmem_lane_of_row(i.m, r) as u32, col0 + c as u32, loc)?;
+                    let prev = if en[t] & 1 == 1 { f64::from(f32::from_bits(self.m.tmem[cell])) } else { 0.0 };
+                    let dot: f64 = (0..k).map(|kk| a[(r * k + kk) as usize] * b[(c * k + kk) as usize]).sum();
+                    self.m.tmem[cell] = ((prev + dot) as f32).to_bits();
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// `tcgen05.ld/st.sync.aligned.32x32b.xN` (PTX ISA 9.7.16.8.3, "Matrix fragments for tcgen05.ld/st"):
+    /// thread `i` of the warp reaches lane `base + i`, register `j` is column `col + j`; warp `w` may only reach
+    /// lanes `32 * (w % 4) .. + 32`.
+    fn tcgen05_ldst(&mut self, op: OperationRef, mask: &[bool], store: bool, loc: &str) -> Result<(), SimError> {
+        let shape = op.attribute("shape").map(|a| a.to_string()).unwrap_or_default();
+        if !shape.contains("32x32b") {
+            return err(loc, format!("not modelled: tcgen05 ld/st {shape}"));
+        }
+        let addr = self.scalars(op, 0, loc)?;
+        let vals = if store { Some(self.operand(op, 1, loc)?) } else { None };
+        let count = if store {
+            match &vals {
+                Some(V::Agg(es)) => es.len(),
+                _ => 1,
+            }
+        } else {
+            match self.result_ty(op, loc)? {
+                Ty::Agg(es) => es.len(),
+                _ => 1,
+            }
+        };
+        let mut regs = vec![vec![0u64; self.n]; count];
+        for w in self.whole_groups(mask, 32, "tcgen05.ld/st", loc)? {
+            for l in 0..32 {
+                let t = w * 32 + l;
+                let (lane0, col0) = ((addr[t] >> 16) as u32, (addr[t] & 0xFFFF) as u32);
+                let lane = lane0 + l as u32;
+                let quarter = 32 * (w as u32 % 4);
+                if lane0 != quarter {
+                    return err(loc, format!("warp {w} addresses tensor-memory lanes from {lane0}: it may only reach lanes {quarter}..{}", quarter + 32));
+                }
+                for (j, reg) in regs.iter_mut().enumerate() {
+                    let col = col0 + j as u32;
+                    if col >= TMEM_COLS {
+                        return err(loc, format!("tensor-memory column {col} past 512"));
+                    }
+                    let cell = self.m.tmem_cell(lane, col, loc)?;
+                    match &vals {
+                        Some(V::Agg(es)) => {
+                            let V::S(s) = &es[j] else { return err(loc, "nested") };
+                            self.m.tmem[cell] = s[t] as u32;
+                        }
+                        Some(V::S(s)) => self.m.tmem[cell] = s[t] as u32,
+                        Some(V::Mem(_)) => return err(loc, "store of a memref"),
+                        None => reg[t] = u64::from(self.m.tmem[cell]),
+                    }
+                }
+            }
+        }
+        if !store {
+            let v = if count == 1 && !matches!(self.result_ty(op, loc)?, Ty::Agg(_)) {
+                V::S(regs.remove(0))
+            } else {
+                V::Agg(regs.into_iter().map(V::S).collect())
+            };
+            self.set(op, 0, v);
+        }
+        Ok(())
+    }
+}
+
+/// The bits of a printed constant attribute of type `ty`.
+fn constant(text: &str, ty: &Ty) -> Option<u64> {
+    let sc = ty.scalar()?;
+    let lit = text.split(" : ").next()?.trim();
+    match lit {
+        "true" => return Some(1),
+        "false" => return Some(0),
+        _ => {}
+    }
+    if let Some(hex) = lit.strip_prefix("0x") {
+        return u64::from_str_radix(hex, 16).ok();
+    }
+    if sc.is_float() {
+        return lit.parse::<f64>().ok().map(|x| sc.from_f64(x));
+    }
+    lit.parse::<i128>().ok().map(|x| wrap(sc.bits(), x as u64))
+}
+
+/// Reinterprets bits between scalars and vectors of the same total width (little-endian lane order).
+fn bitcast(v: &V, from: &Ty, to: &Ty, n: usize) -> Option<V> {
+    let lanes = |ty: &Ty| -> Option<Vec<Scalar>> {
+        match ty {
+            Ty::Agg(es) => es.iter().map(|e| e.scalar()).collect(),
+            t => Some(vec![t.scalar()?]),
+        }
+    };
+    let (fl, tl) = (lanes(from)?, lanes(to)?);
+    if fl.iter().map(|s| s.bits()).sum::<u32>() != tl.iter().map(|s| s.bits()).sum::<u32>()
+        || tl.iter().map(|s| s.bits()).sum::<u32>() > 64
+    {
+        return None;
+    }
+    let parts: Vec<Vec<u64>> = match v {
+        V::S(s) => vec![s.clone()],
+        V::Agg(es) => es.iter().map(|e| if let V::S(s) = e { Some(s.clone()) } else { None }).collect::<Option<_>>()?,
+        V::Mem(_) => return None,
+    };
+    let mut out: Vec<Vec<u64>> = vec![vec![0; n]; tl.len()];
+    for t in 0..n {
+        let (mut bits, mut shift) = (0u64, 0u32);
+        for (p, s) in parts.iter().zip(&fl) {
+            bits |= wrap(s.bits(), p[t]) << shift;
+            shift += s.bits();
+        }
+        let mut shift = 0;
+        for (o, s) in out.iter_mut().zip(&tl) {
+            o[t] = wrap(s.bits(), bits >> shift);
+            shift += s.bits();
+        }
+    }
+    Some(if matches!(to, Ty::Agg(_)) { V::Agg(out.into_iter().map(V::S).collect()) } else { V::S(out.remove(0)) })
+}

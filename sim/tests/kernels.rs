@@ -1,0 +1,188 @@
+//! Whole kernels, lowered by `--lower-tma --lower-mma --lower-copy` and executed by `axe-sim` on small integer
+//! matrices; every expected value is computed here from the math (A * B), never by the code under test. The
+//! register-to-element maps the tests use to read accumulators back are the PTX ISA's fragment tables, written
+//! again here.
+
+use axe_sim::{lower, run, Arg, Buffer, Launch, Outcome, Scalar, SimError};
+use std::path::Path;
+
+fn source(rel: &str) -> String {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(rel);
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// Lowers `text` and runs `kernel` on one CTA.
+fn simulate(text: &str, kernel: &str, block_id: [i64; 3], args: Vec<Arg>) -> Result<Outcome, SimError> {
+    let context = axe_dialect::create_context().expect("context");
+    let module = lower(&context, text, "kernel.mlir").unwrap_or_else(|e| panic!("lowering failed:\n{e}"));
+    run(&module, &Launch { kernel: kernel.into(), block_id, grid: [4, 4, 1], args })
+}
+
+/// Lowers `text`, applies `edit` to the lowered text (for mutations the compiler itself would refuse), reparses
+/// and runs.
+fn simulate_lowered_edit(
+    text: &str,
+    kernel: &str,
+    edit: &dyn Fn(&str) -> String,
+    block_id: [i64; 3],
+    args: Vec<Arg>,
+) -> Result<Outcome, SimError> {
+    let context = axe_dialect::create_context().expect("context");
+    let module = lower(&context, text, "kernel.mlir").unwrap_or_else(|e| panic!("lowering failed:\n{e}"));
+    let lowered = edit(&module.as_operation().to_string());
+    let module = axe_dialect::parse_module(&context, &lowered, "lowered.mlir").expect("mutated IR parses");
+    run(&module, &Launch { kernel: kernel.into(), block_id, grid: [4, 4, 1], args })
+}
+
+/// Small integers, different per element, in -3..=3.
+fn small(i: usize, j: usize, salt: usize) -> f64 {
+    ((i * 7 + j * 13 + salt * 5 + (i * j) % 11) % 7) as f64 - 3.0
+}
+
+/// wgmma's f32 D fragment for m64nN (PTX ISA 9.7.15.5.1.1): thread t, register i -> (row, col).
+fn wgmma_d(t: usize, i: usize) -> (usize, usize) {
+    let l = t % 32;
+    (16 * (t / 32) + l / 4 + 8 * ((i / 2) % 2), 8 * (i / 4) + 2 * (l % 4) + i % 2)
+}
+
+// ---- test/Target/ring-pipeline-ptx.mlir: TMA ring of 3 stages + wgmma, K = 192 and 256 ----
+
+/// The ring kernel with its epilogue widened to write all 32 accumulator registers of each thread:
+/// `out[32 * tid + i] = acc[i]` (the file writes only register 0).
+fn ring_source() -> String {
+    let text = source("test/Target/ring-pipeline-ptx.mlir");
+    let old = "      %v0 = memref.load %acc[%c0] : !regs\n      memref.store %v0, %out[%tid] : memref<16384xf32>\n";
+    assert!(text.contains(old), "the ring kernel's epilogue changed: update this test");
+    let new = "      %c1e = arith.constant 1 : index\n      %c32e = arith.constant 32 : index\n      \
+               %base = arith.muli %tid, %c32e : index\n      scf.for %i = %c0 to %c32e step %c1e {\n        \
+               %v = memref.load %acc[%i] : !regs\n        %o = arith.addi %base, %i : index\n        \
+               memref.store %v, %out[%o] : memref<16384xf32>\n      }\n";
+    text.replace(old, new)
+}
+
+struct Ring {
+    a: Vec<f64>,
+    b: Vec<f64>,
+}
+
+const RM: usize = 256;
+const RK: usize = 4096;
+const RN: usize = 256;
+
+impl Ring {
+    fn new() -> Ring {
+        // A [256, 4096] and B [4096, 256] row-major (only K columns/rows are read).
+        let a = (0..RM * RK).map(|x| small(x / RK, x % RK, 1)).collect();
+        let b = (0..RK * RN).map(|x| small(x / RN, x % RN, 2)).collect();
+        Ring { a, b }
+    }
+
+    fn args(&self, k: i64) -> Vec<Arg> {
+        vec![
+            Arg::Buffer(Buffer::from_f64(Scalar::F16, &self.a)),
+            Arg::Buffer(Buffer::from_f64(Scalar::F16, &self.b)),
+            Arg::Buffer(Buffer::zeros(Scalar::F32, 16384)),
+            Arg::Int(k),
+        ]
+    }
+
+    /// The 64x64 tile of A * B at (m0, n0) over K, from the math.
+    fn expected(&self, m0: usize, n0: usize, k: usize) -> Vec<f64> {
+        let mut c = vec![0.0; 64 * 64];
+        for r in 0..64 {
+            for col in 0..64 {
+                c[r * 64 + col] = (0..k).map(|kk| self.a[(m0 + r) * RK + kk] * self.b[kk * RN + n0 + col]).sum();
+            }
+        }
+        c
+    }
+
+    /// Compares every register of every thread with the expected tile; returns the mismatches.
+    fn mismatches(&self, out: &Outcome, m0: usize, n0: usize, k: usize) -> usize {
+        let want = self.expected(m0, n0, k);
+        let got = out.buffers[2].as_ref().expect("output buffer").to_f64();
+        let mut bad = 0;
+        for t in 0..128 {
+            for i in 0..32 {
+                let (r, c) = wgmma_d(t, i);
+                if got[32 * t + i] != want[r * 64 + c] {
+                    bad += 1;
+                }
+            }
+        }
+        bad
+    }
+}
+
+#[test]
+fn ring_pipeline_computes_a_times_b() {
+    let ring = Ring::new();
+    let text = ring_source();
+    for (k, block) in [(192, [1, 2, 0]), (256, [3, 0, 0])] {
+        let out = simulate(&text, "ring_gemm", block, ring.args(k)).unwrap_or_else(|e| panic!("K={k}: {e}"));
+        let (m0, n0) = (64 * block[0] as usize, 64 * block[1] as usize);
+        assert_eq!(ring.mismatches(&out, m0, n0, k as usize), 0, "K={k} block {block:?}");
+        // Not vacuous: the tile is not all zeros.
+        assert!(out.buffers[2].as_ref().unwrap().to_f64().iter().any(|x| *x != 0.0));
+    }
+}
+
+#[test]
+fn ring_with_negated_parity_fails() {
+    let ring = Ring::new();
+    let text = ring_source();
+    let old = "%parity = arith.cmpi ne, %odd, %c0 : index";
+    assert!(text.contains(old));
+    let text = text.replace(old, "%parity = arith.cmpi eq, %odd, %c0 : index");
+    let e = simulate(&text, "ring_gemm", [0, 0, 0], ring.args(256)).expect_err("a wrong parity must fail");
+    eprintln!("negated parity: {e}");
+    assert!(e.message.contains("pending TMA load") || e.message.contains("deadlock"), "{e}");
+}
+
+#[test]
+fn ring_waiting_one_phase_too_far_deadlocks() {
+    // Waits for parity (kt / 3 + 1) mod 2 in rounds >= 1 only: round 0 waits right, round 1 waits for the phase
+    // its own barrier already completed... expressed as the parity of round + 1 after round 0: the wait in
+    // iteration 3 then asks for a phase whose completion needs a load nobody issued.
+    let ring = Ring::new();
+    let text = ring_source();
+    let old = "%odd = arith.remui %round, %c2 : index";
+    assert!(text.contains(old));
+    let text = text.replace(old, "%rp = arith.muli %round, %c2 : index\n        %odd = arith.remui %rp, %c3 : index");
+    let e = simulate(&text, "ring_gemm", [0, 0, 0], ring.args(256)).expect_err("a wrong parity must fail");
+    eprintln!("parity past the loads: {e}");
+    assert!(e.message.contains("deadlock"), "{e}");
+}
+
+#[test]
+fn ring_with_wrong_stage_gives_wrong_data() {
+    let ring = Ring::new();
+    let text = ring_source();
+    // The wgmma reads stage (kt / 3) instead of kt mod 3 (the wait stays on the right barrier).
+    let old = "%row = arith.muli %cur, %c64 : index\n        %sa =";
+    assert!(text.contains(old));
+    let text = text.replace(old, "%row = arith.muli %round, %c64 : index\n        %sa =");
+    match simulate(&text, "ring_gemm", [0, 1, 0], ring.args(192)) {
+        Ok(out) => assert!(ring.mismatches(&out, 0, 64, 192) > 0, "a wrong stage must give wrong data"),
+        Err(e) => eprintln!("wrong stage faulted: {e}"),
+    }
+}
+
+#[test]
+fn ring_without_mbarrier_init_faults() {
+    let ring = Ring::new();
+    // The compiler's barrier check refuses a missing axe.mbarrier_init, so the init is removed from the
+    // lowered IR: the second barrier's nvgpu.mbarrier.init (stage 1).
+    let edit = |lowered: &str| {
+        let lines: Vec<&str> = lowered.lines().collect();
+        let inits: Vec<usize> =
+            lines.iter().enumerate().filter(|(_, l)| l.contains("nvgpu.mbarrier.init")).map(|(i, _)| i).collect();
+        assert_eq!(inits.len(), 3, "three barrier inits");
+        lines.iter().enumerate().filter(|(i, _)| *i != inits[1]).map(|(_, l)| *l).collect::<Vec<_>>().join("\n")
+    };
+    let e = simulate_lowered_edit(&ring_source(), "ring_gemm", &edit, [0, 0, 0], ring.args(192))
+        .expect_err("a missing init must fault");
+    eprintln!("missing init: {e}");
+    assert!(e.message.contains("before its mbarrier.init"), "{e}");
+    assert!(e.loc.contains(".mlir:"), "located: {}", e.loc);
+}
