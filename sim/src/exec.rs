@@ -46,6 +46,7 @@ pub fn run(module: &Module, launch: &Launch) -> Result<Outcome, SimError> {
         let ty = ex.ty(value);
         let v = match (given, &ty) {
             (Arg::Int(x), Ty::Sc(Scalar::I(w))) => V::S(vec![wrap(*w, *x as u64); n]),
+            (Arg::Float(x), Ty::Sc(s)) if s.is_float() => V::S(vec![s.from_f64(*x); n]),
             (Arg::Buffer(b), _) => {
                 let base = GLOBAL_BASE + ((ex.m.globals.len() as u64) << 32);
                 ex.m.globals.push(GlobalBuf { base, bytes: b.bytes.clone() });

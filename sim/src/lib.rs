@@ -97,6 +97,8 @@ pub enum Arg {
     Buffer(Buffer),
     /// An integer or index argument.
     Int(i64),
+    /// A float argument (rounded to the parameter's type).
+    Float(f64),
 }
 
 /// What a launch did: the buffers after the kernel (by argument position; `None` for scalars) and the number

@@ -208,3 +208,116 @@ fn ring_without_mbarrier_init_faults() {
     assert!(e.message.contains("before its mbarrier.init"), "{e}");
     assert!(e.loc.contains(".mlir:"), "located: {}", e.loc);
 }
+
+// ---- examples/*.mlir against the math ----
+
+#[test]
+fn tma_copy_moves_the_tile() {
+    let src: Vec<f64> = (0..128 * 64).map(|x| small(x / 64, x % 64, 3)).collect();
+    let out = simulate(
+        &source("examples/tma_copy.mlir"),
+        "tma_copy",
+        [0, 0, 0],
+        vec![Arg::Buffer(Buffer::from_f64(Scalar::F16, &src)), Arg::Buffer(Buffer::zeros(Scalar::F16, 128 * 64))],
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(out.buffers[1].as_ref().unwrap().to_f64(), src);
+}
+
+#[test]
+fn mma_wgmma_computes_a_times_b() {
+    // A [64, 64]; B = [K=64, N=16] stored as 16 rows of 64 K values (B[k][n] = gB[n][k]); C [64, 16].
+    let a: Vec<f64> = (0..64 * 64).map(|x| small(x / 64, x % 64, 4)).collect();
+    let gb: Vec<f64> = (0..16 * 64).map(|x| small(x / 64, x % 64, 5)).collect();
+    let out = simulate(
+        &source("examples/mma_wgmma.mlir"),
+        "mma_wgmma",
+        [0, 0, 0],
+        vec![
+            Arg::Buffer(Buffer::from_f64(Scalar::F16, &a)),
+            Arg::Buffer(Buffer::from_f64(Scalar::F16, &gb)),
+            Arg::Buffer(Buffer::zeros(Scalar::F32, 1024)),
+        ],
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let got = out.buffers[2].as_ref().unwrap().to_f64();
+    // Thread t writes its 8 accumulator registers to out[8t..8t+8].
+    for t in 0..128 {
+        for i in 0..8 {
+            let (r, c) = wgmma_d(t, i);
+            let want: f64 = (0..64).map(|k| a[r * 64 + k] * gb[c * 64 + k]).sum();
+            assert_eq!(got[8 * t + i], want, "thread {t} register {i} = C[{r}][{c}]");
+        }
+    }
+}
+
+#[test]
+fn mma_sync_computes_a_times_b() {
+    // The kernel fills A [16, 32] and B [32, 16] with ones: every C element is K = 32.
+    let out = simulate(
+        &source("examples/mma_sync.mlir"),
+        "mma_sync",
+        [0, 0, 0],
+        vec![Arg::Buffer(Buffer::zeros(Scalar::F32, 256))],
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert!(out.buffers[0].as_ref().unwrap().to_f64().iter().all(|x| *x == 32.0));
+}
+
+/// A [128, 16] and B seen from 16 rows of 16 K values (B[k][n] = gB[n][k]).
+fn tcgen05_inputs() -> (Vec<f64>, Vec<f64>) {
+    let a = (0..128 * 16).map(|x| small(x / 16, x % 16, 6)).collect();
+    let gb = (0..16 * 16).map(|x| small(x / 16, x % 16, 7)).collect();
+    (a, gb)
+}
+
+fn tcgen05_c(a: &[f64], gb: &[f64], r: usize, c: usize) -> f64 {
+    (0..16).map(|k| a[r * 16 + k] * gb[c * 16 + k]).sum()
+}
+
+#[test]
+fn mma_tcgen05_computes_a_times_b() {
+    let (a, gb) = tcgen05_inputs();
+    let out = simulate(
+        &source("examples/mma_tcgen05.mlir"),
+        "mma_tcgen05",
+        [0, 0, 0],
+        vec![
+            Arg::Buffer(Buffer::from_f64(Scalar::F16, &a)),
+            Arg::Buffer(Buffer::from_f64(Scalar::F16, &gb)),
+            Arg::Buffer(Buffer::zeros(Scalar::F32, 2048)),
+        ],
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let got = out.buffers[2].as_ref().unwrap().to_f64();
+    // Thread r writes row r of C to out[16r..16r+16].
+    for r in 0..128 {
+        for c in 0..16 {
+            assert_eq!(got[16 * r + c], tcgen05_c(&a, &gb, r, c), "C[{r}][{c}]");
+        }
+    }
+}
+
+#[test]
+fn copy_epilogue_stores_alpha_times_a_times_b_in_f16() {
+    let (a, gb) = tcgen05_inputs();
+    let alpha = 2.0;
+    let out = simulate(
+        &source("examples/copy_epilogue.mlir"),
+        "copy_epilogue",
+        [0, 0, 0],
+        vec![
+            Arg::Buffer(Buffer::from_f64(Scalar::F16, &a)),
+            Arg::Buffer(Buffer::from_f64(Scalar::F16, &gb)),
+            Arg::Buffer(Buffer::zeros(Scalar::F16, 128 * 16)),
+            Arg::Float(alpha),
+        ],
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let got = out.buffers[2].as_ref().unwrap().to_f64();
+    for r in 0..128 {
+        for c in 0..16 {
+            assert_eq!(got[16 * r + c], alpha * tcgen05_c(&a, &gb, r, c), "C[{r}][{c}]");
+        }
+    }
+}
