@@ -39,6 +39,13 @@ irdl.dialect @axe {
     irdl.parameters()
   }
 
+  // #axe.row_major: dense row-major over the tensor's shape, whose extents may
+  // be run-time values (shape entries i64 min, MLIR's kDynamic): element x at
+  // sum_i x_i * prod_{j>i} d_j. Only on global axe.view results.
+  irdl.attribute @row_major {
+    irdl.parameters()
+  }
+
   // #axe.mem<"global"|"shared"|"tmem"|"reg">: where a tensor's elements live:
   // device global memory, CTA shared memory, Blackwell tensor memory, or the
   // registers of the threads named by the layout's thread axes.
@@ -87,7 +94,8 @@ irdl.dialect @axe {
     %dtype = irdl.any
     %known = irdl.base @axe::@layout
     %deferred = irdl.base @axe::@deferred
-    %layout = irdl.any_of(%known, %deferred)
+    %row_major = irdl.base @axe::@row_major
+    %layout = irdl.any_of(%known, %deferred, %row_major)
     %mem = irdl.base @axe::@mem
     irdl.parameters(shape: %shape, dtype: %dtype, layout: %layout, mem: %mem)
   }
@@ -107,10 +115,16 @@ irdl.dialect @axe {
   // A tensor over existing storage: a memref or !llvm.ptr (global, or shared
   // for address space 3 / #gpu.address_space<workgroup>), or another axe
   // tensor (same storage seen with another shape or layout). Not collective.
+  // A global view of a pointer or memref may have run-time extents: one
+  // `extents` operand (i32 or index) per kDynamic shape entry, in order, with
+  // layout #axe.row_major.
   irdl.operation @view {
     %source = irdl.any
+    %i32 = irdl.is i32
+    %index = irdl.is index
+    %extent = irdl.any_of(%i32, %index)
     %result = irdl.base @axe::@tensor
-    irdl.operands(source: %source)
+    irdl.operands(source: %source, extents: variadic %extent)
     irdl.results(result: %result)
   }
 

@@ -12,6 +12,8 @@ use std::fmt;
 const TENSOR_PREFIX: &str = "!axe.tensor<";
 /// Printed form of the deferred layout.
 pub const DEFERRED: &str = "#axe.deferred";
+/// The attribute text of the run-time-extent row-major layout.
+pub const ROW_MAJOR: &str = "#axe.row_major";
 
 /// Where a tensor's elements live (`#axe.mem<"...">`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -59,14 +61,17 @@ pub enum LayoutSpec {
     Text(String),
     /// `#axe.deferred`.
     Deferred,
+    /// `#axe.row_major`: dense row-major over a shape whose extents may be run-time values (docs/dialect.md,
+    /// "Run-time sizes"); the layout notation cannot state run-time strides, so it has no [`Layout`].
+    RowMajor,
 }
 
 impl LayoutSpec {
-    /// The parsed layout (memoized per distinct text, [`crate::intern`]); `None` when deferred.
+    /// The parsed layout (memoized per distinct text, [`crate::intern`]); `None` when deferred or row-major.
     pub fn parse(&self) -> Option<Result<Layout, LayoutError>> {
         match self {
             LayoutSpec::Text(text) => Some(crate::intern::layout(text)),
-            LayoutSpec::Deferred => None,
+            LayoutSpec::Deferred | LayoutSpec::RowMajor => None,
         }
     }
 
@@ -75,6 +80,7 @@ impl LayoutSpec {
         match self {
             LayoutSpec::Text(text) => layout_attribute_text(text),
             LayoutSpec::Deferred => DEFERRED.to_string(),
+            LayoutSpec::RowMajor => ROW_MAJOR.to_string(),
         }
     }
 }
@@ -103,17 +109,28 @@ impl TensorType {
             return Err(format!("tensor type must have 4 parameters, got {}", parts.len()));
         };
         let shape = parse_i64_array(shape).map_err(|e| format!("tensor shape {e}"))?;
-        if let Some(bad) = shape.iter().find(|&&e| e < 1) {
-            return Err(format!("tensor shape dimensions must be at least 1, got {bad}"));
+        if let Some(bad) = shape.iter().find(|&&e| e < 1 && e != crate::ops::DYNAMIC) {
+            return Err(format!("tensor shape dimensions must be at least 1 (or run-time, {}), got {bad}", i64::MIN));
         }
-        let layout =
-            if *layout == DEFERRED { LayoutSpec::Deferred } else { LayoutSpec::Text(parse_layout_attribute(layout)?) };
+        let layout = match *layout {
+            DEFERRED => LayoutSpec::Deferred,
+            ROW_MAJOR => LayoutSpec::RowMajor,
+            text => LayoutSpec::Text(parse_layout_attribute(text)?),
+        };
         let mem = parse_mem_attribute(mem)?;
         Ok(Some(TensorType { shape, dtype: dtype.to_string(), layout, mem }))
     }
 
-    /// The number of logical elements (saturating).
+    /// True when some extent is a run-time value (a shape entry [`crate::ops::DYNAMIC`]).
+    pub fn has_runtime_extents(&self) -> bool {
+        self.shape.contains(&crate::ops::DYNAMIC)
+    }
+
+    /// The number of logical elements (saturating; `i64::MAX` when an extent is a run-time value).
     pub fn element_count(&self) -> i64 {
+        if self.has_runtime_extents() {
+            return i64::MAX;
+        }
         self.shape.iter().fold(1i64, |acc, &e| acc.saturating_mul(e))
     }
 

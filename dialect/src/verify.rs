@@ -32,7 +32,12 @@
 //!     (ShapesAgree) whose layouts have the same map, so each thread works on its own registers; cast converts
 //!     f32 to f16 or bf16 or back, scale and add take one dtype of f32, f16, bf16 (DtypesAgree);
 //!   - [`Rule::ViewFitsStorage`]: a view of a static memref stays inside it (span on `m` <= element count);
-//!   - [`Rule::Counts`]: mbarrier_init count and arrive_expect_tx bytes are at least 1.
+//!   - [`Rule::Counts`]: mbarrier_init count and arrive_expect_tx bytes are at least 1;
+//!   - [`Rule::RuntimeExtents`]: run-time extents (shape entries kDynamic) and `#axe.row_major` only on global
+//!     `axe.view` results over a memref or pointer (and as the source of `axe.slice`, whose result has static
+//!     sizes and stays `#axe.deferred`); a run-time shape has `#axe.row_major`, one extent operand per run-time
+//!     dimension (none otherwise); `multiples` has one entry per dimension, each at least 1 and dividing a static
+//!     extent (docs/dialect.md, "Run-time sizes").
 //! - **declarations**, before anything else: [`Rule::AxisDeclared`]: an `axe.axes` dictionary on any op (usually
 //!   the module: `module attributes {axe.axes = {sbuf = "memory", quad = "thread:thread:warp"}}`) declares
 //!   axes beyond the built-in ones (kinds as `AxisKind::parse` reads them), so layouts may use them; a malformed
@@ -93,6 +98,8 @@ pub enum Rule {
     Counts,
     /// An `axe.axes` declaration names a new axis and a kind.
     AxisDeclared,
+    /// Run-time extents and `#axe.row_major` only where lowerings can read them (global views, slice sources).
+    RuntimeExtents,
 }
 
 impl Rule {
@@ -114,6 +121,7 @@ impl Rule {
             Rule::ViewFitsStorage => "view-fits-storage",
             Rule::Counts => "counts",
             Rule::AxisDeclared => "axis-declared",
+            Rule::RuntimeExtents => "run-time-extents",
         }
     }
 }
@@ -302,6 +310,7 @@ impl OpChecker<'_, '_, '_> {
             }
         }
         self.check_scope();
+        self.check_runtime_extents();
         match self.op.kind() {
             OpKind::View => self.check_view(),
             OpKind::Alloc => self.check_alloc(),
@@ -349,10 +358,98 @@ impl OpChecker<'_, '_, '_> {
         }
     }
 
+    /// RuntimeExtents for every tensor the op touches: only a view's result or a slice's source may have run-time
+    /// extents or `#axe.row_major`.
+    fn check_runtime_extents(&mut self) {
+        let kind = self.op.kind();
+        for used in self.op.tensors().into_iter().filter_map(Result::ok) {
+            let t = &used.tensor;
+            let runtime = t.has_runtime_extents();
+            if !runtime && t.layout != LayoutSpec::RowMajor {
+                continue;
+            }
+            let allowed = matches!((kind, used.role), (OpKind::View, "result") | (OpKind::Slice, "source"));
+            if !allowed {
+                let what = if runtime { "run-time extents" } else { "layout #axe.row_major" };
+                self.fail(
+                    Rule::RuntimeExtents,
+                    format!(
+                        "{} {} has {what}: only an axe.view result (and an axe.slice source) may, slice it to \
+                         static sizes first",
+                        kind.name(),
+                        used.role
+                    ),
+                );
+            } else if runtime && t.layout != LayoutSpec::RowMajor {
+                self.fail(
+                    Rule::RuntimeExtents,
+                    format!(
+                        "a tensor with run-time extents [{}] must have layout #axe.row_major, got {}",
+                        t.shape
+                            .iter()
+                            .map(|&e| if e == crate::ops::DYNAMIC { "?".to_string() } else { e.to_string() })
+                            .collect::<Vec<_>>()
+                            .join(", "),
+                        t.layout.attribute_text()
+                    ),
+                );
+            } else if t.mem != MemScope::Global {
+                self.fail(
+                    Rule::RuntimeExtents,
+                    format!("run-time extents and #axe.row_major are for global tensors, got {}", t.mem),
+                );
+            }
+        }
+    }
+
+    /// RuntimeExtents of a view: extent operands, `multiples`, and a storage source.
+    fn check_view_extents(&mut self, result: &TensorType, source_is_tensor: bool) {
+        let runtime = result.shape.iter().filter(|&&e| e == crate::ops::DYNAMIC).count();
+        let operands = self.op.operation().operand_count().saturating_sub(1);
+        if runtime != operands {
+            self.fail(
+                Rule::RuntimeExtents,
+                format!("view has {runtime} run-time extents but {operands} extent operands"),
+            );
+        }
+        if (runtime > 0 || result.layout == LayoutSpec::RowMajor) && source_is_tensor {
+            self.fail(
+                Rule::RuntimeExtents,
+                "a view with run-time extents or #axe.row_major must view a memref or pointer, not a tensor"
+                    .to_string(),
+            );
+        }
+        let Some(text) = self.op.attribute_text("multiples") else { return };
+        let multiples = match crate::types::parse_i64_array(&text) {
+            Ok(m) => m,
+            Err(e) => return self.fail(Rule::RuntimeExtents, format!("view multiples {e}")),
+        };
+        if multiples.len() != result.shape.len() {
+            return self.fail(
+                Rule::RuntimeExtents,
+                format!(
+                    "view multiples must have one entry per dimension ({}), got {}",
+                    result.shape.len(),
+                    multiples.len()
+                ),
+            );
+        }
+        for (d, (&m, &extent)) in multiples.iter().zip(&result.shape).enumerate() {
+            if m < 1 || (extent != crate::ops::DYNAMIC && extent % m != 0) {
+                self.fail(
+                    Rule::RuntimeExtents,
+                    format!("view multiple of dimension {d} must be at least 1 and divide a static extent, got {m} for extent {}",
+                        if extent == crate::ops::DYNAMIC { "?".to_string() } else { extent.to_string() }),
+                );
+            }
+        }
+    }
+
     fn check_view(&mut self) {
         let Some(result) = self.op.tensor("result") else { return };
         let Some(source) = self.op.operand(0) else { return };
         let storage = Storage::of(source.r#type());
+        self.check_view_extents(&result, matches!(storage, Storage::Tensor(_)));
         let (mem, element, elements) = match &storage {
             Storage::Memref { mem, element, elements } => (*mem, Some(element.clone()), *elements),
             Storage::Pointer { mem } => (*mem, None, None),
@@ -432,12 +529,17 @@ impl OpChecker<'_, '_, '_> {
         let mut in_bounds = true;
         for (d, ((offset, &size), &extent)) in region.offsets.iter().zip(&region.sizes).zip(&source.shape).enumerate() {
             let begin = offset.unwrap_or(0);
-            if begin < 0 || size < 1 || begin.saturating_add(size) > extent {
+            // A run-time extent bounds nothing statically: past it, the lowering fills or clips (dialect.md).
+            let past = extent != crate::ops::DYNAMIC && begin.saturating_add(size) > extent;
+            if begin < 0 || size < 1 || past {
                 in_bounds = false;
                 let shown = offset.map_or("?".to_string(), |o| o.to_string());
                 self.fail(
                     Rule::RegionInBounds,
-                    format!("slice region of dimension {d} must lie in [0,{extent}), got offset {shown} size {size}"),
+                    format!(
+                        "slice region of dimension {d} must lie in [0,{}), got offset {shown} size {size}",
+                        if extent == crate::ops::DYNAMIC { "?".to_string() } else { extent.to_string() }
+                    ),
                 );
             }
         }
@@ -458,6 +560,15 @@ impl OpChecker<'_, '_, '_> {
                 format!(
                     "slice result must keep the source dtype and memory {} in {}, got {} in {}",
                     source.dtype, source.mem, result.dtype, result.mem
+                ),
+            );
+        }
+        if source.layout == LayoutSpec::RowMajor && result.layout != LayoutSpec::Deferred {
+            self.fail(
+                Rule::RuntimeExtents,
+                format!(
+                    "a slice of a #axe.row_major tensor has run-time strides: its layout must be #axe.deferred, got {}",
+                    result.layout.attribute_text()
                 ),
             );
         }

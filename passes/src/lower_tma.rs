@@ -78,10 +78,14 @@ use axe_dialect::{
     access::{self, OpKey},
     ffi,
     ops::walk_preorder,
+    types::{parse_i64_array, LayoutSpec},
     AxeOp, MemScope, OpKind,
 };
 use axe_layout::{
-    tma::{plan_offsets, Direction, DynamicOffset, ElemType, TmaOptions, TmaPlan, TmaRequest},
+    tma::{
+        plan_extents, plan_offsets, Direction, DynamicOffset, ElemType, Extent, ExtentRequest, TmaOptions, TmaPlan,
+        TmaRequest,
+    },
     ExecScope,
 };
 use melior::ir::{operation::OperationLike, OperationRef, Value};
@@ -130,6 +134,18 @@ pub(crate) struct PlannedCopy<'c, 'a> {
     offsets: Vec<Value<'c, 'a>>,
     /// The run-time offsets of the shared region (a ring's stage), in the order of the plan's shared offsets.
     shared_offsets: Vec<Value<'c, 'a>>,
+    /// For a run-time-sized global tensor (`#axe.row_major`): `globalDim` and `globalStrides` as expressions of
+    /// the kernel's arguments (`arg5 * 2`); the plan's own dims and strides are a stand-in instance's.
+    runtime: Option<RuntimeFields>,
+}
+
+/// The descriptor fields of a run-time-sized tensor that the host computes from kernel arguments at launch.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct RuntimeFields {
+    /// `globalDim`, innermost first.
+    global_dims: Vec<String>,
+    /// `globalStrides` in bytes.
+    global_strides_bytes: Vec<String>,
 }
 
 /// Lowers every TMA copy under `root`; on refusal reports each at its op and returns how many were refused.
@@ -219,7 +235,12 @@ fn plan_copy<'c, 'a>(op: AxeOp<'c, 'a>) -> Result<PlannedCopy<'c, 'a>, String> {
     }
     let dtype = ElemType::from_name(&global.tensor.dtype)
         .ok_or_else(|| format!("tma: dtype: TMA copies 1, 2, 4 or 8-byte numbers, got {}", global.tensor.dtype))?;
-    let plan = plan_regions(&global, &shared, dtype, direction)?;
+    let (plan, runtime) = if global.tensor.layout == LayoutSpec::RowMajor {
+        let (plan, fields) = plan_runtime(op, &global, &shared, dtype, direction)?;
+        (plan, Some(fields))
+    } else {
+        (plan_regions(&global, &shared, dtype, direction)?, None)
+    };
     if let Some(barrier) = op.operand(2) {
         let from_alloc = access::defining_op(barrier)
             .and_then(AxeOp::new)
@@ -237,7 +258,7 @@ fn plan_copy<'c, 'a>(op: AxeOp<'c, 'a>) -> Result<PlannedCopy<'c, 'a>, String> {
     };
     let offsets = global.dynamic.iter().map(|&(_, value)| value).collect();
     let shared_offsets = shared.dynamic.iter().map(|&(_, value)| value).collect();
-    Ok(PlannedCopy { op, plan, global: kernel_arg, shared: alloc, announced: false, offsets, shared_offsets })
+    Ok(PlannedCopy { op, plan, global: kernel_arg, shared: alloc, announced: false, offsets, shared_offsets, runtime })
 }
 
 /// The bytes a TMA copy delivers (the plan's total), when the planner accepts it.
@@ -247,14 +268,7 @@ pub(crate) fn planned_bytes(op: AxeOp) -> Option<u64> {
 
 /// The planner's call on the two traced regions, with both sides' run-time offsets and their multiples.
 fn plan_regions(global: &Traced, shared: &Traced, dtype: ElemType, direction: Direction) -> Result<TmaPlan, String> {
-    let offsets = |traced: &Traced| -> Vec<DynamicOffset> {
-        traced
-            .dynamic
-            .iter()
-            .map(|&(dim, value)| DynamicOffset { dim, multiple: multiple::known_multiple(value) })
-            .collect()
-    };
-    let (dynamic, shared_dynamic) = (offsets(global), offsets(shared));
+    let (dynamic, shared_dynamic) = (dynamic_offsets(global), dynamic_offsets(shared));
     let (global_layout, shared_layout) = (global.layout()?, shared.layout()?);
     let request = TmaRequest {
         global: &global_layout,
@@ -268,6 +282,72 @@ fn plan_regions(global: &Traced, shared: &Traced, dtype: ElemType, direction: Di
         options: TmaOptions::default(),
     };
     plan_offsets(&request, &dynamic, &shared_dynamic).map_err(|e| e.to_string())
+}
+
+/// The run-time offsets of a traced side, with the multiples the IR shows.
+fn dynamic_offsets(traced: &Traced) -> Vec<DynamicOffset> {
+    traced
+        .dynamic
+        .iter()
+        .map(|&(dim, value)| DynamicOffset { dim, multiple: multiple::known_multiple(value) })
+        .collect()
+}
+
+/// Plans a copy of a run-time-sized global tensor (`#axe.row_major` view with extent operands) with
+/// `axe_layout::tma::plan_extents`: every extent must be a kernel argument (the host encodes the map at launch),
+/// and the view's `multiples` are what the planner may assume (docs/dialect.md, "Run-time sizes").
+fn plan_runtime(
+    op: AxeOp,
+    global: &Traced,
+    shared: &Traced,
+    dtype: ElemType,
+    direction: Direction,
+) -> Result<(TmaPlan, RuntimeFields), String> {
+    let view = global.root;
+    let shape = &global.tensor.shape;
+    let multiples = match view.attribute_text("multiples") {
+        Some(text) => parse_i64_array(&text).map_err(|e| format!("tma: view multiples {e}"))?,
+        None => vec![1; shape.len()],
+    };
+    let (mut extents, mut names, mut operand) = (Vec::new(), Vec::new(), 1);
+    for (d, &extent) in shape.iter().enumerate() {
+        let multiple = multiples.get(d).copied().unwrap_or(1);
+        if extent != axe_dialect::ops::DYNAMIC {
+            extents.push(Extent { value: Some(extent), multiple });
+            names.push(extent.to_string());
+            continue;
+        }
+        let value = view.operand(operand).ok_or("tma: the view lacks an extent operand")?;
+        operand += 1;
+        let trace::Storage::KernelArgument(_, index) = trace::kernel_argument(op, value) else {
+            return Err(format!(
+                "tma: dynamic-extent rule: the run-time extent of dimension {d} must be a kernel argument (the host \
+                 encodes the tensor map from it at launch)"
+            ));
+        };
+        extents.push(Extent { value: None, multiple });
+        names.push(format!("arg{index}"));
+    }
+    let request = ExtentRequest {
+        extents: &extents,
+        global_region: &global.region,
+        shared: &shared.layout()?,
+        shared_shape: &shared.tensor.shape,
+        shared_region: &shared.region,
+        dtype,
+        direction,
+        options: TmaOptions::default(),
+    };
+    let planned = plan_extents(&request, &dynamic_offsets(global), &dynamic_offsets(shared)).map_err(|e| {
+        let named: Vec<String> = names.iter().enumerate().map(|(d, name)| format!("d{d} = {name}")).collect();
+        format!("{e} ({})", named.join(", "))
+    })?;
+    let text = |exprs: &[axe_layout::tma::ExtentExpr]| exprs.iter().map(|e| e.text(&names)).collect();
+    let fields = RuntimeFields {
+        global_dims: text(&planned.global_dims),
+        global_strides_bytes: text(&planned.global_strides_bytes),
+    };
+    Ok((planned.plan, fields))
 }
 
 /// The melior pass behind `--lower-tma`.

@@ -84,7 +84,8 @@ pub fn slice_layouts(root: OperationRef) -> Result<usize, usize> {
 /// The text of the slice's resolved result type; `None` when there is nothing to do.
 fn sliced_type(slice: AxeOp) -> Result<Option<String>, String> {
     let (Some(source), Some(result)) = (slice.tensor("source"), slice.tensor("result")) else { return Ok(None) };
-    if result.layout != LayoutSpec::Deferred {
+    // A slice of a #axe.row_major tensor has run-time strides: it stays deferred (docs/dialect.md).
+    if result.layout != LayoutSpec::Deferred || source.layout == LayoutSpec::RowMajor {
         return Ok(None);
     }
     let region = slice.slice_region()?;

@@ -82,9 +82,11 @@
 //! box's inner row must be exactly the span: a narrower row is padded to the span by the hardware, which a dense
 //! box would not model.
 
+mod extents;
 mod planner;
 mod validate;
 
+pub use extents::{plan_extents, Extent, ExtentExpr, ExtentPlan, ExtentRequest};
 pub use planner::{plan, plan_dynamic, plan_offsets};
 pub use validate::validate;
 
@@ -637,6 +639,9 @@ pub enum TmaRule {
     /// A run-time shared offset moves the boxes by whole stages: the outermost digit of its dimension alone, by
     /// multiples of the swizzle period (1024/512/256 bytes; 128 unswizzled).
     SharedOffset,
+    /// A run-time-sized global tensor (`plan_extents`): strides the stated multiples make multiples of 16 bytes,
+    /// one descriptor dimension per tensor dimension, a plan that does not depend on the extents.
+    DynamicExtent,
 }
 
 impl TmaRule {
@@ -658,6 +663,7 @@ impl TmaRule {
             TmaRule::CoordinateRange => "coordinate-range",
             TmaRule::DynamicOffset => "dynamic-offset",
             TmaRule::SharedOffset => "shared-offset",
+            TmaRule::DynamicExtent => "dynamic-extent",
         }
     }
 }

@@ -4,7 +4,7 @@
 
 use super::{
     build::{box_memref, descriptor_type, segments, Builder, BARRIER_TYPE, TRY_WAIT_TICKS},
-    host::{annotate_argument, host_descriptor, kernel_symbol, launch_index, retype_function},
+    host::{annotate_argument, host_descriptor, kernel_symbol, launch_index, record_tensor_map, retype_function},
     LowerTmaStats, PlannedCopy,
 };
 use axe_dialect::{
@@ -364,11 +364,20 @@ impl<'c, 'a> Lowering<'c, 'a> {
         let pointer = ffi::parse_type(kernel, "!llvm.ptr").ok_or("tma: internal: !llvm.ptr")?;
         argument.set_type(pointer);
         retype_function(kernel, index, pointer)?;
-        annotate_argument(kernel, index, &copy.plan)?;
+        if copy.runtime.is_none() {
+            annotate_argument(kernel, index, &copy.plan)?;
+        }
+        record_tensor_map(kernel, index, &copy.plan, copy.runtime.as_ref())?;
         let symbol = kernel_symbol(kernel)?;
         let root = self.root;
         let launches = self.launches.get_or_insert_with(|| launch_index(root));
         for &launch in launches.get(&symbol).into_iter().flatten() {
+            if copy.runtime.is_some() {
+                return Err(format!(
+                    "tma: dynamic-extent rule: kernel argument {index} is a run-time-sized tensor; encoding its map \
+                     at gpu.launch_func is not lowered (launch from the record axe-translate --emit=launch prints)"
+                ));
+            }
             host_descriptor(launch, index, old_type, &copy.plan)?;
         }
         let f = self.function(copy.op.operation())?;

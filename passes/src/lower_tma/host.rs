@@ -48,6 +48,52 @@ pub(super) fn annotate_argument(kernel: OperationRef, index: usize, plan: &TmaPl
     Ok(())
 }
 
+/// The kernel attribute listing every tensor map the host must encode (one dictionary per descriptor argument).
+pub(crate) const TENSOR_MAPS_ATTRIBUTE: &str = "axe.tensor_maps";
+
+/// Appends argument `index`'s map to the kernel's `axe.tensor_maps`: `arg`, every field of the plan, and
+/// `global_dims`/`global_strides_bytes` as strings, expressions of the kernel's arguments (`arg5 * 2`) for a
+/// run-time-sized tensor, numbers otherwise. A function attribute, so it survives `--lower-to-nvvm` (argument
+/// attributes do not) and `axe-translate --emit=launch` reads it from the lowered module.
+pub(super) fn record_tensor_map(
+    kernel: OperationRef,
+    index: usize,
+    plan: &TmaPlan,
+    runtime: Option<&super::RuntimeFields>,
+) -> Result<(), String> {
+    let quoted = |items: &[String]| {
+        let items: Vec<String> = items.iter().map(|s| format!("\"{s}\"")).collect();
+        format!("[{}]", items.join(", "))
+    };
+    let numbers = |values: &[u64]| values.iter().map(u64::to_string).collect::<Vec<_>>();
+    let (dims, strides) = match runtime {
+        Some(fields) => (fields.global_dims.clone(), fields.global_strides_bytes.clone()),
+        None => (numbers(&plan.desc.global_dims), numbers(&plan.desc.global_strides_bytes)),
+    };
+    let mut fields = vec![format!("arg = {index} : i64")];
+    for (name, value) in descriptor_attributes(&plan.desc, plan.global_offset_bytes) {
+        fields.push(match name {
+            "global_dims" => format!("global_dims = {}", quoted(&dims)),
+            "global_strides_bytes" => format!("global_strides_bytes = {}", quoted(&strides)),
+            _ => format!("{name} = {value}"),
+        });
+    }
+    let entry = format!("{{{}}}", fields.join(", "));
+    let text = match kernel.attribute(TENSOR_MAPS_ATTRIBUTE).ok().map(|a| a.to_string()) {
+        Some(existing) => {
+            let inner = existing
+                .strip_prefix('[')
+                .and_then(|t| t.strip_suffix(']'))
+                .ok_or("tma: axe.tensor_maps is not an array")?;
+            format!("[{inner}, {entry}]")
+        }
+        None => format!("[{entry}]"),
+    };
+    let attribute = ffi::parse_attribute(kernel, &text).ok_or("tma: internal: axe.tensor_maps does not parse")?;
+    ffi::set_attribute(kernel, TENSOR_MAPS_ATTRIBUTE, attribute);
+    Ok(())
+}
+
 /// The `function_type` of a function op.
 fn function_type<'c>(func: OperationRef<'c, '_>) -> Result<FunctionType<'c>, String> {
     let attribute = func.attribute("function_type").map_err(|_| "tma: kernel has no function_type")?;

@@ -34,6 +34,8 @@ pub(super) struct Traced<'c, 'a> {
     pub(super) dynamic: Vec<(usize, Value<'c, 'a>)>,
     /// The storage under the root.
     pub(super) storage: Storage<'c, 'a>,
+    /// The root `axe.view` or `axe.alloc` (a run-time-sized view holds its extents and `multiples`).
+    pub(super) root: AxeOp<'c, 'a>,
 }
 
 impl Traced<'_, '_> {
@@ -91,7 +93,7 @@ pub(super) fn trace<'c, 'a>(copy: AxeOp<'c, 'a>, value: Value<'c, 'a>) -> Result
         return Err("tma: slices must keep the rank of their source".to_string());
     }
     let region = begin.iter().zip(&tensor.shape).map(|(&b, &e)| (b, b + e)).collect();
-    Ok(Traced { tensor: root_tensor, region, dynamic, storage: storage(copy, root) })
+    Ok(Traced { tensor: root_tensor, region, dynamic, storage: storage(copy, root), root })
 }
 
 /// The storage under `root`: an alloc, or the kernel argument reached through views.
@@ -110,7 +112,7 @@ fn storage<'c, 'a>(copy: AxeOp<'c, 'a>, mut root: AxeOp<'c, 'a>) -> Storage<'c, 
 }
 
 /// `KernelArgument` when `value` is an argument of the `gpu.func` kernel enclosing `copy`.
-fn kernel_argument<'c, 'a>(copy: AxeOp<'c, 'a>, value: Value<'c, 'a>) -> Storage<'c, 'a> {
+pub(super) fn kernel_argument<'c, 'a>(copy: AxeOp<'c, 'a>, value: Value<'c, 'a>) -> Storage<'c, 'a> {
     let Some(kernel) = enclosing_function(copy.operation()) else { return Storage::Other };
     if kernel.name().as_string_ref().as_str() != Ok("gpu.func") || !kernel.has_attribute("gpu.kernel") {
         return Storage::Other;

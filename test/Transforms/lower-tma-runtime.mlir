@@ -1,0 +1,38 @@
+// --lower-tma on a run-time-sized global tensor (docs/dialect.md, "Run-time sizes"): A is an [M, K] row-major
+// f16 matrix with M and K kernel arguments; the 128x64 tile at (bx * 128, 0) is loaded and stored back. The map's
+// box, swizzle and element strides are static; globalDim is [K, M] and globalStrides [K * 2] bytes, written as
+// expressions of the kernel's arguments (arg2 = K, arg1 = M) in the kernel's axe.tensor_maps record; the
+// argument becomes the map pointer and carries no static axe.tma_descriptor.
+// RUN: axe-opt --lower-tma %s | FileCheck %s
+
+// CHECK-LABEL: gpu.func @tile(
+// CHECK-SAME: %arg0: !llvm.ptr, %arg1: i32, %arg2: i32)
+// CHECK-SAME: axe.tensor_maps = [{arg = 0 : i64, box_dims = array<i64: 64, 128>, data_type = 6 : i32, element_strides = array<i64: 1, 1>, global_dims = ["arg2", "arg1"], global_offset_bytes = 0 : i64, global_strides_bytes = ["arg2 * 2"], interleave = 0 : i32, l2_promotion = 2 : i32, oob_fill = 0 : i32, rank = 2 : i32, swizzle = 3 : i32}]
+// CHECK-NOT: axe.tma_descriptor
+// The load's coordinates: [0, bx * 128] (column 0, row offset from the block id).
+// CHECK: %[[M0:.*]] = arith.muli %{{.*}}, %{{.*}} : index
+// CHECK: nvgpu.tma.async.load %{{.*}}[%{{.*}}, %{{.*}}], %{{.*}}[%{{.*}}] to %{{.*}}
+// CHECK: nvgpu.tma.async.store %{{.*}} to %{{.*}}[%{{.*}}, %{{.*}}]
+
+!gA = !axe.tensor<array<i64: -9223372036854775808, -9223372036854775808>, f16, #axe.row_major, #axe.mem<"global">>
+!tile = !axe.tensor<array<i64: 128, 64>, f16, #axe.deferred, #axe.mem<"global">>
+!smem = !axe.tensor<array<i64: 128, 64>, f16, #axe.layout<"Swizzle(3,3,3) o S[(128,64):(64,1)]">, #axe.mem<"shared">>
+module attributes {gpu.container_module} {
+  gpu.module @kernels attributes {axe.target = "sm_90a"} {
+    gpu.func @tile(%a: !llvm.ptr<1>, %m: i32, %k: i32) kernel attributes {known_block_size = array<i32: 128, 1, 1>} {
+      %c128 = arith.constant 128 : index
+      %bx = gpu.block_id x
+      %m0 = arith.muli %bx, %c128 : index
+      %ga = "axe.view"(%a, %m, %k) {multiples = array<i64: 16, 16>} : (!llvm.ptr<1>, i32, i32) -> !gA
+      %t = "axe.slice"(%ga, %m0) {offsets = array<i64: -9223372036854775808, 0>, sizes = array<i64: 128, 64>} : (!gA, index) -> !tile
+      %s = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !smem
+      %bar = "axe.mbarrier_alloc"() {scope = #axe.exec<"cta">} : () -> !axe.mbarrier
+      "axe.mbarrier_init"(%bar) {count = 1 : i64, scope = #axe.exec<"cta">} : (!axe.mbarrier) -> ()
+      "axe.copy_async"(%t, %s, %bar) {scope = #axe.exec<"cta">} : (!tile, !smem, !axe.mbarrier) -> ()
+      %p = arith.constant false
+      "axe.mbarrier_wait"(%bar, %p) {scope = #axe.exec<"cta">} : (!axe.mbarrier, i1) -> ()
+      "axe.copy_async"(%s, %t) {scope = #axe.exec<"cta">} : (!smem, !tile) -> ()
+      gpu.return
+    }
+  }
+}
