@@ -187,6 +187,9 @@ fn block_size(kernel: OperationRef, loc: &str) -> Result<[i64; 3], SimError> {
     Ok([v[0], v[1], v[2]])
 }
 
+/// A fragment table: (lane, element) -> (row, col).
+type Frag = fn(u64, u64) -> (u64, u64);
+
 enum Flow {
     Next,
     Yield(Vec<V>),
@@ -535,6 +538,7 @@ impl Exec<'_> {
         let a = self.scalars(op, 0, &loc)?;
         let b = if op.operand_count() > 1 { self.scalars(op, 1, &loc)? } else { vec![0; self.n] };
         let w = a_sc.bits();
+        let third = if op.operand_count() > 2 { self.scalars(op, 2, &loc)? } else { Vec::new() };
         let pred = op.attribute("predicate").map(|a| a.to_string()).unwrap_or_default();
         let pred = ints_in(&pred).first().copied().unwrap_or(-1);
         let mut out = vec![0u64; self.n];
@@ -595,12 +599,11 @@ impl Exec<'_> {
                     _ => return err(&loc, "not modelled: cmpi predicate"),
                 }),
                 "arith.select" => {
-                    let c = self.scalars(op, 2, &loc)?;
                     // operands: condition, true value, false value
                     if x != 0 {
                         y
                     } else {
-                        c[t]
+                        third[t]
                     }
                 }
                 "arith.index_cast" | "arith.extsi" | "arith.trunci" => wrap(r_sc.bits(), sx as u64),
@@ -627,10 +630,6 @@ impl Exec<'_> {
                 }),
                 _ => return err(&loc, format!("not modelled: {name}")),
             };
-        }
-        if name == "arith.select" {
-            // The select above read operand 0 as the condition and 1, 2 as the values.
-            let _ = a_sc;
         }
         self.set(op, 0, V::S(out));
         Ok(())
@@ -903,6 +902,39 @@ impl Exec<'_> {
                 }
             }
             "nvgpu.tma.async.load" => self.tma_load(op, mask, &loc)?,
+            "nvvm.cp.async.shared.global" => {
+                // cp.async.cg/ca.shared.global (PTX ISA 9.7.9.25.3): `size` bytes, read at issue, delivered by
+                // cp.async.wait_group; the shared bytes are pending until then.
+                let size = op.attribute("size").map(|a| ints_in(&a.to_string())).unwrap_or_default();
+                let size = size.first().copied().unwrap_or(0) as usize;
+                if op.operand_count() != 2 || ![4, 8, 16].contains(&size) {
+                    return err(&loc, "not modelled: this cp.async form");
+                }
+                let (dst, src) = (self.scalars(op, 0, &loc)?, self.scalars(op, 1, &loc)?);
+                for t in act {
+                    let bytes = self.m.read_global(src[t], size, &loc)?.to_vec();
+                    self.m.write_shared(dst[t], &[], &loc)?;
+                    if dst[t] + size as u64 > self.m.shared.len() as u64 || dst[t] % size as u64 != 0 {
+                        return err(&loc, format!("cp.async destination {} out of bounds or misaligned", dst[t]));
+                    }
+                    self.m.read_shared(dst[t], size, &loc)?;
+                    let group = Some(self.m.open_group);
+                    self.m.pending.push(PendingLoad {
+                        bar: u64::MAX,
+                        start: dst[t],
+                        bytes,
+                        tx: 0,
+                        loc: loc.clone(),
+                        group,
+                    });
+                }
+            }
+            "nvvm.cp.async.commit.group" => self.m.open_group += 1,
+            "nvvm.cp.async.wait.group" => {
+                let n = op.attribute("n").map(|a| ints_in(&a.to_string())).unwrap_or_default();
+                self.m.wait_groups(n.first().copied().unwrap_or(0) as u64);
+            }
+            "nvvm.ldmatrix" => self.ldmatrix(op, mask, &loc)?,
             "nvgpu.tma.async.store" => self.tma_store(op, mask, &loc)?,
             "nvvm.wgmma.mma_async" => self.wgmma(op, mask, &loc)?,
             "nvvm.mma.sync" => self.mma_sync(op, mask, &loc)?,
@@ -942,6 +974,45 @@ impl Exec<'_> {
         let base = self.scalars(op, group, loc)?;
         let idx = self.scalars(op, id, loc)?;
         Ok(base.iter().zip(&idx).map(|(b, i)| b + 8 * i).collect())
+    }
+
+    /// `ldmatrix.sync.aligned.m8n8.x{1,2,4}[.trans].shared.b16` (PTX ISA 9.7.14.5.15): thread `8i + r` gives
+    /// the address of row `r` of matrix `i` (16 bytes); thread `l` receives in register `i` the elements
+    /// `(l / 4, 2 (l % 4) + j)` of matrix `i` (`.trans`: `(2 (l % 4) + j, l / 4)`), `j` = 0 in the low half.
+    fn ldmatrix(&mut self, op: OperationRef, mask: &[bool], loc: &str) -> Result<(), SimError> {
+        let attr = |k: &str| op.attribute(k).map(|a| a.to_string()).unwrap_or_default();
+        let num = ints_in(&attr("num")).first().copied().unwrap_or(0) as usize;
+        if !attr("eltType").contains("b16") || !attr("shape").contains("m = 8, n = 8") || ![1, 2, 4].contains(&num) {
+            return err(loc, "not modelled: this ldmatrix form");
+        }
+        let trans = attr("layout").contains("col");
+        let ptr = self.scalars(op, 0, loc)?;
+        let mut regs = vec![vec![0u64; self.n]; num];
+        for w in self.whole_groups(mask, 32, "ldmatrix", loc)? {
+            let mut rows = vec![[0u16; 8]; 8 * num];
+            for (r, row) in rows.iter_mut().enumerate() {
+                let b = self.m.read_shared(ptr[w * 32 + r], 16, loc)?;
+                for (c, x) in row.iter_mut().enumerate() {
+                    *x = u16::from_le_bytes([b[2 * c], b[2 * c + 1]]);
+                }
+            }
+            for l in 0..32 {
+                for (i, reg) in regs.iter_mut().enumerate() {
+                    let at = |j: usize| {
+                        let (r, c) = if trans { (2 * (l % 4) + j, l / 4) } else { (l / 4, 2 * (l % 4) + j) };
+                        u64::from(rows[8 * i + r][c])
+                    };
+                    reg[w * 32 + l] = at(0) | at(1) << 16;
+                }
+            }
+        }
+        let v = if num == 1 && !matches!(self.result_ty(op, loc)?, Ty::Agg(_)) {
+            V::S(regs.remove(0))
+        } else {
+            V::Agg(regs.into_iter().map(V::S).collect())
+        };
+        self.set(op, 0, v);
+        Ok(())
     }
 
     /// `cp.async.bulk.tensor.Nd.shared::cluster.global.tile.mbarrier::complete_tx::bytes` (PTX ISA 9.7.9.25.5.1)
@@ -998,7 +1069,14 @@ impl Exec<'_> {
                 return err(loc, "TMA destination outside shared memory");
             }
             self.m.write_shared(dst.addr, &[], loc)?;
-            self.m.pending.push(PendingLoad { bar, start: dst.addr, bytes, tx: total as i64, loc: loc.to_string() });
+            self.m.pending.push(PendingLoad {
+                bar,
+                start: dst.addr,
+                bytes,
+                tx: total as i64,
+                loc: loc.to_string(),
+                group: None,
+            });
         }
         Ok(())
     }
@@ -1033,6 +1111,7 @@ impl Exec<'_> {
     }
 
     /// Reads the `mn x k` operand through a shared matrix descriptor; `(mn, k)` order.
+    #[allow(clippy::too_many_arguments)]
     fn gather_desc(
         &self,
         desc: u64,
@@ -1150,7 +1229,7 @@ impl Exec<'_> {
             }
             groups.push(elems);
         }
-        let (fa, fb): (fn(u64, u64) -> (u64, u64), fn(u64, u64) -> (u64, u64)) =
+        let (fa, fb): (Frag, Frag) =
             if k == 16 { (isa::frag_a_m16k16, isa::frag_b_k16n8) } else { (isa::frag_a_m16k8, isa::frag_b_k8n8) };
         if groups[0].len() as u64 != m * k / 32 || groups[1].len() as u64 != k * n / 32 || groups[2].len() != 4 {
             return err(loc, "mma.sync operand counts do not match the shape");

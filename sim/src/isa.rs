@@ -61,7 +61,7 @@ impl TensorMap {
         if !(1..=5).contains(&r) || self.box_dims.len() != r || self.strides.len() + 1 != r {
             return fail(format!("rank {r} with {} box dims and {} strides", self.box_dims.len(), self.strides.len()));
         }
-        if self.base % 16 != 0 {
+        if !self.base.is_multiple_of(16) {
             return fail(format!("global address {:#x} not 16-byte aligned", self.base));
         }
         if let Some(s) = self.strides.iter().find(|s| **s % 16 != 0 || **s <= 0) {
@@ -71,7 +71,7 @@ impl TensorMap {
             return fail(format!("box dimension {b} outside 1..256"));
         }
         let inner = self.box_dims[0] as u64 * self.elem_bytes;
-        if inner % 16 != 0 {
+        if !inner.is_multiple_of(16) {
             return fail(format!("inner box of {inner} bytes not a multiple of 16"));
         }
         if self.span() != 0 && inner > self.span() {
@@ -98,6 +98,7 @@ impl TensorMap {
         let mut out = Vec::with_capacity(total as usize);
         for lin in 0..total {
             let (mut rest, mut inb, mut addr) = (lin, true, self.base as i64);
+            #[allow(clippy::needless_range_loop)]
             for d in 0..r {
                 let b = rest % self.box_dims[d];
                 rest /= self.box_dims[d];

@@ -59,6 +59,8 @@ pub struct PendingLoad {
     pub tx: i64,
     /// Where it was issued.
     pub loc: String,
+    /// For `cp.async` (no barrier): the commit group it belongs to.
+    pub group: Option<u64>,
 }
 
 /// A global buffer bound to a kernel argument.
@@ -85,6 +87,8 @@ pub struct Machine {
     pub bar_slots: Vec<u64>,
     /// Pending TMA loads, in issue order.
     pub pending: Vec<PendingLoad>,
+    /// The `cp.async` group being filled (groups below it are committed).
+    pub open_group: u64,
     /// Pending `tcgen05.commit` arrivals, by barrier.
     pub commits: Vec<u64>,
     /// Tensor memory cells, lane-major.
@@ -209,7 +213,7 @@ impl Machine {
     /// Delivers every pending load and commit on barrier `addr` (complete-tx, 9.7.13.15.2).
     pub fn deliver(&mut self, addr: u64, loc: &str) -> Result<(), SimError> {
         let (mine, rest): (Vec<PendingLoad>, Vec<PendingLoad>) =
-            std::mem::take(&mut self.pending).into_iter().partition(|p| p.bar == addr);
+            std::mem::take(&mut self.pending).into_iter().partition(|p| p.group.is_none() && p.bar == addr);
         self.pending = rest;
         for p in mine {
             let at = p.start as usize;
@@ -249,6 +253,19 @@ impl Machine {
                 b.tx
             ),
         ))
+    }
+
+    /// `cp.async.wait_group n` (PTX ISA 9.7.9.25.3): delivers every `cp.async` of the committed groups but the
+    /// newest `n`.
+    pub fn wait_groups(&mut self, n: u64) {
+        let limit = self.open_group.saturating_sub(n);
+        let (done, rest): (Vec<PendingLoad>, Vec<PendingLoad>) =
+            std::mem::take(&mut self.pending).into_iter().partition(|p| p.group.is_some_and(|g| g < limit));
+        self.pending = rest;
+        for p in done {
+            let at = p.start as usize;
+            self.shared[at..at + p.bytes.len()].copy_from_slice(&p.bytes);
+        }
     }
 
     /// Checks that tensor-memory cell `(lane, col)` lies in an allocation; returns its index.

@@ -321,3 +321,33 @@ fn copy_epilogue_stores_alpha_times_a_times_b_in_f16() {
         }
     }
 }
+
+#[test]
+fn gemm_sm80_computes_a_tile_of_a_times_b() {
+    // examples/gemm_sm80.mlir: 1024 x 1024 x 1024 (static), one CTA computes one 128x128 tile of C in f16. Entries
+    // in {0, 1} and {-1, 0, 1} keep every sum (|C| <= 1024) exact in f16.
+    const S: usize = 1024;
+    let a: Vec<f64> = (0..S * S).map(|x| (small(x / S, x % S, 8) + 3.0) % 2.0).collect();
+    let b: Vec<f64> = (0..S * S).map(|x| (small(x / S, x % S, 9) + 3.0) % 3.0 - 1.0).collect();
+    let block = [1, 2, 0];
+    let out = simulate(
+        &source("examples/gemm_sm80.mlir"),
+        "gemm_sm80",
+        block,
+        vec![
+            Arg::Buffer(Buffer::from_f64(Scalar::F16, &a)),
+            Arg::Buffer(Buffer::from_f64(Scalar::F16, &b)),
+            Arg::Buffer(Buffer::zeros(Scalar::F16, S * S)),
+        ],
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let got = out.buffers[2].as_ref().unwrap().to_f64();
+    let (m0, n0) = (128 * block[0] as usize, 128 * block[1] as usize);
+    for r in 0..S {
+        for c in 0..S {
+            let inside = (m0..m0 + 128).contains(&r) && (n0..n0 + 128).contains(&c);
+            let want = if inside { (0..S).map(|k| a[r * S + k] * b[k * S + c]).sum() } else { 0.0 };
+            assert_eq!(got[r * S + c], want, "C[{r}][{c}]");
+        }
+    }
+}
