@@ -274,16 +274,19 @@ fn refuses_a_non_tma_swizzle() {
 }
 
 #[test]
-fn refuses_a_partial_swizzle_atom() {
+fn plans_a_partial_swizzle_period() {
+    // 4 rows of the 128B swizzle: the atom is one swizzle row (the hardware swizzles absolute addresses row by
+    // row), so the box is 64 x 4 (proven by the model in tma_general.rs).
     let c = Case::new(G256, &[256, 256], &[(0, 4), (0, 64)], "Swizzle(3,3,3) o S[(4,64):(64,1)]", &[4, 64]);
-    refused(&c, TmaFailure::Stage(TmaStage::SharedAtom));
+    assert_eq!(ok(&c).desc.box_dims, vec![64, 4]);
 }
 
 #[test]
 fn refuses_a_narrow_unswizzled_row() {
-    // 4 f16 = 8 bytes per row: not even one 16-byte chunk.
+    // 4 f16 = 8 bytes per global row: not even one 16-byte chunk (the shared side is one contiguous run, but the
+    // global rows are 512 bytes apart, so nothing merges).
     let c = Case::new(G256, &[256, 256], &[(0, 64), (0, 4)], "S[(64,4):(4,1)]", &[64, 4]);
-    refused(&c, TmaFailure::Stage(TmaStage::SharedAtom));
+    refused(&c, TmaFailure::Rule(TmaRule::InnerBoxBytes));
 }
 
 #[test]

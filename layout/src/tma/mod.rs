@@ -12,10 +12,13 @@
 //!    the two regions need the same element count, not the same shape.
 //! 2. **Shared side**: the sliced shared layout must be a plain layout on `m` (no replica); its offset is the
 //!    region's start in shared memory. Its swizzle must be CUDA's for the element size
-//!    ([`crate::Swizzle::for_dtype`]: `Swizzle(M,B,3)`, `B` = 1/2/3 for the 32B/64B/128B modes), and the region
-//!    (offset removed) must be a tile of the mode's atom, checked with [`crate::tile_of::outer_of`]: the atom is
-//!    `Swizzle o S[(8, span/elem):(span/elem, 1)]` (8 rows of the swizzle span) for the swizzled modes and one
-//!    16-byte chunk `S[16/elem]` for the unswizzled mode.
+//!    ([`crate::Swizzle::for_dtype`]: `Swizzle(M,B,3)`, `B` = 1/2/3 for the 32B/64B/128B modes). The region is
+//!    matched to the mode's atom **in memory order**: its iters sorted by stride and contiguous runs
+//!    merged (so a row-major u8 `32x8` tile is one run of 256, a column-major tile has its stride-1 iter last like a
+//!    row-major one), checked with [`crate::tile_of::outer_of`] against one swizzle row `Swizzle o S[span/elem]`
+//!    (one 16-byte chunk `S[16/elem]` unswizzled). One row, not the 8 rows of a period: the hardware swizzles
+//!    absolute addresses, so any whole number of rows at a 128-byte aligned start lands where the layout says (a
+//!    consumer needing whole periods, wgmma, checks that itself). Which element goes where is kept by step 4.
 //! 3. **Global side**: the global layout (canonicalized, [`crate::canonicalize`]) is grouped by the global shape
 //!    ([`crate::group::group`]); every non-unit iter of every dimension becomes one candidate descriptor
 //!    dimension (global dim = the iter's extent, stride = its stride), so the descriptor addresses the *whole*
@@ -36,8 +39,29 @@
 //!    type becomes `UINT16/32/64`) where the innermost dimension allows it; the largest box wins, ties keep the
 //!    natural type. Promotion is never used for `tf32` (a converting type) or with NaN OOB fill.
 //! 8. **Rank**: descriptor dimensions are ordered as the box chain (innermost first), then coordinate-only
-//!    dimensions by stride; unit dimensions are dropped; when more than 5 remain, adjacent dimensions copied in
-//!    full from 0 whose strides continue are merged.
+//!    dimensions (box extent 1: a batch index, a fixed row) by stride; unit dimensions are dropped. Contiguous
+//!    logical dimensions merge: while the innermost box row is too narrow for the inner-box rule (not a multiple of
+//!    16 bytes, or narrower than the swizzle span), the innermost dimension, copied in full from 0, merges into the
+//!    next when that one's stride is its extent (a row-major u8 `32x8` tile becomes one dimension of 256; promotion,
+//!    step 7, is tried on the unmerged problem, so a 512-byte run becomes 256 `UINT16` before any cut). When more
+//!    than 5 remain, adjacent dimensions merge where the box stays legal: a dimension copied in full from 0 into the
+//!    next, or two coordinate-only dimensions (coordinate `a + b * dim_a`). Then the rank limit of 5 is the only
+//!    limit (`rank` rule). Global layouts whose dimensions are split into interleaved iters (blocked/tiled storage)
+//!    need nothing special: every iter is a candidate dimension (step 3) with its own stride, and the box and the
+//!    issue loop take them in shared stride order.
+//!
+//! # Refusals that remain (each a hardware rule)
+//! - `inner-stride`: the shared stride-1 iter is not the global stride-1 iter (a transpose): a box is written in
+//!   its dimension-0 order and dimension 0 of a tensor map is the contiguous one.
+//! - `inner-box-bytes`: the contiguous global run is not a multiple of 16 bytes and cannot merge (rows of 8 bytes
+//!   with gaps), or, swizzled, a box row is not the span.
+//! - `shared-atom`: the shared region's contiguous run is not whole 16-byte chunks (unswizzled) or whole swizzle
+//!   rows: a box is written densely in such rows. (Rows narrower than the span at a pitch of exactly the span, which
+//!   the hardware pads, are refused too: the planner does not model padded rows yet.)
+//! - `rank`: more than 5 dimensions that cannot merge; `global-stride`, `global-dim`, `box-dim`,
+//!   `smem-alignment`, `coordinate-range`: the `cuTensorMapEncodeTiled` / `cp.async.bulk.tensor` limits.
+//! - `coordinate`: a global region that is not a box of the layout's digits (it straddles a digit boundary), which
+//!   no coordinate range reaches.
 //!
 //! # Run-time offsets ([`plan_dynamic`])
 //! The global region may be shifted at run time along some dimensions ([`DynamicOffset`]: a loop variable, a

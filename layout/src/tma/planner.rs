@@ -344,17 +344,21 @@ fn fuse(iters: impl DoubleEndedIterator<Item = (i64, i64)>) -> Vec<(i64, i64)> {
     out
 }
 
-/// The mode's atom: `Swizzle o S[(8, span/elem):(span/elem, 1)]` (8 rows of the span), or one 16-byte chunk
-/// `S[16/elem]` unswizzled; shaped to the rank of `ext`.
+/// The mode's atom in memory order: one swizzle row `Swizzle o S[span/elem]` for the swizzled modes, one 16-byte
+/// chunk `S[16/elem]` unswizzled; shaped `[1, .., 1, n]` to `rank` dimensions.
+///
+/// One row, not the 8 rows of a full swizzle period: the hardware swizzles absolute addresses, so a box of any whole
+/// number of rows at any 128-byte aligned row start lands where the layout's swizzle (relative to the tensor's base,
+/// aligned to the period) says; a consumer that needs whole periods (a wgmma descriptor) checks that itself.
 fn atom(esize: i64, mode: SwizzleMode, rank: usize) -> Result<(Layout, Vec<i64>), crate::LayoutError> {
     let bits = (esize * 8) as u32;
-    let (rows, cols) = match mode {
-        SwizzleMode::None => (1, 16 / esize),
-        m => (8, m.bytes() / esize),
+    let row = match mode {
+        SwizzleMode::None => 16 / esize,
+        m => m.bytes() / esize,
     };
-    let mut shape = if rank == 1 { vec![rows * cols] } else { vec![rows, cols] };
-    while shape.len() < rank {
-        shape.insert(0, 1);
+    let mut shape = vec![1; rank.max(1)];
+    if let Some(last) = shape.last_mut() {
+        *last = row;
     }
     let tile = TileLayout::row_major(&shape)?;
     let layout = match Swizzle::for_dtype(bits, mode)? {
@@ -364,17 +368,50 @@ fn atom(esize: i64, mode: SwizzleMode, rank: usize) -> Result<(Layout, Vec<i64>)
     Ok((layout, shape))
 }
 
-/// Paper section 3.4 step 2: the sliced shared region (offset removed) must be a tile of the swizzle atom.
+/// The sliced shared region in memory order: its shard iters on `m` sorted by stride (outermost first), unit iters
+/// dropped and contiguous neighbours merged, so logical dimensions that are one contiguous run in memory (a
+/// row-major `32x8` u8 tile: 256 bytes) are one iter, and the stride-1 iter is last whichever logical dimension it
+/// belongs to (column-major and permuted layouts). `None` when a stride is not positive (the `shared-chain` stage
+/// refuses those with its own message).
+fn memory_order(sliced: &Layout) -> Option<Vec<(i64, i64)>> {
+    let mut iters: Vec<(i64, i64)> =
+        sliced.tile().shard().iter().filter(|i| i.extent > 1).map(|i| (i.extent, i.stride)).collect();
+    if iters.iter().any(|&(_, s)| s <= 0) {
+        return None;
+    }
+    iters.sort_by_key(|&(e, s)| (std::cmp::Reverse(s), e));
+    let fused = fuse(iters.into_iter());
+    Some(if fused.is_empty() { vec![(1, 1)] } else { fused })
+}
+
+/// Paper section 3.4 step 2, in memory order: the sliced shared region (offset removed), its iters sorted by stride
+/// and contiguous runs merged ([`memory_order`]), must be a tile of the swizzle mode's atom ([`atom`]), checked with
+/// [`crate::tile_of::outer_of`]. Matching in memory order rather than in the logical order makes the check
+/// independent of which logical dimension is contiguous and of how a contiguous run is cut into dimensions; the
+/// copy order (which element goes where) is kept by the co-grouping of step 4.
 fn check_atom(req: &TmaRequest<'_>, sliced: &Layout, mode: SwizzleMode) -> Result<(), TmaError> {
-    let ext: Vec<i64> = req.shared_region.iter().map(|(b, e)| e - b).collect();
     let fail = |e: String| stage(TmaStage::SharedAtom, e);
+    let Some(view) = memory_order(sliced) else {
+        return Ok(());
+    };
+    let ext: Vec<i64> = view.iter().map(|&(e, _)| e).collect();
     let (atom, atom_shape) = atom(req.dtype.bytes(), mode, ext.len()).map_err(|e| fail(e.to_string()))?;
-    let shard_only =
-        TileLayout::new(sliced.tile().shard().to_vec(), vec![], BTreeMap::new()).map_err(|e| fail(e.to_string()))?;
+    let shard: Vec<crate::iter::Iter> = view
+        .iter()
+        .map(|&(e, s)| crate::iter::Iter::new(e, s, Axis::M))
+        .collect::<Result<_, _>>()
+        .map_err(|e| fail(e.to_string()))?;
+    let shard_only = TileLayout::new(shard, vec![], BTreeMap::new()).map_err(|e| fail(e.to_string()))?;
     let tiled = sliced.with_tile(shard_only).map_err(|e| fail(e.to_string()))?;
+    let why = match mode {
+        SwizzleMode::None => "a TMA box is written densely, its rows a multiple of 16 bytes".to_string(),
+        m => format!("with the {} swizzle a TMA box is written in rows of the {}-byte span", m.name(), m.bytes()),
+    };
     outer_of(&tiled, &atom, &ext, &atom_shape).map(|_| ()).map_err(|e| {
         fail(format!(
-            "the shared region {} of extents {} is not a tile of the {} atom {} of shape {}: {e}",
+            "the shared region {} (in memory order {} of extents {}) is not a tile of the {} atom {} of shape {} \
+             ({why}): {e}",
+            sliced,
             tiled,
             shape_text(&ext),
             mode.name(),
@@ -750,6 +787,18 @@ struct DescDim {
     members: Vec<usize>,
 }
 
+/// Merges descriptor dimension `b` into `a` (`a` copied in full from 0, `b`'s stride `a`'s extent): one dimension of
+/// `a.global_dim * b.global_dim` elements whose coordinate is `a`'s plus `b`'s times `a.global_dim`.
+fn merge_into(a: &mut DescDim, b: DescDim, scale: &mut [i64]) {
+    for &t in &b.members {
+        scale[t] *= a.global_dim;
+    }
+    a.start += b.start * a.global_dim;
+    a.boxed *= b.boxed;
+    a.global_dim *= b.global_dim;
+    a.members.extend(b.members);
+}
+
 /// The descriptor and issues for one boxed prefix, or the rule it breaks.
 fn build(
     prob: &Problem,
@@ -820,26 +869,46 @@ fn build(
     // Coordinate scale of each candidate dimension inside its (possibly merged) descriptor dimension.
     let mut scale = vec![1i64; dims.len()];
     let has_issue_iter = |members: &[usize]| joints.iter().zip(&is_boxed).any(|(j, b)| !b && members.contains(&j.dim));
+    // Contiguous logical dimensions merge before the inner-box rule is checked: while the innermost box row is too
+    // narrow (not a multiple of 16 bytes, or narrower than the swizzle span), the innermost dimension, copied in
+    // full from 0 with no issue loop or run-time offset on it, merges into the next one when that one's stride is
+    // its extent (a row-major u8 32x8 tile: dimensions of 8 and 32 elements become one of 256).
+    let narrow = |boxed: i64| match mode {
+        SwizzleMode::None => (boxed * prob.esize) % 16 != 0,
+        m => boxed * prob.esize < m.bytes(),
+    };
+    while ddims.len() > 1 && narrow(ddims[0].boxed) {
+        let (a, b) = (&ddims[0], &ddims[1]);
+        let mergeable = a.global_dim.checked_mul(a.stride) == Some(b.stride)
+            && a.boxed == a.global_dim
+            && a.start == 0
+            && !has_issue_iter(&a.members)
+            && !prob.terms.iter().any(|term| a.members.contains(&term.dim));
+        if !mergeable {
+            break;
+        }
+        let b = ddims.remove(1);
+        merge_into(&mut ddims[0], b, &mut scale);
+    }
     while ddims.len() > 5 {
         let Some(k) = (0..ddims.len() - 1).find(|&k| {
             let (a, b) = (&ddims[k], &ddims[k + 1]);
-            a.global_dim.checked_mul(a.stride) == Some(b.stride)
-                && a.boxed == a.global_dim
+            let contiguous = a.global_dim.checked_mul(a.stride) == Some(b.stride);
+            let whole = a.boxed == a.global_dim
                 && a.start == 0
                 && !has_issue_iter(&a.members)
-                && !prob.terms.iter().any(|term| a.members.contains(&term.dim))
+                && !prob.terms.iter().any(|term| a.members.contains(&term.dim));
+            // Two coordinate-only dimensions (box extent 1 in both) merge whatever their coordinates: the merged
+            // coordinate `a + b * a.global_dim` addresses the same element, issue loops and run-time terms included.
+            let coordinates = a.boxed == 1 && b.boxed == 1;
+            // A merge keeps the box legal: at most 256 per dimension, and a swizzled innermost row stays the span.
+            let legal = a.boxed.saturating_mul(b.boxed) <= 256 && (k > 0 || mode == SwizzleMode::None);
+            contiguous && legal && (whole || coordinates)
         }) else {
             break;
         };
         let b = ddims.remove(k + 1);
-        let a = &mut ddims[k];
-        for &t in &b.members {
-            scale[t] *= a.global_dim;
-        }
-        a.start = b.start * a.global_dim;
-        a.boxed *= b.boxed;
-        a.global_dim *= b.global_dim;
-        a.members.extend(b.members);
+        merge_into(&mut ddims[k], b, &mut scale);
     }
     let owner = |t: usize| ddims.iter().position(|d| d.members.contains(&t)).unwrap_or(0);
     let as_u32 = |v: i64| u32::try_from(v).unwrap_or(u32::MAX);
