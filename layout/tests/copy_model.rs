@@ -549,14 +549,14 @@ fn moving_copies_land_every_element_at_every_offset_and_stage() {
                 (mem != Reg).then(|| copy_hw::Root { layout: &layouts[i], shape, begin: begin_at(&c, side, run) })
             };
             let (src, dst) = (root(CopySide::Src, 2, c.src), root(CopySide::Dst, 3, c.dst));
-            if let Err(e) = copy_hw::run_moving(&req, &p, src.as_ref(), dst.as_ref(), run) {
+            if let Err(e) = copy_hw::run_moving(&req, &p, src.as_ref(), dst.as_ref(), run, &[]) {
                 failures.push(format!("{} at {run:?}: the model says {e}", c.name));
             }
             // A term off by one vector of elements moves the wrong data.
             let mut wrong = p.clone();
             wrong.dynamic[0].elements += 8;
             let nonzero = run[wrong.dynamic[0].offset] != 0;
-            if nonzero && copy_hw::run_moving(&req, &wrong, src.as_ref(), dst.as_ref(), run).is_ok() {
+            if nonzero && copy_hw::run_moving(&req, &wrong, src.as_ref(), dst.as_ref(), run, &[]).is_ok() {
                 failures.push(format!("{} at {run:?}: the model accepts a wrong term", c.name));
             }
         }
@@ -587,4 +587,100 @@ fn moving_copies_refuse_offsets_that_break_alignment_or_swizzle() {
     check(&cases[2], &[(CopySide::Src, 0, 4)], "not of the 512-element period");
     // Registers do not move.
     check(&cases[2], &[(CopySide::Dst, 0, 128)], "which is in reg");
+}
+
+/// The sm_80 GEMM's global copies when M, N and K are run-time values (`plan_runtime`): A's and B's tiles by
+/// cp.async with zero fill past the tensor's edge, and C's tile by predicated st.global, executed on the model at
+/// whole and ragged tiles for several row strides.
+#[test]
+fn runtime_extents_fill_and_clip_ragged_tiles() {
+    use axe_layout::copy::{placeholder_stride, plan_runtime, CopyMove, CopySide, RuntimeRows};
+    const A_RING: &str = "Swizzle(3,3,3) o S[(384,64):(64,1)]";
+    const C_REGS: &str = "S[(2,4,2,8,2,8,4,2):(1@warpid,32,2,4@laneid,2@warpid,4,1@laneid,1)]";
+    // (region shape, stage ring, runs: (rows extent, row stride, origin row, origin col, stage row)).
+    type Run = (i64, i64, i64, i64, i64);
+    let mut failures = Vec::new();
+    // A [M, K] -> ring stage: whole tiles, a ragged corner (rows 200.., columns 136.. are zero), a tile wholly past K.
+    let a_runs: &[Run] =
+        &[(256, 256, 128, 192, 128), (200, 136, 128, 128, 256), (128, 72, 0, 64, 0), (64, 64, 0, 64, 128)];
+    let region = [128i64, 64];
+    let placeholder = parse_layout(&format!("S[(128,64):({},1)]", placeholder_stride(64))).unwrap();
+    let ring = parse_layout(A_RING).unwrap();
+    let stage = axe_layout::slice::slice(&ring, &[384, 64], &[(0, 128), (0, 64)]).unwrap();
+    let req = CopyRequest {
+        src: Side { layout: &placeholder, shape: &region, mem: Global },
+        dst: Side { layout: &stage, shape: &region, mem: Shared },
+        dtype: ElemType::F16,
+        scope: Cta,
+        threads: None,
+        chip: Chip::Sm80,
+        cta_threads: Some(128),
+    };
+    let moves = [CopyMove { side: CopySide::Dst, root: &ring, root_shape: &[384, 64], dim: 0, multiple: 128 }];
+    let rows = [RuntimeRows { side: CopySide::Src, stride_multiple: 8, col_multiple: 64 }];
+    let p = plan_runtime(&req, &moves, &rows).expect("plans");
+    assert_eq!(p.instruction, "cp.async.cg.shared.global");
+    assert_eq!((p.coords.len(), p.coords[0].issues.len()), (1, 8));
+    for &(m, w, r0, c0, s) in a_runs {
+        let issues: Vec<_> = p.coords[0].issues.iter().map(|c| (c.row.clone(), c.col.clone())).collect();
+        let coords = copy_hw::Coords { issues, origin: (r0, c0), w, rows: m };
+        let text = format!("S[({m},{w}):({w},1)]");
+        let root = parse_layout(&text).unwrap();
+        let shape = [m, w];
+        let src = copy_hw::Root { layout: &root, shape: &shape, begin: vec![r0, c0] };
+        let dst = copy_hw::Root { layout: &ring, shape: &[384, 64], begin: vec![s, 0] };
+        if let Err(e) = copy_hw::run_moving(&req, &p, Some(&src), Some(&dst), &[s], &[(CopySide::Src, coords)]) {
+            failures.push(format!("A at {:?}: {e}", (m, w, r0, c0, s)));
+        }
+    }
+    // C tile (registers) -> C [M, N]: whole, and ragged (rows 300.., columns 200.. are not written).
+    let c_region = [128i64, 128];
+    let regs = parse_layout(C_REGS).unwrap();
+    let c_placeholder = parse_layout(&format!("S[(128,128):({},1)]", placeholder_stride(128))).unwrap();
+    let req = CopyRequest {
+        src: Side { layout: &regs, shape: &c_region, mem: Reg },
+        dst: Side { layout: &c_placeholder, shape: &c_region, mem: Global },
+        dtype: ElemType::F16,
+        scope: Cta,
+        threads: None,
+        chip: Chip::Sm80,
+        cta_threads: Some(128),
+    };
+    let rows = [RuntimeRows { side: CopySide::Dst, stride_multiple: 8, col_multiple: 128 }];
+    let p = plan_runtime(&req, &[], &rows).expect("plans");
+    assert_eq!(p.instruction, "st.global.b32");
+    for &(m, w, r0, c0) in &[(256i64, 256i64, 128i64, 128i64), (300, 200, 256, 128), (130, 136, 128, 0)] {
+        let issues: Vec<_> = p.coords[0].issues.iter().map(|c| (c.row.clone(), c.col.clone())).collect();
+        let coords = copy_hw::Coords { issues, origin: (r0, c0), w, rows: m };
+        let root = parse_layout(&format!("S[({m},{w}):({w},1)]")).unwrap();
+        let shape = [m, w];
+        let dst = copy_hw::Root { layout: &root, shape: &shape, begin: vec![r0, c0] };
+        if let Err(e) = copy_hw::run_moving(&req, &p, None, Some(&dst), &[], &[(CopySide::Dst, coords.clone())]) {
+            failures.push(format!("C at {:?}: {e}", (m, w, r0, c0)));
+        }
+        // Without the predicate (every access taken as inside), a ragged tile writes outside the tensor.
+        if m < r0 + 128 {
+            let unguarded = copy_hw::Coords { rows: i64::MAX, ..coords };
+            let run = copy_hw::run_moving(&req, &p, None, Some(&dst), &[], &[(CopySide::Dst, unguarded)]);
+            if run.is_ok() {
+                failures.push(format!("C at {:?}: the model accepts stores past the last row", (m, w, r0, c0)));
+            }
+        }
+    }
+    // Refusals: a row stride known only to be even breaks the 16-byte vectors of A's cp.async.
+    let ring_req = CopyRequest {
+        src: Side { layout: &placeholder, shape: &region, mem: Global },
+        dst: Side { layout: &stage, shape: &region, mem: Shared },
+        dtype: ElemType::F16,
+        scope: Cta,
+        threads: None,
+        chip: Chip::Sm80,
+        cta_threads: Some(128),
+    };
+    let e =
+        plan_runtime(&ring_req, &moves, &[RuntimeRows { side: CopySide::Src, stride_multiple: 2, col_multiple: 64 }])
+            .unwrap_err()
+            .to_string();
+    assert!(e.contains("dynamic-offset rule: the source's run-time row stride is known to be a multiple of 2 elements (4 bytes), not of the 16-byte vectors"), "{e}");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

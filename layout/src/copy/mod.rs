@@ -47,7 +47,10 @@ mod table;
 mod tmem;
 mod vector;
 
-pub use moving::{plan_moving, AddressTerm, CopyMove, CopySide};
+pub use moving::{
+    placeholder_stride, plan_moving, plan_runtime, AddressTerm, CopyMove, CopySide, RegionCoord, RuntimeRows,
+    SideCoords,
+};
 pub use planner::plan;
 
 use crate::axis::{Axis, ExecScope};
@@ -429,6 +432,9 @@ pub struct CopyPlan {
     /// Run-time terms of the memory addresses (empty unless planned by [`plan_moving`]): each adds
     /// `elements * (value / divisor)` elements to every address of its side, after the swizzle.
     pub dynamic: Vec<AddressTerm>,
+    /// Per side that is a region of a row-major tensor of run-time row stride ([`plan_runtime`]): each issue's
+    /// row and column per thread (empty otherwise).
+    pub coords: Vec<SideCoords>,
 }
 
 /// A rule the planner refuses a copy by.

@@ -22,7 +22,7 @@
 //! the caller's run-time precondition.
 
 use super::table::err;
-use super::{CopyError, CopyKind, CopyPlan, CopyRequest, CopyRule, Mem};
+use super::{CopyError, CopyKind, CopyPlan, CopyRequest, CopyRule, Mem, PerThread};
 use crate::layout::Layout;
 
 /// One side of a copy.
@@ -140,6 +140,174 @@ pub fn plan_moving(req: &CopyRequest<'_>, moves: &[CopyMove<'_>]) -> Result<Copy
             }
         }
         plan.dynamic.push(AddressTerm { side: mv.side, offset: k, divisor: step.divisor, elements: step.stride });
+    }
+    Ok(plan)
+}
+
+/// A global side that is a `rows x cols` region of a row-major tensor whose row stride `W` (its column count) is
+/// a run-time value (`#axe.row_major` with run-time extents), at a run-time row and column offset.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct RuntimeRows {
+    /// The side.
+    pub side: CopySide,
+    /// What `W` is known to be a multiple of (the view's `multiples`; the extent itself when static).
+    pub stride_multiple: i64,
+    /// What the region's column offset is known to be a multiple of.
+    pub col_multiple: i64,
+}
+
+/// Where one issue's access starts in the region, per thread: row and column (each a [`PerThread`]).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct RegionCoord {
+    /// Row in the region.
+    pub row: PerThread,
+    /// Column in the region.
+    pub col: PerThread,
+}
+
+/// The coordinates of a [`RuntimeRows`] side: per issue of the plan's step, in issue order. The element an
+/// access starts at is `(row0 + row(t), col0 + col(t))` of the root, at `(row0 + row(t)) * W + col0 + col(t)`
+/// elements from its base; the access is in bounds when `row0 + row(t) < rows extent` and `col0 + col(t) < W`
+/// (a vector never straddles the edge: `W` is a multiple of its elements). The step's own `Mem` formulas for
+/// that side address the placeholder layout `S[(R,C):(stride,1)]` the plan was made on.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct SideCoords {
+    /// The side.
+    pub side: CopySide,
+    /// The placeholder row stride the step's formulas of this side use.
+    pub placeholder_stride: i64,
+    /// Per issue.
+    pub issues: Vec<RegionCoord>,
+}
+
+/// The placeholder row stride for a region of `cols` columns: a power of two of at least `2 * cols` and 16, so
+/// that every vector's alignment and contiguity in the placeholder is its column's.
+pub fn placeholder_stride(cols: i64) -> i64 {
+    let mut w = 16i64;
+    while w < 2 * cols.max(1) {
+        w *= 2;
+    }
+    w
+}
+
+/// Splits a formula of the placeholder row stride `w` into row and column formulas (each coefficient `a * w + b`
+/// with `|b| <= w / 2`); `None` unless every thread in `threads` lands at a column in `0..cols`.
+fn split(f: &PerThread, w: i64, cols: i64, threads: &[i64]) -> Option<RegionCoord> {
+    let part = |c: i64| {
+        let a = (c + w / 2).div_euclid(w);
+        (a, c - a * w)
+    };
+    let (r0, c0) = part(f.base);
+    let mut row = PerThread::constant(r0);
+    let mut col = PerThread::constant(c0);
+    for term in &f.terms {
+        let (a, b) = part(term.coef);
+        if a != 0 {
+            row.terms.push(super::ThreadTerm { coef: a, ..*term });
+        }
+        if b != 0 {
+            col.terms.push(super::ThreadTerm { coef: b, ..*term });
+        }
+    }
+    let exact = threads.iter().all(|&t| {
+        let (r, c) = (row.at(t), col.at(t));
+        (0..cols).contains(&c) && r >= 0 && r * w + c == f.at(t)
+    });
+    exact.then_some(RegionCoord { row, col })
+}
+
+/// [`plan_moving`] with sides that are regions of row-major tensors of run-time row stride (`rows`): each such
+/// side of the request must be global and 2-D; its layout is replaced by the placeholder `S[(R,C):(stride,1)]`
+/// ([`placeholder_stride`]), and the plan's [`CopyPlan::coords`] states each issue's row and column per thread.
+/// Refused (`dynamic-offset` rule) when the run-time stride's or the column offset's known multiple would break
+/// the plan's vectors, and (`thread-map` rule) when an address does not split into a row and a column.
+pub fn plan_runtime(
+    req: &CopyRequest<'_>,
+    moves: &[CopyMove<'_>],
+    rows: &[RuntimeRows],
+) -> Result<CopyPlan, CopyError> {
+    let mut owned: Vec<(CopySide, Layout, i64)> = Vec::new();
+    for r in rows {
+        let side = match r.side {
+            CopySide::Src => &req.src,
+            CopySide::Dst => &req.dst,
+        };
+        let &[_, cols] = side.shape else {
+            return Err(err(
+                CopyRule::DynamicOffset,
+                format!(
+                    "the {} has run-time extents and must be a 2-D region, got rank {}",
+                    r.side.name(),
+                    side.shape.len()
+                ),
+            ));
+        };
+        if side.mem != Mem::Global {
+            return Err(err(
+                CopyRule::DynamicOffset,
+                format!("only global tensors have run-time extents, the {} is in {}", r.side.name(), side.mem),
+            ));
+        }
+        if moves.iter().any(|m| m.side == r.side) {
+            return Err(err(
+                CopyRule::Input,
+                format!("the {} moves by its coordinates, not by address terms", r.side.name()),
+            ));
+        }
+        let w = placeholder_stride(cols);
+        let text = format!("S[({},{cols}):({w},1)]", side.shape[0]);
+        let layout = crate::notation::parse_layout(&text).map_err(|e| err(CopyRule::Input, e.to_string()))?;
+        owned.push((r.side, layout, w));
+    }
+    let mut request = *req;
+    for (side, layout, _) in &owned {
+        match side {
+            CopySide::Src => request.src.layout = layout,
+            CopySide::Dst => request.dst.layout = layout,
+        }
+    }
+    let mut plan = plan_moving(&request, moves)?;
+    let esize = req.dtype.bytes();
+    for (r, (_, _, w)) in rows.iter().zip(&owned) {
+        let side = r.side.name();
+        let (step, which) = match r.side {
+            CopySide::Src => (plan.steps.first(), 0),
+            CopySide::Dst => (plan.steps.last(), 1),
+        };
+        let Some(step) = step else { return Err(err(CopyRule::Input, "a plan without steps")) };
+        let vector = step.vector_bytes;
+        for (what, multiple) in [("row stride", r.stride_multiple), ("column offset", r.col_multiple)] {
+            if multiple < 1 || (multiple * esize) % vector != 0 {
+                return Err(err(
+                    CopyRule::DynamicOffset,
+                    format!(
+                        "the {side}'s run-time {what} is known to be a multiple of {multiple} elements ({} bytes), \
+                         not of the {vector}-byte vectors of {}: state a larger multiple",
+                        multiple.saturating_mul(esize),
+                        step.instruction
+                    ),
+                ));
+            }
+        }
+        let cols = match r.side {
+            CopySide::Src => req.src.shape[1],
+            CopySide::Dst => req.dst.shape[1],
+        };
+        let mut issues = Vec::new();
+        for (i, issue) in step.issues.iter().enumerate() {
+            let operand = if which == 0 { &issue.src } else { &issue.dst };
+            let super::Operand::Mem(f) = operand else {
+                return Err(err(CopyRule::Input, format!("the {side} of issue {i} is not a memory operand")));
+            };
+            let threads: Vec<i64> = (0..plan.scope_threads)
+                .filter(|&t| step.threads.contains(t) && issue.only.as_ref().is_none_or(|o| o.contains(t)))
+                .collect();
+            let coord = split(f, *w, cols, &threads).ok_or_else(|| {
+                err(CopyRule::ThreadMap, format!("issue {i}'s {side} addresses do not split into a row and a column"))
+            })?;
+            issues.push(coord);
+        }
+        plan.coords.push(SideCoords { side: r.side, placeholder_stride: *w, issues });
     }
     Ok(plan)
 }

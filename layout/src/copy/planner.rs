@@ -307,5 +307,6 @@ fn finish(
         steps,
         staging,
         dynamic: Vec::new(),
+        coords: Vec::new(),
     }
 }

@@ -138,12 +138,38 @@ struct Exec {
     m: Machine,
     /// Run-time shifts of the source and destination addresses, in elements, added after the swizzle.
     shift: HashMap<Tensor, i64>,
+    /// Sides addressed by region coordinates (a row-major tensor of run-time extents).
+    coords: HashMap<Tensor, Coords>,
     step_index: usize,
     esize: i64,
     scope_threads: i64,
 }
 
+/// A side addressed by coordinates: per issue `(row(t), col(t))` in the region, the region's origin, the root's
+/// row stride `w` and row count. An access at `(row0 + row(t), col0 + col(t))` is at `(row0 + row) * w + col0 + col`
+/// and in bounds when the row is below `rows` and the column below `w`.
+#[derive(Clone)]
+#[allow(dead_code)]
+pub struct Coords {
+    /// Per issue: row and column formulas.
+    pub issues: Vec<(PerThread, PerThread)>,
+    /// The region's first row and column in the root.
+    pub origin: (i64, i64),
+    /// The root's row stride (= its column count).
+    pub w: i64,
+    /// The root's row count.
+    pub rows: i64,
+}
+
 impl Exec {
+    /// For a coordinate-addressed tensor: issue `ii`'s address in thread `t` and whether it is in bounds.
+    fn coord_at(&self, tensor: Tensor, ii: usize, t: i64) -> Option<(i64, bool)> {
+        let c = self.coords.get(&tensor)?;
+        let (rf, cf) = c.issues.get(ii)?;
+        let (r, col) = (c.origin.0 + value(rf, t), c.origin.1 + value(cf, t));
+        Some((r * c.w + col, r < c.rows && col < c.w))
+    }
+
     /// The address thread `t` reaches in `tensor` through formula `f` and swizzle `sw`, shifted.
     fn at(&self, tensor: Tensor, sw: Option<Swizzle>, f: &PerThread, t: i64) -> i64 {
         swz(sw, value(f, t)) + self.shift.get(&tensor).copied().unwrap_or(0)
@@ -232,7 +258,20 @@ impl Exec {
                         return Err(format!("{}: {} registers for {v} elements", step.instruction, regs.len()));
                     }
                     for t in self.issuers(step, issue) {
-                        let a = self.at(if load { from } else { to }, sw, f, t);
+                        let mem_tensor = if load { from } else { to };
+                        let (a, inside) = match self.coord_at(mem_tensor, ii, t) {
+                            Some(hit) => hit,
+                            None => (self.at(mem_tensor, sw, f, t), true),
+                        };
+                        if !inside {
+                            // A predicated access off the tensor: a load reads zeros, a store is skipped.
+                            if load {
+                                for &r in regs {
+                                    self.write_reg(to, t, r, 0);
+                                }
+                            }
+                            continue;
+                        }
                         if (BASE + a * es) % step.vector_bytes != 0 {
                             return Err(format!(
                                 "thread {t}: {} at element {a} is not {}-byte aligned",
@@ -323,12 +362,23 @@ impl Exec {
                         step.instruction, step.vector_bytes, step.completion
                     ));
                 }
-                for issue in &step.issues {
+                for (ii, issue) in step.issues.iter().enumerate() {
                     let (Operand::Mem(fs), Operand::Mem(fd)) = (&issue.src, &issue.dst) else {
                         return Err("cp.async takes two addresses".into());
                     };
                     for t in self.issuers(step, issue) {
-                        let (a, d) = (self.at(from, step.src_swizzle, fs, t), self.at(to, step.dst_swizzle, fd, t));
+                        let d = self.at(to, step.dst_swizzle, fd, t);
+                        let (a, inside) = match self.coord_at(from, ii, t) {
+                            Some(hit) => hit,
+                            None => (self.at(from, step.src_swizzle, fs, t), true),
+                        };
+                        if !inside {
+                            // src-size 0: the destination's bytes are zero-filled.
+                            for i in 0..b / es {
+                                self.write_mem(to, d + i, 0);
+                            }
+                            continue;
+                        }
                         if (BASE + a * es) % b != 0 || (BASE + d * es) % b != 0 {
                             return Err(format!(
                                 "thread {t}: cp.async of {b} bytes from element {a} to {d} is misaligned"
@@ -493,7 +543,14 @@ pub fn run(req: &CopyRequest<'_>, plan: &CopyPlan) -> Result<(), String> {
             .collect()
     };
     let wanted: Vec<Vec<i64>> = (0..n).map(|k| readable(&m, k)).collect();
-    let mut ex = Exec { m, shift: HashMap::new(), esize, scope_threads: plan.scope_threads, step_index: 0 };
+    let mut ex = Exec {
+        m,
+        shift: HashMap::new(),
+        coords: HashMap::new(),
+        esize,
+        scope_threads: plan.scope_threads,
+        step_index: 0,
+    };
     let last = plan.steps.len().saturating_sub(1);
     if plan.steps.is_empty() || plan.steps.len() > 2 || (plan.steps.len() == 2) != plan.staging.is_some() {
         return Err(format!("{} steps, staging {:?}", plan.steps.len(), plan.staging.is_some()));
@@ -576,24 +633,28 @@ pub struct Root<'a> {
     pub begin: Vec<i64>,
 }
 
-/// The row-major flat index, in `shape`, of `begin + (the row-major index k of region)`.
+/// The root index `begin + (the row-major index k of region)`, and whether it lies inside `shape`.
 #[allow(dead_code)]
-fn root_index(shape: &[i64], begin: &[i64], region: &[i64], k: i64) -> i64 {
+fn root_point(shape: &[i64], begin: &[i64], region: &[i64], k: i64) -> (i64, bool) {
     let mut rest = k;
     let mut local = vec![0; region.len()];
     for d in (0..region.len()).rev() {
         local[d] = rest % region[d];
         rest /= region[d];
     }
-    (0..shape.len()).fold(0, |acc, d| acc * shape[d] + begin[d] + local[d])
+    let inside = (0..shape.len()).all(|d| begin[d] + local[d] < shape[d]);
+    ((0..shape.len()).fold(0, |acc, d| acc * shape[d] + begin[d] + local[d]), inside)
 }
 
-/// Executes a plan of `plan_moving` at one run: `values` are the run-time offsets (one per move, in order), and
-/// `src`/`dst` the roots of the sides that are slices (`None` for a side used as the request gives it). Every root
-/// element of the source holds `1000 + its root flat index`; element `k` of the copy must land, with the value of
-/// the source root's element at `src.begin + k`, at every place the destination root's layout gives
-/// `dst.begin + k`, and nothing else of the destination may be written. A term of `plan.dynamic` shifts its side's
-/// addresses by `elements * (value / divisor)` elements after the swizzle (its documented meaning).
+/// Executes a plan of `plan_moving` (or `plan_runtime`) at one run: `values` are the run-time offsets (one per
+/// move, in order), `src`/`dst` the roots of the sides that are slices (`None` for a side used as the request
+/// gives it), and `coords` the sides addressed by region coordinates (`plan_runtime`: their root is
+/// `S[(rows, w):(w, 1)]`, their `begin` the region's origin). Every root element of the source holds
+/// `1000 + its root flat index`; element `k` of the copy must land, with the value of the source root's element
+/// at `src.begin + k` (0 when that lies outside a coordinate-addressed source: zero fill), at every place the
+/// destination root's layout gives `dst.begin + k` (none outside a coordinate-addressed destination: the store
+/// is predicated off), and nothing else of the destination may be written. A term of `plan.dynamic` shifts its
+/// side's addresses by `elements * (value / divisor)` elements after the swizzle (its documented meaning).
 #[allow(dead_code)]
 pub fn run_moving(
     req: &CopyRequest<'_>,
@@ -601,9 +662,14 @@ pub fn run_moving(
     src: Option<&Root<'_>>,
     dst: Option<&Root<'_>>,
     values: &[i64],
+    coords: &[(axe_layout::copy::CopySide, Coords)],
 ) -> Result<(), String> {
     let esize = req.dtype.bytes();
     let n = req.src.layout.size();
+    let tensor_of = |side: axe_layout::copy::CopySide| match side {
+        axe_layout::copy::CopySide::Src => Tensor::Src,
+        axe_layout::copy::CopySide::Dst => Tensor::Dst,
+    };
     let mut shift: HashMap<Tensor, i64> = HashMap::new();
     for term in &plan.dynamic {
         let v = *values.get(term.offset).ok_or_else(|| format!("no value for offset {}", term.offset))?;
@@ -613,12 +679,9 @@ pub fn run_moving(
                 term.offset, term.divisor
             ));
         }
-        let tensor = match term.side {
-            axe_layout::copy::CopySide::Src => Tensor::Src,
-            axe_layout::copy::CopySide::Dst => Tensor::Dst,
-        };
-        *shift.entry(tensor).or_insert(0) += term.elements * (v / term.divisor);
+        *shift.entry(tensor_of(term.side)).or_insert(0) += term.elements * (v / term.divisor);
     }
+    let coords: HashMap<Tensor, Coords> = coords.iter().map(|(side, c)| (tensor_of(*side), c.clone())).collect();
     let mut m = Machine::default();
     // The source: the whole root (so a wrong address reads a wrong element, not nothing), or the request's side.
     let wanted: Vec<i64> = match src {
@@ -629,7 +692,12 @@ pub fn run_moving(
                     m.mem.insert((Tensor::Src, b), 1000 + r);
                 }
             }
-            (0..n).map(|k| 1000 + root_index(root.shape, &root.begin, req.src.shape, k)).collect()
+            (0..n)
+                .map(|k| match root_point(root.shape, &root.begin, req.src.shape, k) {
+                    (flat, true) => 1000 + flat,
+                    (_, false) => 0,
+                })
+                .collect()
         }
         None => {
             for k in 0..n {
@@ -647,12 +715,15 @@ pub fn run_moving(
     if plan.steps.len() != 1 {
         return Err(format!("a moving copy has one step, got {}", plan.steps.len()));
     }
-    let mut ex = Exec { m, shift, esize, scope_threads: plan.scope_threads, step_index: 0 };
+    let mut ex = Exec { m, shift, coords, esize, scope_threads: plan.scope_threads, step_index: 0 };
     ex.step(&plan.steps[0], Tensor::Src, Tensor::Dst)?;
     let mut expected: HashSet<(i64, i64)> = HashSet::new();
     for k in 0..n {
         let dst_places = match dst {
-            Some(root) => places(root.layout, req.dst.mem, root_index(root.shape, &root.begin, req.dst.shape, k)),
+            Some(root) => match root_point(root.shape, &root.begin, req.dst.shape, k) {
+                (flat, true) => places(root.layout, req.dst.mem, flat),
+                (_, false) => Vec::new(),
+            },
             None => places(req.dst.layout, req.dst.mem, k),
         };
         for (a, b) in dst_places {
