@@ -36,6 +36,10 @@ pub fn run(module: &Module, launch: &Launch) -> Result<Outcome, SimError> {
     let entry = access::entry_block(kernel).ok_or_else(|| SimError::new(&loc, "kernel without a body"))?;
     let arg_attrs = kernel.attribute("arg_attrs").map(|a| a.to_string()).unwrap_or_default();
     let arg_dicts = arg_attrs.strip_prefix('[').and_then(|s| s.strip_suffix(']')).map(split_top).unwrap_or_default();
+    let maps_attr = kernel.attribute("axe.tensor_maps").map(|a| a.to_string()).unwrap_or_default();
+    let maps = maps_attr.strip_prefix('[').and_then(|s| s.strip_suffix(']')).map(split_top).unwrap_or_default();
+    let ints: Vec<Option<i64>> =
+        launch.args.iter().map(|a| if let Arg::Int(x) = a { Some(*x) } else { None }).collect();
     let args: Vec<_> = access::arguments(entry).collect();
     if args.len() != launch.args.len() {
         return Err(SimError::new(&loc, format!("kernel takes {} arguments, {} given", args.len(), launch.args.len())));
@@ -62,9 +66,15 @@ pub fn run(module: &Module, launch: &Launch) -> Result<Outcome, SimError> {
                         }
                         V::Mem(MemRef { space: Space::Global, addr: base, shape: shape.clone(), elem: *elem })
                     }
-                    Ty::Ptr(0) => {
-                        let dict = arg_dicts.get(i).copied().unwrap_or("");
-                        let map = tensor_map(dict, base, &loc)?;
+                    Ty::Ptr(0) | Ty::Ptr(1) => {
+                        let want = format!("arg = {i} : i64");
+                        let dict = maps
+                            .iter()
+                            .find(|d| d.contains(&want))
+                            .or_else(|| arg_dicts.get(i).filter(|d| d.contains("axe.tma_descriptor")))
+                            .copied()
+                            .ok_or_else(|| SimError::new(&loc, format!("argument {i}: a pointer without a tensor map (not modelled: raw global pointers)")))?;
+                        let map = tensor_map(dict, base, &ints, &loc)?;
                         map.validate(&loc)?;
                         ex.descs.push(map);
                         V::S(vec![(ex.descs.len() - 1) as u64; n])
@@ -139,23 +149,57 @@ fn ints_in(text: &str) -> Vec<i64> {
     text.split(|c: char| !(c.is_ascii_digit() || c == '-')).filter_map(|t| t.parse().ok()).collect()
 }
 
-/// The integers of `key = array<i64: ...>` or `key = N : iW` in a printed dictionary.
-fn dict_field(dict: &str, key: &str) -> Option<Vec<i64>> {
+/// The items of `key = array<i64: ...>`, `key = ["expr", ...]` or `key = N : iW` in a printed dictionary.
+fn dict_items(dict: &str, key: &str) -> Option<Vec<String>> {
     let at = dict.find(&format!("{key} = "))? + key.len() + 3;
     let rest = &dict[at..];
-    if let Some(arr) = rest.strip_prefix("array<i64") {
+    if let Some(arr) = rest.strip_prefix("array<") {
         let end = arr.find('>')?;
-        return Some(ints_in(arr[..end].trim_start_matches(':')));
+        return Some(array_ints(&arr[..end]).iter().map(i64::to_string).collect());
+    }
+    if let Some(list) = rest.strip_prefix('[') {
+        let end = list.find(']')?;
+        return Some(split_top(&list[..end]).iter().map(|s| s.trim_matches('"').to_string()).collect());
     }
     let end = rest.find([',', '}']).unwrap_or(rest.len());
-    Some(ints_in(rest[..end].split(':').next()?))
+    Some(vec![rest[..end].split(':').next()?.trim().to_string()])
 }
 
-/// The `cuTensorMapEncodeTiled` fields of an argument's `axe.tma_descriptor` dictionary.
-fn tensor_map(dict: &str, buffer: u64, loc: &str) -> Result<TensorMap, SimError> {
-    let get = |k: &str| {
-        dict_field(dict, k)
-            .ok_or_else(|| SimError::new(loc, format!("TMA descriptor argument without `{k}` (axe.tma_descriptor)")))
+/// Evaluates a tensor-map field as `--lower-tma` writes it: a number, or a product of kernel arguments (`argN`)
+/// and numbers with an optional exact ` / divisor` (`arg5 * 2`).
+fn eval_field(text: &str, ints: &[Option<i64>], loc: &str) -> Result<i64, SimError> {
+    let bad = || SimError::new(loc, format!("tensor-map field `{text}` is not a product of arguments and numbers"));
+    let (product, divisor) = match text.split_once('/') {
+        Some((p, d)) => (p, d.trim().parse::<i64>().map_err(|_| bad())?),
+        None => (text, 1),
+    };
+    let mut value: i64 = 1;
+    for factor in product.split('*').map(str::trim) {
+        let f = match factor.strip_prefix("arg") {
+            Some(n) => {
+                let i: usize = n.parse().map_err(|_| bad())?;
+                ints.get(i).copied().flatten().ok_or_else(|| {
+                    SimError::new(loc, format!("`{text}` reads argument {i}, which is not an integer"))
+                })?
+            }
+            None => factor.parse().map_err(|_| bad())?,
+        };
+        value = value.checked_mul(f).ok_or_else(bad)?;
+    }
+    if divisor < 1 || value % divisor != 0 {
+        return Err(bad());
+    }
+    Ok(value / divisor)
+}
+
+/// The `cuTensorMapEncodeTiled` fields of a tensor-map dictionary (`axe.tensor_maps` entry or the argument's
+/// `axe.tma_descriptor`), run-time fields evaluated on the launch's integer arguments.
+fn tensor_map(dict: &str, buffer: u64, ints: &[Option<i64>], loc: &str) -> Result<TensorMap, SimError> {
+    let get = |k: &str| -> Result<Vec<i64>, SimError> {
+        let items = dict_items(dict, k).ok_or_else(|| {
+            SimError::new(loc, format!("tensor map without `{k}` (axe.tensor_maps / axe.tma_descriptor)"))
+        })?;
+        items.iter().map(|t| eval_field(t, ints, loc)).collect()
     };
     let one = |k: &str| get(k).map(|v| v.first().copied().unwrap_or(0));
     let data_type = one("data_type")? as u32;
@@ -935,6 +979,7 @@ impl Exec<'_> {
                 self.m.wait_groups(n.first().copied().unwrap_or(0) as u64);
             }
             "nvvm.ldmatrix" => self.ldmatrix(op, mask, &loc)?,
+            "nvvm.stmatrix" => self.stmatrix(op, mask, &loc)?,
             "nvgpu.tma.async.store" => self.tma_store(op, mask, &loc)?,
             "nvvm.wgmma.mma_async" => self.wgmma(op, mask, &loc)?,
             "nvvm.mma.sync" => self.mma_sync(op, mask, &loc)?,
@@ -1012,6 +1057,36 @@ impl Exec<'_> {
             V::Agg(regs.into_iter().map(V::S).collect())
         };
         self.set(op, 0, v);
+        Ok(())
+    }
+
+    /// `stmatrix.sync.aligned.m8n8.x{1,2,4}[.trans].shared.b16` (PTX ISA 9.7.14.5.16): the inverse of
+    /// [`Self::ldmatrix`]: thread `8i + r` gives the address of row `r` of matrix `i`; thread `l`'s register `i`
+    /// holds the elements `(l / 4, 2 (l % 4) + j)` of matrix `i` (`.trans`: `(2 (l % 4) + j, l / 4)`).
+    fn stmatrix(&mut self, op: OperationRef, mask: &[bool], loc: &str) -> Result<(), SimError> {
+        let attr = |k: &str| op.attribute(k).map(|a| a.to_string()).unwrap_or_default();
+        let num = op.operand_count().saturating_sub(1);
+        if !attr("eltType").contains("b16") || !attr("shape").contains("m = 8, n = 8") || ![1, 2, 4].contains(&num) {
+            return err(loc, "not modelled: this stmatrix form");
+        }
+        let trans = attr("layout").contains("col");
+        let ptr = self.scalars(op, 0, loc)?;
+        let regs: Vec<Vec<u64>> = (1..=num).map(|i| self.scalars(op, i, loc)).collect::<Result<_, _>>()?;
+        for w in self.whole_groups(mask, 32, "stmatrix", loc)? {
+            let mut rows = vec![[0u16; 8]; 8 * num];
+            for l in 0..32 {
+                for (i, reg) in regs.iter().enumerate() {
+                    for j in 0..2 {
+                        let (r, c) = if trans { (2 * (l % 4) + j, l / 4) } else { (l / 4, 2 * (l % 4) + j) };
+                        rows[8 * i + r][c] = (reg[w * 32 + l] >> (16 * j)) as u16;
+                    }
+                }
+            }
+            for (r, row) in rows.iter().enumerate() {
+                let bytes: Vec<u8> = row.iter().flat_map(|x| x.to_le_bytes()).collect();
+                self.m.write_shared(ptr[w * 32 + r], &bytes, loc)?;
+            }
+        }
         Ok(())
     }
 
