@@ -10,15 +10,15 @@
 // A and B tiles (128x64 and 64x128 per K step of 64) stream through 3-stage rings in shared memory: A as
 // [3*128, 64] rows with the 128B swizzle (Swizzle(3,3,3): 16-byte chunk ^ row % 8), B as [3*64, 128] rows with
 // the same swizzle on its 256-byte rows (Swizzle(3,3,4)), so ldmatrix reads 8 rows of one column chunk from 8
-// distinct bank groups. Loads are `axe.copy_async` without a barrier: a cp.async group (16 bytes a thread, 8 per
-// thread per tile), committed by --lower-copy. The prologue loads K tiles 0 and 1 into stages 0 and 1;
-// iteration kt waits until at most one group is pending (tile kt has landed: cp.async.wait_group 1), opens a CTA
-// barrier (tile kt is visible to every thread, and every warp is done with stage (kt + 2) mod 3, read in
-// iteration kt - 1), loads tile kt + 2 into that stage (or commits an empty group past the end, so that the
-// group count stays one per iteration), then runs its 4 k16 steps on stage kt mod 3: ldmatrix x4 of A
-// (128x16), ldmatrix x4 .trans of B (16x128), 32 mma.sync per warp. The stage and the K tile are run-time
-// values: the planner states each slice's address as a per-thread formula plus terms of the offsets
-// (`axe_layout::copy::plan_moving`).
+// distinct bank groups. Loads are `axe.copy_async` without a barrier: cp.async (16 bytes a thread, 8 per thread
+// per tile) into the current cp.async group, which the kernel commits once per tile. The prologue loads K tiles
+// 0 and 1 into stages 0 and 1; iteration kt waits until at most one group is pending (tile kt has landed:
+// cp.async.wait_group 1), opens a CTA barrier (tile kt is visible to every thread, and every warp is done with
+// stage (kt + 2) mod 3, read in iteration kt - 1), loads tile kt + 2 into that stage and commits its group (an
+// empty group past the end, so that there is one group per iteration), then runs its 4 k16 steps on stage
+// kt mod 3: ldmatrix x4 of A (128x16), ldmatrix x4 .trans of B (16x128), 32 mma.sync per warp. The stage and
+// the K tile are run-time values: the planner states each slice's address as a per-thread formula plus terms of
+// the offsets (`axe_layout::copy::plan_moving`).
 //
 // The epilogue converts the accumulators to f16 (axe.cast) and stores them to C's tile (st.global, 4 bytes).
 //
@@ -80,12 +80,14 @@ module attributes {gpu.container_module} {
       %sb0 = "axe.slice"(%ring_b) {offsets = array<i64: 0, 0>, sizes = array<i64: 64, 128>} : (!ringB) -> !stageB
       "axe.copy_async"(%a0, %sa0) {scope = #axe.exec<"cta">} : (!tileA, !stageA) -> ()
       "axe.copy_async"(%b0, %sb0) {scope = #axe.exec<"cta">} : (!tileB, !stageB) -> ()
+      nvvm.cp.async.commit.group
       %a1 = "axe.slice"(%ga, %m0) {offsets = array<i64: -9223372036854775808, 64>, sizes = array<i64: 128, 64>} : (!gA, index) -> !tileA
       %b1 = "axe.slice"(%gb, %n0) {offsets = array<i64: 64, -9223372036854775808>, sizes = array<i64: 64, 128>} : (!gB, index) -> !tileB
       %sa1 = "axe.slice"(%ring_a) {offsets = array<i64: 128, 0>, sizes = array<i64: 128, 64>} : (!ringA) -> !stageA
       %sb1 = "axe.slice"(%ring_b) {offsets = array<i64: 64, 0>, sizes = array<i64: 64, 128>} : (!ringB) -> !stageB
       "axe.copy_async"(%a1, %sa1) {scope = #axe.exec<"cta">} : (!tileA, !stageA) -> ()
       "axe.copy_async"(%b1, %sb1) {scope = #axe.exec<"cta">} : (!tileB, !stageB) -> ()
+      nvvm.cp.async.commit.group
       scf.for %k = %c0 to %K step %c64 {
         // Tile kt has landed (at most the group of tile kt + 1 is pending) and every thread sees it; every warp
         // is done with the stage the next load overwrites.
@@ -105,10 +107,9 @@ module attributes {gpu.container_module} {
           %sbn = "axe.slice"(%ring_b, %rnb) {offsets = array<i64: -9223372036854775808, 0>, sizes = array<i64: 64, 128>} : (!ringB, index) -> !stageB
           "axe.copy_async"(%an, %san) {scope = #axe.exec<"cta">} : (!tileA, !stageA) -> ()
           "axe.copy_async"(%bn, %sbn) {scope = #axe.exec<"cta">} : (!tileB, !stageB) -> ()
-        } else {
-          // No tile left: an empty group keeps one group per iteration, so wait_group 1 still means tile kt.
-          nvvm.cp.async.commit.group
         }
+        // One group per iteration (an empty one past the last tile), so that wait_group 1 always means tile kt.
+        nvvm.cp.async.commit.group
         %cur = arith.remui %kt, %c3 : index
         %ra = arith.muli %cur, %c128 : index
         %rb = arith.muli %cur, %c64 : index

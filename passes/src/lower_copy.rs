@@ -108,8 +108,8 @@ pub(crate) struct PlannedCopy<'c, 'a> {
     pub(crate) sides: [Traced<'c, 'a>; 2],
     /// The run-time slice offsets, in the order of the plan's address terms' `offset`.
     pub(crate) offsets: Vec<Value<'c, 'a>>,
-    /// An `axe.copy_async` without a barrier: `cp.async` committed as one group, completed by the kernel's
-    /// `cp.async.wait_group`, so no wait or barrier follows it.
+    /// An `axe.copy_async` without a barrier: `cp.async` into the kernel's current group, which the kernel commits
+    /// (`nvvm.cp.async.commit.group`) and completes (`nvvm.cp.async.wait.group`, a barrier): nothing follows it.
     pub(crate) group: bool,
 }
 

@@ -237,10 +237,9 @@ impl<'c, 'a> Lowering<'c, 'a> {
         };
         for step in &copy.plan.steps {
             if copy.group {
-                // A cp.async group: the kernel's cp.async.wait_group and barrier complete it.
+                // Part of the kernel's current cp.async group: its commit_group, wait_group and barrier complete it.
                 let group = CopyStep { completion: Completion::None, ..step.clone() };
                 step_ops(&b, &context, &group)?;
-                b.op("nvvm.cp.async.commit.group", &[], &[], &[])?;
                 self.stats.instructions += step.issues.len();
                 continue;
             }
