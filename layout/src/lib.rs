@@ -13,6 +13,7 @@
 //! - [`notation`]: the `S[...] + R[...] + n@axis` text, parsed with lalrpop and printed canonically with `pretty`.
 //! - [`tma`]: TMA descriptor planning (paper section 3.4) on top of the operations.
 //! - [`copy`]: every other copy (ld/st, ldmatrix/stmatrix, cp.async, tcgen05.ld/st, shuffles, staging).
+//! - [`distributed`]: device meshes, DTensor placements / JAX PartitionSpecs as layouts, the collective planner.
 //!
 //! **Invariant:** no LLVM or MLIR dependency; no operation panics on any input, it returns [`LayoutError`].
 
@@ -23,6 +24,7 @@ pub mod axis;
 pub mod canonicalize;
 pub mod copy;
 pub mod direct_sum;
+pub mod distributed;
 pub mod error;
 pub mod eval;
 pub mod group;
