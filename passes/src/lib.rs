@@ -9,6 +9,7 @@
 
 pub mod barrier_check;
 pub mod canonicalize;
+pub mod dynamic_shared;
 mod glue;
 pub mod lower_copy;
 pub mod lower_mma;

@@ -146,6 +146,9 @@ pub(crate) struct RuntimeFields {
     global_dims: Vec<String>,
     /// `globalStrides` in bytes.
     global_strides_bytes: Vec<String>,
+    /// What the launch must guarantee for the map to be valid and the plan to hold (`arg5 % 16 == 0`, the
+    /// driver's `globalDim <= 2^32` and stride `< 2^40` limits on the expressions).
+    preconditions: Vec<String>,
 }
 
 /// Lowers every TMA copy under `root`; on refusal reports each at its op and returns how many were refused.
@@ -309,7 +312,7 @@ fn plan_runtime(
         Some(text) => parse_i64_array(&text).map_err(|e| format!("tma: view multiples {e}"))?,
         None => vec![1; shape.len()],
     };
-    let (mut extents, mut names, mut operand) = (Vec::new(), Vec::new(), 1);
+    let (mut extents, mut names, mut preconditions, mut operand) = (Vec::new(), Vec::new(), Vec::new(), 1);
     for (d, &extent) in shape.iter().enumerate() {
         let multiple = multiples.get(d).copied().unwrap_or(1);
         if extent != axe_dialect::ops::DYNAMIC {
@@ -327,6 +330,10 @@ fn plan_runtime(
         };
         extents.push(Extent { value: None, multiple });
         names.push(format!("arg{index}"));
+        preconditions.push(format!("arg{index} >= 1"));
+        if multiple > 1 {
+            preconditions.push(format!("arg{index} % {multiple} == 0"));
+        }
     }
     let request = ExtentRequest {
         extents: &extents,
@@ -343,10 +350,13 @@ fn plan_runtime(
         format!("{e} ({})", named.join(", "))
     })?;
     let text = |exprs: &[axe_layout::tma::ExtentExpr]| exprs.iter().map(|e| e.text(&names)).collect();
-    let fields = RuntimeFields {
-        global_dims: text(&planned.global_dims),
-        global_strides_bytes: text(&planned.global_strides_bytes),
-    };
+    let (global_dims, global_strides_bytes): (Vec<String>, Vec<String>) =
+        (text(&planned.global_dims), text(&planned.global_strides_bytes));
+    // cuTensorMapEncodeTiled's magnitude rules, which only the launch can check.
+    preconditions.extend(global_dims.iter().filter(|d| d.contains("arg")).map(|d| format!("{d} <= 4294967296")));
+    preconditions
+        .extend(global_strides_bytes.iter().filter(|s| s.contains("arg")).map(|s| format!("{s} < 1099511627776")));
+    let fields = RuntimeFields { global_dims, global_strides_bytes, preconditions };
     Ok((planned.plan, fields))
 }
 

@@ -1,6 +1,6 @@
 //! The registry of passes and pipeline aliases that axe-opt exposes as flags.
 
-use crate::{barrier_check, canonicalize, lower_copy, lower_mma, lower_tma, slice, strip_annotations, verify};
+use crate::{barrier_check, canonicalize, dynamic_shared, lower_copy, lower_mma, lower_tma, slice, strip_annotations, verify};
 use melior::pass::Pass;
 
 /// What a registry entry adds to the pass manager.
@@ -68,6 +68,12 @@ pub static REGISTRY: &[PassInfo] = &[
         summary: lower_copy::SUMMARY,
         description: lower_copy::DESCRIPTION,
         kind: PassKind::Rust(lower_copy::create),
+    },
+    PassInfo {
+        flag: dynamic_shared::FLAG,
+        summary: dynamic_shared::SUMMARY,
+        description: dynamic_shared::DESCRIPTION,
+        kind: PassKind::Rust(dynamic_shared::create),
     },
     PassInfo {
         flag: verify::FLAG,

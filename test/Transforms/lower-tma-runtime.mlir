@@ -7,7 +7,7 @@
 
 // CHECK-LABEL: gpu.func @tile(
 // CHECK-SAME: %arg0: !llvm.ptr, %arg1: i32, %arg2: i32)
-// CHECK-SAME: axe.tensor_maps = [{arg = 0 : i64, box_dims = array<i64: 64, 128>, data_type = 6 : i32, element_strides = array<i64: 1, 1>, global_dims = ["arg2", "arg1"], global_offset_bytes = 0 : i64, global_strides_bytes = ["arg2 * 2"], interleave = 0 : i32, l2_promotion = 2 : i32, oob_fill = 0 : i32, rank = 2 : i32, swizzle = 3 : i32}]
+// CHECK-SAME: axe.tensor_maps = [{arg = 0 : i64, box_dims = array<i64: 64, 128>, data_type = 6 : i32, element_strides = array<i64: 1, 1>, global_dims = ["arg2", "arg1"], global_offset_bytes = 0 : i64, global_strides_bytes = ["arg2 * 2"], interleave = 0 : i32, l2_promotion = 2 : i32, oob_fill = 0 : i32, preconditions = ["arg1 >= 1", "arg1 % 16 == 0", "arg2 >= 1", "arg2 % 16 == 0", "arg2 <= 4294967296", "arg1 <= 4294967296", "arg2 * 2 < 1099511627776"], rank = 2 : i32, swizzle = 3 : i32}]
 // CHECK-NOT: axe.tma_descriptor
 // The load's coordinates: [0, bx * 128] (column 0, row offset from the block id).
 // CHECK: %[[M0:.*]] = arith.muli %{{.*}}, %{{.*}} : index

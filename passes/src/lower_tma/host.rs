@@ -51,9 +51,11 @@ pub(super) fn annotate_argument(kernel: OperationRef, index: usize, plan: &TmaPl
 /// The kernel attribute listing every tensor map the host must encode (one dictionary per descriptor argument).
 pub(crate) const TENSOR_MAPS_ATTRIBUTE: &str = "axe.tensor_maps";
 
-/// Appends argument `index`'s map to the kernel's `axe.tensor_maps`: `arg`, every field of the plan, and
+/// Appends argument `index`'s map to the kernel's `axe.tensor_maps`: `arg`, every field of the plan,
 /// `global_dims`/`global_strides_bytes` as strings, expressions of the kernel's arguments (`arg5 * 2`) for a
-/// run-time-sized tensor, numbers otherwise. A function attribute, so it survives `--lower-to-nvvm` (argument
+/// run-time-sized tensor, numbers otherwise, and the launch's `preconditions` (strings, empty when static). The
+/// map's `globalAddress` is the pointer the kernel argument held before it became the map's, plus
+/// `global_offset_bytes`. A function attribute, so it survives `--lower-to-nvvm` (argument
 /// attributes do not) and `axe-translate --emit=launch` reads it from the lowered module.
 pub(super) fn record_tensor_map(
     kernel: OperationRef,
@@ -78,6 +80,8 @@ pub(super) fn record_tensor_map(
             _ => format!("{name} = {value}"),
         });
     }
+    let preconditions = runtime.map(|fields| fields.preconditions.clone()).unwrap_or_default();
+    fields.push(format!("preconditions = {}", quoted(&preconditions)));
     let entry = format!("{{{}}}", fields.join(", "));
     let text = match kernel.attribute(TENSOR_MAPS_ATTRIBUTE).ok().map(|a| a.to_string()) {
         Some(existing) => {

@@ -10,6 +10,7 @@ pub mod args;
 pub mod compile;
 pub mod expectations;
 pub mod io;
+pub mod launch;
 pub mod opt;
 pub mod ptx;
 pub mod split;

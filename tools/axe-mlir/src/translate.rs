@@ -4,7 +4,8 @@
 //! the whole module when there is none), translates it with MLIR's LLVM IR
 //! export into an inkwell context, sets the NVPTX triple and data layout, runs
 //! LLVM's optimization pipeline, and prints LLVM IR (`--emit=llvm`) or PTX
-//! (`--emit=ptx --chip=...`). Exit code 0 on success, 1 on any failure.
+//! (`--emit=ptx --chip=...`), or the kernels' launch contract as JSON (`--emit=launch`, [`crate::launch`]).
+//! Exit code 0 on success, 1 on any failure.
 
 use crate::{
     args::{no_value, Arg, Args},
@@ -24,6 +25,8 @@ pub enum Emit {
     Llvm,
     /// PTX assembly.
     Ptx,
+    /// The kernels' launch records as JSON (`crate::launch`); nothing is translated.
+    Launch,
 }
 
 /// Everything the command line asks for.
@@ -60,7 +63,8 @@ The input is a module whose gpu.module holds llvm and nvvm ops (the output of
 `axe-opt --lower-to-nvvm`). Host code outside the gpu.module is ignored.
 
 OPTIONS:
-  --emit=ptx|llvm          What to print (default: ptx)
+  --emit=ptx|llvm|launch   What to print (default: ptx); launch: JSON with each kernel's
+                           grid, block, dynamic shared bytes, parameters and tensor maps
   --chip=<chip>            sm_80, sm_90a or sm_100a (default: sm_90a); sets the PTX ISA
   --gpu-module=<name>      Which gpu.module to translate when there are several
   -O0 | -O1 | -O2 | -O3    LLVM optimization level before codegen (default: -O2)
@@ -96,7 +100,8 @@ pub fn parse_command(words: impl IntoIterator<Item = OsString>) -> Result<Comman
                 options.emit = match args.value(&name, value)?.as_str() {
                     "llvm" => Emit::Llvm,
                     "ptx" => Emit::Ptx,
-                    other => bail!("unknown --emit value '{other}' (expected llvm or ptx)"),
+                    "launch" => Emit::Launch,
+                    other => bail!("unknown --emit value '{other}' (expected llvm, ptx or launch)"),
                 }
             }
             "chip" => options.chip = Chip::parse(&args.value(&name, value)?)?,
@@ -126,8 +131,12 @@ pub fn run(command: Command) -> Result<bool> {
         report(&context, &input.name, &input.text);
         return Ok(false);
     };
-    let machine = ptx::target_machine(options.chip, ptx::optimization_level(options.opt_level)?)?;
     let target = select_target(&module, options.gpu_module.as_deref())?;
+    if options.emit == Emit::Launch {
+        let json = crate::launch::launch_json(target, options.chip.name())?;
+        return write_output(options.output.as_deref(), json.as_bytes()).map(|()| true);
+    }
+    let machine = ptx::target_machine(options.chip, ptx::optimization_level(options.opt_level)?)?;
     let Some(bytes) = translate(target, &machine, options.opt_level, options.emit)? else {
         report(&context, &input.name, &input.text);
         return Ok(false);
@@ -153,6 +162,7 @@ pub fn translate(target: OperationRef, machine: &TargetMachine, opt_level: u8, e
     let bytes = match emit {
         Emit::Llvm => llvm_module.print_to_string().to_bytes().to_vec(),
         Emit::Ptx => ptx::emit_ptx(&llvm_module, machine)?,
+        Emit::Launch => bail!("--emit=launch reads the module, it does not translate it"),
     };
     drop(llvm_module);
     Ok(Some(bytes))
