@@ -324,7 +324,7 @@ fn copy_epilogue_stores_alpha_times_a_times_b_in_f16() {
 
 #[test]
 fn gemm_sm80_computes_a_tile_of_a_times_b() {
-    // examples/gemm_sm80.mlir: 1024 x 1024 x 1024 (static), one CTA computes one 128x128 tile of C in f16. Entries
+    // examples/gemm_sm80.mlir at M = N = K = 1024, one CTA computes one 128x128 tile of C in f16. Entries
     // in {0, 1} and {-1, 0, 1} keep every sum (|C| <= 1024) exact in f16.
     const S: usize = 1024;
     let a: Vec<f64> = (0..S * S).map(|x| (small(x / S, x % S, 8) + 3.0) % 2.0).collect();
@@ -338,6 +338,10 @@ fn gemm_sm80_computes_a_tile_of_a_times_b() {
             Arg::Buffer(Buffer::from_f64(Scalar::F16, &a)),
             Arg::Buffer(Buffer::from_f64(Scalar::F16, &b)),
             Arg::Buffer(Buffer::zeros(Scalar::F16, S * S)),
+            // M, N, K: the kernel's run-time sizes.
+            Arg::Int(S as i64),
+            Arg::Int(S as i64),
+            Arg::Int(S as i64),
         ],
     )
     .unwrap_or_else(|e| panic!("{e}"));
