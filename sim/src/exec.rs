@@ -72,12 +72,18 @@ pub fn run(module: &Module, launch: &Launch) -> Result<Outcome, SimError> {
                             .iter()
                             .find(|d| d.contains(&want))
                             .or_else(|| arg_dicts.get(i).filter(|d| d.contains("axe.tma_descriptor")))
-                            .copied()
-                            .ok_or_else(|| SimError::new(&loc, format!("argument {i}: a pointer without a tensor map (not modelled: raw global pointers)")))?;
-                        let map = tensor_map(dict, base, &ints, &loc)?;
-                        map.validate(&loc)?;
-                        ex.descs.push(map);
-                        V::S(vec![(ex.descs.len() - 1) as u64; n])
+                            .copied();
+                        match dict {
+                            Some(dict) => {
+                                let map = tensor_map(dict, base, &ints, &loc)?;
+                                map.validate(&loc)?;
+                                check_preconditions(dict, &ints, &loc)?;
+                                ex.descs.push(map);
+                                V::S(vec![(ex.descs.len() - 1) as u64; n])
+                            }
+                            // A raw global pointer: the buffer's address.
+                            None => V::S(vec![base; n]),
+                        }
                     }
                     _ => return Err(SimError::new(&loc, format!("argument {i}: a buffer bound to a {ty:?}"))),
                 }
@@ -190,6 +196,38 @@ fn eval_field(text: &str, ints: &[Option<i64>], loc: &str) -> Result<i64, SimErr
         return Err(bad());
     }
     Ok(value / divisor)
+}
+
+/// Checks a tensor map's `preconditions` (`"arg3 % 16 == 0"`, `"arg5 >= 1"`, ...) on the launch's arguments:
+/// a launch that breaks one is refused, as the host would have to refuse it.
+fn check_preconditions(dict: &str, ints: &[Option<i64>], loc: &str) -> Result<(), SimError> {
+    let Some(conds) = dict_items(dict, "preconditions") else { return Ok(()) };
+    for cond in conds {
+        let bad = || SimError::new(loc, format!("not modelled: precondition `{cond}`"));
+        let (lhs, op, rhs) = ["==", ">=", "<=", "<", ">"]
+            .iter()
+            .find_map(|op| cond.split_once(op).map(|(l, r)| (l, *op, r)))
+            .ok_or_else(bad)?;
+        let l = match lhs.split_once('%') {
+            Some((a, m)) => {
+                let (a, m) = (eval_field(a.trim(), ints, loc)?, eval_field(m.trim(), ints, loc)?);
+                a.checked_rem(m).ok_or_else(bad)?
+            }
+            None => eval_field(lhs.trim(), ints, loc)?,
+        };
+        let r = eval_field(rhs.trim(), ints, loc)?;
+        let holds = match op {
+            "==" => l == r,
+            ">=" => l >= r,
+            "<=" => l <= r,
+            "<" => l < r,
+            _ => l > r,
+        };
+        if !holds {
+            return err(loc, format!("launch breaks the tensor map's precondition `{cond}` ({l} vs {r})"));
+        }
+    }
+    Ok(())
 }
 
 /// The `cuTensorMapEncodeTiled` fields of a tensor-map dictionary (`axe.tensor_maps` entry or the argument's
@@ -951,12 +989,21 @@ impl Exec<'_> {
                 // cp.async.wait_group; the shared bytes are pending until then.
                 let size = op.attribute("size").map(|a| ints_in(&a.to_string())).unwrap_or_default();
                 let size = size.first().copied().unwrap_or(0) as usize;
-                if op.operand_count() != 2 || ![4, 8, 16].contains(&size) {
+                if !(2..=3).contains(&op.operand_count()) || ![4, 8, 16].contains(&size) {
                     return err(&loc, "not modelled: this cp.async form");
                 }
                 let (dst, src) = (self.scalars(op, 0, &loc)?, self.scalars(op, 1, &loc)?);
+                // The optional src-size: only that many bytes are read, the rest of the chunk is zero-filled.
+                let src_size = if op.operand_count() == 3 { Some(self.scalars(op, 2, &loc)?) } else { None };
                 for t in act {
-                    let bytes = self.m.read_global(src[t], size, &loc)?.to_vec();
+                    let read = src_size.as_ref().map_or(size, |s| s[t] as usize);
+                    if read > size {
+                        return err(&loc, format!("cp.async src-size {read} exceeds its {size}-byte copy"));
+                    }
+                    let mut bytes = vec![0u8; size];
+                    if read > 0 {
+                        bytes[..read].copy_from_slice(self.m.read_global(src[t], read, &loc)?);
+                    }
                     self.m.write_shared(dst[t], &[], &loc)?;
                     if dst[t] + size as u64 > self.m.shared.len() as u64 || dst[t] % size as u64 != 0 {
                         return err(&loc, format!("cp.async destination {} out of bounds or misaligned", dst[t]));

@@ -186,10 +186,16 @@ impl Ty {
     }
 }
 
-/// Splits at top-level commas (outside `<>`, `()`, `[]`, `{}`).
+/// Splits at top-level commas (outside `<>`, `()`, `[]`, `{}` and string literals).
 pub fn split_top(s: &str) -> Vec<&str> {
-    let (mut depth, mut start, mut out) = (0i32, 0usize, Vec::new());
+    let (mut depth, mut start, mut out, mut quoted) = (0i32, 0usize, Vec::new(), false);
     for (i, c) in s.char_indices() {
+        if c == '"' {
+            quoted = !quoted;
+        }
+        if quoted {
+            continue;
+        }
         match c {
             '<' | '(' | '[' | '{' => depth += 1,
             '>' | ')' | ']' | '}' => depth -= 1,
