@@ -14,11 +14,25 @@ pub struct ComposeLayout {
 }
 
 impl ComposeLayout {
-    /// Checks that `tile` maps onto `m` only (every iter and offset on `m`).
+    /// Checks that `tile` maps onto `m` only (every iter and offset on `m`), except that replica iters and offsets
+    /// may name a cluster's CTA axes (`cbx`, `cby`, `cbz`: thread axes of CTAs within a cluster): the same swizzled
+    /// shared tile held by several CTAs of a cluster, the destination of a multicast TMA load. The swizzle acts on
+    /// `m` alone, so each CTA holds the tile swizzled as without the replica.
     pub fn new(swizzle: Swizzle, tile: TileLayout) -> Result<ComposeLayout> {
+        let cluster_cta = |a: Axis| {
+            matches!(
+                a.kind(),
+                crate::axis::AxisKind::Thread {
+                    unit: crate::axis::ExecScope::Cta,
+                    within: crate::axis::ExecScope::Cluster
+                }
+            )
+        };
         // The first axis other than `m` in name order, as `tile.axes()` lists them, without building that list.
-        let iters = tile.shard().iter().chain(tile.replica()).map(|i| i.axis);
-        if let Some(a) = iters.chain(tile.offset().keys().copied()).filter(|a| *a != Axis::M).min() {
+        let shard = tile.shard().iter().map(|i| i.axis);
+        let rest =
+            tile.replica().iter().map(|i| i.axis).chain(tile.offset().keys().copied()).filter(|a| !cluster_cta(*a));
+        if let Some(a) = shard.chain(rest).filter(|a| *a != Axis::M).min() {
             return Err(LayoutError::new(format!(
                 "a swizzle composes only with a layout on the memory axis m, found axis '{a}'"
             )));

@@ -50,6 +50,13 @@
 //!    need nothing special: every iter is a candidate dimension (step 3) with its own stride, and the box and the
 //!    issue loop take them in shared stride order.
 //!
+//! # Cluster multicast ([`plan_multicast`])
+//! A load whose shared destination carries a replica or offset over the cluster's CTA axes (`cbx`, `cby`, `cbz`:
+//! `Swizzle(3,3,3) o S[(128,64):(64,1)] + R[2:1@cbx]` is the tile in both CTAs of a 2x1 cluster) is one
+//! `cp.async.bulk.tensor ... .multicast::cluster` per box with the CTA mask read off the layout (bit
+//! `x + y*nx + z*nx*ny` per CTA point); the boxes are split among the receiving CTAs (CUTLASS's form, the slowest
+//! box dimension cut when needed) or issued by one CTA, and the [`MulticastPlan`] says which.
+//!
 //! # Refusals that remain (each a hardware rule)
 //! - `inner-stride`: the shared stride-1 iter is not the global stride-1 iter (a transpose): a box is written in
 //!   its dimension-0 order and dimension 0 of a tensor map is the contiguous one.
@@ -107,10 +114,12 @@
 //! box would not model.
 
 mod extents;
+mod multicast;
 mod planner;
 mod validate;
 
 pub use extents::{plan_extents, Extent, ExtentExpr, ExtentPlan, ExtentRequest};
+pub use multicast::{plan_multicast, Cluster, MulticastForm, MulticastPlan};
 pub use planner::{plan, plan_dynamic, plan_offsets};
 pub use validate::validate;
 
@@ -666,6 +675,9 @@ pub enum TmaRule {
     /// A run-time-sized global tensor (`plan_extents`): strides the stated multiples make multiples of 16 bytes,
     /// one descriptor dimension per tensor dimension, a plan that does not depend on the extents.
     DynamicExtent,
+    /// A multicast load (`cp.async.bulk.tensor ... .multicast::cluster`): loads only, the destination replicated over
+    /// a cluster's CTA axes alone, every CTA inside the cluster, at most 16 CTAs (the 16-bit `ctaMask`).
+    Multicast,
 }
 
 impl TmaRule {
@@ -688,6 +700,7 @@ impl TmaRule {
             TmaRule::DynamicOffset => "dynamic-offset",
             TmaRule::SharedOffset => "shared-offset",
             TmaRule::DynamicExtent => "dynamic-extent",
+            TmaRule::Multicast => "multicast",
         }
     }
 }

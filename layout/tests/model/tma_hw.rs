@@ -182,3 +182,38 @@ pub fn check_transfer(
     }
     Ok(())
 }
+
+/// A multicast load (PTX ISA, `cp.async.bulk.tensor ... .multicast::cluster`): each issue, issued by one CTA,
+/// writes its box "to the same CTA-relative offset as dstMem in the shared memory of each destination CTA", the
+/// destinations being the set bits of the 16-bit `ctaMask` (bit `r` = `%cluster_ctarank` r), and signals each
+/// destination CTA's mbarrier with the bytes it delivered there. Returns every (destination CTA rank, global byte,
+/// shared byte) and the bytes each CTA's mbarrier receives. `issuer` names the CTA of each issue; it must be a CTA
+/// of the cluster (`cluster_size` CTAs) and give every issue exactly one issuer.
+#[allow(clippy::type_complexity)]
+pub fn multicast_pairs(
+    p: &TmaPlan,
+    cta_mask: u16,
+    issuer: &[u32],
+    cluster_size: u32,
+) -> Result<(Vec<(u32, Option<i64>, i64)>, HashMap<u32, u64>), String> {
+    if issuer.len() != p.issues.len() {
+        return Err(format!("model: {} issuers for {} issues", issuer.len(), p.issues.len()));
+    }
+    if let Some(r) = issuer.iter().find(|&&r| r >= cluster_size) {
+        return Err(format!("model: issuer rank {r} is outside the cluster of {cluster_size} CTAs"));
+    }
+    if cluster_size < 16 && cta_mask >> cluster_size != 0 {
+        return Err(format!("model: ctaMask {cta_mask:#x} names a CTA outside the cluster of {cluster_size}"));
+    }
+    let mut out = Vec::new();
+    let mut tx: HashMap<u32, u64> = HashMap::new();
+    for issue in &p.issues {
+        let one = TmaPlan { issues: vec![issue.clone()], ..p.clone() };
+        let pairs = hardware_pairs(&one)?;
+        for cta in (0..16u32).filter(|r| cta_mask >> r & 1 == 1) {
+            *tx.entry(cta).or_insert(0) += pairs.len() as u64;
+            out.extend(pairs.iter().map(|&(g, s)| (cta, g, s)));
+        }
+    }
+    Ok((out, tx))
+}
