@@ -11,6 +11,7 @@
 mod cli;
 mod cmd;
 mod copy_plan;
+mod distributed;
 mod explore;
 mod mma_plan;
 mod page;
@@ -35,6 +36,9 @@ const COMMANDS: &[&Command] = &[
     &tma_plan::COMMAND,
     &mma_plan::COMMAND,
     &copy_plan::COMMAND,
+    &distributed::FROM_PLACEMENTS,
+    &distributed::TO_PLACEMENTS,
+    &distributed::COLLECTIVE_PLAN,
     &serve::COMMAND,
 ];
 
@@ -47,7 +51,7 @@ fn overview() -> String {
          thread:UNIT:WITHIN (e.g. --axis sbuf=memory, --axis lane4=thread:thread:warp)\n\ncommands:\n",
     );
     for c in COMMANDS {
-        s.push_str(&format!("  {:<12} {}\n", c.name, c.about));
+        s.push_str(&format!("  {:<15} {}\n", c.name, c.about));
     }
     s.push_str(
         "\nLayouts are written in the Axe notation, e.g.\n  \
