@@ -1,0 +1,384 @@
+//! Whole kernels, lowered by `--lower-tma --lower-mma --lower-copy` and executed by `axe-sim` on small integer
+//! matrices; every expected value is computed here from the math (A * B), never by the code under test. The
+//! register-to-element maps the tests use to read accumulators back are the PTX ISA's fragment tables, written
+//! again here.
+
+use axe_sim::{lower, run, Arg, Buffer, Launch, Outcome, Scalar, SimError};
+use std::path::Path;
+
+fn source(rel: &str) -> String {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(rel);
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// Lowers `text` and runs `kernel` on one CTA.
+fn simulate(text: &str, kernel: &str, block_id: [i64; 3], args: Vec<Arg>) -> Result<Outcome, SimError> {
+    let context = axe_dialect::create_context().expect("context");
+    let module = lower(&context, text, "kernel.mlir").unwrap_or_else(|e| panic!("lowering failed:\n{e}"));
+    run(&module, &Launch { kernel: kernel.into(), block_id, grid: [4, 4, 1], args })
+}
+
+/// Lowers `text`, applies `edit` to the lowered text (for mutations the compiler itself would refuse), reparses
+/// and runs.
+fn simulate_lowered_edit(
+    text: &str,
+    kernel: &str,
+    edit: &dyn Fn(&str) -> String,
+    block_id: [i64; 3],
+    args: Vec<Arg>,
+) -> Result<Outcome, SimError> {
+    let context = axe_dialect::create_context().expect("context");
+    let module = lower(&context, text, "kernel.mlir").unwrap_or_else(|e| panic!("lowering failed:\n{e}"));
+    let lowered = edit(&module.as_operation().to_string());
+    let module = axe_dialect::parse_module(&context, &lowered, "lowered.mlir").expect("mutated IR parses");
+    run(&module, &Launch { kernel: kernel.into(), block_id, grid: [4, 4, 1], args })
+}
+
+/// Small integers, different per element, in -3..=3.
+fn small(i: usize, j: usize, salt: usize) -> f64 {
+    ((i * 7 + j * 13 + salt * 5 + (i * j) % 11) % 7) as f64 - 3.0
+}
+
+/// wgmma's f32 D fragment for m64nN (PTX ISA 9.7.15.5.1.1): thread t, register i -> (row, col).
+fn wgmma_d(t: usize, i: usize) -> (usize, usize) {
+    let l = t % 32;
+    (16 * (t / 32) + l / 4 + 8 * ((i / 2) % 2), 8 * (i / 4) + 2 * (l % 4) + i % 2)
+}
+
+// ---- test/Target/ring-pipeline-ptx.mlir: TMA ring of 3 stages + wgmma, K = 192 and 256 ----
+
+/// The ring kernel with its epilogue widened to write all 32 accumulator registers of each thread:
+/// `out[32 * tid + i] = acc[i]` (the file writes only register 0).
+fn ring_source() -> String {
+    let text = source("test/Target/ring-pipeline-ptx.mlir");
+    let old = "      %v0 = memref.load %acc[%c0] : !regs\n      memref.store %v0, %out[%tid] : memref<16384xf32>\n";
+    assert!(text.contains(old), "the ring kernel's epilogue changed: update this test");
+    let new = "      %c1e = arith.constant 1 : index\n      %c32e = arith.constant 32 : index\n      \
+               %base = arith.muli %tid, %c32e : index\n      scf.for %i = %c0 to %c32e step %c1e {\n        \
+               %v = memref.load %acc[%i] : !regs\n        %o = arith.addi %base, %i : index\n        \
+               memref.store %v, %out[%o] : memref<16384xf32>\n      }\n";
+    text.replace(old, new)
+}
+
+struct Ring {
+    a: Vec<f64>,
+    b: Vec<f64>,
+}
+
+const RM: usize = 256;
+const RK: usize = 4096;
+const RN: usize = 256;
+
+impl Ring {
+    fn new() -> Ring {
+        // A [256, 4096] and B [4096, 256] row-major (only K columns/rows are read).
+        let a = (0..RM * RK).map(|x| small(x / RK, x % RK, 1)).collect();
+        let b = (0..RK * RN).map(|x| small(x / RN, x % RN, 2)).collect();
+        Ring { a, b }
+    }
+
+    fn args(&self, k: i64) -> Vec<Arg> {
+        vec![
+            Arg::Buffer(Buffer::from_f64(Scalar::F16, &self.a)),
+            Arg::Buffer(Buffer::from_f64(Scalar::F16, &self.b)),
+            Arg::Buffer(Buffer::zeros(Scalar::F32, 16384)),
+            Arg::Int(k),
+        ]
+    }
+
+    /// The 64x64 tile of A * B at (m0, n0) over K, from the math.
+    fn expected(&self, m0: usize, n0: usize, k: usize) -> Vec<f64> {
+        let mut c = vec![0.0; 64 * 64];
+        for r in 0..64 {
+            for col in 0..64 {
+                c[r * 64 + col] = (0..k).map(|kk| self.a[(m0 + r) * RK + kk] * self.b[kk * RN + n0 + col]).sum();
+            }
+        }
+        c
+    }
+
+    /// Compares every register of every thread with the expected tile; returns the mismatches.
+    fn mismatches(&self, out: &Outcome, m0: usize, n0: usize, k: usize) -> usize {
+        let want = self.expected(m0, n0, k);
+        let got = out.buffers[2].as_ref().expect("output buffer").to_f64();
+        let mut bad = 0;
+        for t in 0..128 {
+            for i in 0..32 {
+                let (r, c) = wgmma_d(t, i);
+                if got[32 * t + i] != want[r * 64 + c] {
+                    bad += 1;
+                }
+            }
+        }
+        bad
+    }
+}
+
+#[test]
+fn ring_pipeline_computes_a_times_b() {
+    let ring = Ring::new();
+    let text = ring_source();
+    for (k, block) in [(192, [1, 2, 0]), (256, [3, 0, 0])] {
+        let out = simulate(&text, "ring_gemm", block, ring.args(k)).unwrap_or_else(|e| panic!("K={k}: {e}"));
+        let (m0, n0) = (64 * block[0] as usize, 64 * block[1] as usize);
+        assert_eq!(ring.mismatches(&out, m0, n0, k as usize), 0, "K={k} block {block:?}");
+        // Not vacuous: the tile is not all zeros.
+        assert!(out.buffers[2].as_ref().unwrap().to_f64().iter().any(|x| *x != 0.0));
+    }
+}
+
+#[test]
+fn ring_with_negated_parity_fails() {
+    let ring = Ring::new();
+    let text = ring_source();
+    let old = "%parity = arith.cmpi ne, %odd, %c0 : index";
+    assert!(text.contains(old));
+    let text = text.replace(old, "%parity = arith.cmpi eq, %odd, %c0 : index");
+    let e = simulate(&text, "ring_gemm", [0, 0, 0], ring.args(256)).expect_err("a wrong parity must fail");
+    eprintln!("negated parity: {e}");
+    // Iteration 0 waits for parity 1 on a barrier in phase 0: the "previous" phase counts as complete, so the
+    // wait returns at once and wgmma reads the stage before the TMA load has delivered it.
+    assert!(e.message.contains("pending TMA load") && e.message.contains("not delivered"), "{e}");
+}
+
+#[test]
+fn ring_with_a_barrier_expecting_an_extra_arrival_deadlocks() {
+    // Barrier 0 initialized for 3 arrivals while its loads make 2: the first wait on it can never succeed. (The
+    // compiler's barrier check does not count arrivals, so this is the source text.)
+    let ring = Ring::new();
+    let text = ring_source();
+    let old = "\"axe.mbarrier_init\"(%bar0) {count = 2 : i64";
+    assert!(text.contains(old));
+    let text = text.replace(old, "\"axe.mbarrier_init\"(%bar0) {count = 3 : i64");
+    let e = match simulate_or_refuse(&text, "ring_gemm", [0, 0, 0], ring.args(256)) {
+        Some(r) => r.expect_err("a barrier missing an arrival must deadlock"),
+        None => return,
+    };
+    eprintln!("extra arrival: {e}");
+    assert!(e.message.contains("deadlock") && e.message.contains("1 arrivals"), "{e}");
+}
+
+/// Like [`simulate`], but `None` when the compiler itself refuses the text.
+fn simulate_or_refuse(
+    text: &str,
+    kernel: &str,
+    block_id: [i64; 3],
+    args: Vec<Arg>,
+) -> Option<Result<Outcome, SimError>> {
+    let context = axe_dialect::create_context().expect("context");
+    let result = match lower(&context, text, "kernel.mlir") {
+        Ok(module) => Some(run(&module, &Launch { kernel: kernel.into(), block_id, grid: [4, 4, 1], args })),
+        Err(e) => {
+            eprintln!("the compiler refuses it already: {e}");
+            None
+        }
+    };
+    result
+}
+
+#[test]
+fn ring_with_wrong_stage_gives_wrong_data() {
+    let ring = Ring::new();
+    let text = ring_source();
+    // The wgmma reads stage (kt / 3) instead of kt mod 3 (the wait stays on the right barrier).
+    let old = "%row = arith.muli %cur, %c64 : index\n        %sa =";
+    assert!(text.contains(old));
+    let text = text.replace(old, "%row = arith.muli %round, %c64 : index\n        %sa =");
+    match simulate(&text, "ring_gemm", [0, 1, 0], ring.args(192)) {
+        Ok(out) => assert!(ring.mismatches(&out, 0, 64, 192) > 0, "a wrong stage must give wrong data"),
+        Err(e) => eprintln!("wrong stage faulted: {e}"),
+    }
+}
+
+#[test]
+fn ring_without_mbarrier_init_faults() {
+    let ring = Ring::new();
+    // The compiler's barrier check refuses a missing axe.mbarrier_init, so the init is removed from the
+    // lowered IR: the second barrier's nvgpu.mbarrier.init (stage 1).
+    let edit = |lowered: &str| {
+        let lines: Vec<&str> = lowered.lines().collect();
+        let inits: Vec<usize> =
+            lines.iter().enumerate().filter(|(_, l)| l.contains("nvgpu.mbarrier.init")).map(|(i, _)| i).collect();
+        assert_eq!(inits.len(), 3, "three barrier inits");
+        lines.iter().enumerate().filter(|(i, _)| *i != inits[1]).map(|(_, l)| *l).collect::<Vec<_>>().join("\n")
+    };
+    let e = simulate_lowered_edit(&ring_source(), "ring_gemm", &edit, [0, 0, 0], ring.args(192))
+        .expect_err("a missing init must fault");
+    eprintln!("missing init: {e}");
+    assert!(e.message.contains("before its mbarrier.init"), "{e}");
+    assert!(e.loc.contains(".mlir:"), "located: {}", e.loc);
+}
+
+// ---- examples/*.mlir against the math ----
+
+#[test]
+fn tma_copy_moves_the_tile() {
+    let src: Vec<f64> = (0..128 * 64).map(|x| small(x / 64, x % 64, 3)).collect();
+    let out = simulate(
+        &source("examples/tma_copy.mlir"),
+        "tma_copy",
+        [0, 0, 0],
+        vec![Arg::Buffer(Buffer::from_f64(Scalar::F16, &src)), Arg::Buffer(Buffer::zeros(Scalar::F16, 128 * 64))],
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(out.buffers[1].as_ref().unwrap().to_f64(), src);
+}
+
+#[test]
+fn mma_wgmma_computes_a_times_b() {
+    // A [64, 64]; B = [K=64, N=16] stored as 16 rows of 64 K values (B[k][n] = gB[n][k]); C [64, 16].
+    let a: Vec<f64> = (0..64 * 64).map(|x| small(x / 64, x % 64, 4)).collect();
+    let gb: Vec<f64> = (0..16 * 64).map(|x| small(x / 64, x % 64, 5)).collect();
+    let out = simulate(
+        &source("examples/mma_wgmma.mlir"),
+        "mma_wgmma",
+        [0, 0, 0],
+        vec![
+            Arg::Buffer(Buffer::from_f64(Scalar::F16, &a)),
+            Arg::Buffer(Buffer::from_f64(Scalar::F16, &gb)),
+            Arg::Buffer(Buffer::zeros(Scalar::F32, 1024)),
+        ],
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let got = out.buffers[2].as_ref().unwrap().to_f64();
+    // Thread t writes its 8 accumulator registers to out[8t..8t+8].
+    for t in 0..128 {
+        for i in 0..8 {
+            let (r, c) = wgmma_d(t, i);
+            let want: f64 = (0..64).map(|k| a[r * 64 + k] * gb[c * 64 + k]).sum();
+            assert_eq!(got[8 * t + i], want, "thread {t} register {i} = C[{r}][{c}]");
+        }
+    }
+}
+
+#[test]
+fn mma_sync_computes_a_times_b() {
+    // The kernel fills A [16, 32] and B [32, 16] with ones: every C element is K = 32.
+    let out = simulate(
+        &source("examples/mma_sync.mlir"),
+        "mma_sync",
+        [0, 0, 0],
+        vec![Arg::Buffer(Buffer::zeros(Scalar::F32, 256))],
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert!(out.buffers[0].as_ref().unwrap().to_f64().iter().all(|x| *x == 32.0));
+}
+
+/// A [128, 16] and B seen from 16 rows of 16 K values (B[k][n] = gB[n][k]).
+fn tcgen05_inputs() -> (Vec<f64>, Vec<f64>) {
+    let a = (0..128 * 16).map(|x| small(x / 16, x % 16, 6)).collect();
+    let gb = (0..16 * 16).map(|x| small(x / 16, x % 16, 7)).collect();
+    (a, gb)
+}
+
+fn tcgen05_c(a: &[f64], gb: &[f64], r: usize, c: usize) -> f64 {
+    (0..16).map(|k| a[r * 16 + k] * gb[c * 16 + k]).sum()
+}
+
+#[test]
+fn mma_tcgen05_computes_a_times_b() {
+    let (a, gb) = tcgen05_inputs();
+    let out = simulate(
+        &source("examples/mma_tcgen05.mlir"),
+        "mma_tcgen05",
+        [0, 0, 0],
+        vec![
+            Arg::Buffer(Buffer::from_f64(Scalar::F16, &a)),
+            Arg::Buffer(Buffer::from_f64(Scalar::F16, &gb)),
+            Arg::Buffer(Buffer::zeros(Scalar::F32, 2048)),
+        ],
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let got = out.buffers[2].as_ref().unwrap().to_f64();
+    // Thread r writes row r of C to out[16r..16r+16].
+    for r in 0..128 {
+        for c in 0..16 {
+            assert_eq!(got[16 * r + c], tcgen05_c(&a, &gb, r, c), "C[{r}][{c}]");
+        }
+    }
+}
+
+#[test]
+fn copy_epilogue_stores_alpha_times_a_times_b_in_f16() {
+    let (a, gb) = tcgen05_inputs();
+    let alpha = 2.0;
+    let out = simulate(
+        &source("examples/copy_epilogue.mlir"),
+        "copy_epilogue",
+        [0, 0, 0],
+        vec![
+            Arg::Buffer(Buffer::from_f64(Scalar::F16, &a)),
+            Arg::Buffer(Buffer::from_f64(Scalar::F16, &gb)),
+            Arg::Buffer(Buffer::zeros(Scalar::F16, 128 * 16)),
+            Arg::Float(alpha),
+        ],
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let got = out.buffers[2].as_ref().unwrap().to_f64();
+    for r in 0..128 {
+        for c in 0..16 {
+            assert_eq!(got[16 * r + c], alpha * tcgen05_c(&a, &gb, r, c), "C[{r}][{c}]");
+        }
+    }
+}
+
+/// Runs examples/gemm_sm90a.mlir (run-time M, N, K) on every CTA of the grid and compares all of C with A * B.
+fn gemm_sm90a_case(m: usize, n: usize, k: usize) {
+    let a: Vec<f64> = (0..m * k).map(|x| small(x / k, x % k, 10)).collect();
+    let b: Vec<f64> = (0..k * n).map(|x| small(x / n, x % n, 11)).collect();
+    let context = axe_dialect::create_context().expect("context");
+    let module = lower(&context, &source("examples/gemm_sm90a.mlir"), "gemm_sm90a.mlir").expect("lowers");
+    let mut c = Buffer::zeros(Scalar::F16, m * n);
+    // grid = (ceildiv(N, 128), ceildiv(M, 128)): block x covers columns, y rows.
+    let grid = [n.div_ceil(128) as i64, m.div_ceil(128) as i64, 1];
+    for by in 0..grid[1] {
+        for bx in 0..grid[0] {
+            let args = vec![
+                Arg::Buffer(Buffer::from_f64(Scalar::F16, &a)),
+                Arg::Buffer(Buffer::from_f64(Scalar::F16, &b)),
+                Arg::Buffer(c.clone()),
+                Arg::Int(m as i64),
+                Arg::Int(n as i64),
+                Arg::Int(k as i64),
+            ];
+            let out = run(&module, &Launch { kernel: "gemm_sm90a".into(), block_id: [bx, by, 0], grid, args })
+                .unwrap_or_else(|e| panic!("M={m} N={n} K={k} block ({bx},{by}): {e}"));
+            c = out.buffers[2].clone().expect("C");
+        }
+    }
+    let got = c.to_f64();
+    for r in 0..m {
+        for col in 0..n {
+            let want: f64 = (0..k).map(|kk| a[r * k + kk] * b[kk * n + col]).sum();
+            assert_eq!(got[r * n + col], want, "M={m} N={n} K={k}: C[{r}][{col}]");
+        }
+    }
+}
+
+#[test]
+fn gemm_sm90a_ragged_sizes() {
+    // Edges in M and N (partial 128-tiles) and a K of one full and one partial 64-tile; |C| <= 9 K < 2048 stays
+    // exact in f16.
+    gemm_sm90a_case(144, 208, 80);
+    // K smaller than one tile, a single partial CTA.
+    gemm_sm90a_case(16, 48, 32);
+}
+
+#[test]
+fn gemm_sm90a_refuses_a_launch_breaking_its_preconditions() {
+    // The kernel's tensor maps require M % 16 == 0 (global strides and boxes): M = 100 must not run.
+    let (m, n, k) = (100usize, 48usize, 32usize);
+    let context = axe_dialect::create_context().expect("context");
+    let module = lower(&context, &source("examples/gemm_sm90a.mlir"), "gemm_sm90a.mlir").expect("lowers");
+    let args = vec![
+        Arg::Buffer(Buffer::zeros(Scalar::F16, m * k)),
+        Arg::Buffer(Buffer::zeros(Scalar::F16, k * n)),
+        Arg::Buffer(Buffer::zeros(Scalar::F16, m * n)),
+        Arg::Int(m as i64),
+        Arg::Int(n as i64),
+        Arg::Int(k as i64),
+    ];
+    let launch = Launch { kernel: "gemm_sm90a".into(), block_id: [0, 0, 0], grid: [1, 1, 1], args };
+    let error = run(&module, &launch).err().expect("a launch with M = 100 is refused").to_string();
+    assert!(error.contains("precondition"), "{error}");
+}
