@@ -15,7 +15,7 @@ use axe_layout::tma::{
     plan_multicast, Cluster, Direction, ElemType, MulticastForm, MulticastPlan, TmaError, TmaFailure, TmaOptions,
     TmaRequest, TmaRule,
 };
-use axe_layout::{Axis, Layout};
+use axe_layout::Axis;
 use std::collections::HashMap;
 use tma_hw::{multicast_pairs, SMEM_BASE};
 

@@ -317,7 +317,21 @@ fn plain_iters(tile: &TileLayout, s: TmaStage, what: &str) -> Result<(Vec<(i64, 
     let canon = canonicalize(&Layout::Tile(tile.clone())).layout;
     let tile = canon.tile();
     if !tile.replica().is_empty() {
-        return Err(stage(s, format!("the {what} layout has replica iters; a TMA copy needs one address per element")));
+        let cluster = tile.replica().iter().any(|i| {
+            matches!(
+                i.axis.kind(),
+                crate::axis::AxisKind::Thread {
+                    unit: crate::axis::ExecScope::Cta,
+                    within: crate::axis::ExecScope::Cluster
+                }
+            )
+        });
+        let hint =
+            if cluster { " (a replica over a cluster's CTA axes is a multicast load: plan_multicast)" } else { "" };
+        return Err(stage(
+            s,
+            format!("the {what} layout has replica iters; a TMA copy needs one address per element{hint}"),
+        ));
     }
     if let Some(a) = tile.axes().into_iter().find(|a| *a != Axis::M) {
         return Err(stage(

@@ -189,7 +189,7 @@ pub fn check_transfer(
 /// destination CTA's mbarrier with the bytes it delivered there. Returns every (destination CTA rank, global byte,
 /// shared byte) and the bytes each CTA's mbarrier receives. `issuer` names the CTA of each issue; it must be a CTA
 /// of the cluster (`cluster_size` CTAs) and give every issue exactly one issuer.
-#[allow(clippy::type_complexity)]
+#[allow(clippy::type_complexity, dead_code)] // used by tma_multicast.rs, not by every includer of this file
 pub fn multicast_pairs(
     p: &TmaPlan,
     cta_mask: u16,

@@ -2,14 +2,19 @@
 //! (paper section 3.4; the planner is `axe_layout::tma`).
 
 use crate::cli::{layout_arg, region_opt, shape_opt, to_json, Args, CliError, Command};
-use axe_layout::tma::{plan, Direction, ElemType, L2Promotion, OobFill, TmaOptions, TmaPlan, TmaRequest};
+use axe_layout::tma::{
+    plan, plan_multicast, Cluster, Direction, ElemType, L2Promotion, MulticastPlan, OobFill, TmaOptions, TmaPlan,
+    TmaRequest,
+};
+use axe_layout::Layout;
 use serde::Serialize;
 
 /// The `tma-plan` subcommand.
 pub const COMMAND: Command = Command {
     name: "tma-plan",
     usage: "tma-plan --global L --global-shape S --global-region R --shared L --shared-shape S --shared-region R \
-            --dtype T [--direction g2s|s2g] [--l2-promotion none|64B|128B|256B] [--oob-fill zero|nan] [--json]",
+            --dtype T [--direction g2s|s2g] [--l2-promotion none|64B|128B|256B] [--oob-fill zero|nan] \
+            [--cluster X[,Y[,Z]]] [--json]",
     about: "the cuTensorMapEncodeTiled fields and one cp.async.bulk.tensor issue per box for a TMA copy",
     help: "Plans a TMA copy of the global region into the shared region (g2s, the default) or back (s2g). The\n\
            k-th element of one region (row-major over its extents) pairs with the k-th of the other.\n\
@@ -22,6 +27,9 @@ pub const COMMAND: Command = Command {
            \"smem_offset_bytes\": n}, ...]}: arrays innermost dimension first (as cuTensorMapEncodeTiled takes\n\
            them), enums numbered as the CUDA driver numbers them; \"global_offset_bytes\" is added only when the\n\
            global layout has a non-zero offset.\n\
+           --cluster X,Y,Z: a multicast load into a cluster of XxYxZ CTAs: the shared layout's replica (or offset)\n\
+           over cbx/cby/cbz names the receiving CTAs; adds \"multicast\": {\"cta_mask\", \"ctas\", \"issuer\" (the\n\
+           %cluster_ctarank issuing each issue), \"form\" (\"split\" among the CTAs or \"single\")} to the JSON.\n\
            A refusal prints 'tma: <stage> stage: ...' or 'tma: <rule> rule: ...' on stderr and exits with 1.\n",
     positional: &[],
     values: &[
@@ -35,6 +43,7 @@ pub const COMMAND: Command = Command {
         "direction",
         "l2-promotion",
         "oob-fill",
+        "cluster",
     ],
     switches: &[],
     run,
@@ -56,6 +65,17 @@ pub struct PlanJson {
     issues: Vec<IssueJson>,
     #[serde(skip_serializing_if = "is_zero")]
     global_offset_bytes: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    multicast: Option<MulticastJson>,
+}
+
+/// The multicast part of [`PlanJson`] (with `--cluster`).
+#[derive(Serialize)]
+pub struct MulticastJson {
+    cta_mask: u16,
+    ctas: Vec<u32>,
+    issuer: Vec<u32>,
+    form: &'static str,
 }
 
 /// One issue in [`PlanJson`].
@@ -70,6 +90,33 @@ fn is_zero(v: &u64) -> bool {
 }
 
 fn run(args: &Args) -> Result<String, CliError> {
+    if args.value("cluster").is_some() {
+        let m = multicast_of(args)?;
+        return if args.json() {
+            let mut j = json(&m.plan);
+            j.multicast = Some(MulticastJson {
+                cta_mask: m.cta_mask,
+                ctas: m.ctas.clone(),
+                issuer: m.issuer.clone(),
+                form: m.form.name(),
+            });
+            to_json(&j)
+        } else {
+            let mut s = text(&m.plan);
+            s.push_str(&format!(
+                "multicast::cluster: ctaMask {:#06x} (CTAs {}); {}; every CTA's mbarrier expects {} bytes\n",
+                m.cta_mask,
+                list(&m.ctas),
+                match m.form.name() {
+                    "split" => "the CTAs split the boxes, each issuing its share",
+                    _ => "one CTA issues every box",
+                },
+                m.plan.total_bytes()
+            ));
+            s.push_str(&format!("  issuer per issue      {}\n", list(&m.issuer)));
+            Ok(s)
+        };
+    }
     let p = plan_of(args)?;
     if args.json() {
         to_json(&json(&p))
@@ -78,8 +125,54 @@ fn run(args: &Args) -> Result<String, CliError> {
     }
 }
 
+/// The parsed operands of a `tma-plan` command line.
+struct Parsed {
+    global: Layout,
+    global_shape: Vec<i64>,
+    global_region: Vec<(i64, i64)>,
+    shared: Layout,
+    shared_shape: Vec<i64>,
+    shared_region: Vec<(i64, i64)>,
+    dtype: ElemType,
+    direction: Direction,
+    options: TmaOptions,
+}
+
+impl Parsed {
+    fn request(&self) -> TmaRequest<'_> {
+        TmaRequest {
+            global: &self.global,
+            global_shape: &self.global_shape,
+            global_region: &self.global_region,
+            shared: &self.shared,
+            shared_shape: &self.shared_shape,
+            shared_region: &self.shared_region,
+            dtype: self.dtype,
+            direction: self.direction,
+            options: self.options,
+        }
+    }
+}
+
+/// The multicast plan of a `tma-plan --cluster X,Y,Z` command line.
+pub fn multicast_of(args: &Args) -> Result<MulticastPlan, CliError> {
+    let text = args.required("cluster")?;
+    let dims: Vec<i64> = shape_opt(args, "cluster")?;
+    if dims.is_empty() || dims.len() > 3 {
+        return Err(CliError::Failed(format!("--cluster: expected 1 to 3 CTA counts (X,Y,Z), got '{text}'")));
+    }
+    let mut cluster = [1i64; 3];
+    cluster[..dims.len()].copy_from_slice(&dims);
+    let p = parsed(args)?;
+    plan_multicast(&p.request(), &[], &[], Cluster { dims: cluster }).map_err(|e| CliError::Failed(e.to_string()))
+}
+
 /// The plan of a parsed `tma-plan` command line (shared with the explorer's `/api/tma`).
 pub fn plan_of(args: &Args) -> Result<TmaPlan, CliError> {
+    plan(&parsed(args)?.request()).map_err(|e| CliError::Failed(e.to_string()))
+}
+
+fn parsed(args: &Args) -> Result<Parsed, CliError> {
     let global = layout_arg("--global", args.required("global")?)?;
     let global_shape = shape_opt(args, "global-shape")?;
     let global_region = region_opt(args, "global-region")?;
@@ -113,18 +206,7 @@ pub fn plan_of(args: &Args) -> Result<TmaPlan, CliError> {
     {
         layout.admits(shape).map_err(|e| CliError::Failed(format!("{what}: {}", e.message)))?;
     }
-    plan(&TmaRequest {
-        global: &global,
-        global_shape: &global_shape,
-        global_region: &global_region,
-        shared: &shared,
-        shared_shape: &shared_shape,
-        shared_region: &shared_region,
-        dtype,
-        direction,
-        options,
-    })
-    .map_err(|e| CliError::Failed(e.to_string()))
+    Ok(Parsed { global, global_shape, global_region, shared, shared_shape, shared_region, dtype, direction, options })
 }
 
 /// The `--json` object of a plan.
@@ -147,6 +229,7 @@ pub fn json(p: &TmaPlan) -> PlanJson {
             .map(|i| IssueJson { coordinates: i.coordinates.clone(), smem_offset_bytes: i.smem_offset_bytes })
             .collect(),
         global_offset_bytes: p.global_offset_bytes,
+        multicast: None,
     }
 }
 
