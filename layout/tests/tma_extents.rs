@@ -120,8 +120,9 @@ fn check_matrix(direction: Direction, p: &ExtentPlan, shared: &Layout, tile: [i6
     }
 }
 
-/// The GEMM's A tile (128x64 of A[M,K]) and C tile (as two 128x64 halves), B's (64x64 halves of B[K,N]): one
-/// symbolic plan serves every M, K that are multiples of 16, including ragged last tiles in both dimensions.
+/// The GEMM's tiles (examples/gemm_sm90a.mlir): A's 128x64 of A[M,K], B's 64x128 of B[K,N] in two panels, C's
+/// 128x128 stored from two panels: one symbolic plan each serves every size that is a multiple of 16, including
+/// ragged last tiles in both dimensions (loads fill zeros past the edge, stores clip).
 #[test]
 fn gemm_tiles_at_several_sizes() {
     let shared = parse_layout("Swizzle(3,3,3) o S[(128,64):(64,1)]").unwrap();
@@ -136,6 +137,19 @@ fn gemm_tiles_at_several_sizes() {
         for (rows, cols) in [(128, 64), (256, 128), (144, 80), (16, 16), (272, 208), (128, 48)] {
             check_matrix(direction, &p, &shared, [128, 64], rows, cols);
         }
+    }
+    // B's tile [64 (K), 128 (N)] of B[K, N]: two 64-column boxes into two 8 KB panels (wgmma's MN-major B).
+    let panels = parse_layout("Swizzle(3,3,3) o S[(64,2,64):(64,4096,1)]").unwrap();
+    let p = plan_tile(Direction::G2S, [16, 16], [64, 128], &panels).unwrap();
+    assert_eq!(p.plan.issues.len(), 2);
+    for (rows, cols) in [(64, 128), (80, 208), (16, 48), (208, 272)] {
+        check_matrix(Direction::G2S, &p, &panels, [64, 128], rows, cols);
+    }
+    // C's tile [128, 128] stored from two panels, clipped at M and N.
+    let c = parse_layout("Swizzle(3,3,3) o S[(128,2,64):(64,8192,1)]").unwrap();
+    let p = plan_tile(Direction::S2G, [16, 16], [128, 128], &c).unwrap();
+    for (rows, cols) in [(128, 128), (304, 208), (16, 16), (144, 80)] {
+        check_matrix(Direction::S2G, &p, &c, [128, 128], rows, cols);
     }
     let half = parse_layout("Swizzle(3,3,3) o S[(64,64):(64,1)]").unwrap();
     let p = plan_tile(Direction::G2S, [16, 16], [64, 64], &half).unwrap();
