@@ -22,11 +22,15 @@
 //
 // The epilogue converts the accumulators to f16 (axe.cast) and stores them to C's tile (st.global, 4 bytes).
 //
-// Preconditions: M and N multiples of 128, K a multiple of 64 and at least 128 (static here: 1024 each).
+// M, N and K are kernel arguments (`axe.view` extent operands, `#axe.row_major`): one compiled kernel serves every
+// size, on a grid of ceildiv(M, 128) x ceildiv(N, 128) CTAs. Preconditions: K and N multiples of 8 (the rows of A,
+// B and C start on 16 bytes), M, N, K at least 1. Partial tiles at the edges are predicated: a cp.async whose
+// 16 bytes lie past row M or column K of A (K or N of B) has src-size 0 and fills its shared chunk with zeros, and
+// a store past row M or column N of C is skipped.
 
-!gA = !axe.tensor<array<i64: 1024, 1024>, f16, #axe.layout<"S[(1024,1024):(1024,1)]">, #axe.mem<"global">>
-!gB = !axe.tensor<array<i64: 1024, 1024>, f16, #axe.layout<"S[(1024,1024):(1024,1)]">, #axe.mem<"global">>
-!gC = !axe.tensor<array<i64: 1024, 1024>, f16, #axe.layout<"S[(1024,1024):(1024,1)]">, #axe.mem<"global">>
+!gA = !axe.tensor<array<i64: -9223372036854775808, -9223372036854775808>, f16, #axe.row_major, #axe.mem<"global">>
+!gB = !axe.tensor<array<i64: -9223372036854775808, -9223372036854775808>, f16, #axe.row_major, #axe.mem<"global">>
+!gC = !axe.tensor<array<i64: -9223372036854775808, -9223372036854775808>, f16, #axe.row_major, #axe.mem<"global">>
 !tileA = !axe.tensor<array<i64: 128, 64>, f16, #axe.deferred, #axe.mem<"global">>
 !tileB = !axe.tensor<array<i64: 64, 128>, f16, #axe.deferred, #axe.mem<"global">>
 !tileC = !axe.tensor<array<i64: 128, 128>, f16, #axe.deferred, #axe.mem<"global">>
@@ -46,7 +50,7 @@
 
 module attributes {gpu.container_module} {
   gpu.module @kernels attributes {axe.target = "sm_80"} {
-    gpu.func @gemm_sm80(%a: memref<1048576xf16>, %b: memref<1048576xf16>, %c: memref<1048576xf16>) kernel attributes {known_block_size = array<i32: 128, 1, 1>} {
+    gpu.func @gemm_sm80(%a: !llvm.ptr<1>, %b: !llvm.ptr<1>, %c: !llvm.ptr<1>, %mm: i32, %nn: i32, %kk: i32) kernel attributes {known_block_size = array<i32: 128, 1, 1>, axe.launch = {params = ["A", "B", "C", "M", "N", "K"], grid = ["ceildiv(M, 128)", "ceildiv(N, 128)", "1"]}} {
       %c0 = arith.constant 0 : index
       %c2 = arith.constant 2 : index
       %c3 = arith.constant 3 : index
@@ -55,15 +59,16 @@ module attributes {gpu.container_module} {
       %c48 = arith.constant 48 : index
       %c64 = arith.constant 64 : index
       %c128 = arith.constant 128 : index
-      %K = arith.constant 1024 : index
+      %K = arith.index_castui %kk : i32 to index
       %zero = arith.constant 0.0 : f32
       %bx = gpu.block_id x
       %by = gpu.block_id y
       %m0 = arith.muli %bx, %c128 : index
       %n0 = arith.muli %by, %c128 : index
-      %ga = "axe.view"(%a) : (memref<1048576xf16>) -> !gA
-      %gb = "axe.view"(%b) : (memref<1048576xf16>) -> !gB
-      %gc = "axe.view"(%c) : (memref<1048576xf16>) -> !gC
+      // A [M, K], B [K, N], C [M, N], row-major; K and N are multiples of 8 (16-byte rows), M is any.
+      %ga = "axe.view"(%a, %mm, %kk) {multiples = array<i64: 1, 8>} : (!llvm.ptr<1>, i32, i32) -> !gA
+      %gb = "axe.view"(%b, %kk, %nn) {multiples = array<i64: 1, 8>} : (!llvm.ptr<1>, i32, i32) -> !gB
+      %gc = "axe.view"(%c, %mm, %nn) {multiples = array<i64: 1, 8>} : (!llvm.ptr<1>, i32, i32) -> !gC
       %ring_a = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !ringA
       %ring_b = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !ringB
       %fa = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !fA

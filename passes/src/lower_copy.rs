@@ -65,7 +65,10 @@ use crate::{
 };
 use axe_dialect::{ffi, ops::walk_preorder, AxeOp, MemScope, OpKind};
 use axe_layout::{
-    copy::{plan, plan_moving, Chip, CopyMove, CopyPlan, CopyRequest, CopySide, ElemType, Mem, Side, ThreadSubset},
+    copy::{
+        plan, plan_moving, plan_runtime, Chip, CopyMove, CopyPlan, CopyRequest, CopySide, ElemType, Mem, RuntimeRows,
+        Side, ThreadSubset,
+    },
     Axis, ExecScope,
 };
 use melior::ir::{operation::OperationLike, OperationRef, Value, ValueLike};
@@ -108,6 +111,8 @@ pub(crate) struct PlannedCopy<'c, 'a> {
     pub(crate) sides: [Traced<'c, 'a>; 2],
     /// The run-time slice offsets, in the order of the plan's address terms' `offset`.
     pub(crate) offsets: Vec<Value<'c, 'a>>,
+    /// Source, destination: a region of a run-time-sized (`#axe.row_major`) tensor, addressed by coordinates.
+    pub(crate) row_major: [Option<moving::RowMajor<'c, 'a>>; 2],
     /// An `axe.copy_async` without a barrier: `cp.async` into the kernel's current group, which the kernel commits
     /// (`nvvm.cp.async.commit.group`) and completes (`nvvm.cp.async.wait.group`, a barrier): nothing follows it.
     pub(crate) group: bool,
@@ -226,15 +231,19 @@ fn plan_copy<'c, 'a>(op: AxeOp<'c, 'a>) -> Result<PlannedCopy<'c, 'a>, String> {
             Some(ThreadSubset { axis, begin: t.begin, end: t.end })
         }
     };
-    let side = |i: usize, role: &str| -> Result<(Traced<'c, 'a>, Option<moving::Moving<'c, 'a>>), String> {
+    type Traced3<'c, 'a> = (Traced<'c, 'a>, Option<moving::Moving<'c, 'a>>, Option<moving::RowMajor<'c, 'a>>);
+    let side = |i: usize, role: &str| -> Result<Traced3<'c, 'a>, String> {
         let value = op.operand(i).ok_or_else(|| format!("copy: axe.copy has no {role}"))?;
+        if let Some((traced, row_major)) = moving::trace_row_major(role, value)? {
+            return Ok((traced, None, Some(row_major)));
+        }
         match moving::trace_moving(role, value)? {
-            Some(moved) => Ok((moved.operand.clone(), Some(moved))),
-            None => Ok((storage::trace("copy", role, value, true)?, None)),
+            Some(moved) => Ok((moved.operand.clone(), Some(moved), None)),
+            None => Ok((storage::trace("copy", role, value, true)?, None, None)),
         }
     };
-    let (src, src_moving) = side(0, "source")?;
-    let (dst, dst_moving) = side(1, "dest")?;
+    let (src, src_moving, src_rows) = side(0, "source")?;
+    let (dst, dst_moving, dst_rows) = side(1, "dest")?;
     let sides = [src, dst];
     let dtype_name = &sides[0].tensor.dtype;
     let dtype = ElemType::from_name(dtype_name)
@@ -264,12 +273,22 @@ fn plan_copy<'c, 'a>(op: AxeOp<'c, 'a>) -> Result<PlannedCopy<'c, 'a>, String> {
             }
         }
     }
-    let plan = if moves.is_empty() { plan(&request) } else { plan_moving(&request, &moves) };
+    let rows: Vec<RuntimeRows> = [(CopySide::Src, &src_rows), (CopySide::Dst, &dst_rows)]
+        .into_iter()
+        .filter_map(|(side, r)| {
+            r.as_ref().map(|r| RuntimeRows { side, stride_multiple: r.stride_multiple, col_multiple: r.col_multiple })
+        })
+        .collect();
+    let plan = match (moves.is_empty(), rows.is_empty()) {
+        (true, true) => plan(&request),
+        (_, true) => plan_moving(&request, &moves),
+        _ => plan_runtime(&request, &moves, &rows),
+    };
     let plan = plan.map_err(|e| e.to_string())?;
     if group && plan.steps.iter().any(|s| !matches!(s.kind, axe_layout::copy::CopyKind::CpAsync { .. })) {
         return Err("copy: async: an axe.copy_async without a barrier must be planned as cp.async".into());
     }
-    Ok(PlannedCopy { op, plan, scope, dtype, sides, offsets, group })
+    Ok(PlannedCopy { op, plan, scope, dtype, sides, offsets, group, row_major: [src_rows, dst_rows] })
 }
 
 /// What the emitter needs of a side's storage: a shared memref whose global can be aligned, a global memref with

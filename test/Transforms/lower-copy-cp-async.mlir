@@ -39,11 +39,16 @@ module attributes {gpu.container_module} {
       // CHECK: %[[SW:.*]] = arith.xori %[[E0]], %[[MOVED]] : index
       // CHECK: arith.muli %[[SW]], %c2 : index
       // CHECK: nvvm.cp.async.shared.global %{{.*}}, %{{.*}}, 16, cache = cg : !llvm.ptr<3>, !llvm.ptr<1>
-      // CHECK: arith.addi %c1024, %[[E]] : index
+      // The next chunks are 1024 elements on, two swizzle periods: the swizzled offset plus 1024, the global one
+      // plus 1024 (computed from the first issue's, not again from the thread index).
+      // CHECK: arith.addi %[[SW]], %c1024 : index
+      // CHECK: arith.addi %[[E0]], %c1024 : index
       // CHECK: nvvm.cp.async.shared.global %{{.*}}, %{{.*}}, 16, cache = cg
-      // CHECK: arith.addi %c2048, %[[E]] : index
+      // CHECK: arith.addi %[[SW]], %c2048 : index
+      // CHECK: arith.addi %[[E0]], %c2048 : index
       // CHECK: nvvm.cp.async.shared.global %{{.*}}, %{{.*}}, 16, cache = cg
-      // CHECK: arith.addi %c3072, %[[E]] : index
+      // CHECK: arith.addi %[[SW]], %c3072 : index
+      // CHECK: arith.addi %[[E0]], %c3072 : index
       // CHECK: nvvm.cp.async.shared.global %{{.*}}, %{{.*}}, 16, cache = cg
       // CHECK-NEXT: nvvm.cp.async.commit.group
       // CHECK-NEXT: nvvm.cp.async.wait.group 0
@@ -93,10 +98,11 @@ module attributes {gpu.container_module} {
 
 // PTX: .target sm_80
 // PTX-LABEL: .visible .entry swizzled_tile(
-// PTX: cp.async.cg.shared.global [{{%r[0-9]+|%rd[0-9]+}}], [[[G:%rd[0-9]+]]], 16;
-// PTX: cp.async.cg.shared.global [{{%r[0-9]+|%rd[0-9]+}}], [[[G]]+2048], 16;
-// PTX: cp.async.cg.shared.global [{{%r[0-9]+|%rd[0-9]+}}], [[[G]]+4096], 16;
-// PTX: cp.async.cg.shared.global [{{%r[0-9]+|%rd[0-9]+}}], [[[G]]+6144], 16;
+// Both sides of the next chunks are the first's plus 2048 bytes (the swizzle repeats every 1024).
+// PTX: cp.async.cg.shared.global [[[S:%r[0-9]+|%rd[0-9]+]]], [[[G:%rd[0-9]+]]], 16;
+// PTX: cp.async.cg.shared.global [[[S]]+2048], [[[G]]+2048], 16;
+// PTX: cp.async.cg.shared.global [[[S]]+4096], [[[G]]+4096], 16;
+// PTX: cp.async.cg.shared.global [[[S]]+6144], [[[G]]+6144], 16;
 // PTX-NEXT: cp.async.commit_group;
 // PTX-NEXT: cp.async.wait_group 0;
 // PTX-NEXT: bar.sync 0;

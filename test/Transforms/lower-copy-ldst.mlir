@@ -64,7 +64,7 @@ module attributes {gpu.container_module} {
       %r = "axe.alloc"() {scope = #axe.exec<"warp">} : () -> !r
       // CHECK: llvm.load %{{.*}} {alignment = 2 : i64} : !llvm.ptr<1> -> f16
       // CHECK: memref.store %{{.*}}, %[[REGS:.*]][%c0]
-      // CHECK: arith.addi %c224, %{{.*}} : index
+      // CHECK: arith.addi %{{.*}}, %c224 : index
       // CHECK: llvm.load %{{.*}} {alignment = 2 : i64} : !llvm.ptr<1> -> f16
       // CHECK: memref.store %{{.*}}, %[[REGS]][%c7]
       // CHECK-NOT: llvm.load
@@ -124,7 +124,7 @@ module attributes {gpu.container_module} {
       // CHECK: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xf32>
       // CHECK: memref.store %{{.*}}, %[[REGS:.*]][%c0]
       // CHECK: memref.store %{{.*}}, %[[REGS]][%c3]
-      // CHECK: arith.addi %c4, %{{.*}} : index
+      // CHECK: arith.addi %{{.*}}, %c4 : index
       // CHECK: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xf32>
       // CHECK: memref.store %{{.*}}, %[[REGS]][%c4]
       // CHECK: memref.store %{{.*}}, %[[REGS]][%c7]

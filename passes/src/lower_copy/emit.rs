@@ -3,7 +3,7 @@
 //! they lower; then the lowered ops, and the allocs and views left without uses, are erased. Every address,
 //! register, thread set, shape and barrier count comes from the plans.
 
-use super::{LowerCopyStats, PlannedCopy, PlannedElementwise};
+use super::{moving::Int, LowerCopyStats, PlannedCopy, PlannedElementwise};
 use crate::{
     lower_tma::build::{segments, Builder, WORKGROUP},
     storage::{memref_type, Source, Storage, Traced},
@@ -14,8 +14,8 @@ use axe_dialect::{
 };
 use axe_layout::{
     copy::{
-        Completion, CopyIssue, CopyKind, CopySide, CopyStep, ElemType, Operand, PerThread, Staging, ThreadSet,
-        TmemShape,
+        Completion, CopyIssue, CopyKind, CopySide, CopyStep, ElemType, Operand, PerThread, RegionCoord, Staging,
+        ThreadSet, ThreadTerm, TmemShape,
     },
     ExecScope, Swizzle,
 };
@@ -23,6 +23,7 @@ use melior::{
     ir::{operation::OperationLike, Location, OperationRef, Value, ValueLike},
     IrRewriter,
 };
+use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap};
 
 /// A failure during the rewrite: where and why.
@@ -118,6 +119,97 @@ struct Context<'c, 'a> {
     sides: [Handle<'c, 'a>; 2],
     /// The staging buffer of a register-to-register copy through shared memory.
     staging: Option<Handle<'c, 'a>>,
+    /// Per side that is a region of a run-time-sized tensor: its coordinates (see [`region_address`]).
+    regions: [Option<Region<'c, 'a>>; 2],
+    /// Offsets computed by the current step's unguarded issues, for the next ones to reuse (see [`Reuse`]).
+    reuse: RefCell<Reuse<'c, 'a>>,
+}
+
+/// Values the issues of one step share. Issues differ mostly by a constant (the next 16 rows, the next 1024
+/// elements): an offset `swizzle(f(t) + c)` is `swizzle(f(t)) + c` when `c` is a multiple of the swizzle's period,
+/// and a region's `(row + dr, col + dc)` is at `address + (dr * W + dc) * bytes`; computing them from the first
+/// issue's keeps one per-thread value live instead of one per issue. Only issues without an `only` guard (in the
+/// step's own block) record or reuse, so every reused value dominates its uses.
+#[derive(Default)]
+struct Reuse<'c, 'a> {
+    /// Whether the issue being emitted may record and reuse.
+    open: bool,
+    /// (side, terms, swizzle, base, the swizzled offset in elements).
+    offsets: Vec<(usize, Vec<ThreadTerm>, Option<Swizzle>, i64, Value<'c, 'a>)>,
+    /// (side, row terms, column terms, row base, column base, row, column, address).
+    regions: Vec<RegionValues<'c, 'a>>,
+}
+
+/// One issue's region coordinates and address, as recorded in [`Reuse`].
+struct RegionValues<'c, 'a> {
+    which: usize,
+    terms: (Vec<ThreadTerm>, Vec<ThreadTerm>),
+    bases: (i64, i64),
+    row: Value<'c, 'a>,
+    col: Value<'c, 'a>,
+    address: Value<'c, 'a>,
+}
+
+/// A side that is a region of a row-major tensor with run-time extents: per issue the plan's row and column
+/// formulas, the region's origin, the tensor's row count and row stride (its column count), all `index`.
+struct Region<'c, 'a> {
+    issues: Vec<RegionCoord>,
+    origin: [Value<'c, 'a>; 2],
+    rows: Value<'c, 'a>,
+    stride: Value<'c, 'a>,
+}
+
+/// For side `which` when it is a run-time-sized region: issue `index`'s address in this thread, `base +
+/// ((row0 + row(t)) * W + col0 + col(t)) * bytes` (`i64`), and whether the access is inside the tensor
+/// (`row0 + row(t) < rows` and `col0 + col(t) < W`; the plan's rule makes W a multiple of the vector).
+fn region_address<'c, 'a>(
+    b: &Builder<'c, 'a>,
+    cx: &Context<'c, 'a>,
+    which: usize,
+    index: usize,
+) -> Result<Option<(Value<'c, 'a>, Value<'c, 'a>)>, String> {
+    let Some(region) = &cx.regions[which] else { return Ok(None) };
+    let coord = region.issues.get(index).ok_or("copy: internal: an issue without coordinates")?;
+    let terms = (coord.row.terms.clone(), coord.col.terms.clone());
+    let bases = (coord.row.base, coord.col.base);
+    let earlier = {
+        let reuse = cx.reuse.borrow();
+        let found = reuse.regions.iter().find(|r| reuse.open && r.which == which && r.terms == terms);
+        found.map(|r| (r.row, r.col, r.address, r.bases))
+    };
+    let (row, col, address) = match earlier {
+        Some((row, col, address, (r0, c0))) => {
+            let (dr, dc) = (bases.0 - r0, bases.1 - c0);
+            let row = b.value("arith.addi", &[row, b.index(dr)?], "index", &[])?;
+            let col = b.value("arith.addi", &[col, b.index(dc)?], "index", &[])?;
+            let rows = b.value("arith.muli", &[region.stride, b.index(dr)?], "index", &[])?;
+            let delta = b.value("arith.addi", &[rows, b.index(dc)?], "index", &[])?;
+            let delta = b.value("arith.muli", &[delta, b.index(cx.dtype.bytes())?], "index", &[])?;
+            let delta = b.value("arith.index_cast", &[delta], "i64", &[])?;
+            (row, col, b.value("arith.addi", &[address, delta], "i64", &[])?)
+        }
+        None => {
+            let row = per_thread(b, cx.t, &coord.row)?;
+            let row = b.value("arith.addi", &[region.origin[0], row], "index", &[])?;
+            let col = per_thread(b, cx.t, &coord.col)?;
+            let col = b.value("arith.addi", &[region.origin[1], col], "index", &[])?;
+            let element = b.value("arith.muli", &[row, region.stride], "index", &[])?;
+            let element = b.value("arith.addi", &[element, col], "index", &[])?;
+            let bytes = b.value("arith.muli", &[element, b.index(cx.dtype.bytes())?], "index", &[])?;
+            let bytes = b.value("arith.index_cast", &[bytes], "i64", &[])?;
+            let (base, _) = memory(cx, which)?;
+            let address = b.value("arith.addi", &[base, bytes], "i64", &[])?;
+            let mut reuse = cx.reuse.borrow_mut();
+            if reuse.open {
+                reuse.regions.push(RegionValues { which, terms, bases, row, col, address });
+            }
+            (row, col, address)
+        }
+    };
+    let below = b.value("arith.cmpi", &[row, region.rows], "i1", &[("predicate", "2 : i64".into())])?;
+    let left = b.value("arith.cmpi", &[col, region.stride], "i1", &[("predicate", "2 : i64".into())])?;
+    let inside = b.value("arith.andi", &[below, left], "i1", &[])?;
+    Ok(Some((address, inside)))
 }
 
 impl<'c, 'a> Lowering<'c, 'a> {
@@ -225,7 +317,27 @@ impl<'c, 'a> Lowering<'c, 'a> {
             Some(staging) => Some(self.staging(operation, &b, staging)?),
             None => None,
         };
+        let mut regions = [None, None];
+        for coords in &copy.plan.coords {
+            let which = usize::from(coords.side == CopySide::Dst);
+            let row_major = copy.row_major[which].as_ref().ok_or("copy: internal: coordinates without a region")?;
+            let int = |i: &Int<'c, 'a>| -> Result<Value<'c, 'a>, String> {
+                match i {
+                    Int::Static(n) => b.index(*n),
+                    Int::Value(v) if v.r#type().to_string() == "index" => Ok(*v),
+                    Int::Value(v) => b.value("arith.index_castui", &[*v], "index", &[]),
+                }
+            };
+            regions[which] = Some(Region {
+                issues: coords.issues.clone(),
+                origin: [int(&row_major.origin[0])?, int(&row_major.origin[1])?],
+                rows: int(&row_major.extents[0])?,
+                stride: int(&row_major.extents[1])?,
+            });
+        }
         let context = Context {
+            reuse: RefCell::new(Reuse::default()),
+            regions,
             t,
             tid,
             scope: copy.scope,
@@ -340,13 +452,15 @@ fn step_ops<'c, 'a>(b: &Builder<'c, 'a>, cx: &Context<'c, 'a>, step: &CopyStep) 
     let participants = count(&step.threads, cx.scope_threads);
     let scope_wide = participants == cx.scope_threads;
     let body = |inner: &Builder<'c, 'a>| -> Result<(), String> {
-        for issue in &step.issues {
+        *cx.reuse.borrow_mut() = Reuse::default();
+        for (index, issue) in step.issues.iter().enumerate() {
+            cx.reuse.borrow_mut().open = issue.only.is_none();
             match (&issue.only, step.kind) {
                 (Some(only), kind) if kind != CopyKind::Shuffle => {
                     let condition = thread_set(inner, cx.t, only)?.ok_or("copy: internal: empty only-set")?;
-                    inner.guarded(condition, |g| instruction(g, cx, step, issue))?;
+                    inner.guarded(condition, |g| instruction(g, cx, step, issue, index))?;
                 }
-                _ => instruction(inner, cx, step, issue)?,
+                _ => instruction(inner, cx, step, issue, index)?,
             }
         }
         match step.completion {
@@ -492,10 +606,28 @@ fn pointer<'c, 'a>(
         return Err("copy: internal: expected a memory operand".to_string());
     };
     let (base, space) = memory(cx, which)?;
-    let mut element = per_thread(b, cx.t, offset)?;
-    if let Some(s) = swizzled {
-        element = swizzle(b, element, s)?;
-    }
+    let earlier = {
+        let reuse = cx.reuse.borrow();
+        let period = swizzled.map_or(1, |s| s.period());
+        let found = reuse.offsets.iter().find(|(w, terms, s, b0, _)| {
+            reuse.open && *w == which && *terms == offset.terms && *s == swizzled && (offset.base - b0) % period == 0
+        });
+        found.map(|(_, _, _, b0, v)| (*b0, *v))
+    };
+    let element = match earlier {
+        Some((b0, v)) => b.value("arith.addi", &[v, b.index(offset.base - b0)?], "index", &[])?,
+        None => {
+            let mut element = per_thread(b, cx.t, offset)?;
+            if let Some(s) = swizzled {
+                element = swizzle(b, element, s)?;
+            }
+            let mut reuse = cx.reuse.borrow_mut();
+            if reuse.open {
+                reuse.offsets.push((which, offset.terms.clone(), swizzled, offset.base, element));
+            }
+            element
+        }
+    };
     let bytes = b.value("arith.muli", &[element, b.index(cx.dtype.bytes())?], "index", &[])?;
     let bytes = b.value("arith.index_cast", &[bytes], "i64", &[])?;
     let address = b.value("arith.addi", &[base, bytes], "i64", &[])?;
@@ -628,6 +760,7 @@ fn instruction<'c, 'a>(
     cx: &Context<'c, 'a>,
     step: &CopyStep,
     issue: &CopyIssue,
+    index: usize,
 ) -> Result<(), String> {
     let element = cx.element.as_str();
     let lanes = (step.vector_bytes / cx.dtype.bytes()).max(1) as usize;
@@ -636,6 +769,11 @@ fn instruction<'c, 'a>(
             let regs = slots(&issue.dst)?;
             if regs.len() != lanes {
                 return Err(format!("copy: internal: {} registers for a {lanes}-element load", regs.len()));
+            }
+            if cx.regions[0].is_some() {
+                return Err("copy: run-time extents: loads into registers from a run-time-sized tensor are not \
+                            predicated; load it with cp.async into shared memory"
+                    .to_string());
             }
             let address = pointer(b, cx, 0, &issue.src, step.src_swizzle)?;
             let ty = vector_type(lanes, element);
@@ -649,9 +787,17 @@ fn instruction<'c, 'a>(
                 return Err(format!("copy: internal: {} registers for a {lanes}-element store", regs.len()));
             }
             let value = read(b, registers(cx, 0)?, regs, element)?;
-            let address = pointer(b, cx, 1, &issue.dst, step.dst_swizzle)?;
-            b.op("llvm.store", &[value, address], &[], &[("alignment", format!("{} : i64", step.vector_bytes))])
-                .map(drop)
+            let store = |g: &Builder<'c, 'a>, address: Value<'c, 'a>| {
+                g.op("llvm.store", &[value, address], &[], &[("alignment", format!("{} : i64", step.vector_bytes))])
+                    .map(drop)
+            };
+            match region_address(b, cx, 1, index)? {
+                // A run-time-sized destination: the store is predicated on the access lying inside the tensor.
+                Some((address, inside)) => {
+                    b.guarded(inside, |g| store(g, g.value("llvm.inttoptr", &[address], "!llvm.ptr<1>", &[])?))
+                }
+                None => store(b, pointer(b, cx, 1, &issue.dst, step.dst_swizzle)?),
+            }
         }
         CopyKind::Ldmatrix { count, trans } => {
             let regs = slots(&issue.dst)?;
@@ -703,12 +849,30 @@ fn instruction<'c, 'a>(
             b.op("nvvm.stmatrix", &operands, &[], &attributes).map(drop)
         }
         CopyKind::CpAsync { bytes } => {
-            let source = pointer(b, cx, 0, &issue.src, step.src_swizzle)?;
             let dest = pointer(b, cx, 1, &issue.dst, step.dst_swizzle)?;
             let cache = if bytes == 16 { "cg" } else { "ca" };
             let attributes =
                 [("size", format!("{bytes} : i32")), ("modifier", format!("#nvvm<load_cache_modifier {cache}>"))];
-            b.op("nvvm.cp.async.shared.global", &[dest, source], &[], &attributes).map(drop)
+            match region_address(b, cx, 0, index)? {
+                // A run-time-sized source: outside the tensor, src-size 0 zero-fills the destination (and the
+                // address read is the tensor's base, so no address past it is formed for the instruction).
+                Some((address, inside)) => {
+                    let (base, _) = memory(cx, 0)?;
+                    let address = b.value("arith.select", &[inside, address, base], "i64", &[])?;
+                    let source = b.value("llvm.inttoptr", &[address], "!llvm.ptr<1>", &[])?;
+                    let size = b.value(
+                        "arith.select",
+                        &[inside, b.constant(i64::from(bytes), "i32")?, b.constant(0, "i32")?],
+                        "i32",
+                        &[],
+                    )?;
+                    b.op("nvvm.cp.async.shared.global", &[dest, source, size], &[], &attributes).map(drop)
+                }
+                None => {
+                    let source = pointer(b, cx, 0, &issue.src, step.src_swizzle)?;
+                    b.op("nvvm.cp.async.shared.global", &[dest, source], &[], &attributes).map(drop)
+                }
+            }
         }
         CopyKind::Tcgen05Ld { shape, num } => {
             let regs = slots(&issue.dst)?;

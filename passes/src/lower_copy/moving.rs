@@ -8,9 +8,10 @@
 //! refuses (`dynamic-offset` rule); the emitter adds the terms to the side's base address.
 
 use crate::lower_tma::multiple::{constant, known_multiple};
-use crate::storage::{self, Traced};
+use crate::storage::{self, Source, Traced};
 use axe_dialect::{access, AxeOp, LayoutSpec, OpKind};
-use melior::ir::Value;
+use axe_layout::copy::placeholder_stride;
+use melior::ir::{operation::OperationLike, Value, ValueLike};
 
 /// A copy operand that is a run-time slice: its source traced to the storage, the operand as that source sliced
 /// at the static offsets, and the run-time offsets (source dimension, value, known multiple).
@@ -59,4 +60,116 @@ pub(super) fn trace_moving<'c, 'a>(role: &str, value: Value<'c, 'a>) -> Result<O
         .map_err(|e| format!("copy: operand {role}: its source's layout sliced at the static offsets: {e}"))?;
     let operand = Traced { tensor, layout, source: root.source };
     Ok(Some(Moving { root, operand, dynamic }))
+}
+
+/// A run-time or static integer of the IR (an extent, an offset).
+#[derive(Clone, Copy)]
+pub(crate) enum Int<'c, 'a> {
+    /// Known when compiling.
+    Static(i64),
+    /// An `index` or integer SSA value.
+    Value(Value<'c, 'a>),
+}
+
+/// A copy operand that is a `rows x cols` slice of a global view with run-time extents (`#axe.row_major`): the
+/// region's origin in the root and the root's two extents (the second is the row stride).
+pub(crate) struct RowMajor<'c, 'a> {
+    /// Row and column of the region's first element.
+    pub(crate) origin: [Int<'c, 'a>; 2],
+    /// The root's row count and column count.
+    pub(crate) extents: [Int<'c, 'a>; 2],
+    /// What the column count is known to be a multiple of.
+    pub(crate) stride_multiple: i64,
+    /// What the column offset is known to be a multiple of.
+    pub(crate) col_multiple: i64,
+}
+
+/// When `value` is an `axe.slice` of an `axe.view` whose layout is `#axe.row_major` (run-time extents), the
+/// operand (its layout the planner's placeholder, its storage the view's pointer or memref) and its [`RowMajor`]
+/// description; `None` otherwise.
+pub(super) fn trace_row_major<'c, 'a>(
+    role: &str,
+    value: Value<'c, 'a>,
+) -> Result<Option<(Traced<'c, 'a>, RowMajor<'c, 'a>)>, String> {
+    let Some(slice) = access::defining_op(value).and_then(AxeOp::new).filter(|op| op.kind() == OpKind::Slice) else {
+        return Ok(None);
+    };
+    let Some(source) = slice.operand(0) else { return Ok(None) };
+    let Some(view) = access::defining_op(source).and_then(AxeOp::new).filter(|op| op.kind() == OpKind::View) else {
+        return Ok(None);
+    };
+    let Some(root) = view.tensor("result") else { return Ok(None) };
+    if root.layout != LayoutSpec::RowMajor {
+        return Ok(None);
+    }
+    let tensor = axe_dialect::ops::tensor_of(value)?.ok_or_else(|| format!("copy: operand {role} is not a tensor"))?;
+    let rank = root.shape.len();
+    if rank != 2 {
+        return Err(format!(
+            "copy: run-time extents: the {role} is a slice of a rank-{rank} row-major view; copies take rank 2"
+        ));
+    }
+    // Extents: static entries as they are, run-time ones from the view's extent operands in order.
+    let multiples = view
+        .operation()
+        .attribute("multiples")
+        .ok()
+        .map(|a| {
+            let text = a.to_string();
+            text.trim_start_matches("array<i64:")
+                .trim_end_matches('>')
+                .split(',')
+                .filter_map(|d| d.trim().parse::<i64>().ok())
+                .collect::<Vec<_>>()
+        })
+        .unwrap_or_default();
+    let mut next = 1;
+    let mut extents = [Int::Static(1); 2];
+    for (d, extent) in root.shape.iter().enumerate() {
+        extents[d] = if *extent == axe_dialect::ops::DYNAMIC {
+            let v = view.operand(next).ok_or_else(|| format!("copy: operand {role}: missing extent operand {d}"))?;
+            next += 1;
+            Int::Value(v)
+        } else {
+            Int::Static(*extent)
+        };
+    }
+    let stride_multiple = match extents[1] {
+        Int::Static(n) => n,
+        Int::Value(_) => multiples.get(1).copied().unwrap_or(1).max(1),
+    };
+    let region = slice.slice_region().map_err(|e| format!("copy: operand {role}: {e}"))?;
+    let mut operand = 1;
+    let mut origin = [Int::Static(0); 2];
+    let mut col_multiple = 1 << 40;
+    for (d, offset) in region.offsets.iter().enumerate().take(2) {
+        origin[d] = match offset {
+            Some(o) => Int::Static(*o),
+            None => {
+                let v = slice.operand(operand).ok_or_else(|| format!("copy: operand {role}: missing slice offset"))?;
+                operand += 1;
+                constant(v).map_or(Int::Value(v), Int::Static)
+            }
+        };
+        if d == 1 {
+            col_multiple = match origin[1] {
+                Int::Static(0) => 1 << 40,
+                Int::Static(c) => c.abs(),
+                Int::Value(v) => known_multiple(v),
+            };
+        }
+    }
+    let storage = view.operand(0).ok_or_else(|| format!("copy: operand {role}: the view has no source"))?;
+    let source = if storage.r#type().to_string().starts_with("!llvm.ptr") {
+        Source::Pointer(storage)
+    } else {
+        return Err(format!(
+            "copy: run-time extents: the {role}'s view must be of a global !llvm.ptr (a kernel argument), got {}",
+            storage.r#type()
+        ));
+    };
+    let cols = tensor.shape.get(1).copied().unwrap_or(1);
+    let text = format!("S[({},{cols}):({},1)]", tensor.shape.first().copied().unwrap_or(1), placeholder_stride(cols));
+    let layout = axe_layout::notation::parse_layout(&text).map_err(|e| format!("copy: internal: {e}"))?;
+    Ok(Some((Traced { tensor, layout, source }, RowMajor { origin, extents, stride_multiple, col_multiple })))
 }
