@@ -51,7 +51,7 @@ fn mesh_axes(mesh: &Mesh) -> Vec<(String, i64)> {
 }
 
 /// (rank, m offset, mesh coordinate) of a reference point; panics if off the mesh (the layouts here are on it).
-fn rank_of(axes: &[(String, i64)], p: &BTreeMap<String, i64>) -> (i64, i64, Vec<i64>) {
+fn rank_of(axes: &[(String, i64)], p: &BTreeMap<String, i64>) -> Place {
     let mut rank = 0;
     let mut coord = Vec::new();
     for (name, ext) in axes {
@@ -76,7 +76,10 @@ fn coords(shape: &[i64]) -> Vec<Vec<i64>> {
 }
 
 /// Every place (rank, offset, coordinate) of every logical element (by its logical flat index).
-fn ref_places(mesh: &Mesh, d: &DistLayout) -> Vec<(i64, Vec<(i64, i64, Vec<i64>)>)> {
+/// A place: (rank, m offset, mesh coordinate).
+type Place = (i64, i64, Vec<i64>);
+
+fn ref_places(mesh: &Mesh, d: &DistLayout) -> Vec<(i64, Vec<Place>)> {
     let axes = mesh_axes(mesh);
     coords(&d.shape)
         .into_iter()

@@ -360,7 +360,9 @@ pub fn plan(mesh: &Mesh, src: &DistLayout, dst: &DistLayout) -> Result<Collectiv
     // (initiator, phase, ring distance, src rank, dst rank, op) -> (flat, src offset, dst offset) elements.
     type Key = (i64, u8, i64, i64, i64, StepOp);
     let mut steps: BTreeMap<Key, Vec<(i64, i64, i64)>> = BTreeMap::new();
-    let mut chosen: Vec<(Vec<i64>, (usize, i64, i64), i64, i64)> = Vec::new();
+    // (partial key, preference score, holder rank, holder offset) per partial group.
+    type Candidate = (Vec<i64>, (usize, i64, i64), i64, i64);
+    let mut chosen: Vec<Candidate> = Vec::new();
     for f in 0..count as usize {
         let holders = &sp.places[f];
         for &(r, doff) in &dp.places[f] {
@@ -419,37 +421,40 @@ fn compress(shape: &[i64], elems: &[(i64, i64, i64)]) -> Vec<Slice> {
             _ => runs.push((f, s, d, 1)),
         }
     }
-    let mut slices: Vec<(i64, i64, i64, i64, i64, i64, i64, i64)> = Vec::new(); // f,s,d,len,count,fs,ss,ds
+    // Each slice with the flat index of its first element.
+    let mut slices: Vec<(i64, Slice)> = Vec::new();
     for (f, s, d, len) in runs {
-        if let Some(last) = slices.last_mut() {
-            let (lf, ls, ld, llen, lcount, fs, ss, ds) = *last;
-            if llen == len {
-                let (df, dsrc, ddst) = (f - lf, s - ls, d - ld);
-                if lcount == 1 && df > 0 {
-                    *last = (lf, ls, ld, len, 2, df, dsrc, ddst);
+        if let Some((lf, last)) = slices.last_mut() {
+            if last.len == len {
+                let (df, dsrc, ddst) = (f - *lf, s - last.src_offset, d - last.dst_offset);
+                if last.count == 1 && df > 0 {
+                    (last.count, last.logical_stride, last.src_stride, last.dst_stride) = (2, df, dsrc, ddst);
                     continue;
                 }
-                if lcount > 1 && df == fs * lcount && dsrc == ss * lcount && ddst == ds * lcount {
-                    last.4 += 1;
+                let c = last.count;
+                if c > 1 && df == last.logical_stride * c && dsrc == last.src_stride * c && ddst == last.dst_stride * c
+                {
+                    last.count += 1;
                     continue;
                 }
             }
         }
-        slices.push((f, s, d, len, 1, 0, 0, 0));
+        let logical = unflatten(shape, f);
+        slices.push((
+            f,
+            Slice {
+                logical,
+                logical_stride: 0,
+                src_offset: s,
+                dst_offset: d,
+                len,
+                count: 1,
+                src_stride: 0,
+                dst_stride: 0,
+            },
+        ));
     }
-    slices
-        .into_iter()
-        .map(|(f, s, d, len, count, fs, ss, ds)| Slice {
-            logical: unflatten(shape, f),
-            logical_stride: fs,
-            src_offset: s,
-            dst_offset: d,
-            len,
-            count,
-            src_stride: ss,
-            dst_stride: ds,
-        })
-        .collect()
+    slices.into_iter().map(|(_, s)| s).collect()
 }
 
 fn placement_name(dist: &Distribution, i: usize) -> String {
