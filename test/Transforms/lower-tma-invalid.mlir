@@ -40,15 +40,16 @@ func.func @unaligned_global_stride(%m: memref<8704xf16>) {
 
 // -----
 
-// Four rows cannot hold the 8-row atom of the 128B swizzle.
-!g = !axe.tensor<array<i64: 4, 64>, f16, #axe.layout<"S[(4,64):(64,1)]">, #axe.mem<"global">>
-!s = !axe.tensor<array<i64: 4, 64>, f16, #axe.layout<"Swizzle(3,3,3) o S[(4,64):(64,1)]">, #axe.mem<"shared">>
+// Shared rows of 4 f16 (8 bytes) 16 bytes apart: the contiguous run is not a whole 16-byte chunk, and a TMA box is
+// written densely in rows of whole chunks (the atom is matched in memory order, one chunk S[8] unswizzled).
+!g = !axe.tensor<array<i64: 64, 4>, f16, #axe.layout<"S[(64,4):(4,1)]">, #axe.mem<"global">>
+!s = !axe.tensor<array<i64: 64, 4>, f16, #axe.layout<"S[(64,4):(8,1)]">, #axe.mem<"shared">>
 func.func @shared_not_an_atom_tile(%m: memref<256xf16>) {
   %g = "axe.view"(%m) : (memref<256xf16>) -> !g
   %s = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !s
   %bar = "axe.mbarrier_alloc"() {scope = #axe.exec<"cta">} : () -> !axe.mbarrier
   "axe.mbarrier_init"(%bar) {count = 1 : i64, scope = #axe.exec<"cta">} : (!axe.mbarrier) -> ()
-  // expected-error @+1 {{tma: shared-atom stage: the shared region}}
+  // expected-error @+1 {{tma: shared-atom stage: the shared region S[(64,4):(8,1)] (in memory order S[(64,4):(8,1)] of extents [64,4]) is not a tile of the none atom S[(1,8):(8,1)] of shape [1,8] (a TMA box is written densely, its rows a multiple of 16 bytes)}}
   "axe.copy_async"(%g, %s, %bar) {scope = #axe.exec<"cta">} : (!g, !s, !axe.mbarrier) -> ()
   return
 }

@@ -1,0 +1,161 @@
+// RUN: axe-opt %s -split-input-file --lower-tma | FileCheck %s
+// Issue 12: copies the planner covers beyond row-major tiles, lowered. Every number is derived by hand from the
+// layouts (the same plans are proven element by element on the hardware model in layout/tests/tma_general.rs).
+// Arrays innermost dimension first; dtype UINT8=0 FLOAT16=6; swizzle NONE=0 128B=3; L2_128B=2.
+
+// Merged contiguous dimensions: a row-major u8 32x8 tile is one run of 256 bytes, a rank-1 box of 256 at
+// coordinate 0 (rows of 8 bytes alone would break the 16-byte inner-box rule).
+
+!g = memref<32x8xui8>
+!gt = !axe.tensor<array<i64: 32, 8>, ui8, #axe.layout<"S[(32,8):(8,1)]">, #axe.mem<"global">>
+!s = !axe.tensor<array<i64: 32, 8>, ui8, #axe.layout<"S[(32,8):(8,1)]">, #axe.mem<"shared">>
+module attributes {gpu.container_module} {
+  // CHECK-LABEL: func.func @host_merged
+  // CHECK: "axe.tma_descriptor"(%arg0) {box_dims = array<i64: 256>, data_type = 0 : i32, element_strides = array<i64: 1>, global_dims = array<i64: 256>, global_offset_bytes = 0 : i64, global_strides_bytes = array<i64>, interleave = 0 : i32, l2_promotion = 2 : i32, oob_fill = 0 : i32, rank = 1 : i32, swizzle = 0 : i32}
+  func.func @host_merged(%g: !g) {
+    %c1 = arith.constant 1 : index
+    gpu.launch_func @k::@merged blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%g : !g)
+    return
+  }
+  // CHECK-LABEL: gpu.func @merged
+  // CHECK: [[BYTES:%.+]] = arith.constant 256 : index
+  // CHECK-NEXT: nvgpu.mbarrier.arrive.expect_tx {{.*}}, [[BYTES]]
+  // CHECK: memref.view {{.*}} to memref<256xi8, #gpu.address_space<workgroup>>
+  // CHECK-NEXT: [[X:%.+]] = arith.constant 0 : index
+  // CHECK-NEXT: nvgpu.tma.async.load {{%.+}}{{\[}}[[X]]{{\]}}
+  gpu.module @k {
+    gpu.func @merged(%g: !g) kernel {
+      %t = "axe.view"(%g) : (!g) -> !gt
+      %s = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !s
+      %bar = "axe.mbarrier_alloc"() {scope = #axe.exec<"cta">} : () -> !axe.mbarrier
+      "axe.mbarrier_init"(%bar) {count = 1 : i64, scope = #axe.exec<"cta">} : (!axe.mbarrier) -> ()
+      "axe.copy_async"(%t, %s, %bar) {scope = #axe.exec<"cta">} : (!gt, !s, !axe.mbarrier) -> ()
+      %phase = arith.constant false
+      "axe.mbarrier_wait"(%bar, %phase) {scope = #axe.exec<"cta">} : (!axe.mbarrier, i1) -> ()
+      gpu.return
+    }
+  }
+}
+
+// -----
+
+// Column-major: rows 0..64, columns 32..64 of a column-major 128x128 f16 matrix into a column-major 128B-swizzled
+// 64x32 tile. Descriptor dimension 0 is the row dimension (contiguous, 128 elements), dimension 1 the columns
+// (stride 128 * 2 = 256 bytes); the box is 64 rows (128 bytes, the span) x 32 columns; coordinates [row 0, col 32];
+// 64 * 32 * 2 = 4096 bytes.
+
+!g = memref<128x128xf16>
+!gt = !axe.tensor<array<i64: 128, 128>, f16, #axe.layout<"S[(128,128):(1,128)]">, #axe.mem<"global">>
+!gr = !axe.tensor<array<i64: 64, 32>, f16, #axe.deferred, #axe.mem<"global">>
+!s = !axe.tensor<array<i64: 64, 32>, f16, #axe.layout<"Swizzle(3,3,3) o S[(64,32):(1,64)]">, #axe.mem<"shared">>
+module attributes {gpu.container_module} {
+  // CHECK-LABEL: func.func @host_colmajor
+  // CHECK: "axe.tma_descriptor"(%arg0) {box_dims = array<i64: 64, 32>, data_type = 6 : i32, element_strides = array<i64: 1, 1>, global_dims = array<i64: 128, 128>, global_offset_bytes = 0 : i64, global_strides_bytes = array<i64: 256>, interleave = 0 : i32, l2_promotion = 2 : i32, oob_fill = 0 : i32, rank = 2 : i32, swizzle = 3 : i32}
+  func.func @host_colmajor(%g: !g) {
+    %c1 = arith.constant 1 : index
+    gpu.launch_func @k::@colmajor blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%g : !g)
+    return
+  }
+  // CHECK-LABEL: gpu.func @colmajor
+  // CHECK: [[BYTES:%.+]] = arith.constant 4096 : index
+  // CHECK-NEXT: nvgpu.mbarrier.arrive.expect_tx {{.*}}, [[BYTES]]
+  // The box in shared memory: 32 columns of 64 rows (the descriptor's order, outermost first).
+  // CHECK: memref.view {{.*}} to memref<32x64xf16, #gpu.address_space<workgroup>>
+  // CHECK-NEXT: [[X:%.+]] = arith.constant 0 : index
+  // CHECK-NEXT: [[Y:%.+]] = arith.constant 32 : index
+  // CHECK-NEXT: nvgpu.tma.async.load {{%.+}}{{\[}}[[X]], [[Y]]{{\]}}
+  gpu.module @k {
+    gpu.func @colmajor(%g: !g) kernel {
+      %t = "axe.view"(%g) : (!g) -> !gt
+      %r = "axe.slice"(%t) {offsets = array<i64: 0, 32>, sizes = array<i64: 64, 32>} : (!gt) -> !gr
+      %s = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !s
+      %bar = "axe.mbarrier_alloc"() {scope = #axe.exec<"cta">} : () -> !axe.mbarrier
+      "axe.mbarrier_init"(%bar) {count = 1 : i64, scope = #axe.exec<"cta">} : (!axe.mbarrier) -> ()
+      "axe.copy_async"(%r, %s, %bar) {scope = #axe.exec<"cta">} : (!gr, !s, !axe.mbarrier) -> ()
+      %phase = arith.constant false
+      "axe.mbarrier_wait"(%bar, %phase) {scope = #axe.exec<"cta">} : (!axe.mbarrier, i1) -> ()
+      gpu.return
+    }
+  }
+}
+
+// -----
+
+// A coordinate-only dimension: batch 2 of a (4, 128, 64) f16 tensor into a 2-D 128B-swizzled tile. The batch
+// dimension stays in the descriptor (global dim 4, stride 128 * 64 * 2 = 16384 bytes) with box 1 and coordinate 2.
+
+!g = memref<4x128x64xf16>
+!gt = !axe.tensor<array<i64: 4, 128, 64>, f16, #axe.layout<"S[(4,128,64):(8192,64,1)]">, #axe.mem<"global">>
+!gr = !axe.tensor<array<i64: 1, 128, 64>, f16, #axe.deferred, #axe.mem<"global">>
+!s = !axe.tensor<array<i64: 1, 128, 64>, f16, #axe.layout<"Swizzle(3,3,3) o S[(128,64):(64,1)]">, #axe.mem<"shared">>
+module attributes {gpu.container_module} {
+  // CHECK-LABEL: func.func @host_batch
+  // CHECK: "axe.tma_descriptor"(%arg0) {box_dims = array<i64: 64, 128, 1>, data_type = 6 : i32, element_strides = array<i64: 1, 1, 1>, global_dims = array<i64: 64, 128, 4>, global_offset_bytes = 0 : i64, global_strides_bytes = array<i64: 128, 16384>, interleave = 0 : i32, l2_promotion = 2 : i32, oob_fill = 0 : i32, rank = 3 : i32, swizzle = 3 : i32}
+  func.func @host_batch(%g: !g) {
+    %c1 = arith.constant 1 : index
+    gpu.launch_func @k::@batch blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%g : !g)
+    return
+  }
+  // CHECK-LABEL: gpu.func @batch
+  // CHECK: memref.view {{.*}} to memref<1x128x64xf16, #gpu.address_space<workgroup>>
+  // CHECK-NEXT: [[X:%.+]] = arith.constant 0 : index
+  // CHECK-NEXT: [[Y:%.+]] = arith.constant 0 : index
+  // CHECK-NEXT: [[Z:%.+]] = arith.constant 2 : index
+  // CHECK-NEXT: nvgpu.tma.async.load {{%.+}}{{\[}}[[X]], [[Y]], [[Z]]{{\]}}
+  gpu.module @k {
+    gpu.func @batch(%g: !g) kernel {
+      %t = "axe.view"(%g) : (!g) -> !gt
+      %r = "axe.slice"(%t) {offsets = array<i64: 2, 0, 0>, sizes = array<i64: 1, 128, 64>} : (!gt) -> !gr
+      %s = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !s
+      %bar = "axe.mbarrier_alloc"() {scope = #axe.exec<"cta">} : () -> !axe.mbarrier
+      "axe.mbarrier_init"(%bar) {count = 1 : i64, scope = #axe.exec<"cta">} : (!axe.mbarrier) -> ()
+      "axe.copy_async"(%r, %s, %bar) {scope = #axe.exec<"cta">} : (!gr, !s, !axe.mbarrier) -> ()
+      %phase = arith.constant false
+      "axe.mbarrier_wait"(%bar, %phase) {scope = #axe.exec<"cta">} : (!axe.mbarrier, i1) -> ()
+      gpu.return
+    }
+  }
+}
+
+// -----
+
+// Interleaved (blocked) global: a 64x64 f16 matrix in 8x8 blocks, S[(8,8,8,8):(512,8,64,1)] (row 8R + r, column
+// 8C + c at 512R + 8r + 64C + c). Rows 16..32 into a row-major 16x64 tile: one descriptor dimension per iter in
+// shared chain order, c (box 8 = 16 bytes), C (64 el = 128 bytes, box 8), r (8 el = 16 bytes, box 8), R (512 el =
+// 1024 bytes, box 2 from block 2): coordinates [0, 0, 0, 2], 16 * 64 * 2 = 2048 bytes.
+
+!g = memref<64x64xf16>
+!gt = !axe.tensor<array<i64: 64, 64>, f16, #axe.layout<"S[(8,8,8,8):(512,8,64,1)]">, #axe.mem<"global">>
+!gr = !axe.tensor<array<i64: 16, 64>, f16, #axe.deferred, #axe.mem<"global">>
+!s = !axe.tensor<array<i64: 16, 64>, f16, #axe.layout<"S[(16,64):(64,1)]">, #axe.mem<"shared">>
+module attributes {gpu.container_module} {
+  // CHECK-LABEL: func.func @host_blocked
+  // CHECK: "axe.tma_descriptor"(%arg0) {box_dims = array<i64: 8, 8, 8, 2>, data_type = 6 : i32, element_strides = array<i64: 1, 1, 1, 1>, global_dims = array<i64: 8, 8, 8, 8>, global_offset_bytes = 0 : i64, global_strides_bytes = array<i64: 128, 16, 1024>, interleave = 0 : i32, l2_promotion = 2 : i32, oob_fill = 0 : i32, rank = 4 : i32, swizzle = 0 : i32}
+  func.func @host_blocked(%g: !g) {
+    %c1 = arith.constant 1 : index
+    gpu.launch_func @k::@blocked blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%g : !g)
+    return
+  }
+  // CHECK-LABEL: gpu.func @blocked
+  // CHECK: [[BYTES:%.+]] = arith.constant 2048 : index
+  // CHECK-NEXT: nvgpu.mbarrier.arrive.expect_tx {{.*}}, [[BYTES]]
+  // CHECK: memref.view {{.*}} to memref<2x8x8x8xf16, #gpu.address_space<workgroup>>
+  // CHECK-NEXT: [[C0:%.+]] = arith.constant 0 : index
+  // CHECK-NEXT: [[C1:%.+]] = arith.constant 0 : index
+  // CHECK-NEXT: [[C2:%.+]] = arith.constant 0 : index
+  // CHECK-NEXT: [[C3:%.+]] = arith.constant 2 : index
+  // CHECK-NEXT: nvgpu.tma.async.load {{%.+}}{{\[}}[[C0]], [[C1]], [[C2]], [[C3]]{{\]}}
+  gpu.module @k {
+    gpu.func @blocked(%g: !g) kernel {
+      %t = "axe.view"(%g) : (!g) -> !gt
+      %r = "axe.slice"(%t) {offsets = array<i64: 16, 0>, sizes = array<i64: 16, 64>} : (!gt) -> !gr
+      %s = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !s
+      %bar = "axe.mbarrier_alloc"() {scope = #axe.exec<"cta">} : () -> !axe.mbarrier
+      "axe.mbarrier_init"(%bar) {count = 1 : i64, scope = #axe.exec<"cta">} : (!axe.mbarrier) -> ()
+      "axe.copy_async"(%r, %s, %bar) {scope = #axe.exec<"cta">} : (!gr, !s, !axe.mbarrier) -> ()
+      %phase = arith.constant false
+      "axe.mbarrier_wait"(%bar, %phase) {scope = #axe.exec<"cta">} : (!axe.mbarrier, i1) -> ()
+      gpu.return
+    }
+  }
+}
