@@ -285,6 +285,11 @@ fn plan_copy<'c, 'a>(op: AxeOp<'c, 'a>) -> Result<PlannedCopy<'c, 'a>, String> {
         _ => plan_runtime(&request, &moves, &rows),
     };
     let plan = plan.map_err(|e| e.to_string())?;
+    if src_rows.is_some() && plan.steps.iter().any(|s| matches!(s.kind, axe_layout::copy::CopyKind::Load(_))) {
+        return Err("copy: run-time extents: a load into registers from a run-time-sized tensor is not predicated; \
+                    load it with cp.async into shared memory (zero fill past the edge)"
+            .into());
+    }
     if group && plan.steps.iter().any(|s| !matches!(s.kind, axe_layout::copy::CopyKind::CpAsync { .. })) {
         return Err("copy: async: an axe.copy_async without a barrier must be planned as cp.async".into());
     }

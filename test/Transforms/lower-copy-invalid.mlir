@@ -394,3 +394,40 @@ module attributes {axe.target = "sm_100a"} {
     return
   }
 }
+
+// -----
+
+// dynamic-offset: a run-time row stride known only to be even (K a multiple of 2) would misalign the 16-byte
+// cp.async vectors of the tile's rows.
+!g = !axe.tensor<array<i64: -9223372036854775808, -9223372036854775808>, f16, #axe.row_major, #axe.mem<"global">>
+!gt = !axe.tensor<array<i64: 64, 64>, f16, #axe.deferred, #axe.mem<"global">>
+!s = !axe.tensor<array<i64: 64, 64>, f16, #axe.layout<"Swizzle(3,3,3) o S[(64,64):(64,1)]">, #axe.mem<"shared">>
+module attributes {axe.target = "sm_80"} {
+  gpu.module @k {
+    gpu.func @odd_stride(%p: !llvm.ptr<1>, %m: i32, %k: i32) kernel attributes {known_block_size = array<i32: 128, 1, 1>} {
+      %g = "axe.view"(%p, %m, %k) {multiples = array<i64: 1, 2>} : (!llvm.ptr<1>, i32, i32) -> !g
+      %t = "axe.slice"(%g) {offsets = array<i64: 0, 0>, sizes = array<i64: 64, 64>} : (!g) -> !gt
+      %s = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !s
+      // expected-error @+1 {{copy: dynamic-offset rule: the source's run-time row stride is known to be a multiple of 2 elements (4 bytes), not of the 16-byte vectors of cp.async.cg.shared.global: state a larger multiple}}
+      "axe.copy_async"(%t, %s) {scope = #axe.exec<"cta">} : (!gt, !s) -> ()
+      gpu.return
+    }
+  }
+}
+
+// -----
+
+// run-time extents: a load straight into registers would need a predicated, zero-filled load.
+!g = !axe.tensor<array<i64: -9223372036854775808, -9223372036854775808>, f16, #axe.row_major, #axe.mem<"global">>
+!gt = !axe.tensor<array<i64: 32, 8>, f16, #axe.deferred, #axe.mem<"global">>
+!r = !axe.tensor<array<i64: 32, 8>, f16, #axe.layout<"S[(32,8):(1@laneid,1)]">, #axe.mem<"reg">>
+module attributes {axe.target = "sm_80"} {
+  func.func @runtime_load(%p: !llvm.ptr<1>, %m: i32, %k: i32) {
+    %g = "axe.view"(%p, %m, %k) {multiples = array<i64: 1, 8>} : (!llvm.ptr<1>, i32, i32) -> !g
+    %t = "axe.slice"(%g) {offsets = array<i64: 0, 0>, sizes = array<i64: 32, 8>} : (!g) -> !gt
+    %r = "axe.alloc"() {scope = #axe.exec<"warp">} : () -> !r
+    // expected-error @+1 {{copy: run-time extents: a load into registers from a run-time-sized tensor is not predicated; load it with cp.async into shared memory (zero fill past the edge)}}
+    "axe.copy"(%t, %r) {scope = #axe.exec<"warp">} : (!gt, !r) -> ()
+    return
+  }
+}

@@ -771,9 +771,7 @@ fn instruction<'c, 'a>(
                 return Err(format!("copy: internal: {} registers for a {lanes}-element load", regs.len()));
             }
             if cx.regions[0].is_some() {
-                return Err("copy: run-time extents: loads into registers from a run-time-sized tensor are not \
-                            predicated; load it with cp.async into shared memory"
-                    .to_string());
+                return Err("copy: internal: a load from a run-time-sized tensor".to_string());
             }
             let address = pointer(b, cx, 0, &issue.src, step.src_swizzle)?;
             let ty = vector_type(lanes, element);
