@@ -41,10 +41,26 @@
 //! is a view of a memref with the identity layout (or of a global `!llvm.ptr`); its base is assumed aligned to
 //! the plan's `src_base_alignment_bytes` (as `cudaMalloc`'d buffers are, 256 bytes): the loads say so.
 //!
-//! Not done: `axe.copy_async` (cp.async completes through commit/wait groups, not the mbarrier the op names: it
-//! is refused), kernels whose blocks are not one-dimensional (the thread index is `thread_id x`), dynamic slice
-//! offsets, global tensors that are slices of memrefs with offsets, several copies sharing a named barrier id at
-//! once.
+//! **Run-time addresses** (`lower_copy/moving.rs`). An operand that is an `axe.slice` at run-time offsets is
+//! planned by `axe_layout::copy::plan_moving` on its source sliced at the static offsets, with each offset's known
+//! multiple from the IR (`crate::lower_tma::multiple`); the emitter adds the plan's terms
+//! `elements * (value / divisor) * bytes` to the side's base (the `dynamic-offset` rule has made them alignment-
+//! and swizzle-preserving, so they go after the swizzle). An operand that is a slice of a view with run-time
+//! extents (`#axe.row_major`) is planned by `axe_layout::copy::plan_runtime` and addressed by the plan's per-issue
+//! row and column, `base + ((row0 + row) * W + col0 + col) * bytes`, predicated on `row0 + row < rows` and
+//! `col0 + col < W`: `cp.async` gets src-size 0 past the edge (zero fill) and reads the base instead, `st.global`
+//! is under an `scf.if`. Issues of one step whose offsets differ from an earlier issue's by a constant (whole
+//! swizzle periods; whole rows of a run-time region) reuse its per-thread value plus the constant, so one value per
+//! step stays live rather than one per issue.
+//!
+//! **cp.async groups.** An `axe.copy_async` from global to shared without a barrier lowers to the plan's
+//! `cp.async`s alone: they join the kernel's current group, which the kernel commits and waits for itself
+//! (`nvvm.cp.async.commit.group`, `nvvm.cp.async.wait.group N`, a barrier), as a multi-stage pipeline needs.
+//!
+//! Not done: `axe.copy_async` with a barrier (cp.async completes through commit/wait groups, not the mbarrier the
+//! op names: it is refused), kernels whose blocks are not one-dimensional (the thread index is `thread_id x`),
+//! a dynamic slice of a slice whose layout is deferred, register loads from run-time-sized tensors, global tensors
+//! that are slices of memrefs with offsets, several copies sharing a named barrier id at once.
 //!
 //! ```mlir
 //! "axe.copy"(%g, %r) {scope = #axe.exec<"warp">} : (!global, !regs) -> ()

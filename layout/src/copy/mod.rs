@@ -36,6 +36,14 @@
 //!   is the candidate with the fewest bank conflicts.
 //!
 //! A plan whose widest legal vector is one element is a scalar loop, and [`CopyPlan::scalar`] says so.
+//!
+//! # Run-time addresses
+//! [`plan_moving`] plans a copy whose global or shared region moves at run time (a block's tile, a loop's K step,
+//! a ring's stage): [`CopyPlan::dynamic`] adds `elements * (value / divisor)` elements per offset to every address
+//! of its side, after the swizzle, and the `dynamic-offset` rule refuses offsets that would break the plan's
+//! alignment or move by less than a swizzle period. [`plan_runtime`] plans a global side that is a region of a
+//! row-major tensor with a run-time row stride: [`CopyPlan::coords`] states each issue's row and column per thread,
+//! from which the caller computes the address and the in-bounds predicate (`moving.rs` documents both rules).
 
 mod fit;
 mod matrix;
