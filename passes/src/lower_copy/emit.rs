@@ -135,10 +135,13 @@ struct Reuse<'c, 'a> {
     /// Whether the issue being emitted may record and reuse.
     open: bool,
     /// (side, terms, swizzle, base, the swizzled offset in elements).
-    offsets: Vec<(usize, Vec<ThreadTerm>, Option<Swizzle>, i64, Value<'c, 'a>)>,
+    offsets: Vec<OffsetValue<'c, 'a>>,
     /// (side, row terms, column terms, row base, column base, row, column, address).
     regions: Vec<RegionValues<'c, 'a>>,
 }
+
+/// One issue's swizzled offset, as recorded in [`Reuse`]: side, terms, swizzle, base, value (elements).
+type OffsetValue<'c, 'a> = (usize, Vec<ThreadTerm>, Option<Swizzle>, i64, Value<'c, 'a>);
 
 /// One issue's region coordinates and address, as recorded in [`Reuse`].
 struct RegionValues<'c, 'a> {
