@@ -224,7 +224,7 @@ struct Places {
 }
 
 fn places_of(mesh: &Mesh, dist: &DistLayout, role: &str, alias_rule: &str) -> Result<Places> {
-    let eval = Evaluator::new(&dist.layout)?;
+    let eval = Evaluator::new(&dist.layout).map_err(|e| LayoutError::new(format!("size rule: {}", e.message)))?;
     let slots: Vec<Option<usize>> = eval.axes().iter().map(|&a| mesh.index_of(a)).collect();
     let m_slot = eval.axes().iter().position(|&a| a == Axis::M);
     for (k, a) in eval.axes().iter().enumerate() {
@@ -233,7 +233,7 @@ fn places_of(mesh: &Mesh, dist: &DistLayout, role: &str, alias_rule: &str) -> Re
         }
     }
     let span = dist.local_elements();
-    let count: i64 = dist.shape.iter().product();
+    let count = crate::arith::product(dist.shape.iter().copied(), "the element count")?;
     let width = eval.axes().len().max(1);
     let mut out = Vec::with_capacity(count as usize);
     let mut owner: HashMap<(i64, i64), i64> = HashMap::new();
@@ -343,7 +343,8 @@ pub fn plan(mesh: &Mesh, src: &DistLayout, dst: &DistLayout) -> Result<Collectiv
         }
         partial_idx.push(i);
     }
-    let count: i64 = src.shape.iter().product();
+    let count = crate::arith::product(src.shape.iter().copied(), "the element count")
+        .map_err(|e| LayoutError::new(format!("size rule: {}", e.message)))?;
     let reps = src.layout.tile().replica_count().saturating_add(dst.layout.tile().replica_count());
     if count.saturating_mul(reps) > MAX_PLACES {
         return refuse(

@@ -68,6 +68,10 @@ pub const RULES: &[&str] = &[
     "jax-uneven",
 ];
 
+fn shape_rule(e: LayoutError) -> LayoutError {
+    LayoutError::new(format!("shape rule: {}", e.message))
+}
+
 fn refuse<T>(rule: &str, message: String) -> Result<T> {
     Err(LayoutError::new(format!("{rule} rule: {message}")))
 }
@@ -413,29 +417,30 @@ impl Distribution {
                     ),
                 );
             }
-            let chunk = (n + k - 1) / k;
+            let chunk = n / k + i64::from(n % k != 0);
             local.push(chunk);
-            padded.push(chunk * k);
+            padded.push(crate::arith::mul(chunk, k, "the padded shape").map_err(shape_rule)?);
         }
         let mut shard = Vec::new();
         let mut stride = 1i64;
         let mut local_strides = vec![0; local.len()];
         for d in (0..local.len()).rev() {
             local_strides[d] = stride;
-            stride = crate::arith::mul(stride, local[d], "the local tile")?;
+            stride = crate::arith::mul(stride, local[d], "the local tile").map_err(shape_rule)?;
         }
         for (d, ms) in self.dims.iter().enumerate() {
             for &i in ms {
-                shard.push(Iter::new(mesh.axes()[i].extent, 1, mesh.axes()[i].axis)?);
+                shard.push(Iter::new(mesh.axes()[i].extent, 1, mesh.axes()[i].axis).map_err(shape_rule)?);
             }
-            shard.push(Iter::m(local[d], local_strides[d])?);
+            shard.push(Iter::m(local[d], local_strides[d]).map_err(shape_rule)?);
         }
         let sharding: Vec<usize> = self.dims.iter().flatten().copied().collect();
         let replica = (0..mesh.axes().len())
             .filter(|i| !sharding.contains(i))
             .map(|i| Iter::new(mesh.axes()[i].extent, 1, mesh.axes()[i].axis))
-            .collect::<Result<Vec<_>>>()?;
-        let tile = TileLayout::new(shard, replica, BTreeMap::new())?.canonical();
+            .collect::<Result<Vec<_>>>()
+            .map_err(shape_rule)?;
+        let tile = TileLayout::new(shard, replica, BTreeMap::new()).map_err(shape_rule)?.canonical();
         let partial =
             self.partial.iter().enumerate().filter_map(|(i, p)| p.map(|op| (mesh.axes()[i].axis, op))).collect();
         DistLayout::new(Layout::Tile(tile), shape.to_vec(), padded, partial)
@@ -549,7 +554,7 @@ impl Distribution {
         for (d, ms) in dims.iter().enumerate() {
             let (n, p) = (dist.shape[d], dist.padded[d]);
             let k: i64 = ms.iter().map(|&i| mesh.axes()[i].extent).product();
-            let chunked = (n + k - 1) / k * k;
+            let chunked = (n / k + i64::from(n % k != 0)).saturating_mul(k);
             if p != n && (ms.len() != 1 || p != chunked) {
                 return refuse(
                     "padding",
