@@ -52,6 +52,7 @@ module attributes {gpu.container_module} {
   gpu.module @kernels attributes {axe.target = "sm_80"} {
     gpu.func @gemm_sm80(%a: !llvm.ptr<1>, %b: !llvm.ptr<1>, %c: !llvm.ptr<1>, %mm: i32, %nn: i32, %kk: i32) kernel attributes {known_block_size = array<i32: 128, 1, 1>, axe.launch = {params = ["A", "B", "C", "M", "N", "K"], grid = ["ceildiv(M, 128)", "ceildiv(N, 128)", "1"]}} {
       %c0 = arith.constant 0 : index
+      %c1 = arith.constant 1 : index
       %c2 = arith.constant 2 : index
       %c3 = arith.constant 3 : index
       %c16 = arith.constant 16 : index
@@ -93,19 +94,17 @@ module attributes {gpu.container_module} {
       "axe.copy_async"(%a1, %sa1) {scope = #axe.exec<"cta">} : (!tileA, !stageA) -> ()
       "axe.copy_async"(%b1, %sb1) {scope = #axe.exec<"cta">} : (!tileB, !stageB) -> ()
       nvvm.cp.async.commit.group
-      scf.for %k = %c0 to %K step %c64 {
+      // The stage read (kt mod 3) and the stage loaded (kt + 2 mod 3) are carried from iteration to iteration.
+      %stages:2 = scf.for %k = %c0 to %K step %c64 iter_args(%cur = %c0, %nxt = %c2) -> (index, index) {
         // Tile kt has landed (at most the group of tile kt + 1 is pending) and every thread sees it; every warp
         // is done with the stage the next load overwrites.
         nvvm.cp.async.wait.group 1
         gpu.barrier
-        %kt = arith.divui %k, %c64 : index
         %k2 = arith.addi %k, %c128 : index
         %more = arith.cmpi ult, %k2, %K : index
         scf.if %more {
-          %kt2 = arith.addi %kt, %c2 : index
-          %next = arith.remui %kt2, %c3 : index
-          %rna = arith.muli %next, %c128 : index
-          %rnb = arith.muli %next, %c64 : index
+          %rna = arith.muli %nxt, %c128 : index
+          %rnb = arith.muli %nxt, %c64 : index
           %an = "axe.slice"(%ga, %m0, %k2) {offsets = array<i64: -9223372036854775808, -9223372036854775808>, sizes = array<i64: 128, 64>} : (!gA, index, index) -> !tileA
           %bn = "axe.slice"(%gb, %k2, %n0) {offsets = array<i64: -9223372036854775808, -9223372036854775808>, sizes = array<i64: 64, 128>} : (!gB, index, index) -> !tileB
           %san = "axe.slice"(%ring_a, %rna) {offsets = array<i64: -9223372036854775808, 0>, sizes = array<i64: 128, 64>} : (!ringA, index) -> !stageA
@@ -115,36 +114,42 @@ module attributes {gpu.container_module} {
         }
         // One group per iteration (an empty one past the last tile), so that wait_group 1 always means tile kt.
         nvvm.cp.async.commit.group
-        %cur = arith.remui %kt, %c3 : index
         %ra = arith.muli %cur, %c128 : index
         %rb = arith.muli %cur, %c64 : index
         // k16 step 0: A columns 0.., B rows 0.. of the stage.
-          %ka0 = "axe.slice"(%ring_a, %ra) {offsets = array<i64: -9223372036854775808, 0>, sizes = array<i64: 128, 16>} : (!ringA, index) -> !kA
-          %kb0 = "axe.slice"(%ring_b, %rb) {offsets = array<i64: -9223372036854775808, 0>, sizes = array<i64: 16, 128>} : (!ringB, index) -> !kB
+        %ka0 = "axe.slice"(%ring_a, %ra) {offsets = array<i64: -9223372036854775808, 0>, sizes = array<i64: 128, 16>} : (!ringA, index) -> !kA
+        %kb0 = "axe.slice"(%ring_b, %rb) {offsets = array<i64: -9223372036854775808, 0>, sizes = array<i64: 16, 128>} : (!ringB, index) -> !kB
         "axe.copy"(%ka0, %fa) {scope = #axe.exec<"cta">} : (!kA, !fA) -> ()
         "axe.copy"(%kb0, %fb) {scope = #axe.exec<"cta">} : (!kB, !fB) -> ()
         "axe.gemm"(%fa, %fb, %cc) {scope = #axe.exec<"cta">} : (!fA, !fB, !c) -> ()
         // k16 step 1: A columns 16.., B rows 16.. of the stage.
-          %ka1 = "axe.slice"(%ring_a, %ra) {offsets = array<i64: -9223372036854775808, 16>, sizes = array<i64: 128, 16>} : (!ringA, index) -> !kA
+        %ka1 = "axe.slice"(%ring_a, %ra) {offsets = array<i64: -9223372036854775808, 16>, sizes = array<i64: 128, 16>} : (!ringA, index) -> !kA
         %rb1 = arith.addi %rb, %c16 : index
-          %kb1 = "axe.slice"(%ring_b, %rb1) {offsets = array<i64: -9223372036854775808, 0>, sizes = array<i64: 16, 128>} : (!ringB, index) -> !kB
+        %kb1 = "axe.slice"(%ring_b, %rb1) {offsets = array<i64: -9223372036854775808, 0>, sizes = array<i64: 16, 128>} : (!ringB, index) -> !kB
         "axe.copy"(%ka1, %fa) {scope = #axe.exec<"cta">} : (!kA, !fA) -> ()
         "axe.copy"(%kb1, %fb) {scope = #axe.exec<"cta">} : (!kB, !fB) -> ()
         "axe.gemm"(%fa, %fb, %cc) {scope = #axe.exec<"cta">} : (!fA, !fB, !c) -> ()
         // k16 step 2: A columns 32.., B rows 32.. of the stage.
-          %ka2 = "axe.slice"(%ring_a, %ra) {offsets = array<i64: -9223372036854775808, 32>, sizes = array<i64: 128, 16>} : (!ringA, index) -> !kA
+        %ka2 = "axe.slice"(%ring_a, %ra) {offsets = array<i64: -9223372036854775808, 32>, sizes = array<i64: 128, 16>} : (!ringA, index) -> !kA
         %rb2 = arith.addi %rb, %c32 : index
-          %kb2 = "axe.slice"(%ring_b, %rb2) {offsets = array<i64: -9223372036854775808, 0>, sizes = array<i64: 16, 128>} : (!ringB, index) -> !kB
+        %kb2 = "axe.slice"(%ring_b, %rb2) {offsets = array<i64: -9223372036854775808, 0>, sizes = array<i64: 16, 128>} : (!ringB, index) -> !kB
         "axe.copy"(%ka2, %fa) {scope = #axe.exec<"cta">} : (!kA, !fA) -> ()
         "axe.copy"(%kb2, %fb) {scope = #axe.exec<"cta">} : (!kB, !fB) -> ()
         "axe.gemm"(%fa, %fb, %cc) {scope = #axe.exec<"cta">} : (!fA, !fB, !c) -> ()
         // k16 step 3: A columns 48.., B rows 48.. of the stage.
-          %ka3 = "axe.slice"(%ring_a, %ra) {offsets = array<i64: -9223372036854775808, 48>, sizes = array<i64: 128, 16>} : (!ringA, index) -> !kA
+        %ka3 = "axe.slice"(%ring_a, %ra) {offsets = array<i64: -9223372036854775808, 48>, sizes = array<i64: 128, 16>} : (!ringA, index) -> !kA
         %rb3 = arith.addi %rb, %c48 : index
-          %kb3 = "axe.slice"(%ring_b, %rb3) {offsets = array<i64: -9223372036854775808, 0>, sizes = array<i64: 16, 128>} : (!ringB, index) -> !kB
+        %kb3 = "axe.slice"(%ring_b, %rb3) {offsets = array<i64: -9223372036854775808, 0>, sizes = array<i64: 16, 128>} : (!ringB, index) -> !kB
         "axe.copy"(%ka3, %fa) {scope = #axe.exec<"cta">} : (!kA, !fA) -> ()
         "axe.copy"(%kb3, %fb) {scope = #axe.exec<"cta">} : (!kB, !fB) -> ()
         "axe.gemm"(%fa, %fb, %cc) {scope = #axe.exec<"cta">} : (!fA, !fB, !c) -> ()
+        %cur1 = arith.addi %cur, %c1 : index
+        %cur_wraps = arith.cmpi eq, %cur1, %c3 : index
+        %cur2 = arith.select %cur_wraps, %c0, %cur1 : index
+        %nxt1 = arith.addi %nxt, %c1 : index
+        %nxt_wraps = arith.cmpi eq, %nxt1, %c3 : index
+        %nxt2 = arith.select %nxt_wraps, %c0, %nxt1 : index
+        scf.yield %cur2, %nxt2 : index, index
       }
       // Epilogue: f32 -> f16 in registers, then each thread stores its pairs of columns into C's tile.
       "axe.cast"(%cc, %h) {scope = #axe.exec<"cta">} : (!c, !c16) -> ()

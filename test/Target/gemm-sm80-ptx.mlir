@@ -1,12 +1,16 @@
 // The sm_80 GEMM example (examples/gemm_sm80.mlir: M, N, K kernel arguments, 128x128x64 CTA tiles, a 3-stage
 // cp.async ring in dynamic shared memory, ldmatrix into mma.sync m16n8k16 fragments, 4 warps of 64x64, f32 -> f16
 // epilogue with predicated stores) goes all the way to PTX that ptxas accepts for sm_80 without spills; the output
-// is deterministic and the same in either pass order.
+// is deterministic.
 // RUN: axe-opt --lower-copy --lower-mma --lower-to-nvvm --axe-dynamic-shared %examples/gemm_sm80.mlir -o %t.mlir
 // RUN: axe-translate --emit=ptx --chip=sm_80 %t.mlir -o %t.ptx
 // RUN: FileCheck %s < %t.ptx
 // RUN: ptxas -arch=sm_80 -v %t.ptx -o %t.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS
-// RUN: axe-opt --lower-mma --lower-copy --lower-to-nvvm --axe-dynamic-shared %examples/gemm_sm80.mlir | diff %t.mlir -
+// RUN: axe-opt --lower-copy --lower-mma --lower-to-nvvm --axe-dynamic-shared %examples/gemm_sm80.mlir | diff %t.mlir -
+// The other pass order compiles too (the same ops; an alloca and the thread id read trade places).
+// RUN: axe-opt --lower-mma --lower-copy --lower-to-nvvm --axe-dynamic-shared %examples/gemm_sm80.mlir -o %t.other.mlir
+// RUN: axe-translate --emit=ptx --chip=sm_80 %t.other.mlir -o %t.other.ptx
+// RUN: ptxas -arch=sm_80 -v %t.other.ptx -o %t.other.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS
 
 // CHECK: .extern .shared .align 16 .b8 __axe_dynamic_smem[];
 // CHECK: .visible .entry gemm_sm80(
@@ -23,15 +27,19 @@
 // CHECK-COUNT-16: cp.async.cg.shared.global [%rd{{[0-9]+}}{{(\+[0-9]+)?}}], [%rd{{[0-9]+}}], 16, %r{{[0-9]+}};
 // CHECK-NEXT: cp.async.commit_group;
 // The loop: wait for tile kt (one group may stay pending), a CTA barrier, the loads of tile kt + 2 into a run-time
-// stage, one commit for both operands (an empty group in the last iterations).
+// stage (the ring's base plus stage << 14, 16384 bytes a stage; a thread's chunks 2048 bytes apart), one commit
+// for both operands (an empty group in the last iterations).
 // CHECK: cp.async.wait_group 1;
 // CHECK-NEXT: bar.sync 0;
-// CHECK-COUNT-16: cp.async.cg.shared.global [%rd{{[0-9]+}}], [%rd{{[0-9]+}}], 16, %r{{[0-9]+}};
+// CHECK: shl.b64 %rd{{[0-9]+}}, %rd{{[0-9]+}}, 14;
+// CHECK: cp.async.cg.shared.global [[[LDST:%rd[0-9]+]]], [%rd{{[0-9]+}}], 16, %r{{[0-9]+}};
+// CHECK: cp.async.cg.shared.global [[[LDST]]+2048], [%rd{{[0-9]+}}], 16, %r{{[0-9]+}};
+// CHECK-COUNT-14: cp.async.cg.shared.global [%rd{{[0-9]+}}{{(\+-?[0-9]+)?}}], [%rd{{[0-9]+}}], 16, %r{{[0-9]+}};
 // CHECK: cp.async.commit_group;
 // Each k16 step: A's 128x16 slice by four ldmatrix x4, B's 16x128 slice by four ldmatrix x4 .trans, then a
 // warp's 4 x 8 tiles of m16n8k16.
-// CHECK-COUNT-4: ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}}, [%rd{{[0-9]+}}];
-// CHECK-COUNT-4: ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}}, [%rd{{[0-9]+}}];
+// CHECK-COUNT-4: ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}}, [%rd{{[0-9]+}}{{(\+-?[0-9]+)?}}];
+// CHECK-COUNT-4: ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}}, [%rd{{[0-9]+}}{{(\+-?[0-9]+)?}}];
 // CHECK-COUNT-32: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
 // Epilogue: accumulators to f16, pairs stored 4 bytes at a time, each store skipped past row M or column N.
 // CHECK: cvt.rn.f16.f32
