@@ -513,3 +513,49 @@ proptest! {
         }
     }
 }
+
+fn random_tile(mesh: &Mesh, iters: &[(usize, i64, i64)], replica: &[(usize, i64, i64)]) -> TileLayout {
+    let mut axes = vec![axe_layout::Axis::M];
+    axes.extend(mesh.axes().iter().map(|a| a.axis));
+    let axis = |k: usize| axes[k % axes.len()];
+    let it = |&(a, e, s): &(usize, i64, i64)| axe_layout::Iter::new(e, s, axis(a)).unwrap();
+    TileLayout::new(iters.iter().map(it).collect(), replica.iter().map(it).collect(), BTreeMap::new()).unwrap()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    #[test]
+    fn random_layouts_against_placements(
+        mesh in prop::sample::select(vec!["2", "4", "2,2", "2,4"]),
+        iters in prop::collection::vec((0usize..3, prop::sample::select(vec![1i64, 2, 4]), -1i64..=4), 1..=4),
+        replica in prop::collection::vec((0usize..3, prop::sample::select(vec![1i64, 2, 4]), 0i64..=2), 0..=1),
+        pick in prop::collection::vec(0usize..3, 2),
+        reverse in any::<bool>(),
+    ) {
+        // A random layout over m and the mesh's axes (cyclic splits, broadcasts, device strides...) copied to or
+        // from a placements layout: the plan runs correctly on the model, or is refused by a documented rule.
+        let mesh = Mesh::parse(mesh).unwrap();
+        let tile = random_tile(&mesh, &iters, &replica);
+        let shape = vec![tile.size()];
+        let raw = DistLayout::new(Layout::Tile(tile), shape.clone(), shape.clone(), vec![]).unwrap();
+        let pl: Vec<Placement> = pick
+            .iter()
+            .take(mesh.axes().len())
+            .map(|&k| if k == 0 { Placement::Shard(0) } else { Placement::Replicate })
+            .collect();
+        let Ok(other) = from_placements(&mesh, &shape, &pl) else { return Ok(()) };
+        let (src, dst) = if reverse { (other, raw) } else { (raw, other) };
+        match plan(&mesh, &src, &dst) {
+            Ok(p) => {
+                let r = run_model(&mesh, &src, &dst, &p);
+                prop_assert!(r.is_ok(), "{} -> {}: {:?}", src.layout, dst.layout, r);
+            }
+            Err(e) => prop_assert!(
+                collective::RULES.iter().any(|r| e.message.starts_with(&format!("{r} rule:"))),
+                "{}",
+                e.message
+            ),
+        }
+    }
+}
