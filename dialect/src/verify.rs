@@ -10,7 +10,9 @@
 //!   - [`Rule::LayoutParses`]: the layout text parses with axe-layout;
 //!   - [`Rule::LayoutAdmitsShape`]: the layout maps exactly as many elements as the shape has;
 //!   - [`Rule::LayoutFitsMemory`]: global/shared layouts use the memory axis `m` only (global may also use
-//!     device axes); register layouts use thread axes plus `m`/`reg`; tensor memory uses `TLane`/`TCol`;
+//!     device axes; shared may name a cluster's CTA axes `cbx`/`cby`/`cbz` in its replica and offset: the tile
+//!     in several CTAs, a multicast destination); register layouts use thread axes plus `m`/`reg`; tensor
+//!     memory uses `TLane`/`TCol`;
 //!     swizzles only on global and shared tensors.
 //! - **op rules**, at the op:
 //!   - [`Rule::ScopeCoversLayout`]: every thread axis of a layout a collective op touches indexes units inside
@@ -246,14 +248,27 @@ fn layout_fits_memory(layout: &Layout, mem: MemScope) -> Result<(), String> {
     }
     let (allowed, what): (fn(Axis) -> bool, &str) = match mem {
         MemScope::Global => (|a| a == Axis::M || a.is_device(), "the memory axis m (and device axes)"),
-        MemScope::Shared => (|a| a == Axis::M, "the memory axis m"),
+        // A cluster's CTA axes are allowed in a shared layout's replica and offset (checked below).
+        MemScope::Shared => (|a| a == Axis::M || is_cluster_cta(a), "the memory axis m"),
         MemScope::Reg => (|a| a.is_thread() || matches!(a.name(), "m" | "reg"), "thread axes and m or reg"),
         MemScope::Tmem => (|a| matches!(a.name(), "TLane" | "TCol"), "TLane and TCol"),
     };
-    match layout.axes().into_iter().find(|a| !allowed(*a)) {
-        Some(axis) => Err(format!("layout of a {mem} tensor must use {what} only, got axis {axis}")),
+    if let Some(axis) = layout.axes().into_iter().find(|a| !allowed(*a)) {
+        return Err(format!("layout of a {mem} tensor must use {what} only, got axis {axis}"));
+    }
+    match layout.tile().shard().iter().find(|i| mem == MemScope::Shared && is_cluster_cta(i.axis)) {
+        Some(it) => Err(format!(
+            "layout of a shared tensor may name {} only in a replica or offset (the same tile in several CTAs of \
+             the cluster, a multicast destination), not in its shard",
+            it.axis
+        )),
         None => Ok(()),
     }
+}
+
+/// The axes that index CTAs within a cluster (`cbx`, `cby`, `cbz`).
+fn is_cluster_cta(a: Axis) -> bool {
+    matches!(a.kind(), AxisKind::Thread { unit: ExecScope::Cta, within: ExecScope::Cluster })
 }
 
 /// The first index where a slice result's layout disagrees with its source's layout over the region `bounds`

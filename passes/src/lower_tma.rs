@@ -46,8 +46,15 @@
 //! period (`shared-offset` rule); the `memref.view` of each box takes that sum as its byte offset (`arith` inside
 //! the leader's guard). That the stage lies inside the ring is the kernel's run-time precondition.
 //!
+//! Cluster multicast: a load into an `axe.alloc` whose layout is replicated over the cluster's CTA axes
+//! (`S[...] + R[2:1@cbx]`) is planned by `axe_layout::tma::plan_multicast` with the cluster shape of the kernel's
+//! `known_cluster_size`; after a cluster barrier (`nvvm.cluster.arrive` / `wait`: every CTA's mbarrier is
+//! initialized before another CTA's TMA signals it), each CTA's leader announces the whole tile's bytes on its own
+//! barrier, and each issue is issued by the CTA the plan names (`%cluster_ctarank` compared) with the plan's
+//! `multicast_mask`.
+//!
 //! Not done: thread subsets, shared tensors that are views of memrefs (only `axe.alloc`),
-//! several different descriptors on one kernel argument, multicast and clusters.
+//! several different descriptors on one kernel argument, multicast stores (the hardware has none).
 //!
 //! Invariants needed: the module verifies (axe-opt verifies after parsing); global tensors are views of
 //! `gpu.func` kernel arguments used only by the lowered copies. Ensured: no axe copy, mbarrier op or shared
@@ -83,8 +90,8 @@ use axe_dialect::{
 };
 use axe_layout::{
     tma::{
-        plan_extents, plan_offsets, Direction, DynamicOffset, ElemType, Extent, ExtentRequest, TmaOptions, TmaPlan,
-        TmaRequest,
+        plan_extents, plan_multicast, plan_offsets, Cluster, Direction, DynamicOffset, ElemType, Extent, ExtentRequest,
+        TmaOptions, TmaPlan, TmaRequest,
     },
     ExecScope,
 };
@@ -137,6 +144,17 @@ pub(crate) struct PlannedCopy<'c, 'a> {
     /// For a run-time-sized global tensor (`#axe.row_major`): `globalDim` and `globalStrides` as expressions of
     /// the kernel's arguments (`arg5 * 2`); the plan's own dims and strides are a stand-in instance's.
     runtime: Option<RuntimeFields>,
+    /// A multicast load (the shared alloc replicated over the cluster's CTA axes): its mask and issuers.
+    multicast: Option<Multicast>,
+}
+
+/// The cluster part of a multicast load (`axe_layout::tma::plan_multicast`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Multicast {
+    /// `ctaMask`: bit `r` for every receiving CTA of `%cluster_ctarank` r.
+    mask: u16,
+    /// Per issue of the plan: the `%cluster_ctarank` that issues it.
+    issuer: Vec<u32>,
 }
 
 /// The descriptor fields of a run-time-sized tensor that the host computes from kernel arguments at launch.
@@ -211,7 +229,8 @@ pub(crate) fn accepts(op: AxeOp) -> bool {
 fn plan_copy<'c, 'a>(op: AxeOp<'c, 'a>) -> Result<PlannedCopy<'c, 'a>, String> {
     let name = op.kind().name();
     match op.scope() {
-        Some(Ok(ExecScope::Cta)) => {}
+        // Cluster scope: a multicast load (checked against the shared layout in `plan_regions`).
+        Some(Ok(ExecScope::Cta | ExecScope::Cluster)) => {}
         Some(Ok(other)) => return Err(format!("tma: {name} must run at cta scope, got {}", other.name())),
         Some(Err(e)) => return Err(format!("tma: {e}")),
         None => return Err(format!("tma: {name} must have a scope")),
@@ -238,11 +257,12 @@ fn plan_copy<'c, 'a>(op: AxeOp<'c, 'a>) -> Result<PlannedCopy<'c, 'a>, String> {
     }
     let dtype = ElemType::from_name(&global.tensor.dtype)
         .ok_or_else(|| format!("tma: dtype: TMA copies 1, 2, 4 or 8-byte numbers, got {}", global.tensor.dtype))?;
-    let (plan, runtime) = if global.tensor.layout == LayoutSpec::RowMajor {
+    let (plan, runtime, multicast) = if global.tensor.layout == LayoutSpec::RowMajor {
         let (plan, fields) = plan_runtime(op, &global, &shared, dtype, direction)?;
-        (plan, Some(fields))
+        (plan, Some(fields), None)
     } else {
-        (plan_regions(&global, &shared, dtype, direction)?, None)
+        let (plan, multicast) = plan_regions(op, &global, &shared, dtype, direction)?;
+        (plan, None, multicast)
     };
     if let Some(barrier) = op.operand(2) {
         let from_alloc = access::defining_op(barrier)
@@ -261,7 +281,17 @@ fn plan_copy<'c, 'a>(op: AxeOp<'c, 'a>) -> Result<PlannedCopy<'c, 'a>, String> {
     };
     let offsets = global.dynamic.iter().map(|&(_, value)| value).collect();
     let shared_offsets = shared.dynamic.iter().map(|&(_, value)| value).collect();
-    Ok(PlannedCopy { op, plan, global: kernel_arg, shared: alloc, announced: false, offsets, shared_offsets, runtime })
+    Ok(PlannedCopy {
+        op,
+        plan,
+        global: kernel_arg,
+        shared: alloc,
+        announced: false,
+        offsets,
+        shared_offsets,
+        runtime,
+        multicast,
+    })
 }
 
 /// The bytes a TMA copy delivers (the plan's total), when the planner accepts it.
@@ -269,8 +299,16 @@ pub(crate) fn planned_bytes(op: AxeOp) -> Option<u64> {
     plan_copy(op).ok().map(|copy| copy.plan.total_bytes())
 }
 
-/// The planner's call on the two traced regions, with both sides' run-time offsets and their multiples.
-fn plan_regions(global: &Traced, shared: &Traced, dtype: ElemType, direction: Direction) -> Result<TmaPlan, String> {
+/// The planner's call on the two traced regions, with both sides' run-time offsets and their multiples; a shared
+/// layout over the cluster's CTA axes is a multicast load (`plan_multicast`, the cluster shape from the kernel's
+/// `known_cluster_size`).
+fn plan_regions(
+    op: AxeOp,
+    global: &Traced,
+    shared: &Traced,
+    dtype: ElemType,
+    direction: Direction,
+) -> Result<(TmaPlan, Option<Multicast>), String> {
     let (dynamic, shared_dynamic) = (dynamic_offsets(global), dynamic_offsets(shared));
     let (global_layout, shared_layout) = (global.layout()?, shared.layout()?);
     let request = TmaRequest {
@@ -284,7 +322,54 @@ fn plan_regions(global: &Traced, shared: &Traced, dtype: ElemType, direction: Di
         direction,
         options: TmaOptions::default(),
     };
-    plan_offsets(&request, &dynamic, &shared_dynamic).map_err(|e| e.to_string())
+    let cluster_scope = matches!(op.scope(), Some(Ok(ExecScope::Cluster)));
+    if !on_cluster_ctas(&shared_layout) {
+        if cluster_scope {
+            return Err(format!(
+                "tma: {} at cluster scope must load into a shared tile replicated over the cluster's CTAs (a \
+                 multicast); a copy into one CTA's shared memory runs at cta scope",
+                op.kind().name()
+            ));
+        }
+        return plan_offsets(&request, &dynamic, &shared_dynamic).map(|p| (p, None)).map_err(|e| e.to_string());
+    }
+    if !cluster_scope {
+        return Err(format!(
+            "tma: multicast rule: the shared tile is replicated over the cluster's CTAs, so {} must run at cluster \
+             scope (every CTA of the cluster takes part)",
+            op.kind().name()
+        ));
+    }
+    let cluster = known_cluster_size(op)?;
+    let m = plan_multicast(&request, &dynamic, &shared_dynamic, cluster).map_err(|e| e.to_string())?;
+    Ok((m.plan, Some(Multicast { mask: m.cta_mask, issuer: m.issuer })))
+}
+
+/// True when a layout names a cluster's CTA axes (`cbx`, `cby`, `cbz`): the tile is held by several CTAs.
+fn on_cluster_ctas(layout: &axe_layout::Layout) -> bool {
+    let tile = layout.tile();
+    let cta = |a: axe_layout::Axis| {
+        matches!(a.kind(), axe_layout::AxisKind::Thread { unit: ExecScope::Cta, within: ExecScope::Cluster })
+    };
+    tile.shard().iter().chain(tile.replica()).any(|i| cta(i.axis)) || tile.offset().keys().any(|a| cta(*a))
+}
+
+/// The cluster shape of the kernel around `op`: its `known_cluster_size` (`array<i32: x, y, z>`).
+fn known_cluster_size(op: AxeOp) -> Result<Cluster, String> {
+    let missing = || {
+        "tma: multicast rule: the shared tensor is replicated over the cluster's CTAs; the kernel needs \
+         known_cluster_size = array<i32: x, y, z> to place them"
+            .to_string()
+    };
+    let kernel = axe_dialect::ops::enclosing_function(op.operation()).ok_or_else(missing)?;
+    let text = kernel.attribute("known_cluster_size").map_err(|_| missing())?.to_string();
+    let inner = text.trim().strip_prefix("array<i32:").and_then(|t| t.strip_suffix('>')).ok_or_else(missing)?;
+    let dims: Vec<i64> =
+        inner.split(',').map(|d| d.trim().parse::<i64>()).collect::<Result<_, _>>().map_err(|_| missing())?;
+    let [x, y, z] = dims[..] else {
+        return Err(missing());
+    };
+    Ok(Cluster { dims: [x, y, z] })
 }
 
 /// The run-time offsets of a traced side, with the multiples the IR shows.

@@ -60,7 +60,8 @@ pub(crate) fn owner(op: AxeOp) -> Option<Owner> {
         (source, dest),
         (Some(MemScope::Global), Some(MemScope::Shared)) | (Some(MemScope::Shared), Some(MemScope::Global))
     );
-    let whole_cta = matches!(op.scope(), Some(Ok(ExecScope::Cta))) && op.threads().is_none();
+    // A cluster-scope load is a multicast (the shared tile replicated over the cluster's CTAs): TMA's too.
+    let whole_cta = matches!(op.scope(), Some(Ok(ExecScope::Cta | ExecScope::Cluster))) && op.threads().is_none();
     let cp_async_group = op.kind() == OpKind::CopyAsync
         && (source, dest) == (Some(MemScope::Global), Some(MemScope::Shared))
         && op.operand(2).is_none();

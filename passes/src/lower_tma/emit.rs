@@ -233,6 +233,11 @@ impl<'c, 'a> Lowering<'c, 'a> {
                     let next = b.value("arith.xori", &[current, one], "i1", &[])?;
                     b.op("memref.store", &[next, phase], &[], &[])?;
                 } else {
+                    if copy.multicast.is_some() {
+                        // Every CTA of the cluster has initialized its barrier before any CTA's TMA signals it.
+                        b.op("nvvm.cluster.arrive", &[], &[], &[])?;
+                        b.op("nvvm.cluster.wait", &[], &[], &[])?;
+                    }
                     self.load_issues(&b, leader, smem, desc, (barrier, !copy.announced), copy)?;
                 }
             }
@@ -288,13 +293,32 @@ impl<'c, 'a> Lowering<'c, 'a> {
             }
             let moved = run_time_coordinates(t, plan, &copy.offsets)?;
             let stage = run_time_shared_bytes(t, plan, &copy.shared_offsets)?;
-            for issue in &plan.issues {
+            // A multicast load: this CTA's rank in the cluster and the mask every issue goes to.
+            let multicast = match &copy.multicast {
+                Some(m) => Some((
+                    t.value("nvvm.read.ptx.sreg.cluster.ctarank", &[], "i32", &[])?,
+                    t.constant(i64::from(m.mask as i16), "i16")?,
+                    &m.issuer,
+                )),
+                None => None,
+            };
+            for (k, issue) in plan.issues.iter().enumerate() {
                 let dest = box_view(t, smem, plan, issue.smem_offset_bytes, stage)?;
                 let mut operands = vec![dest, barrier, desc];
                 operands.extend(coordinates(t, &issue.coordinates, &moved)?);
                 operands.push(zero);
-                let sizes = segments(&[1, 1, 1, issue.coordinates.len(), 1, 0, 0]);
-                t.op("nvgpu.tma.async.load", &operands, &[], &[("operandSegmentSizes", sizes)])?;
+                let Some((rank, mask, issuer)) = multicast else {
+                    let sizes = segments(&[1, 1, 1, issue.coordinates.len(), 1, 0, 0]);
+                    t.op("nvgpu.tma.async.load", &operands, &[], &[("operandSegmentSizes", sizes)])?;
+                    continue;
+                };
+                operands.push(mask);
+                let sizes = segments(&[1, 1, 1, issue.coordinates.len(), 1, 1, 0]);
+                let who = t.constant(i64::from(issuer.get(k).copied().unwrap_or(0)), "i32")?;
+                let mine = t.value("arith.cmpi", &[rank, who], "i1", &[("predicate", "0 : i64".into())])?;
+                t.guarded(mine, |u| {
+                    u.op("nvgpu.tma.async.load", &operands, &[], &[("operandSegmentSizes", sizes)]).map(drop)
+                })?;
             }
             Ok(())
         })
