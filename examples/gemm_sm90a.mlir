@@ -16,7 +16,8 @@
 // thread); the epilogue casts it to f16 (axe.cast), stores it to a 128B-swizzled shared tile (--lower-copy) and
 // TMA-stores the tile (clipped at M and N). The rings and the C tile (128 KB) live in dynamic shared memory.
 //
-//   axe-opt --lower-tma --lower-mma --lower-copy --axe-dynamic-shared --lower-to-nvvm examples/gemm_sm90a.mlir |
+//   axe-opt --lower-tma --lower-mma --lower-copy --lower-to-nvvm --axe-hoist-allocas --axe-dynamic-shared \
+//     examples/gemm_sm90a.mlir |
 //     axe-translate --emit=ptx --chip=sm_90a
 //   (and --emit=launch for the launch record: grid, block, dynamic shared bytes, parameters, tensor maps)
 

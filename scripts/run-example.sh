@@ -24,7 +24,7 @@ chip="${chip:-sm_90a}"
 case "$name" in
   tma_copy) passes=(--lower-tma --lower-to-nvvm) ;;
   # Every lowering, then shared memory into the dynamic window (a GEMM needs more than 48 KB).
-  *) passes=(--lower-tma --lower-mma --lower-copy --lower-to-nvvm --axe-dynamic-shared) ;;
+  *) passes=(--lower-tma --lower-mma --lower-copy --lower-to-nvvm --axe-hoist-allocas --axe-dynamic-shared) ;;
 esac
 
 cargo build --quiet -p axe-mlir --bins

@@ -279,6 +279,12 @@ pub fn set_attribute(operation: OperationRef, name: &str, attribute: Attribute) 
     }
 }
 
+/// Moves `operation` right before `anchor` (which must be in a block; the operation leaves its own block).
+pub fn move_before(operation: OperationRef, anchor: OperationRef) {
+    // SAFETY: both are live operations of one context; MLIR unlinks `operation` and relinks it before `anchor`.
+    unsafe { mlir_sys::mlirOperationMoveBefore(operation.to_raw(), anchor.to_raw()) }
+}
+
 /// Replaces operand `index` of `operation` with `value`.
 pub fn set_operand(operation: OperationRef, index: usize, value: melior::ir::Value) {
     // SAFETY: both handles are live; the caller keeps `index` below the operand count.

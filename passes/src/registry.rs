@@ -1,6 +1,9 @@
 //! The registry of passes and pipeline aliases that axe-opt exposes as flags.
 
-use crate::{barrier_check, canonicalize, dynamic_shared, lower_copy, lower_mma, lower_tma, slice, strip_annotations, verify};
+use crate::{
+    barrier_check, canonicalize, dynamic_shared, hoist_allocas, lower_copy, lower_mma, lower_tma, slice,
+    strip_annotations, verify,
+};
 use melior::pass::Pass;
 
 /// What a registry entry adds to the pass manager.
@@ -74,6 +77,12 @@ pub static REGISTRY: &[PassInfo] = &[
         summary: dynamic_shared::SUMMARY,
         description: dynamic_shared::DESCRIPTION,
         kind: PassKind::Rust(dynamic_shared::create),
+    },
+    PassInfo {
+        flag: hoist_allocas::FLAG,
+        summary: hoist_allocas::SUMMARY,
+        description: hoist_allocas::DESCRIPTION,
+        kind: PassKind::Rust(hoist_allocas::create),
     },
     PassInfo {
         flag: verify::FLAG,

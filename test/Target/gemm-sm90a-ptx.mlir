@@ -2,9 +2,9 @@
 // tiles, 3-stage TMA ring, wgmma on one warpgroup, f32 -> f16 epilogue through shared memory and a TMA store) goes
 // all the way to PTX that ptxas accepts for sm_90a with no spills and no local memory, and to its launch record.
 // RUN: axe-opt --axe-check-barriers %examples/gemm_sm90a.mlir -o /dev/null
-// RUN: axe-opt --lower-tma --lower-mma --lower-copy --lower-to-nvvm --axe-dynamic-shared %examples/gemm_sm90a.mlir -o %t.mlir
+// RUN: axe-opt --lower-tma --lower-mma --lower-copy --lower-to-nvvm --axe-hoist-allocas --axe-dynamic-shared %examples/gemm_sm90a.mlir -o %t.mlir
 // The output is deterministic: a second run gives the same bytes.
-// RUN: axe-opt --lower-tma --lower-mma --lower-copy --lower-to-nvvm --axe-dynamic-shared %examples/gemm_sm90a.mlir | diff %t.mlir -
+// RUN: axe-opt --lower-tma --lower-mma --lower-copy --lower-to-nvvm --axe-hoist-allocas --axe-dynamic-shared %examples/gemm_sm90a.mlir | diff %t.mlir -
 // RUN: axe-translate --emit=ptx --chip=sm_90a %t.mlir -o %t.ptx
 // RUN: FileCheck %s < %t.ptx
 // RUN: grep -c "cvt.rn.f16.f32" %t.ptx | FileCheck %s --check-prefix=CVT

@@ -39,6 +39,9 @@ struct Lowering<'c, 'a> {
     needed: BTreeMap<OpKey, i64>,
     /// Tensor-memory storage zeroed by a fill and not yet written by a gemm.
     zeroed: HashSet<OpKey>,
+    /// Per zeroed tensor-memory storage: the fill that zeroed it and, once a gemm in another block (a loop) needs
+    /// it, a run-time "written" flag (`memref<1xi1>`: false at the fill, true after each gemm).
+    zero_fills: HashMap<OpKey, (OperationRef<'c, 'a>, Option<Value<'c, 'a>>)>,
     lowered: Vec<OperationRef<'c, 'a>>,
     stats: LowerMmaStats,
 }
@@ -56,6 +59,7 @@ pub(super) fn rewrite<'c, 'a>(
         barriers: HashMap::new(),
         needed: BTreeMap::new(),
         zeroed: HashSet::new(),
+        zero_fills: HashMap::new(),
         lowered: Vec::new(),
         stats: LowerMmaStats::default(),
     };
@@ -172,6 +176,9 @@ impl<'c, 'a> Lowering<'c, 'a> {
             }
             (MemScope::Tmem, source) => {
                 self.zeroed.extend(source.key());
+                if let Some(key) = source.key() {
+                    self.zero_fills.insert(key, (op.operation(), None));
+                }
             }
             _ => return Ok(false),
         }
@@ -382,7 +389,20 @@ impl<'c, 'a> Lowering<'c, 'a> {
         let a_base = if a_tmem { self.storage.tmem_of(&gemm.operands[0])? } else { self.encoded_base(&b, gemm, 0)? };
         let b_base = self.encoded_base(&b, gemm, 1)?;
         let taddr = self.storage.tmem_of(&gemm.operands[2])?;
-        let zeroed = gemm.operands[2].source.key().is_some_and(|key| self.zeroed.remove(&key));
+        // The first instruction of each tile overwrites a zeroed accumulator. A gemm in the fill's block knows
+        // statically whether it is the first; one in another block (a loop body) reads a run-time flag.
+        let key = gemm.operands[2].source.key();
+        let fill = key.and_then(|k| self.zero_fills.get(&k).map(|(fill, _)| *fill));
+        let same_block = fill.is_some_and(|fill| fill.block() == operation.block());
+        let zeroed = same_block && key.is_some_and(|key| self.zeroed.remove(&key));
+        let flag = match (key, fill) {
+            (Some(key), Some(fill)) if !same_block => Some(self.written_flag(key, fill)?),
+            _ => None,
+        };
+        let written_before = match flag {
+            Some(flag) => Some(b.value("memref.load", &[flag, b.index(0)?], "i1", &[])?),
+            None => None,
+        };
         let idesc = gemm.plan.idesc.ok_or("mma: internal: tcgen05 plan without idesc")?;
         let kind = gemm.plan.instruction.rsplit("kind::").next().unwrap_or("f16").to_string();
         let leader = self.storage.unit_is(&b, operation, 1, None, 0)?;
@@ -400,8 +420,11 @@ impl<'c, 'a> Lowering<'c, 'a> {
                     _ => descriptor(t, &issue.a, a_base)?.0,
                 };
                 let (db, _) = descriptor(t, &issue.b, b_base)?;
-                let accumulate = !(zeroed && written.insert((issue.m, issue.n)));
-                let enable = t.constant(i64::from(accumulate), "i1")?;
+                let first = (zeroed || written_before.is_some()) && written.insert((issue.m, issue.n));
+                let enable = match (first, written_before) {
+                    (true, Some(flag)) => flag,
+                    (first, _) => t.constant(i64::from(!first), "i1")?,
+                };
                 let attributes = [
                     ("kind", format!("#nvvm.tcgen05_mma_kind<{kind}>")),
                     ("ctaGroup", "#nvvm.cta_group<cta_1>".into()),
@@ -411,6 +434,9 @@ impl<'c, 'a> Lowering<'c, 'a> {
             }
             t.op("nvvm.tcgen05.commit", &[barrier], &[], std::slice::from_ref(&group)).map(drop)
         })?;
+        if let Some(flag) = flag {
+            b.op("memref.store", &[b.constant(1, "i1")?, flag, b.index(0)?], &[], &[])?;
+        }
         let zero = b.index(0)?;
         let current = b.value("memref.load", &[phase, zero], "i32", &[])?;
         let ticks = b.constant(TRY_WAIT_TICKS, "i32")?;
@@ -418,6 +444,21 @@ impl<'c, 'a> Lowering<'c, 'a> {
         let next = b.value("arith.xori", &[current, b.constant(1, "i32")?], "i32", &[])?;
         b.op("memref.store", &[next, phase, zero], &[], &[])?;
         b.op("nvvm.tcgen05.fence", &[], &[], &[("kind", "#nvvm.tcgen05_fence<after>".into())]).map(drop)
+    }
+
+    /// The run-time "written" flag of zeroed tensor-memory storage `key`: a `memref<1xi1>` at the kernel's entry,
+    /// set false where `fill` zeroed it (created on first use).
+    fn written_flag(&mut self, key: OpKey, fill: OperationRef<'c, 'a>) -> Result<Value<'c, 'a>, String> {
+        if let Some((_, Some(flag))) = self.zero_fills.get(&key) {
+            return Ok(*flag);
+        }
+        let at_entry = self.storage.entry(fill)?;
+        let flag =
+            at_entry.value("memref.alloca", &[], "memref<1xi1>", &[("operandSegmentSizes", segments(&[0, 0]))])?;
+        let b = Builder::before(fill)?;
+        b.op("memref.store", &[b.constant(0, "i1")?, flag, b.index(0)?], &[], &[])?;
+        self.zero_fills.insert(key, (fill, Some(flag)));
+        Ok(flag)
     }
 
     /// `tcgen05.ld.32x32b.xN` of a tensor-memory accumulator into registers, by the 4 warps of the data path.
