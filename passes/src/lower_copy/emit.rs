@@ -134,19 +134,19 @@ struct Context<'c, 'a> {
 struct Reuse<'c, 'a> {
     /// Whether the issue being emitted may record and reuse.
     open: bool,
-    /// (side, terms, swizzle, base, the swizzled offset in elements).
-    offsets: Vec<OffsetValue<'c, 'a>>,
-    /// (side, row terms, column terms, row base, column base, row, column, address).
-    regions: Vec<RegionValues<'c, 'a>>,
+    /// The first swizzled offset (base, value in elements) per side, terms, swizzle and base modulo its period.
+    offsets: HashMap<OffsetKey, (i64, Value<'c, 'a>)>,
+    /// The first region coordinates and address per side and row and column terms.
+    regions: HashMap<(usize, Vec<ThreadTerm>, Vec<ThreadTerm>), RegionValues<'c, 'a>>,
 }
 
-/// One issue's swizzled offset, as recorded in [`Reuse`]: side, terms, swizzle, base, value (elements).
-type OffsetValue<'c, 'a> = (usize, Vec<ThreadTerm>, Option<Swizzle>, i64, Value<'c, 'a>);
+/// What makes two issues' offsets differ by a constant the swizzle keeps: side, terms, swizzle, base modulo the
+/// swizzle's period (O(1) lookups, so a step of many issues stays linear).
+type OffsetKey = (usize, Vec<ThreadTerm>, Option<Swizzle>, i64);
 
 /// One issue's region coordinates and address, as recorded in [`Reuse`].
+#[derive(Clone, Copy)]
 struct RegionValues<'c, 'a> {
-    which: usize,
-    terms: (Vec<ThreadTerm>, Vec<ThreadTerm>),
     bases: (i64, i64),
     row: Value<'c, 'a>,
     col: Value<'c, 'a>,
@@ -175,10 +175,11 @@ fn region_address<'c, 'a>(
     let coord = region.issues.get(index).ok_or("copy: internal: an issue without coordinates")?;
     let terms = (coord.row.terms.clone(), coord.col.terms.clone());
     let bases = (coord.row.base, coord.col.base);
+
+    let key = (which, terms.0, terms.1);
     let earlier = {
         let reuse = cx.reuse.borrow();
-        let found = reuse.regions.iter().find(|r| reuse.open && r.which == which && r.terms == terms);
-        found.map(|r| (r.row, r.col, r.address, r.bases))
+        reuse.regions.get(&key).filter(|_| reuse.open).map(|r| (r.row, r.col, r.address, r.bases))
     };
     let (row, col, address) = match earlier {
         Some((row, col, address, (r0, c0))) => {
@@ -204,7 +205,7 @@ fn region_address<'c, 'a>(
             let address = b.value("arith.addi", &[base, bytes], "i64", &[])?;
             let mut reuse = cx.reuse.borrow_mut();
             if reuse.open {
-                reuse.regions.push(RegionValues { which, terms, bases, row, col, address });
+                reuse.regions.insert(key, RegionValues { bases, row, col, address });
             }
             (row, col, address)
         }
@@ -609,13 +610,11 @@ fn pointer<'c, 'a>(
         return Err("copy: internal: expected a memory operand".to_string());
     };
     let (base, space) = memory(cx, which)?;
+    let period = swizzled.map_or(1, |s| s.period()).max(1);
+    let key = (which, offset.terms.clone(), swizzled, offset.base.rem_euclid(period));
     let earlier = {
         let reuse = cx.reuse.borrow();
-        let period = swizzled.map_or(1, |s| s.period());
-        let found = reuse.offsets.iter().find(|(w, terms, s, b0, _)| {
-            reuse.open && *w == which && *terms == offset.terms && *s == swizzled && (offset.base - b0) % period == 0
-        });
-        found.map(|(_, _, _, b0, v)| (*b0, *v))
+        reuse.offsets.get(&key).filter(|_| reuse.open).copied()
     };
     let element = match earlier {
         Some((b0, v)) => b.value("arith.addi", &[v, b.index(offset.base - b0)?], "index", &[])?,
@@ -626,7 +625,7 @@ fn pointer<'c, 'a>(
             }
             let mut reuse = cx.reuse.borrow_mut();
             if reuse.open {
-                reuse.offsets.push((which, offset.terms.clone(), swizzled, offset.base, element));
+                reuse.offsets.insert(key, (offset.base, element));
             }
             element
         }
