@@ -63,12 +63,17 @@
 //! - `inner-box-bytes`: the contiguous global run is not a multiple of 16 bytes and cannot merge (rows of 8 bytes
 //!   with gaps), or, swizzled, a box row is not the span.
 //! - `shared-atom`: the shared region's contiguous run is not whole 16-byte chunks (unswizzled) or whole swizzle
-//!   rows: a box is written densely in such rows. (Rows narrower than the span at a pitch of exactly the span, which
-//!   the hardware pads, are refused too: the planner does not model padded rows yet.)
+//!   rows: a box is written densely in such rows.
 //! - `rank`: more than 5 dimensions that cannot merge; `global-stride`, `global-dim`, `box-dim`,
 //!   `smem-alignment`, `coordinate-range`: the `cuTensorMapEncodeTiled` / `cp.async.bulk.tensor` limits.
-//! - `coordinate`: a global region that is not a box of the layout's digits (it straddles a digit boundary), which
-//!   no coordinate range reaches.
+//! - `multicast`: a multicast store (the hardware multicasts loads only), a cluster over 16 CTAs (`ctaMask` has 16
+//!   bits), a CTA outside the cluster, a shard over a CTA axis (the CTAs would hold different data).
+//!
+//! Refused though the hardware could do them (not planned yet):
+//! - `coordinate`: a global region that straddles a digit boundary of a tiled global layout (rows 32..96 of 64-row
+//!   panels): no single box reaches it, one box per piece would, with coordinates that are not one affine loop.
+//! - `shared-atom` / `inner-box-bytes`: swizzled rows narrower than the span at a pitch of exactly the span (the
+//!   hardware pads such rows; the planner's boxes are dense).
 //!
 //! # Run-time offsets ([`plan_dynamic`])
 //! The global region may be shifted at run time along some dimensions ([`DynamicOffset`]: a loop variable, a
