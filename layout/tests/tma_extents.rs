@@ -213,3 +213,27 @@ fn unaligned_stride_is_refused() {
         other => panic!("{other:?}: {err}"),
     }
 }
+
+/// Huge multiples and regions far out are refused or planned without overflow or a long search.
+#[test]
+fn extreme_inputs_do_not_panic() {
+    let shared = parse_layout("Swizzle(3,3,3) o S[(128,64):(64,1)]").unwrap();
+    for multiple in [i64::MAX, 1 << 40, 3] {
+        let extents = [Extent { value: None, multiple }, Extent { value: None, multiple: 16 }];
+        let region = [(1 << 40, (1 << 40) + 128), (0, 64)];
+        let request = ExtentRequest {
+            extents: &extents,
+            global_region: &region,
+            shared: &shared,
+            shared_shape: &[128, 64],
+            shared_region: &[(0, 128), (0, 64)],
+            dtype: ElemType::F16,
+            direction: Direction::G2S,
+            options: TmaOptions::default(),
+        };
+        // Either a plan or a refusal naming a rule or stage; never a panic.
+        if let Err(err) = plan_extents(&request, &[], &[]) {
+            assert!(err.to_string().starts_with("tma: "), "{err}");
+        }
+    }
+}

@@ -108,7 +108,7 @@ pub struct ExtentRequest<'a> {
 
 /// Odd primes, one per run-time dimension and instance: the stand-in extent is the prime times the multiple (and
 /// large enough to hold the region), so the two instances share no factor but the multiples.
-const PRIMES: [[i64; 5]; 2] = [[1009, 1013, 1019, 1021, 1031], [1033, 1039, 1049, 1051, 1061]];
+const PRIMES: [[i64; 5]; 2] = [[1009, 1013, 1019, 1021, 1031], [1033, 1087, 1097, 1093, 1117]];
 
 fn refuse(message: String) -> TmaError {
     TmaError::rule(TmaRule::DynamicExtent, message)
@@ -158,23 +158,18 @@ pub fn plan_extents(
     }
     let mut plans = Vec::new();
     for (instance, primes) in PRIMES.iter().enumerate() {
-        let shape: Vec<i64> = req
-            .extents
-            .iter()
-            .zip(req.global_region)
-            .enumerate()
-            .map(|(d, (e, &(_, end)))| match e.value {
+        let mut shape = Vec::with_capacity(rank);
+        for (d, (e, &(_, end))) in req.extents.iter().zip(req.global_region).enumerate() {
+            shape.push(match e.value {
                 Some(v) => v,
-                None => {
-                    // Large enough that the region ends strictly inside (no full-dimension merge).
-                    let mut p = primes[d];
-                    while p * e.multiple <= end {
-                        p += 2 * primes.len() as i64 * 3;
-                    }
-                    p * e.multiple
-                }
-            })
-            .collect();
+                None => stand_in(primes[d], e.multiple, end).ok_or_else(|| {
+                    refuse(format!(
+                        "dimension {d}: no stand-in extent for multiple {} past the region's end {end}",
+                        e.multiple
+                    ))
+                })?,
+            });
+        }
         let layout = parse_layout(&row_major_text(&shape))
             .map_err(|e| refuse(format!("stand-in instance {instance} does not build: {e}")))?;
         let request = TmaRequest {
@@ -226,6 +221,15 @@ pub fn plan_extents(
         .collect::<Result<Vec<_>, _>>()?;
     let global_strides_bytes = (1..rank).map(|j| stride_expr(req.extents, rank - 1 - j, bytes)).collect();
     Ok(ExtentPlan { plan: plans.swap_remove(0), global_dims, global_strides_bytes })
+}
+
+/// The stand-in extent of a run-time dimension: `q * multiple` with `q` the first number `prime + 30 k` for which
+/// it passes `end` (the region ends strictly inside, so no dimension is copied in full and merged); `None` on
+/// overflow. The step 30 keeps the two instances' `q` apart (per dimension their primes differ modulo 30).
+fn stand_in(prime: i64, multiple: i64, end: i64) -> Option<i64> {
+    let need = end.checked_div(multiple)?.checked_add(1)?;
+    let steps = if need > prime { (need - prime + 29) / 30 } else { 0 };
+    steps.checked_mul(30)?.checked_add(prime)?.checked_mul(multiple)
 }
 
 /// The layout text of a dense row-major tensor of `shape` (`S[(a,b):(b,1)]`).
