@@ -267,8 +267,29 @@ fn every_case_runs_on_the_model() {
     for &(mesh, shape, s, d, kind) in CASES {
         let (mesh, src, dst, p) = plan_case(mesh, shape, s, d);
         assert_eq!(p.kind.name(), kind, "{s} -> {d} on {}", mesh.text());
+        // The block planner and the element-by-element reference give the same plan.
+        assert_eq!(collective::plan_enumerated(&mesh, &src, &dst).unwrap(), p, "{s} -> {d} on {}", mesh.text());
         run_model(&mesh, &src, &dst, &p).unwrap_or_else(|e| panic!("{s} -> {d} on {}: {e}", mesh.text()));
     }
+}
+
+#[test]
+fn large_tensors_plan_by_blocks() {
+    // 8192x8192 on 8 ranks: far more places than the enumeration takes, planned from the blocks: rank r puts
+    // its 1024 rows (one contiguous run of 2^23 elements) at offset r * 2^23 of every replica.
+    let mesh = Mesh::parse("8").unwrap();
+    let (src, dst) = (dist(&mesh, &[8192, 8192], "Shard(0)"), dist(&mesh, &[8192, 8192], "Replicate()"));
+    assert!(collective::plan_enumerated(&mesh, &src, &dst).unwrap_err().message.starts_with("size rule:"));
+    let p = plan(&mesh, &src, &dst).unwrap();
+    assert_eq!(p.kind, CollectiveKind::AllGather);
+    let r3: Vec<(StepOp, i64, i64, i64)> =
+        p.ranks[3].steps.iter().map(|s| (s.op, s.dst_rank, s.slices[0].dst_offset, s.elements)).collect();
+    let want: Vec<(StepOp, i64, i64, i64)> = (0..8)
+        .map(|k| ((3 + k) % 8, if k == 0 { StepOp::Copy } else { StepOp::Put }))
+        .map(|(peer, op)| (op, peer, 3 << 23, 1 << 23))
+        .collect();
+    assert_eq!(r3, want);
+    assert!(p.ranks[3].steps.iter().all(|s| s.slices.len() == 1 && s.slices[0].len == 1 << 23));
 }
 
 #[test]
@@ -505,6 +526,7 @@ proptest! {
             Ok(p) => {
                 let r = run_model(&mesh, &src, &dst, &p);
                 prop_assert!(r.is_ok(), "{:?} -> {:?}: {:?}", s, d, r);
+                prop_assert_eq!(collective::plan_enumerated(&mesh, &src, &dst).unwrap(), p);
             }
             Err(e) => prop_assert!(
                 collective::RULES.iter().any(|r| e.message.starts_with(&format!("{r} rule:"))),

@@ -42,7 +42,13 @@
 //! `m` or a mesh axis), `device-range` (a device coordinate outside the mesh), `buffer` (an offset outside
 //! `0..span`), `src-alias` / `dst-alias` (one place holds two logical elements), `partial` (a Partial marker on
 //! an axis the source does not replicate over, or mixed ops), `dst-partial` (a destination holds values, not
-//! pending sums), `size` (more than [`MAX_PLACES`] places to enumerate).
+//! pending sums), `size` (more than [`MAX_PLACES`] places to enumerate, or rows to list).
+//!
+//! # Two paths, one answer
+//!
+//! Between two placement layouts each rank holds one box of the tensor, so [`plan`] intersects boxes and lists
+//! rows (work proportional to the rows moved); any other pair goes through [`plan_enumerated`], which evaluates
+//! both layouts element by element. Where both apply they give the same plan (the tests compare them).
 
 use super::mesh::Mesh;
 use super::placement::{DistLayout, Distribution, ReduceOp};
@@ -58,7 +64,7 @@ pub const RULES: &[&str] =
     &["shape", "axis", "device-range", "buffer", "src-alias", "dst-alias", "partial", "dst-partial", "size"];
 
 /// The most places (logical elements times replicas, both sides) a plan enumerates.
-pub const MAX_PLACES: i64 = 1 << 22;
+pub const MAX_PLACES: i64 = 1 << 20;
 
 fn refuse<T>(rule: &str, message: String) -> Result<T> {
     Err(LayoutError::new(format!("{rule} rule: {message}")))
@@ -293,9 +299,30 @@ fn places_of(mesh: &Mesh, dist: &DistLayout, role: &str, alias_rule: &str) -> Re
     Ok(Places { places: out })
 }
 
-/// Plans the copy `dst = src` (or `dst = op over partial ranks of src`) between two distributed layouts of one
-/// tensor on `mesh` (module docs).
-pub fn plan(mesh: &Mesh, src: &DistLayout, dst: &DistLayout) -> Result<CollectivePlan> {
+/// A step's identity and order: (initiator, phase (overwrite 0, accumulate 1), ring distance from the
+/// initiator to the peer, source rank, destination rank, op).
+type Key = (i64, u8, i64, i64, i64, StepOp);
+
+/// Elements consecutive in the logical order and both buffers: (flat, source offset, destination offset, len).
+type Run = (i64, i64, i64, i64);
+
+/// The key of holder `h`'s contribution to destination rank `r` (`first`: the first of the element's
+/// contributions in ring order); see the module docs for who initiates what.
+fn step_key(reducing: bool, first: bool, h: i64, r: i64, n: i64) -> Key {
+    let ring = |from: i64, to: i64| (to - from).rem_euclid(n);
+    match (reducing, first, h == r) {
+        (false, _, true) => (r, 0, 0, h, r, StepOp::Copy),
+        (false, _, false) => (h, 0, ring(h, r), h, r, StepOp::Put),
+        (true, true, true) => (r, 0, 0, h, r, StepOp::Copy),
+        (true, true, false) => (r, 0, ring(r, h), h, r, StepOp::Get),
+        (true, false, true) => (r, 1, 0, h, r, StepOp::Reduce),
+        (true, false, false) => (r, 1, ring(r, h), h, r, StepOp::GetReduce),
+    }
+}
+
+/// The checks both planning paths share: equal shapes, no Partial destination, one reduction op, Partial axes
+/// the source replicates over. Returns the op and the partial axes' mesh positions.
+fn check(mesh: &Mesh, src: &DistLayout, dst: &DistLayout) -> Result<(Option<ReduceOp>, Vec<usize>)> {
     if src.shape != dst.shape {
         return refuse(
             "shape",
@@ -343,6 +370,27 @@ pub fn plan(mesh: &Mesh, src: &DistLayout, dst: &DistLayout) -> Result<Collectiv
         }
         partial_idx.push(i);
     }
+    Ok((reduce, partial_idx))
+}
+
+/// Plans the copy `dst = src` (or `dst = op over partial ranks of src`) between two distributed layouts of one
+/// tensor on `mesh` (module docs). When both layouts are placements, the plan is computed from their blocks
+/// (work proportional to the rows moved, not the elements); otherwise by [`plan_enumerated`]. Both give the
+/// same plan where both apply (`tests/collective_model.rs` compares them).
+pub fn plan(mesh: &Mesh, src: &DistLayout, dst: &DistLayout) -> Result<CollectivePlan> {
+    let (reduce, partial_idx) = check(mesh, src, dst)?;
+    if !src.shape.is_empty() {
+        if let (Ok(ds), Ok(dd)) = (Distribution::of_layout(mesh, src), Distribution::of_layout(mesh, dst)) {
+            return plan_blocks(mesh, src, dst, &ds, &dd, reduce, &partial_idx);
+        }
+    }
+    plan_enumerated(mesh, src, dst)
+}
+
+/// The plan of any two layouts, by evaluating both on every logical element (at most [`MAX_PLACES`] places):
+/// the reference for [`plan`].
+pub fn plan_enumerated(mesh: &Mesh, src: &DistLayout, dst: &DistLayout) -> Result<CollectivePlan> {
+    let (reduce, partial_idx) = check(mesh, src, dst)?;
     let count = crate::arith::product(src.shape.iter().copied(), "the element count")
         .map_err(|e| LayoutError::new(format!("size rule: {}", e.message)))?;
     let reps = src.layout.tile().replica_count().saturating_add(dst.layout.tile().replica_count());
@@ -358,9 +406,7 @@ pub fn plan(mesh: &Mesh, src: &DistLayout, dst: &DistLayout) -> Result<Collectiv
     let coords: Vec<Vec<i64>> = (0..n).map(|r| mesh.coord(r)).collect();
     let ring = |from: i64, to: i64| (to - from).rem_euclid(n);
 
-    // (initiator, phase, ring distance, src rank, dst rank, op) -> (flat, src offset, dst offset) elements.
-    type Key = (i64, u8, i64, i64, i64, StepOp);
-    let mut steps: BTreeMap<Key, Vec<(i64, i64, i64)>> = BTreeMap::new();
+    let mut steps: BTreeMap<Key, Vec<Run>> = BTreeMap::new();
     // (partial key, preference score, holder rank, holder offset) per partial group.
     type Candidate = (Vec<i64>, (usize, i64, i64), i64, i64);
     let mut chosen: Vec<Candidate> = Vec::new();
@@ -381,26 +427,19 @@ pub fn plan(mesh: &Mesh, src: &DistLayout, dst: &DistLayout) -> Result<Collectiv
             }
             chosen.sort_by_key(|&(_, _, h, soff)| (ring(r, h), soff));
             for (k, &(_, _, h, soff)) in chosen.iter().enumerate() {
-                let key: Key = match (reduce.is_some(), k == 0, h == r) {
-                    (false, _, true) => (r, 0, 0, h, r, StepOp::Copy),
-                    (false, _, false) => (h, 0, ring(h, r), h, r, StepOp::Put),
-                    (true, true, true) => (r, 0, 0, h, r, StepOp::Copy),
-                    (true, true, false) => (r, 0, ring(r, h), h, r, StepOp::Get),
-                    (true, false, true) => (r, 1, 0, h, r, StepOp::Reduce),
-                    (true, false, false) => (r, 1, ring(r, h), h, r, StepOp::GetReduce),
-                };
-                steps.entry(key).or_default().push((f as i64, soff, doff));
+                let key = step_key(reduce.is_some(), k == 0, h, r, n);
+                steps.entry(key).or_default().push((f as i64, soff, doff, 1));
             }
         }
     }
-    let mut ranks: Vec<RankPlan> =
-        (0..n).map(|r| RankPlan { rank: r, coord: coords[r as usize].clone(), steps: Vec::new() }).collect();
-    for ((init, _, _, s, d, op), mut elems) in steps {
-        elems.sort_unstable_by_key(|&(f, _, doff)| (f, doff));
-        let slices = compress(&src.shape, &elems);
-        ranks[init as usize].steps.push(Step { op, src_rank: s, dst_rank: d, elements: elems.len() as i64, slices });
-    }
-    let (kind, changes, root) = classify(mesh, src, dst, &sp, &dp, &ranks, reduce.is_some());
+    let ranks = assemble(mesh, &src.shape, steps);
+    let (kind, changes, root) = match (Distribution::of_layout(mesh, src), Distribution::of_layout(mesh, dst)) {
+        (Ok(ds), Ok(dd)) => {
+            let (kind, changes) = classify_placements(mesh, &ds, &dd, &ranks);
+            (kind, changes, None)
+        }
+        _ => classify_other(mesh, &sp, &dp, &ranks, reduce.is_some()),
+    };
     Ok(CollectivePlan {
         kind,
         reduce,
@@ -413,13 +452,156 @@ pub fn plan(mesh: &Mesh, src: &DistLayout, dst: &DistLayout) -> Result<Collectiv
     })
 }
 
+/// Per rank, its steps in key order, each step's runs sorted and compressed into slices.
+fn assemble(mesh: &Mesh, shape: &[i64], steps: BTreeMap<Key, Vec<Run>>) -> Vec<RankPlan> {
+    let mut ranks: Vec<RankPlan> =
+        (0..mesh.ranks()).map(|r| RankPlan { rank: r, coord: mesh.coord(r), steps: Vec::new() }).collect();
+    for ((init, _, _, s, d, op), mut runs) in steps {
+        runs.sort_unstable_by_key(|&(f, _, doff, _)| (f, doff));
+        let elements = runs.iter().map(|r| r.3).sum();
+        let slices = compress(shape, &runs);
+        if let Some(rank) = ranks.get_mut(init as usize) {
+            rank.steps.push(Step { op, src_rank: s, dst_rank: d, elements, slices });
+        }
+    }
+    ranks
+}
+
+/// One side's blocks: per dimension the local extent, the local row-major stride and the mesh dimensions that
+/// split it (outer first).
+struct Blocks<'a> {
+    local: Vec<i64>,
+    stride: Vec<i64>,
+    dims: &'a [Vec<usize>],
+}
+
+impl<'a> Blocks<'a> {
+    fn new(mesh: &Mesh, d: &DistLayout, dist: &'a Distribution) -> Blocks<'a> {
+        let local: Vec<i64> = dist
+            .dims
+            .iter()
+            .zip(&d.padded)
+            .map(|(ms, p)| p / ms.iter().map(|&i| mesh.axes()[i].extent).product::<i64>())
+            .collect();
+        let mut stride = vec![1; local.len()];
+        for k in (0..local.len().saturating_sub(1)).rev() {
+            stride[k] = stride[k + 1] * local[k + 1];
+        }
+        Blocks { local, stride, dims: &dist.dims }
+    }
+
+    /// The block of dimension `d` that the rank at `coord` holds.
+    fn block(&self, mesh: &Mesh, coord: &[i64], d: usize) -> i64 {
+        self.dims[d].iter().fold(0, |b, &i| b * mesh.axes()[i].extent + coord[i])
+    }
+
+    /// Sets the coordinates of the mesh dimensions splitting `d` so that the rank holds block `b`.
+    fn place(&self, mesh: &Mesh, coord: &mut [i64], d: usize, mut b: i64) {
+        for &i in self.dims[d].iter().rev() {
+            coord[i] = b % mesh.axes()[i].extent;
+            b /= mesh.axes()[i].extent;
+        }
+    }
+}
+
+/// Every combination of `ranges` (half-open), last fastest.
+fn combinations(ranges: &[(i64, i64)]) -> Vec<Vec<i64>> {
+    let mut out = vec![Vec::new()];
+    for &(lo, hi) in ranges {
+        out = out.into_iter().flat_map(|p| (lo..hi).map(move |v| [p.clone(), vec![v]].concat())).collect();
+    }
+    out
+}
+
+/// [`plan`] for two placement layouts: each rank holds one box of the tensor (its blocks, cut at the logical
+/// extent), so the holder of every element of a source box is that box's rank with the free (replicated) mesh
+/// coordinates of the destination rank, as [`plan_enumerated`] chooses, and the runs are the rows of the
+/// intersections of boxes.
+fn plan_blocks(
+    mesh: &Mesh,
+    src: &DistLayout,
+    dst: &DistLayout,
+    ds: &Distribution,
+    dd: &Distribution,
+    reduce: Option<ReduceOp>,
+    partial_idx: &[usize],
+) -> Result<CollectivePlan> {
+    let (sb, db) = (Blocks::new(mesh, src, ds), Blocks::new(mesh, dst, dd));
+    let shape = &src.shape;
+    let rank = shape.len();
+    let n = mesh.ranks();
+    let ring = |from: i64, to: i64| (to - from).rem_euclid(n);
+    let groups = combinations(&partial_idx.iter().map(|&i| (0, mesh.axes()[i].extent)).collect::<Vec<_>>());
+    let mut steps: BTreeMap<Key, Vec<Run>> = BTreeMap::new();
+    let mut rows = 0i64;
+    for r in 0..n {
+        let rc = mesh.coord(r);
+        let lo: Vec<i64> = (0..rank).map(|d| db.block(mesh, &rc, d) * db.local[d]).collect();
+        let hi: Vec<i64> = (0..rank).map(|d| (lo[d] + db.local[d]).min(shape[d])).collect();
+        if (0..rank).any(|d| lo[d] >= hi[d]) {
+            continue;
+        }
+        let blocks: Vec<(i64, i64)> = (0..rank).map(|d| (lo[d] / sb.local[d], (hi[d] - 1) / sb.local[d] + 1)).collect();
+        for b in combinations(&blocks) {
+            let mut hc = rc.clone();
+            for (d, &bd) in b.iter().enumerate() {
+                sb.place(mesh, &mut hc, d, bd);
+            }
+            let mut holders: Vec<i64> = groups
+                .iter()
+                .filter_map(|g| {
+                    let mut c = hc.clone();
+                    for (k, &i) in partial_idx.iter().enumerate() {
+                        c[i] = g[k];
+                    }
+                    mesh.rank_of(&c)
+                })
+                .collect();
+            holders.sort_by_key(|&h| ring(r, h));
+            let ilo: Vec<i64> = (0..rank).map(|d| lo[d].max(b[d] * sb.local[d])).collect();
+            let ihi: Vec<i64> = (0..rank).map(|d| hi[d].min((b[d] + 1) * sb.local[d])).collect();
+            let outer: Vec<(i64, i64)> = (0..rank - 1).map(|d| (ilo[d], ihi[d])).collect();
+            let row_count: i64 = outer.iter().map(|(a, z)| z - a).product();
+            rows = rows.saturating_add(row_count.saturating_mul(holders.len() as i64));
+            if rows > MAX_PLACES {
+                return refuse(
+                    "size",
+                    format!("more than {MAX_PLACES} rows to move; the plan would list each (split the copy)"),
+                );
+            }
+            let len = ihi[rank - 1] - ilo[rank - 1];
+            for x in combinations(&outer) {
+                let x: Vec<i64> = x.into_iter().chain([ilo[rank - 1]]).collect();
+                let f = x.iter().zip(shape).fold(0, |acc, (c, e)| acc * e + c);
+                let soff: i64 = (0..rank).map(|d| (x[d] - b[d] * sb.local[d]) * sb.stride[d]).sum();
+                let doff: i64 = (0..rank).map(|d| (x[d] - lo[d]) * db.stride[d]).sum();
+                for (k, &h) in holders.iter().enumerate() {
+                    steps.entry(step_key(reduce.is_some(), k == 0, h, r, n)).or_default().push((f, soff, doff, len));
+                }
+            }
+        }
+    }
+    let ranks = assemble(mesh, shape, steps);
+    let (kind, changes) = classify_placements(mesh, ds, dd, &ranks);
+    Ok(CollectivePlan {
+        kind,
+        reduce,
+        partial_axes: src.partial.iter().map(|(a, _)| *a).collect(),
+        changes,
+        root: None,
+        src_elements: src.local_elements(),
+        dst_elements: dst.local_elements(),
+        ranks,
+    })
+}
+
 /// Runs of consecutive (flat, src, dst), then repetitions of equal runs at constant distances.
-fn compress(shape: &[i64], elems: &[(i64, i64, i64)]) -> Vec<Slice> {
-    let mut runs: Vec<(i64, i64, i64, i64)> = Vec::new(); // (flat, src, dst, len)
-    for &(f, s, d) in elems {
+fn compress(shape: &[i64], pieces: &[Run]) -> Vec<Slice> {
+    let mut runs: Vec<Run> = Vec::new();
+    for &(f, s, d, n) in pieces {
         match runs.last_mut() {
-            Some((rf, rs, rd, len)) if *rf + *len == f && *rs + *len == s && *rd + *len == d => *len += 1,
-            _ => runs.push((f, s, d, 1)),
+            Some((rf, rs, rd, len)) if *rf + *len == f && *rs + *len == s && *rd + *len == d => *len += n,
+            _ => runs.push((f, s, d, n)),
         }
     }
     // Each slice with the flat index of its first element.
@@ -468,54 +650,64 @@ fn placement_name(dist: &Distribution, i: usize) -> String {
     }
 }
 
-fn classify(
+/// The collective named by the mesh axes whose placement changes (module docs), kept only if every transfer
+/// stays within the groups of the changed axes.
+fn classify_placements(
     mesh: &Mesh,
-    src: &DistLayout,
-    dst: &DistLayout,
+    ds: &Distribution,
+    dd: &Distribution,
+    ranks: &[RankPlan],
+) -> (CollectiveKind, Vec<AxisChange>) {
+    let mut changes = Vec::new();
+    let mut kinds = Vec::new();
+    for (i, a) in mesh.axes().iter().enumerate() {
+        let (from, to) = (placement_name(ds, i), placement_name(dd, i));
+        if from == to {
+            continue;
+        }
+        kinds.push(match (from.as_bytes()[0], to.as_bytes()[0]) {
+            (b'S', b'R') => CollectiveKind::AllGather,
+            (b'P', b'S') => CollectiveKind::ReduceScatter,
+            (b'P', b'R') => CollectiveKind::AllReduce,
+            (b'S', b'S') => CollectiveKind::AllToAll,
+            (b'R', b'S') => CollectiveKind::Local,
+            _ => CollectiveKind::PointToPoint,
+        });
+        changes.push(AxisChange { axis: a.axis, name: a.name.clone(), from, to });
+    }
+    let changed: Vec<usize> =
+        (0..mesh.axes().len()).filter(|&i| changes.iter().any(|c| c.axis == mesh.axes()[i].axis)).collect();
+    kinds.retain(|k| *k != CollectiveKind::Local);
+    kinds.sort_by_key(|k| k.name());
+    kinds.dedup();
+    let mut kind = match kinds.as_slice() {
+        [] if changes.is_empty() && ds != dd => CollectiveKind::PointToPoint,
+        [] => CollectiveKind::Local,
+        [one] => *one,
+        _ => CollectiveKind::PointToPoint,
+    };
+    let mut peer_steps = ranks.iter().flat_map(|r| &r.steps).filter(|s| s.src_rank != s.dst_rank).peekable();
+    let any_peer = peer_steps.peek().is_some();
+    let within_groups = peer_steps.all(|s| {
+        let (a, b) = (mesh.coord(s.src_rank), mesh.coord(s.dst_rank));
+        (0..a.len()).all(|i| changed.contains(&i) || a[i] == b[i])
+    });
+    if (kind == CollectiveKind::Local && any_peer) || !within_groups {
+        kind = CollectiveKind::PointToPoint;
+    }
+    (kind, changes)
+}
+
+/// Layouts that are not both placements: local, broadcast (a source on one root, every rank holding the whole
+/// tensor), reduce (into one root), or point-to-point.
+fn classify_other(
+    mesh: &Mesh,
     sp: &Places,
     dp: &Places,
     ranks: &[RankPlan],
     reducing: bool,
 ) -> (CollectiveKind, Vec<AxisChange>, Option<i64>) {
-    let peer_steps: Vec<&Step> = ranks.iter().flat_map(|r| &r.steps).filter(|s| s.src_rank != s.dst_rank).collect();
-    if let (Ok(ds), Ok(dd)) = (Distribution::of_layout(mesh, src), Distribution::of_layout(mesh, dst)) {
-        let mut changes = Vec::new();
-        let mut kinds = Vec::new();
-        for (i, a) in mesh.axes().iter().enumerate() {
-            let (from, to) = (placement_name(&ds, i), placement_name(&dd, i));
-            if from == to {
-                continue;
-            }
-            kinds.push(match (from.as_bytes()[0], to.as_bytes()[0]) {
-                (b'S', b'R') => CollectiveKind::AllGather,
-                (b'P', b'S') => CollectiveKind::ReduceScatter,
-                (b'P', b'R') => CollectiveKind::AllReduce,
-                (b'S', b'S') => CollectiveKind::AllToAll,
-                (b'R', b'S') => CollectiveKind::Local,
-                _ => CollectiveKind::PointToPoint,
-            });
-            changes.push(AxisChange { axis: a.axis, name: a.name.clone(), from, to });
-        }
-        let changed: Vec<usize> =
-            (0..mesh.axes().len()).filter(|&i| changes.iter().any(|c| c.axis == mesh.axes()[i].axis)).collect();
-        kinds.retain(|k| *k != CollectiveKind::Local);
-        kinds.dedup();
-        let mut kind = match kinds.as_slice() {
-            [] if changes.is_empty() && ds != dd => CollectiveKind::PointToPoint,
-            [] => CollectiveKind::Local,
-            [one] => *one,
-            _ => CollectiveKind::PointToPoint,
-        };
-        let within_groups = peer_steps.iter().all(|s| {
-            let (a, b) = (mesh.coord(s.src_rank), mesh.coord(s.dst_rank));
-            (0..a.len()).all(|i| changed.contains(&i) || a[i] == b[i])
-        });
-        if (kind == CollectiveKind::Local && !peer_steps.is_empty()) || !within_groups {
-            kind = CollectiveKind::PointToPoint;
-        }
-        return (kind, changes, None);
-    }
-    if peer_steps.is_empty() {
+    if ranks.iter().flat_map(|r| &r.steps).all(|s| s.src_rank == s.dst_rank) {
         return (CollectiveKind::Local, Vec::new(), None);
     }
     let one_rank = |places: &Places| {
