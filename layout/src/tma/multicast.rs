@@ -250,3 +250,26 @@ fn split_boxes(plan: &TmaPlan, k: i64) -> Option<TmaPlan> {
     }
     Some(split)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cluster_rank_is_x_fastest() {
+        let c = Cluster { dims: [4, 2, 2] };
+        assert_eq!(c.rank([0, 0, 0]), 0);
+        assert_eq!(c.rank([3, 0, 0]), 3);
+        assert_eq!(c.rank([1, 1, 0]), 5);
+        assert_eq!(c.rank([2, 1, 1]), 2 + 4 + 8);
+    }
+
+    #[test]
+    fn only_the_cluster_cta_axes_count() {
+        assert!(is_cluster_cta(Axis::named("cbx").unwrap()));
+        assert!(is_cluster_cta(Axis::named("cbz").unwrap()));
+        assert!(!is_cluster_cta(Axis::named("bx").unwrap()));
+        assert!(!is_cluster_cta(Axis::named("warpid").unwrap()));
+        assert!(!is_cluster_cta(Axis::M));
+    }
+}

@@ -1006,3 +1006,49 @@ fn build(
         .collect();
     Ok(Candidate { box_bytes: box_elems * prob.esize, desc, issues, dynamic })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::notation::parse_layout;
+
+    /// The memory-order view of a layout's shard (by hand: iters by stride, outermost first, contiguous ones fused).
+    fn view(text: &str) -> Option<Vec<(i64, i64)>> {
+        memory_order(&parse_layout(text).unwrap())
+    }
+
+    #[test]
+    fn memory_order_merges_contiguous_dimensions_and_puts_stride_one_last() {
+        // Row-major u8 32x8: one run of 256.
+        assert_eq!(view("S[(32,8):(8,1)]"), Some(vec![(256, 1)]));
+        // Column-major 64x32 (rows contiguous): one run of 2048, whichever dimension is logical 0.
+        assert_eq!(view("S[(64,32):(1,64)]"), Some(vec![(2048, 1)]));
+        // Column panels with padding: (2:2560) outermost, then the panel (32 columns of 64 rows = 2048 contiguous).
+        assert_eq!(view("S[(64,2,32):(1,2560,64)]"), Some(vec![(2, 2560), (2048, 1)]));
+        // Rows of 4 with gaps stay apart.
+        assert_eq!(view("S[(64,4):(8,1)]"), Some(vec![(64, 8), (4, 1)]));
+        // A broadcast (stride 0) is left to the shared-chain stage.
+        assert_eq!(view("S[(64,64):(0,1)]"), None);
+    }
+
+    #[test]
+    fn the_atom_is_one_row_in_memory_order() {
+        let (atom128, shape) = atom(2, SwizzleMode::B128, 2).unwrap();
+        assert_eq!(shape, vec![1, 64]);
+        assert_eq!(atom128.to_string(), "Swizzle(3,3,3) o S[(1,64):(64,1)]");
+        let (plain, shape) = atom(1, SwizzleMode::None, 1).unwrap();
+        assert_eq!((plain.to_string(), shape), ("S[16:1]".to_string(), vec![16]));
+    }
+
+    #[test]
+    fn merging_scales_the_outer_coordinate() {
+        // a: 8 elements from 0 (stride 1); b: 32 rows of stride 8 starting at row 3. Merged: 256 elements, start 24,
+        // b's coordinate counted in units of 8.
+        let mut a = DescDim { global_dim: 8, stride: 1, start: 0, boxed: 8, members: vec![0] };
+        let b = DescDim { global_dim: 32, stride: 8, start: 3, boxed: 4, members: vec![1] };
+        let mut scale = vec![1, 1];
+        merge_into(&mut a, b, &mut scale);
+        assert_eq!((a.global_dim, a.start, a.boxed, a.members.clone()), (256, 24, 32, vec![0, 1]));
+        assert_eq!(scale, vec![1, 8]);
+    }
+}
