@@ -1,26 +1,31 @@
 // gemm_sm80.mlir: C[M,N] (f16) = A[M,K] (f16, row-major) @ B[K,N] (f16, row-major) on sm_80, f32 accumulation in
 // registers: cp.async + ldmatrix + mma.sync, written in the axe dialect with layouts.
 //
-//   axe-opt --lower-copy --lower-mma --lower-to-nvvm examples/gemm_sm80.mlir | axe-translate --emit=ptx --chip=sm_80
+//   axe-opt --lower-copy --lower-mma --lower-to-nvvm --axe-dynamic-shared examples/gemm_sm80.mlir \
+//     | axe-translate --emit=ptx --chip=sm_80
 //
-// One CTA of 4 warps computes one 128x128 tile of C (block (x, y) the rows 128x.., columns 128y..); each warp a
-// 64x64 warp tile (warp w: rows 64 (w % 2), columns 64 (w / 2), C's `1@warpid` and `2@warpid` digits), as 4x8
-// m16n8k16 tiles: 128 f32 accumulators per thread.
+// One CTA of 4 warps computes one 128x128 tile of C (block (x, y) the rows 128x.., columns 128y..); warp w the
+// 64x64 warp tile at rows 64 (w % 2), columns 64 (w / 2) of it, as 4x8 m16n8k16 tiles: 128 f32 accumulators per
+// thread. The fragments and the accumulator are warp-scope register tensors (lanes and registers only); each warp
+// reads its own rows of A and columns of B from shared memory at a run-time offset (its warp index).
 //
-// A and B tiles (128x64 and 64x128 per K step of 64) stream through 3-stage rings in shared memory: A as
-// [3*128, 64] rows with the 128B swizzle (Swizzle(3,3,3): 16-byte chunk ^ row % 8), B as [3*64, 128] rows with
-// the same swizzle on its 256-byte rows (Swizzle(3,3,4)), so ldmatrix reads 8 rows of one column chunk from 8
-// distinct bank groups. Loads are `axe.copy_async` without a barrier: cp.async (16 bytes a thread, 8 per thread
-// per tile) into the current cp.async group, which the kernel commits once per tile. The prologue loads K tiles
-// 0 and 1 into stages 0 and 1; iteration kt waits until at most one group is pending (tile kt has landed:
-// cp.async.wait_group 1), opens a CTA barrier (tile kt is visible to every thread, and every warp is done with
-// stage (kt + 2) mod 3, read in iteration kt - 1), loads tile kt + 2 into that stage and commits its group (an
-// empty group past the end, so that there is one group per iteration), then runs its 4 k16 steps on stage
-// kt mod 3: ldmatrix x4 of A (128x16), ldmatrix x4 .trans of B (16x128), 32 mma.sync per warp. The stage and
-// the K tile are run-time values: the planner states each slice's address as a per-thread formula plus terms of
-// the offsets (`axe_layout::copy::plan_moving`).
+// A and B tiles (128x64 and 64x128 per K step of 64) stream through 3-stage rings in shared memory with the 128B
+// swizzle (Swizzle(3,3,3): 16-byte chunk ^ row % 8, so ldmatrix reads 8 rows of one column chunk from 8 distinct
+// bank groups): A as [3*128, 64] rows, B as [3*64, 128] kept as two 64-column panels of 128-byte rows
+// (`S[(192,2,64):(64,12288,1)]`), so that a warp's 64 columns are a whole panel. Loads are `axe.copy_async`
+// without a barrier: cp.async (16 bytes a thread, 8 per thread per operand and tile) into the current cp.async
+// group, which the kernel commits once per tile. The prologue loads K tiles 0 and 1 into stages 0 and 1;
+// iteration kt waits until at most one group is pending (tile kt has landed: cp.async.wait_group 1), opens a CTA
+// barrier (tile kt is visible to every thread, and every warp is done with stage (kt + 2) mod 3, read in
+// iteration kt - 1), loads tile kt + 2 into that stage and commits its group (an empty group past the end, so
+// that there is one group per iteration), then runs its 4 k16 steps on stage kt mod 3: per warp ldmatrix x4 of
+// its 64x16 slice of A, ldmatrix x4 .trans of its 16x64 slice of B, 32 mma.sync. The stages (carried by the
+// loop), the K tile, the block's tile and the warp's offsets are run-time values: the planner states each slice's
+// address as a per-thread formula plus terms of the offsets (`axe_layout::copy::plan_moving`), each a whole
+// number of swizzle periods.
 //
-// The epilogue converts the accumulators to f16 (axe.cast) and stores them to C's tile (st.global, 4 bytes).
+// The epilogue converts the accumulators to f16 (axe.cast) and each warp stores them to its tile of C
+// (st.global, 4 bytes).
 //
 // M, N and K are kernel arguments (`axe.view` extent operands, `#axe.row_major`): one compiled kernel serves every
 // size, on a grid of ceildiv(M, 128) x ceildiv(N, 128) CTAs. Preconditions: K and N multiples of 8 (the rows of A,
@@ -33,19 +38,19 @@
 !gC = !axe.tensor<array<i64: -9223372036854775808, -9223372036854775808>, f16, #axe.row_major, #axe.mem<"global">>
 !tileA = !axe.tensor<array<i64: 128, 64>, f16, #axe.deferred, #axe.mem<"global">>
 !tileB = !axe.tensor<array<i64: 64, 128>, f16, #axe.deferred, #axe.mem<"global">>
-!tileC = !axe.tensor<array<i64: 128, 128>, f16, #axe.deferred, #axe.mem<"global">>
+!tileC = !axe.tensor<array<i64: 64, 64>, f16, #axe.deferred, #axe.mem<"global">>
 !ringA = !axe.tensor<array<i64: 384, 64>, f16, #axe.layout<"Swizzle(3,3,3) o S[(384,64):(64,1)]">, #axe.mem<"shared">>
-!ringB = !axe.tensor<array<i64: 192, 128>, f16, #axe.layout<"Swizzle(3,3,4) o S[(192,128):(128,1)]">, #axe.mem<"shared">>
+!ringB = !axe.tensor<array<i64: 192, 128>, f16, #axe.layout<"Swizzle(3,3,3) o S[(192,2,64):(64,12288,1)]">, #axe.mem<"shared">>
 !stageA = !axe.tensor<array<i64: 128, 64>, f16, #axe.deferred, #axe.mem<"shared">>
 !stageB = !axe.tensor<array<i64: 64, 128>, f16, #axe.deferred, #axe.mem<"shared">>
-!kA = !axe.tensor<array<i64: 128, 16>, f16, #axe.deferred, #axe.mem<"shared">>
-!kB = !axe.tensor<array<i64: 16, 128>, f16, #axe.deferred, #axe.mem<"shared">>
+!kA = !axe.tensor<array<i64: 64, 16>, f16, #axe.deferred, #axe.mem<"shared">>
+!kB = !axe.tensor<array<i64: 16, 64>, f16, #axe.deferred, #axe.mem<"shared">>
 // The m16n8k16 fragments of the CTA's 128x16 A and 16x128 B k16 slices: each warp holds its 64 rows of A (and
 // the warp beside it the same: R[2:2@warpid]) and its 64 columns of B.
-!fA = !axe.tensor<array<i64: 128, 16>, f16, #axe.layout<"S[(2,4,2,8,2,4,2):(1@warpid,8,2,4@laneid,4,1@laneid,1)] + R[2:2@warpid]">, #axe.mem<"reg">>
-!fB = !axe.tensor<array<i64: 16, 128>, f16, #axe.layout<"S[(2,4,2,2,8,8):(2,1@laneid,1,2@warpid,4,4@laneid)] + R[2:1@warpid]">, #axe.mem<"reg">>
-!c = !axe.tensor<array<i64: 128, 128>, f32, #axe.layout<"S[(2,4,2,8,2,8,4,2):(1@warpid,32,2,4@laneid,2@warpid,4,1@laneid,1)]">, #axe.mem<"reg">>
-!c16 = !axe.tensor<array<i64: 128, 128>, f16, #axe.layout<"S[(2,4,2,8,2,8,4,2):(1@warpid,32,2,4@laneid,2@warpid,4,1@laneid,1)]">, #axe.mem<"reg">>
+!fA = !axe.tensor<array<i64: 64, 16>, f16, #axe.layout<"S[(4,2,8,2,4,2):(8,2,4@laneid,4,1@laneid,1)]">, #axe.mem<"reg">>
+!fB = !axe.tensor<array<i64: 16, 64>, f16, #axe.layout<"S[(2,4,2,8,8):(2,1@laneid,1,4,4@laneid)]">, #axe.mem<"reg">>
+!c = !axe.tensor<array<i64: 64, 64>, f32, #axe.layout<"S[(4,2,8,8,4,2):(32,2,4@laneid,4,1@laneid,1)]">, #axe.mem<"reg">>
+!c16 = !axe.tensor<array<i64: 64, 64>, f16, #axe.layout<"S[(4,2,8,8,4,2):(32,2,4@laneid,4,1@laneid,1)]">, #axe.mem<"reg">>
 !acc = memref<128xf32, #gpu.address_space<private>>
 
 module attributes {gpu.container_module} {
@@ -72,13 +77,20 @@ module attributes {gpu.container_module} {
       %gc = "axe.view"(%c, %mm, %nn) {multiples = array<i64: 1, 8>} : (!llvm.ptr<1>, i32, i32) -> !gC
       %ring_a = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !ringA
       %ring_b = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !ringB
-      %fa = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !fA
-      %fb = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !fB
+      %fa = "axe.alloc"() {scope = #axe.exec<"warp">} : () -> !fA
+      %fb = "axe.alloc"() {scope = #axe.exec<"warp">} : () -> !fB
       %acc = memref.alloca() : !acc
       // Register tensors are allocated in the entry block, where LLVM promotes them to registers.
-      %h = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !c16
+      %h = "axe.alloc"() {scope = #axe.exec<"warp">} : () -> !c16
       %cc = "axe.view"(%acc) : (!acc) -> !c
-      "axe.fill"(%cc, %zero) {scope = #axe.exec<"cta">} : (!c, f32) -> ()
+      "axe.fill"(%cc, %zero) {scope = #axe.exec<"warp">} : (!c, f32) -> ()
+      // Warp w computes rows 64 (w % 2) and columns 64 (w / 2) of the CTA's tile.
+      %tid = gpu.thread_id x
+      %warp = arith.divui %tid, %c32 : index
+      %wm = arith.remui %warp, %c2 : index
+      %wn = arith.divui %warp, %c2 : index
+      %wr = arith.muli %wm, %c64 : index
+      %wc = arith.muli %wn, %c64 : index
       // Prologue: K tiles 0 and 1 into stages 0 and 1, one cp.async group each.
       %a0 = "axe.slice"(%ga, %m0) {offsets = array<i64: -9223372036854775808, 0>, sizes = array<i64: 128, 64>} : (!gA, index) -> !tileA
       %b0 = "axe.slice"(%gb, %n0) {offsets = array<i64: 0, -9223372036854775808>, sizes = array<i64: 64, 128>} : (!gB, index) -> !tileB
@@ -103,10 +115,10 @@ module attributes {gpu.container_module} {
         %k2 = arith.addi %k, %c128 : index
         %more = arith.cmpi ult, %k2, %K : index
         scf.if %more {
-          %rna = arith.muli %nxt, %c128 : index
-          %rnb = arith.muli %nxt, %c64 : index
           %an = "axe.slice"(%ga, %m0, %k2) {offsets = array<i64: -9223372036854775808, -9223372036854775808>, sizes = array<i64: 128, 64>} : (!gA, index, index) -> !tileA
           %bn = "axe.slice"(%gb, %k2, %n0) {offsets = array<i64: -9223372036854775808, -9223372036854775808>, sizes = array<i64: 64, 128>} : (!gB, index, index) -> !tileB
+          %rna = arith.muli %nxt, %c128 : index
+          %rnb = arith.muli %nxt, %c64 : index
           %san = "axe.slice"(%ring_a, %rna) {offsets = array<i64: -9223372036854775808, 0>, sizes = array<i64: 128, 64>} : (!ringA, index) -> !stageA
           %sbn = "axe.slice"(%ring_b, %rnb) {offsets = array<i64: -9223372036854775808, 0>, sizes = array<i64: 64, 128>} : (!ringB, index) -> !stageB
           "axe.copy_async"(%an, %san) {scope = #axe.exec<"cta">} : (!tileA, !stageA) -> ()
@@ -114,35 +126,37 @@ module attributes {gpu.container_module} {
         }
         // One group per iteration (an empty one past the last tile), so that wait_group 1 always means tile kt.
         nvvm.cp.async.commit.group
-        %ra = arith.muli %cur, %c128 : index
+        // The warp's rows of stage kt mod 3 in A's ring, and its first row of the stage in B's.
+        %ra0 = arith.muli %cur, %c128 : index
+        %ra = arith.addi %ra0, %wr : index
         %rb = arith.muli %cur, %c64 : index
-        // k16 step 0: A columns 0.., B rows 0.. of the stage.
-        %ka0 = "axe.slice"(%ring_a, %ra) {offsets = array<i64: -9223372036854775808, 0>, sizes = array<i64: 128, 16>} : (!ringA, index) -> !kA
-        %kb0 = "axe.slice"(%ring_b, %rb) {offsets = array<i64: -9223372036854775808, 0>, sizes = array<i64: 16, 128>} : (!ringB, index) -> !kB
-        "axe.copy"(%ka0, %fa) {scope = #axe.exec<"cta">} : (!kA, !fA) -> ()
-        "axe.copy"(%kb0, %fb) {scope = #axe.exec<"cta">} : (!kB, !fB) -> ()
-        "axe.gemm"(%fa, %fb, %cc) {scope = #axe.exec<"cta">} : (!fA, !fB, !c) -> ()
-        // k16 step 1: A columns 16.., B rows 16.. of the stage.
-        %ka1 = "axe.slice"(%ring_a, %ra) {offsets = array<i64: -9223372036854775808, 16>, sizes = array<i64: 128, 16>} : (!ringA, index) -> !kA
+        // k16 step 0: the warp's 64 rows of A, columns 0..; rows 0.. of its 64 columns of B.
+        %ka0 = "axe.slice"(%ring_a, %ra) {offsets = array<i64: -9223372036854775808, 0>, sizes = array<i64: 64, 16>} : (!ringA, index) -> !kA
+        %kb0 = "axe.slice"(%ring_b, %rb, %wc) {offsets = array<i64: -9223372036854775808, -9223372036854775808>, sizes = array<i64: 16, 64>} : (!ringB, index, index) -> !kB
+        "axe.copy"(%ka0, %fa) {scope = #axe.exec<"warp">} : (!kA, !fA) -> ()
+        "axe.copy"(%kb0, %fb) {scope = #axe.exec<"warp">} : (!kB, !fB) -> ()
+        "axe.gemm"(%fa, %fb, %cc) {scope = #axe.exec<"warp">} : (!fA, !fB, !c) -> ()
+        // k16 step 1: the warp's 64 rows of A, columns 16..; rows 16.. of its 64 columns of B.
+        %ka1 = "axe.slice"(%ring_a, %ra) {offsets = array<i64: -9223372036854775808, 16>, sizes = array<i64: 64, 16>} : (!ringA, index) -> !kA
         %rb1 = arith.addi %rb, %c16 : index
-        %kb1 = "axe.slice"(%ring_b, %rb1) {offsets = array<i64: -9223372036854775808, 0>, sizes = array<i64: 16, 128>} : (!ringB, index) -> !kB
-        "axe.copy"(%ka1, %fa) {scope = #axe.exec<"cta">} : (!kA, !fA) -> ()
-        "axe.copy"(%kb1, %fb) {scope = #axe.exec<"cta">} : (!kB, !fB) -> ()
-        "axe.gemm"(%fa, %fb, %cc) {scope = #axe.exec<"cta">} : (!fA, !fB, !c) -> ()
-        // k16 step 2: A columns 32.., B rows 32.. of the stage.
-        %ka2 = "axe.slice"(%ring_a, %ra) {offsets = array<i64: -9223372036854775808, 32>, sizes = array<i64: 128, 16>} : (!ringA, index) -> !kA
+        %kb1 = "axe.slice"(%ring_b, %rb1, %wc) {offsets = array<i64: -9223372036854775808, -9223372036854775808>, sizes = array<i64: 16, 64>} : (!ringB, index, index) -> !kB
+        "axe.copy"(%ka1, %fa) {scope = #axe.exec<"warp">} : (!kA, !fA) -> ()
+        "axe.copy"(%kb1, %fb) {scope = #axe.exec<"warp">} : (!kB, !fB) -> ()
+        "axe.gemm"(%fa, %fb, %cc) {scope = #axe.exec<"warp">} : (!fA, !fB, !c) -> ()
+        // k16 step 2: the warp's 64 rows of A, columns 32..; rows 32.. of its 64 columns of B.
+        %ka2 = "axe.slice"(%ring_a, %ra) {offsets = array<i64: -9223372036854775808, 32>, sizes = array<i64: 64, 16>} : (!ringA, index) -> !kA
         %rb2 = arith.addi %rb, %c32 : index
-        %kb2 = "axe.slice"(%ring_b, %rb2) {offsets = array<i64: -9223372036854775808, 0>, sizes = array<i64: 16, 128>} : (!ringB, index) -> !kB
-        "axe.copy"(%ka2, %fa) {scope = #axe.exec<"cta">} : (!kA, !fA) -> ()
-        "axe.copy"(%kb2, %fb) {scope = #axe.exec<"cta">} : (!kB, !fB) -> ()
-        "axe.gemm"(%fa, %fb, %cc) {scope = #axe.exec<"cta">} : (!fA, !fB, !c) -> ()
-        // k16 step 3: A columns 48.., B rows 48.. of the stage.
-        %ka3 = "axe.slice"(%ring_a, %ra) {offsets = array<i64: -9223372036854775808, 48>, sizes = array<i64: 128, 16>} : (!ringA, index) -> !kA
+        %kb2 = "axe.slice"(%ring_b, %rb2, %wc) {offsets = array<i64: -9223372036854775808, -9223372036854775808>, sizes = array<i64: 16, 64>} : (!ringB, index, index) -> !kB
+        "axe.copy"(%ka2, %fa) {scope = #axe.exec<"warp">} : (!kA, !fA) -> ()
+        "axe.copy"(%kb2, %fb) {scope = #axe.exec<"warp">} : (!kB, !fB) -> ()
+        "axe.gemm"(%fa, %fb, %cc) {scope = #axe.exec<"warp">} : (!fA, !fB, !c) -> ()
+        // k16 step 3: the warp's 64 rows of A, columns 48..; rows 48.. of its 64 columns of B.
+        %ka3 = "axe.slice"(%ring_a, %ra) {offsets = array<i64: -9223372036854775808, 48>, sizes = array<i64: 64, 16>} : (!ringA, index) -> !kA
         %rb3 = arith.addi %rb, %c48 : index
-        %kb3 = "axe.slice"(%ring_b, %rb3) {offsets = array<i64: -9223372036854775808, 0>, sizes = array<i64: 16, 128>} : (!ringB, index) -> !kB
-        "axe.copy"(%ka3, %fa) {scope = #axe.exec<"cta">} : (!kA, !fA) -> ()
-        "axe.copy"(%kb3, %fb) {scope = #axe.exec<"cta">} : (!kB, !fB) -> ()
-        "axe.gemm"(%fa, %fb, %cc) {scope = #axe.exec<"cta">} : (!fA, !fB, !c) -> ()
+        %kb3 = "axe.slice"(%ring_b, %rb3, %wc) {offsets = array<i64: -9223372036854775808, -9223372036854775808>, sizes = array<i64: 16, 64>} : (!ringB, index, index) -> !kB
+        "axe.copy"(%ka3, %fa) {scope = #axe.exec<"warp">} : (!kA, !fA) -> ()
+        "axe.copy"(%kb3, %fb) {scope = #axe.exec<"warp">} : (!kB, !fB) -> ()
+        "axe.gemm"(%fa, %fb, %cc) {scope = #axe.exec<"warp">} : (!fA, !fB, !c) -> ()
         %cur1 = arith.addi %cur, %c1 : index
         %cur_wraps = arith.cmpi eq, %cur1, %c3 : index
         %cur2 = arith.select %cur_wraps, %c0, %cur1 : index
@@ -151,10 +165,12 @@ module attributes {gpu.container_module} {
         %nxt2 = arith.select %nxt_wraps, %c0, %nxt1 : index
         scf.yield %cur2, %nxt2 : index, index
       }
-      // Epilogue: f32 -> f16 in registers, then each thread stores its pairs of columns into C's tile.
-      "axe.cast"(%cc, %h) {scope = #axe.exec<"cta">} : (!c, !c16) -> ()
-      %tc = "axe.slice"(%gc, %m0, %n0) {offsets = array<i64: -9223372036854775808, -9223372036854775808>, sizes = array<i64: 128, 128>} : (!gC, index, index) -> !tileC
-      "axe.copy"(%h, %tc) {scope = #axe.exec<"cta">} : (!c16, !tileC) -> ()
+      // Epilogue: f32 -> f16 in registers, then each thread stores its pairs of columns into its warp's tile of C.
+      "axe.cast"(%cc, %h) {scope = #axe.exec<"warp">} : (!c, !c16) -> ()
+      %mw = arith.addi %m0, %wr : index
+      %nw = arith.addi %n0, %wc : index
+      %tc = "axe.slice"(%gc, %mw, %nw) {offsets = array<i64: -9223372036854775808, -9223372036854775808>, sizes = array<i64: 64, 64>} : (!gC, index, index) -> !tileC
+      "axe.copy"(%h, %tc) {scope = #axe.exec<"warp">} : (!c16, !tileC) -> ()
       gpu.return
     }
   }

@@ -405,6 +405,8 @@ struct Moving {
     /// Runs: one value per move.
     runs: &'static [&'static [i64]],
     want: &'static str,
+    /// The scope (the CTA's 128 threads, or one warp).
+    scope: ExecScope,
 }
 
 /// The sm_80 GEMM's copies: A and B tiles by cp.async from a block's tile at a K step into a run-time stage of a
@@ -424,6 +426,7 @@ fn moving_cases() -> Vec<Moving> {
             moves: &[(Src, 0, 128), (Src, 1, 64), (Dst, 0, 128)],
             runs: &[&[0, 0, 0], &[128, 64, 128], &[0, 192, 256], &[128, 128, 0]],
             want: "cp.async.cg.shared.global",
+            scope: Cta,
         },
         Moving {
             name: "cp.async B tile -> ring stage",
@@ -433,6 +436,7 @@ fn moving_cases() -> Vec<Moving> {
             moves: &[(Src, 0, 64), (Src, 1, 128), (Dst, 0, 64)],
             runs: &[&[0, 0, 0], &[64, 128, 64], &[192, 0, 128]],
             want: "cp.async.cg.shared.global",
+            scope: Cta,
         },
         Moving {
             name: "ldmatrix A k16 step of a stage",
@@ -442,6 +446,7 @@ fn moving_cases() -> Vec<Moving> {
             moves: &[(Src, 0, 128)],
             runs: &[&[0], &[128], &[256]],
             want: "ldmatrix.sync.aligned.m8n8.x4.shared.b16",
+            scope: Cta,
         },
         Moving {
             name: "ldmatrix B k16 step of a stage",
@@ -451,6 +456,7 @@ fn moving_cases() -> Vec<Moving> {
             moves: &[(Src, 0, 64)],
             runs: &[&[0], &[64], &[128]],
             want: "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16",
+            scope: Cta,
         },
         Moving {
             name: "st.global C tile",
@@ -460,6 +466,30 @@ fn moving_cases() -> Vec<Moving> {
             moves: &[(Dst, 0, 128), (Dst, 1, 128)],
             runs: &[&[0, 0], &[128, 0], &[0, 128], &[128, 128]],
             want: "st.global.b32",
+            scope: Cta,
+        },
+        // The kernel's warp-scope fragments: a warp's 64 rows of A at the stage and warp offset (one run-time row
+        // offset, a multiple of 64: 4096 elements, 8 swizzle periods), and its 16x64 slice of B in a ring of two
+        // 64-column panels at the stage's k16 row (a multiple of 16 rows: 1024 elements) and its panel.
+        Moving {
+            name: "ldmatrix A warp slice",
+            src: (A_RING, &[384, 64], &[0, 32], Shared),
+            dst: ("S[(4,2,8,2,4,2):(8,2,4@laneid,4,1@laneid,1)]", &[64, 16], &[], Reg),
+            shapes: (&[64, 16], &[64, 16]),
+            moves: &[(Src, 0, 64)],
+            runs: &[&[0], &[64], &[192], &[320]],
+            want: "ldmatrix.sync.aligned.m8n8.x4.shared.b16",
+            scope: Warp,
+        },
+        Moving {
+            name: "ldmatrix B warp slice of a panel ring",
+            src: ("Swizzle(3,3,3) o S[(192,2,64):(64,12288,1)]", &[192, 128], &[0, 0], Shared),
+            dst: ("S[(2,4,2,8,8):(2,1@laneid,1,4,4@laneid)]", &[16, 64], &[], Reg),
+            shapes: (&[16, 64], &[16, 64]),
+            moves: &[(Src, 0, 16), (Src, 1, 64)],
+            runs: &[&[0, 0], &[16, 64], &[112, 0], &[176, 64]],
+            want: "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16",
+            scope: Warp,
         },
     ]
 }
@@ -478,7 +508,7 @@ fn moving_request<'a>(
         src: side(c.src, 0, c.shapes.0),
         dst: side(c.dst, 1, c.shapes.1),
         dtype: ElemType::F16,
-        scope: Cta,
+        scope: c.scope,
         threads: None,
         chip: Chip::Sm80,
         cta_threads: Some(128),

@@ -15,32 +15,43 @@
 // CHECK: .extern .shared .align 16 .b8 __axe_dynamic_smem[];
 // CHECK: .visible .entry gemm_sm80(
 // CHECK: .param .u32 gemm_sm80_param_3,
-// Prologue: K tiles 0 and 1, each 8 + 8 cp.async of 16 bytes per thread (A, then B; the shared chunks of one
-// thread 2048 bytes apart), each with its src-size (16, or 0 past the tensor's edge: zero fill), one commit per
-// tile.
+// Prologue: K tiles 0 and 1, each 8 + 8 cp.async of 16 bytes per thread (A, then B; a thread's chunks 2048 bytes
+// apart), each with its src-size (16, or 0 past the tensor's edge: zero fill), one commit per tile.
 // CHECK: setp.lt.u64
 // CHECK: selp.b32 [[SIZE:%r[0-9]+]], 16, 0, %p{{[0-9]+}};
 // CHECK-NEXT: cp.async.cg.shared.global [[[DST:%rd[0-9]+]]], [%rd{{[0-9]+}}], 16, [[SIZE]];
 // CHECK: cp.async.cg.shared.global [[[DST]]+2048], [%rd{{[0-9]+}}], 16, %r{{[0-9]+}};
-// CHECK-COUNT-14: cp.async.cg.shared.global [%rd{{[0-9]+}}{{(\+[0-9]+)?}}], [%rd{{[0-9]+}}], 16, %r{{[0-9]+}};
+// CHECK-COUNT-14: cp.async.cg.shared.global
 // CHECK-NEXT: cp.async.commit_group;
-// CHECK-COUNT-16: cp.async.cg.shared.global [%rd{{[0-9]+}}{{(\+[0-9]+)?}}], [%rd{{[0-9]+}}], 16, %r{{[0-9]+}};
+// CHECK-COUNT-16: cp.async.cg.shared.global
 // CHECK-NEXT: cp.async.commit_group;
-// The loop: wait for tile kt (one group may stay pending), a CTA barrier, the loads of tile kt + 2 into a run-time
-// stage (the ring's base plus stage << 14, 16384 bytes a stage; a thread's chunks 2048 bytes apart), one commit
-// for both operands (an empty group in the last iterations).
-// CHECK: cp.async.wait_group 1;
-// CHECK-NEXT: bar.sync 0;
-// CHECK: shl.b64 %rd{{[0-9]+}}, %rd{{[0-9]+}}, 14;
-// CHECK: cp.async.cg.shared.global [[[LDST:%rd[0-9]+]]], [%rd{{[0-9]+}}], 16, %r{{[0-9]+}};
-// CHECK: cp.async.cg.shared.global [[[LDST]]+2048], [%rd{{[0-9]+}}], 16, %r{{[0-9]+}};
-// CHECK-COUNT-14: cp.async.cg.shared.global [%rd{{[0-9]+}}{{(\+-?[0-9]+)?}}], [%rd{{[0-9]+}}], 16, %r{{[0-9]+}};
 // CHECK: cp.async.commit_group;
-// Each k16 step: A's 128x16 slice by four ldmatrix x4, B's 16x128 slice by four ldmatrix x4 .trans, then a
-// warp's 4 x 8 tiles of m16n8k16.
+// The loop, as LLVM rotates it: the iteration's commit (one group for both operands' loads, or an empty one past
+// the last tile), the compute of tile kt, then the wait and the loads of the next iteration. Each k16
+// step, per warp (no per-warp branches: every warp runs the same code at its own offsets): its 64x16 slice of A by
+// four ldmatrix x4, its 16x64 slice of B by four ldmatrix x4 .trans, then its 4 x 8 tiles of m16n8k16; 4 steps.
 // CHECK-COUNT-4: ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}}, [%rd{{[0-9]+}}{{(\+-?[0-9]+)?}}];
 // CHECK-COUNT-4: ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}}, [%rd{{[0-9]+}}{{(\+-?[0-9]+)?}}];
 // CHECK-COUNT-32: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
+// CHECK-COUNT-4: ldmatrix.sync.aligned.m8n8.x4.shared.b16
+// CHECK-COUNT-4: ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16
+// CHECK-COUNT-32: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
+// CHECK-COUNT-4: ldmatrix.sync.aligned.m8n8.x4.shared.b16
+// CHECK-COUNT-4: ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16
+// CHECK-COUNT-32: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
+// CHECK-COUNT-4: ldmatrix.sync.aligned.m8n8.x4.shared.b16
+// CHECK-COUNT-4: ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16
+// CHECK-COUNT-32: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
+// CHECK-NOT: mma.sync
+// Wait for tile kt (one group may stay pending), a CTA barrier, the loads of tile kt + 2 into a run-time stage (the
+// ring's base plus stage << 14, 16384 bytes a stage; a thread's chunks 2048 bytes apart).
+// CHECK: cp.async.wait_group 1;
+// CHECK-NEXT: bar.sync 0;
+// CHECK: shl.b64 [[STAGE:%rd[0-9]+]], %rd{{[0-9]+}}, 14;
+// CHECK-NEXT: add.s64 [[LDST:%rd[0-9]+]], %rd{{[0-9]+}}, [[STAGE]];
+// CHECK: cp.async.cg.shared.global [[[LDST]]], [%rd{{[0-9]+}}], 16, %r{{[0-9]+}};
+// CHECK: cp.async.cg.shared.global [[[LDST]]+2048], [%rd{{[0-9]+}}], 16, %r{{[0-9]+}};
+// CHECK-COUNT-14: cp.async.cg.shared.global
 // Epilogue: accumulators to f16, pairs stored 4 bytes at a time, each store skipped past row M or column N.
 // CHECK: cvt.rn.f16.f32
 // CHECK: @%p{{[0-9]+}} bra
