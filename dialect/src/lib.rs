@@ -22,6 +22,7 @@ pub mod diagnostics;
 pub mod ffi;
 pub mod guards;
 pub mod intern;
+pub mod mesh;
 pub mod ops;
 mod parse;
 pub mod types;

@@ -40,6 +40,11 @@
 //!     sizes and stays `#axe.deferred`); a run-time shape has `#axe.row_major`, one extent operand per run-time
 //!     dimension (none otherwise); `multiples` has one entry per dimension, each at least 1 and dividing a static
 //!     extent (docs/dialect.md, "Run-time sizes").
+//! - **mesh**: [`Rule::MeshDeclared`]: an `axe.mesh` dictionary (usually on the module, next to `axe.axes`:
+//!   `axe.mesh = {gpuid_x = 2 : i64, gpuid_y = 4 : i64}`) names 1 to 3 device axes with extents at least 1 and at
+//!   most 1024 ranks ([`crate::mesh`]); [`Rule::DeviceInMesh`], once per tensor value: every device axis a layout
+//!   names is an axis of the nearest enclosing mesh (a layout over a device axis needs one), and every coordinate
+//!   it reaches on it (offset plus its iters' reach) lies inside the mesh's extent.
 //! - **declarations**, before anything else: [`Rule::AxisDeclared`]: an `axe.axes` dictionary on any op (usually
 //!   the module: `module attributes {axe.axes = {sbuf = "memory", quad = "thread:thread:warp"}}`) declares
 //!   axes beyond the built-in ones (kinds as `AxisKind::parse` reads them), so layouts may use them; a malformed
@@ -55,6 +60,7 @@ use crate::{
     ops::{walk_preorder, AxeOp, OpKind},
     types::{LayoutSpec, MemScope, TensorType, Threads},
 };
+use axe_layout::distributed::mesh::Mesh;
 use axe_layout::{notation::shape_text, tile_layout::Coord, Axis, AxisKind, ExecScope, Layout};
 use melior::ir::{
     attribute::{DictionaryAttribute, StringAttribute},
@@ -62,7 +68,7 @@ use melior::ir::{
     r#type::MemRefType,
     Location, Module, OperationRef, Type, Value, ValueLike,
 };
-use std::fmt;
+use std::{collections::HashMap, fmt};
 
 /// Largest slice (in elements) whose explicit layout is checked element by element.
 pub const SLICE_CHECK_LIMIT: i64 = 1 << 16;
@@ -102,6 +108,10 @@ pub enum Rule {
     AxisDeclared,
     /// Run-time extents and `#axe.row_major` only where lowerings can read them (global views, slice sources).
     RuntimeExtents,
+    /// An `axe.mesh` declaration reads as a mesh of device axes.
+    MeshDeclared,
+    /// A layout's device iters lie on axes of the declared mesh, inside its extents.
+    DeviceInMesh,
 }
 
 impl Rule {
@@ -124,6 +134,8 @@ impl Rule {
             Rule::Counts => "counts",
             Rule::AxisDeclared => "axis-declared",
             Rule::RuntimeExtents => "run-time-extents",
+            Rule::MeshDeclared => "mesh-declared",
+            Rule::DeviceInMesh => "device-in-mesh",
         }
     }
 }
@@ -167,10 +179,35 @@ pub fn verify_op(root: OperationRef) -> bool {
 pub fn check<'c>(root: OperationRef<'c, '_>) -> Vec<Violation<'c>> {
     let mut out = Vec::new();
     walk_preorder(root, &mut |op| declare_axes(op, &mut out));
+    // The mesh of the root's scope (the nearest declaration on it or above it), and each nested declaration's.
+    let mut meshes: HashMap<access::OpKey, Option<Mesh>> = HashMap::new();
     walk_preorder(root, &mut |op| {
-        check_block_arguments(op, &mut out);
+        if let Some(mesh) = crate::mesh::declared_mesh(op) {
+            let mesh = mesh
+                .map_err(|message| out.push(Violation { location: op.location(), rule: Rule::MeshDeclared, message }))
+                .ok();
+            meshes.insert(access::key(op), mesh);
+        }
+    });
+    let outer = match root.parent_operation().and_then(crate::mesh::enclosing_mesh) {
+        Some(Ok(mesh)) => Some(mesh),
+        _ => None,
+    };
+    let mesh_of = |op: OperationRef| -> Option<&Mesh> {
+        let mut current = Some(op);
+        while let Some(o) = current {
+            if let Some(mesh) = meshes.get(&access::key(o)) {
+                return mesh.as_ref();
+            }
+            current = if access::key(o) == access::key(root) { None } else { o.parent_operation() };
+        }
+        outer.as_ref()
+    };
+    walk_preorder(root, &mut |op| {
+        let mesh = if meshes.is_empty() && outer.is_none() { None } else { mesh_of(op) };
+        check_block_arguments(op, mesh, &mut out);
         for result in op.results() {
-            check_value_type(result.into(), op.location(), &mut out);
+            check_value_type(result.into(), op.location(), mesh, &mut out);
         }
         if let Some(axe) = AxeOp::new(op) {
             OpChecker { op: axe, location: op.location(), out: &mut out }.run();
@@ -202,14 +239,19 @@ fn declare_axes<'c>(op: OperationRef<'c, '_>, out: &mut Vec<Violation<'c>>) {
 }
 
 /// Type rules for the arguments of every block in `op`'s regions.
-fn check_block_arguments<'c>(op: OperationRef<'c, '_>, out: &mut Vec<Violation<'c>>) {
+fn check_block_arguments<'c>(op: OperationRef<'c, '_>, mesh: Option<&Mesh>, out: &mut Vec<Violation<'c>>) {
     for argument in access::blocks(op).flat_map(access::arguments) {
-        check_value_type(argument.into(), ffi::block_argument_location(argument), out);
+        check_value_type(argument.into(), ffi::block_argument_location(argument), mesh, out);
     }
 }
 
-/// Type rules for one value (parse, admits, fits memory); nothing for non-tensors.
-fn check_value_type<'c>(value: Value<'c, '_>, location: Location<'c>, out: &mut Vec<Violation<'c>>) {
+/// Type rules for one value (parse, admits, fits memory, device iters in the mesh); nothing for non-tensors.
+fn check_value_type<'c>(
+    value: Value<'c, '_>,
+    location: Location<'c>,
+    mesh: Option<&Mesh>,
+    out: &mut Vec<Violation<'c>>,
+) {
     let push = |out: &mut Vec<Violation<'c>>, rule, message| out.push(Violation { location, rule, message });
     let tensor = match intern::tensor_type_of(value.r#type()) {
         Ok(Some(tensor)) => tensor,
@@ -238,6 +280,9 @@ fn check_value_type<'c>(value: Value<'c, '_>, location: Location<'c>, out: &mut 
     }
     if let Err(message) = layout_fits_memory(&layout, tensor.mem) {
         push(out, Rule::LayoutFitsMemory, message);
+    }
+    if let Some(message) = crate::mesh::device_violation(&layout, mesh) {
+        push(out, Rule::DeviceInMesh, message);
     }
 }
 
