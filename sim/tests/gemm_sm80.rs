@@ -16,13 +16,14 @@ fn small(i: usize, j: usize, salt: usize) -> f64 {
     ((i * 7 + j * 13 + salt * 5 + (i * j) % 11) % 7) as f64 - 3.0
 }
 
-/// Runs the kernel on every CTA of its grid (ceildiv(M, 128) x ceildiv(N, 128): block x covers rows, y columns)
-/// and compares every element of C with A * B; C starts at a sentinel so that writes past the tile show.
-fn gemm_sm80_case(m: usize, n: usize, k: usize) {
+/// Runs `text` (the example, or a mutant of it) on every CTA of its grid (ceildiv(M, 128) x ceildiv(N, 128): block
+/// x covers rows, y columns) and compares every element of C with A * B; C starts at a sentinel so that writes
+/// past the tile show. `Err` says what went wrong.
+fn run_case(text: &str, m: usize, n: usize, k: usize) -> Result<(), String> {
     let a: Vec<f64> = (0..m * k).map(|x| small(x / k, x % k, 3)).collect();
     let b: Vec<f64> = (0..k * n).map(|x| small(x / n, x % n, 4)).collect();
     let context = axe_dialect::create_context().expect("context");
-    let module = lower(&context, &source("examples/gemm_sm80.mlir"), "gemm_sm80.mlir").expect("lowers");
+    let module = lower(&context, text, "gemm_sm80.mlir").expect("lowers");
     let mut c = Buffer::from_f64(Scalar::F16, &vec![-1000.0; m * n]);
     let grid = [m.div_ceil(128) as i64, n.div_ceil(128) as i64, 1];
     for bx in 0..grid[0] {
@@ -36,7 +37,7 @@ fn gemm_sm80_case(m: usize, n: usize, k: usize) {
                 Arg::Int(k as i64),
             ];
             let out = run(&module, &Launch { kernel: "gemm_sm80".into(), block_id: [bx, by, 0], grid, args })
-                .unwrap_or_else(|e| panic!("M={m} N={n} K={k} block ({bx},{by}): {e}"));
+                .map_err(|e| format!("M={m} N={n} K={k} block ({bx},{by}): {e}"))?;
             c = out.buffers[2].clone().expect("C");
         }
     }
@@ -44,9 +45,23 @@ fn gemm_sm80_case(m: usize, n: usize, k: usize) {
     for r in 0..m {
         for col in 0..n {
             let want: f64 = (0..k).map(|kk| a[r * k + kk] * b[kk * n + col]).sum();
-            assert_eq!(got[r * n + col], want, "M={m} N={n} K={k}: C[{r}][{col}]");
+            if got[r * n + col] != want {
+                return Err(format!("M={m} N={n} K={k}: C[{r}][{col}] = {}, expected {want}", got[r * n + col]));
+            }
         }
     }
+    Ok(())
+}
+
+fn gemm_sm80_case(m: usize, n: usize, k: usize) {
+    run_case(&source("examples/gemm_sm80.mlir"), m, n, k).unwrap_or_else(|e| panic!("{e}"));
+}
+
+/// The example with `from` replaced by `to` (which must occur in it).
+fn mutant(from: &str, to: &str) -> String {
+    let text = source("examples/gemm_sm80.mlir");
+    assert!(text.contains(from), "the example changed: {from:?} is not in it; update this test");
+    text.replacen(from, to, 1)
 }
 
 #[test]
@@ -61,4 +76,19 @@ fn gemm_sm80_ragged_sizes() {
 fn gemm_sm80_wraps_the_ring() {
     // Four K tiles (the last partial): stages 0, 1, 2, 0, with the empty commit groups of the last iterations.
     gemm_sm80_case(40, 24, 232);
+}
+
+/// The protocol is checked, not assumed: waiting for one group too few (tile kt may still be in flight), reading
+/// the wrong stage, or loading into the stage being read each make some element of C wrong (or the simulator
+/// refuses the read of undelivered bytes).
+#[test]
+fn gemm_sm80_mutants_fail() {
+    let mutants = [
+        ("wait_group 2", mutant("nvvm.cp.async.wait.group 1", "nvvm.cp.async.wait.group 2")),
+        ("read stage off by one", mutant("iter_args(%cur = %c0, %nxt = %c2)", "iter_args(%cur = %c1, %nxt = %c2)")),
+        ("load into the stage read", mutant("iter_args(%cur = %c0, %nxt = %c2)", "iter_args(%cur = %c0, %nxt = %c0)")),
+    ];
+    for (name, text) in mutants {
+        assert!(run_case(&text, 40, 24, 232).is_err(), "{name}: the mutant computes A * B");
+    }
 }
