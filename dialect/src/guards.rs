@@ -56,7 +56,36 @@ pub const UPSTREAM_GUARDS: &[UpstreamGuard] = &[
         what: "llvm.extractvalue with a position of 2^32 or more",
         reason: AGGREGATE_POSITION,
     },
+    UpstreamGuard {
+        tokens: &["addr_space"],
+        crashes: Some(not_an_integer),
+        what: "an addr_space that is not an integer",
+        reason: "MLIR 22 drops an llvm.mlir.global's addr_space of another kind (a type, a string, a float) while \
+                 parsing, leaving the property null, and GlobalOp::getAddrSpace dereferences it during translation \
+                 to LLVM IR (mlir-translate-22 --mlir-to-llvmir crashes the same way; not reported upstream yet, \
+                 found by axe-fuzz); write an integer, e.g. addr_space = 3 : i32",
+    },
 ];
+
+/// Whether the text after an attribute name is `= value` with a value other than an integer literal (an optional
+/// sign, then decimal or `0x` hex digits not followed by a fraction or exponent, or `true`/`false`, which MLIR
+/// parses as i1 integers).
+fn not_an_integer(after: &[u8]) -> bool {
+    let skip_space = |text: &[u8]| text.iter().take_while(|b| b.is_ascii_whitespace()).count();
+    let after = &after[skip_space(after)..];
+    let Some(value) = after.strip_prefix(b"=") else { return false };
+    let value = &value[skip_space(value)..];
+    if value.starts_with(b"true") || value.starts_with(b"false") {
+        return false;
+    }
+    let digits = value.strip_prefix(b"-").unwrap_or(value);
+    let (digits, is_digit): (&[u8], fn(&u8) -> bool) = match digits.strip_prefix(b"0x") {
+        Some(hex) => (hex, u8::is_ascii_hexdigit),
+        None => (digits, u8::is_ascii_digit),
+    };
+    let count = digits.iter().take_while(|b| is_digit(b)).count();
+    count == 0 || matches!(digits.get(count), Some(b'.' | b'e' | b'E'))
+}
 
 /// Whether the position of the `llvm.insertvalue`/`extractvalue` whose text follows holds a value of 2^32 or
 /// more: the first `[...]` (custom form) or `array<i64: ...>` (generic form) on the op's line.
@@ -252,6 +281,32 @@ mod tests {
             "%1 = \"llvm.extractvalue\"(%0) <{position = array<i64: 1>}> : (!llvm.struct<(i64)>) -> i64",
             "%1 = \"llvm.extractvalue 4294967296\"",
             "// llvm.insertvalue %p, %0[4294967296]",
+        ] {
+            assert_eq!(problem(source), None, "{source}");
+        }
+    }
+
+    #[test]
+    fn addr_space_of_another_kind_is_refused() {
+        // Each of these crashed axe-translate and mlir-translate-22 with SIGSEGV (axe-fuzz, seed 11).
+        for source in [
+            "llvm.mlir.global private @g() {addr_space = i32, alignment = 8 : i64} : !llvm.array<1 x i64>",
+            "llvm.mlir.global private @g() {addr_space = \"x\"} : i64",
+            "llvm.mlir.global private @g() {addr_space=1.0} : i64",
+            "\"llvm.mlir.global\"() <{addr_space = unit, global_type = i64}> ({}) : () -> ()",
+        ] {
+            let (_, column, message) = problem(source).unwrap_or_else(|| panic!("refused: {source}"));
+            assert!(message.contains("addr_space that is not an integer"), "{message}");
+            assert_eq!(column, source.find("addr_space").expect("attr") + 1, "{source}");
+        }
+        for source in [
+            "llvm.mlir.global private @g() {addr_space = 3 : i32} : i64",
+            "llvm.mlir.global private @g() {addr_space = 1 : i64} : i64",
+            "llvm.mlir.global private @g() {addr_space = 0x3 : i32, alignment = 8} : i64",
+            "llvm.mlir.global private @g() {addr_space = -1} : i64",
+            "\"llvm.mlir.global\"() <{addr_space = 0 : i32, global_type = i64}> ({}) : () -> ()",
+            "%0 = memref.alloca() : memref<4xf32, #gpu.address_space<private>>",
+            "// addr_space = i32",
         ] {
             assert_eq!(problem(source), None, "{source}");
         }

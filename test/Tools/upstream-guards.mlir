@@ -50,3 +50,12 @@ llvm.func @fine(%p: i64) {
   %2 = "llvm.extractvalue"(%1) <{position = array<i64: 0>}> : (!llvm.struct<(i64, i64)>) -> i64
   llvm.return
 }
+
+// -----
+
+// An llvm.mlir.global addr_space that is not an integer was dropped by the parser and dereferenced by the
+// translation to LLVM IR (axe-translate and mlir-translate-22 crashed with SIGSEGV; found by axe-fuzz).
+gpu.module @k {
+  // expected-error @+1 {{an addr_space that is not an integer is refused: MLIR 22 drops}}
+  llvm.mlir.global private @g() {addr_space = i32, alignment = 8 : i64} : !llvm.array<1 x i64>
+}
