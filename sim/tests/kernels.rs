@@ -379,6 +379,7 @@ fn gemm_sm90a_refuses_a_launch_breaking_its_preconditions() {
         Arg::Int(k as i64),
     ];
     let launch = Launch { kernel: "gemm_sm90a".into(), block_id: [0, 0, 0], grid: [1, 1, 1], args };
-    let error = run(&module, &launch).err().expect("a launch with M = 100 is refused").to_string();
+    let Err(error) = run(&module, &launch) else { panic!("a launch with M = 100 must be refused") };
+    let error = error.to_string();
     assert!(error.contains("precondition"), "{error}");
 }
