@@ -403,6 +403,83 @@ fn a_blocked_global_into_a_swizzled_tile_by_column_blocks() {
     assert_eq!(fields(&p), (vec![8, 8, 8, 8], vec![128, 16, 1024], vec![8, 2, 8, 8], vec![(vec![0, 1, 0, 0], 0)]));
 }
 
+#[test]
+fn a_region_straddling_a_panel_boundary_is_one_box_per_chunk() {
+    // Rows 32..96 of a (2, 64, 64) panel layout over (128, 64): the row digit (64 rows, stride 64) starts at 32 with
+    // 64 rows to cover, crossing into panel 1. Chunks of gcd(32, 64, 64) = 32 rows, each inside one panel: box
+    // [64, 32, 1]; chunk 0 at (row digit 32, panel 0), chunk 1 at position 32 + 32 = 64 = (row 0, panel 1), shared
+    // 32 rows * 128 bytes = 4096 bytes on.
+    let p = check(&Copy {
+        global: "S[(2,64,64):(8192,64,1)]",
+        gshape: &[128, 64],
+        gregion: &[(32, 96), (0, 64)],
+        shared: "Swizzle(3,3,3) o S[(64,64):(64,1)]",
+        sshape: &[64, 64],
+        sregion: &full(&[64, 64]),
+        dtype: ElemType::F16,
+    });
+    assert_eq!(
+        fields(&p),
+        (vec![64, 64, 2], vec![128, 16384], vec![64, 32, 1], vec![(vec![0, 32, 0], 0), (vec![0, 0, 1], 4096)])
+    );
+    // Rows 32..160 of four panels: chunks at 32, 64, 96, 128 = (32, 0), (0, 1), (32, 1), (0, 2).
+    let p = check(&Copy {
+        global: "S[(4,64,64):(8192,64,1)]",
+        gshape: &[256, 64],
+        gregion: &[(32, 160), (0, 64)],
+        shared: "Swizzle(3,3,3) o S[(128,64):(64,1)]",
+        sshape: &[128, 64],
+        sregion: &full(&[128, 64]),
+        dtype: ElemType::F16,
+    });
+    let coords: Vec<Vec<i64>> = p.issues.iter().map(|i| i.coordinates.clone()).collect();
+    assert_eq!(coords, vec![vec![0, 32, 0], vec![0, 0, 1], vec![0, 32, 1], vec![0, 0, 2]]);
+    // Rows 16..80: chunks of gcd(16, 64, 64) = 16 rows (a single descriptor has one box shape).
+    let p = check(&Copy {
+        global: "S[(2,64,64):(8192,64,1)]",
+        gshape: &[128, 64],
+        gregion: &[(16, 80), (0, 64)],
+        shared: "Swizzle(3,3,3) o S[(64,64):(64,1)]",
+        sshape: &[64, 64],
+        sregion: &full(&[64, 64]),
+        dtype: ElemType::F16,
+    });
+    assert_eq!(p.desc.box_dims, vec![64, 16, 1]);
+    assert_eq!(p.issues.len(), 4);
+}
+
+#[test]
+fn a_region_straddling_column_panels() {
+    // Columns 32..96 of an f32 matrix stored in 64-column panels, S[(64,2,64):(64,4096,1)] over (64, 128): the
+    // pivot is the contiguous digit. Chunks of 32 columns (128 bytes); in the row-major shared tile the chunk index
+    // has shared stride 32, between the chunk's columns (stride 1) and the rows (64), so the box is one 32-column
+    // row piece and the issue loop walks 64 rows x 2 chunks: 128 issues, the first at column 32 of panel 0, the
+    // second (chunk 1 of row 0) at column 0 of panel 1, shared byte 32 * 4 = 128, the third row 1 at 256.
+    let p = check(&Copy {
+        global: "S[(64,2,64):(64,4096,1)]",
+        gshape: &[64, 128],
+        gregion: &[(0, 64), (32, 96)],
+        shared: "S[(64,64):(64,1)]",
+        sshape: &[64, 64],
+        sregion: &full(&[64, 64]),
+        dtype: ElemType::F32,
+    });
+    assert_eq!(p.desc.box_dims.iter().product::<u32>(), 32);
+    assert_eq!(p.issues.len(), 128);
+    assert_eq!((p.issues[1].smem_offset_bytes, p.issues[2].smem_offset_bytes), (128, 256));
+    // In f16 the chunks are 64 bytes: the second lands at shared byte 64, off the 128-byte TMA destination alignment.
+    let e = refused(&Copy {
+        global: "S[(64,2,64):(64,4096,1)]",
+        gshape: &[64, 128],
+        gregion: &[(0, 64), (32, 96)],
+        shared: "S[(64,64):(64,1)]",
+        sshape: &[64, 64],
+        sregion: &full(&[64, 64]),
+        dtype: ElemType::F16,
+    });
+    assert_eq!(e.failure, TmaFailure::Rule(TmaRule::SmemAlignment), "{e}");
+}
+
 // ---- Refusals that remain -----------------------------------------------------------------------------------------
 
 #[test]

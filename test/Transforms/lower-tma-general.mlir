@@ -159,3 +159,51 @@ module attributes {gpu.container_module} {
     }
   }
 }
+
+// -----
+
+// A region straddling a digit boundary: rows 32..96 of a global in 64-row panels, S[(2,64,64):(8192,64,1)] over
+// 128x64 (panels 8192 elements apart). Chunks of gcd(32, 64, 64) = 32 rows, one box [64, 32, 1] each: chunk 0 at (row 32, panel 0), chunk 1 at
+// position 64 = (row 0, panel 1), 32 * 128 = 4096 bytes on; 8192 bytes in all.
+
+!g = memref<16384xf16>
+!gt = !axe.tensor<array<i64: 128, 64>, f16, #axe.layout<"S[(2,64,64):(8192,64,1)]">, #axe.mem<"global">>
+!gr = !axe.tensor<array<i64: 64, 64>, f16, #axe.deferred, #axe.mem<"global">>
+!s = !axe.tensor<array<i64: 64, 64>, f16, #axe.layout<"Swizzle(3,3,3) o S[(64,64):(64,1)]">, #axe.mem<"shared">>
+module attributes {gpu.container_module} {
+  // CHECK-LABEL: func.func @host_straddle
+  // CHECK: "axe.tma_descriptor"(%arg0) {box_dims = array<i64: 64, 32, 1>, data_type = 6 : i32, element_strides = array<i64: 1, 1, 1>, global_dims = array<i64: 64, 64, 2>, global_offset_bytes = 0 : i64, global_strides_bytes = array<i64: 128, 16384>, interleave = 0 : i32, l2_promotion = 2 : i32, oob_fill = 0 : i32, rank = 3 : i32, swizzle = 3 : i32}
+  func.func @host_straddle(%g: !g) {
+    %c1 = arith.constant 1 : index
+    gpu.launch_func @k::@straddle blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%g : !g)
+    return
+  }
+  // CHECK-LABEL: gpu.func @straddle
+  // CHECK: [[BYTES:%.+]] = arith.constant 8192 : index
+  // CHECK-NEXT: nvgpu.mbarrier.arrive.expect_tx {{.*}}, [[BYTES]]
+  // CHECK: [[OFF0:%.+]] = arith.constant 0 : index
+  // CHECK-NEXT: memref.view {{%.+}}{{\[}}[[OFF0]]{{\]}}[] : {{.*}} to memref<1x32x64xf16, #gpu.address_space<workgroup>>
+  // CHECK-NEXT: [[A0:%.+]] = arith.constant 0 : index
+  // CHECK-NEXT: [[A1:%.+]] = arith.constant 32 : index
+  // CHECK-NEXT: [[A2:%.+]] = arith.constant 0 : index
+  // CHECK-NEXT: nvgpu.tma.async.load {{%.+}}{{\[}}[[A0]], [[A1]], [[A2]]{{\]}}
+  // CHECK: [[OFF1:%.+]] = arith.constant 4096 : index
+  // CHECK-NEXT: memref.view {{%.+}}{{\[}}[[OFF1]]{{\]}}
+  // CHECK-NEXT: [[B0:%.+]] = arith.constant 0 : index
+  // CHECK-NEXT: [[B1:%.+]] = arith.constant 0 : index
+  // CHECK-NEXT: [[B2:%.+]] = arith.constant 1 : index
+  // CHECK-NEXT: nvgpu.tma.async.load {{%.+}}{{\[}}[[B0]], [[B1]], [[B2]]{{\]}}
+  gpu.module @k {
+    gpu.func @straddle(%g: !g) kernel {
+      %t = "axe.view"(%g) : (!g) -> !gt
+      %r = "axe.slice"(%t) {offsets = array<i64: 32, 0>, sizes = array<i64: 64, 64>} : (!gt) -> !gr
+      %s = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !s
+      %bar = "axe.mbarrier_alloc"() {scope = #axe.exec<"cta">} : () -> !axe.mbarrier
+      "axe.mbarrier_init"(%bar) {count = 1 : i64, scope = #axe.exec<"cta">} : (!axe.mbarrier) -> ()
+      "axe.copy_async"(%r, %s, %bar) {scope = #axe.exec<"cta">} : (!gr, !s, !axe.mbarrier) -> ()
+      %phase = arith.constant false
+      "axe.mbarrier_wait"(%bar, %phase) {scope = #axe.exec<"cta">} : (!axe.mbarrier, i1) -> ()
+      gpu.return
+    }
+  }
+}

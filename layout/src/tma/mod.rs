@@ -22,9 +22,13 @@
 //! 3. **Global side**: the global layout (canonicalized, [`crate::canonicalize`]) is grouped by the global shape
 //!    ([`crate::group::group`]); every non-unit iter of every dimension becomes one candidate descriptor
 //!    dimension (global dim = the iter's extent, stride = its stride), so the descriptor addresses the *whole*
-//!    tensor and the region's start becomes coordinates. The region must be a box of the digits of each dimension
-//!    (inner digits copied in full from 0, one pivot digit with a partial range, outer digits fixed), else the
-//!    `coordinate` stage refuses.
+//!    tensor and the region's start becomes coordinates. The region is read as a box of the digits of each
+//!    dimension (inner digits copied in full from 0, one pivot digit with a partial range, outer digits fixed).
+//!    A region that straddles the pivot digit's boundary (rows 32..96 of 64-row panels) is cut into chunks of
+//!    `gcd(start digit, length, extent)` positions, each inside one digit range: a box covers a chunk, and the
+//!    chunk index is an issue loop whose coordinates are the digits of `start + k * chunk` (a mixed-radix walk
+//!    into the outer digits, not one affine step; static regions only, a run-time offset on such a dimension is
+//!    refused by the `dynamic-offset` rule).
 //! 4. **Co-grouping**: the global box iters (copy order) and the shared iters are refined to one common list of
 //!    "joint" iters, each with a shared stride, a descriptor dimension and a coordinate step.
 //! 5. **Box**: joint iters sorted by shared stride must start at stride 1 and chain densely
@@ -70,8 +74,8 @@
 //!   bits), a CTA outside the cluster, a shard over a CTA axis (the CTAs would hold different data).
 //!
 //! Refused though the hardware could do them (not planned yet):
-//! - `coordinate`: a global region that straddles a digit boundary of a tiled global layout (rows 32..96 of 64-row
-//!   panels): no single box reaches it, one box per piece would, with coordinates that are not one affine loop.
+//! - `dynamic-offset`: a run-time offset that may move a region across a digit boundary of a tiled global layout
+//!   (the static straddling region plans, step 3; its chunk coordinates are not affine in the offset).
 //! - `shared-atom` / `inner-box-bytes`: swizzled rows narrower than the span at a pitch of exactly the span (the
 //!   hardware pads such rows; the planner's boxes are dense).
 //!

@@ -40,6 +40,22 @@ struct GIter {
     extent: i64,
     dim: usize,
     step: i64,
+    /// A chunk index of a straddling region (index into the problem's wraps): `step` counts chunks.
+    wrap: Option<usize>,
+}
+
+/// A global region that straddles a digit boundary (rows 32..96 of 64-row panels): cut into `count` chunks of
+/// `chunk` positions of its pivot digit, each inside one digit range, so one box covers a chunk and the issue loop
+/// walks the chunks. Chunk `k` starts at position `base + k * chunk` of the mixed-radix number over `dims`, whose
+/// digits are the coordinates (not an affine function of `k`: the pivot wraps into the outer digits).
+#[derive(Clone, Debug)]
+struct Wrap {
+    /// The candidate dimensions of the pivot digit and the digits outside it, innermost first, with their extents.
+    dims: Vec<(usize, i64)>,
+    /// The region's start in units of the pivot digit.
+    base: i64,
+    /// Pivot positions per chunk.
+    chunk: i64,
 }
 
 /// One iter of the common refinement of the global box and the shared region.
@@ -50,8 +66,10 @@ struct Joint {
     sstride: i64,
     /// The descriptor dimension it moves along.
     dim: usize,
-    /// Coordinate step along `dim` per digit.
+    /// Coordinate step along `dim` per digit (chunks of the wrap, for a chunk index).
     step: i64,
+    /// A chunk index of a straddling region (index into the problem's wraps).
+    wrap: Option<usize>,
 }
 
 /// A run-time offset's term on one candidate dimension: its coordinate grows by `value / divisor`.
@@ -77,6 +95,8 @@ struct Problem {
     sbase: i64,
     /// The run-time offsets' terms.
     terms: Vec<Term>,
+    /// The straddling regions' chunkings.
+    wraps: Vec<Wrap>,
 }
 
 struct Candidate {
@@ -140,10 +160,17 @@ pub fn plan_offsets(
         .map_err(|e| stage(TmaStage::SharedSlice, e.to_string()))?;
     let (s_iters, s_base) = plain_iters(sliced.tile(), TmaStage::SharedLayout, "shared")?;
     check_atom(req, &sliced, mode)?;
-    let (dims, g_iters, g_offset, terms) = global_side(req, dynamic)?;
+    let (dims, g_iters, g_offset, terms, wraps) = global_side(req, dynamic)?;
     let joints = co_group(&g_iters, &s_iters)?;
-    let base =
-        Problem { esize: req.dtype.bytes(), dtype: req.dtype.tensor_map_type(), dims, joints, sbase: s_base, terms };
+    let base = Problem {
+        esize: req.dtype.bytes(),
+        dtype: req.dtype.tensor_map_type(),
+        dims,
+        joints,
+        sbase: s_base,
+        terms,
+        wraps,
+    };
     let region_elems: i64 = req.shared_region.iter().map(|(b, e)| e - b).product();
     let global_offset_bytes = g_offset * req.dtype.bytes();
     if global_offset_bytes < 0 {
@@ -442,7 +469,7 @@ fn check_atom(req: &TmaRequest<'_>, sliced: &Layout, mode: SwizzleMode) -> Resul
 fn global_side(
     req: &TmaRequest<'_>,
     dynamic: &[DynamicOffset],
-) -> Result<(Vec<Dim>, Vec<GIter>, i64, Vec<Term>), TmaError> {
+) -> Result<(Vec<Dim>, Vec<GIter>, i64, Vec<Term>, Vec<Wrap>), TmaError> {
     let tile = match req.global {
         Layout::Tile(t) => t,
         Layout::Compose(c) => {
@@ -456,7 +483,8 @@ fn global_side(
         }
     };
     plain_iters(tile, TmaStage::GlobalLayout, "global")?;
-    slice(req.global, req.global_shape, req.global_region).map_err(|e| stage(TmaStage::GlobalSlice, e.to_string()))?;
+    // No slice of the global layout is needed: the region is read digit by digit below (a straddling region, which
+    // no single slice expresses, is cut into chunks there).
     let canon = canonicalize(req.global).layout;
     let grouped = group(canon.tile(), req.global_shape).map_err(|e| {
         stage(
@@ -479,11 +507,14 @@ fn global_side(
     let mut dims = Vec::new();
     let mut g_iters = Vec::new();
     let mut terms = Vec::new();
+    let mut wraps = Vec::new();
     for (d, &(b, end)) in req.global_region.iter().enumerate() {
         let block = layout.shard().get(grouped.seps[d]..grouped.seps[d + 1]).unwrap_or(&[]);
         let mut rem = end - b;
         let mut inner = 1i64;
         let mut per_dim: Vec<(Dim, i64, i64)> = Vec::new();
+        // A straddling region: (index into per_dim of the pivot, chunk, chunks).
+        let mut straddle: Option<(usize, i64, i64)> = None;
         for (l, it) in block.iter().enumerate().rev() {
             if it.stride < 0 {
                 return Err(stage(
@@ -504,6 +535,14 @@ fn global_side(
                 let w = rem;
                 rem = 1;
                 (w, digit)
+            } else if it.extent > 1 && b % inner == 0 {
+                // The region straddles this digit's boundary: chunks of `c` positions, each inside one digit range
+                // (c divides the start digit, the length and the extent), one box per chunk; the outer digits are
+                // the chunks' coordinates.
+                let c = gcd(gcd(digit, rem), it.extent);
+                straddle = Some((per_dim.len(), c, rem / c));
+                rem = 1;
+                (c, digit)
             } else {
                 return Err(stage(
                     TmaStage::Coordinate,
@@ -531,6 +570,16 @@ fn global_side(
                 format!("global dimension {d}: the region {b}:{end} leaves {rem} positions uncovered by the layout's digits"),
             ));
         }
+        if let Some(k) = dynamic.iter().position(|o| o.dim == d).filter(|_| straddle.is_some()) {
+            return Err(rule(
+                TmaRule::DynamicOffset,
+                format!(
+                    "global dimension {d}: the region {b}:{end} straddles a digit boundary of the layout (one box \
+                     per chunk, coordinates from a mixed-radix walk), which a run-time offset {k} would move off \
+                     its chunks; only a static region is planned"
+                ),
+            ));
+        }
         for (k, offset) in dynamic.iter().enumerate().filter(|(_, o)| o.dim == d) {
             // The outermost digit is pushed first below: it becomes candidate dimension `dims.len()`.
             let Some(&(outer, _, step)) = per_dim.last() else {
@@ -552,25 +601,57 @@ fn global_side(
             }
             terms.push(Term { dim: dims.len(), offset: k, divisor: step, multiple: offset.multiple });
         }
+        let first = dims.len();
+        let n = per_dim.len();
+        // per_dim[j] (innermost first) becomes candidate dimension first + n - 1 - j.
+        let wrap = straddle.map(|(pivot, chunk, count)| {
+            let chain: Vec<(usize, i64)> = (pivot..n).map(|j| (first + n - 1 - j, per_dim[j].0.global_dim)).collect();
+            let mut base = 0i64;
+            for j in (pivot..n).rev() {
+                base = base * per_dim[j].0.global_dim + per_dim[j].0.start;
+            }
+            wraps.push(Wrap { dims: chain, base, chunk });
+            (first + n - 1 - pivot, count, wraps.len() - 1)
+        });
         for (dim, w, _) in per_dim.into_iter().rev() {
             let idx = dims.len();
             dims.push(dim);
+            if let Some((pivot, count, w_idx)) = wrap.filter(|&(p, _, _)| p == idx) {
+                // The chunk index walks slowest within this dimension's region.
+                g_iters.push(GIter { extent: count, dim: pivot, step: 1, wrap: Some(w_idx) });
+            }
             if w > 1 {
-                g_iters.push(GIter { extent: w, dim: idx, step: 1 });
+                g_iters.push(GIter { extent: w, dim: idx, step: 1, wrap: None });
             }
         }
     }
     if req.direction == super::Direction::S2G {
-        check_store_injective(&dims, &g_iters)?;
+        check_store_injective(&dims, &g_iters, &wraps)?;
     }
-    Ok((dims, g_iters, offset, terms))
+    Ok((dims, g_iters, offset, terms, wraps))
+}
+
+fn gcd(a: i64, b: i64) -> i64 {
+    if b == 0 {
+        a.abs()
+    } else {
+        gcd(b, a % b)
+    }
 }
 
 /// A store writes each global address once: the region's iters, by global stride (in elements), must each step
 /// past everything the smaller ones reach (a sufficient condition for injectivity; stride 0 is refused earlier).
-fn check_store_injective(dims: &[Dim], g_iters: &[GIter]) -> Result<(), TmaError> {
-    let mut iters: Vec<(i64, i64)> =
-        g_iters.iter().map(|g| (dims[g.dim].stride.saturating_mul(g.step), g.extent)).collect();
+///
+/// A straddling region's digits count with their whole extents (a superset of what its chunks reach, so the
+/// condition stays sufficient).
+fn check_store_injective(dims: &[Dim], g_iters: &[GIter], wraps: &[Wrap]) -> Result<(), TmaError> {
+    let wrapped = |t: usize| wraps.iter().any(|w| w.dims.iter().any(|&(d, _)| d == t));
+    let mut iters: Vec<(i64, i64)> = g_iters
+        .iter()
+        .filter(|g| !wrapped(g.dim))
+        .map(|g| (dims[g.dim].stride.saturating_mul(g.step), g.extent))
+        .collect();
+    iters.extend(wraps.iter().flat_map(|w| w.dims.iter().map(|&(t, e)| (dims[t].stride, e))));
     iters.sort_unstable();
     let mut reach = 0i64;
     for (stride, extent) in iters {
@@ -624,7 +705,7 @@ fn co_group(g: &[GIter], s: &[(i64, i64)]) -> Result<Vec<Joint>, TmaError> {
                 ),
             ));
         }
-        out.push(Joint { extent: m, sstride: b.1, dim: a.dim, step: a.step });
+        out.push(Joint { extent: m, sstride: b.1, dim: a.dim, step: a.step, wrap: a.wrap });
         a.extent /= m;
         a.step *= m;
         b.0 /= m;
@@ -659,6 +740,10 @@ fn promote(p: &Problem, f: i64) -> Option<Problem> {
     let t0 = p.joints[j1].dim;
     let d0 = p.dims[t0];
     let inner = p.joints[j1];
+    // A straddling region's digits keep their element unit.
+    if p.wraps.iter().any(|w| w.dims.iter().any(|&(t, _)| t == t0)) {
+        return None;
+    }
     if inner.step != 1
         || inner.extent % f != 0
         || d0.stride != 1
@@ -713,12 +798,15 @@ fn promote(p: &Problem, f: i64) -> Option<Problem> {
         })
         .filter(|j| j.extent > 1)
         .collect();
-    Some(Problem { esize, dtype, dims, joints, sbase: p.sbase / f, terms })
+    Some(Problem { esize, dtype, dims, joints, sbase: p.sbase / f, terms, wraps: p.wraps.clone() })
 }
 
 /// Splits `j` into `(outer, inner)` with `inner.extent == d`.
 fn split(j: Joint, d: i64) -> (Joint, Joint) {
-    (Joint { extent: j.extent / d, sstride: j.sstride * d, dim: j.dim, step: j.step * d }, Joint { extent: d, ..j })
+    (
+        Joint { extent: j.extent / d, sstride: j.sstride * d, dim: j.dim, step: j.step * d, wrap: j.wrap },
+        Joint { extent: d, ..j },
+    )
 }
 
 /// The largest legal box of one problem: the prefix search over the shared stride chain.
@@ -829,6 +917,17 @@ fn build(
     let mut is_boxed = vec![false; joints.len()];
     for &i in boxed {
         let j = joints[i];
+        if j.wrap.is_some() {
+            return Err(stage(
+                TmaStage::Box,
+                format!(
+                    "a box of {} iters would cross the digit boundary the region straddles (global dimension of \
+                     stride {}): its chunks are issues",
+                    boxed.len(),
+                    dims[j.dim].stride
+                ),
+            ));
+        }
         is_boxed[i] = true;
         if runs.last() != Some(&j.dim) {
             if runs.contains(&j.dim) {
@@ -973,11 +1072,23 @@ fn build(
         let mut coords: Vec<i64> = ddims.iter().map(|d| d.start).collect();
         let mut smem = prob.sbase;
         let mut rest = idx;
+        let mut chunks = vec![0i64; prob.wraps.len()];
         for j in loops.iter().rev() {
             let digit = rest % j.extent;
             rest /= j.extent;
-            coords[owner(j.dim)] += digit * j.step * scale[j.dim];
+            match j.wrap {
+                Some(w) => chunks[w] += digit * j.step,
+                None => coords[owner(j.dim)] += digit * j.step * scale[j.dim],
+            }
             smem += digit * j.sstride;
+        }
+        // A straddling region's chunk: its start position's digits replace the start digits.
+        for (wrap, &k) in prob.wraps.iter().zip(&chunks) {
+            let mut position = wrap.base + k * wrap.chunk;
+            for &(t, extent) in &wrap.dims {
+                coords[owner(t)] += (position % extent - dims[t].start) * scale[t];
+                position /= extent;
+            }
         }
         let smem_bytes = smem * prob.esize;
         if smem_bytes % SMEM_ALIGN_BYTES != 0 {
