@@ -12,6 +12,7 @@ pub mod canonicalize;
 pub mod dynamic_shared;
 mod glue;
 pub mod hoist_allocas;
+pub mod lower_collectives;
 pub mod lower_copy;
 pub mod lower_mma;
 pub mod lower_tma;

@@ -9,6 +9,8 @@
 //! 2. **MMA** (`--lower-mma`): an `axe.copy` from tensor memory to registers that `--lower-mma`'s own read-back
 //!    pattern accepts (`lower_mma::accepts_tmem_load`: the M=128 data path to one row per thread, `32x32b` at CTA
 //!    scope, which it lowered before `--lower-copy` existed); the copy planner would choose the same instruction.
+//! 0. **Collectives** (`--lower-collectives`), first: an `axe.copy` between two global tensors either of whose
+//!    layouts names a device axis (a copy between distributed tensors: NVSHMEM puts, docs/distributed.md).
 //! 3. **Copy** (`--lower-copy`): every other copy: registers, other tensor-memory loads and stores, thread and
 //!    warp scopes, thread subsets, every `axe.copy_async` global -> shared without a barrier operand (a
 //!    `cp.async` group, completed by `cp.async.wait_group`), and every other `axe.copy_async` TMA does not take
@@ -31,6 +33,8 @@ pub(crate) enum Owner {
     Mma,
     /// `--lower-copy`.
     Copy,
+    /// `--lower-collectives`.
+    Collectives,
 }
 
 /// The text of the nearest `axe.target` on `op` or an op enclosing it, unquoted (`None` when there is none).
@@ -52,6 +56,17 @@ pub(crate) fn owner(op: AxeOp) -> Option<Owner> {
     }
     let mem = |role: &str| op.tensor(role).map(|t| t.mem);
     let (source, dest) = (mem("source"), mem("dest"));
+    if op.kind() == OpKind::Copy && (source, dest) == (Some(MemScope::Global), Some(MemScope::Global)) {
+        let distributed = |role: &str| {
+            op.tensor(role)
+                .and_then(|t| t.layout.parse())
+                .and_then(Result::ok)
+                .is_some_and(|l| l.axes().into_iter().any(|a| a.is_device()))
+        };
+        if distributed("source") || distributed("dest") {
+            return Some(Owner::Collectives);
+        }
+    }
     let read_back = op.kind() == OpKind::Copy && source == Some(MemScope::Tmem) && dest == Some(MemScope::Reg);
     if read_back && lower_mma::accepts_tmem_load(op) {
         return Some(Owner::Mma);

@@ -1,8 +1,8 @@
 //! The registry of passes and pipeline aliases that axe-opt exposes as flags.
 
 use crate::{
-    barrier_check, canonicalize, dynamic_shared, hoist_allocas, lower_copy, lower_mma, lower_tma, slice,
-    strip_annotations, verify,
+    barrier_check, canonicalize, dynamic_shared, hoist_allocas, lower_collectives, lower_copy, lower_mma, lower_tma,
+    slice, strip_annotations, verify,
 };
 use melior::pass::Pass;
 
@@ -71,6 +71,12 @@ pub static REGISTRY: &[PassInfo] = &[
         summary: lower_copy::SUMMARY,
         description: lower_copy::DESCRIPTION,
         kind: PassKind::Rust(lower_copy::create),
+    },
+    PassInfo {
+        flag: lower_collectives::FLAG,
+        summary: lower_collectives::SUMMARY,
+        description: lower_collectives::DESCRIPTION,
+        kind: PassKind::Rust(lower_collectives::create),
     },
     PassInfo {
         flag: dynamic_shared::FLAG,

@@ -1,0 +1,275 @@
+//! `lower-collectives`: lower an `axe.copy` between distributed global tensors to device-initiated NVSHMEM calls
+//! (paper section 3.2: "a copy might involve an all-gather or broadcast under the hood, implemented by NVSHMEM
+//! primitives"; docs/distributed.md).
+//!
+//! **Which copies.** Every `axe.copy` the shared ownership rule gives this pass (`crate::ownership`: a copy
+//! between two global tensors whose layouts name a device axis). The pass reads the module's mesh (`axe.mesh`,
+//! `axe_dialect::mesh`), both tensors' layouts and shapes, asks `axe_layout::distributed::collective::plan`, and
+//! translates the plan; it derives no layout fact: which rank sends which slice to which peer, at which source and
+//! destination offsets, how many elements, and in which order, are the plan's.
+//!
+//! **What it emits**, before the copy, which it erases (all ops located at the copy):
+//! - `%pe = llvm.call @nvshmem_my_pe()` (the NVSHMEM functions are declared as external `llvm.func`s), the calling rank (the mesh's row-major rank is the PE number in
+//!   `NVSHMEM_TEAM_WORLD`), and an `scf.index_switch` on it with one case per rank of the mesh; the default case
+//!   (a PE outside the mesh) is `llvm.intr.trap`;
+//! - in rank `r`'s case, per step of the plan (its order: the local copy, then peers by ring distance), per slice
+//!   and repetition `c < count`: `llvm.call @nvshmemx_putmem_nbi_block(dst + (dst_offset + c * dst_stride) * B,
+//!   src + (src_offset + c * src_stride) * B, len * B, peer)` with `B` the element's bytes and `peer` the step's
+//!   destination rank (a local `copy` step is a put to the rank itself); a slice repeated more than once is an
+//!   `scf.for` over `c`. `nvshmemx_putmem_nbi_block` is called by every thread of the CTA with the same arguments
+//!   (NVSHMEM's `_block` convention), so the copy's scope is `cta` and the kernel runs one CTA per rank;
+//! - after the switch, `nvshmem_quiet()` (this PE's puts are complete and visible) and
+//!   `nvshmemx_barrier_all_block()` (every PE's puts into this PE's buffer are complete: the destination may be
+//!   read after it).
+//!
+//! **Symmetric buffers.** A put writes the peer's buffer at the address the local buffer has in the symmetric
+//! heap, so the destination of a plan with puts must be declared symmetric: a kernel argument (`!llvm.ptr` or a
+//! memref) with the argument attribute `{axe.symmetric}`, viewed by `axe.view`. The pass records what each rank
+//! must allocate with `nvshmem_malloc` as the kernel attribute `axe.symmetric = [{arg = i, bytes = n}]` (the
+//! argument's index in the kernel's signature, and the plan's destination buffer size in bytes, the largest over
+//! the copies using it); it survives `--lower-to-nvvm`, and `axe-translate --emit=launch` prints it as the
+//! kernel's `symmetric` list.
+//!
+//! **Refusals**, at the copy, before anything changes (`collectives: <rule> rule: ...`): `mesh` (no or a
+//! malformed `axe.mesh`), `scope` (not `cta`, or a `threads` subset), `planner` (the planner's own refusal, its
+//! rule inside: `collective-plan: <rule> rule: ...`), `reduce` (plans with gets or reductions: Partial sources,
+//! not lowered yet), `symmetric` (a put destination not declared symmetric), `buffer` (a side that is not a view
+//! of a kernel argument), `dtype` (an element type whose size is not known).
+//!
+//! ```mlir
+//! "axe.copy"(%in, %out) {scope = #axe.exec<"cta">} : (!shard, !replicated) -> ()
+//! // becomes, on rank 1 of an all-gather of 4 ranks (8 floats each)
+//! llvm.call @nvshmemx_putmem_nbi_block(%dst_plus_32, %src, %c32, %c1) : (!llvm.ptr, !llvm.ptr, i64, i32) -> ()
+//! llvm.call @nvshmemx_putmem_nbi_block(%dst_plus_32, %src, %c32, %c2) ...  // then peers 3 and 0
+//! ```
+
+mod emit;
+
+use crate::glue::{external_pass_creating, PassId};
+use crate::ownership::{self, Owner};
+use axe_dialect::{access, ffi, mesh::enclosing_mesh, ops::walk_preorder, AxeOp, TensorType};
+use axe_layout::{
+    distributed::{
+        collective::{plan, CollectivePlan, StepOp},
+        mesh::Mesh,
+        placement::DistLayout,
+    },
+    ExecScope,
+};
+use melior::ir::{
+    attribute::{ArrayAttribute, DictionaryAttribute},
+    operation::OperationLike,
+    OperationRef, Value, ValueLike,
+};
+
+/// The pass's flag.
+pub const FLAG: &str = "lower-collectives";
+/// One-line summary for `--help`.
+pub const SUMMARY: &str = "Lower axe.copy between distributed global tensors to NVSHMEM puts planned from the layouts";
+/// Longer description.
+pub const DESCRIPTION: &str = "Input: a verified module declaring axe.mesh. Each axe.copy between global tensors\n\
+whose layouts name device axes is planned by axe-layout's collective planner and becomes, per rank (an\n\
+scf.index_switch on nvshmem_my_pe), nvshmemx_putmem_nbi_block calls, then nvshmem_quiet and\n\
+nvshmemx_barrier_all_block. Put destinations must be kernel arguments marked {axe.symmetric}; the kernel\n\
+records axe.symmetric = [{arg, bytes}]. Runs before --lower-to-nvvm.";
+
+static ID: PassId = PassId::new();
+
+/// The dialects whose ops the lowering builds.
+const CREATES: &[&str] = &["arith", "llvm", "memref", "scf"];
+
+/// The argument attribute that declares a kernel argument a symmetric-heap buffer.
+pub const SYMMETRIC_ARGUMENT: &str = "axe.symmetric";
+/// The kernel attribute listing what each rank allocates on the symmetric heap: `[{arg = i, bytes = n}]`.
+pub const SYMMETRIC_ATTRIBUTE: &str = "axe.symmetric";
+
+/// What one run did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LowerCollectivesStats {
+    /// Copies lowered.
+    pub copies: usize,
+    /// NVSHMEM transfer calls emitted (one per slice of a step; an `scf.for` counts once).
+    pub calls: usize,
+}
+
+/// One side of a planned copy: the kernel argument the tensor views.
+pub(crate) struct Buffer<'c, 'a> {
+    /// The argument (an `!llvm.ptr`, `!llvm.ptr<1>` or memref).
+    pub(crate) value: Value<'c, 'a>,
+    /// Its index in the kernel's signature.
+    pub(crate) index: usize,
+    /// Whether it carries `{axe.symmetric}`.
+    pub(crate) symmetric: bool,
+}
+
+/// One copy the planner accepted.
+pub(crate) struct PlannedCollective<'c, 'a> {
+    pub(crate) op: AxeOp<'c, 'a>,
+    pub(crate) plan: CollectivePlan,
+    /// Element size in bytes.
+    pub(crate) bytes: i64,
+    /// Source, destination.
+    pub(crate) sides: [Buffer<'c, 'a>; 2],
+    /// The kernel (`gpu.func` or `func.func`) holding the copy.
+    pub(crate) kernel: OperationRef<'c, 'a>,
+}
+
+/// Lowers every copy `--lower-collectives` owns under `root`; on refusal reports each at its op and returns how
+/// many were refused.
+pub fn lower_collectives(root: OperationRef) -> Result<LowerCollectivesStats, usize> {
+    let missing = ffi::load_dialects(root, CREATES);
+    if !missing.is_empty() {
+        ffi::emit_error(root.location(), &format!("collectives: internal: dialects {missing:?} are not registered"));
+        return Err(1);
+    }
+    let mut ops = Vec::new();
+    walk_preorder(root, &mut |op| ops.extend(AxeOp::new(op)));
+    let (mut planned, mut failed) = (Vec::new(), 0);
+    for op in ops.into_iter().filter(|op| ownership::owner(*op) == Some(Owner::Collectives)) {
+        match plan_collective(op) {
+            Ok(p) => planned.push(p),
+            Err(message) => {
+                failed += 1;
+                ffi::emit_error(op.operation().location(), &message);
+            }
+        }
+    }
+    if failed > 0 {
+        return Err(failed);
+    }
+    emit::rewrite(root, &planned).map_err(|(location, message)| {
+        ffi::emit_error(location, &message);
+        1
+    })
+}
+
+/// Plans one copy: mesh, scope, both sides' buffers, the planner, then what this pass lowers of the plan.
+fn plan_collective<'c, 'a>(op: AxeOp<'c, 'a>) -> Result<PlannedCollective<'c, 'a>, String> {
+    let operation = op.operation();
+    let mesh: Mesh = match enclosing_mesh(operation) {
+        Some(Ok(mesh)) => mesh,
+        Some(Err(e)) => return Err(format!("collectives: mesh rule: {e}")),
+        None => {
+            return Err("collectives: mesh rule: the copy names device axes but no axe.mesh is declared".to_string())
+        }
+    };
+    match op.scope() {
+        Some(Ok(ExecScope::Cta)) if op.threads().is_none() => {}
+        Some(Ok(scope)) if op.threads().is_none() => {
+            return Err(format!(
+                "collectives: scope rule: a collective copy runs at cta scope (every thread of the one CTA calls \
+                 the _block NVSHMEM functions), got {scope}"
+            ))
+        }
+        _ => return Err("collectives: scope rule: a collective copy runs at cta scope without a threads subset".into()),
+    }
+    let (Some(src), Some(dst)) = (op.tensor("source"), op.tensor("dest")) else {
+        return Err("collectives: internal: copy tensors do not read".to_string());
+    };
+    let bytes = element_bytes(&src.dtype)
+        .ok_or_else(|| format!("collectives: dtype rule: the size of element type {} is not known", src.dtype))?;
+    let plan = plan(&mesh, &dist(&src, "source")?, &dist(&dst, "destination")?)
+        .map_err(|e| format!("collectives: planner rule: {}", e.message))?;
+    if let Some(step) = plan.ranks.iter().flat_map(|r| &r.steps).find(|s| !matches!(s.op, StepOp::Put | StepOp::Copy)) {
+        return Err(format!(
+            "collectives: reduce rule: the {} plan has a {} step (rank {} from rank {}); gets and reductions of \
+             Partial sources are not lowered yet",
+            plan.kind.name(),
+            step.op.name(),
+            step.dst_rank,
+            step.src_rank
+        ));
+    }
+    let kernel = axe_dialect::ops::enclosing_function(operation)
+        .ok_or("collectives: buffer rule: the copy is not inside a kernel")?;
+    let source = buffer(op.operand(0), kernel, "source")?;
+    let dest = buffer(op.operand(1), kernel, "destination")?;
+    let puts = plan.ranks.iter().flat_map(|r| &r.steps).any(|s| s.op == StepOp::Put);
+    if puts && !dest.symmetric {
+        return Err(format!(
+            "collectives: symmetric rule: the {} writes peers' destination buffers with puts, so the destination \
+             (kernel argument {}) must be on the symmetric heap: mark the argument {{{SYMMETRIC_ARGUMENT}}}",
+            plan.kind.name(),
+            dest.index
+        ));
+    }
+    Ok(PlannedCollective { op, plan, bytes, sides: [source, dest], kernel })
+}
+
+/// The distributed layout of one side (padded shape = shape: the tensor type's shape is what the layout admits).
+fn dist(tensor: &TensorType, side: &str) -> Result<DistLayout, String> {
+    let layout = match tensor.layout.parse() {
+        Some(Ok(layout)) => layout,
+        _ => return Err(format!("collectives: planner rule: the {side} layout is not known")),
+    };
+    DistLayout::new(layout, tensor.shape.clone(), tensor.shape.clone(), Vec::new())
+        .map_err(|e| format!("collectives: planner rule: {side}: {}", e.message))
+}
+
+/// The kernel argument an `axe.view` operand views, and whether it is declared symmetric.
+fn buffer<'c, 'a>(
+    value: Option<Value<'c, 'a>>,
+    kernel: OperationRef<'c, 'a>,
+    side: &str,
+) -> Result<Buffer<'c, 'a>, String> {
+    let refuse = || {
+        format!(
+            "collectives: buffer rule: the {side} must be an axe.view of a kernel argument (a global !llvm.ptr or \
+             memref)"
+        )
+    };
+    let view = value.and_then(access::defining_op).ok_or_else(refuse)?;
+    if view.name().as_string_ref().as_str() != Ok("axe.view") {
+        return Err(refuse());
+    }
+    let viewed = access::operand(view, 0).ok_or_else(refuse)?;
+    let argument = access::as_argument(viewed).ok_or_else(refuse)?;
+    let entry = access::entry_block(kernel).ok_or_else(refuse)?;
+    if argument.owner() != entry {
+        return Err(refuse());
+    }
+    let index = argument.argument_number();
+    let ty = viewed.r#type().to_string();
+    if !(ty.starts_with("memref<") || ty == "!llvm.ptr" || ty == "!llvm.ptr<1>") {
+        return Err(format!(
+            "collectives: buffer rule: the {side} views kernel argument {index} of type {ty}; expected a memref, \
+             !llvm.ptr or !llvm.ptr<1>"
+        ));
+    }
+    let symmetric = kernel
+        .attribute("arg_attrs")
+        .ok()
+        .and_then(|a| ArrayAttribute::try_from(a).ok())
+        .and_then(|array| (index < array.len()).then(|| array.element(index).ok()).flatten())
+        .and_then(|a| DictionaryAttribute::try_from(a).ok())
+        .is_some_and(|d| d.element_by_name(SYMMETRIC_ARGUMENT).is_some());
+    Ok(Buffer { value: viewed, index, symmetric })
+}
+
+/// Bytes of one element of `dtype` as MLIR prints it (`None` for types this pass does not size).
+fn element_bytes(dtype: &str) -> Option<i64> {
+    Some(match dtype {
+        "f64" | "i64" => 8,
+        "f32" | "i32" | "tf32" => 4,
+        "f16" | "bf16" | "i16" => 2,
+        "i8" | "f8E4M3FN" | "f8E5M2" => 1,
+        _ => return None,
+    })
+}
+
+/// The pass for the pass manager.
+pub fn create() -> melior::pass::Pass {
+    external_pass_creating(&ID, "LowerCollectives", FLAG, SUMMARY, CREATES, |op| lower_collectives(op).is_ok())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::element_bytes;
+
+    #[test]
+    fn element_sizes() {
+        assert_eq!(element_bytes("f32"), Some(4));
+        assert_eq!(element_bytes("bf16"), Some(2));
+        assert_eq!(element_bytes("vector<2xf16>"), None);
+    }
+}

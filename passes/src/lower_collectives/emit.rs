@@ -1,0 +1,242 @@
+//! IR building for `--lower-collectives`: the NVSHMEM calls one planned collective becomes (see the pass's
+//! module docs for the shape). Every number in the calls (peer, offsets, lengths, repetitions) is the plan's,
+//! scaled by the element size.
+
+use super::{Buffer, LowerCollectivesStats, PlannedCollective, SYMMETRIC_ATTRIBUTE};
+use crate::lower_tma::build::Builder;
+use axe_dialect::{access, ffi};
+use axe_layout::distributed::collective::{Slice, StepOp};
+use melior::{
+    ir::{
+        block::BlockLike, operation::OperationLike, Block, BlockRef, Location, OperationRef, Region, RegionLike, Value,
+        ValueLike,
+    },
+    IrRewriter,
+};
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+/// The device functions of the NVSHMEM library the lowering calls, with their MLIR function types
+/// (`nvshmem_my_pe`: `int(void)`; `nvshmemx_putmem_nbi_block`: `void(void *dest, const void *source, size_t
+/// nelems, int pe)`; `nvshmem_quiet`, `nvshmemx_barrier_all_block`: `void(void)`; NVSHMEM API, "Device API").
+const FUNCTIONS: &[(&str, &str)] = &[
+    (MY_PE, "!llvm.func<i32 ()>"),
+    (PUT, "!llvm.func<void (ptr, ptr, i64, i32)>"),
+    (QUIET, "!llvm.func<void ()>"),
+    (BARRIER, "!llvm.func<void ()>"),
+];
+const MY_PE: &str = "nvshmem_my_pe";
+const PUT: &str = "nvshmemx_putmem_nbi_block";
+const QUIET: &str = "nvshmem_quiet";
+const BARRIER: &str = "nvshmemx_barrier_all_block";
+
+type Failure<'c> = (Location<'c>, String);
+
+/// Declares the NVSHMEM functions in each symbol table that needs them, lowers every planned copy, records the
+/// kernels' symmetric buffers and erases the copies and the views left without uses.
+pub(super) fn rewrite<'c, 'a>(
+    root: OperationRef<'c, 'a>,
+    planned: &[PlannedCollective<'c, 'a>],
+) -> Result<LowerCollectivesStats, Failure<'c>> {
+    let mut stats = LowerCollectivesStats::default();
+    let mut declared: HashSet<access::OpKey> = HashSet::new();
+    // Per kernel: argument -> bytes, in argument order (deterministic output).
+    let mut symmetric: HashMap<access::OpKey, (OperationRef<'c, 'a>, BTreeMap<usize, i64>)> = HashMap::new();
+    let mut kernels = Vec::new();
+    for p in planned {
+        let location = p.op.operation().location();
+        let at = |message: String| (location, message);
+        let table = p.kernel.block().ok_or_else(|| at("collectives: internal: kernel not in a module".into()))?;
+        if let Some(owner) = table.parent_operation() {
+            if declared.insert(access::key(owner)) {
+                declare(root, table, location).map_err(at)?;
+            }
+        }
+        stats.calls += lower(p).map_err(at)?;
+        stats.copies += 1;
+        let has_puts = p.plan.ranks.iter().flat_map(|r| &r.steps).any(|s| s.op == StepOp::Put);
+        if has_puts {
+            let entry = symmetric.entry(access::key(p.kernel)).or_insert_with(|| {
+                kernels.push(access::key(p.kernel));
+                (p.kernel, BTreeMap::new())
+            });
+            let bytes = p.plan.dst_elements.saturating_mul(p.bytes);
+            let slot = entry.1.entry(p.sides[1].index).or_insert(0);
+            *slot = (*slot).max(bytes);
+        }
+    }
+    for key in kernels {
+        let (kernel, args) = &symmetric[&key];
+        let items: Vec<String> =
+            args.iter().map(|(arg, bytes)| format!("{{arg = {arg} : i64, bytes = {bytes} : i64}}")).collect();
+        let text = format!("[{}]", items.join(", "));
+        let attribute = ffi::parse_attribute(*kernel, &text)
+            .ok_or_else(|| (kernel.location(), format!("collectives: internal: attribute {text} does not parse")))?;
+        ffi::set_attribute(*kernel, SYMMETRIC_ATTRIBUTE, attribute);
+    }
+    let rewriter = IrRewriter::from_op(root);
+    let base = rewriter.as_rewriter_base();
+    for p in planned.iter().rev() {
+        let views: Vec<OperationRef> =
+            [p.op.operand(0), p.op.operand(1)].into_iter().flatten().filter_map(access::defining_op).collect();
+        base.erase_op(p.op.operation());
+        for view in views {
+            if access::result(view, 0).is_some_and(|r| !ffi::has_uses(r)) {
+                base.erase_op(view);
+            }
+        }
+    }
+    Ok(stats)
+}
+
+/// `llvm.func @f(...)` (external) for each NVSHMEM function `table` (a `gpu.module` or module body) does not
+/// define or declare yet.
+fn declare<'c, 'a>(root: OperationRef<'c, 'a>, table: BlockRef<'c, 'a>, location: Location<'c>) -> Result<(), String> {
+    let mut present = HashSet::new();
+    let mut next = table.first_operation();
+    while let Some(op) = next {
+        next = op.next_in_block();
+        if let Ok(name) = op.attribute("sym_name") {
+            present.insert(name.to_string().trim_matches('"').to_string());
+        }
+    }
+    let b = Builder::at_start(root, table, location);
+    for (name, ty) in FUNCTIONS.iter().filter(|(name, _)| !present.contains(*name)) {
+        b.op_with_regions(
+            "llvm.func",
+            &[],
+            &[],
+            &[("sym_name", format!("\"{name}\"")), ("function_type", ty.to_string())],
+            vec![Region::new()],
+        )?;
+    }
+    Ok(())
+}
+
+/// Lowers one copy before it; returns the transfer calls emitted.
+fn lower(p: &PlannedCollective) -> Result<usize, String> {
+    let b = Builder::before(p.op.operation())?;
+    let src = address(&b, &p.sides[0])?;
+    let dst = address(&b, &p.sides[1])?;
+    let pe = call(&b, MY_PE, &[], Some("i32"))?.ok_or("collectives: internal: my_pe has no result")?;
+    let pe = b.value("arith.index_cast", &[pe], "index", &[])?;
+    let ranks = p.plan.ranks.len();
+    let cases: Vec<String> = p.plan.ranks.iter().map(|r| r.rank.to_string()).collect();
+    let regions: Vec<Region> = (0..=ranks)
+        .map(|_| {
+            let region = Region::new();
+            region.append_block(Block::new(&[]));
+            region
+        })
+        .collect();
+    let switch = b.op_with_regions(
+        "scf.index_switch",
+        &[pe],
+        &[],
+        &[("cases", format!("array<i64: {}>", cases.join(", ")))],
+        regions,
+    )?;
+    let block = |i: usize| -> Result<BlockRef, String> {
+        access::region(switch, i)
+            .and_then(|r| r.first_block())
+            .ok_or_else(|| "collectives: internal: switch block".into())
+    };
+    let default = Builder::at_start(p.op.operation(), block(0)?, p.op.operation().location());
+    default.op("llvm.intr.trap", &[], &[], &[])?;
+    default.op("scf.yield", &[], &[], &[])?;
+    let mut calls = 0;
+    for (i, rank) in p.plan.ranks.iter().enumerate() {
+        let case = Builder::at_start(p.op.operation(), block(i + 1)?, p.op.operation().location());
+        for step in rank.steps.iter().filter(|s| matches!(s.op, StepOp::Put | StepOp::Copy)) {
+            for slice in &step.slices {
+                put(&case, p.bytes, src, dst, slice, step.dst_rank, p.op.operation().location())?;
+                calls += 1;
+            }
+        }
+        case.op("scf.yield", &[], &[], &[])?;
+    }
+    call(&b, QUIET, &[], None)?;
+    call(&b, BARRIER, &[], None)?;
+    Ok(calls)
+}
+
+/// The puts of one slice: one call, or an `scf.for` over its repetitions.
+fn put<'c, 'a>(
+    b: &Builder<'c, 'a>,
+    bytes: i64,
+    src: Value<'c, 'a>,
+    dst: Value<'c, 'a>,
+    slice: &Slice,
+    peer: i64,
+    location: Location<'c>,
+) -> Result<(), String> {
+    let length = b.constant(slice.len * bytes, "i64")?;
+    let peer = b.constant(peer, "i32")?;
+    let issue = |b: &Builder<'c, 'a>, repetition: Option<Value<'c, 'a>>| -> Result<(), String> {
+        let at = |base: Value<'c, 'a>, offset: i64, stride: i64| -> Result<Value<'c, 'a>, String> {
+            let start = b.constant(offset * bytes, "i64")?;
+            let mut address = b.value("arith.addi", &[base, start], "i64", &[])?;
+            if let Some(c) = repetition {
+                let step = b.constant(stride * bytes, "i64")?;
+                let moved = b.value("arith.muli", &[c, step], "i64", &[])?;
+                address = b.value("arith.addi", &[address, moved], "i64", &[])?;
+            }
+            b.value("llvm.inttoptr", &[address], "!llvm.ptr", &[])
+        };
+        let to = at(dst, slice.dst_offset, slice.dst_stride)?;
+        let from = at(src, slice.src_offset, slice.src_stride)?;
+        call(b, PUT, &[to, from, length, peer], None)?;
+        Ok(())
+    };
+    if slice.count == 1 {
+        return issue(b, None);
+    }
+    let (zero, count, one) = (b.index(0)?, b.index(slice.count)?, b.index(1)?);
+    let index = b.ty("index")?;
+    let body = Region::new();
+    body.append_block(Block::new(&[(index, location)]));
+    let for_op = b.op_with_regions("scf.for", &[zero, count, one], &[], &[], vec![body])?;
+    let block = access::entry_block(for_op).ok_or("collectives: internal: scf.for has no block")?;
+    let iv: Value =
+        access::argument(block, 0).ok_or("collectives: internal: scf.for has no induction variable")?.into();
+    let inner = Builder::at_start(for_op, block, for_op.location());
+    let c = inner.value("arith.index_cast", &[iv], "i64", &[])?;
+    issue(&inner, Some(c))?;
+    inner.op("scf.yield", &[], &[], &[])?;
+    Ok(())
+}
+
+/// `llvm.call @name(args)`, with its result when it has one.
+fn call<'c, 'a>(
+    b: &Builder<'c, 'a>,
+    name: &str,
+    args: &[Value<'c, 'a>],
+    result: Option<&str>,
+) -> Result<Option<Value<'c, 'a>>, String> {
+    let results: Vec<&str> = result.into_iter().collect();
+    let op = b.op(
+        "llvm.call",
+        args,
+        &results,
+        &[
+            ("callee", format!("@{name}")),
+            ("operandSegmentSizes", format!("array<i32: {}, 0>", args.len())),
+            ("op_bundle_sizes", "array<i32>".into()),
+        ],
+    )?;
+    Ok(access::result(op, 0))
+}
+
+/// A kernel argument's address as `i64` (a generic address, what NVSHMEM takes).
+fn address<'c, 'a>(b: &Builder<'c, 'a>, buffer: &Buffer<'c, 'a>) -> Result<Value<'c, 'a>, String> {
+    let ty = buffer.value.r#type().to_string();
+    if ty.starts_with("memref<") {
+        let index = b.value("memref.extract_aligned_pointer_as_index", &[buffer.value], "index", &[])?;
+        return b.value("arith.index_cast", &[index], "i64", &[]);
+    }
+    let generic = match ty.as_str() {
+        "!llvm.ptr" => buffer.value,
+        "!llvm.ptr<1>" => b.value("llvm.addrspacecast", &[buffer.value], "!llvm.ptr", &[])?,
+        other => return Err(format!("collectives: internal: kernel argument of type {other}")),
+    };
+    b.value("llvm.ptrtoint", &[generic], "i64", &[])
+}
