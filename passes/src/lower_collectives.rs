@@ -31,8 +31,8 @@
 //! kernel's `symmetric` list.
 //!
 //! **Refusals**, at the copy, before anything changes (`collectives: <rule> rule: ...`): `mesh` (no or a
-//! malformed `axe.mesh`), `scope` (not `cta`, or a `threads` subset), `planner` (the planner's own refusal, its
-//! rule inside: `collective-plan: <rule> rule: ...`), `reduce` (plans with gets or reductions: Partial sources,
+//! malformed `axe.mesh`), `scope` (not `cta`, or a `threads` subset), the planner's own rules (`collectives:
+//! dst-alias rule: ...`, docs/distributed.md lists them), `reduce` (plans with gets or reductions: Partial sources,
 //! not lowered yet), `symmetric` (a put destination not declared symmetric), `buffer` (a side that is not a view
 //! of a kernel argument), `dtype` (an element type whose size is not known).
 //!
@@ -169,7 +169,7 @@ fn plan_collective<'c, 'a>(op: AxeOp<'c, 'a>) -> Result<PlannedCollective<'c, 'a
     let bytes = element_bytes(&src.dtype)
         .ok_or_else(|| format!("collectives: dtype rule: the size of element type {} is not known", src.dtype))?;
     let plan = plan(&mesh, &dist(&src, "source")?, &dist(&dst, "destination")?)
-        .map_err(|e| format!("collectives: planner rule: {}", e.message))?;
+        .map_err(|e| format!("collectives: {}", e.message))?;
     if let Some(step) = plan.ranks.iter().flat_map(|r| &r.steps).find(|s| !matches!(s.op, StepOp::Put | StepOp::Copy)) {
         return Err(format!(
             "collectives: reduce rule: the {} plan has a {} step (rank {} from rank {}); gets and reductions of \
@@ -200,10 +200,10 @@ fn plan_collective<'c, 'a>(op: AxeOp<'c, 'a>) -> Result<PlannedCollective<'c, 'a
 fn dist(tensor: &TensorType, side: &str) -> Result<DistLayout, String> {
     let layout = match tensor.layout.parse() {
         Some(Ok(layout)) => layout,
-        _ => return Err(format!("collectives: planner rule: the {side} layout is not known")),
+        _ => return Err(format!("collectives: layout rule: the {side} layout is not known")),
     };
     DistLayout::new(layout, tensor.shape.clone(), tensor.shape.clone(), Vec::new())
-        .map_err(|e| format!("collectives: planner rule: {side}: {}", e.message))
+        .map_err(|e| format!("collectives: {side}: {}", e.message))
 }
 
 /// The kernel argument an `axe.view` operand views, and whether it is declared symmetric.

@@ -1,0 +1,73 @@
+// --lower-collectives refusals: located errors naming the rule, before anything changes.
+// RUN: axe-opt %s --split-input-file --verify-diagnostics --lower-collectives
+
+!src = !axe.tensor<array<i64: 8, 4>, f32, #axe.layout<"S[(4,8):(1@gpuid,1)]">, #axe.mem<"global">>
+!dst = !axe.tensor<array<i64: 8, 4>, f32, #axe.layout<"S[32:1] + R[4:1@gpuid]">, #axe.mem<"global">>
+
+// Peers write the destination: it must be on the symmetric heap.
+module attributes {axe.mesh = {gpuid = 4 : i64}} {
+  gpu.module @kernels {
+    gpu.func @not_symmetric(%src: !llvm.ptr, %dst: !llvm.ptr) kernel {
+      %in = "axe.view"(%src) : (!llvm.ptr) -> !src
+      %out = "axe.view"(%dst) : (!llvm.ptr) -> !dst
+      // expected-error @+1 {{collectives: symmetric rule: the all-gather writes peers' destination buffers with puts, so the destination (kernel argument 1) must be on the symmetric heap: mark the argument {axe.symmetric}}}
+      "axe.copy"(%in, %out) {scope = #axe.exec<"cta">} : (!src, !dst) -> ()
+      gpu.return
+    }
+  }
+}
+
+// -----
+
+!src = !axe.tensor<array<i64: 8, 4>, f32, #axe.layout<"S[(4,8):(1@gpuid,1)]">, #axe.mem<"global">>
+!dst = !axe.tensor<array<i64: 8, 4>, f32, #axe.layout<"S[32:1] + R[4:1@gpuid]">, #axe.mem<"global">>
+
+// The _block NVSHMEM calls take every thread of one CTA.
+module attributes {axe.mesh = {gpuid = 4 : i64}} {
+  gpu.module @kernels {
+    gpu.func @warp_scope(%src: !llvm.ptr, %dst: !llvm.ptr {axe.symmetric}) kernel {
+      %in = "axe.view"(%src) : (!llvm.ptr) -> !src
+      %out = "axe.view"(%dst) : (!llvm.ptr) -> !dst
+      // expected-error @+1 {{collectives: scope rule: a collective copy runs at cta scope (every thread of the one CTA calls the _block NVSHMEM functions), got warp}}
+      "axe.copy"(%in, %out) {scope = #axe.exec<"warp">} : (!src, !dst) -> ()
+      gpu.return
+    }
+  }
+}
+
+// -----
+
+!src = !axe.tensor<array<i64: 8, 4>, f32, #axe.layout<"S[(4,8):(1@gpuid,1)]">, #axe.mem<"global">>
+!dst = !axe.tensor<array<i64: 8, 4>, f32, #axe.layout<"S[32:1] + R[4:1@gpuid]">, #axe.mem<"global">>
+
+// A destination that is not a kernel argument (a view of a value computed in the kernel).
+module attributes {axe.mesh = {gpuid = 4 : i64}} {
+  gpu.module @kernels {
+    gpu.func @not_an_argument(%src: !llvm.ptr, %dst: !llvm.ptr {axe.symmetric}) kernel {
+      %moved = llvm.getelementptr %dst[8] : (!llvm.ptr) -> !llvm.ptr, f32
+      %in = "axe.view"(%src) : (!llvm.ptr) -> !src
+      %out = "axe.view"(%moved) : (!llvm.ptr) -> !dst
+      // expected-error @+1 {{collectives: buffer rule: the destination must be an axe.view of a kernel argument (a global !llvm.ptr or memref)}}
+      "axe.copy"(%in, %out) {scope = #axe.exec<"cta">} : (!src, !dst) -> ()
+      gpu.return
+    }
+  }
+}
+
+// -----
+
+!src = !axe.tensor<array<i64: 8, 4>, f32, #axe.layout<"S[(4,8):(1@gpuid,1)]">, #axe.mem<"global">>
+!dst = !axe.tensor<array<i64: 8, 4>, f32, #axe.layout<"S[(4,8):(1@gpuid,0)]">, #axe.mem<"global">>
+
+// A destination holding two elements in one place: the planner's dst-alias rule.
+module attributes {axe.mesh = {gpuid = 4 : i64}} {
+  gpu.module @kernels {
+    gpu.func @aliased(%src: !llvm.ptr, %dst: !llvm.ptr {axe.symmetric}) kernel {
+      %in = "axe.view"(%src) : (!llvm.ptr) -> !src
+      %out = "axe.view"(%dst) : (!llvm.ptr) -> !dst
+      // expected-error @+1 {{collectives: dst-alias rule: destination rank 0 offset 0 holds both element [0,0] and element [0,1]}}
+      "axe.copy"(%in, %out) {scope = #axe.exec<"cta">} : (!src, !dst) -> ()
+      gpu.return
+    }
+  }
+}

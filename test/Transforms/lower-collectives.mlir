@@ -1,0 +1,149 @@
+// --lower-collectives: an axe.copy between distributed global tensors becomes, per rank (an scf.index_switch on
+// nvshmem_my_pe), the planner's puts as nvshmemx_putmem_nbi_block(dst + offset, src + offset, bytes, peer), then
+// nvshmem_quiet and nvshmemx_barrier_all_block. Every number below is worked out by hand from the layouts, in
+// bytes (f32: 4 bytes an element), and agrees with `axe-layout collective-plan` (test/Layout/distributed.test).
+// RUN: axe-opt %s --split-input-file --lower-collectives | FileCheck %s
+
+// All-gather of an 8x4 f32 Shard(0) over 4 ranks (examples/allgather.mlir): rank r holds rows 2r, 2r+1, i.e.
+// 8 floats = 32 bytes at offset 0 of its source, which go to byte 32r of every rank's replicated 8x4 (128
+// bytes). The plan's order: the rank itself, then r+1, r+2, r+3 mod 4.
+// CHECK-LABEL: gpu.module @kernels
+// CHECK-DAG: llvm.func @nvshmem_my_pe() -> i32
+// CHECK-DAG: llvm.func @nvshmemx_putmem_nbi_block(!llvm.ptr, !llvm.ptr, i64, i32)
+// CHECK-DAG: llvm.func @nvshmem_quiet()
+// CHECK-DAG: llvm.func @nvshmemx_barrier_all_block()
+// The destination is written by peers: 128 bytes on the symmetric heap of every rank.
+// CHECK: gpu.func @allgather(%[[SRCARG:.*]]: !llvm.ptr, %[[DSTARG:.*]]: !llvm.ptr {axe.symmetric}) kernel attributes {{{.*}}axe.symmetric = [{arg = 1 : i64, bytes = 128 : i64}]
+// CHECK-NOT: axe.
+// CHECK: %[[SRC:.*]] = llvm.ptrtoint %[[SRCARG]] : !llvm.ptr to i64
+// CHECK: %[[DST:.*]] = llvm.ptrtoint %[[DSTARG]] : !llvm.ptr to i64
+// CHECK: %[[PE:.*]] = llvm.call @nvshmem_my_pe() : () -> i32
+// CHECK: %[[IDX:.*]] = arith.index_cast %[[PE]] : i32 to index
+// CHECK: scf.index_switch %[[IDX]]
+// CHECK-NEXT: case 0 {
+// CHECK: arith.constant 0 : i32
+// CHECK: arith.constant 1 : i32
+// CHECK: arith.constant 2 : i32
+// CHECK: arith.constant 3 : i32
+// Rank 1, in full: 32 bytes from its source at 0 to byte 32 of ranks 1, 2, 3, 0.
+// CHECK: case 1 {
+// CHECK-NEXT: %[[LEN:.*]] = arith.constant 32 : i64
+// CHECK-NEXT: %[[P1:.*]] = arith.constant 1 : i32
+// CHECK-NEXT: %[[DOFF:.*]] = arith.constant 32 : i64
+// CHECK-NEXT: %[[DA:.*]] = arith.addi %[[DST]], %[[DOFF]] : i64
+// CHECK-NEXT: %[[DP:.*]] = llvm.inttoptr %[[DA]] : i64 to !llvm.ptr
+// CHECK-NEXT: %[[SOFF:.*]] = arith.constant 0 : i64
+// CHECK-NEXT: %[[SA:.*]] = arith.addi %[[SRC]], %[[SOFF]] : i64
+// CHECK-NEXT: %[[SP:.*]] = llvm.inttoptr %[[SA]] : i64 to !llvm.ptr
+// CHECK-NEXT: llvm.call @nvshmemx_putmem_nbi_block(%[[DP]], %[[SP]], %[[LEN]], %[[P1]])
+// CHECK-NEXT: %[[LEN2:.*]] = arith.constant 32 : i64
+// CHECK-NEXT: %[[P2:.*]] = arith.constant 2 : i32
+// CHECK-NEXT: %[[DOFF2:.*]] = arith.constant 32 : i64
+// CHECK-NEXT: %[[DA2:.*]] = arith.addi %[[DST]], %[[DOFF2]] : i64
+// CHECK-NEXT: %[[DP2:.*]] = llvm.inttoptr %[[DA2]] : i64 to !llvm.ptr
+// CHECK-NEXT: %[[SOFF2:.*]] = arith.constant 0 : i64
+// CHECK-NEXT: %[[SA2:.*]] = arith.addi %[[SRC]], %[[SOFF2]] : i64
+// CHECK-NEXT: %[[SP2:.*]] = llvm.inttoptr %[[SA2]] : i64 to !llvm.ptr
+// CHECK-NEXT: llvm.call @nvshmemx_putmem_nbi_block(%[[DP2]], %[[SP2]], %[[LEN2]], %[[P2]])
+// CHECK: %[[P3:.*]] = arith.constant 3 : i32
+// CHECK-NEXT: arith.constant 32 : i64
+// CHECK: llvm.call @nvshmemx_putmem_nbi_block({{.*}}, %[[P3]])
+// CHECK: %[[P0:.*]] = arith.constant 0 : i32
+// CHECK-NEXT: arith.constant 32 : i64
+// CHECK: llvm.call @nvshmemx_putmem_nbi_block({{.*}}, %[[P0]])
+// CHECK-NEXT: scf.yield
+// Ranks 2 and 3: to byte 64 and 96, peers in ring order.
+// CHECK: case 2 {
+// CHECK-NEXT: arith.constant 32 : i64
+// CHECK-NEXT: arith.constant 2 : i32
+// CHECK-NEXT: arith.constant 64 : i64
+// CHECK: arith.constant 3 : i32
+// CHECK-NEXT: arith.constant 64 : i64
+// CHECK: arith.constant 0 : i32
+// CHECK-NEXT: arith.constant 64 : i64
+// CHECK: arith.constant 1 : i32
+// CHECK-NEXT: arith.constant 64 : i64
+// CHECK: case 3 {
+// CHECK-NEXT: arith.constant 32 : i64
+// CHECK-NEXT: arith.constant 3 : i32
+// CHECK-NEXT: arith.constant 96 : i64
+// CHECK: arith.constant 0 : i32
+// CHECK-NEXT: arith.constant 96 : i64
+// CHECK: arith.constant 1 : i32
+// CHECK-NEXT: arith.constant 96 : i64
+// CHECK: arith.constant 2 : i32
+// CHECK-NEXT: arith.constant 96 : i64
+// CHECK: default {
+// CHECK-NEXT: llvm.intr.trap
+// CHECK: }
+// CHECK-NEXT: llvm.call @nvshmem_quiet() : () -> ()
+// CHECK-NEXT: llvm.call @nvshmemx_barrier_all_block() : () -> ()
+// CHECK-NEXT: gpu.return
+
+!src = !axe.tensor<array<i64: 8, 4>, f32, #axe.layout<"S[(4,8):(1@gpuid,1)]">, #axe.mem<"global">>
+!dst = !axe.tensor<array<i64: 8, 4>, f32, #axe.layout<"S[32:1] + R[4:1@gpuid]">, #axe.mem<"global">>
+module attributes {axe.mesh = {gpuid = 4 : i64}} {
+  gpu.module @kernels {
+    gpu.func @allgather(%src: !llvm.ptr, %dst: !llvm.ptr {axe.symmetric}) kernel {
+      %in = "axe.view"(%src) : (!llvm.ptr) -> !src
+      %out = "axe.view"(%dst) : (!llvm.ptr) -> !dst
+      "axe.copy"(%in, %out) {scope = #axe.exec<"cta">} : (!src, !dst) -> ()
+      gpu.return
+    }
+  }
+}
+
+// -----
+
+// All-gather of a 4x8 f32 Shard(1) over 2 ranks, on memrefs: rank r holds columns 4r..4r+3 as a 4x4 row-major
+// tile, so each of the 4 rows is 16 bytes at source byte 16c, going to byte 16r + 32c of the 4x8 destination
+// (128 bytes): one scf.for over c < 4 per peer.
+// CHECK-LABEL: gpu.func @gather_columns
+// CHECK-SAME: axe.symmetric = [{arg = 1 : i64, bytes = 128 : i64}]
+// CHECK: %[[PTR:.*]] = memref.extract_aligned_pointer_as_index %{{.*}} : memref<4x4xf32> -> index
+// CHECK-NEXT: %[[SRC:.*]] = arith.index_cast %[[PTR]] : index to i64
+// CHECK: %[[DPTR:.*]] = memref.extract_aligned_pointer_as_index %{{.*}} : memref<4x8xf32> -> index
+// CHECK-NEXT: %[[DST:.*]] = arith.index_cast %[[DPTR]] : index to i64
+// CHECK: case 1 {
+// CHECK-NEXT: %[[LEN:.*]] = arith.constant 16 : i64
+// CHECK-NEXT: %[[PEER:.*]] = arith.constant 1 : i32
+// CHECK-NEXT: %[[ZERO:.*]] = arith.constant 0 : index
+// CHECK-NEXT: %[[FOUR:.*]] = arith.constant 4 : index
+// CHECK-NEXT: %[[ONE:.*]] = arith.constant 1 : index
+// CHECK-NEXT: scf.for %[[C:.*]] = %[[ZERO]] to %[[FOUR]] step %[[ONE]] {
+// CHECK-NEXT: %[[CI:.*]] = arith.index_cast %[[C]] : index to i64
+// CHECK-NEXT: %[[DOFF:.*]] = arith.constant 16 : i64
+// CHECK-NEXT: %[[D0:.*]] = arith.addi %[[DST]], %[[DOFF]] : i64
+// CHECK-NEXT: %[[DSTRIDE:.*]] = arith.constant 32 : i64
+// CHECK-NEXT: %[[DM:.*]] = arith.muli %[[CI]], %[[DSTRIDE]] : i64
+// CHECK-NEXT: %[[D1:.*]] = arith.addi %[[D0]], %[[DM]] : i64
+// CHECK-NEXT: %[[DP:.*]] = llvm.inttoptr %[[D1]] : i64 to !llvm.ptr
+// CHECK-NEXT: %[[SOFF:.*]] = arith.constant 0 : i64
+// CHECK-NEXT: %[[S0:.*]] = arith.addi %[[SRC]], %[[SOFF]] : i64
+// CHECK-NEXT: %[[SSTRIDE:.*]] = arith.constant 16 : i64
+// CHECK-NEXT: %[[SM:.*]] = arith.muli %[[CI]], %[[SSTRIDE]] : i64
+// CHECK-NEXT: %[[S1:.*]] = arith.addi %[[S0]], %[[SM]] : i64
+// CHECK-NEXT: %[[SP:.*]] = llvm.inttoptr %[[S1]] : i64 to !llvm.ptr
+// CHECK-NEXT: llvm.call @nvshmemx_putmem_nbi_block(%[[DP]], %[[SP]], %[[LEN]], %[[PEER]])
+// CHECK-NEXT: }
+// The put to rank 0: the same slices.
+// CHECK-NEXT: arith.constant 16 : i64
+// CHECK-NEXT: arith.constant 0 : i32
+// CHECK: scf.for
+// CHECK: arith.constant 16 : i64
+// CHECK: arith.constant 32 : i64
+// CHECK: llvm.call @nvshmemx_putmem_nbi_block
+// CHECK: llvm.call @nvshmemx_barrier_all_block
+
+!src2 = !axe.tensor<array<i64: 4, 8>, f32, #axe.layout<"S[(4,2,4):(4,1@gpuid,1)]">, #axe.mem<"global">>
+!dst2 = !axe.tensor<array<i64: 4, 8>, f32, #axe.layout<"S[32:1] + R[2:1@gpuid]">, #axe.mem<"global">>
+module attributes {axe.mesh = {gpuid = 2 : i64}} {
+  gpu.module @kernels {
+    gpu.func @gather_columns(%src: memref<4x4xf32>, %dst: memref<4x8xf32> {axe.symmetric}) kernel {
+      %in = "axe.view"(%src) : (memref<4x4xf32>) -> !src2
+      %out = "axe.view"(%dst) : (memref<4x8xf32>) -> !dst2
+      "axe.copy"(%in, %out) {scope = #axe.exec<"cta">} : (!src2, !dst2) -> ()
+      gpu.return
+    }
+  }
+}
