@@ -1,0 +1,342 @@
+#!/usr/bin/env python3
+"""Axe next to Triton 3.9 on the TMA copy and the three GEMM kernels, one table, one run (no GPU needed).
+
+The jobs, the same on both sides:
+  tma_copy     128x64 f16 tile: TMA load into 128B-swizzled shared memory, TMA store (sm_90a).
+  gemm_sm80    C[M,N] f16 = A[M,K] @ B[K,N] (f16 row-major, f32 accumulation), 128x128x64 tiles, 3 stages,
+               4 warps; Axe: examples/gemm_sm80.mlir (cp.async + ldmatrix + mma.sync); Triton: the canonical
+               pointer matmul (masked tl.load, tl.dot), which Triton pipelines with cp.async on sm_80.
+  gemm_sm90a   the same job on sm_90a; Axe: examples/gemm_sm90a.mlir (TMA + wgmma, one warpgroup = 4 warps);
+               Triton: tensor descriptors (desc.load / desc.store), 4 warps, num_stages=3.
+  gemm_sm100a  the same job on sm_100a; Axe: examples/gemm_sm100a.mlir (TMA + tcgen05, accumulator in tensor
+               memory, 4 warps); Triton: the sm_90a kernel compiled for sm_100.
+M, N, K are i32 kernel arguments; Triton specializes them (and the pointers) with divisibility 16, as its JIT does
+for multiples of 16. What Triton actually emitted is read from its PTX and printed under the table (e.g. TMA /
+wgmma / tcgen05 / cp.async / ldmatrix / mma.sync counts).
+
+Columns:
+  compile ms   median end-to-end compile to PTX. Axe: `axe-opt <passes> | axe-translate --emit=ptx` as processes
+               (release tools, the passes of scripts/run-example.sh); Triton: `triton.compile` in process, cache
+               disabled (TRITON_ALWAYS_COMPILE=1), after one warm-up.
+  fresh ms     median wall time of a fresh process. Axe: the same pipeline (it is always a fresh process); Triton:
+               a new Python that imports Triton and compiles the kernel once.
+  PTX          PTX instructions in the kernel body (bench/tma_copy_vs_triton.py's count).
+  regs, spill  ptxas -v registers and spill stores+loads bytes; both sides' PTX through the same ptxas
+               (.venv, CUDA 13) with the same -arch (sm_80, sm_90a, sm_100a).
+  SASS         instructions in `cuobjdump -sass` of that cubin, NOP padding excluded.
+  loop SASS    instructions of the K loop's body: the backward branch (BRA to a lower address) whose span
+               [target, branch] holds a tensor-core MMA (HMMA, HGMMA, UTC*MMA) and no EXIT, the widest such span
+               (the outermost loop around the MMAs; an out-of-line mbarrier retry block after the kernel's EXIT
+               also branches back into the loop, but its span holds the EXIT); NOPs excluded, the static count
+               (spin-wait loops inside the body count once).
+  smem         static + dynamic shared memory bytes: static from ptxas -v, dynamic from Axe's launch record
+               (axe-translate --emit=launch) and from Triton's metadata (`shared`, which includes its static part:
+               Triton declares only a dynamic window, so its static part is 0).
+
+What Triton 3.9 emitted when this was written (the run prints it again from the PTX):
+  sm_80    cp.async (zero-fill masks) + ldmatrix + mma.sync; num_stages=3 keeps 2 A+B buffers in shared memory (64 KB),
+           the A and B loads of a tile in separate cp.async groups, fragments of the next k16 step prefetched.
+  sm_90a   TMA + wgmma (wait_group 1: one wgmma group stays in flight across iterations); the 64x128 B tile is two
+           64x64 boxes (128B swizzle) issued by one PTX instruction run by the elected lanes of warps 0 and 1; the
+           C staging tile reuses the ring's shared memory.
+  sm_100a  TMA + tcgen05.mma (accumulator in tensor memory) + tcgen05.ld; the first K step peeled (8 tcgen05.mma in
+           the PTX: 4 before the loop); no warp specialization (not requested).
+
+Usage: bench/gemm_vs_triton.py [--repeat N] [--only NAME,...] [--keep DIR] [--bin DIR]
+       (or scripts/bench.sh, which sets everything up)
+Internal: bench/gemm_vs_triton.py --triton-once NAME   compiles one kernel once (the fresh-process measurement).
+"""
+
+import argparse
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+os.environ["TRITON_ALWAYS_COMPILE"] = "1"  # before triton is imported: no cache hit ever
+os.environ.setdefault("TRITON_DEFAULT_FP_FUSION", "1")
+
+try:
+    import triton
+    import triton.language as tl
+    from triton.backends.compiler import GPUTarget
+    from triton.compiler import ASTSource
+except ImportError:  # only --sass-listing (the loop heuristic's check, run by lit) works without Triton
+    triton = None
+
+ROOT = Path(__file__).resolve().parent.parent
+BIN = ROOT / "target" / "release"
+sys.path.insert(0, str(ROOT / "bench"))
+from tma_copy_vs_triton import count_instructions, find_ptxas, process_costs  # noqa: E402
+
+GEMM_PASSES = "--lower-tma --lower-mma --lower-copy --lower-to-nvvm --axe-hoist-allocas --axe-dynamic-shared"
+BM, BN, BK, STAGES, WARPS = 128, 128, 64, 3, 4
+
+
+# ---- Triton kernels -------------------------------------------------------------------------------------------
+
+if triton is not None:
+    @triton.jit
+    def tma_copy(in_desc, out_desc):
+        tile = in_desc.load([0, 0])
+        out_desc.store([0, 0], tile)
+
+
+    @triton.jit
+    def gemm_pointers(a_ptr, b_ptr, c_ptr, M, N, K,
+                      BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
+        """The canonical matmul (Triton tutorial 03) on row-major A, B, C: strides K, N, N."""
+        pid_n = tl.program_id(0)
+        pid_m = tl.program_id(1)
+        offs_m = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+        offs_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+        offs_k = tl.arange(0, BLOCK_K)
+        a_ptrs = a_ptr + offs_m[:, None] * K + offs_k[None, :]
+        b_ptrs = b_ptr + offs_k[:, None] * N + offs_n[None, :]
+        acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+        for k in range(0, tl.cdiv(K, BLOCK_K)):
+            k_left = K - k * BLOCK_K
+            a = tl.load(a_ptrs, mask=(offs_m[:, None] < M) & (offs_k[None, :] < k_left), other=0.0)
+            b = tl.load(b_ptrs, mask=(offs_k[:, None] < k_left) & (offs_n[None, :] < N), other=0.0)
+            acc = tl.dot(a, b, acc)
+            a_ptrs += BLOCK_K
+            b_ptrs += BLOCK_K * N
+        c_ptrs = c_ptr + offs_m[:, None] * N + offs_n[None, :]
+        tl.store(c_ptrs, acc.to(tl.float16), mask=(offs_m[:, None] < M) & (offs_n[None, :] < N))
+
+
+    @triton.jit
+    def gemm_descriptors(a_desc, b_desc, c_desc, M, N, K,
+                         BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
+        """The same matmul on host-made tensor descriptors (TMA loads, out-of-bounds zero fill, clipped TMA store)."""
+        pid_n = tl.program_id(0)
+        pid_m = tl.program_id(1)
+        acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+        for k in range(0, tl.cdiv(K, BLOCK_K)):
+            a = a_desc.load([pid_m * BLOCK_M, k * BLOCK_K])
+            b = b_desc.load([k * BLOCK_K, pid_n * BLOCK_N])
+            acc = tl.dot(a, b, acc)
+        c_desc.store([pid_m * BLOCK_M, pid_n * BLOCK_N], acc.to(tl.float16))
+
+
+DIV16 = [["tt.divisibility", 16]]
+GEMM_CONSTS = {"BLOCK_M": BM, "BLOCK_N": BN, "BLOCK_K": BK}
+DESC_SIG = {"a_desc": f"tensordesc<fp16[{BM}, {BK}]>", "b_desc": f"tensordesc<fp16[{BK}, {BN}]>",
+            "c_desc": f"tensordesc<fp16[{BM}, {BN}]>", "M": "i32", "N": "i32", "K": "i32",
+            "BLOCK_M": "constexpr", "BLOCK_N": "constexpr", "BLOCK_K": "constexpr"}
+PTR_SIG = {"a_ptr": "*fp16", "b_ptr": "*fp16", "c_ptr": "*fp16", "M": "i32", "N": "i32", "K": "i32",
+           "BLOCK_M": "constexpr", "BLOCK_N": "constexpr", "BLOCK_K": "constexpr"}
+
+# name -> (Axe example, Axe passes, chip, Triton kernel name, signature, constexprs, attrs, capability)
+JOBS = {
+    "tma_copy": ("tma_copy", "--lower-tma --lower-to-nvvm", "sm_90a", "tma_copy",
+                 {"in_desc": "tensordesc<fp16[128, 64]>", "out_desc": "tensordesc<fp16[128, 64]>"}, {}, {}, 90),
+    "gemm_sm80": ("gemm_sm80", GEMM_PASSES, "sm_80", "gemm_pointers", PTR_SIG, GEMM_CONSTS,
+                  {(i,): DIV16 for i in range(6)}, 80),
+    "gemm_sm90a": ("gemm_sm90a", GEMM_PASSES, "sm_90a", "gemm_descriptors", DESC_SIG, GEMM_CONSTS,
+                   {(i,): DIV16 for i in range(3, 6)}, 90),
+    "gemm_sm100a": ("gemm_sm100a", GEMM_PASSES, "sm_100a", "gemm_descriptors", DESC_SIG, GEMM_CONSTS,
+                    {(i,): DIV16 for i in range(3, 6)}, 100),
+}
+
+
+def triton_compile(name):
+    _, _, _, fn, signature, constexprs, attrs, capability = JOBS[name]
+    src = ASTSource(fn=globals()[fn], signature=signature, constexprs=constexprs, attrs=attrs)
+    return triton.compile(src, target=GPUTarget("cuda", capability, 32),
+                          options={"num_warps": WARPS, "num_stages": STAGES})
+
+
+# ---- measurements ---------------------------------------------------------------------------------------------
+
+def axe_pipeline(name):
+    example, passes, chip = JOBS[name][:3]
+    return (f"{BIN / 'axe-opt'} {passes} {ROOT / 'examples' / (example + '.mlir')} | "
+            f"{BIN / 'axe-translate'} --emit=ptx --chip={chip} -")
+
+
+def axe_outputs(name, tmp):
+    """PTX text and dynamic shared bytes (launch record) of the Axe kernel."""
+    example, passes, chip = JOBS[name][:3]
+    lowered = Path(tmp) / f"{name}.nvvm.mlir"
+    subprocess.run([BIN / "axe-opt", *passes.split(), ROOT / "examples" / f"{example}.mlir", "-o", lowered],
+                   check=True)
+    ptx = subprocess.run([BIN / "axe-translate", "--emit=ptx", f"--chip={chip}", lowered], check=True,
+                         capture_output=True, text=True).stdout
+    launch = subprocess.run([BIN / "axe-translate", "--emit=launch", f"--chip={chip}", lowered],
+                            capture_output=True, text=True)
+    dynamic = 0
+    if launch.returncode == 0:
+        dynamic = sum(k.get("dynamic_shared_bytes", 0) for k in json.loads(launch.stdout)["kernels"])
+    return ptx, dynamic
+
+
+def find_cuobjdump():
+    for venv in (ROOT / ".venv-bench", ROOT / ".venv"):
+        hits = sorted(venv.glob("lib/python3*/site-packages/nvidia/cu*/bin/cuobjdump"))
+        hits += sorted(venv.glob("lib/python3*/site-packages/triton/backends/nvidia/bin/cuobjdump"))
+        if hits:
+            return str(hits[0])
+    sys.exit("cuobjdump not found: pip install nvidia-cuda-cuobjdump into .venv-bench (scripts/bench.sh does)")
+
+
+def ptxas_cubin(ptxas, ptx, chip, tmp, stem):
+    """Assemble with ptxas -v; returns (cubin path, registers, spill bytes, static shared bytes)."""
+    src, cubin = Path(tmp) / f"{stem}.ptx", Path(tmp) / f"{stem}.cubin"
+    src.write_text(ptx)
+    out = subprocess.run([ptxas, f"-arch={chip}", "-v", src, "-o", cubin], check=True, capture_output=True,
+                         text=True)
+    log = out.stdout + out.stderr
+    regs = max((int(r) for r in re.findall(r"Used (\d+) registers", log)), default=0)
+    spill = sum(int(s) for s in re.findall(r"(\d+) bytes spill (?:stores|loads)", log))
+    smem = max((int(s) for s in re.findall(r"(\d+) bytes smem", log)), default=0)
+    return cubin, regs, spill, smem
+
+
+SASS_LINE = re.compile(r"/\*([0-9a-f]{4,})\*/\s+(.*?)\s*;")
+LABEL = re.compile(r"^\s*\.(L_x_\d+):")
+MMA = re.compile(r"^(HMMA|HGMMA|UTC\w*MMA)\b")
+
+
+def sass_counts(cuobjdump, cubin):
+    """`sass_listing_counts` of `cuobjdump -sass cubin`."""
+    return sass_listing_counts(subprocess.run([cuobjdump, "-sass", cubin], check=True, capture_output=True,
+                                              text=True).stdout)
+
+
+def sass_listing_counts(text):
+    """(SASS instructions, SASS instructions in the K loop body, the loop's [first, branch] addresses) of a
+    `cuobjdump -sass` listing; see the module doc for the loop heuristic."""
+    instrs = []  # (address, opcode text without predicate)
+    labels = {}
+    pending = []
+    for line in text.splitlines():
+        label = LABEL.match(line)
+        if label:
+            pending.append(label.group(1))
+            continue
+        hit = SASS_LINE.search(line)
+        if not hit:
+            continue
+        address = int(hit.group(1), 16)
+        body = re.sub(r"^@!?U?P\w+\s+", "", hit.group(2).strip())
+        for name in pending:
+            labels[name] = address
+        pending = []
+        instrs.append((address, body))
+    real = [(a, b) for a, b in instrs if not b.startswith("NOP")]
+    best = None
+    for address, body in instrs:
+        if not body.startswith("BRA"):
+            continue
+        target = re.search(r"`\(\.(L_x_\d+)\)", body)
+        dest = labels.get(target.group(1)) if target else None
+        if dest is None:
+            number = re.search(r"0x([0-9a-f]+)", body)
+            dest = int(number.group(1), 16) if number else None
+        if dest is None or dest >= address:
+            continue
+        span = [b for a, b in real if dest <= a <= address]
+        if any(MMA.match(b) for b in span) and not any(b.startswith("EXIT") for b in span):
+            if best is None or len(span) > best[0]:
+                best = (len(span), f"{dest:#x}-{address:#x}")
+    return (len(real), *best) if best else (len(real), 0, "none")
+
+
+def emitted(ptx):
+    """What the compiler emitted for data movement and math, from its PTX."""
+    kinds = [("TMA", r"cp\.async\.bulk\.tensor"), ("cp.async", r"cp\.async\.(?:ca|cg)\."),
+             ("ldmatrix", r"ldmatrix"), ("mma.sync", r"\bmma\.sync"), ("wgmma", r"wgmma\.mma_async"),
+             ("tcgen05.mma", r"tcgen05\.mma"), ("tcgen05.ld", r"tcgen05\.ld")]
+    found = [f"{label} x{len(re.findall(pattern, ptx))}" for label, pattern in kinds if re.search(pattern, ptx)]
+    return ", ".join(found) or "no async copy or tensor-core instruction"
+
+
+def loop_note(name, span):
+    return "" if name == "tma_copy" else f"; K loop at SASS {span}"
+
+
+def median_seconds(fn, repeat):
+    fn()  # warm-up
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def main():
+    global BIN
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--only", default=",".join(JOBS), help="comma-separated subset of " + ", ".join(JOBS))
+    parser.add_argument("--bin", default=str(BIN), help="directory of axe-opt and axe-translate (target/release)")
+    parser.add_argument("--keep", help="also write each side's PTX and cubin into this directory")
+    parser.add_argument("--triton-once", help=argparse.SUPPRESS)
+    parser.add_argument("--sass-listing", help="only print the SASS counts of this cuobjdump -sass listing")
+    args = parser.parse_args()
+    if args.sass_listing:
+        total, loop, span = sass_listing_counts(Path(args.sass_listing).read_text())
+        print(f"SASS {total} loop {loop} span {span}")
+        return
+    if triton is None:
+        sys.exit("triton is not installed: run scripts/bench.sh (it makes .venv-bench with triton 3.9)")
+    BIN = Path(args.bin)
+    if args.triton_once:
+        triton_compile(args.triton_once)
+        return
+    if not (BIN / "axe-opt").exists():
+        sys.exit("build the tools first: cargo build --release -p axe-mlir --bins (scripts/bench.sh does)")
+    ptxas, cuobjdump = find_ptxas(), find_cuobjdump()
+    header = ["kernel", "compiler", "compile ms", "fresh ms", "PTX", "regs", "spill B", "SASS", "loop SASS",
+              "smem B (static+dyn)"]
+    rows, notes = [], []
+    with tempfile.TemporaryDirectory() as scratch:
+        tmp = args.keep or scratch
+        Path(tmp).mkdir(parents=True, exist_ok=True)
+        for name in args.only.split(","):
+            chip = JOBS[name][2]
+            # Axe: the pipeline as processes (compile time == fresh-process time).
+            wall, _, _ = process_costs(axe_pipeline(name), args.repeat)
+            ptx, dynamic = axe_outputs(name, tmp)
+            cubin, regs, spill, static = ptxas_cubin(ptxas, ptx, chip, tmp, f"axe_{name}")
+            sass, loop, span = sass_counts(cuobjdump, cubin)
+            rows.append([name, "axe", f"{wall:.0f}", f"{wall:.0f}", count_instructions(ptx), regs, spill, sass,
+                         loop if name != "tma_copy" else "-", f"{static}+{dynamic}"])
+            notes.append(f"{name} axe: {emitted(ptx)}{loop_note(name, span)}")
+            # Triton: in process after a warm-up, and as a fresh Python process.
+            seconds = median_seconds(lambda: triton_compile(name), args.repeat)
+            fresh, _, _ = process_costs([sys.executable, Path(__file__).resolve(), "--triton-once", name],
+                                        args.repeat)
+            kernel = triton_compile(name)
+            ptx = kernel.asm["ptx"]
+            cubin, regs, spill, static = ptxas_cubin(ptxas, ptx, chip, tmp, f"triton_{name}")
+            sass, loop, span = sass_counts(cuobjdump, cubin)
+            shared = kernel.metadata.shared
+            rows.append([name, "triton 3.9", f"{seconds * 1e3:.0f}", f"{fresh:.0f}", count_instructions(ptx), regs,
+                         spill, sass, loop if name != "tma_copy" else "-", f"{static}+{shared - static}"])
+            notes.append(f"{name} triton: {emitted(ptx)}{loop_note(name, span)}")
+    rows = [[str(cell) for cell in row] for row in rows]
+    widths = [max(len(header[i]), *(len(row[i]) for row in rows)) for i in range(len(header))]
+    print(f"Axe vs Triton 3.9, median of {args.repeat} compiles; ptxas {ptxas}; cuobjdump {cuobjdump}")
+    print("  ".join(h.rjust(w) if i > 1 else h.ljust(w) for i, (h, w) in enumerate(zip(header, widths))))
+    for row in rows:
+        print("  ".join(c.rjust(w) if i > 1 else c.ljust(w) for i, (c, w) in enumerate(zip(row, widths))))
+    print("\nemitted (from the PTX):")
+    for note in notes:
+        print("  " + note)
+    print("\nMarkdown:\n")
+    print("| " + " | ".join(header) + " |")
+    print("|" + "|".join("---" if i < 2 else "---:" for i in range(len(header))) + "|")
+    for row in rows:
+        print("| " + " | ".join(row) + " |")
+
+
+if __name__ == "__main__":
+    main()
