@@ -11,6 +11,7 @@ pub mod compile;
 pub mod expectations;
 pub mod io;
 pub mod launch;
+pub mod nvshmem;
 pub mod opt;
 pub mod ptx;
 pub mod split;

@@ -1,7 +1,9 @@
 //! LLVM IR to PTX through inkwell's NVPTX target machine, in memory.
 //!
 //! **Invariant:** the PTX ISA version is a function of the chip alone
-//! ([`Chip::features`]), so the same input and chip give byte-identical PTX.
+//! ([`Chip::features`]), so the same input and chip give byte-identical PTX; a module that links NVSHMEM's
+//! device bitcode takes the higher of the chip's and the library's ISA ([`target_machine_with_ptx`]: its inline
+//! PTX needs `fence.acquire`, ISA 8.6), still a function of the chip and the library file.
 
 use anyhow::{anyhow, bail, Result};
 use inkwell::{
@@ -59,12 +61,17 @@ impl Chip {
 
 /// Creates the NVPTX target machine for `chip` at LLVM optimization `level`.
 pub fn target_machine(chip: Chip, level: OptimizationLevel) -> Result<TargetMachine> {
+    target_machine_with_ptx(chip, chip.features(), level)
+}
+
+/// [`target_machine`] with the PTX ISA feature `ptx` (`+ptx88`) instead of the chip's.
+pub fn target_machine_with_ptx(chip: Chip, ptx: &str, level: OptimizationLevel) -> Result<TargetMachine> {
     static INIT: Once = Once::new();
     INIT.call_once(|| Target::initialize_nvptx(&InitializationConfig::default()));
     let triple = TargetTriple::create(TRIPLE);
     let target = Target::from_triple(&triple).map_err(|e| anyhow!("NVPTX target: {e}"))?;
     target
-        .create_target_machine(&triple, chip.name(), chip.features(), level, RelocMode::Default, CodeModel::Default)
+        .create_target_machine(&triple, chip.name(), ptx, level, RelocMode::Default, CodeModel::Default)
         .ok_or_else(|| anyhow!("cannot create an NVPTX target machine for {}", chip.name()))
 }
 

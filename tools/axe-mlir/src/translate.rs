@@ -10,6 +10,7 @@
 use crate::{
     args::{no_value, Arg, Args},
     io::{read_input, tool_main, write_output, write_stderr},
+    nvshmem,
     ptx::{self, Chip},
 };
 use anyhow::{anyhow, bail, Context as _, Result};
@@ -44,6 +45,8 @@ pub struct Options {
     pub gpu_module: Option<String>,
     /// `-O0`..`-O3` (default 2, as upstream gpu-module-to-binary).
     pub opt_level: u8,
+    /// `--nvshmem-lib=PATH|none`: NVSHMEM's device bitcode, linked when the module calls it ([`crate::nvshmem`]).
+    pub nvshmem: nvshmem::Source,
 }
 
 /// What `axe-translate` was asked to do.
@@ -68,6 +71,10 @@ OPTIONS:
   --chip=<chip>            sm_80, sm_90a or sm_100a (default: sm_90a); sets the PTX ISA
   --gpu-module=<name>      Which gpu.module to translate when there are several
   -O0 | -O1 | -O2 | -O3    LLVM optimization level before codegen (default: -O2)
+  --nvshmem-lib=<path>     NVSHMEM device bitcode (a libnvshmem_device_sm_*.bc or its directory) linked
+                           when the module calls nvshmem functions (default: $AXE_NVSHMEM_LIB, then the
+                           nvidia-nvshmem wheel in $VIRTUAL_ENV or the project's .venv); `none` leaves
+                           them .extern in the PTX (for nvlink)
   -o <file>                Write the output to <file> (default: stdout)
   -h, --help               Show this help
 ";
@@ -80,8 +87,15 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ! {
 /// Reads the command line.
 pub fn parse_command(words: impl IntoIterator<Item = OsString>) -> Result<Command> {
     let mut args = Args::new(words)?;
-    let mut options =
-        Options { input: "-".into(), output: None, emit: Emit::Ptx, chip: Chip::Sm90a, gpu_module: None, opt_level: 2 };
+    let mut options = Options {
+        input: "-".into(),
+        output: None,
+        emit: Emit::Ptx,
+        chip: Chip::Sm90a,
+        gpu_module: None,
+        opt_level: 2,
+        nvshmem: nvshmem::Source::Search,
+    };
     let mut input = None;
     while let Some(arg) = args.next_arg() {
         let (name, value) = match arg {
@@ -106,6 +120,7 @@ pub fn parse_command(words: impl IntoIterator<Item = OsString>) -> Result<Comman
             }
             "chip" => options.chip = Chip::parse(&args.value(&name, value)?)?,
             "gpu-module" => options.gpu_module = Some(args.value(&name, value)?),
+            "nvshmem-lib" => options.nvshmem = nvshmem::Source::parse(&args.value(&name, value)?),
             "O0" | "O1" | "O2" | "O3" => {
                 no_value(&name, &value)?;
                 options.opt_level = name.as_bytes()[1] - b'0';
@@ -137,7 +152,8 @@ pub fn run(command: Command) -> Result<bool> {
         return write_output(options.output.as_deref(), json.as_bytes()).map(|()| true);
     }
     let machine = ptx::target_machine(options.chip, ptx::optimization_level(options.opt_level)?)?;
-    let Some(bytes) = translate(target, &machine, options.opt_level, options.emit)? else {
+    let library = Library { source: &options.nvshmem, chip: options.chip };
+    let Some(bytes) = translate_linking(target, &machine, options.opt_level, options.emit, Some(library))? else {
         report(&context, &input.name, &input.text);
         return Ok(false);
     };
@@ -148,6 +164,27 @@ pub fn run(command: Command) -> Result<bool> {
 /// Translates `target` (a `gpu.module` of llvm/nvvm ops, or a whole module) to LLVM IR or PTX for `machine`, in
 /// memory. `Ok(None)` when MLIR's export failed (its diagnostics are in the context's sink).
 pub fn translate(target: OperationRef, machine: &TargetMachine, opt_level: u8, emit: Emit) -> Result<Option<Vec<u8>>> {
+    translate_linking(target, machine, opt_level, emit, None)
+}
+
+/// Where NVSHMEM's device library comes from, for [`translate_linking`].
+#[derive(Clone, Copy, Debug)]
+pub struct Library<'s> {
+    /// The `--nvshmem-lib` choice.
+    pub source: &'s nvshmem::Source,
+    /// The chip whose bitcode is linked.
+    pub chip: Chip,
+}
+
+/// [`translate`], linking NVSHMEM's device bitcode first when the module calls it and `library` finds it
+/// ([`crate::nvshmem`]); without it the NVSHMEM functions stay external, with a note on stderr.
+pub fn translate_linking(
+    target: OperationRef,
+    machine: &TargetMachine,
+    opt_level: u8,
+    emit: Emit,
+    library: Option<Library>,
+) -> Result<Option<Vec<u8>>> {
     let llvm_context = LlvmContext::create();
     // SAFETY: `llvm_context` is live for the whole call; the returned module
     // belongs to it and is wrapped right away, so it is dropped first.
@@ -158,6 +195,26 @@ pub fn translate(target: OperationRef, machine: &TargetMachine, opt_level: u8, e
     // SAFETY: `raw` is a non-null LLVM module created in `llvm_context`, owned
     // by us from here on; inkwell disposes of it on drop.
     let llvm_module = unsafe { LlvmModule::new(raw as _) };
+    let mut raised = None;
+    if let Some(library) = library.filter(|_| nvshmem::calls_nvshmem(&llvm_module)) {
+        match nvshmem::locate(library.source, library.chip)? {
+            Some(path) => {
+                let chip_ptx = nvshmem::ptx_version(library.chip.features()).unwrap_or(0);
+                if let Some(ptx) = nvshmem::link(&llvm_module, &path, machine)?.filter(|v| *v > chip_ptx) {
+                    let level = ptx::optimization_level(opt_level)?;
+                    raised = Some(ptx::target_machine_with_ptx(library.chip, &format!("+ptx{ptx}"), level)?);
+                }
+            }
+            None if *library.source == nvshmem::Source::None => {}
+            None => write_stderr(&format!(
+                "axe-translate: note: the module calls NVSHMEM but its device bitcode was not found (--nvshmem-lib, \
+                 ${}, or the nvidia-nvshmem-cu13 wheel in a .venv); the NVSHMEM functions stay .extern: assemble \
+                 with ptxas -c and link with nvlink against libnvshmem_device.a\n",
+                nvshmem::ENV
+            )),
+        }
+    }
+    let machine = raised.as_ref().unwrap_or(machine);
     ptx::prepare(&llvm_module, machine, opt_level)?;
     let bytes = match emit {
         Emit::Llvm => llvm_module.print_to_string().to_bytes().to_vec(),

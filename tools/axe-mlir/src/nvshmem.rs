@@ -1,0 +1,166 @@
+//! Linking NVSHMEM's device library into a kernel module before PTX is emitted (`--lower-collectives` calls
+//! `nvshmem_my_pe`, `nvshmemx_putmem_nbi_block`, `nvshmem_quiet`, `nvshmemx_barrier_all_block`).
+//!
+//! NVSHMEM ships its device API as LLVM bitcode, one file per architecture, in the PyPI wheel
+//! `nvidia-nvshmem-cu13` (`nvidia/nvshmem/lib/libnvshmem_device_sm_{75,80,89,90,100}.bc`; 3.8.0 is built by clang
+//! 22.1 for `target-cpu` `sm_90` / `sm_100` with `+ptx88`, and LLVM 22 reads it). When the translated module calls
+//! a function whose name starts with `nvshmem` and the bitcode is found, [`link`]:
+//! 1. parses the chip's file (`sm_80` -> `sm_80.bc`, `sm_90a` -> `sm_90.bc`, `sm_100a` -> `sm_100.bc`) into the
+//!    module's LLVM context (`Module::parse_bitcode_from_path`), and drops each function's `target-cpu` and
+//!    `target-features`, so the library compiles for the module's chip and PTX ISA (the invariant that PTX
+//!    depends on the chip alone; its functions are `alwaysinline`, and the inliner refuses callees whose target
+//!    attributes differ from the caller's);
+//! 2. links it in (`link_in_module`, LLVM's IR linker);
+//! 3. internalizes every function but the kernels (`ptx_kernel`), and runs `globaldce`, which drops the ~2,800
+//!    library functions the kernel does not reach before the `-O2` pipeline runs (the PTX stays small). The
+//!    library's globals keep their external names: `nvshmemi_device_state_d` is the `__constant__` state the
+//!    host fills when it loads the module (`nvshmemx_cumodule_init`, README "Distributed kernels").
+//!
+//! Where the bitcode is looked for, first found wins: `--nvshmem-lib=PATH` (a `.bc` file, or a directory holding
+//! `libnvshmem_device_sm_*.bc`), then `$AXE_NVSHMEM_LIB` (the same), then `nvidia/nvshmem/lib` in the
+//! site-packages of `$VIRTUAL_ENV` and of a `.venv` in the directory of the executable or one of its parents (the
+//! project's `.venv`, which `scripts/setup.sh` provides). Without it, axe-translate prints a note and leaves the
+//! functions `.extern .func` in the PTX, which `ptxas -c` assembles into a relocatable object that `nvlink` links
+//! against `libnvshmem_device.a`; `--nvshmem-lib=none` asks for that on purpose.
+
+use crate::ptx::Chip;
+use anyhow::{anyhow, Result};
+use inkwell::{
+    attributes::AttributeLoc, module::Linkage, module::Module, passes::PassBuilderOptions, targets::TargetMachine,
+};
+use std::path::{Path, PathBuf};
+
+/// The environment variable naming the bitcode (a file or a directory).
+pub const ENV: &str = "AXE_NVSHMEM_LIB";
+/// Where the wheel puts the bitcode inside site-packages.
+const WHEEL_DIR: &str = "nvidia/nvshmem/lib";
+/// LLVM's calling convention number of `ptx_kernel` (llvm/IR/CallingConv.h: PTX_Kernel = 71).
+const PTX_KERNEL: u32 = 71;
+
+/// Where the NVSHMEM device bitcode comes from.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub enum Source {
+    /// Search (`--nvshmem-lib` not given): the environment, then the virtual environments.
+    #[default]
+    Search,
+    /// `--nvshmem-lib=none`: never link; the functions stay extern.
+    None,
+    /// `--nvshmem-lib=PATH`.
+    Path(PathBuf),
+}
+
+impl Source {
+    /// Reads `--nvshmem-lib`'s value.
+    pub fn parse(value: &str) -> Source {
+        if value == "none" {
+            Source::None
+        } else {
+            Source::Path(PathBuf::from(value))
+        }
+    }
+}
+
+/// The bitcode file of NVSHMEM's device library compiled for `chip`.
+fn file_name(chip: Chip) -> &'static str {
+    match chip {
+        Chip::Sm80 => "libnvshmem_device_sm_80.bc",
+        Chip::Sm90a => "libnvshmem_device_sm_90.bc",
+        Chip::Sm100a => "libnvshmem_device_sm_100.bc",
+    }
+}
+
+/// The bitcode to link for `chip`: `Ok(None)` when searching found none or linking is off; an error when a path
+/// given explicitly does not hold it.
+pub fn locate(source: &Source, chip: Chip) -> Result<Option<PathBuf>> {
+    let in_dir = |path: &Path| if path.is_dir() { path.join(file_name(chip)) } else { path.to_path_buf() };
+    match source {
+        Source::None => Ok(None),
+        Source::Path(path) => {
+            let file = in_dir(path);
+            if file.is_file() {
+                Ok(Some(file))
+            } else {
+                Err(anyhow!("--nvshmem-lib: no NVSHMEM device bitcode at {}", file.display()))
+            }
+        }
+        Source::Search => {
+            if let Some(value) = std::env::var_os(ENV) {
+                let file = in_dir(Path::new(&value));
+                return if file.is_file() {
+                    Ok(Some(file))
+                } else {
+                    Err(anyhow!("${ENV}: no NVSHMEM device bitcode at {}", file.display()))
+                };
+            }
+            let mut venvs: Vec<PathBuf> = std::env::var_os("VIRTUAL_ENV").map(PathBuf::from).into_iter().collect();
+            if let Ok(exe) = std::env::current_exe() {
+                venvs.extend(exe.ancestors().skip(1).take(5).map(|dir| dir.join(".venv")));
+            }
+            Ok(venvs.iter().find_map(|venv| in_venv(venv, file_name(chip))))
+        }
+    }
+}
+
+/// `venv/lib/python*/site-packages/nvidia/nvshmem/lib/<file>`, when it exists (the first Python version in
+/// name order, for determinism).
+fn in_venv(venv: &Path, file: &str) -> Option<PathBuf> {
+    let mut pythons: Vec<PathBuf> = std::fs::read_dir(venv.join("lib"))
+        .ok()?
+        .filter_map(|entry| entry.ok().map(|e| e.path()))
+        .filter(|path| path.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with("python")))
+        .collect();
+    pythons.sort();
+    pythons.into_iter().map(|p| p.join("site-packages").join(WHEEL_DIR).join(file)).find(|p| p.is_file())
+}
+
+/// Whether `module` calls (declares without defining) a function of NVSHMEM's device API.
+pub fn calls_nvshmem(module: &Module) -> bool {
+    module.get_functions().any(|f| f.count_basic_blocks() == 0 && f.get_name().to_bytes().starts_with(b"nvshmem"))
+}
+
+/// Links the bitcode at `path` into `module`, keeps only what its kernels reach (module docs). Returns the
+/// highest PTX ISA the library was built for (`Some(88)` for `+ptx88`), which the PTX must declare at least.
+pub fn link(module: &Module, path: &Path, machine: &TargetMachine) -> Result<Option<u32>> {
+    let library = Module::parse_bitcode_from_path(path, module.get_context())
+        .map_err(|e| anyhow!("cannot read NVSHMEM device bitcode {}: {}", path.display(), e.to_string()))?;
+    library.set_triple(&machine.get_triple());
+    library.set_data_layout(&machine.get_target_data().get_data_layout());
+    let mut ptx = None;
+    for function in library.get_functions() {
+        let features = function.get_string_attribute(AttributeLoc::Function, "target-features");
+        let version = features.and_then(|a| ptx_version(a.get_string_value().to_str().unwrap_or_default()));
+        ptx = ptx.max(version);
+        function.remove_string_attribute(AttributeLoc::Function, "target-cpu");
+        function.remove_string_attribute(AttributeLoc::Function, "target-features");
+    }
+    module
+        .link_in_module(library)
+        .map_err(|e| anyhow!("cannot link NVSHMEM device bitcode {}: {}", path.display(), e.to_string()))?;
+    for function in module.get_functions() {
+        if function.count_basic_blocks() > 0 && function.get_call_conventions() != PTX_KERNEL {
+            function.set_linkage(Linkage::Internal);
+        }
+    }
+    module
+        .run_passes("globaldce", machine, PassBuilderOptions::create())
+        .map_err(|e| anyhow!("LLVM globaldce after linking NVSHMEM failed: {}", e.to_string()))?;
+    Ok(ptx)
+}
+
+/// The PTX ISA of a `target-features` list (`+ptx88,+sm_90` -> 88).
+pub fn ptx_version(features: &str) -> Option<u32> {
+    features.split(',').filter_map(|f| f.strip_prefix("+ptx")).filter_map(|v| v.parse().ok()).max()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_the_ptx_isa_of_target_features() {
+        assert_eq!(ptx_version("+ptx88,+sm_90"), Some(88));
+        assert_eq!(ptx_version("+sm_90"), None);
+        assert_eq!(file_name(Chip::Sm90a), "libnvshmem_device_sm_90.bc");
+        assert_eq!(Source::parse("none"), Source::None);
+    }
+}
