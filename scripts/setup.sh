@@ -7,7 +7,9 @@
 #     g++ for dialect/cpp/registration.cpp (and libstdc++'s archive the tools link),
 #     cmake + ninja for the cmake/ package, python3-venv for the venv below;
 #   - .venv with lit and ptxas (PyPI nvidia-cuda-nvcc), and maturin, numpy and
-#     pytest for the Python package's tests (scripts/test-python.sh), pinned.
+#     pytest for the Python package's tests (scripts/test-python.sh), pinned;
+#   - NVSHMEM's device bitcode (PyPI nvidia-nvshmem-cu13, libnvshmem_device_sm_*.bc),
+#     which axe-translate links into kernels that call NVSHMEM (--lower-collectives).
 # When everything is present it runs no apt-get or pip at all (a fast no-op).
 set -euo pipefail
 
@@ -18,6 +20,7 @@ PACKAGES=(
   cmake ninja-build python3-venv
 )
 PIP_PACKAGES=(lit==23.1.5 nvidia-cuda-nvcc==13.5.37 maturin==1.16.0 numpy==2.4.6 pytest==9.2.0)
+NVSHMEM_PACKAGE=nvidia-nvshmem-cu13==3.8.0
 
 # One dpkg-query for all packages; anything not "install ok installed" is missing.
 mapfile -t present < <(dpkg-query -W -f='${Status} ${Package}\n' "${PACKAGES[@]}" 2>/dev/null |
@@ -42,6 +45,11 @@ if [ ! -x "$venv/bin/lit" ] || [ ! -x "${ptxas_glob[0]}" ] || [ ! -x "$venv/bin/
   echo "setup: creating $venv with ${PIP_PACKAGES[*]}" >&2
   [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
   "$venv/bin/pip" install --quiet --disable-pip-version-check "${PIP_PACKAGES[@]}"
+fi
+nvshmem_glob=("$venv"/lib/python3*/site-packages/nvidia/nvshmem/lib/libnvshmem_device_sm_90.bc)
+if [ ! -f "${nvshmem_glob[0]}" ]; then
+  echo "setup: installing $NVSHMEM_PACKAGE into $venv" >&2
+  "$venv/bin/pip" install --quiet --disable-pip-version-check "$NVSHMEM_PACKAGE"
 fi
 
 command -v cargo >/dev/null || {

@@ -23,8 +23,9 @@
 //!   read after it).
 //!
 //! **Symmetric buffers.** A put writes the peer's buffer at the address the local buffer has in the symmetric
-//! heap, so the destination of a plan with puts must be declared symmetric: a kernel argument (`!llvm.ptr` or a
-//! memref) with the argument attribute `{axe.symmetric}`, viewed by `axe.view`. The pass records what each rank
+//! heap, so the destination of a plan with puts must be declared symmetric: a pointer kernel argument (`!llvm.ptr` or
+//! `!llvm.ptr<1>`, what `nvshmem_malloc` returns; a memref would expand into several PTX parameters) with the
+//! argument attribute `{axe.symmetric}`, viewed by `axe.view`. Sources may be pointers or memrefs. The pass records what each rank
 //! must allocate with `nvshmem_malloc` as the kernel attribute `axe.symmetric = [{arg = i, bytes = n}]` (the
 //! argument's index in the kernel's signature, and the plan's destination buffer size in bytes, the largest over
 //! the copies using it); it survives `--lower-to-nvvm`, and `axe-translate --emit=launch` prints it as the
@@ -100,6 +101,8 @@ pub(crate) struct Buffer<'c, 'a> {
     pub(crate) index: usize,
     /// Whether it carries `{axe.symmetric}`.
     pub(crate) symmetric: bool,
+    /// Whether it is a pointer (one PTX parameter, so `axe.symmetric`'s index names it after lowering).
+    pub(crate) pointer: bool,
 }
 
 /// One copy the planner accepted.
@@ -185,6 +188,15 @@ fn plan_collective<'c, 'a>(op: AxeOp<'c, 'a>) -> Result<PlannedCollective<'c, 'a
     let source = buffer(op.operand(0), kernel, "source")?;
     let dest = buffer(op.operand(1), kernel, "destination")?;
     let puts = plan.ranks.iter().flat_map(|r| &r.steps).any(|s| s.op == StepOp::Put);
+    if puts && !dest.pointer {
+        return Err(format!(
+            "collectives: symmetric rule: the {} writes peers' destination buffers with puts; the destination \
+             (kernel argument {}) must be a pointer to the symmetric heap (!llvm.ptr or !llvm.ptr<1> from \
+             nvshmem_malloc, marked {{{SYMMETRIC_ARGUMENT}}}), not a memref",
+            plan.kind.name(),
+            dest.index
+        ));
+    }
     if puts && !dest.symmetric {
         return Err(format!(
             "collectives: symmetric rule: the {} writes peers' destination buffers with puts, so the destination \
@@ -243,7 +255,7 @@ fn buffer<'c, 'a>(
         .and_then(|array| (index < array.len()).then(|| array.element(index).ok()).flatten())
         .and_then(|a| DictionaryAttribute::try_from(a).ok())
         .is_some_and(|d| d.element_by_name(SYMMETRIC_ARGUMENT).is_some());
-    Ok(Buffer { value: viewed, index, symmetric })
+    Ok(Buffer { value: viewed, index, symmetric, pointer: ty.starts_with("!llvm.ptr") })
 }
 
 /// Bytes of one element of `dtype` as MLIR prints it (`None` for types this pass does not size).

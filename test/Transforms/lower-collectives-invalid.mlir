@@ -71,3 +71,21 @@ module attributes {axe.mesh = {gpuid = 4 : i64}} {
     }
   }
 }
+
+// -----
+
+!src = !axe.tensor<array<i64: 8, 4>, f32, #axe.layout<"S[(4,8):(1@gpuid,1)]">, #axe.mem<"global">>
+!dst = !axe.tensor<array<i64: 8, 4>, f32, #axe.layout<"S[32:1] + R[4:1@gpuid]">, #axe.mem<"global">>
+
+// A symmetric destination is a pointer (what nvshmem_malloc returns), not a memref.
+module attributes {axe.mesh = {gpuid = 4 : i64}} {
+  gpu.module @kernels {
+    gpu.func @memref_destination(%src: !llvm.ptr, %dst: memref<8x4xf32> {axe.symmetric}) kernel {
+      %in = "axe.view"(%src) : (!llvm.ptr) -> !src
+      %out = "axe.view"(%dst) : (memref<8x4xf32>) -> !dst
+      // expected-error @+1 {{collectives: symmetric rule: the all-gather writes peers' destination buffers with puts; the destination (kernel argument 1) must be a pointer to the symmetric heap (!llvm.ptr or !llvm.ptr<1> from nvshmem_malloc, marked {axe.symmetric}), not a memref}}
+      "axe.copy"(%in, %out) {scope = #axe.exec<"cta">} : (!src, !dst) -> ()
+      gpu.return
+    }
+  }
+}

@@ -12,7 +12,10 @@
 //! - `tensor_maps`: every map of `axe.tensor_maps` (written by `--lower-tma`), with every
 //!   `cuTensorMapEncodeTiled` field (enums as the driver numbers them, arrays innermost first), `global_dims` and
 //!   `global_strides_bytes` as expressions of the parameter names, `global_address` (the device pointer the
-//!   parameter stood for, plus the offset) and the launch's `preconditions`.
+//!   parameter stood for, plus the offset) and the launch's `preconditions`;
+//! - `symmetric`: every buffer of `axe.symmetric` (written by `--lower-collectives`) that each rank allocates on
+//!   the NVSHMEM symmetric heap (`nvshmem_malloc(bytes)`, the same size on every rank) and passes as that
+//!   argument: `arg` (the kernel argument's index), `param` (its name), `bytes`.
 //!
 //! Expressions are strings over parameter names and integers with `+`, `*`, `/` (exact), `%`, `ceildiv(a, b)`
 //! and comparisons in preconditions. Output is deterministic: keys in a fixed order, kernels in IR order.
@@ -128,13 +131,36 @@ fn kernel_json(op: OperationRef) -> Result<String> {
             )
         })
         .collect();
+    let symmetric = symmetric_json(op, &names).map_err(|e| anyhow!("@{name}: {e}"))?;
     Ok(format!(
         "    {{\n      \"name\": {},\n      \"grid\": {grid},\n      \"block\": {block},\n      \
-         \"dynamic_shared_bytes\": {shared},\n      \"params\": [\n{}\n      ],\n      \"tensor_maps\": [{}]\n    }}",
+         \"dynamic_shared_bytes\": {shared},\n      \"params\": [\n{}\n      ],\n      \"tensor_maps\": [{}],\n      \
+         \"symmetric\": [{symmetric}]\n    }}",
         quote(&name),
         params.join(",\n"),
         if map_json.is_empty() { String::new() } else { format!("\n{}\n      ", map_json.join(",\n")) }
     ))
+}
+
+/// The kernel's `axe.symmetric = [{arg = i, bytes = n}]` as JSON records (empty without it).
+fn symmetric_json(op: OperationRef, names: &[String]) -> Result<String> {
+    let Ok(attribute) = op.attribute("axe.symmetric") else { return Ok(String::new()) };
+    let array = ArrayAttribute::try_from(attribute).map_err(|_| anyhow!("axe.symmetric is not an array"))?;
+    let mut records = Vec::new();
+    for entry in (0..array.len()).filter_map(|i| array.element(i).ok()) {
+        let dict =
+            DictionaryAttribute::try_from(entry).map_err(|_| anyhow!("an axe.symmetric entry is not a dictionary"))?;
+        let field = |key: &str| {
+            dict.element_by_name(key)
+                .and_then(|a| IntegerAttribute::try_from(a).ok())
+                .map(|a| a.value())
+                .ok_or_else(|| anyhow!("an axe.symmetric entry has no integer {key}"))
+        };
+        let (arg, bytes) = (field("arg")?, field("bytes")?);
+        let param = usize::try_from(arg).ok().and_then(|i| names.get(i)).map_or("null".to_string(), |n| quote(n));
+        records.push(format!("\n        {{\"arg\": {arg}, \"param\": {param}, \"bytes\": {bytes}}}"));
+    }
+    Ok(if records.is_empty() { String::new() } else { format!("{}\n      ", records.join(",")) })
 }
 
 /// One tensor map: its argument index and its JSON.
