@@ -45,6 +45,8 @@
 //! ```
 
 mod emit;
+#[cfg(test)]
+mod model_tests;
 
 use crate::glue::{external_pass_creating, PassId};
 use crate::ownership::{self, Owner};
