@@ -280,6 +280,45 @@ fn partial_swizzle_periods_are_whole_rows() {
     assert_eq!(fields(&p), (vec![256, 256], vec![512], vec![64, 4], vec![(vec![0, 0], 512)]));
 }
 
+#[test]
+fn swizzled_rows_narrower_than_the_span_are_padded_by_the_hardware() {
+    // 32 f16 (64 bytes) per row at a pitch of 64 elements (128 bytes, the 128B span): the hardware pads each box
+    // row of 64 bytes to the span, so one box [32, 8] writes rows at 128-byte steps, as the layout says.
+    let p = check(&Copy {
+        global: "S[(256,256):(256,1)]",
+        gshape: &[256, 256],
+        gregion: &[(0, 8), (32, 64)],
+        shared: "Swizzle(3,3,3) o S[(8,32):(64,1)]",
+        sshape: &[8, 32],
+        sregion: &full(&[8, 32]),
+        dtype: ElemType::F16,
+    });
+    assert_eq!(fields(&p), (vec![256, 256], vec![512], vec![32, 8], vec![(vec![32, 0], 0)]));
+    // 64B swizzle, f32 rows of 8 (32 bytes) at a pitch of 16 (64 bytes), 16 rows from row 40: box [8, 16].
+    let p = check(&Copy {
+        global: "S[(64,64):(64,1)]",
+        gshape: &[64, 64],
+        gregion: &[(40, 56), (8, 16)],
+        shared: "Swizzle(2,2,3) o S[(16,8):(16,1)]",
+        sshape: &[16, 8],
+        sregion: &full(&[16, 8]),
+        dtype: ElemType::F32,
+    });
+    assert_eq!(fields(&p), (vec![64, 64], vec![256], vec![8, 16], vec![(vec![8, 40], 0)]));
+    // The right halves of the rows (columns 32..64 of an 8x64 tile) start 64 bytes into a row: a TMA destination
+    // must be 128-byte aligned.
+    let e = refused(&Copy {
+        global: "S[(256,256):(256,1)]",
+        gshape: &[256, 256],
+        gregion: &[(0, 8), (0, 32)],
+        shared: "Swizzle(3,3,3) o S[(8,64):(64,1)]",
+        sshape: &[8, 64],
+        sregion: &[(0, 8), (32, 64)],
+        dtype: ElemType::F16,
+    });
+    assert_eq!(e.failure, TmaFailure::Rule(TmaRule::SmemAlignment), "{e}");
+}
+
 // ---- 3. Coordinate-only dimensions --------------------------------------------------------------------------------
 
 #[test]
@@ -378,8 +417,10 @@ fn a_block_major_global_groups_into_one_dimension_per_iter() {
 fn a_blocked_global_into_a_swizzled_tile_by_column_blocks() {
     // The same blocked matrix, rows 0..64 and columns 8..24 (blocks C = 1, 2) into a 64x16 tile: 16 f16 = 32 bytes
     // per row under the 32B swizzle (Swizzle(3,1,3)). The shared chain c (1), C (8), r (16), R (128): box [8, 2, 8,
-    // 8]; the first row is only 16 bytes, narrower than the 32-byte span, and c and C cannot merge (C's global
-    // stride 64 is not c's extent 8), so the hardware rule refuses it.
+    // 8]; its rows are only 16 bytes, narrower than the 32-byte span, and dense in shared memory (not at the span's
+    // pitch, which the hardware's row padding would need), and c and C cannot merge (C's global stride 64 is not c's
+    // extent 8). Boxes of one 16-byte row each would land 16 bytes apart: the 128-byte destination alignment
+    // refuses the last candidate.
     let e = refused(&Copy {
         global: "S[(8,8,8,8):(512,8,64,1)]",
         gshape: &[64, 64],
@@ -389,7 +430,7 @@ fn a_blocked_global_into_a_swizzled_tile_by_column_blocks() {
         sregion: &full(&[64, 16]),
         dtype: ElemType::F16,
     });
-    assert_eq!(e.failure, TmaFailure::Rule(TmaRule::InnerBoxBytes), "{e}");
+    assert_eq!(e.failure, TmaFailure::Rule(TmaRule::SmemAlignment), "{e}");
     // Unswizzled, the 16-byte rows are legal: the same box, coordinates from block 1.
     let p = check(&Copy {
         global: "S[(8,8,8,8):(512,8,64,1)]",

@@ -264,6 +264,19 @@ fn plan_copy<'c, 'a>(op: AxeOp<'c, 'a>) -> Result<PlannedCopy<'c, 'a>, String> {
         let (plan, multicast) = plan_regions(op, &global, &shared, dtype, direction)?;
         (plan, None, multicast)
     };
+    // The planner may pad swizzled box rows narrower than the span (the hardware does, boxDim[0] * elemsize <= span);
+    // nvgpu's tensormap descriptor type accepts only rows of exactly the span, so such plans are not lowered here.
+    let desc = &plan.desc;
+    let row_bytes = i64::from(desc.box_dims.first().copied().unwrap_or(0)) * desc.data_type.bytes();
+    if desc.swizzle != axe_layout::SwizzleMode::None && row_bytes != desc.swizzle.bytes() {
+        return Err(format!(
+            "tma: inner-box-bytes rule: the plan's box rows are {row_bytes} bytes, padded by the hardware to the {} \
+             swizzle span of {} bytes; nvgpu's tensormap descriptor accepts only rows of exactly the span, so this \
+             lowering does not emit it (axe-layout tma-plan shows the plan)",
+            desc.swizzle.name(),
+            desc.swizzle.bytes()
+        ));
+    }
     if let Some(barrier) = op.operand(2) {
         let from_alloc = access::defining_op(barrier)
             .and_then(AxeOp::new)

@@ -35,8 +35,10 @@
 //!    (`stride[i+1] == stride[i] * extent[i]`), because TMA writes a box densely into shared memory, innermost
 //!    dimension first. The largest prefix of that chain that forms a legal box wins (prefix search, as TIRx's
 //!    `tma_auto`); each descriptor dimension's boxed iters must be consecutive in the chain and be its innermost
-//!    digits, so the box covers a contiguous coordinate range. With a swizzle the innermost box row is exactly the
-//!    swizzle span. Iters longer than 256 are split so that a box can still be formed.
+//!    digits, so the box covers a contiguous coordinate range. With a swizzle the innermost box row is the swizzle
+//!    span, or narrower (whole 16-byte chunks) when the chain continues at the span: the hardware pads each box row
+//!    to the span (`boxDim[0] * elemsize <= span`), which the chain's one allowed jump to the span models; nothing
+//!    merges across it. Iters longer than 256 are split so that a box can still be formed.
 //! 6. **Issues**: the remaining joint iters form the issue loop (outermost first); each issue gets its
 //!    coordinates and shared byte offset.
 //! 7. **Repair**: the same search is repeated with the element type promoted to 2, 4 or 8 bytes (the descriptor
@@ -76,8 +78,9 @@
 //! Refused though the hardware could do them (not planned yet):
 //! - `dynamic-offset`: a run-time offset that may move a region across a digit boundary of a tiled global layout
 //!   (the static straddling region plans, step 3; its chunk coordinates are not affine in the offset).
-//! - `shared-atom` / `inner-box-bytes`: swizzled rows narrower than the span at a pitch of exactly the span (the
-//!   hardware pads such rows; the planner's boxes are dense).
+//!
+//! Planned here but not lowered by `--lower-tma`: swizzled box rows narrower than the span (padded rows), which
+//! MLIR's nvgpu tensormap descriptor type refuses (it wants rows of exactly the span).
 //!
 //! # Run-time offsets ([`plan_dynamic`])
 //! The global region may be shifted at run time along some dimensions ([`DynamicOffset`]: a loop variable, a
@@ -118,9 +121,9 @@
 //! A [`crate::ComposeLayout`] applies its swizzle to the address *relative to the tensor's base*, so the two agree
 //! when the shared tensor's base is aligned to the repeat: [`TmaPlan::shared_base_alignment_bytes`] is that
 //! precondition for the allocator (1024/512/256, 128 unswizzled), and every issue's
-//! [`TmaIssue::smem_offset_bytes`] is checked to be a multiple of 128 (`smem-alignment` rule). With a swizzle the
-//! box's inner row must be exactly the span: a narrower row is padded to the span by the hardware, which a dense
-//! box would not model.
+//! [`TmaIssue::smem_offset_bytes`] is checked to be a multiple of 128 (`smem-alignment` rule). With a swizzle a box
+//! row narrower than the span is padded to the span by the hardware, so such a row is planned only where the
+//! shared rows are exactly the span apart (step 5).
 
 mod extents;
 mod multicast;

@@ -432,9 +432,23 @@ fn memory_order(sliced: &Layout) -> Option<Vec<(i64, i64)>> {
 /// copy order (which element goes where) is kept by the co-grouping of step 4.
 fn check_atom(req: &TmaRequest<'_>, sliced: &Layout, mode: SwizzleMode) -> Result<(), TmaError> {
     let fail = |e: String| stage(TmaStage::SharedAtom, e);
-    let Some(view) = memory_order(sliced) else {
+    let Some(mut view) = memory_order(sliced) else {
         return Ok(());
     };
+    // A swizzled row narrower than the span (whole 16-byte chunks) is padded to the span by the hardware: the rest
+    // of the region must then be whole rows, which the view with that row widened to the span checks.
+    if let (Some(inner), SwizzleMode::B32 | SwizzleMode::B64 | SwizzleMode::B128) = (view.last().copied(), mode) {
+        let (row, esize) = (mode.bytes() / req.dtype.bytes(), req.dtype.bytes());
+        if inner.1 == 1
+            && inner.0 < row
+            && (inner.0 * esize) % 16 == 0
+            && view.iter().rev().skip(1).all(|i| i.1 % row == 0)
+        {
+            let n = view.len();
+            view[n - 1] = (row, 1);
+            view = fuse(view.into_iter());
+        }
+    }
     let ext: Vec<i64> = view.iter().map(|&(e, _)| e).collect();
     let (atom, atom_shape) = atom(req.dtype.bytes(), mode, ext.len()).map_err(|e| fail(e.to_string()))?;
     let shard: Vec<crate::iter::Iter> = view
@@ -856,11 +870,23 @@ fn search(
             ),
         ));
     }
+    // The box chain: dense from stride 1, except that with a swizzle a run narrower than the span (whole 16-byte
+    // chunks) may continue at the span (the hardware pads each box row to the span).
+    let row = match mode {
+        SwizzleMode::None => 0,
+        m => m.bytes() / prob.esize,
+    };
     let mut chain = 1;
+    let mut padded = false;
     while chain < order.len() {
         let (a, b) = (joints[order[chain - 1]], joints[order[chain]]);
-        if a.sstride.checked_mul(a.extent) != Some(b.sstride) {
-            break;
+        let next = a.sstride.checked_mul(a.extent);
+        if next != Some(b.sstride) {
+            let run = next.unwrap_or(i64::MAX);
+            if padded || row == 0 || run >= row || (run * prob.esize) % 16 != 0 || b.sstride != row {
+                break;
+            }
+            padded = true;
         }
         chain += 1;
     }
@@ -990,7 +1016,25 @@ fn build(
         SwizzleMode::None => (boxed * prob.esize) % 16 != 0,
         m => boxed * prob.esize < m.bytes(),
     };
-    while ddims.len() > 1 && narrow(ddims[0].boxed) {
+    // Where the box chain jumps to the swizzle span (a padded row): the elements before it, which must be exactly
+    // the innermost dimension's box (the hardware pads rows of dimension 0 only); nothing merges across it.
+    let pad = boxed.windows(2).find_map(|w| {
+        let (a, b) = (joints[w[0]], joints[w[1]]);
+        (a.sstride.checked_mul(a.extent) != Some(b.sstride)).then(|| a.sstride * a.extent)
+    });
+    if let Some(run) = pad {
+        if run != box_of[order[0]] || mode == SwizzleMode::None {
+            return Err(stage(
+                TmaStage::Box,
+                format!(
+                    "the box's shared rows are {run} elements padded to the swizzle span, but its innermost \
+                     dimension boxes {} elements: the hardware pads rows of dimension 0 only",
+                    box_of[order[0]]
+                ),
+            ));
+        }
+    }
+    while pad.is_none() && ddims.len() > 1 && narrow(ddims[0].boxed) {
         let (a, b) = (&ddims[0], &ddims[1]);
         let mergeable = a.global_dim.checked_mul(a.stride) == Some(b.stride)
             && a.boxed == a.global_dim
@@ -1039,7 +1083,11 @@ fn build(
     };
     validate(&desc, global_offset_bytes as u64)?;
     let inner_bytes = ddims[0].boxed * prob.esize;
-    if mode != SwizzleMode::None && inner_bytes != mode.bytes() {
+    // A narrower row is padded to the span by the hardware: legal when the box's next rows start at the span (the
+    // chain's pad) or the box is a single row.
+    let single_row = ddims.iter().skip(1).all(|d| d.boxed == 1);
+    let padded_row = inner_bytes < mode.bytes() && inner_bytes % 16 == 0 && (pad.is_some() || single_row);
+    if mode != SwizzleMode::None && inner_bytes != mode.bytes() && !padded_row {
         return Err(rule(
             TmaRule::InnerBoxBytes,
             format!(
