@@ -20,6 +20,8 @@ Columns:
                disabled (TRITON_ALWAYS_COMPILE=1), after one warm-up.
   fresh ms     median wall time of a fresh process. Axe: the same pipeline (it is always a fresh process); Triton:
                a new Python that imports Triton and compiles the kernel once.
+  ptxas ms     median wall time of the same ptxas (below) assembling that PTX. Triton's compile ms includes its
+               own ptxas run (PTX to cubin) and Axe's stops at PTX: Axe to a cubin is compile + ptxas ms.
   PTX          PTX instructions in the kernel body (bench/tma_copy_vs_triton.py's count).
   regs, spill  ptxas -v registers and spill stores+loads bytes; both sides' PTX through the same ptxas
                (.venv, CUDA 13) with the same -arch (sm_80, sm_90a, sm_100a).
@@ -198,6 +200,12 @@ def ptxas_cubin(ptxas, ptx, chip, tmp, stem):
     return cubin, regs, spill, smem
 
 
+def ptxas_ms(ptxas, chip, tmp, stem, repeat):
+    """Median wall ms of assembling `stem`.ptx (written by `ptxas_cubin`) to a cubin."""
+    src, cubin = Path(tmp) / f"{stem}.ptx", Path(tmp) / f"{stem}.timed.cubin"
+    return fresh_wall_ms([ptxas, f"-arch={chip}", src, "-o", cubin], repeat)
+
+
 SASS_LINE = re.compile(r"/\*([0-9a-f]{4,})\*/\s+(.*?)\s*;")
 LABEL = re.compile(r"^\s*\.(L_x_\d+):")
 MMA = re.compile(r"^(HMMA|HGMMA|UTC\w*MMA)\b")
@@ -306,7 +314,7 @@ def main():
     if not (BIN / "axe-opt").exists():
         sys.exit("build the tools first: cargo build --release -p axe-mlir --bins (scripts/bench.sh does)")
     ptxas, cuobjdump = find_ptxas(), find_cuobjdump()
-    header = ["kernel", "compiler", "compile ms", "fresh ms", "PTX", "regs", "spill B", "SASS", "loop SASS",
+    header = ["kernel", "compiler", "compile ms", "fresh ms", "ptxas ms", "PTX", "regs", "spill B", "SASS", "loop SASS",
               "smem B (static+dyn)"]
     rows, notes = [], []
     with tempfile.TemporaryDirectory() as scratch:
@@ -319,8 +327,10 @@ def main():
             ptx, dynamic = axe_outputs(name, tmp)
             cubin, regs, spill, static = ptxas_cubin(ptxas, ptx, chip, tmp, f"axe_{name}")
             sass, loop, span = sass_counts(cuobjdump, cubin)
-            rows.append([name, "axe", f"{wall:.0f}", f"{wall:.0f}", count_instructions(ptx), regs, spill, sass,
-                         loop if name != "tma_copy" else "-", f"{static}+{dynamic}"])
+            assemble = ptxas_ms(ptxas, chip, tmp, f"axe_{name}", args.repeat)
+            loop = loop if name != "tma_copy" else "-"
+            rows.append([name, "axe", f"{wall:.0f}", f"{wall:.0f}", f"{assemble:.0f}", count_instructions(ptx), regs,
+                         spill, sass, loop, f"{static}+{dynamic}"])
             notes.append(f"{name} axe: {emitted(ptx)}{loop_note(name, span)}")
             # Triton: in process after a warm-up, and as a fresh Python process.
             seconds = median_seconds(lambda: triton_compile(name), args.repeat)
@@ -330,8 +340,10 @@ def main():
             cubin, regs, spill, static = ptxas_cubin(ptxas, ptx, chip, tmp, f"triton_{name}")
             sass, loop, span = sass_counts(cuobjdump, cubin)
             shared = kernel.metadata.shared
-            rows.append([name, "triton 3.9", f"{seconds * 1e3:.0f}", f"{fresh:.0f}", count_instructions(ptx), regs,
-                         spill, sass, loop if name != "tma_copy" else "-", f"{static}+{shared - static}"])
+            assemble = ptxas_ms(ptxas, chip, tmp, f"triton_{name}", args.repeat)
+            loop = loop if name != "tma_copy" else "-"
+            rows.append([name, "triton 3.9", f"{seconds * 1e3:.0f}", f"{fresh:.0f}", f"{assemble:.0f}",
+                         count_instructions(ptx), regs, spill, sass, loop, f"{static}+{shared - static}"])
             notes.append(f"{name} triton: {emitted(ptx)}{loop_note(name, span)}")
     rows = [[str(cell) for cell in row] for row in rows]
     widths = [max(len(header[i]), *(len(row[i]) for row in rows)) for i in range(len(header))]
