@@ -3,7 +3,7 @@
 #   1. one table, Axe vs Triton, for the TMA copy and the three GEMMs (sm_80 cp.async + mma.sync, sm_90a TMA +
 #      wgmma, sm_100a TMA + tcgen05; 128x128x64 tiles, 3 stages, 4 warps, f16 in, f32 acc, f16 out, M/N/K i32):
 #      median compile time (Axe: axe-opt | axe-translate as processes; Triton: in process, cache off, and as a
-#      fresh process with its import), PTX instructions, ptxas registers and spill bytes, SASS instructions in
+#      fresh process with its import; ptxas time), PTX instructions, ptxas registers and spill bytes, SASS in
 #      all and in the K loop, static + dynamic shared memory; also as Markdown  (bench/gemm_vs_triton.py)
 #   2. the TMA copy's start-up: each side as fresh processes (wall, CPU, peak memory)  (bench/tma_copy_vs_triton.py)
 #   3. Axe in process: one reused Compiler, per compile      (cargo bench -p axe-mlir --bench compile)
