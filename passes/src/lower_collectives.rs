@@ -55,12 +55,12 @@ use axe_layout::{
     distributed::{
         collective::{plan, CollectivePlan, StepOp},
         mesh::Mesh,
-        placement::DistLayout,
+        placement::{DistLayout, ReduceOp},
     },
-    ExecScope,
+    Axis, ExecScope,
 };
 use melior::ir::{
-    attribute::{ArrayAttribute, DictionaryAttribute},
+    attribute::{ArrayAttribute, DictionaryAttribute, StringAttribute},
     operation::OperationLike,
     OperationRef, Value, ValueLike,
 };
@@ -113,6 +113,8 @@ pub(crate) struct PlannedCollective<'c, 'a> {
     pub(crate) plan: CollectivePlan,
     /// Element size in bytes.
     pub(crate) bytes: i64,
+    /// The element type, as MLIR prints it.
+    pub(crate) dtype: String,
     /// Source, destination.
     pub(crate) sides: [Buffer<'c, 'a>; 2],
     /// The kernel (`gpu.func` or `func.func`) holding the copy.
@@ -173,41 +175,71 @@ fn plan_collective<'c, 'a>(op: AxeOp<'c, 'a>) -> Result<PlannedCollective<'c, 'a
     };
     let bytes = element_bytes(&src.dtype)
         .ok_or_else(|| format!("collectives: dtype rule: the size of element type {} is not known", src.dtype))?;
-    let plan = plan(&mesh, &dist(&src, "source")?, &dist(&dst, "destination")?)
-        .map_err(|e| format!("collectives: {}", e.message))?;
-    if let Some(step) = plan.ranks.iter().flat_map(|r| &r.steps).find(|s| !matches!(s.op, StepOp::Put | StepOp::Copy)) {
-        return Err(format!(
-            "collectives: reduce rule: the {} plan has a {} step (rank {} from rank {}); gets and reductions of \
-             Partial sources are not lowered yet",
-            plan.kind.name(),
-            step.op.name(),
-            step.dst_rank,
-            step.src_rank
-        ));
+    let reduce = reduce_of(op)?;
+    let mut source_layout = dist(&src, "source")?;
+    if let Some(op) = reduce {
+        // Partial over every mesh axis the source replicates over (`axe-layout collective-plan --reduce`'s default).
+        let mut axes: Vec<Axis> =
+            source_layout.layout.tile().replica().iter().map(|i| i.axis).filter(|a| a.is_device()).collect();
+        axes.dedup();
+        if axes.is_empty() {
+            return Err(format!(
+                "collectives: reduce rule: a {} reduction needs a source replicated over a device axis (its partial \
+                 values), but the source layout {} has no device replica",
+                op.name(),
+                source_layout.layout
+            ));
+        }
+        source_layout.partial = axes.into_iter().map(|a| (a, op)).collect();
+        if arithmetic(&src.dtype).is_none() {
+            return Err(format!(
+                "collectives: dtype rule: a {} reduction of {} elements is not lowered (f64, f32, f16, bf16, i64, i32)",
+                op.name(),
+                src.dtype
+            ));
+        }
     }
+    let plan =
+        plan(&mesh, &source_layout, &dist(&dst, "destination")?).map_err(|e| format!("collectives: {}", e.message))?;
     let kernel = axe_dialect::ops::enclosing_function(operation)
         .ok_or("collectives: buffer rule: the copy is not inside a kernel")?;
     let source = buffer(op.operand(0), kernel, "source")?;
     let dest = buffer(op.operand(1), kernel, "destination")?;
-    let puts = plan.ranks.iter().flat_map(|r| &r.steps).any(|s| s.op == StepOp::Put);
-    if puts && !dest.pointer {
-        return Err(format!(
-            "collectives: symmetric rule: the {} writes peers' destination buffers with puts; the destination \
-             (kernel argument {}) must be a pointer to the symmetric heap (!llvm.ptr or !llvm.ptr<1> from \
-             nvshmem_malloc, marked {{{SYMMETRIC_ARGUMENT}}}), not a memref",
-            plan.kind.name(),
-            dest.index
-        ));
+    let steps = || plan.ranks.iter().flat_map(|r| &r.steps);
+    let puts = steps().any(|s| s.op == StepOp::Put);
+    let gets = steps().any(|s| matches!(s.op, StepOp::Get | StepOp::GetReduce));
+    for (needed, side, buffer, how) in [
+        (puts, "destination", &dest, "writes peers' destination buffers with puts"),
+        (gets, "source", &source, "reads peers' source buffers with gets"),
+    ] {
+        if needed && !(buffer.pointer && buffer.symmetric) {
+            return Err(format!(
+                "collectives: symmetric rule: the {} {how}; the {side} (kernel argument {}) must be a pointer to \
+                 the symmetric heap (!llvm.ptr or !llvm.ptr<1> from nvshmem_malloc) marked {{{SYMMETRIC_ARGUMENT}}}",
+                plan.kind.name(),
+                buffer.index
+            ));
+        }
     }
-    if puts && !dest.symmetric {
-        return Err(format!(
-            "collectives: symmetric rule: the {} writes peers' destination buffers with puts, so the destination \
-             (kernel argument {}) must be on the symmetric heap: mark the argument {{{SYMMETRIC_ARGUMENT}}}",
-            plan.kind.name(),
-            dest.index
-        ));
+    Ok(PlannedCollective { op, plan, bytes, dtype: src.dtype.clone(), sides: [source, dest], kernel })
+}
+
+/// The `reduce = "sum" | "max"` attribute of the copy: the source's values along its device replicas are partial.
+fn reduce_of(op: AxeOp) -> Result<Option<ReduceOp>, String> {
+    let Ok(attribute) = op.operation().attribute("reduce") else { return Ok(None) };
+    let name = StringAttribute::try_from(attribute).map(|s| s.value().to_string()).unwrap_or_default();
+    ReduceOp::from_name(&name)
+        .map(Some)
+        .ok_or_else(|| format!("collectives: reduce rule: reduce must be \"sum\" or \"max\", got {attribute}"))
+}
+
+/// How elements of `dtype` are combined: `Some(true)` float, `Some(false)` integer, `None` not lowered.
+pub(crate) fn arithmetic(dtype: &str) -> Option<bool> {
+    match dtype {
+        "f64" | "f32" | "f16" | "bf16" => Some(true),
+        "i64" | "i32" => Some(false),
+        _ => None,
     }
-    Ok(PlannedCollective { op, plan, bytes, sides: [source, dest], kernel })
 }
 
 /// The distributed layout of one side (padded shape = shape: the tensor type's shape is what the layout admits).

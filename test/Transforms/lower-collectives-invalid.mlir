@@ -10,7 +10,7 @@ module attributes {axe.mesh = {gpuid = 4 : i64}} {
     gpu.func @not_symmetric(%src: !llvm.ptr, %dst: !llvm.ptr) kernel {
       %in = "axe.view"(%src) : (!llvm.ptr) -> !src
       %out = "axe.view"(%dst) : (!llvm.ptr) -> !dst
-      // expected-error @+1 {{collectives: symmetric rule: the all-gather writes peers' destination buffers with puts, so the destination (kernel argument 1) must be on the symmetric heap: mark the argument {axe.symmetric}}}
+      // expected-error @+1 {{collectives: symmetric rule: the all-gather writes peers' destination buffers with puts; the destination (kernel argument 1) must be a pointer to the symmetric heap (!llvm.ptr or !llvm.ptr<1> from nvshmem_malloc) marked {axe.symmetric}}}
       "axe.copy"(%in, %out) {scope = #axe.exec<"cta">} : (!src, !dst) -> ()
       gpu.return
     }
@@ -83,8 +83,74 @@ module attributes {axe.mesh = {gpuid = 4 : i64}} {
     gpu.func @memref_destination(%src: !llvm.ptr, %dst: memref<8x4xf32> {axe.symmetric}) kernel {
       %in = "axe.view"(%src) : (!llvm.ptr) -> !src
       %out = "axe.view"(%dst) : (memref<8x4xf32>) -> !dst
-      // expected-error @+1 {{collectives: symmetric rule: the all-gather writes peers' destination buffers with puts; the destination (kernel argument 1) must be a pointer to the symmetric heap (!llvm.ptr or !llvm.ptr<1> from nvshmem_malloc, marked {axe.symmetric}), not a memref}}
+      // expected-error @+1 {{collectives: symmetric rule: the all-gather writes peers' destination buffers with puts; the destination (kernel argument 1) must be a pointer to the symmetric heap (!llvm.ptr or !llvm.ptr<1> from nvshmem_malloc) marked {axe.symmetric}}}
       "axe.copy"(%in, %out) {scope = #axe.exec<"cta">} : (!src, !dst) -> ()
+      gpu.return
+    }
+  }
+}
+
+// -----
+
+!part = !axe.tensor<array<i64: 2, 4>, f32, #axe.layout<"S[8:1] + R[4:1@gpuid]">, #axe.mem<"global">>
+
+// A Partial source is read by peers' gets: it must be symmetric.
+module attributes {axe.mesh = {gpuid = 4 : i64}} {
+  gpu.module @kernels {
+    gpu.func @source_not_symmetric(%src: !llvm.ptr, %dst: !llvm.ptr) kernel {
+      %in = "axe.view"(%src) : (!llvm.ptr) -> !part
+      %out = "axe.view"(%dst) : (!llvm.ptr) -> !part
+      // expected-error @+1 {{collectives: symmetric rule: the all-reduce reads peers' source buffers with gets; the source (kernel argument 0) must be a pointer to the symmetric heap (!llvm.ptr or !llvm.ptr<1> from nvshmem_malloc) marked {axe.symmetric}}}
+      "axe.copy"(%in, %out) {scope = #axe.exec<"cta">, reduce = "sum"} : (!part, !part) -> ()
+      gpu.return
+    }
+  }
+}
+
+// -----
+
+!part = !axe.tensor<array<i64: 2, 4>, f32, #axe.layout<"S[8:1] + R[4:1@gpuid]">, #axe.mem<"global">>
+
+module attributes {axe.mesh = {gpuid = 4 : i64}} {
+  gpu.module @kernels {
+    gpu.func @unknown_reduction(%src: !llvm.ptr {axe.symmetric}, %dst: !llvm.ptr) kernel {
+      %in = "axe.view"(%src) : (!llvm.ptr) -> !part
+      %out = "axe.view"(%dst) : (!llvm.ptr) -> !part
+      // expected-error @+1 {{collectives: reduce rule: reduce must be "sum" or "max", got "prod"}}
+      "axe.copy"(%in, %out) {scope = #axe.exec<"cta">, reduce = "prod"} : (!part, !part) -> ()
+      gpu.return
+    }
+  }
+}
+
+// -----
+
+!part = !axe.tensor<array<i64: 2, 4>, i8, #axe.layout<"S[8:1] + R[4:1@gpuid]">, #axe.mem<"global">>
+
+module attributes {axe.mesh = {gpuid = 4 : i64}} {
+  gpu.module @kernels {
+    gpu.func @byte_reduction(%src: !llvm.ptr {axe.symmetric}, %dst: !llvm.ptr) kernel {
+      %in = "axe.view"(%src) : (!llvm.ptr) -> !part
+      %out = "axe.view"(%dst) : (!llvm.ptr) -> !part
+      // expected-error @+1 {{collectives: dtype rule: a sum reduction of i8 elements is not lowered (f64, f32, f16, bf16, i64, i32)}}
+      "axe.copy"(%in, %out) {scope = #axe.exec<"cta">, reduce = "sum"} : (!part, !part) -> ()
+      gpu.return
+    }
+  }
+}
+
+// -----
+
+!part = !axe.tensor<array<i64: 2, 4>, f32, #axe.layout<"S[8:1] + R[4:1@gpuid]">, #axe.mem<"global">>
+
+// A reduction whose source replicates over no device axis: nothing is partial.
+module attributes {axe.mesh = {gpuid = 4 : i64}} {
+  gpu.module @kernels {
+    gpu.func @nothing_to_reduce(%src: !llvm.ptr {axe.symmetric}, %dst: !llvm.ptr {axe.symmetric}) kernel {
+      %in = "axe.view"(%src) : (!llvm.ptr) -> !axe.tensor<array<i64: 8, 4>, f32, #axe.layout<"S[(4,8):(1@gpuid,1)]">, #axe.mem<"global">>
+      %out = "axe.view"(%dst) : (!llvm.ptr) -> !axe.tensor<array<i64: 8, 4>, f32, #axe.layout<"S[32:1] + R[4:1@gpuid]">, #axe.mem<"global">>
+      // expected-error @+1 {{collectives: reduce rule: a sum reduction needs a source replicated over a device axis (its partial values), but the source layout S[(4,8):(1@gpuid,1)] has no device replica}}
+      "axe.copy"(%in, %out) {scope = #axe.exec<"cta">, reduce = "sum"} : (!axe.tensor<array<i64: 8, 4>, f32, #axe.layout<"S[(4,8):(1@gpuid,1)]">, #axe.mem<"global">>, !axe.tensor<array<i64: 8, 4>, f32, #axe.layout<"S[32:1] + R[4:1@gpuid]">, #axe.mem<"global">>) -> ()
       gpu.return
     }
   }

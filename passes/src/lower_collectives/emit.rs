@@ -5,7 +5,10 @@
 use super::{Buffer, LowerCollectivesStats, PlannedCollective, SYMMETRIC_ATTRIBUTE};
 use crate::lower_tma::build::Builder;
 use axe_dialect::{access, ffi};
-use axe_layout::distributed::collective::{Slice, StepOp};
+use axe_layout::distributed::{
+    collective::{Slice, StepOp},
+    placement::ReduceOp,
+};
 use melior::{
     ir::{
         block::BlockLike, operation::OperationLike, Block, BlockRef, Location, OperationRef, Region, RegionLike, Value,
@@ -18,12 +21,19 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 /// The device functions of the NVSHMEM library the lowering calls, with their MLIR function types
 /// (`nvshmem_my_pe`: `int(void)`; `nvshmemx_putmem_nbi_block`: `void(void *dest, const void *source, size_t
 /// nelems, int pe)`; `nvshmem_quiet`, `nvshmemx_barrier_all_block`: `void(void)`; NVSHMEM API, "Device API").
+/// `nvshmemx_getmem_block`: `void(void *dest, const void *source, size_t nelems, int pe)`, blocking;
+/// `nvshmem_uint{16,32,64}_g`: `uintN_t(const uintN_t *source, int pe)`, one element from a peer.
 const FUNCTIONS: &[(&str, &str)] = &[
     (MY_PE, "!llvm.func<i32 ()>"),
     (PUT, "!llvm.func<void (ptr, ptr, i64, i32)>"),
+    (GET, "!llvm.func<void (ptr, ptr, i64, i32)>"),
+    ("nvshmem_uint16_g", "!llvm.func<i16 (ptr, i32)>"),
+    ("nvshmem_uint32_g", "!llvm.func<i32 (ptr, i32)>"),
+    ("nvshmem_uint64_g", "!llvm.func<i64 (ptr, i32)>"),
     (QUIET, "!llvm.func<void ()>"),
     (BARRIER, "!llvm.func<void ()>"),
 ];
+const GET: &str = "nvshmemx_getmem_block";
 const MY_PE: &str = "nvshmem_my_pe";
 const PUT: &str = "nvshmemx_putmem_nbi_block";
 const QUIET: &str = "nvshmem_quiet";
@@ -53,15 +63,18 @@ pub(super) fn rewrite<'c, 'a>(
         }
         stats.calls += lower(p).map_err(at)?;
         stats.copies += 1;
-        let has_puts = p.plan.ranks.iter().flat_map(|r| &r.steps).any(|s| s.op == StepOp::Put);
-        if has_puts {
+        let steps = || p.plan.ranks.iter().flat_map(|r| &r.steps);
+        let has_puts = steps().any(|s| s.op == StepOp::Put);
+        let has_gets = steps().any(|s| matches!(s.op, StepOp::Get | StepOp::GetReduce));
+        let buffers =
+            [(has_gets, p.sides[0].index, p.plan.src_elements), (has_puts, p.sides[1].index, p.plan.dst_elements)];
+        for (_, index, elements) in buffers.into_iter().filter(|b| b.0) {
             let entry = symmetric.entry(access::key(p.kernel)).or_insert_with(|| {
                 kernels.push(access::key(p.kernel));
                 (p.kernel, BTreeMap::new())
             });
-            let bytes = p.plan.dst_elements.saturating_mul(p.bytes);
-            let slot = entry.1.entry(p.sides[1].index).or_insert(0);
-            *slot = (*slot).max(bytes);
+            let slot = entry.1.entry(index).or_insert(0);
+            *slot = (*slot).max(elements.saturating_mul(p.bytes));
         }
     }
     for key in kernels {
@@ -118,6 +131,11 @@ fn lower(p: &PlannedCollective) -> Result<usize, String> {
     let src = address(&b, &p.sides[0])?;
     let dst = address(&b, &p.sides[1])?;
     let pe = call(&b, MY_PE, &[], Some("i32"))?.ok_or("collectives: internal: my_pe has no result")?;
+    let gets = p.plan.ranks.iter().flat_map(|r| &r.steps).any(|s| matches!(s.op, StepOp::Get | StepOp::GetReduce));
+    if gets {
+        // Every peer's source is ready before anyone reads it.
+        call(&b, BARRIER, &[], None)?;
+    }
     let pe = b.value("arith.index_cast", &[pe], "index", &[])?;
     let ranks = p.plan.ranks.len();
     let cases: Vec<String> = p.plan.ranks.iter().map(|r| r.rank.to_string()).collect();
@@ -146,10 +164,24 @@ fn lower(p: &PlannedCollective) -> Result<usize, String> {
     let mut calls = 0;
     for (i, rank) in p.plan.ranks.iter().enumerate() {
         let case = Builder::at_start(p.op.operation(), block(i + 1)?, p.op.operation().location());
-        for step in rank.steps.iter().filter(|s| matches!(s.op, StepOp::Put | StepOp::Copy)) {
+        let location = p.op.operation().location();
+        for step in &rank.steps {
+            let reduction = p.plan.reduce.is_some();
             for slice in &step.slices {
-                put(&case, p.bytes, src, dst, slice, step.dst_rank, p.op.operation().location())?;
+                match step.op {
+                    StepOp::Put => transfer(&case, PUT, p.bytes, [dst, src], slice, step.dst_rank, location)?,
+                    // A local first contribution in a reduction: element by element (later steps read it).
+                    StepOp::Copy if reduction => elementwise(&case, p, [src, dst], slice, None, false, location)?,
+                    StepOp::Copy => transfer(&case, PUT, p.bytes, [dst, src], slice, step.dst_rank, location)?,
+                    StepOp::Get => transfer(&case, GET, p.bytes, [dst, src], slice, step.src_rank, location)?,
+                    StepOp::GetReduce => elementwise(&case, p, [src, dst], slice, Some(step.src_rank), true, location)?,
+                    StepOp::Reduce => elementwise(&case, p, [src, dst], slice, None, true, location)?,
+                }
                 calls += 1;
+            }
+            if reduction {
+                // The next step reads what this one wrote, in other threads.
+                case.op("gpu.barrier", &[], &[], &[])?;
             }
         }
         case.op("scf.yield", &[], &[], &[])?;
@@ -159,50 +191,138 @@ fn lower(p: &PlannedCollective) -> Result<usize, String> {
     Ok(calls)
 }
 
-/// The puts of one slice: one call, or an `scf.for` over its repetitions.
-fn put<'c, 'a>(
+/// The bulk transfers of one slice, `callee(to, from, bytes, peer)` (a put or a blocking get): one call, or an
+/// `scf.for` over its repetitions. `bases` are the destination's and the source's addresses.
+fn transfer<'c, 'a>(
     b: &Builder<'c, 'a>,
+    callee: &str,
     bytes: i64,
-    src: Value<'c, 'a>,
-    dst: Value<'c, 'a>,
+    bases: [Value<'c, 'a>; 2],
     slice: &Slice,
     peer: i64,
     location: Location<'c>,
 ) -> Result<(), String> {
     let length = b.constant(slice.len * bytes, "i64")?;
     let peer = b.constant(peer, "i32")?;
-    let issue = |b: &Builder<'c, 'a>, repetition: Option<Value<'c, 'a>>| -> Result<(), String> {
-        let at = |base: Value<'c, 'a>, offset: i64, stride: i64| -> Result<Value<'c, 'a>, String> {
-            let start = b.constant(offset * bytes, "i64")?;
-            let mut address = b.value("arith.addi", &[base, start], "i64", &[])?;
-            if let Some(c) = repetition {
-                let step = b.constant(stride * bytes, "i64")?;
-                let moved = b.value("arith.muli", &[c, step], "i64", &[])?;
-                address = b.value("arith.addi", &[address, moved], "i64", &[])?;
-            }
-            b.value("llvm.inttoptr", &[address], "!llvm.ptr", &[])
-        };
-        let to = at(dst, slice.dst_offset, slice.dst_stride)?;
-        let from = at(src, slice.src_offset, slice.src_stride)?;
-        call(b, PUT, &[to, from, length, peer], None)?;
+    repeat(b, slice.count, location, |b, c| {
+        let to = element_address(b, bases[0], bytes, slice.dst_offset, slice.dst_stride, c, None)?;
+        let from = element_address(b, bases[1], bytes, slice.src_offset, slice.src_stride, c, None)?;
+        call(b, callee, &[to, from, length, peer], None)?;
         Ok(())
-    };
-    if slice.count == 1 {
-        return issue(b, None);
+    })
+}
+
+/// `body` once (no repetition value) when `count` is 1, else in an `scf.for` over `c < count` (as `i64`).
+fn repeat<'c, 'a>(
+    b: &Builder<'c, 'a>,
+    count: i64,
+    location: Location<'c>,
+    body: impl FnOnce(&Builder<'c, 'a>, Option<Value<'c, 'a>>) -> Result<(), String>,
+) -> Result<(), String> {
+    if count == 1 {
+        return body(b, None);
     }
-    let (zero, count, one) = (b.index(0)?, b.index(slice.count)?, b.index(1)?);
+    let (zero, end, one) = (b.index(0)?, b.index(count)?, b.index(1)?);
+    for_loop(b, [zero, end, one], location, |inner, iv| {
+        let c = inner.value("arith.index_cast", &[iv], "i64", &[])?;
+        body(inner, Some(c))
+    })
+}
+
+/// `scf.for %iv = bounds[0] to bounds[1] step bounds[2] { body }`.
+fn for_loop<'c, 'a>(
+    b: &Builder<'c, 'a>,
+    bounds: [Value<'c, 'a>; 3],
+    location: Location<'c>,
+    body: impl FnOnce(&Builder<'c, 'a>, Value<'c, 'a>) -> Result<(), String>,
+) -> Result<(), String> {
     let index = b.ty("index")?;
-    let body = Region::new();
-    body.append_block(Block::new(&[(index, location)]));
-    let for_op = b.op_with_regions("scf.for", &[zero, count, one], &[], &[], vec![body])?;
+    let region = Region::new();
+    region.append_block(Block::new(&[(index, location)]));
+    let for_op = b.op_with_regions("scf.for", &bounds, &[], &[], vec![region])?;
     let block = access::entry_block(for_op).ok_or("collectives: internal: scf.for has no block")?;
     let iv: Value =
         access::argument(block, 0).ok_or("collectives: internal: scf.for has no induction variable")?.into();
-    let inner = Builder::at_start(for_op, block, for_op.location());
-    let c = inner.value("arith.index_cast", &[iv], "i64", &[])?;
-    issue(&inner, Some(c))?;
+    let inner = Builder::at_start(for_op, block, location);
+    body(&inner, iv)?;
     inner.op("scf.yield", &[], &[], &[])?;
     Ok(())
+}
+
+/// `base + (offset + c * stride + j) * bytes` as a generic pointer (`c`, `j` as `i64` when given).
+fn element_address<'c, 'a>(
+    b: &Builder<'c, 'a>,
+    base: Value<'c, 'a>,
+    bytes: i64,
+    offset: i64,
+    stride: i64,
+    c: Option<Value<'c, 'a>>,
+    j: Option<Value<'c, 'a>>,
+) -> Result<Value<'c, 'a>, String> {
+    let start = b.constant(offset * bytes, "i64")?;
+    let mut address = b.value("arith.addi", &[base, start], "i64", &[])?;
+    for (value, scale) in [(c, stride * bytes), (j, bytes)] {
+        if let Some(value) = value {
+            let step = b.constant(scale, "i64")?;
+            let moved = b.value("arith.muli", &[value, step], "i64", &[])?;
+            address = b.value("arith.addi", &[address, moved], "i64", &[])?;
+        }
+    }
+    b.value("llvm.inttoptr", &[address], "!llvm.ptr", &[])
+}
+
+/// One slice element by element, the CTA's threads striding over it (`j = thread_id.x; j < len; j +=
+/// block_dim.x`): `dst[j] = v` or `dst[j] = dst[j] op v`, `v` the local source element or, from `peer`, the
+/// remote one (`nvshmem_uint{16,32,64}_g`, bit-cast to the element type).
+fn elementwise<'c, 'a>(
+    b: &Builder<'c, 'a>,
+    p: &PlannedCollective,
+    bases: [Value<'c, 'a>; 2],
+    slice: &Slice,
+    peer: Option<i64>,
+    combine: bool,
+    location: Location<'c>,
+) -> Result<(), String> {
+    let dtype = p.dtype.as_str();
+    let bits = p.bytes * 8;
+    let float = super::arithmetic(dtype).ok_or_else(|| format!("collectives: internal: no arithmetic for {dtype}"))?;
+    let peer = peer.map(|peer| b.constant(peer, "i32")).transpose()?;
+    let dim = [("dimension", "#gpu<dim x>".to_string())];
+    let tid = b.value("gpu.thread_id", &[], "index", &dim)?;
+    let threads = b.value("gpu.block_dim", &[], "index", &dim)?;
+    let len = b.index(slice.len)?;
+    repeat(b, slice.count, location, |b, c| {
+        for_loop(b, [tid, len, threads], location, |b, j| {
+            let j = b.value("arith.index_cast", &[j], "i64", &[])?;
+            let from = element_address(b, bases[0], p.bytes, slice.src_offset, slice.src_stride, c, Some(j))?;
+            let to = element_address(b, bases[1], p.bytes, slice.dst_offset, slice.dst_stride, c, Some(j))?;
+            let mut value = match peer {
+                Some(peer) => {
+                    let name = format!("nvshmem_uint{bits}_g");
+                    let raw = call(b, &name, &[from, peer], Some(&format!("i{bits}")))?
+                        .ok_or("collectives: internal: get has no result")?;
+                    if dtype.starts_with('i') {
+                        raw
+                    } else {
+                        b.value("arith.bitcast", &[raw], dtype, &[])?
+                    }
+                }
+                None => b.value("llvm.load", &[from], dtype, &[])?,
+            };
+            if combine {
+                let old = b.value("llvm.load", &[to], dtype, &[])?;
+                let op = match (p.plan.reduce, float) {
+                    (Some(ReduceOp::Max), true) => "arith.maximumf",
+                    (Some(ReduceOp::Max), false) => "arith.maxsi",
+                    (_, true) => "arith.addf",
+                    (_, false) => "arith.addi",
+                };
+                value = b.value(op, &[old, value], dtype, &[])?;
+            }
+            b.op("llvm.store", &[value, to], &[], &[])?;
+            Ok(())
+        })
+    })
 }
 
 /// `llvm.call @name(args)`, with its result when it has one.
