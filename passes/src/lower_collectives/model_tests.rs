@@ -1,11 +1,17 @@
-//! Proof of `--lower-collectives` on a model of N ranks: the pass runs on a kernel, a small interpreter written
-//! here executes the lowered IR once per rank (`nvshmem_my_pe` returns the rank; constants, `arith.addi`/`muli`,
-//! casts, `scf.index_switch`, `scf.for`), and records the arguments of every `nvshmemx_putmem_nbi_block` it
-//! reaches. The puts then run on N ranks' buffers (a put copies `nelems` bytes from the caller's source address
-//! to the same address in the peer's symmetric buffer, NVSHMEM's one-sided put), and every destination element of
-//! every rank is checked against DTensor's definition of the placements, computed here from the global tensor
-//! (torch.chunk splits, row-major local tiles), independently of the layouts, the planner and the pass. A
-//! destination element written twice, or a put outside a buffer, fails; so does a put whose peer is changed.
+//! Proof of `--lower-collectives` on a model of N ranks of T threads: the pass runs on a kernel, and a small
+//! interpreter written here executes the lowered IR for every rank and thread (`nvshmem_my_pe` returns the rank,
+//! `gpu.thread_id`/`block_dim` the thread and T; constants, integer arithmetic, casts, `scf.index_switch`,
+//! `scf.for`, `llvm.load`/`store`, `arith.addf`/`maximumf`). Execution is phase by phase: a `gpu.barrier` or
+//! `nvshmemx_barrier_all_block` ends a phase, every thread of every rank runs phase k before any runs phase k+1,
+//! and two threads touching one element in a phase (a write and another access) is a race, an error. The
+//! block-collective NVSHMEM calls are made once per CTA: `nvshmemx_getmem_block` copies from the peer's source at
+//! once (sources are never written), `nvshmem_uintN_g` reads one peer element, `nvshmemx_putmem_nbi_block`s are
+//! delivered at the end (after `nvshmem_quiet`; a put copies `nelems` bytes from the caller's source address to
+//! the same address in the peer's symmetric buffer). Then every destination element of every rank is checked
+//! against DTensor's definition of the placements, computed here from the global tensor (torch.chunk splits,
+//! row-major local tiles; Partial: the sum or max of the ranks' contributions), independently of the layouts,
+//! the planner and the pass. An element written twice by puts, or an access outside a buffer, fails; so does a
+//! put whose peer or offset is changed.
 
 use super::lower_collectives;
 use crate::testing::run_pass;
@@ -23,11 +29,16 @@ const SPACING: i64 = 1 << 40;
 /// Bytes of an element (f32).
 const BYTES: i64 = 4;
 
+/// Threads of the modelled CTA (odd, so slices do not split evenly).
+const THREADS: i64 = 3;
+
 /// A placement of one mesh dimension.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 enum P {
     Shard(usize),
     Replicate,
+    /// Partial sum (`max: false`) or max.
+    Partial(bool),
 }
 
 /// One case: mesh extents, tensor shape, source and destination placements, and the layouts as written in the
@@ -39,6 +50,16 @@ struct Case {
     dst: &'static [P],
     src_layout: &'static str,
     dst_layout: &'static str,
+}
+
+impl Case {
+    /// The reduction the source's Partial placements ask for: `Some(max)`.
+    fn reduce(&self) -> Option<bool> {
+        self.src.iter().find_map(|p| match p {
+            P::Partial(max) => Some(*max),
+            _ => None,
+        })
+    }
 }
 
 /// The mesh attribute's entries, outermost first.
@@ -58,11 +79,16 @@ fn kernel(case: &Case) -> String {
         format!("!axe.tensor<array<i64: {}>, f32, #axe.layout<\"{layout}\">, #axe.mem<\"global\">>", shape.join(", "))
     };
     let (src, dst) = (ty(case.src_layout), ty(case.dst_layout));
+    let reduce = match case.reduce() {
+        Some(true) => ", reduce = \"max\"",
+        Some(false) => ", reduce = \"sum\"",
+        None => "",
+    };
     format!(
-        "module attributes {{axe.mesh = {{{}}}}} {{\n  gpu.module @kernels {{\n    gpu.func @k(%src: !llvm.ptr, %dst: \
-         !llvm.ptr {{axe.symmetric}}) kernel {{\n      %in = \"axe.view\"(%src) : (!llvm.ptr) -> {src}\n      %out = \
-         \"axe.view\"(%dst) : (!llvm.ptr) -> {dst}\n      \"axe.copy\"(%in, %out) {{scope = #axe.exec<\"cta\">}} : \
-         ({src}, {dst}) -> ()\n      gpu.return\n    }}\n  }}\n}}\n",
+        "module attributes {{axe.mesh = {{{}}}}} {{\n  gpu.module @kernels {{\n    gpu.func @k(%src: !llvm.ptr \
+         {{axe.symmetric}}, %dst: !llvm.ptr {{axe.symmetric}}) kernel {{\n      %in = \"axe.view\"(%src) : \
+         (!llvm.ptr) -> {src}\n      %out = \"axe.view\"(%dst) : (!llvm.ptr) -> {dst}\n      \"axe.copy\"(%in, \
+         %out) {{scope = #axe.exec<\"cta\">{reduce}}} : ({src}, {dst}) -> ()\n      gpu.return\n    }}\n  }}\n}}\n",
         mesh.join(", ")
     )
 }
@@ -76,32 +102,94 @@ struct Put {
     peer: i64,
 }
 
-/// What one rank's run of the kernel did.
-#[derive(Debug, Default)]
-struct Trace {
-    puts: Vec<Put>,
-    /// `nvshmem_quiet` then `nvshmemx_barrier_all_block` after the last put.
-    completed: bool,
-    trapped: bool,
+/// The modelled machine: per rank, the source (argument 0) and destination (argument 1) buffers in elements.
+struct World {
+    src: Vec<Vec<i64>>,
+    dst: Vec<Vec<Option<i64>>>,
+    /// Per rank, the puts its CTA issued, in order.
+    puts: Vec<Vec<Put>>,
+    /// Per rank: a put issued and no `nvshmem_quiet` after it yet.
+    pending: Vec<bool>,
+    /// Per rank: the default case (a PE outside the mesh) was reached.
+    trapped: Vec<bool>,
+    /// This phase's accesses to destination elements: (rank, element) -> (writer threads, reader threads).
+    touched: HashMap<(usize, i64), (Vec<i64>, Vec<i64>)>,
 }
 
-/// Interprets the lowered kernel body for `rank`.
-struct Interpreter {
+/// Which buffer and element an address names: argument 0 (source) or 1 (destination).
+fn locate(address: i64) -> Result<(usize, i64), String> {
+    let (buffer, byte) = (address / SPACING, address % SPACING);
+    if !(0..2).contains(&buffer) || byte % BYTES != 0 {
+        return Err(format!("address {address:#x} is not an element of an argument"));
+    }
+    Ok((buffer as usize, byte / BYTES))
+}
+
+impl World {
+    fn read(&mut self, rank: usize, thread: i64, address: i64) -> Result<i64, String> {
+        let (buffer, element) = locate(address)?;
+        if buffer == 0 {
+            return self.src[rank].get(element as usize).copied().ok_or(format!("rank {rank}: read past source"));
+        }
+        self.touched.entry((rank, element)).or_default().1.push(thread);
+        self.dst[rank]
+            .get(element as usize)
+            .copied()
+            .ok_or(format!("rank {rank}: read past destination"))?
+            .ok_or(format!("rank {rank}: destination element {element} read before it is written"))
+    }
+
+    fn write(&mut self, rank: usize, thread: i64, address: i64, value: i64) -> Result<(), String> {
+        let (buffer, element) = locate(address)?;
+        if buffer != 1 {
+            return Err(format!("rank {rank}: a store into the source"));
+        }
+        self.touched.entry((rank, element)).or_default().0.push(thread);
+        *self.dst[rank].get_mut(element as usize).ok_or(format!("rank {rank}: write past destination"))? = Some(value);
+        Ok(())
+    }
+
+    /// Ends a phase: no element written by one thread and touched by another in it.
+    fn end_phase(&mut self) -> Result<(), String> {
+        for ((rank, element), (writers, readers)) in self.touched.drain() {
+            let mut threads: Vec<i64> = writers.iter().chain(&readers).copied().collect();
+            threads.sort();
+            threads.dedup();
+            if !writers.is_empty() && threads.len() > 1 {
+                return Err(format!("rank {rank}: race on destination element {element} between threads {threads:?}"));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Interprets the lowered kernel for one thread of one rank, performing the memory effects of one phase.
+struct Interpreter<'w> {
     rank: i64,
+    thread: i64,
+    /// The phase whose effects are performed; the current one is `phase`.
+    active: usize,
+    phase: usize,
     values: HashMap<usize, i64>,
-    trace: Trace,
+    world: &'w mut World,
 }
 
 fn key(value: Value) -> usize {
     value.to_raw().ptr as usize
 }
 
-impl Interpreter {
+impl Interpreter<'_> {
     fn get(&self, value: Value) -> i64 {
         *self.values.get(&key(value)).unwrap_or_else(|| panic!("value not computed: {value}"))
     }
 
-    fn run_block(&mut self, block: BlockRef) {
+    /// Effects of this phase, by thread 0 only for the CTA's collective calls.
+    fn acting(&self, collective: bool) -> bool {
+        self.phase == self.active && (!collective || self.thread == 0)
+    }
+
+    fn run_block(&mut self, block: BlockRef) -> Result<(), String> {
+        let rank = self.rank as usize;
         let mut next = block.first_operation();
         while let Some(op) = next {
             next = op.next_in_block();
@@ -112,30 +200,95 @@ impl Interpreter {
                 "arith.constant" => {
                     Some(IntegerAttribute::try_from(op.attribute("value").expect("value")).expect("int").value())
                 }
-                "arith.addi" => Some(self.get(operand(0)) + self.get(operand(1))),
+                "arith.addi" | "arith.addf" => Some(self.get(operand(0)) + self.get(operand(1))),
+                "arith.maximumf" | "arith.maxsi" => Some(self.get(operand(0)).max(self.get(operand(1)))),
                 "arith.muli" => Some(self.get(operand(0)) * self.get(operand(1))),
-                "arith.index_cast" | "llvm.inttoptr" | "llvm.ptrtoint" | "memref.extract_aligned_pointer_as_index" => {
-                    Some(self.get(operand(0)))
+                // The model holds numbers, not bits: a bit cast of a fetched element is the element.
+                "arith.index_cast"
+                | "arith.bitcast"
+                | "llvm.inttoptr"
+                | "llvm.ptrtoint"
+                | "memref.extract_aligned_pointer_as_index" => Some(self.get(operand(0))),
+                "gpu.thread_id" => Some(self.thread),
+                "gpu.block_dim" => Some(THREADS),
+                "llvm.load" => {
+                    let address = self.get(operand(0));
+                    Some(if self.acting(false) { self.world.read(rank, self.thread, address)? } else { 0 })
+                }
+                "llvm.store" => {
+                    if self.acting(false) {
+                        let (value, address) = (self.get(operand(0)), self.get(operand(1)));
+                        self.world.write(rank, self.thread, address, value)?;
+                    }
+                    None
+                }
+                "gpu.barrier" => {
+                    self.phase += 1;
+                    None
                 }
                 "llvm.call" => {
                     let callee = FlatSymbolRefAttribute::try_from(op.attribute("callee").expect("callee"))
                         .expect("symbol")
                         .value()
                         .to_string();
+                    let args: Vec<i64> = (0..op.operand_count()).map(|i| self.get(operand(i))).collect();
                     match callee.as_str() {
                         "nvshmem_my_pe" => Some(self.rank),
                         "nvshmemx_putmem_nbi_block" => {
-                            let args: Vec<i64> = (0..4).map(|i| self.get(operand(i))).collect();
-                            self.trace.puts.push(Put { dst: args[0], src: args[1], bytes: args[2], peer: args[3] });
-                            self.trace.completed = false;
+                            if self.acting(true) {
+                                let put = Put { dst: args[0], src: args[1], bytes: args[2], peer: args[3] };
+                                self.world.puts[rank].push(put);
+                                self.world.pending[rank] = true;
+                            }
                             None
                         }
+                        "nvshmemx_getmem_block" => {
+                            if self.acting(true) {
+                                let (peer, bytes) = (args[3] as usize, args[2]);
+                                for e in 0..bytes / BYTES {
+                                    let (buffer, element) = locate(args[1] + e * BYTES)?;
+                                    if buffer != 0 {
+                                        return Err(format!("rank {rank}: a get from a peer's destination"));
+                                    }
+                                    let value = *self
+                                        .world
+                                        .src
+                                        .get(peer)
+                                        .and_then(|s| s.get(element as usize))
+                                        .ok_or(format!("rank {rank}: get past rank {peer}'s source"))?;
+                                    self.world.write(rank, -1, args[0] + e * BYTES, value)?;
+                                }
+                            }
+                            None
+                        }
+                        "nvshmem_uint32_g" => {
+                            let (buffer, element) = locate(args[0])?;
+                            let peer = args[1] as usize;
+                            if buffer != 0 {
+                                return Err(format!("rank {rank}: a get from a peer's destination"));
+                            }
+                            Some(if self.acting(false) {
+                                *self
+                                    .world
+                                    .src
+                                    .get(peer)
+                                    .and_then(|s| s.get(element as usize))
+                                    .ok_or(format!("rank {rank}: get past rank {peer}'s source"))?
+                            } else {
+                                0
+                            })
+                        }
                         "nvshmem_quiet" => {
-                            self.trace.completed = true;
+                            if self.acting(true) {
+                                self.world.pending[rank] = false;
+                            }
                             None
                         }
                         "nvshmemx_barrier_all_block" => {
-                            assert!(self.trace.completed, "barrier without a quiet after the last put");
+                            if self.acting(true) && self.world.pending[rank] {
+                                return Err(format!("rank {rank}: barrier with puts not quieted"));
+                            }
+                            self.phase += 1;
                             None
                         }
                         other => panic!("unexpected call @{other}"),
@@ -147,7 +300,7 @@ impl Interpreter {
                     let index =
                         (0..cases.len()).find(|&i| cases.element(i).ok() == Some(selector)).map_or(0, |i| i + 1);
                     let block = access::region(op, index).and_then(|r| r.first_block()).expect("case block");
-                    self.run_block(block);
+                    self.run_block(block)?;
                     None
                 }
                 "scf.for" => {
@@ -157,14 +310,14 @@ impl Interpreter {
                     let mut i = lower;
                     while i < upper {
                         self.values.insert(key(iv.into()), i);
-                        self.run_block(body);
+                        self.run_block(body)?;
                         i += step;
                     }
                     None
                 }
                 "llvm.intr.trap" => {
-                    self.trace.trapped = true;
-                    return;
+                    self.world.trapped[rank] = true;
+                    return Ok(());
                 }
                 "scf.yield" | "gpu.return" => None,
                 other => panic!("unexpected op {other} in the lowered kernel"),
@@ -173,13 +326,20 @@ impl Interpreter {
                 self.values.insert(key(r), v);
             }
         }
+        Ok(())
     }
 }
 
-/// Per rank, what the lowered kernel issues; the kernel's arguments are placed at `i * SPACING`.
-fn traces(source: &str, ranks: i64) -> Vec<Trace> {
-    let context = create_context().expect("context");
-    let module = parse_module(&context, source, "t.mlir").expect("parses");
+/// The lowered kernel of `source` (the pass run in process) and a world to run it on, for `case`.
+fn lowered(case: &Case) -> (axe_dialect::AxeContext, String) {
+    (create_context().expect("context"), kernel(case))
+}
+
+/// Runs the lowered kernel phase by phase on every rank and thread, then delivers the puts; `mutate` may change
+/// the recorded puts before delivery (to show the model notices).
+fn run(case: &Case, mutate: &dyn Fn(&mut Vec<Vec<Put>>)) -> Result<World, String> {
+    let (context, source) = lowered(case);
+    let module = parse_module(&context, &source, "t.mlir").expect("parses");
     lower_collectives(module.as_operation()).unwrap_or_else(|_| panic!("{:?}", context.diagnostics().take()));
     let gpu_module = access::entry_block(module.as_operation()).and_then(|b| b.first_operation()).expect("gpu.module");
     let table = access::entry_block(gpu_module).expect("table");
@@ -188,16 +348,52 @@ fn traces(source: &str, ranks: i64) -> Vec<Trace> {
         kernel = op.next_in_block();
     }
     let entry = access::entry_block(kernel.expect("kernel")).expect("entry");
-    (0..ranks)
-        .map(|rank| {
-            let mut interpreter = Interpreter { rank, values: HashMap::new(), trace: Trace::default() };
-            for (i, argument) in access::arguments(entry).enumerate() {
-                interpreter.values.insert(key(argument.into()), i as i64 * SPACING);
+    let ranks: i64 = case.mesh.iter().product();
+    let mut world = initial_world(case);
+    let mut phases = 1;
+    let mut k = 0;
+    while k < phases {
+        for rank in 0..ranks {
+            for thread in 0..THREADS {
+                let mut interpreter =
+                    Interpreter { rank, thread, active: k, phase: 0, values: HashMap::new(), world: &mut world };
+                for (i, argument) in access::arguments(entry).enumerate() {
+                    interpreter.values.insert(key(argument.into()), i as i64 * SPACING);
+                }
+                interpreter.run_block(entry)?;
+                phases = phases.max(interpreter.phase + 1);
             }
-            interpreter.run_block(entry);
-            interpreter.trace
-        })
-        .collect()
+        }
+        world.end_phase()?;
+        k += 1;
+    }
+    if world.trapped.iter().any(|t| *t) || world.pending.iter().any(|p| *p) {
+        return Err(format!("trapped {:?} or puts not completed {:?}", world.trapped, world.pending));
+    }
+    let mut puts = std::mem::take(&mut world.puts);
+    mutate(&mut puts);
+    let mut written = vec![vec![false; world.dst[0].len()]; ranks as usize];
+    for (rank, issued) in puts.iter().enumerate() {
+        for put in issued {
+            if put.bytes % BYTES != 0 || !(0..ranks).contains(&put.peer) {
+                return Err(format!("rank {rank}: misaligned or off-mesh put {put:?}"));
+            }
+            for e in 0..put.bytes / BYTES {
+                let ((sb, se), (db, de)) = (locate(put.src + e * BYTES)?, locate(put.dst + e * BYTES)?);
+                if (sb, db) != (0, 1) {
+                    return Err(format!("rank {rank}: put not from source to destination {put:?}"));
+                }
+                let value = *world.src[rank].get(se as usize).ok_or(format!("rank {rank}: read past source"))?;
+                let peer = put.peer as usize;
+                let seen = written[peer].get_mut(de as usize).ok_or(format!("rank {rank}: put past destination"))?;
+                if std::mem::replace(seen, true) {
+                    return Err(format!("rank {peer}: destination element {de} written twice"));
+                }
+                world.dst[peer][de as usize] = Some(value);
+            }
+        }
+    }
+    Ok(world)
 }
 
 /// DTensor's local flat index of global index `x` on the rank at mesh coordinate `coord`, or `None` when that
@@ -252,50 +448,61 @@ fn unflatten(shape: &[i64], mut flat: i64) -> Vec<i64> {
     x
 }
 
-/// Runs the puts on the ranks' buffers and checks every destination element; `Err` says what went wrong.
-fn execute(case: &Case, traces: &[Trace]) -> Result<(), String> {
-    let ranks = traces.len() as i64;
+/// What rank `rank` contributes at global index `flat` (Partial sources: different on every rank).
+fn contribution(case: &Case, rank: i64, flat: i64) -> i64 {
+    match case.reduce() {
+        Some(_) => (flat + 1) * 10 + (rank * 7) % 5,
+        None => flat + 1,
+    }
+}
+
+/// Source buffers hold each rank's contribution at DTensor's local index; destinations start empty.
+fn initial_world(case: &Case) -> World {
+    let ranks: i64 = case.mesh.iter().product();
     let total: i64 = case.shape.iter().product();
     let (src_len, dst_len) = (local_elements(case, case.src), local_elements(case, case.dst));
-    // Source buffers hold global value flat + 1 at DTensor's local index; destinations start empty.
     let mut src = vec![vec![0i64; src_len as usize]; ranks as usize];
     for (rank, buffer) in src.iter_mut().enumerate() {
         let coord = coord_of(case, rank as i64);
         for flat in 0..total {
             if let Some(i) = local_index(case, case.src, &coord, &unflatten(case.shape, flat)) {
-                buffer[i as usize] = flat + 1;
+                buffer[i as usize] = contribution(case, rank as i64, flat);
             }
         }
     }
-    let mut dst = vec![vec![None::<i64>; dst_len as usize]; ranks as usize];
-    for (rank, trace) in traces.iter().enumerate() {
-        if trace.trapped || !trace.completed {
-            return Err(format!("rank {rank}: trapped {} or not completed", trace.trapped));
-        }
-        for put in &trace.puts {
-            let (s, d) = (put.src, put.dst - SPACING);
-            if put.bytes % BYTES != 0 || s % BYTES != 0 || d % BYTES != 0 || !(0..ranks).contains(&put.peer) {
-                return Err(format!("rank {rank}: misaligned or off-mesh put {put:?}"));
-            }
-            for j in 0..put.bytes / BYTES {
-                let (si, di) = (s / BYTES + j, d / BYTES + j);
-                let value = *src[rank].get(si as usize).ok_or(format!("rank {rank}: read past source {put:?}"))?;
-                let slot = dst[put.peer as usize]
-                    .get_mut(di as usize)
-                    .ok_or(format!("rank {rank}: write past destination {put:?}"))?;
-                if slot.replace(value).is_some() {
-                    return Err(format!("rank {}: element {di} written twice", put.peer));
-                }
-            }
-        }
+    World {
+        src,
+        dst: vec![vec![None; dst_len as usize]; ranks as usize],
+        puts: vec![Vec::new(); ranks as usize],
+        pending: vec![false; ranks as usize],
+        trapped: vec![false; ranks as usize],
+        touched: HashMap::new(),
     }
-    for (rank, buffer) in dst.iter().enumerate() {
+}
+
+/// Checks every destination element of every rank against the placements' definition: the global value, or
+/// the sum (max) of the contributions of the ranks that differ from it only along Partial mesh dimensions.
+fn check(case: &Case, world: &World) -> Result<(), String> {
+    let ranks: i64 = case.mesh.iter().product();
+    let total: i64 = case.shape.iter().product();
+    for (rank, buffer) in world.dst.iter().enumerate() {
         let coord = coord_of(case, rank as i64);
         for flat in 0..total {
-            if let Some(i) = local_index(case, case.dst, &coord, &unflatten(case.shape, flat)) {
-                if buffer[i as usize] != Some(flat + 1) {
-                    return Err(format!("rank {rank}: element {i} holds {:?}, want {}", buffer[i as usize], flat + 1));
-                }
+            let Some(i) = local_index(case, case.dst, &coord, &unflatten(case.shape, flat)) else { continue };
+            let group: Vec<i64> = (0..ranks)
+                .filter(|&r| {
+                    let other = coord_of(case, r);
+                    (0..case.mesh.len()).all(|m| matches!(case.src[m], P::Partial(_)) || other[m] == coord[m])
+                })
+                .collect();
+            let values = group.iter().map(|&r| contribution(case, r, flat));
+            let want = match case.reduce() {
+                Some(true) => values.max(),
+                Some(false) => Some(values.sum()),
+                None => Some(contribution(case, rank as i64, flat)),
+            };
+            if buffer[i as usize] != want {
+                return Err(format!("rank {rank}: element {i} holds {:?}, want {want:?}", buffer[i as usize]));
             }
         }
     }
@@ -348,32 +555,63 @@ const CASES: &[Case] = &[
         src_layout: "S[(2,8):(1@gpuid,1)]",
         dst_layout: "S[(4,2,2):(2,1@gpuid,1)]",
     },
+    // All-reduce (sum) on 4 ranks: the plan's local copy and gets with accumulation.
+    Case {
+        mesh: &[4],
+        shape: &[2, 4],
+        src: &[P::Partial(false)],
+        dst: &[P::Replicate],
+        src_layout: "S[8:1] + R[4:1@gpuid]",
+        dst_layout: "S[8:1] + R[4:1@gpuid]",
+    },
+    // Reduce-scatter (sum) on 2 ranks.
+    Case {
+        mesh: &[2],
+        shape: &[4, 2],
+        src: &[P::Partial(false)],
+        dst: &[P::Shard(0)],
+        src_layout: "S[8:1] + R[2:1@gpuid]",
+        dst_layout: "S[(2,4):(1@gpuid,1)]",
+    },
+    // All-reduce (max) on 4 ranks.
+    Case {
+        mesh: &[4],
+        shape: &[2, 4],
+        src: &[P::Partial(true)],
+        dst: &[P::Replicate],
+        src_layout: "S[8:1] + R[4:1@gpuid]",
+        dst_layout: "S[8:1] + R[4:1@gpuid]",
+    },
+    // 2-D mesh: Partial(sum) over gpuid_x, Shard(1) over gpuid_y -> Replicate(), Shard(1): within mesh columns.
+    Case {
+        mesh: &[2, 2],
+        shape: &[2, 4],
+        src: &[P::Partial(false), P::Shard(1)],
+        dst: &[P::Replicate, P::Shard(1)],
+        src_layout: "S[(2,2,2):(2,1@gpuid_y,1)] + R[2:1@gpuid_x]",
+        dst_layout: "S[(2,2,2):(2,1@gpuid_y,1)] + R[2:1@gpuid_x]",
+    },
 ];
 
 #[test]
-fn lowered_puts_deliver_every_destination_element() {
+fn lowered_collectives_deliver_every_destination_element() {
     for case in CASES {
-        let ranks: i64 = case.mesh.iter().product();
-        let source = kernel(case);
-        let traces = traces(&source, ranks);
-        execute(case, &traces).unwrap_or_else(|e| panic!("{source}\n{e}"));
+        let world = run(case, &|_| {}).unwrap_or_else(|e| panic!("{}\n{e}", kernel(case)));
+        check(case, &world).unwrap_or_else(|e| panic!("{}\n{e}", kernel(case)));
     }
 }
 
 #[test]
 fn the_model_catches_a_wrong_peer_offset_or_a_dropped_put() {
     let case = &CASES[0];
-    let good = traces(&kernel(case), 4);
-    assert!(execute(case, &good).is_ok());
-    let mutations: [fn(&mut Put); 3] = [|p| p.peer = (p.peer + 1) % 4, |p| p.dst += BYTES, |p| p.src += BYTES];
-    for mutate in mutations {
-        let mut traces = traces(&kernel(case), 4);
-        mutate(&mut traces[1].puts[2]);
-        assert!(execute(case, &traces).is_err());
-    }
-    let mut traces = traces(&kernel(case), 4);
-    traces[2].puts.pop();
-    assert!(execute(case, &traces).is_err());
+    let ok = |mutate: &dyn Fn(&mut Vec<Vec<Put>>)| run(case, mutate).and_then(|world| check(case, &world)).is_ok();
+    assert!(ok(&|_| {}));
+    assert!(!ok(&|puts| puts[1][2].peer = (puts[1][2].peer + 1) % 4));
+    assert!(!ok(&|puts| puts[1][2].dst += BYTES));
+    assert!(!ok(&|puts| puts[1][2].src += BYTES));
+    assert!(!ok(&|puts| {
+        puts[2].pop();
+    }));
 }
 
 #[test]
@@ -381,4 +619,20 @@ fn the_lowered_module_still_verifies() {
     let (result, printed, messages) = run_pass(&kernel(&CASES[3]), lower_collectives);
     assert!(result.is_ok(), "{messages:?}");
     assert!(printed.contains("axe.symmetric = [{arg = 1 : i64, bytes = 32 : i64}]"), "{printed}");
+    let (result, printed, messages) = run_pass(&kernel(&CASES[5]), lower_collectives);
+    assert!(result.is_ok(), "{messages:?}");
+    assert!(printed.contains("axe.symmetric = [{arg = 0 : i64, bytes = 32 : i64}]"), "{printed}");
+}
+
+#[test]
+fn the_model_reports_races_and_reads_of_unwritten_elements() {
+    let mut world = initial_world(&CASES[5]);
+    world.write(0, 0, SPACING, 1).expect("write");
+    world.write(0, 1, SPACING + BYTES, 2).expect("write");
+    assert!(world.end_phase().is_ok());
+    world.write(0, 0, SPACING, 1).expect("write");
+    world.read(0, 2, SPACING).expect("read");
+    assert!(world.end_phase().unwrap_err().contains("race on destination element 0"));
+    assert!(world.read(0, 0, SPACING + 2 * BYTES).unwrap_err().contains("read before it is written"));
+    assert!(world.write(0, 0, 0, 1).unwrap_err().contains("a store into the source"));
 }
