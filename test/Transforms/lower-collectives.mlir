@@ -146,3 +146,92 @@ module attributes {axe.mesh = {gpuid = 2 : i64}} {
     }
   }
 }
+
+// -----
+
+// All-reduce (sum) of a 2x4 f32 Partial(sum) over 4 ranks (`reduce = "sum"`: the source's values along its
+// device replica gpuid are partial): rank r copies its own 8 floats, then adds ranks r+1, r+2, r+3 (mod 4)
+// element by element, read with nvshmem_uint32_g from the peer's symmetric source (32 bytes). Threads stride
+// over the 8 elements; a barrier between steps; every PE's source is ready first (barrier_all).
+// CHECK-LABEL: gpu.func @allreduce
+// CHECK-SAME: axe.symmetric = [{arg = 0 : i64, bytes = 32 : i64}]
+// CHECK: %[[SRC:.*]] = llvm.ptrtoint %{{.*}} : !llvm.ptr to i64
+// CHECK: %[[DST:.*]] = llvm.ptrtoint %{{.*}} : !llvm.ptr to i64
+// CHECK: llvm.call @nvshmem_my_pe()
+// CHECK-NEXT: llvm.call @nvshmemx_barrier_all_block()
+// CHECK: case 1 {
+// CHECK-NEXT: %[[TID:.*]] = gpu.thread_id x
+// CHECK-NEXT: %[[NTID:.*]] = gpu.block_dim x
+// CHECK-NEXT: %[[LEN:.*]] = arith.constant 8 : index
+// CHECK-NEXT: scf.for %[[J:.*]] = %[[TID]] to %[[LEN]] step %[[NTID]] {
+// CHECK: %[[FROM:.*]] = llvm.inttoptr
+// CHECK: %[[TO:.*]] = llvm.inttoptr
+// CHECK-NEXT: %[[V:.*]] = llvm.load %[[FROM]] : !llvm.ptr -> f32
+// CHECK-NEXT: llvm.store %[[V]], %[[TO]] : f32, !llvm.ptr
+// CHECK: gpu.barrier
+// CHECK-NEXT: %[[P2:.*]] = arith.constant 2 : i32
+// CHECK: scf.for
+// CHECK: %[[RFROM:.*]] = llvm.inttoptr
+// CHECK: %[[RTO:.*]] = llvm.inttoptr
+// CHECK-NEXT: %[[BITS:.*]] = llvm.call @nvshmem_uint32_g(%[[RFROM]], %[[P2]]) : (!llvm.ptr, i32) -> i32
+// CHECK-NEXT: %[[REMOTE:.*]] = arith.bitcast %[[BITS]] : i32 to f32
+// CHECK-NEXT: %[[OLD:.*]] = llvm.load %[[RTO]] : !llvm.ptr -> f32
+// CHECK-NEXT: %[[SUM:.*]] = arith.addf %[[OLD]], %[[REMOTE]] : f32
+// CHECK-NEXT: llvm.store %[[SUM]], %[[RTO]] : f32, !llvm.ptr
+// CHECK: gpu.barrier
+// CHECK-NEXT: arith.constant 3 : i32
+// CHECK: llvm.call @nvshmem_uint32_g
+// CHECK: gpu.barrier
+// CHECK-NEXT: arith.constant 0 : i32
+// CHECK: llvm.call @nvshmem_uint32_g
+// CHECK: gpu.barrier
+// CHECK-NEXT: scf.yield
+// CHECK: case 2 {
+// CHECK: llvm.call @nvshmemx_barrier_all_block()
+// CHECK-NEXT: gpu.return
+
+!part = !axe.tensor<array<i64: 2, 4>, f32, #axe.layout<"S[8:1] + R[4:1@gpuid]">, #axe.mem<"global">>
+module attributes {axe.mesh = {gpuid = 4 : i64}} {
+  gpu.module @kernels {
+    gpu.func @allreduce(%src: !llvm.ptr {axe.symmetric}, %dst: !llvm.ptr) kernel {
+      %in = "axe.view"(%src) : (!llvm.ptr) -> !part
+      %out = "axe.view"(%dst) : (!llvm.ptr) -> !part
+      "axe.copy"(%in, %out) {scope = #axe.exec<"cta">, reduce = "sum"} : (!part, !part) -> ()
+      gpu.return
+    }
+  }
+}
+
+// -----
+
+// Reduce-scatter (max) of a 4x2 bf16 Partial(max) over 2 ranks into Shard(0): rank 1 owns rows 2, 3, i.e.
+// elements 4..7 of every source (byte 8, 2 bytes an element) into its 4-element destination at 0; it takes its
+// own, then the max with rank 0's, read as 16-bit words.
+// CHECK-LABEL: gpu.func @reduce_scatter_max
+// CHECK-SAME: axe.symmetric = [{arg = 0 : i64, bytes = 16 : i64}]
+// CHECK: case 1 {
+// CHECK: %[[LEN:.*]] = arith.constant 4 : index
+// CHECK: %[[SOFF:.*]] = arith.constant 8 : i64
+// CHECK-NEXT: arith.addi %{{.*}}, %[[SOFF]] : i64
+// CHECK: %[[DOFF:.*]] = arith.constant 0 : i64
+// CHECK: llvm.load %{{.*}} : !llvm.ptr -> bf16
+// CHECK: gpu.barrier
+// CHECK-NEXT: %[[P0:.*]] = arith.constant 0 : i32
+// CHECK: %[[SOFF2:.*]] = arith.constant 8 : i64
+// CHECK: %[[BITS:.*]] = llvm.call @nvshmem_uint16_g(%{{.*}}, %[[P0]]) : (!llvm.ptr, i32) -> i16
+// CHECK-NEXT: %[[REMOTE:.*]] = arith.bitcast %[[BITS]] : i16 to bf16
+// CHECK-NEXT: %[[OLD:.*]] = llvm.load %{{.*}} : !llvm.ptr -> bf16
+// CHECK-NEXT: arith.maximumf %[[OLD]], %[[REMOTE]] : bf16
+
+!part2 = !axe.tensor<array<i64: 4, 2>, bf16, #axe.layout<"S[8:1] + R[2:1@gpuid]">, #axe.mem<"global">>
+!rows = !axe.tensor<array<i64: 4, 2>, bf16, #axe.layout<"S[(2,4):(1@gpuid,1)]">, #axe.mem<"global">>
+module attributes {axe.mesh = {gpuid = 2 : i64}} {
+  gpu.module @kernels {
+    gpu.func @reduce_scatter_max(%src: !llvm.ptr {axe.symmetric}, %dst: !llvm.ptr) kernel {
+      %in = "axe.view"(%src) : (!llvm.ptr) -> !part2
+      %out = "axe.view"(%dst) : (!llvm.ptr) -> !rows
+      "axe.copy"(%in, %out) {scope = #axe.exec<"cta">, reduce = "max"} : (!part2, !rows) -> ()
+      gpu.return
+    }
+  }
+}
