@@ -163,7 +163,8 @@ def axe_pipeline(name):
 
 
 def axe_outputs(name, tmp):
-    """PTX text and dynamic shared bytes (launch record) of the Axe kernel."""
+    """PTX text and dynamic shared bytes (launch record) of the Axe kernel; exits if its block is not the
+    WARPS warps Triton is given."""
     example, passes, chip = JOBS[name][:3]
     lowered = Path(tmp) / f"{name}.nvvm.mlir"
     subprocess.run([BIN / "axe-opt", *passes.split(), ROOT / "examples" / f"{example}.mlir", "-o", lowered],
@@ -172,10 +173,13 @@ def axe_outputs(name, tmp):
                          capture_output=True, text=True).stdout
     launch = subprocess.run([BIN / "axe-translate", "--emit=launch", f"--chip={chip}", lowered],
                             capture_output=True, text=True)
-    dynamic = 0
-    if launch.returncode == 0:
-        dynamic = sum(k.get("dynamic_shared_bytes", 0) for k in json.loads(launch.stdout)["kernels"])
-    return ptx, dynamic
+    if launch.returncode != 0:
+        sys.exit(f"{name}: axe-translate --emit=launch failed: {launch.stderr.strip()}")
+    kernels = json.loads(launch.stdout)["kernels"]
+    threads = [k["block"][0] * k["block"][1] * k["block"][2] for k in kernels]
+    if threads != [WARPS * 32]:
+        sys.exit(f"{name}: the Axe kernel runs {threads} threads, Triton {WARPS} warps: not the same job any more")
+    return ptx, sum(k.get("dynamic_shared_bytes", 0) for k in kernels)
 
 
 def find_cuobjdump():
