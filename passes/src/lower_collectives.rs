@@ -25,17 +25,22 @@
 //! **Symmetric buffers.** A put writes the peer's buffer at the address the local buffer has in the symmetric
 //! heap, so the destination of a plan with puts must be declared symmetric: a pointer kernel argument (`!llvm.ptr` or
 //! `!llvm.ptr<1>`, what `nvshmem_malloc` returns; a memref would expand into several PTX parameters) with the
-//! argument attribute `{axe.symmetric}`, viewed by `axe.view`. Sources may be pointers or memrefs. The pass records what each rank
-//! must allocate with `nvshmem_malloc` as the kernel attribute `axe.symmetric = [{arg = i, bytes = n}]` (the
-//! argument's index in the kernel's signature, and the plan's destination buffer size in bytes, the largest over
-//! the copies using it); it survives `--lower-to-nvvm`, and `axe-translate --emit=launch` prints it as the
+//! argument attribute `{axe.symmetric}`, viewed by `axe.view`; so must the source of a plan with gets (peers read
+//! it). Other sources may be pointers or memrefs. The pass records what each rank must allocate with
+//! `nvshmem_malloc` as the kernel attribute `axe.symmetric = [{arg = i, bytes = n}]` (the argument's index in the
+//! kernel's signature, and the plan's buffer size in bytes, the largest over the copies using it); it survives `--lower-to-nvvm`, and `axe-translate --emit=launch` prints it as the
 //! kernel's `symmetric` list.
+//!
+//! **Reductions.** `reduce = "sum" | "max"` on the copy: the source is Partial along its device replicas; the
+//! plan's gets become `nvshmemx_getmem_block`, its copy / reduce / get-reduce steps CTA-strided element loops
+//! (`nvshmem_uint{16,32,64}_g` for a peer's element), a `gpu.barrier` after each step, a
+//! `nvshmemx_barrier_all_block` before the switch (docs/distributed.md, "Reductions").
 //!
 //! **Refusals**, at the copy, before anything changes (`collectives: <rule> rule: ...`): `mesh` (no or a
 //! malformed `axe.mesh`), `scope` (not `cta`, or a `threads` subset), the planner's own rules (`collectives:
-//! dst-alias rule: ...`, docs/distributed.md lists them), `reduce` (plans with gets or reductions: Partial sources,
-//! not lowered yet), `symmetric` (a put destination not declared symmetric), `buffer` (a side that is not a view
-//! of a kernel argument), `dtype` (an element type whose size is not known).
+//! dst-alias rule: ...`, docs/distributed.md lists them), `reduce` (an op other than sum and max, or a source with no
+//! device replica), `symmetric` (a put destination or get source not a symmetric pointer), `buffer` (a side that
+//! is not a view of a kernel argument), `dtype` (an element type whose size, or whose reduction, is not known).
 //!
 //! ```mlir
 //! "axe.copy"(%in, %out) {scope = #axe.exec<"cta">} : (!shard, !replicated) -> ()
@@ -68,13 +73,15 @@ use melior::ir::{
 /// The pass's flag.
 pub const FLAG: &str = "lower-collectives";
 /// One-line summary for `--help`.
-pub const SUMMARY: &str = "Lower axe.copy between distributed global tensors to NVSHMEM puts planned from the layouts";
+pub const SUMMARY: &str =
+    "Lower axe.copy between distributed global tensors to NVSHMEM puts/gets (and reductions) planned from the layouts";
 /// Longer description.
 pub const DESCRIPTION: &str = "Input: a verified module declaring axe.mesh. Each axe.copy between global tensors\n\
 whose layouts name device axes is planned by axe-layout's collective planner and becomes, per rank (an\n\
 scf.index_switch on nvshmem_my_pe), nvshmemx_putmem_nbi_block calls, then nvshmem_quiet and\n\
-nvshmemx_barrier_all_block. Put destinations must be kernel arguments marked {axe.symmetric}; the kernel\n\
-records axe.symmetric = [{arg, bytes}]. Runs before --lower-to-nvvm.";
+nvshmemx_barrier_all_block; reduce = \"sum\"|\"max\" reduces a Partial source with gets. Put destinations and\n\
+get sources must be pointer arguments marked {axe.symmetric}; the kernel records axe.symmetric = [{arg,\n\
+bytes}]. Runs before --lower-to-nvvm.";
 
 static ID: PassId = PassId::new();
 
@@ -91,7 +98,7 @@ pub const SYMMETRIC_ATTRIBUTE: &str = "axe.symmetric";
 pub struct LowerCollectivesStats {
     /// Copies lowered.
     pub copies: usize,
-    /// NVSHMEM transfer calls emitted (one per slice of a step; an `scf.for` counts once).
+    /// Slices of the plans' steps lowered (a call or an element loop each; repetitions count once).
     pub calls: usize,
 }
 
