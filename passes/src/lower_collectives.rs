@@ -58,7 +58,7 @@ use crate::ownership::{self, Owner};
 use axe_dialect::{access, ffi, mesh::enclosing_mesh, ops::walk_preorder, AxeOp, TensorType};
 use axe_layout::{
     distributed::{
-        collective::{plan, CollectivePlan, StepOp},
+        collective::{plan, CollectiveKind, CollectivePlan, StepOp},
         mesh::Mesh,
         placement::{DistLayout, ReduceOp},
     },
@@ -126,6 +126,8 @@ pub(crate) struct PlannedCollective<'c, 'a> {
     pub(crate) sides: [Buffer<'c, 'a>; 2],
     /// The kernel (`gpu.func` or `func.func`) holding the copy.
     pub(crate) kernel: OperationRef<'c, 'a>,
+    /// Lower the all-reduce with `multimem.ld_reduce` / `multimem.st` over NVLink multicast (`multimem`).
+    pub(crate) multimem: bool,
 }
 
 /// Lowers every copy `--lower-collectives` owns under `root`; on refusal reports each at its op and returns how
@@ -228,7 +230,11 @@ fn plan_collective<'c, 'a>(op: AxeOp<'c, 'a>) -> Result<PlannedCollective<'c, 'a
             ));
         }
     }
-    Ok(PlannedCollective { op, plan, bytes, dtype: src.dtype.clone(), sides: [source, dest], kernel })
+    let multimem = operation.has_attribute(MULTIMEM_ATTRIBUTE);
+    if multimem {
+        check_multimem(op, &plan, &mesh, &src.dtype, [&source, &dest])?;
+    }
+    Ok(PlannedCollective { op, plan, bytes, dtype: src.dtype.clone(), sides: [source, dest], kernel, multimem })
 }
 
 /// The `reduce = "sum" | "max"` attribute of the copy: the source's values along its device replicas are partial.
@@ -238,6 +244,55 @@ fn reduce_of(op: AxeOp) -> Result<Option<ReduceOp>, String> {
     ReduceOp::from_name(&name)
         .map(Some)
         .ok_or_else(|| format!("collectives: reduce rule: reduce must be \"sum\" or \"max\", got {attribute}"))
+}
+
+/// The unit attribute on an all-reduce `axe.copy` that asks for NVLink multicast (`multimem`) instead of gets.
+pub const MULTIMEM_ATTRIBUTE: &str = "multimem";
+
+/// What the `multimem` lowering needs (rule `multimem`): a sum all-reduce of f32 over every rank of the mesh (the
+/// multicast team is `NVSHMEM_TEAM_WORLD`), sm_90 or later, symmetric pointers on both sides, and a plan in which
+/// every step of every rank moves the same slices (so `dst[e] = sum over ranks of src[e]` at the plan's offsets,
+/// which one `multimem.ld_reduce` per element computes).
+fn check_multimem(
+    op: AxeOp,
+    plan: &CollectivePlan,
+    mesh: &Mesh,
+    dtype: &str,
+    sides: [&Buffer; 2],
+) -> Result<(), String> {
+    let refuse = |why: String| Err(format!("collectives: multimem rule: {why}"));
+    if plan.kind != CollectiveKind::AllReduce || plan.reduce != Some(ReduceOp::Sum) {
+        return refuse(format!("multimem lowers a sum all-reduce, got a {} plan", plan.kind.name()));
+    }
+    if let Some(axis) = mesh.axes().iter().find(|a| a.extent > 1 && !plan.partial_axes.contains(&a.axis)) {
+        return refuse(format!(
+            "the multicast group is every PE (NVSHMEM_TEAM_WORLD), but the reduction is not over mesh axis {}",
+            axis.name
+        ));
+    }
+    if dtype != "f32" {
+        return refuse(format!("multimem.ld_reduce .add is lowered for f32, got {dtype}"));
+    }
+    if let Some(name) = crate::ownership::target_name(op.operation()) {
+        if !matches!(name.as_str(), "sm_90a" | "sm_90" | "sm_100a") {
+            return refuse(format!("multimem needs sm_90 or later, the target is {name}"));
+        }
+    }
+    for (side, buffer) in ["source", "destination"].iter().zip(sides) {
+        if !(buffer.pointer && buffer.symmetric) {
+            return refuse(format!(
+                "the {side} (kernel argument {}) must be a symmetric pointer marked {{{SYMMETRIC_ARGUMENT}}}: \
+                 multimem addresses every PE's copy of it",
+                buffer.index
+            ));
+        }
+    }
+    let slices = |r: usize| plan.ranks.get(r).into_iter().flat_map(|rank| rank.steps.iter().map(|s| &s.slices));
+    let first = slices(0).next();
+    if first.is_none() || (0..plan.ranks.len()).flat_map(slices).any(|s| Some(s) != first) {
+        return refuse("the plan's steps do not all move the same slices".to_string());
+    }
+    Ok(())
 }
 
 /// How elements of `dtype` are combined: `Some(true)` float, `Some(false)` integer, `None` not lowered.

@@ -155,3 +155,73 @@ module attributes {axe.mesh = {gpuid = 4 : i64}} {
     }
   }
 }
+
+// -----
+
+!part = !axe.tensor<array<i64: 4, 2>, f32, #axe.layout<"S[8:1] + R[4:1@gpuid]">, #axe.mem<"global">>
+!rows = !axe.tensor<array<i64: 4, 2>, f32, #axe.layout<"S[(4,2):(1@gpuid,1)]">, #axe.mem<"global">>
+
+// multimem lowers all-reduces only (a reduce-scatter here).
+module attributes {axe.mesh = {gpuid = 4 : i64}} {
+  gpu.module @kernels {
+    gpu.func @multimem_reduce_scatter(%src: !llvm.ptr {axe.symmetric}, %dst: !llvm.ptr {axe.symmetric}) kernel {
+      %in = "axe.view"(%src) : (!llvm.ptr) -> !part
+      %out = "axe.view"(%dst) : (!llvm.ptr) -> !rows
+      // expected-error @+1 {{collectives: multimem rule: multimem lowers a sum all-reduce, got a reduce-scatter plan}}
+      "axe.copy"(%in, %out) {scope = #axe.exec<"cta">, reduce = "sum", multimem} : (!part, !rows) -> ()
+      gpu.return
+    }
+  }
+}
+
+// -----
+
+!part = !axe.tensor<array<i64: 2, 4>, f32, #axe.layout<"S[8:1] + R[4:1@gpuid]">, #axe.mem<"global">>
+
+// multimem needs Hopper or later.
+module attributes {axe.mesh = {gpuid = 4 : i64}} {
+  gpu.module @kernels attributes {axe.target = "sm_80"} {
+    gpu.func @multimem_sm80(%src: !llvm.ptr {axe.symmetric}, %dst: !llvm.ptr {axe.symmetric}) kernel {
+      %in = "axe.view"(%src) : (!llvm.ptr) -> !part
+      %out = "axe.view"(%dst) : (!llvm.ptr) -> !part
+      // expected-error @+1 {{collectives: multimem rule: multimem needs sm_90 or later, the target is sm_80}}
+      "axe.copy"(%in, %out) {scope = #axe.exec<"cta">, reduce = "sum", multimem} : (!part, !part) -> ()
+      gpu.return
+    }
+  }
+}
+
+// -----
+
+!part = !axe.tensor<array<i64: 2, 4>, f32, #axe.layout<"S[8:1] + R[4:1@gpuid]">, #axe.mem<"global">>
+
+// The multicast store writes every PE's destination: it must be symmetric too.
+module attributes {axe.mesh = {gpuid = 4 : i64}} {
+  gpu.module @kernels {
+    gpu.func @multimem_plain_destination(%src: !llvm.ptr {axe.symmetric}, %dst: !llvm.ptr) kernel {
+      %in = "axe.view"(%src) : (!llvm.ptr) -> !part
+      %out = "axe.view"(%dst) : (!llvm.ptr) -> !part
+      // expected-error @+1 {{collectives: multimem rule: the destination (kernel argument 1) must be a symmetric pointer marked {axe.symmetric}: multimem addresses every PE's copy of it}}
+      "axe.copy"(%in, %out) {scope = #axe.exec<"cta">, reduce = "sum", multimem} : (!part, !part) -> ()
+      gpu.return
+    }
+  }
+}
+
+// -----
+
+!part = !axe.tensor<array<i64: 2, 4>, f32, #axe.layout<"S[(2,2,2):(2,1@gpuid_y,1)] + R[2:1@gpuid_x]">, #axe.mem<"global">>
+
+// The multicast team is every PE: Partial(sum), Shard(1) -> Replicate(), Shard(1) on a 2x2 mesh reduces over
+// gpuid_x alone, which is not one multicast group.
+module attributes {axe.mesh = {gpuid_x = 2 : i64, gpuid_y = 2 : i64}} {
+  gpu.module @kernels {
+    gpu.func @multimem_one_axis(%src: !llvm.ptr {axe.symmetric}, %dst: !llvm.ptr {axe.symmetric}) kernel {
+      %in = "axe.view"(%src) : (!llvm.ptr) -> !part
+      %out = "axe.view"(%dst) : (!llvm.ptr) -> !part
+      // expected-error @+1 {{collectives: multimem rule: the multicast group is every PE (NVSHMEM_TEAM_WORLD), but the reduction is not over mesh axis gpuid_y}}
+      "axe.copy"(%in, %out) {scope = #axe.exec<"cta">, reduce = "sum", multimem} : (!part, !part) -> ()
+      gpu.return
+    }
+  }
+}

@@ -235,3 +235,51 @@ module attributes {axe.mesh = {gpuid = 2 : i64}} {
     }
   }
 }
+
+// -----
+
+// All-reduce (sum) over NVLink multicast (`multimem`): 2x4 f32 on 4 ranks. A barrier_all (sources ready), the
+// multicast addresses of both symmetric buffers (team NVSHMEM_TEAM_WORLD = 0; null traps), then element j is taken
+// by thread j mod block_dim of PE (j / block_dim) mod 4: start pe * block_dim + tid, step 4 * block_dim; the
+// sum of the 4 sources at byte 4j, stored to the 4 destinations at byte 4j.
+// CHECK-LABEL: gpu.func @allreduce_multimem
+// CHECK-SAME: axe.symmetric = [{arg = 0 : i64, bytes = 32 : i64}, {arg = 1 : i64, bytes = 32 : i64}]
+// CHECK: %[[PE:.*]] = llvm.call @nvshmem_my_pe() : () -> i32
+// CHECK-NEXT: llvm.call @nvshmemx_barrier_all_block()
+// CHECK-NEXT: %[[WORLD:.*]] = arith.constant 0 : i32
+// CHECK-NEXT: %[[NULL:.*]] = arith.constant 0 : i64
+// CHECK-NEXT: %[[MCS:.*]] = llvm.call @nvshmemx_mc_ptr(%[[WORLD]], %[[SRCARG:.*]]) : (i32, !llvm.ptr) -> !llvm.ptr
+// CHECK-NEXT: %[[S:.*]] = llvm.ptrtoint %[[MCS]] : !llvm.ptr to i64
+// CHECK-NEXT: %[[NS:.*]] = arith.cmpi eq, %[[S]], %[[NULL]] : i64
+// CHECK-NEXT: scf.if %[[NS]] {
+// CHECK-NEXT: llvm.intr.trap
+// CHECK: %[[MCD:.*]] = llvm.call @nvshmemx_mc_ptr(%[[WORLD]], %{{.*}}) : (i32, !llvm.ptr) -> !llvm.ptr
+// CHECK-NEXT: %[[D:.*]] = llvm.ptrtoint %[[MCD]] : !llvm.ptr to i64
+// CHECK: %[[TID:.*]] = gpu.thread_id x
+// CHECK-NEXT: %[[NTID:.*]] = gpu.block_dim x
+// CHECK-NEXT: %[[PEI:.*]] = arith.index_cast %[[PE]] : i32 to index
+// CHECK-NEXT: %[[BASE:.*]] = arith.muli %[[PEI]], %[[NTID]] : index
+// CHECK-NEXT: %[[FIRST:.*]] = arith.addi %[[BASE]], %[[TID]] : index
+// CHECK-NEXT: %[[RANKS:.*]] = arith.constant 4 : index
+// CHECK-NEXT: %[[STEP:.*]] = arith.muli %[[RANKS]], %[[NTID]] : index
+// CHECK-NEXT: %[[LEN:.*]] = arith.constant 8 : index
+// CHECK-NEXT: scf.for %{{.*}} = %[[FIRST]] to %[[LEN]] step %[[STEP]] {
+// CHECK: arith.addi %[[S]],
+// CHECK: arith.addi %[[D]],
+// CHECK: %[[SUM:.*]] = llvm.inline_asm has_side_effects "multimem.ld_reduce.relaxed.sys.global.add.f32 $0, [$1];", "=f,l" %{{.*}} : (i64) -> f32
+// CHECK-NEXT: llvm.inline_asm has_side_effects "multimem.st.relaxed.sys.global.f32 [$0], $1;", "l,f" %{{.*}}, %[[SUM]] : (i64, f32) -> ()
+// CHECK: llvm.call @nvshmem_quiet()
+// CHECK-NEXT: llvm.call @nvshmemx_barrier_all_block()
+// CHECK-NEXT: gpu.return
+
+!part3 = !axe.tensor<array<i64: 2, 4>, f32, #axe.layout<"S[8:1] + R[4:1@gpuid]">, #axe.mem<"global">>
+module attributes {axe.mesh = {gpuid = 4 : i64}} {
+  gpu.module @kernels attributes {axe.target = "sm_100a"} {
+    gpu.func @allreduce_multimem(%src: !llvm.ptr {axe.symmetric}, %dst: !llvm.ptr {axe.symmetric}) kernel {
+      %in = "axe.view"(%src) : (!llvm.ptr) -> !part3
+      %out = "axe.view"(%dst) : (!llvm.ptr) -> !part3
+      "axe.copy"(%in, %out) {scope = #axe.exec<"cta">, reduce = "sum", multimem} : (!part3, !part3) -> ()
+      gpu.return
+    }
+  }
+}

@@ -32,7 +32,12 @@ const FUNCTIONS: &[(&str, &str)] = &[
     ("nvshmem_uint64_g", "!llvm.func<i64 (ptr, i32)>"),
     (QUIET, "!llvm.func<void ()>"),
     (BARRIER, "!llvm.func<void ()>"),
+    (MC_PTR, "!llvm.func<ptr (i32, ptr)>"),
 ];
+/// `nvshmemx_mc_ptr(team, ptr)`: the NVLink multicast address of a symmetric address (null without multicast).
+const MC_PTR: &str = "nvshmemx_mc_ptr";
+/// `NVSHMEM_TEAM_WORLD` (nvshmem_common.cuh: the team of every PE).
+const TEAM_WORLD: i64 = 0;
 const GET: &str = "nvshmemx_getmem_block";
 const MY_PE: &str = "nvshmem_my_pe";
 const PUT: &str = "nvshmemx_putmem_nbi_block";
@@ -66,8 +71,11 @@ pub(super) fn rewrite<'c, 'a>(
         let steps = || p.plan.ranks.iter().flat_map(|r| &r.steps);
         let has_puts = steps().any(|s| s.op == StepOp::Put);
         let has_gets = steps().any(|s| matches!(s.op, StepOp::Get | StepOp::GetReduce));
-        let buffers =
-            [(has_gets, p.sides[0].index, p.plan.src_elements), (has_puts, p.sides[1].index, p.plan.dst_elements)];
+        // multimem reads every PE's source and writes every PE's destination through their multicast addresses.
+        let buffers = [
+            (has_gets || p.multimem, p.sides[0].index, p.plan.src_elements),
+            (has_puts || p.multimem, p.sides[1].index, p.plan.dst_elements),
+        ];
         for (_, index, elements) in buffers.into_iter().filter(|b| b.0) {
             let entry = symmetric.entry(access::key(p.kernel)).or_insert_with(|| {
                 kernels.push(access::key(p.kernel));
@@ -127,6 +135,9 @@ fn declare<'c, 'a>(root: OperationRef<'c, 'a>, table: BlockRef<'c, 'a>, location
 
 /// Lowers one copy before it; returns the transfer calls emitted.
 fn lower(p: &PlannedCollective) -> Result<usize, String> {
+    if p.multimem {
+        return lower_multimem(p);
+    }
     let b = Builder::before(p.op.operation())?;
     let src = address(&b, &p.sides[0])?;
     let dst = address(&b, &p.sides[1])?;
@@ -189,6 +200,74 @@ fn lower(p: &PlannedCollective) -> Result<usize, String> {
     call(&b, QUIET, &[], None)?;
     call(&b, BARRIER, &[], None)?;
     Ok(calls)
+}
+
+/// A sum all-reduce over NVLink multicast (PTX ISA 9.7.9.x, `multimem.ld_reduce` / `multimem.st`, sm_90+): after
+/// a barrier (every PE's source ready), each element of the plan's slices is taken by one thread of one PE
+/// (`j = pe * block_dim + thread_id; j < len; j += ranks * block_dim`), which loads the sum of every PE's source
+/// element through the source's multicast address and stores it to every PE's destination through the
+/// destination's; a null multicast address (no NVLink multicast on this system) traps. Then quiet and a barrier.
+fn lower_multimem(p: &PlannedCollective) -> Result<usize, String> {
+    let location = p.op.operation().location();
+    let b = Builder::before(p.op.operation())?;
+    let pe = call(&b, MY_PE, &[], Some("i32"))?.ok_or("collectives: internal: my_pe has no result")?;
+    call(&b, BARRIER, &[], None)?;
+    let team = b.constant(TEAM_WORLD, "i32")?;
+    let null = b.constant(0, "i64")?;
+    let mut bases = Vec::new();
+    for side in &p.sides {
+        let pointer = call(&b, MC_PTR, &[team, side.value], Some("!llvm.ptr"))?
+            .ok_or("collectives: internal: mc_ptr has no result")?;
+        let address = b.value("llvm.ptrtoint", &[pointer], "i64", &[])?;
+        let missing = b.value("arith.cmpi", &[address, null], "i1", &[("predicate", "0 : i64".into())])?;
+        b.guarded(missing, |then| then.op("llvm.intr.trap", &[], &[], &[]).map(|_| ()))?;
+        bases.push(address);
+    }
+    let dim = [("dimension", "#gpu<dim x>".to_string())];
+    let tid = b.value("gpu.thread_id", &[], "index", &dim)?;
+    let threads = b.value("gpu.block_dim", &[], "index", &dim)?;
+    let pe = b.value("arith.index_cast", &[pe], "index", &[])?;
+    let first = b.value("arith.muli", &[pe, threads], "index", &[])?;
+    let first = b.value("arith.addi", &[first, tid], "index", &[])?;
+    let ranks = b.index(p.plan.ranks.len() as i64)?;
+    let stride = b.value("arith.muli", &[ranks, threads], "index", &[])?;
+    let slices = p.plan.ranks.first().and_then(|r| r.steps.first()).map(|s| s.slices.as_slice()).unwrap_or_default();
+    for slice in slices {
+        let len = b.index(slice.len)?;
+        repeat(&b, slice.count, location, |b, c| {
+            for_loop(b, [first, len, stride], location, |b, j| {
+                let j = b.value("arith.index_cast", &[j], "i64", &[])?;
+                let from = element_address(b, bases[0], p.bytes, slice.src_offset, slice.src_stride, c, Some(j))?;
+                let to = element_address(b, bases[1], p.bytes, slice.dst_offset, slice.dst_stride, c, Some(j))?;
+                let (from, to) =
+                    (b.value("llvm.ptrtoint", &[from], "i64", &[])?, b.value("llvm.ptrtoint", &[to], "i64", &[])?);
+                let sum = b.value(
+                    "llvm.inline_asm",
+                    &[from],
+                    "f32",
+                    &[
+                        ("asm_string", "\"multimem.ld_reduce.relaxed.sys.global.add.f32 $0, [$1];\"".into()),
+                        ("constraints", "\"=f,l\"".into()),
+                        ("has_side_effects", "unit".into()),
+                    ],
+                )?;
+                b.op(
+                    "llvm.inline_asm",
+                    &[to, sum],
+                    &[],
+                    &[
+                        ("asm_string", "\"multimem.st.relaxed.sys.global.f32 [$0], $1;\"".into()),
+                        ("constraints", "\"l,f\"".into()),
+                        ("has_side_effects", "unit".into()),
+                    ],
+                )?;
+                Ok(())
+            })
+        })?;
+    }
+    call(&b, QUIET, &[], None)?;
+    call(&b, BARRIER, &[], None)?;
+    Ok(slices.len())
 }
 
 /// The bulk transfers of one slice, `callee(to, from, bytes, peer)` (a put or a blocking get): one call, or an

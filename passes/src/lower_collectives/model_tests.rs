@@ -28,6 +28,8 @@ use std::collections::HashMap;
 const SPACING: i64 = 1 << 40;
 /// Bytes of an element (f32).
 const BYTES: i64 = 4;
+/// What the model adds to an address to make its NVLink multicast address.
+const MULTICAST: i64 = 1 << 50;
 
 /// Threads of the modelled CTA (odd, so slices do not split evenly).
 const THREADS: i64 = 3;
@@ -72,6 +74,11 @@ fn mesh_axes(dims: usize) -> &'static [&'static str] {
 
 /// The kernel of a case: `axe.copy` from a view of argument 0 to a view of symmetric argument 1.
 fn kernel(case: &Case) -> String {
+    kernel_with(case, "")
+}
+
+/// [`kernel`] with `extra` appended to the copy's attributes (`, multimem`).
+fn kernel_with(case: &Case, extra: &str) -> String {
     let shape: Vec<String> = case.shape.iter().map(i64::to_string).collect();
     let mesh: Vec<String> =
         mesh_axes(case.mesh.len()).iter().zip(case.mesh).map(|(a, e)| format!("{a} = {e} : i64")).collect();
@@ -88,7 +95,7 @@ fn kernel(case: &Case) -> String {
         "module attributes {{axe.mesh = {{{}}}}} {{\n  gpu.module @kernels {{\n    gpu.func @k(%src: !llvm.ptr \
          {{axe.symmetric}}, %dst: !llvm.ptr {{axe.symmetric}}) kernel {{\n      %in = \"axe.view\"(%src) : \
          (!llvm.ptr) -> {src}\n      %out = \"axe.view\"(%dst) : (!llvm.ptr) -> {dst}\n      \"axe.copy\"(%in, \
-         %out) {{scope = #axe.exec<\"cta\">{reduce}}} : ({src}, {dst}) -> ()\n      gpu.return\n    }}\n  }}\n}}\n",
+         %out) {{scope = #axe.exec<\"cta\">{reduce}{extra}}} : ({src}, {dst}) -> ()\n      gpu.return\n    }}\n  }}\n}}\n",
         mesh.join(", ")
     )
 }
@@ -183,6 +190,11 @@ impl Interpreter<'_> {
         *self.values.get(&key(value)).unwrap_or_else(|| panic!("value not computed: {value}"))
     }
 
+    /// The thread's identity across ranks (for the race check: a multicast store writes every rank).
+    fn who(&self) -> i64 {
+        self.rank * THREADS + self.thread
+    }
+
     /// Effects of this phase, by thread 0 only for the CTA's collective calls.
     fn acting(&self, collective: bool) -> bool {
         self.phase == self.active && (!collective || self.thread == 0)
@@ -209,16 +221,52 @@ impl Interpreter<'_> {
                 | "llvm.inttoptr"
                 | "llvm.ptrtoint"
                 | "memref.extract_aligned_pointer_as_index" => Some(self.get(operand(0))),
+                "arith.cmpi" => {
+                    let predicate =
+                        IntegerAttribute::try_from(op.attribute("predicate").expect("predicate")).expect("int");
+                    assert_eq!(predicate.value(), 0, "only eq is modelled");
+                    Some(i64::from(self.get(operand(0)) == self.get(operand(1))))
+                }
+                "scf.if" => {
+                    if self.get(operand(0)) != 0 {
+                        self.run_block(access::entry_block(op).expect("then"))?;
+                    }
+                    None
+                }
+                "llvm.inline_asm" => {
+                    let text = op.attribute("asm_string").expect("asm").to_string();
+                    if text.contains("multimem.ld_reduce.relaxed.sys.global.add.f32") {
+                        let (buffer, element) = locate(self.get(operand(0)) - MULTICAST)?;
+                        if buffer != 0 {
+                            return Err(format!("rank {rank}: multimem.ld_reduce of a destination"));
+                        }
+                        let mut sum = 0;
+                        for source in &self.world.src {
+                            sum += *source.get(element as usize).ok_or("ld_reduce past a source")?;
+                        }
+                        Some(sum)
+                    } else if text.contains("multimem.st.relaxed.sys.global.f32") {
+                        if self.acting(false) {
+                            let (address, value) = (self.get(operand(0)) - MULTICAST, self.get(operand(1)));
+                            for r in 0..self.world.dst.len() {
+                                self.world.write(r, self.who(), address, value)?;
+                            }
+                        }
+                        None
+                    } else {
+                        panic!("unexpected inline asm {text}");
+                    }
+                }
                 "gpu.thread_id" => Some(self.thread),
                 "gpu.block_dim" => Some(THREADS),
                 "llvm.load" => {
                     let address = self.get(operand(0));
-                    Some(if self.acting(false) { self.world.read(rank, self.thread, address)? } else { 0 })
+                    Some(if self.acting(false) { self.world.read(rank, self.who(), address)? } else { 0 })
                 }
                 "llvm.store" => {
                     if self.acting(false) {
                         let (value, address) = (self.get(operand(0)), self.get(operand(1)));
-                        self.world.write(rank, self.thread, address, value)?;
+                        self.world.write(rank, self.who(), address, value)?;
                     }
                     None
                 }
@@ -234,6 +282,11 @@ impl Interpreter<'_> {
                     let args: Vec<i64> = (0..op.operand_count()).map(|i| self.get(operand(i))).collect();
                     match callee.as_str() {
                         "nvshmem_my_pe" => Some(self.rank),
+                        // The multicast address of an argument: the argument's model address plus MULTICAST.
+                        "nvshmemx_mc_ptr" => {
+                            assert_eq!(args[0], 0, "the team is NVSHMEM_TEAM_WORLD");
+                            Some(args[1] + MULTICAST)
+                        }
                         "nvshmemx_putmem_nbi_block" => {
                             if self.acting(true) {
                                 let put = Put { dst: args[0], src: args[1], bytes: args[2], peer: args[3] };
@@ -330,15 +383,15 @@ impl Interpreter<'_> {
     }
 }
 
-/// The lowered kernel of `source` (the pass run in process) and a world to run it on, for `case`.
-fn lowered(case: &Case) -> (axe_dialect::AxeContext, String) {
-    (create_context().expect("context"), kernel(case))
-}
-
 /// Runs the lowered kernel phase by phase on every rank and thread, then delivers the puts; `mutate` may change
 /// the recorded puts before delivery (to show the model notices).
 fn run(case: &Case, mutate: &dyn Fn(&mut Vec<Vec<Put>>)) -> Result<World, String> {
-    let (context, source) = lowered(case);
+    run_with(case, "", mutate)
+}
+
+/// [`run`] on [`kernel_with`]`(case, extra)`.
+fn run_with(case: &Case, extra: &str, mutate: &dyn Fn(&mut Vec<Vec<Put>>)) -> Result<World, String> {
+    let (context, source) = (create_context().expect("context"), kernel_with(case, extra));
     let module = parse_module(&context, &source, "t.mlir").expect("parses");
     lower_collectives(module.as_operation()).unwrap_or_else(|_| panic!("{:?}", context.diagnostics().take()));
     let gpu_module = access::entry_block(module.as_operation()).and_then(|b| b.first_operation()).expect("gpu.module");
@@ -591,6 +644,15 @@ const CASES: &[Case] = &[
         src_layout: "S[(2,2,2):(2,1@gpuid_y,1)] + R[2:1@gpuid_x]",
         dst_layout: "S[(2,2,2):(2,1@gpuid_y,1)] + R[2:1@gpuid_x]",
     },
+    // All-reduce (sum) over both axes of a 2x2 mesh, 3x5 elements (odd, to split unevenly over ranks x threads).
+    Case {
+        mesh: &[2, 2],
+        shape: &[3, 5],
+        src: &[P::Partial(false), P::Partial(false)],
+        dst: &[P::Replicate, P::Replicate],
+        src_layout: "S[15:1] + R[(2,2):(1@gpuid_x,1@gpuid_y)]",
+        dst_layout: "S[15:1] + R[(2,2):(1@gpuid_x,1@gpuid_y)]",
+    },
 ];
 
 #[test]
@@ -622,6 +684,14 @@ fn the_lowered_module_still_verifies() {
     let (result, printed, messages) = run_pass(&kernel(&CASES[5]), lower_collectives);
     assert!(result.is_ok(), "{messages:?}");
     assert!(printed.contains("axe.symmetric = [{arg = 0 : i64, bytes = 32 : i64}]"), "{printed}");
+}
+
+#[test]
+fn multimem_all_reduce_sums_every_element_once() {
+    for case in [&CASES[5], &CASES[9]] {
+        let world = run_with(case, ", multimem", &|_| {}).unwrap_or_else(|e| panic!("{}\n{e}", kernel(case)));
+        check(case, &world).unwrap_or_else(|e| panic!("{}\n{e}", kernel_with(case, ", multimem")));
+    }
 }
 
 #[test]
