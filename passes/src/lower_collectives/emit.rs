@@ -202,7 +202,8 @@ fn lower(p: &PlannedCollective) -> Result<usize, String> {
     Ok(calls)
 }
 
-/// A sum all-reduce over NVLink multicast (PTX ISA 9.7.9.x, `multimem.ld_reduce` / `multimem.st`, sm_90+): after
+/// A sum all-reduce over NVLink multicast (PTX ISA, "Data Movement and Conversion Instructions: multimem.ld_reduce,
+/// multimem.st, multimem.red": ISA 8.1, sm_90; `.relaxed.sys.global`, `.add.f32`): after
 /// a barrier (every PE's source ready), each element of the plan's slices is taken by one thread of one PE
 /// (`j = pe * block_dim + thread_id; j < len; j += ranks * block_dim`), which loads the sum of every PE's source
 /// element through the source's multicast address and stores it to every PE's destination through the
