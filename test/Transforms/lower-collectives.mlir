@@ -3,6 +3,13 @@
 // nvshmem_quiet and nvshmemx_barrier_all_block. Every number below is worked out by hand from the layouts, in
 // bytes (f32: 4 bytes an element), and agrees with `axe-layout collective-plan` (test/Layout/distributed.test).
 // RUN: axe-opt %s --split-input-file --lower-collectives | FileCheck %s
+// The planner's answer for the first kernel, against the same hand-worked numbers (in elements: rank 1's 8 floats
+// at destination offset 8, to itself, then ranks 2, 3, 0):
+// RUN: axe-layout collective-plan --src-placements 'Shard(0)' --dst-placements 'Replicate()' --shape 8,4 --mesh 4 --json | FileCheck %s --check-prefix=PLAN
+// PLAN: "kind":"all-gather"
+// PLAN-SAME: {"coord":[1],"rank":1,"steps":[{"dst_rank":1,"elements":8,"op":"copy","slices":[{"count":1,"dst_offset":8,"dst_stride":0,"len":8,"logical":[2,0],"logical_stride":0,"src_offset":0,"src_stride":0}],"src_rank":1},{"dst_rank":2,"elements":8,"op":"put","slices":[{"count":1,"dst_offset":8,
+// PLAN-SAME: {"dst_rank":3,"elements":8,"op":"put","slices":[{"count":1,"dst_offset":8,
+// PLAN-SAME: {"dst_rank":0,"elements":8,"op":"put","slices":[{"count":1,"dst_offset":8,
 
 // All-gather of an 8x4 f32 Shard(0) over 4 ranks (examples/allgather.mlir): rank r holds rows 2r, 2r+1, i.e.
 // 8 floats = 32 bytes at offset 0 of its source, which go to byte 32r of every rank's replicated 8x4 (128
