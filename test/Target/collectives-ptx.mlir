@@ -13,6 +13,8 @@
 // RUN: axe-translate --emit=launch --chip=sm_90a %t.mlir | FileCheck %s --check-prefix=LAUNCH
 // A bitcode path that holds none is an error, not a silent extern.
 // RUN: not axe-translate --emit=ptx --nvshmem-lib=%t.missing %t.mlir 2>&1 | FileCheck %s --check-prefix=MISSING
+// A file that is not bitcode is refused by name.
+// RUN: not axe-translate --emit=ptx --nvshmem-lib=%s %t.mlir 2>&1 | FileCheck %s --check-prefix=NOTBC
 
 // LOWERED: llvm.func @nvshmemx_putmem_nbi_block(!llvm.ptr, !llvm.ptr, i64, i32)
 // LOWERED: llvm.func @allgather(
@@ -44,3 +46,4 @@
 // LAUNCH-NEXT: ]
 
 // MISSING: axe-translate: error: --nvshmem-lib: no NVSHMEM device bitcode at
+// NOTBC: axe-translate: error: cannot read NVSHMEM device bitcode {{.*}}collectives-ptx.mlir: not an LLVM bitcode file
