@@ -166,7 +166,9 @@ fn plan_collective<'c, 'a>(op: AxeOp<'c, 'a>) -> Result<PlannedCollective<'c, 'a
         Some(Ok(mesh)) => mesh,
         Some(Err(e)) => return Err(format!("collectives: mesh rule: {e}")),
         None => {
-            return Err("collectives: mesh rule: the copy names device axes but no axe.mesh is declared".to_string())
+            return Err("collectives: mesh rule: a collective copy (layouts on device axes, or reduce) needs the \
+                        module's axe.mesh, and none is declared"
+                .to_string())
         }
     };
     match op.scope() {

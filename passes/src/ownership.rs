@@ -10,7 +10,8 @@
 //!    pattern accepts (`lower_mma::accepts_tmem_load`: the M=128 data path to one row per thread, `32x32b` at CTA
 //!    scope, which it lowered before `--lower-copy` existed); the copy planner would choose the same instruction.
 //! 0. **Collectives** (`--lower-collectives`), first: an `axe.copy` between two global tensors either of whose
-//!    layouts names a device axis (a copy between distributed tensors: NVSHMEM puts, docs/distributed.md).
+//!    layouts names a device axis, or that carries `reduce` (a copy between distributed tensors: NVSHMEM,
+//!    docs/distributed.md).
 //! 3. **Copy** (`--lower-copy`): every other copy: registers, other tensor-memory loads and stores, thread and
 //!    warp scopes, thread subsets, every `axe.copy_async` global -> shared without a barrier operand (a
 //!    `cp.async` group, completed by `cp.async.wait_group`), and every other `axe.copy_async` TMA does not take
@@ -63,7 +64,8 @@ pub(crate) fn owner(op: AxeOp) -> Option<Owner> {
                 .and_then(Result::ok)
                 .is_some_and(|l| l.axes().into_iter().any(|a| a.is_device()))
         };
-        if distributed("source") || distributed("dest") {
+        // A `reduce` attribute asks for a collective too (refused there when nothing is distributed).
+        if distributed("source") || distributed("dest") || op.operation().has_attribute("reduce") {
             return Some(Owner::Collectives);
         }
     }

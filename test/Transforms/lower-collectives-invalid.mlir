@@ -225,3 +225,20 @@ module attributes {axe.mesh = {gpuid_x = 2 : i64, gpuid_y = 2 : i64}} {
     }
   }
 }
+
+// -----
+
+!g = !axe.tensor<array<i64: 8>, f32, #axe.layout<"S[8:1]">, #axe.mem<"global">>
+
+// A reduction between tensors on one GPU: nothing is partial (the copy is the collective pass's, not ignored).
+module {
+  gpu.module @kernels {
+    gpu.func @local_reduce(%src: !llvm.ptr {axe.symmetric}, %dst: !llvm.ptr) kernel {
+      %in = "axe.view"(%src) : (!llvm.ptr) -> !g
+      %out = "axe.view"(%dst) : (!llvm.ptr) -> !g
+      // expected-error @+1 {{collectives: mesh rule: a collective copy (layouts on device axes, or reduce) needs the module's axe.mesh, and none is declared}}
+      "axe.copy"(%in, %out) {scope = #axe.exec<"cta">, reduce = "sum"} : (!g, !g) -> ()
+      gpu.return
+    }
+  }
+}
