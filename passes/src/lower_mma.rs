@@ -46,8 +46,8 @@
 //!   instruction is an `llvm.inline_asm` of the PTX `wgmma.mma_async` (accumulators tied in/out, A as four
 //!   `.b32` registers of 16-bit pairs, B's descriptor, `imm-trans-b` from B's major-ness): the one place the
 //!   pass writes PTX text;
-//! - `tcgen05` (C in tensor memory, sm_100a): on thread 0, one `nvvm.tcgen05.mma` per issue (D address = the
-//!   allocation plus `lane << 16 | column`, the plan's idesc and kind; A in shared memory is a descriptor, A in
+//! - `tcgen05` (C in tensor memory, sm_100a): on one thread (warp 0's `elect.sync` lane), one `nvvm.tcgen05.mma`
+//!   per issue (D address = the allocation plus `lane << 16 | column`, the plan's idesc and kind; A in shared memory is a descriptor, A in
 //!   tensor memory an `!llvm.ptr<6>` address, its allocation plus the plan's `lane << 16 | column`: the PTX
 //!   `[a-tmem]` form. A and C in tensor memory are planned as one allocation when they are the same storage, views
 //!   of one alloc (their columns must not overlap), else as two) and `nvvm.tcgen05.commit` to a kernel

@@ -17,8 +17,8 @@
 //!   module has no launch), cast to `!nvgpu.tensormap.descriptor` inside the kernel (toolchain.md:
 //!   descriptor-typed `gpu.func` arguments do not lower);
 //! - device: `axe.alloc` in shared memory becomes a `memref.global` aligned to the planner's
-//!   `shared_base_alignment_bytes`; `axe.mbarrier_*` become nvgpu mbarrier ops (init by one elected thread, then
-//!   `fence.mbarrier_init` and a CTA barrier so the async proxy and every thread see it); a load becomes, on one
+//!   `shared_base_alignment_bytes`; `axe.mbarrier_*` become nvgpu mbarrier ops (init by one thread,
+//!   warp 0's `elect.sync` lane, then `fence.mbarrier_init` and a CTA barrier so the async proxy and every thread see it); a load becomes, on one
 //!   elected thread, `mbarrier.arrive.expect_tx` with the plan's total bytes (none when announced, see below) and
 //!   one `nvgpu.tma.async.load` per
 //!   issue (coordinates below, `memref.view` at the issue's byte offset); a store becomes

@@ -293,6 +293,17 @@ impl<'c, 'a> Storage<'c, 'a> {
         b.value("arith.cmpi", &[which, b.index(index)?], "i1", &[("predicate", "0 : i64".into())])
     }
 
+    /// `i1`: true on exactly one thread of the CTA, the lane of warp 0 (`tid.x < 32`) that `elect.sync
+    /// 0xffffffff` elects (PTX ISA, "elect.sync", sm_90+), built at `b`, which whole warps must reach (cta-scope
+    /// issue points). ptxas proves such a predicate selects one thread and issues what it guards (tcgen05.mma,
+    /// tcgen05.commit, mbarrier init) once; a `tid.x == 0` test makes it wrap each in an ELECT/BRA.U.ANY loop.
+    pub(crate) fn elected(&mut self, b: &Builder<'c, 'a>, op: OperationRef<'c, 'a>) -> Result<Value<'c, 'a>, String> {
+        let tid = self.tid(op)?;
+        let warp0 = b.value("arith.cmpi", &[tid, b.index(32)?], "i1", &[("predicate", "6 : i64".into())])?;
+        let elected = b.value("nvvm.elect.sync", &[], "i1", &[])?;
+        b.value("arith.andi", &[warp0, elected], "i1", &[])
+    }
+
     /// A new `memref.global` in the symbol table holding the function of `op`, and its `memref.get_global`.
     pub(crate) fn new_shared_global(
         &mut self,

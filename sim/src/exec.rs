@@ -922,6 +922,37 @@ impl Exec<'_> {
         Ok(groups)
     }
 
+    /// `elect.sync _|p, membermask` (PTX ISA, "elect.sync", sm_90): per warp, each active thread must be in its
+    /// `membermask` (undefined otherwise) and waits until every thread of the mask executes the instruction, so a
+    /// mask lane of the CTA that is not active here would hang: both are faults. One leader of the mask is
+    /// elected, the same one every time; the ISA does not say which, and the hardware's choice, modelled here, is
+    /// the lowest lane. `p` is 1 on the leader, 0 on every other thread.
+    fn elect_sync(&self, members: &[u64], mask: &[bool], loc: &str) -> Result<Vec<u64>, SimError> {
+        let mut out = vec![0; self.n];
+        for w in 0..self.n.div_ceil(32) {
+            let threads = w * 32..((w + 1) * 32).min(self.n);
+            let Some(first) = threads.clone().find(|&t| mask[t]) else { continue };
+            let membermask = members[first] & 0xffff_ffff;
+            for t in threads.clone() {
+                let bit = membermask >> (t - w * 32) & 1 == 1;
+                if mask[t] && members[t] & 0xffff_ffff != membermask {
+                    return err(loc, format!("elect.sync in warp {w}: membermask differs between active threads"));
+                }
+                if mask[t] && !bit {
+                    return err(
+                        loc,
+                        format!("elect.sync: thread {t} executes it but is not in membermask {membermask:#x}"),
+                    );
+                }
+                if bit && !mask[t] {
+                    return err(loc, format!("elect.sync: lane {} of warp {w} is in membermask {membermask:#x} but does not execute it: the warp would wait forever", t - w * 32));
+                }
+            }
+            out[first] = 1;
+        }
+        Ok(out)
+    }
+
     fn nv(&mut self, op: OperationRef, name: &str, mask: &[bool]) -> Result<(), SimError> {
         let loc = loc_of(op);
         let act = self.active(mask);
@@ -936,6 +967,12 @@ impl Exec<'_> {
             | "nvvm.tcgen05.fence"
             | "nvvm.tcgen05.wait"
             | "nvvm.tcgen05.relinquish_alloc_permit" => {}
+            "nvvm.elect.sync" => {
+                let members =
+                    if op.operand_count() > 0 { self.scalars(op, 0, &loc)? } else { vec![0xffff_ffff; self.n] };
+                let elected = self.elect_sync(&members, mask, &loc)?;
+                self.set(op, 0, V::S(elected));
+            }
             "nvgpu.mbarrier.create" => {
                 let addr = self.m.alloc_shared(8, 8, &loc)?;
                 self.m.bar_slots.push(addr);

@@ -383,3 +383,43 @@ fn gemm_sm90a_refuses_a_launch_breaking_its_preconditions() {
     let error = error.to_string();
     assert!(error.contains("precondition"), "{error}");
 }
+
+// ---- elect.sync (PTX ISA, "elect.sync"): one lane per warp, the whole membermask must execute it ----
+
+/// A 64-thread kernel writing `out[tid] = elect.sync(...)`, the election under `guard` (an i1 of %tid).
+fn elect_source(guard: &str) -> String {
+    format!(
+        r#"module attributes {{gpu.container_module}} {{
+  gpu.module @m {{
+    gpu.func @elect(%out: memref<64xi32>) kernel attributes {{known_block_size = array<i32: 64, 1, 1>}} {{
+      %tid = gpu.thread_id x
+      %c16 = arith.constant 16 : index
+      %zero = arith.constant 0 : i32
+      memref.store %zero, %out[%tid] : memref<64xi32>
+      %guard = {guard}
+      scf.if %guard {{
+        %e = nvvm.elect.sync -> i1
+        %v = arith.extui %e : i1 to i32
+        memref.store %v, %out[%tid] : memref<64xi32>
+      }}
+      gpu.return
+    }}
+  }}
+}}"#
+    )
+}
+
+#[test]
+fn elect_sync_elects_one_lane_of_each_converged_warp() {
+    let text = elect_source("arith.cmpi uge, %tid, %c16 : index");
+    // Warp 0 runs it with lanes 0..16 inactive: the full membermask is not all there, which hangs.
+    let e = simulate(&text, "elect", [0, 0, 0], vec![Arg::Buffer(Buffer::zeros(Scalar::I(32), 64))]).unwrap_err();
+    assert!(e.message.contains("lane 0 of warp 0 is in membermask 0xffffffff but does not execute it"), "{e}");
+    // Both warps converged: lane 0 of each is elected (the hardware's choice; the ISA only says one lane).
+    let text = elect_source("arith.constant true");
+    let out = simulate(&text, "elect", [0, 0, 0], vec![Arg::Buffer(Buffer::zeros(Scalar::I(32), 64))])
+        .unwrap_or_else(|e| panic!("{e}"));
+    let elected = out.buffers[0].as_ref().unwrap().to_f64();
+    let expected: Vec<f64> = (0..64).map(|t| if t % 32 == 0 { 1.0 } else { 0.0 }).collect();
+    assert_eq!(elected, expected);
+}

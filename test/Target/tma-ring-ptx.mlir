@@ -9,11 +9,23 @@
 
 // CHECK: .visible .entry ring_loop(
 // CHECK: .shared .align 1024 .b8 __axe_smem_0[49152];
+// The issuing thread: the lane of warp 0 (tid.x > 31 excluded) that elect.sync picks; the barrier init is skipped
+// unless both hold.
+// CHECK: mov.u32 [[TID:%r[0-9]+]], %tid.x;
+// CHECK-NEXT: setp.gt.u32 [[NOTWARP0:%p[0-9]+]], [[TID]], 31;
+// CHECK-NEXT: elect.sync %r{{[0-9]+}}|[[ELECTED:%p[0-9]+]], -1;
+// CHECK-NEXT: not.pred [[NOTELECTED:%p[0-9]+]], [[ELECTED]];
+// CHECK-NEXT: or.pred [[SKIP:%p[0-9]+]], [[NOTWARP0]], [[NOTELECTED]];
+// CHECK-NEXT: @[[SKIP]] bra
+// CHECK-NEXT: mov.b32
+// CHECK-NEXT: mbarrier.init.shared.b64
 // CHECK: mov.b64 [[BASE:%rd[0-9]+]], __axe_smem_0;
 // The stage (k >> 6) mod 3 (by multiplication with the inverse of 3), times 16384, plus the ring's base.
 // CHECK: shr.u64 [[KT:%rd[0-9]+]], [[K:%rd[0-9]+]], 6;
 // CHECK: sub.s64 [[STAGE:%rd[0-9]+]], [[KT]], %rd{{[0-9]+}};
-// CHECK-NEXT: shl.b64 [[OFF:%rd[0-9]+]], [[STAGE]], 14;
+// Each issue point elects afresh (LLVM schedules it among the address arithmetic).
+// CHECK-NEXT: elect.sync %r{{[0-9]+}}|%p{{[0-9]+}}, -1;
+// CHECK: shl.b64 [[OFF:%rd[0-9]+]], [[STAGE]], 14;
 // CHECK-NEXT: add.s64 [[DST:%rd[0-9]+]], [[BASE]], [[OFF]];
 // CHECK-NEXT: cvta.shared.u64 [[GEN:%rd[0-9]+]], [[DST]];
 // CHECK-NEXT: cvta.to.shared::cluster.u64 [[CL:%rd[0-9]+]], [[GEN]];

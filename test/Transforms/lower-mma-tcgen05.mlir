@@ -18,11 +18,14 @@ module attributes {axe.target = "sm_100a"} {
   // CHECK-DAG: memref.global "private" @[[$BAR:__axe_mma_smem_[0-9]+]] : memref<1xi64, #gpu.address_space<workgroup>> {alignment = 8 : i64}
   // CHECK-LABEL: func.func @gemm_and_load
   func.func @gemm_and_load(%acc: memref<16xf32, #gpu.address_space<private>>) {
-    // At entry: the mbarrier, initialized to 1 arrival by thread 0, a CTA barrier, the phase local at 0.
+    // At entry: the mbarrier, initialized to 1 arrival by one thread (the lane of warp 0, tid.x < 32, that
+    // elect.sync picks), a CTA barrier, the phase local at 0.
     // CHECK: %[[TID:.*]] = gpu.thread_id x
     // CHECK: %[[BARM:.*]] = memref.get_global @[[$BAR]]
     // CHECK: %[[BAR:.*]] = llvm.inttoptr %{{.*}} : i64 to !llvm.ptr<3>
-    // CHECK: %[[LEAD:.*]] = arith.cmpi eq, %[[TID]], %c0 : index
+    // CHECK: %[[WARP0:.*]] = arith.cmpi ult, %[[TID]], %c32 : index
+    // CHECK-NEXT: %[[ELECT:.*]] = nvvm.elect.sync -> i1
+    // CHECK-NEXT: %[[LEAD:.*]] = arith.andi %[[WARP0]], %[[ELECT]] : i1
     // CHECK: scf.if %[[LEAD]] {
     // CHECK-NEXT: nvvm.mbarrier.init %[[BAR]], %c1_i32
     // CHECK-NEXT: nvvm.fence.mbarrier.init
@@ -47,11 +50,13 @@ module attributes {axe.target = "sm_100a"} {
     %c = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !c
     %zero = arith.constant 0.0 : f32
     "axe.fill"(%c, %zero) {scope = #axe.exec<"cta">} : (!c, f32) -> ()
-    // The gemm: thread 0 issues; D = allocation + column 32; idesc 0x08040010 = 134479888 (f32 D at bit 4,
+    // The gemm: warp 0's elected lane issues (a fresh elect.sync at the issue point); D = allocation + column 32; idesc 0x08040010 = 134479888 (f32 D at bit 4,
     // N >> 3 = 2 at bit 17, M >> 4 = 8 at bit 24); descriptors 0xc000401000010000 (32B swizzle = 6 at bit 61,
     // version 1 at bit 46, SBO 256 >> 4 = 16 at bit 32, LBO 1 at bit 16) + base; the zero fill makes the
     // first instruction overwrite (enable-input-d false).
-    // CHECK: scf.if %[[LEAD]] {
+    // CHECK: %[[ELECT2:.*]] = nvvm.elect.sync -> i1
+    // CHECK-NEXT: %[[LEAD2:.*]] = arith.andi %[[WARP0]], %[[ELECT2]] : i1
+    // CHECK-NEXT: scf.if %[[LEAD2]] {
     // CHECK: %[[RAWD:.*]] = llvm.ptrtoint %[[TMEM]] : !llvm.ptr<6> to i32
     // CHECK: %[[SUM:.*]] = arith.addi %[[RAWD]], %c32_i32 : i32
     // CHECK: %[[D:.*]] = llvm.inttoptr %[[SUM]] : i32 to !llvm.ptr<6>

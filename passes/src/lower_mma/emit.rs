@@ -365,7 +365,7 @@ impl<'c, 'a> Lowering<'c, 'a> {
         let storage = self.storage.new_shared_global(op, &b, &memref(1, "i64", WORKGROUP), 8)?;
         let address = Storage::address(&b, storage)?;
         let pointer = b.value("llvm.inttoptr", &[address], "!llvm.ptr<3>", &[])?;
-        let leader = self.storage.unit_is(&b, op, 1, None, 0)?;
+        let leader = self.storage.elected(&b, op)?;
         let one = b.constant(1, "i32")?;
         b.guarded(leader, |t| {
             t.op("nvvm.mbarrier.init", &[pointer, one], &[], &[])?;
@@ -378,8 +378,8 @@ impl<'c, 'a> Lowering<'c, 'a> {
         Ok((pointer, phase))
     }
 
-    /// `tcgen05`: on thread 0, one `nvvm.tcgen05.mma` per issue and a commit to the kernel barrier; every thread
-    /// waits for the barrier's phase and fences.
+    /// `tcgen05`: on the elected lane of warp 0 (`Storage::elected`), one `nvvm.tcgen05.mma` per issue and a commit
+    /// to the kernel barrier; every thread waits for the barrier's phase and fences.
     fn tcgen05(&mut self, gemm: &PlannedGemm<'c, 'a>) -> Result<(), String> {
         let operation = gemm.op.operation();
         let (barrier, phase) = self.barrier(operation)?;
@@ -405,7 +405,7 @@ impl<'c, 'a> Lowering<'c, 'a> {
         };
         let idesc = gemm.plan.idesc.ok_or("mma: internal: tcgen05 plan without idesc")?;
         let kind = gemm.plan.instruction.rsplit("kind::").next().unwrap_or("f16").to_string();
-        let leader = self.storage.unit_is(&b, operation, 1, None, 0)?;
+        let leader = self.storage.elected(&b, operation)?;
         let group = ("group", "#nvvm.cta_group<cta_1>".to_string());
         b.guarded(leader, |t| {
             let idesc = t.constant(i64::from(idesc as i32), "i32")?;

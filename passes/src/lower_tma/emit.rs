@@ -14,6 +14,7 @@ use axe_dialect::{
     AxeOp, OpKind,
 };
 use axe_layout::{
+    mma::Chip,
     tma::{Direction, ElemType, TmaPlan},
     ExecScope,
 };
@@ -48,7 +49,9 @@ pub(super) fn check_descriptors_agree(copies: &[PlannedCopy]) -> usize {
 struct Function<'c, 'a> {
     op: OperationRef<'c, 'a>,
     anchor: OperationRef<'c, 'a>,
-    leader: Option<Value<'c, 'a>>,
+    /// The entry-block predicate of the issuing warp (or thread, see [`Lowering::leader`]) and whether an
+    /// `elect.sync` at each use picks one lane of it.
+    leader: Option<(Value<'c, 'a>, bool)>,
 }
 
 /// The state of one rewrite.
@@ -136,28 +139,76 @@ impl<'c, 'a> Lowering<'c, 'a> {
         Ok(Builder::before(self.functions[f].anchor)?.at_location(location))
     }
 
-    /// `i1` true on the one thread of the CTA that issues TMA and initializes barriers (thread 0).
-    fn leader(&mut self, op: OperationRef<'c, 'a>) -> Result<Value<'c, 'a>, String> {
+    /// `i1` true on the one thread of the CTA that issues TMA and initializes barriers, built at `b` (which must
+    /// be reached by whole warps: the axe ops lowered here run at cta scope).
+    ///
+    /// With a known block whose thread count is a multiple of 32 (every warp full), that thread is the lane of
+    /// warp 0 that `elect.sync 0xffffffff` elects (PTX ISA, "elect.sync", sm_90+): `tid.x < 32` (and `tid.y|tid.z
+    /// == 0` unless the block is flat) holds on all of warp 0 and on no other warp's lanes that could be elected,
+    /// and `elect.sync` picks exactly one lane of a converged warp. This is what Triton emits: ptxas proves it is
+    /// one thread and issues the guarded TMA, barrier and tcgen05 instructions once, where a `tid == 0` test
+    /// makes it wrap each in an ELECT/BRA.U.ANY loop. Otherwise (block unknown or with a partial warp, or a
+    /// module for a chip before sm_90) the issuing thread is thread 0 by a plain comparison.
+    fn leader(&mut self, b: &Builder<'c, 'a>, op: OperationRef<'c, 'a>) -> Result<Value<'c, 'a>, String> {
+        let (base, elect) = self.leader_base(op)?;
+        if !elect {
+            return Ok(base);
+        }
+        let elected = b.value("nvvm.elect.sync", &[], "i1", &[])?;
+        b.value("arith.andi", &[base, elected], "i1", &[])
+    }
+
+    /// The entry-block part of [`Self::leader`], created on first use: (`warp 0`, true) with a known block of
+    /// whole warps, else (`thread 0`, false).
+    fn leader_base(&mut self, op: OperationRef<'c, 'a>) -> Result<(Value<'c, 'a>, bool), String> {
         let f = self.function(op)?;
         if let Some(leader) = self.functions[f].leader {
             return Ok(leader);
         }
-        let b = self.entry(f, self.functions[f].op.location())?;
-        let tid = |d: &str| b.value("gpu.thread_id", &[], "index", &[("dimension", format!("#gpu<dim {d}>"))]);
-        let mut linear = tid("x")?;
-        // With a known block of (n, 1, 1) threads, y and z are 0: test x alone.
-        let known = self.functions[f].op.attribute("known_block_size").ok().map(|a| a.to_string());
-        let flat = known.is_some_and(|k| k.replace(' ', "").ends_with(",1,1>"));
-        if !flat {
-            for d in ["y", "z"] {
-                let other = tid(d)?;
-                linear = b.value("arith.ori", &[linear, other], "index", &[])?;
-            }
-        }
-        let zero = b.index(0)?;
-        let leader = b.value("arith.cmpi", &[linear, zero], "i1", &[("predicate", "0 : i64".into())])?;
+        let leader = self.warp0(f)?;
         self.functions[f].leader = Some(leader);
         Ok(leader)
+    }
+
+    /// Builds [`Self::leader_base`]'s values at the entry of function `f`.
+    fn warp0(&mut self, f: usize) -> Result<(Value<'c, 'a>, bool), String> {
+        let b = self.entry(f, self.functions[f].op.location())?;
+        let tid = |d: &str| b.value("gpu.thread_id", &[], "index", &[("dimension", format!("#gpu<dim {d}>"))]);
+        let known = self.functions[f].op.attribute("known_block_size").ok().map(|a| a.to_string());
+        let dims: Vec<u64> = known
+            .as_deref()
+            .and_then(|k| k.split_once(':'))
+            .map(|(_, list)| list.trim_end_matches('>').split(',').filter_map(|d| d.trim().parse().ok()).collect())
+            .unwrap_or_default();
+        // elect.sync is sm_90+: a module naming an older chip (or one not known) keeps the comparison.
+        let chip = crate::ownership::target_name(self.functions[f].op).map(|name| Chip::from_name(&name));
+        let elect_sync = matches!(chip, None | Some(Some(Chip::Sm90 | Chip::Sm90a | Chip::Sm100a)));
+        let whole_warps = dims.len() == 3 && dims.iter().all(|&d| d > 0) && dims.iter().product::<u64>() % 32 == 0;
+        let whole_warps = whole_warps && elect_sync;
+        // With a known block of (n, 1, 1) threads, y and z are 0: test x alone.
+        let flat = dims.len() == 3 && dims[1] == 1 && dims[2] == 1;
+        let zero = b.index(0)?;
+        let x = tid("x")?;
+        let mut rest = None;
+        if !flat {
+            let (y, z) = (tid("y")?, tid("z")?);
+            rest = Some(b.value("arith.ori", &[y, z], "index", &[])?);
+        }
+        let eq = ("predicate", "0 : i64".to_string());
+        if !whole_warps {
+            let linear = match rest {
+                Some(rest) => b.value("arith.ori", &[x, rest], "index", &[])?,
+                None => x,
+            };
+            return Ok((b.value("arith.cmpi", &[linear, zero], "i1", &[eq])?, false));
+        }
+        let lanes = b.index(32)?;
+        let mut warp0 = b.value("arith.cmpi", &[x, lanes], "i1", &[("predicate", "6 : i64".into())])?;
+        if let Some(rest) = rest {
+            let row0 = b.value("arith.cmpi", &[rest, zero], "i1", &[eq])?;
+            warp0 = b.value("arith.andi", &[warp0, row0], "i1", &[])?;
+        }
+        Ok((warp0, true))
     }
 
     /// Lowers one mbarrier op (alloc/init/arrive need cta scope; a wait is per thread).
@@ -178,11 +229,12 @@ impl<'c, 'a> Lowering<'c, 'a> {
             return Err(format!("tma: the barrier of {} must come from axe.mbarrier_alloc", op.kind().name()));
         }
         let zero = b.index(0)?;
-        let leader = self.leader(op.operation())?;
+        self.leader_base(op.operation())?;
         let integer = |name: &str| op.integer_attribute(name).unwrap_or_else(|| Err(format!("missing {name}")));
         match op.kind() {
             OpKind::MbarrierInit => {
                 let count = b.index(integer("count")?)?;
+                let leader = self.leader(&b, op.operation())?;
                 b.guarded(leader, |t| {
                     t.op("nvgpu.mbarrier.init", &[barrier, count, zero], &[], &[])?;
                     t.op("nvvm.fence.mbarrier.init", &[], &[], &[]).map(drop)
@@ -191,13 +243,17 @@ impl<'c, 'a> Lowering<'c, 'a> {
             }
             OpKind::MbarrierArriveExpectTx => {
                 let bytes = b.index(integer("bytes")?)?;
+                let leader = self.leader(&b, op.operation())?;
                 b.guarded(leader, |t| {
                     t.op("nvgpu.mbarrier.arrive.expect_tx", &[barrier, bytes, zero], &[], &[]).map(drop)
                 })?;
             }
-            OpKind::MbarrierArrive => b.guarded(leader, |t| {
-                t.op("nvgpu.mbarrier.arrive", &[barrier, zero], &["!nvgpu.mbarrier.token"], &[]).map(drop)
-            })?,
+            OpKind::MbarrierArrive => {
+                let leader = self.leader(&b, op.operation())?;
+                b.guarded(leader, |t| {
+                    t.op("nvgpu.mbarrier.arrive", &[barrier, zero], &["!nvgpu.mbarrier.token"], &[]).map(drop)
+                })?
+            }
             _ => {
                 let phase = op.operand(1).ok_or("tma: mbarrier_wait has no phase")?;
                 let ticks = b.index(TRY_WAIT_TICKS)?;
@@ -210,7 +266,7 @@ impl<'c, 'a> Lowering<'c, 'a> {
     /// Lowers one planned copy.
     fn copy(&mut self, copy: &PlannedCopy<'c, 'a>) -> Result<(), String> {
         let operation = copy.op.operation();
-        let leader = self.leader(operation)?;
+        self.leader_base(operation)?;
         let smem = self.buffer(copy.shared, &copy.plan)?;
         let desc = self.descriptor(copy)?;
         let b = Builder::before(operation)?;
@@ -225,6 +281,7 @@ impl<'c, 'a> Lowering<'c, 'a> {
                 if let Some(phase) = phase {
                     b.op("gpu.barrier", &[], &[], &[])?;
                     let current = b.value("memref.load", &[phase], "i1", &[])?;
+                    let leader = self.leader(&b, operation)?;
                     self.load_issues(&b, leader, smem, desc, (barrier, true), copy)?;
                     let ticks = b.index(TRY_WAIT_TICKS)?;
                     let zero = b.index(0)?;
@@ -238,6 +295,7 @@ impl<'c, 'a> Lowering<'c, 'a> {
                         b.op("nvvm.cluster.arrive", &[], &[], &[])?;
                         b.op("nvvm.cluster.wait", &[], &[], &[])?;
                     }
+                    let leader = self.leader(&b, operation)?;
                     self.load_issues(&b, leader, smem, desc, (barrier, !copy.announced), copy)?;
                 }
             }
@@ -246,6 +304,7 @@ impl<'c, 'a> Lowering<'c, 'a> {
                     [("kind", "#nvvm.proxy_kind<async.shared>".into()), ("space", "#nvvm.shared_space<cta>".into())];
                 b.op("nvvm.fence.proxy", &[], &[], &proxy)?;
                 b.op("gpu.barrier", &[], &[], &[])?;
+                let leader = self.leader(&b, operation)?;
                 b.guarded(leader, |t| {
                     let moved = run_time_coordinates(t, plan, &copy.offsets)?;
                     let stage = run_time_shared_bytes(t, plan, &copy.shared_offsets)?;
@@ -326,11 +385,12 @@ impl<'c, 'a> Lowering<'c, 'a> {
 
     /// A fresh barrier for a synchronous load, initialized at kernel entry, and its phase bit (`memref<i1>`).
     fn sync_barrier(&mut self, op: OperationRef<'c, 'a>) -> Result<(Value<'c, 'a>, Option<Value<'c, 'a>>), String> {
-        let leader = self.leader(op)?;
+        self.leader_base(op)?;
         let f = self.function(op)?;
         let b = self.entry(f, op.location())?;
         let barrier = b.value("nvgpu.mbarrier.create", &[], BARRIER_TYPE, &[])?;
         let (zero, one) = (b.index(0)?, b.index(1)?);
+        let leader = self.leader(&b, op)?;
         b.guarded(leader, |t| {
             t.op("nvgpu.mbarrier.init", &[barrier, one, zero], &[], &[])?;
             t.op("nvvm.fence.mbarrier.init", &[], &[], &[]).map(drop)
