@@ -158,17 +158,28 @@ module attributes {axe.mesh = {gpuid = 2 : i64}} {
 
 // All-reduce (sum) of a 2x4 f32 Partial(sum) over 4 ranks (`reduce = "sum"`: the source's values along its
 // device replica gpuid are partial): rank r copies its own 8 floats, then adds ranks r+1, r+2, r+3 (mod 4)
-// element by element, read with nvshmem_uint32_g from the peer's symmetric source (32 bytes). Threads stride
-// over the 8 elements; a barrier between steps; every PE's source is ready first (barrier_all).
+// element by element, read with nvshmem_uint32_g from the peer's symmetric source (32 bytes). The CTA's threads
+// (any block shape: the linear index) stride over the 8 elements; a barrier between steps; every PE's source is ready first (barrier_all).
 // CHECK-LABEL: gpu.func @allreduce
 // CHECK-SAME: axe.symmetric = [{arg = 0 : i64, bytes = 32 : i64}]
 // CHECK: %[[SRC:.*]] = llvm.ptrtoint %{{.*}} : !llvm.ptr to i64
 // CHECK: %[[DST:.*]] = llvm.ptrtoint %{{.*}} : !llvm.ptr to i64
 // CHECK: llvm.call @nvshmem_my_pe()
 // CHECK-NEXT: llvm.call @nvshmemx_barrier_all_block()
+// The linear thread index x + bx * (y + by * z) and count bx * by * bz:
 // CHECK: case 1 {
-// CHECK-NEXT: %[[TID:.*]] = gpu.thread_id x
-// CHECK-NEXT: %[[NTID:.*]] = gpu.block_dim x
+// CHECK-NEXT: %[[X:.*]] = gpu.thread_id x
+// CHECK-NEXT: %[[Y:.*]] = gpu.thread_id y
+// CHECK-NEXT: %[[Z:.*]] = gpu.thread_id z
+// CHECK-NEXT: %[[BX:.*]] = gpu.block_dim x
+// CHECK-NEXT: %[[BY:.*]] = gpu.block_dim y
+// CHECK-NEXT: %[[BZ:.*]] = gpu.block_dim z
+// CHECK-NEXT: %[[ZY:.*]] = arith.muli %[[BY]], %[[Z]] : index
+// CHECK-NEXT: %[[YZ:.*]] = arith.addi %[[Y]], %[[ZY]] : index
+// CHECK-NEXT: %[[ROWS:.*]] = arith.muli %[[BX]], %[[YZ]] : index
+// CHECK-NEXT: %[[TID:.*]] = arith.addi %[[X]], %[[ROWS]] : index
+// CHECK-NEXT: %[[PLANE:.*]] = arith.muli %[[BX]], %[[BY]] : index
+// CHECK-NEXT: %[[NTID:.*]] = arith.muli %[[PLANE]], %[[BZ]] : index
 // CHECK-NEXT: %[[LEN:.*]] = arith.constant 8 : index
 // CHECK-NEXT: scf.for %[[J:.*]] = %[[TID]] to %[[LEN]] step %[[NTID]] {
 // CHECK: %[[FROM:.*]] = llvm.inttoptr
@@ -247,7 +258,8 @@ module attributes {axe.mesh = {gpuid = 2 : i64}} {
 
 // All-reduce (sum) over NVLink multicast (`multimem`): 2x4 f32 on 4 ranks. A barrier_all (sources ready), the
 // multicast addresses of both symmetric buffers (team NVSHMEM_TEAM_WORLD = 0; null traps), then element j is taken
-// by thread j mod block_dim of PE (j / block_dim) mod 4: start pe * block_dim + tid, step 4 * block_dim; the
+// by thread j mod T of PE (j / T) mod 4 (T the CTA's threads, tid the linear index): start pe * T + tid, step
+// 4 * T; the
 // sum of the 4 sources at byte 4j, stored to the 4 destinations at byte 4j.
 // CHECK-LABEL: gpu.func @allreduce_multimem
 // CHECK-SAME: axe.symmetric = [{arg = 0 : i64, bytes = 32 : i64}, {arg = 1 : i64, bytes = 32 : i64}]
@@ -262,8 +274,13 @@ module attributes {axe.mesh = {gpuid = 2 : i64}} {
 // CHECK-NEXT: llvm.intr.trap
 // CHECK: %[[MCD:.*]] = llvm.call @nvshmemx_mc_ptr(%[[WORLD]], %{{.*}}) : (i32, !llvm.ptr) -> !llvm.ptr
 // CHECK-NEXT: %[[D:.*]] = llvm.ptrtoint %[[MCD]] : !llvm.ptr to i64
-// CHECK: %[[TID:.*]] = gpu.thread_id x
-// CHECK-NEXT: %[[NTID:.*]] = gpu.block_dim x
+// CHECK: gpu.block_dim z
+// CHECK-NEXT: arith.muli
+// CHECK-NEXT: arith.addi
+// CHECK-NEXT: arith.muli
+// CHECK-NEXT: %[[TID:.*]] = arith.addi %{{.*}}, %{{.*}} : index
+// CHECK-NEXT: %[[PLANE:.*]] = arith.muli
+// CHECK-NEXT: %[[NTID:.*]] = arith.muli %[[PLANE]], %{{.*}} : index
 // CHECK-NEXT: %[[PEI:.*]] = arith.index_cast %[[PE]] : i32 to index
 // CHECK-NEXT: %[[BASE:.*]] = arith.muli %[[PEI]], %[[NTID]] : index
 // CHECK-NEXT: %[[FIRST:.*]] = arith.addi %[[BASE]], %[[TID]] : index

@@ -205,7 +205,7 @@ fn lower(p: &PlannedCollective) -> Result<usize, String> {
 /// A sum all-reduce over NVLink multicast (PTX ISA, "Data Movement and Conversion Instructions: multimem.ld_reduce,
 /// multimem.st, multimem.red": ISA 8.1, sm_90; `.relaxed.sys.global`, `.add.f32`): after
 /// a barrier (every PE's source ready), each element of the plan's slices is taken by one thread of one PE
-/// (`j = pe * block_dim + thread_id; j < len; j += ranks * block_dim`), which loads the sum of every PE's source
+/// (`j = pe * threads + tid; j < len; j += ranks * threads`, the linear thread index and count), which loads the sum of every PE's source
 /// element through the source's multicast address and stores it to every PE's destination through the
 /// destination's; a null multicast address (no NVLink multicast on this system) traps. Then quiet and a barrier.
 fn lower_multimem(p: &PlannedCollective) -> Result<usize, String> {
@@ -224,9 +224,7 @@ fn lower_multimem(p: &PlannedCollective) -> Result<usize, String> {
         b.guarded(missing, |then| then.op("llvm.intr.trap", &[], &[], &[]).map(|_| ()))?;
         bases.push(address);
     }
-    let dim = [("dimension", "#gpu<dim x>".to_string())];
-    let tid = b.value("gpu.thread_id", &[], "index", &dim)?;
-    let threads = b.value("gpu.block_dim", &[], "index", &dim)?;
+    let (tid, threads) = linear_thread(&b)?;
     let pe = b.value("arith.index_cast", &[pe], "index", &[])?;
     let first = b.value("arith.muli", &[pe, threads], "index", &[])?;
     let first = b.value("arith.addi", &[first, tid], "index", &[])?;
@@ -269,6 +267,21 @@ fn lower_multimem(p: &PlannedCollective) -> Result<usize, String> {
     call(&b, QUIET, &[], None)?;
     call(&b, BARRIER, &[], None)?;
     Ok(slices.len())
+}
+
+/// The thread's linear index in the CTA, `x + bx * (y + by * z)`, and the CTA's thread count `bx * by * bz`
+/// (`gpu.thread_id` / `gpu.block_dim`): element loops stride over every thread of any block shape.
+fn linear_thread<'c, 'a>(b: &Builder<'c, 'a>) -> Result<(Value<'c, 'a>, Value<'c, 'a>), String> {
+    let read = |op: &str, d: &str| b.value(op, &[], "index", &[("dimension", format!("#gpu<dim {d}>"))]);
+    let (x, y, z) = (read("gpu.thread_id", "x")?, read("gpu.thread_id", "y")?, read("gpu.thread_id", "z")?);
+    let (bx, by, bz) = (read("gpu.block_dim", "x")?, read("gpu.block_dim", "y")?, read("gpu.block_dim", "z")?);
+    let zy = b.value("arith.muli", &[by, z], "index", &[])?;
+    let yz = b.value("arith.addi", &[y, zy], "index", &[])?;
+    let rows = b.value("arith.muli", &[bx, yz], "index", &[])?;
+    let tid = b.value("arith.addi", &[x, rows], "index", &[])?;
+    let plane = b.value("arith.muli", &[bx, by], "index", &[])?;
+    let threads = b.value("arith.muli", &[plane, bz], "index", &[])?;
+    Ok((tid, threads))
 }
 
 /// The bulk transfers of one slice, `callee(to, from, bytes, peer)` (a put or a blocking get): one call, or an
@@ -351,8 +364,8 @@ fn element_address<'c, 'a>(
     b.value("llvm.inttoptr", &[address], "!llvm.ptr", &[])
 }
 
-/// One slice element by element, the CTA's threads striding over it (`j = thread_id.x; j < len; j +=
-/// block_dim.x`): `dst[j] = v` or `dst[j] = dst[j] op v`, `v` the local source element or, from `peer`, the
+/// One slice element by element, the CTA's threads striding over it (`j = tid; j < len; j += threads`, the
+/// linear thread index and count): `dst[j] = v` or `dst[j] = dst[j] op v`, `v` the local source element or, from `peer`, the
 /// remote one (`nvshmem_uint{16,32,64}_g`, bit-cast to the element type).
 fn elementwise<'c, 'a>(
     b: &Builder<'c, 'a>,
@@ -367,9 +380,7 @@ fn elementwise<'c, 'a>(
     let bits = p.bytes * 8;
     let float = super::arithmetic(dtype).ok_or_else(|| format!("collectives: internal: no arithmetic for {dtype}"))?;
     let peer = peer.map(|peer| b.constant(peer, "i32")).transpose()?;
-    let dim = [("dimension", "#gpu<dim x>".to_string())];
-    let tid = b.value("gpu.thread_id", &[], "index", &dim)?;
-    let threads = b.value("gpu.block_dim", &[], "index", &dim)?;
+    let (tid, threads) = linear_thread(b)?;
     let len = b.index(slice.len)?;
     repeat(b, slice.count, location, |b, c| {
         for_loop(b, [tid, len, threads], location, |b, j| {

@@ -31,8 +31,10 @@ const BYTES: i64 = 4;
 /// What the model adds to an address to make its NVLink multicast address.
 const MULTICAST: i64 = 1 << 50;
 
-/// Threads of the modelled CTA (odd, so slices do not split evenly).
-const THREADS: i64 = 3;
+/// Threads of the modelled CTA (odd, so slices do not split evenly), as `x, y, z` extents.
+const BLOCK: [i64; 3] = [3, 1, 1];
+/// A two-dimensional CTA of the same kind (the lowering's linear thread index covers every dimension).
+const BLOCK_2D: [i64; 3] = [2, 3, 1];
 
 /// A placement of one mesh dimension.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -174,6 +176,8 @@ impl World {
 struct Interpreter<'w> {
     rank: i64,
     thread: i64,
+    /// The CTA's extents.
+    block: [i64; 3],
     /// The phase whose effects are performed; the current one is `phase`.
     active: usize,
     phase: usize,
@@ -192,7 +196,7 @@ impl Interpreter<'_> {
 
     /// The thread's identity across ranks (for the race check: a multicast store writes every rank).
     fn who(&self) -> i64 {
-        self.rank * THREADS + self.thread
+        self.rank * self.block.iter().product::<i64>() + self.thread
     }
 
     /// Effects of this phase, by thread 0 only for the CTA's collective calls.
@@ -257,8 +261,14 @@ impl Interpreter<'_> {
                         panic!("unexpected inline asm {text}");
                     }
                 }
-                "gpu.thread_id" => Some(self.thread),
-                "gpu.block_dim" => Some(THREADS),
+                // Thread t of the block is (t % bx, t / bx % by, t / (bx * by)).
+                "gpu.thread_id" | "gpu.block_dim" => {
+                    let text = op.attribute("dimension").expect("dimension").to_string();
+                    let d = ["dim x", "dim y", "dim z"].iter().position(|d| text.contains(d)).expect("dimension");
+                    let [bx, by, _] = self.block;
+                    let coord = [self.thread % bx, self.thread / bx % by, self.thread / (bx * by)];
+                    Some(if name == "gpu.thread_id" { coord[d] } else { self.block[d] })
+                }
                 "llvm.load" => {
                     let address = self.get(operand(0));
                     Some(if self.acting(false) { self.world.read(rank, self.who(), address)? } else { 0 })
@@ -386,11 +396,11 @@ impl Interpreter<'_> {
 /// Runs the lowered kernel phase by phase on every rank and thread, then delivers the puts; `mutate` may change
 /// the recorded puts before delivery (to show the model notices).
 fn run(case: &Case, mutate: &dyn Fn(&mut Vec<Vec<Put>>)) -> Result<World, String> {
-    run_with(case, "", mutate)
+    run_with(case, "", BLOCK, mutate)
 }
 
 /// [`run`] on [`kernel_with`]`(case, extra)`.
-fn run_with(case: &Case, extra: &str, mutate: &dyn Fn(&mut Vec<Vec<Put>>)) -> Result<World, String> {
+fn run_with(case: &Case, extra: &str, block: [i64; 3], mutate: &dyn Fn(&mut Vec<Vec<Put>>)) -> Result<World, String> {
     let (context, source) = (create_context().expect("context"), kernel_with(case, extra));
     let module = parse_module(&context, &source, "t.mlir").expect("parses");
     lower_collectives(module.as_operation()).unwrap_or_else(|_| panic!("{:?}", context.diagnostics().take()));
@@ -407,9 +417,9 @@ fn run_with(case: &Case, extra: &str, mutate: &dyn Fn(&mut Vec<Vec<Put>>)) -> Re
     let mut k = 0;
     while k < phases {
         for rank in 0..ranks {
-            for thread in 0..THREADS {
+            for thread in 0..block.iter().product() {
                 let mut interpreter =
-                    Interpreter { rank, thread, active: k, phase: 0, values: HashMap::new(), world: &mut world };
+                    Interpreter { rank, thread, block, active: k, phase: 0, values: HashMap::new(), world: &mut world };
                 for (i, argument) in access::arguments(entry).enumerate() {
                     interpreter.values.insert(key(argument.into()), i as i64 * SPACING);
                 }
@@ -689,8 +699,19 @@ fn the_lowered_module_still_verifies() {
 #[test]
 fn multimem_all_reduce_sums_every_element_once() {
     for case in [&CASES[5], &CASES[9]] {
-        let world = run_with(case, ", multimem", &|_| {}).unwrap_or_else(|e| panic!("{}\n{e}", kernel(case)));
-        check(case, &world).unwrap_or_else(|e| panic!("{}\n{e}", kernel_with(case, ", multimem")));
+        for block in [BLOCK, BLOCK_2D] {
+            let world =
+                run_with(case, ", multimem", block, &|_| {}).unwrap_or_else(|e| panic!("{}\n{e}", kernel(case)));
+            check(case, &world).unwrap_or_else(|e| panic!("{}\n{e}", kernel_with(case, ", multimem")));
+        }
+    }
+}
+
+#[test]
+fn reductions_cover_every_thread_of_a_two_dimensional_block() {
+    for case in &CASES[5..] {
+        let world = run_with(case, "", BLOCK_2D, &|_| {}).unwrap_or_else(|e| panic!("{}\n{e}", kernel(case)));
+        check(case, &world).unwrap_or_else(|e| panic!("{}\n{e}", kernel(case)));
     }
 }
 
