@@ -41,6 +41,7 @@ module attributes {gpu.container_module} {
       %c63 = arith.constant 63 : index
       %c64 = arith.constant 64 : index
       %c128 = arith.constant 128 : index
+      %false = arith.constant false
       %zero = arith.constant 0.0 : f32
       // The accumulator in tensor memory; its rows and their f16 copy: per-thread register arrays, allocated
       // first so that they sit in the kernel's entry block (LLVM promotes only entry-block allocas to registers).
@@ -84,16 +85,17 @@ module attributes {gpu.container_module} {
         "axe.copy_async"(%a1, %sa1, %bar1) {scope = #axe.exec<"cta">} : (!tileA, !stageA, !axe.mbarrier) -> ()
         "axe.copy_async"(%b1, %sb1, %bar1) {scope = #axe.exec<"cta">} : (!tileB, !stageB, !axe.mbarrier) -> ()
       }
-      scf.for %kt = %c0 to %ktiles step %c1 {
+      // The stage read (kt mod 3), the stage loaded (kt + 2 mod 3) and the read stage's parity ((kt / 3) mod 2)
+      // are carried across iterations and advanced by a compare and a select, not divided out of kt.
+      %ring:3 = scf.for %kt = %c0 to %ktiles step %c1 iter_args(%cur = %c0, %next = %c2, %parity = %false) -> (index, index, i1) {
         // The previous iteration's tcgen05.mma completed (its commit barrier) before the stage it read is loaded
         // again.
         gpu.barrier
-        // Load K tile kt + 2 into stage (kt + 2) mod 3, when there is one.
+        // Load K tile kt + 2 into stage %next = (kt + 2) mod 3, when there is one.
         %kt2 = arith.addi %kt, %c2 : index
         %more = arith.cmpi ult, %kt2, %ktiles : index
         scf.if %more {
           %k2 = arith.muli %kt2, %c64 : index
-          %next = arith.remui %kt2, %c3 : index
           %row_a = arith.muli %next, %c128 : index
           %row_b = arith.muli %next, %c64 : index
           %an = "axe.slice"(%ga, %m0, %k2) {offsets = array<i64: -9223372036854775808, -9223372036854775808>, sizes = array<i64: 128, 64>} : (!gA, index, index) -> !tileA
@@ -117,11 +119,7 @@ module attributes {gpu.container_module} {
             scf.yield
           }
         }
-        // Wait for stage kt mod 3, round kt / 3: parity (kt / 3) mod 2.
-        %cur = arith.remui %kt, %c3 : index
-        %round = arith.divui %kt, %c3 : index
-        %odd = arith.remui %round, %c2 : index
-        %parity = arith.cmpi ne, %odd, %c0 : index
+        // Wait for stage %cur = kt mod 3, round kt / 3: %parity = (kt / 3) mod 2.
         scf.index_switch %cur
         case 0 {
           "axe.mbarrier_wait"(%bar0, %parity) {scope = #axe.exec<"cta">} : (!axe.mbarrier, i1) -> ()
@@ -140,6 +138,15 @@ module attributes {gpu.container_module} {
         %sa = "axe.slice"(%ring_a, %row_a) {offsets = array<i64: -9223372036854775808, 0>, sizes = array<i64: 128, 64>} : (!ringA, index) -> !stageA
         %sb = "axe.slice"(%ring_b, %row_b) {offsets = array<i64: -9223372036854775808, 0>, sizes = array<i64: 64, 128>} : (!ringB, index) -> !stageB
         "axe.gemm"(%sa, %sb, %acc) {scope = #axe.exec<"cta">} : (!stageA, !stageB, !acc) -> ()
+        // Advance the ring: each stage index wraps 2 -> 0; the read stage's parity flips when it wraps (a new round).
+        %cur1 = arith.addi %cur, %c1 : index
+        %cur_wraps = arith.cmpi eq, %cur1, %c3 : index
+        %cur2 = arith.select %cur_wraps, %c0, %cur1 : index
+        %parity2 = arith.xori %parity, %cur_wraps : i1
+        %next1 = arith.addi %next, %c1 : index
+        %next_wraps = arith.cmpi eq, %next1, %c3 : index
+        %next2 = arith.select %next_wraps, %c0, %next1 : index
+        scf.yield %cur2, %next2, %parity2 : index, index, i1
       }
       // Epilogue: tensor memory -> registers (tcgen05.ld, thread r row r), f32 -> f16, registers -> the shared C
       // tile, one TMA store (clipped at M and N).

@@ -6,11 +6,17 @@
 // RUN: axe-opt --lower-tma --lower-mma --lower-copy --lower-to-nvvm --axe-hoist-allocas --axe-dynamic-shared %examples/gemm_sm100a.mlir | diff %t.mlir -
 // RUN: axe-translate --emit=ptx --chip=sm_100a %t.mlir -o %t.ptx
 // RUN: FileCheck %s < %t.ptx
+// RUN: FileCheck %s --check-prefix=RING < %t.ptx
 // RUN: ptxas -arch=sm_100a -v %t.ptx -o %t.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS
 // RUN: axe-translate --emit=launch --chip=sm_100a %t.mlir -o %t.json
 // RUN: FileCheck %s --check-prefix=LAUNCH < %t.json
 // RUN: python3 %S/Inputs/check_launch.py %t.json gemm_sm100a M=304 N=208 K=80 -- '{"grid": [2, 3, 1], "maps": {"A": {"dims": [80, 304], "strides": [160]}, "B": {"dims": [208, 80], "strides": [416]}, "C": {"dims": [208, 304], "strides": [416]}}, "preconditions": true}' | FileCheck %s --check-prefix=OK
 
+// The ring's read stage, load stage and parity are loop-carried (add, compare, select; the parity flips when the
+// read stage wraps), not divided out of the K index: no magic-number division (mul.hi) in the kernel.
+// RING: .entry gemm_sm100a(
+// RING-NOT: mul.hi
+// RING: ret;
 // CHECK: .extern .shared .align 16 .b8 __axe_dynamic_smem[];
 // CHECK: .visible .entry gemm_sm100a(
 // CHECK-NOT: .local

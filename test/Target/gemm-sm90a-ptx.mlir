@@ -7,6 +7,7 @@
 // RUN: axe-opt --lower-tma --lower-mma --lower-copy --lower-to-nvvm --axe-hoist-allocas --axe-dynamic-shared %examples/gemm_sm90a.mlir | diff %t.mlir -
 // RUN: axe-translate --emit=ptx --chip=sm_90a %t.mlir -o %t.ptx
 // RUN: FileCheck %s < %t.ptx
+// RUN: FileCheck %s --check-prefix=RING < %t.ptx
 // RUN: grep -c "cvt.rn.f16.f32" %t.ptx | FileCheck %s --check-prefix=CVT
 // RUN: ptxas -arch=sm_90a -v %t.ptx -o %t.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS
 // RUN: axe-translate --emit=launch --chip=sm_90a %t.mlir -o %t.json
@@ -18,6 +19,11 @@
 // RUN: not python3 %S/Inputs/check_launch.py %t.json gemm_sm90a M=300 N=208 K=80 -- '{"preconditions": true}' | FileCheck %s --check-prefix=PRE
 
 // Three tensor-map pointers and M, N, K; all shared memory is the dynamic window (rings 2 x 48 KB, C 32 KB).
+// The ring's read stage, load stage and parity are loop-carried (add, compare, select; the parity flips when the
+// read stage wraps), not divided out of the K index: no magic-number division (mul.hi) in the kernel.
+// RING: .entry gemm_sm90a(
+// RING-NOT: mul.hi
+// RING: ret;
 // CHECK: .extern .shared .align 16 .b8 __axe_dynamic_smem[];
 // CHECK: .visible .entry gemm_sm90a(
 // CHECK-NEXT: .param .u64 .ptr .align 1 gemm_sm90a_param_0,
