@@ -19,8 +19,8 @@
 //!
 //! Where the bitcode is looked for, first found wins: `--nvshmem-lib=PATH` (a `.bc` file, or a directory holding
 //! `libnvshmem_device_sm_*.bc`), then `$AXE_NVSHMEM_LIB` (the same), then `nvidia/nvshmem/lib` in the
-//! site-packages of `$VIRTUAL_ENV` and of a `.venv` in the directory of the executable or one of its parents (the
-//! project's `.venv`, which `scripts/setup.sh` provides). Without it, axe-translate prints a note and leaves the
+//! site-packages of `$VIRTUAL_ENV` and of a `.venv` in the directory of the executable or one of its parents, or
+//! in the working directory or one of its parents (the project's `.venv`, which `scripts/setup.sh` provides). Without it, axe-translate prints a note and leaves the
 //! functions `.extern .func` in the PTX, which `ptxas -c` assembles into a relocatable object that `nvlink` links
 //! against `libnvshmem_device.a`; `--nvshmem-lib=none` asks for that on purpose.
 
@@ -101,6 +101,9 @@ pub fn locate(source: &Source, chip: Chip) -> Result<Option<PathBuf>> {
             let mut venvs: Vec<PathBuf> = std::env::var_os("VIRTUAL_ENV").map(PathBuf::from).into_iter().collect();
             if let Ok(exe) = std::env::current_exe() {
                 venvs.extend(exe.ancestors().skip(1).take(5).map(|dir| dir.join(".venv")));
+            }
+            if let Ok(cwd) = std::env::current_dir() {
+                venvs.extend(cwd.ancestors().take(5).map(|dir| dir.join(".venv")));
             }
             Ok(venvs.iter().find_map(|venv| in_venv(venv, file_name(chip))))
         }
