@@ -14,8 +14,8 @@
 // calls, then nvshmem_quiet and nvshmemx_barrier_all_block. The destination is written by peers, so it is a
 // symmetric-heap buffer (`{axe.symmetric}`): the kernel records `axe.symmetric = [{arg = 1, bytes = 128}]`, which
 // `axe-translate --emit=launch` prints. axe-translate links NVSHMEM's device bitcode (libnvshmem_device_sm_*.bc
-// from the nvidia-nvshmem-cu13 wheel) into the module before PTX is emitted. The kernel is launched with one CTA
-// on every PE after NVSHMEM is initialized (README, "Distributed kernels").
+// from the nvidia-nvshmem-cu13 wheel) into the module before PTX is emitted. The kernel is launched on every PE
+// after NVSHMEM is initialized; its first CTA runs the collective (README, "Distributed kernels").
 
 !src = !axe.tensor<array<i64: 8, 4>, f32, #axe.layout<"S[(4,8):(1@gpuid,1)]">, #axe.mem<"global">>
 !dst = !axe.tensor<array<i64: 8, 4>, f32, #axe.layout<"S[32:1] + R[4:1@gpuid]">, #axe.mem<"global">>

@@ -17,7 +17,8 @@
 //!   src + (src_offset + c * src_stride) * B, len * B, peer)` with `B` the element's bytes and `peer` the step's
 //!   destination rank (a local `copy` step is a put to the rank itself); a slice repeated more than once is an
 //!   `scf.for` over `c`. `nvshmemx_putmem_nbi_block` is called by every thread of the CTA with the same arguments
-//!   (NVSHMEM's `_block` convention), so the copy's scope is `cta` and the kernel runs one CTA per rank;
+//!   (NVSHMEM's `_block` convention), so the copy's scope is `cta`, and everything the copy becomes runs under an
+//!   `scf.if` on `block_id == (0, 0, 0)`: one CTA per PE (another would repeat the puts and double a reduction);
 //! - after the switch, `nvshmem_quiet()` (this PE's puts are complete and visible) and
 //!   `nvshmemx_barrier_all_block()` (every PE's puts into this PE's buffer are complete: the destination may be
 //!   read after it).

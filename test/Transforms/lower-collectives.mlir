@@ -22,6 +22,16 @@
 // The destination is written by peers: 128 bytes on the symmetric heap of every rank.
 // CHECK: gpu.func @allgather(%[[SRCARG:.*]]: !llvm.ptr, %[[DSTARG:.*]]: !llvm.ptr {axe.symmetric}) kernel attributes {{{.*}}axe.symmetric = [{arg = 1 : i64, bytes = 128 : i64}]
 // CHECK-NOT: axe.
+// Only the grid's first CTA runs the collective (one CTA per PE calls the _block functions):
+// CHECK: %[[BX:.*]] = gpu.block_id x
+// CHECK-NEXT: %[[FX:.*]] = arith.cmpi eq, %[[BX]], %[[C0:.*]] : index
+// CHECK-NEXT: %[[BY:.*]] = gpu.block_id y
+// CHECK-NEXT: %[[FY:.*]] = arith.cmpi eq, %[[BY]], %[[C0]] : index
+// CHECK-NEXT: %[[FXY:.*]] = arith.andi %[[FX]], %[[FY]] : i1
+// CHECK-NEXT: %[[BZ:.*]] = gpu.block_id z
+// CHECK-NEXT: %[[FZ:.*]] = arith.cmpi eq, %[[BZ]], %[[C0]] : index
+// CHECK-NEXT: %[[FIRST:.*]] = arith.andi %[[FXY]], %[[FZ]] : i1
+// CHECK-NEXT: scf.if %[[FIRST]] {
 // CHECK: %[[SRC:.*]] = llvm.ptrtoint %[[SRCARG]] : !llvm.ptr to i64
 // CHECK: %[[DST:.*]] = llvm.ptrtoint %[[DSTARG]] : !llvm.ptr to i64
 // CHECK: %[[PE:.*]] = llvm.call @nvshmem_my_pe() : () -> i32
@@ -85,6 +95,7 @@
 // CHECK: }
 // CHECK-NEXT: llvm.call @nvshmem_quiet() : () -> ()
 // CHECK-NEXT: llvm.call @nvshmemx_barrier_all_block() : () -> ()
+// CHECK-NEXT: }
 // CHECK-NEXT: gpu.return
 
 !src = !axe.tensor<array<i64: 8, 4>, f32, #axe.layout<"S[(4,8):(1@gpuid,1)]">, #axe.mem<"global">>
@@ -206,6 +217,7 @@ module attributes {axe.mesh = {gpuid = 2 : i64}} {
 // CHECK-NEXT: scf.yield
 // CHECK: case 2 {
 // CHECK: llvm.call @nvshmemx_barrier_all_block()
+// CHECK-NEXT: }
 // CHECK-NEXT: gpu.return
 
 !part = !axe.tensor<array<i64: 2, 4>, f32, #axe.layout<"S[8:1] + R[4:1@gpuid]">, #axe.mem<"global">>
@@ -294,6 +306,7 @@ module attributes {axe.mesh = {gpuid = 2 : i64}} {
 // CHECK-NEXT: llvm.inline_asm has_side_effects "multimem.st.relaxed.sys.global.f32 [$0], $1;", "l,f" %{{.*}}, %[[SUM]] : (i64, f32) -> ()
 // CHECK: llvm.call @nvshmem_quiet()
 // CHECK-NEXT: llvm.call @nvshmemx_barrier_all_block()
+// CHECK-NEXT: }
 // CHECK-NEXT: gpu.return
 
 !part3 = !axe.tensor<array<i64: 2, 4>, f32, #axe.layout<"S[8:1] + R[4:1@gpuid]">, #axe.mem<"global">>

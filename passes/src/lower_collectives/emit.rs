@@ -133,19 +133,39 @@ fn declare<'c, 'a>(root: OperationRef<'c, 'a>, table: BlockRef<'c, 'a>, location
     Ok(())
 }
 
-/// Lowers one copy before it; returns the transfer calls emitted.
+/// Lowers one copy before it, run by the first CTA of the grid only (`scf.if` on `block_id == (0, 0, 0)`: the
+/// `_block` calls take one CTA per PE, and a second CTA would repeat the puts and double the reductions); returns
+/// the slices lowered.
 fn lower(p: &PlannedCollective) -> Result<usize, String> {
-    if p.multimem {
-        return lower_multimem(p);
+    let outer = Builder::before(p.op.operation())?;
+    let zero = outer.index(0)?;
+    let mut first = None;
+    for d in ["x", "y", "z"] {
+        let id = outer.value("gpu.block_id", &[], "index", &[("dimension", format!("#gpu<dim {d}>"))])?;
+        let is_zero = outer.value("arith.cmpi", &[id, zero], "i1", &[("predicate", "0 : i64".into())])?;
+        first = Some(match first {
+            None => is_zero,
+            Some(all) => outer.value("arith.andi", &[all, is_zero], "i1", &[])?,
+        });
     }
-    let b = Builder::before(p.op.operation())?;
-    let src = address(&b, &p.sides[0])?;
-    let dst = address(&b, &p.sides[1])?;
-    let pe = call(&b, MY_PE, &[], Some("i32"))?.ok_or("collectives: internal: my_pe has no result")?;
+    let first = first.ok_or("collectives: internal: no block id")?;
+    let mut slices = 0;
+    outer.guarded(first, |b| {
+        slices = if p.multimem { lower_multimem(p, b)? } else { lower_steps(p, b)? };
+        Ok(())
+    })?;
+    Ok(slices)
+}
+
+/// The plan's steps per rank (puts, gets, element loops), then completion.
+fn lower_steps<'c, 'a>(p: &PlannedCollective<'c, 'a>, b: &Builder<'c, 'a>) -> Result<usize, String> {
+    let src = address(b, &p.sides[0])?;
+    let dst = address(b, &p.sides[1])?;
+    let pe = call(b, MY_PE, &[], Some("i32"))?.ok_or("collectives: internal: my_pe has no result")?;
     let gets = p.plan.ranks.iter().flat_map(|r| &r.steps).any(|s| matches!(s.op, StepOp::Get | StepOp::GetReduce));
     if gets {
         // Every peer's source is ready before anyone reads it.
-        call(&b, BARRIER, &[], None)?;
+        call(b, BARRIER, &[], None)?;
     }
     let pe = b.value("arith.index_cast", &[pe], "index", &[])?;
     let ranks = p.plan.ranks.len();
@@ -197,8 +217,8 @@ fn lower(p: &PlannedCollective) -> Result<usize, String> {
         }
         case.op("scf.yield", &[], &[], &[])?;
     }
-    call(&b, QUIET, &[], None)?;
-    call(&b, BARRIER, &[], None)?;
+    call(b, QUIET, &[], None)?;
+    call(b, BARRIER, &[], None)?;
     Ok(calls)
 }
 
@@ -208,23 +228,22 @@ fn lower(p: &PlannedCollective) -> Result<usize, String> {
 /// (`j = pe * threads + tid; j < len; j += ranks * threads`, the linear thread index and count), which loads the sum of every PE's source
 /// element through the source's multicast address and stores it to every PE's destination through the
 /// destination's; a null multicast address (no NVLink multicast on this system) traps. Then quiet and a barrier.
-fn lower_multimem(p: &PlannedCollective) -> Result<usize, String> {
+fn lower_multimem<'c, 'a>(p: &PlannedCollective<'c, 'a>, b: &Builder<'c, 'a>) -> Result<usize, String> {
     let location = p.op.operation().location();
-    let b = Builder::before(p.op.operation())?;
-    let pe = call(&b, MY_PE, &[], Some("i32"))?.ok_or("collectives: internal: my_pe has no result")?;
-    call(&b, BARRIER, &[], None)?;
+    let pe = call(b, MY_PE, &[], Some("i32"))?.ok_or("collectives: internal: my_pe has no result")?;
+    call(b, BARRIER, &[], None)?;
     let team = b.constant(TEAM_WORLD, "i32")?;
     let null = b.constant(0, "i64")?;
     let mut bases = Vec::new();
     for side in &p.sides {
-        let pointer = call(&b, MC_PTR, &[team, side.value], Some("!llvm.ptr"))?
+        let pointer = call(b, MC_PTR, &[team, side.value], Some("!llvm.ptr"))?
             .ok_or("collectives: internal: mc_ptr has no result")?;
         let address = b.value("llvm.ptrtoint", &[pointer], "i64", &[])?;
         let missing = b.value("arith.cmpi", &[address, null], "i1", &[("predicate", "0 : i64".into())])?;
         b.guarded(missing, |then| then.op("llvm.intr.trap", &[], &[], &[]).map(|_| ()))?;
         bases.push(address);
     }
-    let (tid, threads) = linear_thread(&b)?;
+    let (tid, threads) = linear_thread(b)?;
     let pe = b.value("arith.index_cast", &[pe], "index", &[])?;
     let first = b.value("arith.muli", &[pe, threads], "index", &[])?;
     let first = b.value("arith.addi", &[first, tid], "index", &[])?;
@@ -233,7 +252,7 @@ fn lower_multimem(p: &PlannedCollective) -> Result<usize, String> {
     let slices = p.plan.ranks.first().and_then(|r| r.steps.first()).map(|s| s.slices.as_slice()).unwrap_or_default();
     for slice in slices {
         let len = b.index(slice.len)?;
-        repeat(&b, slice.count, location, |b, c| {
+        repeat(b, slice.count, location, |b, c| {
             for_loop(b, [first, len, stride], location, |b, j| {
                 let j = b.value("arith.index_cast", &[j], "i64", &[])?;
                 let from = element_address(b, bases[0], p.bytes, slice.src_offset, slice.src_stride, c, Some(j))?;
@@ -264,8 +283,8 @@ fn lower_multimem(p: &PlannedCollective) -> Result<usize, String> {
             })
         })?;
     }
-    call(&b, QUIET, &[], None)?;
-    call(&b, BARRIER, &[], None)?;
+    call(b, QUIET, &[], None)?;
+    call(b, BARRIER, &[], None)?;
     Ok(slices.len())
 }
 

@@ -219,6 +219,9 @@ impl Interpreter<'_> {
                 "arith.addi" | "arith.addf" => Some(self.get(operand(0)) + self.get(operand(1))),
                 "arith.maximumf" | "arith.maxsi" => Some(self.get(operand(0)).max(self.get(operand(1)))),
                 "arith.muli" => Some(self.get(operand(0)) * self.get(operand(1))),
+                "arith.andi" => Some(self.get(operand(0)) & self.get(operand(1))),
+                // The model runs the grid's first CTA (the lowering's guard lets no other one act).
+                "gpu.block_id" => Some(0),
                 // The model holds numbers, not bits: a bit cast of a fetched element is the element.
                 "arith.index_cast"
                 | "arith.bitcast"
