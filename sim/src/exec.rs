@@ -614,6 +614,22 @@ impl Exec<'_> {
         let loc = loc_of(op);
         let op_ty = self.operand_ty(op, 0, &loc)?;
         let res_ty = self.result_ty(op, &loc)?;
+        if let (Ty::Agg(from), Ty::Agg(to), "arith.truncf" | "arith.extf") = (&op_ty, &res_ty, name) {
+            // A float conversion of a vector: element by element, each rounded as a scalar one.
+            let V::Agg(elements) = self.operand(op, 0, &loc)? else {
+                return err(&loc, format!("{name}: operand is not a vector"));
+            };
+            let mut out = Vec::with_capacity(elements.len());
+            for ((e, f), t) in elements.iter().zip(from).zip(to) {
+                let (V::S(lanes), Some(f), Some(t)) = (e, f.scalar(), t.scalar()) else {
+                    return err(&loc, format!("not modelled: {name} on {op_ty:?}"));
+                };
+                let lanes = lanes.iter().zip(mask).map(|(&x, &on)| if on { t.from_f64(f.to_f64(x)) } else { 0 });
+                out.push(V::S(lanes.collect()));
+            }
+            self.set(op, 0, V::Agg(out));
+            return Ok(());
+        }
         let (Some(a_sc), Some(r_sc)) = (op_ty.scalar(), res_ty.scalar()) else {
             return err(&loc, format!("not modelled: {name} on {op_ty:?}"));
         };

@@ -16,11 +16,11 @@
 // Thread r reads row r of the accumulator: 16 columns.
 // CHECK: tcgen05.ld.sync.aligned.32x32b.x16.b32
 // CHECK: tcgen05.wait::ld.sync.aligned;
-// alpha times each of the 16 registers (sm_100a multiplies f32 pairs: 8 mul.rn.f32x2), pairs rounded to f16.
-// CHECK-COUNT-4: mul.rn.f32x2
-// CHECK-COUNT-4: cvt.rn.f16x2.f32
-// CHECK-COUNT-4: mul.rn.f32x2
-// CHECK-COUNT-4: cvt.rn.f16x2.f32
+// alpha times each of the 16 registers (sm_100a multiplies f32 pairs: 8 mul.rn.f32x2), then the cast rounds the
+// 8 pairs to f16 (axe.cast truncates register pairs as vector<2xf32>: 8 cvt.rn.f16x2.f32, no scalar cvt).
+// CHECK-COUNT-8: mul.rn.f32x2
+// CHECK-COUNT-8: cvt.rn.f16x2.f32
+// CHECK-NOT: cvt.rn.f16.f32
 // Row r is 16 halves = 32 bytes at 32r: two 16-byte stores.
 // CHECK: mul.wide.u32 [[OFF:%rd[0-9]+]], {{%r[0-9]+}}, 32;
 // CHECK: add.s64 [[ROW:%rd[0-9]+]], {{%rd[0-9]+}}, [[OFF]];

@@ -52,11 +52,12 @@
 // CHECK: cp.async.cg.shared.global [[[LDST]]], [%rd{{[0-9]+}}], 16, %r{{[0-9]+}};
 // CHECK: cp.async.cg.shared.global [[[LDST]]+2048], [%rd{{[0-9]+}}], 16, %r{{[0-9]+}};
 // CHECK-COUNT-14: cp.async.cg.shared.global
-// Epilogue: accumulators to f16, pairs stored 4 bytes at a time, each store skipped past row M or column N.
-// CHECK: cvt.rn.f16.f32
+// Epilogue: accumulator pairs to f16x2 (one cvt.rn.f16x2.f32 a pair, no scalar cvt), stored 4 bytes at a time,
+// each store skipped past row M or column N.
 // CHECK: @%p{{[0-9]+}} bra
-// CHECK-NEXT: mov.b32 [[PAIR:%r[0-9]+]], {%rs{{[0-9]+}}, %rs{{[0-9]+}}};
+// CHECK-NEXT: cvt.rn.f16x2.f32 [[PAIR:%r[0-9]+]], %r{{[0-9]+}}, %r{{[0-9]+}};
 // CHECK-NEXT: st.global.b32 [%rd{{[0-9]+}}], [[PAIR]];
+// CHECK-NOT: cvt.rn.f16.f32
 // CHECK-NOT: .local
 
 // PTXAS: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads

@@ -8,7 +8,8 @@
 // RUN: axe-translate --emit=ptx --chip=sm_90a %t.mlir -o %t.ptx
 // RUN: FileCheck %s < %t.ptx
 // RUN: FileCheck %s --check-prefix=RING < %t.ptx
-// RUN: grep -c "cvt.rn.f16.f32" %t.ptx | FileCheck %s --check-prefix=CVT
+// RUN: grep -c "cvt.rn.f16x2.f32" %t.ptx | FileCheck %s --check-prefix=CVT
+// RUN: not grep -q "cvt.rn.f16.f32" %t.ptx
 // RUN: ptxas -arch=sm_90a -v %t.ptx -o %t.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS
 // RUN: axe-translate --emit=launch --chip=sm_90a %t.mlir -o %t.json
 // RUN: FileCheck %s --check-prefix=LAUNCH < %t.json
@@ -49,9 +50,9 @@
 // CHECK: bar.sync 0;
 // The next K tile into a run-time stage.
 // CHECK-COUNT-3: cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
-// Epilogue: f32 -> f16 (one cvt per element: 128 a thread, counted below), 16 stmatrix.x4 into the swizzled C
-// tile, proxy fence, CTA barrier, two TMA stores of 128x64.
-// CHECK: cvt.rn.f16.f32
+// Epilogue: f32 -> f16 (one cvt.rn.f16x2.f32 per pair of elements: 64 a thread for 128 registers, counted below;
+// no scalar cvt), 16 stmatrix.x4 into the swizzled C tile, proxy fence, CTA barrier, two TMA stores of 128x64.
+// CHECK: cvt.rn.f16x2.f32
 // CHECK-COUNT-16: stmatrix.sync.aligned.m8n8.x4.shared.b16
 // CHECK: fence.proxy.async.shared::cta;
 // CHECK-NEXT: bar.sync 0;
@@ -60,7 +61,7 @@
 
 // OK: ok
 // PRE: preconditions: expected True, got False
-// CVT: 128
+// CVT: 64
 // PTXAS: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
 
 // LAUNCH: "name": "gemm_sm90a",

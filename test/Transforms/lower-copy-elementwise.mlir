@@ -37,19 +37,27 @@ module attributes {gpu.container_module} {
       memref.store %in, %a[%c3] : memref<4xf32, #gpu.address_space<private>>
       %acc = "axe.view"(%a) : (memref<4xf32, #gpu.address_space<private>>) -> !acc
       %o = "axe.view"(%h) : (memref<4xf16, #gpu.address_space<private>>) -> !out
+      // f32 -> f16 two registers at a time: registers 0 and 1 loaded into a vector<2xf32>, truncated as one
+      // vector<2xf16> (cvt.rn.f16x2.f32 on sm_80+), stored back register by register; then registers 2 and 3.
       // CHECK-NOT: axe.
-      // CHECK: %[[X0:.*]] = memref.load %[[A:.*]][%[[R0:.*]]] : memref<4xf32, #gpu.address_space<private>>
-      // CHECK-NEXT: %[[Y0:.*]] = arith.truncf %[[X0]] : f32 to f16
+      // CHECK: %[[X0:.*]] = memref.load %[[A:.*]][%c0{{.*}}] : memref<4xf32, #gpu.address_space<private>>
+      // CHECK: %[[V0:.*]] = llvm.insertelement %[[X0]], %{{.*}} : vector<2xf32>
+      // CHECK: %[[X1:.*]] = memref.load %[[A]][%c1{{.*}}] : memref<4xf32, #gpu.address_space<private>>
+      // CHECK: %[[V1:.*]] = llvm.insertelement %[[X1]], %[[V0]][%{{.*}} : i32] : vector<2xf32>
+      // CHECK-NEXT: %[[Y:.*]] = arith.truncf %[[V1]] : vector<2xf32> to vector<2xf16>
+      // CHECK-NEXT: %[[I0:.*]] = arith.constant 0 : i32
+      // CHECK-NEXT: %[[Y0:.*]] = llvm.extractelement %[[Y]][%[[I0]] : i32] : vector<2xf16>
+      // CHECK-NEXT: %[[R0:.*]] = arith.constant 0 : index
       // CHECK-NEXT: memref.store %[[Y0]], %[[H:.*]][%[[R0]]] : memref<4xf16, #gpu.address_space<private>>
+      // CHECK-NEXT: %[[I1:.*]] = arith.constant 1 : i32
+      // CHECK-NEXT: %[[Y1:.*]] = llvm.extractelement %[[Y]][%[[I1]] : i32] : vector<2xf16>
       // CHECK-NEXT: %[[R1:.*]] = arith.constant 1 : index
-      // CHECK-NEXT: memref.load %[[A]][%[[R1]]]
-      // CHECK-NEXT: arith.truncf
-      // CHECK-NEXT: memref.store %{{.*}}, %[[H]][%[[R1]]]
-      // CHECK-NEXT: arith.constant 2 : index
-      // CHECK: arith.constant 3 : index
-      // CHECK-NEXT: memref.load %[[A]]
-      // CHECK-NEXT: arith.truncf
-      // CHECK-NEXT: memref.store
+      // CHECK-NEXT: memref.store %[[Y1]], %[[H]][%[[R1]]] : memref<4xf16, #gpu.address_space<private>>
+      // CHECK: memref.load %[[A]][%c2{{.*}}]
+      // CHECK: memref.load %[[A]][%c3{{.*}}]
+      // CHECK: arith.truncf %{{.*}} : vector<2xf32> to vector<2xf16>
+      // CHECK: memref.store %{{.*}}, %[[H]][%c2{{.*}}]
+      // CHECK: memref.store %{{.*}}, %[[H]][%c3{{.*}}]
       // CHECK-NOT: arith.truncf
       // CHECK: gpu.lane_id
       "axe.cast"(%acc, %o) {scope = #axe.exec<"warp">} : (!acc, !out) -> ()

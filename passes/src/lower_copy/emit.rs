@@ -406,6 +406,28 @@ impl<'c, 'a> Lowering<'c, 'a> {
             _ => None,
         };
         let (out, out_dtype) = (memrefs[memrefs.len() - 1], dtypes[dtypes.len() - 1]);
+        // f32 -> f16/bf16 two registers at a time: one `fptrunc <2 x float>` that LLVM's NVPTX backend selects as
+        // `cvt.rn.f16x2.f32` / `cvt.rn.bf16x2.f32` (PTX ISA `cvt`, sm_80+), one instruction per pair, where
+        // scalar truncations take a cvt each plus a `mov.b32` to pack the pair the store then reads. The pairs are
+        // consecutive registers of the layout (slots 2i and 2i + 1 in the usual packed order); each element is
+        // still rounded on its own (round to nearest even), so the pairing changes no value.
+        if op.kind() == OpKind::Cast && dtypes[0] == "f32" && matches!(out_dtype, "f16" | "bf16") {
+            let pairs = planned.registers.chunks_exact(2);
+            let rest = pairs.remainder().to_vec();
+            for pair in pairs {
+                let wide = read(&b, memrefs[0], pair, "f32")?;
+                let narrow = b.value("arith.truncf", &[wide], &vector_type(2, out_dtype), &[])?;
+                write(&b, out, pair, narrow, out_dtype)?;
+            }
+            for &r in &rest {
+                let index = b.index(r)?;
+                let value = b.value("memref.load", &[memrefs[0], index], "f32", &[])?;
+                let value = convert(&b, value, "f32", out_dtype)?;
+                b.op("memref.store", &[value, out, index], &[], &[])?;
+            }
+            self.stats.elementwise += 1;
+            return Ok(());
+        }
         for &r in &planned.registers {
             let index = b.index(r)?;
             let inputs = memrefs[..memrefs.len() - 1]
