@@ -4,7 +4,7 @@
 // multiples of 16; one CTA of 128 threads per 128x128 tile; a 3-stage ring of A [128,64] and B [64,128] tiles,
 // one mbarrier per stage, parity (kt / 3) mod 2). The accumulator lives in tensor memory (128 lanes x 128 f32
 // columns, `S[(128,128):(1@TLane,1@TCol)]`): the fill zeroes it by making the first tcgen05.mma of the first
-// iteration overwrite (a run-time "written" flag, since the gemm is in the loop); thread 0 issues the 4
+// iteration overwrite (a run-time "written" flag, since the gemm is in the loop); one thread issues the 4
 // tcgen05.mma m128n128k16 (the 4 K steps of a stage) and commits them to an mbarrier every thread waits on, so
 // the stage is free for the next load once the iteration ends. The epilogue reads the accumulator
 // with tcgen05.ld.32x32b (thread r holds row r, 128 registers), casts to f16 (axe.cast), stores the rows to a
@@ -65,15 +65,18 @@ module attributes {gpu.container_module} {
       %bar0 = "axe.mbarrier_alloc"() {scope = #axe.exec<"cta">} : () -> !axe.mbarrier
       %bar1 = "axe.mbarrier_alloc"() {scope = #axe.exec<"cta">} : () -> !axe.mbarrier
       %bar2 = "axe.mbarrier_alloc"() {scope = #axe.exec<"cta">} : () -> !axe.mbarrier
-      "axe.mbarrier_init"(%bar0) {count = 2 : i64, scope = #axe.exec<"cta">} : (!axe.mbarrier) -> ()
-      "axe.mbarrier_init"(%bar1) {count = 2 : i64, scope = #axe.exec<"cta">} : (!axe.mbarrier) -> ()
-      "axe.mbarrier_init"(%bar2) {count = 2 : i64, scope = #axe.exec<"cta">} : (!axe.mbarrier) -> ()
+      // Each stage's barrier takes one arrival per load round: one arrive.expect_tx of the round's 32768 bytes
+      // (A 128x64 + B 64x128 f16) announces both TMA loads, which then only complete transactions.
+      "axe.mbarrier_init"(%bar0) {count = 1 : i64, scope = #axe.exec<"cta">} : (!axe.mbarrier) -> ()
+      "axe.mbarrier_init"(%bar1) {count = 1 : i64, scope = #axe.exec<"cta">} : (!axe.mbarrier) -> ()
+      "axe.mbarrier_init"(%bar2) {count = 1 : i64, scope = #axe.exec<"cta">} : (!axe.mbarrier) -> ()
       "axe.fill"(%acc, %zero) {scope = #axe.exec<"cta">} : (!acc, f32) -> ()
       // Prologue: K tiles 0 and 1 into stages 0 and 1, when they exist.
       %a0 = "axe.slice"(%ga, %m0) {offsets = array<i64: -9223372036854775808, 0>, sizes = array<i64: 128, 64>} : (!gA, index) -> !tileA
       %b0 = "axe.slice"(%gb, %n0) {offsets = array<i64: 0, -9223372036854775808>, sizes = array<i64: 64, 128>} : (!gB, index) -> !tileB
       %sa0 = "axe.slice"(%ring_a) {offsets = array<i64: 0, 0>, sizes = array<i64: 128, 64>} : (!ringA) -> !stageA
       %sb0 = "axe.slice"(%ring_b) {offsets = array<i64: 0, 0>, sizes = array<i64: 64, 128>} : (!ringB) -> !stageB
+      "axe.mbarrier_arrive_expect_tx"(%bar0) {bytes = 32768 : i64, scope = #axe.exec<"cta">} : (!axe.mbarrier) -> ()
       "axe.copy_async"(%a0, %sa0, %bar0) {scope = #axe.exec<"cta">} : (!tileA, !stageA, !axe.mbarrier) -> ()
       "axe.copy_async"(%b0, %sb0, %bar0) {scope = #axe.exec<"cta">} : (!tileB, !stageB, !axe.mbarrier) -> ()
       %has1 = arith.cmpi ugt, %ktiles, %c1 : index
@@ -82,6 +85,7 @@ module attributes {gpu.container_module} {
         %b1 = "axe.slice"(%gb, %n0) {offsets = array<i64: 64, -9223372036854775808>, sizes = array<i64: 64, 128>} : (!gB, index) -> !tileB
         %sa1 = "axe.slice"(%ring_a) {offsets = array<i64: 128, 0>, sizes = array<i64: 128, 64>} : (!ringA) -> !stageA
         %sb1 = "axe.slice"(%ring_b) {offsets = array<i64: 64, 0>, sizes = array<i64: 64, 128>} : (!ringB) -> !stageB
+        "axe.mbarrier_arrive_expect_tx"(%bar1) {bytes = 32768 : i64, scope = #axe.exec<"cta">} : (!axe.mbarrier) -> ()
         "axe.copy_async"(%a1, %sa1, %bar1) {scope = #axe.exec<"cta">} : (!tileA, !stageA, !axe.mbarrier) -> ()
         "axe.copy_async"(%b1, %sb1, %bar1) {scope = #axe.exec<"cta">} : (!tileB, !stageB, !axe.mbarrier) -> ()
       }
@@ -104,16 +108,19 @@ module attributes {gpu.container_module} {
           %sbn = "axe.slice"(%ring_b, %row_b) {offsets = array<i64: -9223372036854775808, 0>, sizes = array<i64: 64, 128>} : (!ringB, index) -> !stageB
           scf.index_switch %next
           case 0 {
+            "axe.mbarrier_arrive_expect_tx"(%bar0) {bytes = 32768 : i64, scope = #axe.exec<"cta">} : (!axe.mbarrier) -> ()
             "axe.copy_async"(%an, %san, %bar0) {scope = #axe.exec<"cta">} : (!tileA, !stageA, !axe.mbarrier) -> ()
             "axe.copy_async"(%bn, %sbn, %bar0) {scope = #axe.exec<"cta">} : (!tileB, !stageB, !axe.mbarrier) -> ()
             scf.yield
           }
           case 1 {
+            "axe.mbarrier_arrive_expect_tx"(%bar1) {bytes = 32768 : i64, scope = #axe.exec<"cta">} : (!axe.mbarrier) -> ()
             "axe.copy_async"(%an, %san, %bar1) {scope = #axe.exec<"cta">} : (!tileA, !stageA, !axe.mbarrier) -> ()
             "axe.copy_async"(%bn, %sbn, %bar1) {scope = #axe.exec<"cta">} : (!tileB, !stageB, !axe.mbarrier) -> ()
             scf.yield
           }
           default {
+            "axe.mbarrier_arrive_expect_tx"(%bar2) {bytes = 32768 : i64, scope = #axe.exec<"cta">} : (!axe.mbarrier) -> ()
             "axe.copy_async"(%an, %san, %bar2) {scope = #axe.exec<"cta">} : (!tileA, !stageA, !axe.mbarrier) -> ()
             "axe.copy_async"(%bn, %sbn, %bar2) {scope = #axe.exec<"cta">} : (!tileB, !stageB, !axe.mbarrier) -> ()
             scf.yield
