@@ -59,6 +59,12 @@ module attributes {gpu.container_module} {
       %k_index = arith.index_castui %k : i32 to index
       %k_up = arith.addi %k_index, %c63 : index
       %ktiles = arith.divui %k_up, %c64 : index
+      // The K loop counts in i32 (K is an i32): 32-bit loop and ring arithmetic.
+      %i0 = arith.constant 0 : i32
+      %i1 = arith.constant 1 : i32
+      %i2 = arith.constant 2 : i32
+      %i3 = arith.constant 3 : i32
+      %ktiles32 = arith.index_castui %ktiles : index to i32
       %ring_a = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !ringA
       %ring_b = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !ringB
       %smem_c = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !smemC
@@ -91,22 +97,24 @@ module attributes {gpu.container_module} {
       }
       // The stage read (kt mod 3), the stage loaded (kt + 2 mod 3) and the read stage's parity ((kt / 3) mod 2)
       // are carried across iterations and advanced by a compare and a select, not divided out of kt.
-      %ring:3 = scf.for %kt = %c0 to %ktiles step %c1 iter_args(%cur = %c0, %next = %c2, %parity = %false) -> (index, index, i1) {
+      %ring:3 = scf.for %kt = %i0 to %ktiles32 step %i1 iter_args(%cur = %i0, %next = %i2, %parity = %false) -> (i32, i32, i1) : i32 {
         // The previous iteration's tcgen05.mma completed (its commit barrier) before the stage it read is loaded
         // again.
         gpu.barrier
         // Load K tile kt + 2 into stage %next = (kt + 2) mod 3, when there is one.
-        %kt2 = arith.addi %kt, %c2 : index
-        %more = arith.cmpi ult, %kt2, %ktiles : index
+        %kt2 = arith.addi %kt, %i2 : i32
+        %more = arith.cmpi ult, %kt2, %ktiles32 : i32
         scf.if %more {
-          %k2 = arith.muli %kt2, %c64 : index
-          %row_a = arith.muli %next, %c128 : index
-          %row_b = arith.muli %next, %c64 : index
+          %kt2_index = arith.index_castui %kt2 : i32 to index
+          %next_index = arith.index_castui %next : i32 to index
+          %k2 = arith.muli %kt2_index, %c64 : index
+          %row_a = arith.muli %next_index, %c128 : index
+          %row_b = arith.muli %next_index, %c64 : index
           %an = "axe.slice"(%ga, %m0, %k2) {offsets = array<i64: -9223372036854775808, -9223372036854775808>, sizes = array<i64: 128, 64>} : (!gA, index, index) -> !tileA
           %bn = "axe.slice"(%gb, %k2, %n0) {offsets = array<i64: -9223372036854775808, -9223372036854775808>, sizes = array<i64: 64, 128>} : (!gB, index, index) -> !tileB
           %san = "axe.slice"(%ring_a, %row_a) {offsets = array<i64: -9223372036854775808, 0>, sizes = array<i64: 128, 64>} : (!ringA, index) -> !stageA
           %sbn = "axe.slice"(%ring_b, %row_b) {offsets = array<i64: -9223372036854775808, 0>, sizes = array<i64: 64, 128>} : (!ringB, index) -> !stageB
-          scf.index_switch %next
+          scf.index_switch %next_index
           case 0 {
             "axe.mbarrier_arrive_expect_tx"(%bar0) {bytes = 32768 : i64, scope = #axe.exec<"cta">} : (!axe.mbarrier) -> ()
             "axe.copy_async"(%an, %san, %bar0) {scope = #axe.exec<"cta">} : (!tileA, !stageA, !axe.mbarrier) -> ()
@@ -127,7 +135,8 @@ module attributes {gpu.container_module} {
           }
         }
         // Wait for stage %cur = kt mod 3, round kt / 3: %parity = (kt / 3) mod 2.
-        scf.index_switch %cur
+        %cur_index = arith.index_castui %cur : i32 to index
+        scf.index_switch %cur_index
         case 0 {
           "axe.mbarrier_wait"(%bar0, %parity) {scope = #axe.exec<"cta">} : (!axe.mbarrier, i1) -> ()
           scf.yield
@@ -140,20 +149,20 @@ module attributes {gpu.container_module} {
           "axe.mbarrier_wait"(%bar2, %parity) {scope = #axe.exec<"cta">} : (!axe.mbarrier, i1) -> ()
           scf.yield
         }
-        %row_a = arith.muli %cur, %c128 : index
-        %row_b = arith.muli %cur, %c64 : index
+        %row_a = arith.muli %cur_index, %c128 : index
+        %row_b = arith.muli %cur_index, %c64 : index
         %sa = "axe.slice"(%ring_a, %row_a) {offsets = array<i64: -9223372036854775808, 0>, sizes = array<i64: 128, 64>} : (!ringA, index) -> !stageA
         %sb = "axe.slice"(%ring_b, %row_b) {offsets = array<i64: -9223372036854775808, 0>, sizes = array<i64: 64, 128>} : (!ringB, index) -> !stageB
         "axe.gemm"(%sa, %sb, %acc) {scope = #axe.exec<"cta">} : (!stageA, !stageB, !acc) -> ()
         // Advance the ring: each stage index wraps 2 -> 0; the read stage's parity flips when it wraps (a new round).
-        %cur1 = arith.addi %cur, %c1 : index
-        %cur_wraps = arith.cmpi eq, %cur1, %c3 : index
-        %cur2 = arith.select %cur_wraps, %c0, %cur1 : index
+        %cur1 = arith.addi %cur, %i1 : i32
+        %cur_wraps = arith.cmpi eq, %cur1, %i3 : i32
+        %cur2 = arith.select %cur_wraps, %i0, %cur1 : i32
         %parity2 = arith.xori %parity, %cur_wraps : i1
-        %next1 = arith.addi %next, %c1 : index
-        %next_wraps = arith.cmpi eq, %next1, %c3 : index
-        %next2 = arith.select %next_wraps, %c0, %next1 : index
-        scf.yield %cur2, %next2, %parity2 : index, index, i1
+        %next1 = arith.addi %next, %i1 : i32
+        %next_wraps = arith.cmpi eq, %next1, %i3 : i32
+        %next2 = arith.select %next_wraps, %i0, %next1 : i32
+        scf.yield %cur2, %next2, %parity2 : i32, i32, i1
       }
       // Epilogue: tensor memory -> registers (tcgen05.ld, thread r row r), f32 -> f16, registers -> the shared C
       // tile, one TMA store (clipped at M and N).
