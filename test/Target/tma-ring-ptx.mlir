@@ -21,11 +21,12 @@
 // CHECK-NEXT: mbarrier.init.shared.b64
 // CHECK: mov.b64 [[BASE:%rd[0-9]+]], __axe_smem_0;
 // The stage (k >> 6) mod 3 (by multiplication with the inverse of 3), times 16384, plus the ring's base.
+// The loop body's issue points share one election at the top of the body, under warp 0's predicate.
+// CHECK: elect.sync %r{{[0-9]+}}|[[EL:%p[0-9]+]], -1;
+// CHECK-NEXT: and.pred [[ISSUER:%p[0-9]+]], %p{{[0-9]+}}, [[EL]];
 // CHECK: shr.u64 [[KT:%rd[0-9]+]], [[K:%rd[0-9]+]], 6;
 // CHECK: sub.s64 [[STAGE:%rd[0-9]+]], [[KT]], %rd{{[0-9]+}};
-// Each issue point elects afresh (LLVM schedules it among the address arithmetic).
-// CHECK-NEXT: elect.sync %r{{[0-9]+}}|%p{{[0-9]+}}, -1;
-// CHECK: shl.b64 [[OFF:%rd[0-9]+]], [[STAGE]], 14;
+// CHECK-NEXT: shl.b64 [[OFF:%rd[0-9]+]], [[STAGE]], 14;
 // CHECK-NEXT: add.s64 [[DST:%rd[0-9]+]], [[BASE]], [[OFF]];
 // CHECK-NEXT: cvta.shared.u64 [[GEN:%rd[0-9]+]], [[DST]];
 // CHECK-NEXT: cvta.to.shared::cluster.u64 [[CL:%rd[0-9]+]], [[GEN]];

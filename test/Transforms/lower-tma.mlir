@@ -87,18 +87,17 @@ module attributes {gpu.container_module} {
   // CHECK: memref.global "private" @__axe_smem_0 : memref<2048xi8, #gpu.address_space<workgroup>> {alignment = 512 : i64}
   // CHECK-LABEL: gpu.func @swizzle_64b
   // A known block of whole warps: the issuing thread is the lane of warp 0 (tid.x < 32) that elect.sync picks,
-  // elected afresh at each issue point (barrier init, then the load).
+  // one election per block (here the entry block's: it serves the barrier init and the load).
   // CHECK: [[TID:%.+]] = gpu.thread_id x
   // CHECK-NOT: gpu.thread_id y
   // CHECK: [[WARP0:%.+]] = arith.cmpi ult, [[TID]], %c32 : index
+  // CHECK-NEXT: [[E:%.+]] = nvvm.elect.sync -> i1
+  // CHECK-NEXT: [[L:%.+]] = arith.andi [[WARP0]], [[E]] : i1
   // CHECK: !nvgpu.tensormap.descriptor<tensor = memref<32x16xf32, #gpu.address_space<workgroup>>, swizzle = swizzle_64b, l2promo = l2promo_128b, oob = zero, interleave = none>
-  // CHECK: [[E1:%.+]] = nvvm.elect.sync -> i1
-  // CHECK-NEXT: [[L1:%.+]] = arith.andi [[WARP0]], [[E1]] : i1
-  // CHECK-NEXT: scf.if [[L1]] {
+  // CHECK: scf.if [[L]] {
   // CHECK-NEXT: nvgpu.mbarrier.init
-  // CHECK: [[E2:%.+]] = nvvm.elect.sync -> i1
-  // CHECK-NEXT: [[L2:%.+]] = arith.andi [[WARP0]], [[E2]] : i1
-  // CHECK: scf.if [[L2]] {
+  // CHECK-NOT: nvvm.elect.sync
+  // CHECK: scf.if [[L]] {
   // CHECK-NEXT: arith.constant 2048 : index
   // CHECK-NEXT: nvgpu.mbarrier.arrive.expect_tx
   // CHECK: memref.view {{.*}} to memref<32x16xf32, #gpu.address_space<workgroup>>

@@ -43,6 +43,11 @@ impl<'c, 'a> Builder<'c, 'a> {
         Builder { context, location, block, before: block.first_operation() }
     }
 
+    /// The block ops are inserted into.
+    pub(crate) fn block(&self) -> BlockRef<'c, 'a> {
+        self.block
+    }
+
     /// The same insertion point, with ops located at `location`.
     pub(crate) fn at_location(self, location: Location<'c>) -> Self {
         Builder { location, ..self }

@@ -60,6 +60,9 @@ struct Lowering<'c, 'a> {
     functions: Vec<Function<'c, 'a>>,
     /// Index into `functions` by function op.
     function_index: HashMap<OpKey, usize>,
+    /// The issuing-thread predicate of each block (by block pointer) that holds an issue point: one `elect.sync`
+    /// at the top of the block serves every issue in it (see [`Lowering::leader`]).
+    elected: HashMap<usize, Value<'c, 'a>>,
     /// The shared buffer of each lowered `axe.alloc`.
     buffers: HashMap<OpKey, Value<'c, 'a>>,
     /// The kernel-entry descriptor of each (kernel, argument), in creation order.
@@ -82,6 +85,7 @@ pub(super) fn rewrite<'c, 'a>(
         root,
         functions: Vec::new(),
         function_index: HashMap::new(),
+        elected: HashMap::new(),
         buffers: HashMap::new(),
         descriptors: Vec::new(),
         descriptor_index: HashMap::new(),
@@ -149,13 +153,32 @@ impl<'c, 'a> Lowering<'c, 'a> {
     /// one thread and issues the guarded TMA, barrier and tcgen05 instructions once, where a `tid == 0` test
     /// makes it wrap each in an ELECT/BRA.U.ANY loop. Otherwise (block unknown or with a partial warp, or a
     /// module for a chip before sm_90) the issuing thread is thread 0 by a plain comparison.
+    ///
+    /// One election serves every issue point of `b`'s block: the `elect.sync` sits at the top of the block (in
+    /// the entry block, with the other entry values), which every thread that reaches an op of the block reaches
+    /// converged (structured control flow, no early exit), so the same lane issues the block's expect_tx and its
+    /// loads, and ptxas sees one ELECT where one per issue point made three.
     fn leader(&mut self, b: &Builder<'c, 'a>, op: OperationRef<'c, 'a>) -> Result<Value<'c, 'a>, String> {
         let (base, elect) = self.leader_base(op)?;
         if !elect {
             return Ok(base);
         }
-        let elected = b.value("nvvm.elect.sync", &[], "i1", &[])?;
-        b.value("arith.andi", &[base, elected], "i1", &[])
+        let block = b.block();
+        let key = block.to_raw().ptr as usize;
+        if let Some(&leader) = self.elected.get(&key) {
+            return Ok(leader);
+        }
+        let f = self.function(op)?;
+        let entry = access::entry_block(self.functions[f].op).ok_or("tma: function has no body")?;
+        let location = self.functions[f].op.location();
+        let at = match entry.to_raw().ptr as usize == key {
+            true => self.entry(f, location)?,
+            false => Builder::at_start(self.root, block, location),
+        };
+        let elected = at.value("nvvm.elect.sync", &[], "i1", &[])?;
+        let leader = at.value("arith.andi", &[base, elected], "i1", &[])?;
+        self.elected.insert(key, leader);
+        Ok(leader)
     }
 
     /// The entry-block part of [`Self::leader`], created on first use: (`warp 0`, true) with a known block of
