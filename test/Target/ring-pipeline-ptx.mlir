@@ -24,14 +24,19 @@
 // wait on the stage's barrier (a register), four wgmma k16 steps on the stage, then the next tile's loads into a
 // run-time stage on a run-time barrier.
 // CHECK: mbarrier.try_wait.parity.shared.b64 P1, [%r{{[0-9]+}}], %r{{[0-9]+}}, %r{{[0-9]+}};
-// Both descriptors start at their ring's address + stage * 8192 (one shift, shared), encoded into bits 0-13.
-// CHECK: shl.b64 [[OFF:%rd[0-9]+]], [[STAGE:%rd[0-9]+]], 13;
-// CHECK-NEXT: add.s64 [[AA:%rd[0-9]+]], [[OFF]], %rd{{[0-9]+}};
-// CHECK-NEXT: shr.u64 [[HA:%rd[0-9]+]], [[AA]], 4;
-// CHECK-NEXT: and.b64 [[EA:%rd[0-9]+]], [[HA]], 16320;
-// CHECK-NEXT: add.s64 [[AB:%rd[0-9]+]], [[OFF]], %rd{{[0-9]+}};
-// CHECK-NEXT: shr.u64 [[HB:%rd[0-9]+]], [[AB]], 4;
-// CHECK-NEXT: and.b64 [[EB:%rd[0-9]+]], [[HB]], 16320;
+// Both descriptors start at their ring's address + stage * 8192 (one shift, shared), encoded into bits 0-13, in
+// 32-bit arithmetic (the field keeps address bits 4..17), then widened.
+// CHECK: shl.b32 [[OFF:%r[0-9]+]], [[STAGE:%r[0-9]+]], 13;
+// CHECK-NEXT: cvt.u32.u64 [[BA:%r[0-9]+]], %rd{{[0-9]+}};
+// CHECK-NEXT: add.s32 [[AA:%r[0-9]+]], [[OFF]], [[BA]];
+// CHECK-NEXT: shr.u32 [[HA:%r[0-9]+]], [[AA]], 4;
+// CHECK-NEXT: and.b32 [[EA32:%r[0-9]+]], [[HA]], 16320;
+// CHECK-NEXT: cvt.u64.u32 [[EA:%rd[0-9]+]], [[EA32]];
+// CHECK-NEXT: cvt.u32.u64 [[BB:%r[0-9]+]], %rd{{[0-9]+}};
+// CHECK-NEXT: add.s32 [[AB:%r[0-9]+]], [[OFF]], [[BB]];
+// CHECK-NEXT: shr.u32 [[HB:%r[0-9]+]], [[AB]], 4;
+// CHECK-NEXT: and.b32 [[EB32:%r[0-9]+]], [[HB]], 16320;
+// CHECK-NEXT: cvt.u64.u32 [[EB:%rd[0-9]+]], [[EB32]];
 // CHECK-NEXT: wgmma.fence.sync.aligned;
 // CHECK-NEXT: or.b64 [[DA:%rd[0-9]+]], [[EA]], 4611686293305360384;
 // CHECK-NEXT: or.b64 [[DB:%rd[0-9]+]], [[EB]], 4611686293305360384;

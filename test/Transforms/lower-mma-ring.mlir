@@ -23,24 +23,28 @@
 // CHECK: %[[N:.+]] = arith.muli %[[S]], %{{.+}} : index
 // A: the ring's address plus 128 bytes per row of the offset.
 // CHECK: %[[PA:.+]] = memref.extract_aligned_pointer_as_index
-// CHECK-NEXT: %[[AA:.+]] = arith.index_cast %[[PA]] : index to i64
+// CHECK-NEXT: %[[AA64:.+]] = arith.index_cast %[[PA]] : index to i64
+// The encoding keeps bits 4..17: the sum runs on the low 32 bits.
+// CHECK-NEXT: %[[AA:.+]] = arith.trunci %[[AA64]] : i64 to i32
 // CHECK-NEXT: %[[C128:.+]] = arith.constant 128 : index
 // CHECK-NEXT: %[[MA:.+]] = arith.muli %[[R]], %[[C128]] : index
-// CHECK-NEXT: %[[MA64:.+]] = arith.index_cast %[[MA]] : index to i64
-// CHECK-NEXT: %[[SA:.+]] = arith.addi %[[AA]], %[[MA64]] : i64
-// CHECK-NEXT: %[[C4:.+]] = arith.constant 4 : i64
-// CHECK-NEXT: %[[HA:.+]] = arith.shrui %[[SA]], %[[C4]] : i64
-// CHECK-NEXT: %[[MASK:.+]] = arith.constant 16383 : i64
-// CHECK-NEXT: %[[EA:.+]] = arith.andi %[[HA]], %[[MASK]] : i64
+// CHECK-NEXT: %[[MA32:.+]] = arith.index_cast %[[MA]] : index to i32
+// CHECK-NEXT: %[[SA:.+]] = arith.addi %[[AA]], %[[MA32]] : i32
+// CHECK-NEXT: %[[C4:.+]] = arith.constant 4 : i32
+// CHECK-NEXT: %[[HA:.+]] = arith.shrui %[[SA]], %[[C4]] : i32
+// CHECK-NEXT: %[[MASK:.+]] = arith.constant 16383 : i32
+// CHECK-NEXT: %[[EA32:.+]] = arith.andi %[[HA]], %[[MASK]] : i32
+// CHECK-NEXT: %[[EA:.+]] = arith.extui %[[EA32]] : i32 to i64
 // B: the offset in steps of 16 columns (divsi), 4096 bytes a step.
 // CHECK: %[[PB:.+]] = memref.extract_aligned_pointer_as_index
-// CHECK-NEXT: %[[AB:.+]] = arith.index_cast %[[PB]] : index to i64
+// CHECK-NEXT: %[[AB64:.+]] = arith.index_cast %[[PB]] : index to i64
+// CHECK-NEXT: %[[AB:.+]] = arith.trunci %[[AB64]] : i64 to i32
 // CHECK-NEXT: %[[C16:.+]] = arith.constant 16 : index
 // CHECK-NEXT: %[[STEPS:.+]] = arith.divsi %[[N]], %[[C16]] : index
 // CHECK-NEXT: %[[C4096:.+]] = arith.constant 4096 : index
 // CHECK-NEXT: %[[MB:.+]] = arith.muli %[[STEPS]], %[[C4096]] : index
-// CHECK-NEXT: %[[MB64:.+]] = arith.index_cast %[[MB]] : index to i64
-// CHECK-NEXT: arith.addi %[[AB]], %[[MB64]] : i64
+// CHECK-NEXT: %[[MB32:.+]] = arith.index_cast %[[MB]] : index to i32
+// CHECK-NEXT: arith.addi %[[AB]], %[[MB32]] : i32
 // Each descriptor is the plan's constant plus the encoded address.
 // CHECK: arith.addi %{{.+}}, %[[EA]] : i64
 // CHECK: nvvm.wgmma.mma_async
@@ -49,18 +53,21 @@
 
 // A's ring 192 x 64 halves (24576 bytes), B's ring's span 2 * 2048 + 15 * 64 + 64 halves (10240 bytes), both
 // aligned to the 1024-byte 128B pattern. A's stage moves s * 64 * 128 = s << 13 bytes, B's (16 s / 16) * 4096 =
-// s << 12; the sum is shifted and masked into the start field (LLVM narrows the mask to 0x3FC0 = 16320: the
-// bases are 1024-aligned), and OR-ed with the plan's constant (128B swizzle, SBO 1024, LBO 16).
+// s << 12; the sum (32-bit: the field keeps bits 4..17) is shifted and masked into the start field (LLVM narrows
+// the mask to 0x3FC0 = 16320: the bases are 1024-aligned), widened, and OR-ed with the plan's constant (128B
+// swizzle, SBO 1024, LBO 16).
 // PTX-DAG: .shared .align 1024 .b8 __axe_mma_smem_{{[01]}}[24576];
 // PTX-DAG: .shared .align 1024 .b8 __axe_mma_smem_{{[01]}}[10240];
-// PTX: shl.b64 [[MA:%rd[0-9]+]], [[S:%rd[0-9]+]], 13;
-// PTX: add.s64 [[AA:%rd[0-9]+]], [[MA]], {{%rd[0-9]+}};
-// PTX-NEXT: shr.u64 [[HA:%rd[0-9]+]], [[AA]], 4;
-// PTX-NEXT: and.b64 [[EA:%rd[0-9]+]], [[HA]], 16320;
-// PTX-NEXT: shl.b64 [[MB:%rd[0-9]+]], [[S]], 12;
-// PTX: add.s64 [[AB:%rd[0-9]+]], [[MB]], {{%rd[0-9]+}};
-// PTX-NEXT: shr.u64 [[HB:%rd[0-9]+]], [[AB]], 4;
-// PTX-NEXT: and.b64 [[EB:%rd[0-9]+]], [[HB]], 16320;
+// PTX: shl.b32 [[MA:%r[0-9]+]], [[S:%r[0-9]+]], 13;
+// PTX: add.s32 [[AA:%r[0-9]+]], [[MA]], {{%r[0-9]+}};
+// PTX-NEXT: shr.u32 [[HA:%r[0-9]+]], [[AA]], 4;
+// PTX-NEXT: and.b32 [[EA32:%r[0-9]+]], [[HA]], 16320;
+// PTX-NEXT: cvt.u64.u32 [[EA:%rd[0-9]+]], [[EA32]];
+// PTX-NEXT: shl.b32 [[MB:%r[0-9]+]], [[S]], 12;
+// PTX: add.s32 [[AB:%r[0-9]+]], [[MB]], {{%r[0-9]+}};
+// PTX-NEXT: shr.u32 [[HB:%r[0-9]+]], [[AB]], 4;
+// PTX-NEXT: and.b32 [[EB32:%r[0-9]+]], [[HB]], 16320;
+// PTX-NEXT: cvt.u64.u32 [[EB:%rd[0-9]+]], [[EB32]];
 // PTX: or.b64 [[DA:%rd[0-9]+]], [[EA]], 4611686293305360384;
 // PTX-NEXT: or.b64 [[DB:%rd[0-9]+]], [[EB]], 4611686293305360384;
 // PTX: wgmma.mma_async.sync.aligned.m64n16k16.f32.f16.f16 {{.*}}, [[DA]], [[DB]],

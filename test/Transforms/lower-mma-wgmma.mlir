@@ -19,13 +19,16 @@ module attributes {axe.target = "sm_90a"} {
     %a = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !a
     %b = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !b
     %c = "axe.alloc"() {scope = #axe.exec<"warpgroup">} : () -> !c
-    // The base address field: (address >> 4) & 0x3FFF.
+    // The base address field: (address >> 4) & 0x3FFF, on the address's low 32 bits, widened for the descriptor.
     // CHECK: %[[PA:.*]] = memref.extract_aligned_pointer_as_index %[[A]]
     // CHECK: %[[IA:.*]] = arith.index_cast %[[PA]] : index to i64
-    // CHECK: %[[SA:.*]] = arith.shrui %[[IA]], %c4_i64 : i64
-    // CHECK: %[[EA:.*]] = arith.andi %[[SA]], %c16383_i64 : i64
+    // CHECK: %[[LA:.*]] = arith.trunci %[[IA]] : i64 to i32
+    // CHECK: %[[SA:.*]] = arith.shrui %[[LA]], %c4_i32 : i32
+    // CHECK: %[[MA:.*]] = arith.andi %[[SA]], %c16383_i32 : i32
+    // CHECK: %[[EA:.*]] = arith.extui %[[MA]] : i32 to i64
     // CHECK: %[[PB:.*]] = memref.extract_aligned_pointer_as_index %[[B]]
-    // CHECK: %[[EB:.*]] = arith.andi
+    // CHECK: arith.andi
+    // CHECK: %[[EB:.*]] = arith.extui
     // A warpgroup-scope gemm has one warpgroup: no guard.
     // CHECK-NOT: scf.if
     // CHECK: nvvm.wgmma.fence.aligned

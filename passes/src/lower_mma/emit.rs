@@ -199,7 +199,9 @@ impl<'c, 'a> Lowering<'c, 'a> {
         if let Source::Memref(view) = traced.source {
             self.storage.align_global(view, gemm.plan.shared_base_alignment_bytes.unwrap_or(16))?;
         }
-        let mut address = Storage::address(b, memref)?;
+        // The encoding keeps address bits 4..17 only, so the arithmetic runs on the low 32 bits (sums modulo 2^32
+        // have the same low bits): 32-bit instructions, where i64 took add-with-carry pairs and 64-bit shifts.
+        let mut address = b.value("arith.trunci", &[Storage::address(b, memref)?], "i32", &[])?;
         // A ring's stage: the plan's start terms `bytes * (offset / divisor)`, added to the address before encoding.
         let role = if i == 0 { Role::A } else { Role::B };
         for term in gemm.plan.dynamic.iter().filter(|t| t.role == role) {
@@ -209,11 +211,12 @@ impl<'c, 'a> Lowering<'c, 'a> {
                 steps = b.value("arith.divsi", &[steps, b.index(term.divisor)?], "index", &[])?;
             }
             let moved = b.value("arith.muli", &[steps, b.index(term.bytes)?], "index", &[])?;
-            let moved = b.value("arith.index_cast", &[moved], "i64", &[])?;
-            address = b.value("arith.addi", &[address, moved], "i64", &[])?;
+            let moved = b.value("arith.index_cast", &[moved], "i32", &[])?;
+            address = b.value("arith.addi", &[address, moved], "i32", &[])?;
         }
-        let shifted = b.value("arith.shrui", &[address, b.constant(4, "i64")?], "i64", &[])?;
-        b.value("arith.andi", &[shifted, b.constant(DESC_ADDRESS_MASK, "i64")?], "i64", &[])
+        let shifted = b.value("arith.shrui", &[address, b.constant(4, "i32")?], "i32", &[])?;
+        let encoded = b.value("arith.andi", &[shifted, b.constant(DESC_ADDRESS_MASK, "i32")?], "i32", &[])?;
+        b.value("arith.extui", &[encoded], "i64", &[])
     }
 
     /// Lowers one planned gemm.
