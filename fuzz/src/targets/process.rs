@@ -366,9 +366,22 @@ fn layout_command(rng: &mut Rng) -> (Vec<String>, String) {
         let parsed = parse_layout(&text).ok();
         (one_line(text), parsed)
     };
-    let cmd = *["eval", "show", "canon", "group", "tile", "tile-of", "slice", "direct-sum", "span", "tma-plan"]
-        .choose(rng)
-        .unwrap_or(&"eval");
+    let cmd = *[
+        "eval",
+        "show",
+        "canon",
+        "group",
+        "tile",
+        "tile-of",
+        "slice",
+        "direct-sum",
+        "span",
+        "tma-plan",
+        "from-placements",
+        "collective-plan",
+    ]
+    .choose(rng)
+    .unwrap_or(&"eval");
     args.push(cmd.to_string());
     if rng.random_range(0..40) == 0 {
         args.push("--help".into());
@@ -441,6 +454,40 @@ fn layout_command(rng: &mut Rng) -> (Vec<String>, String) {
             let side = if rng.random_bool(0.5) { "inner" } else { "outer" };
             opt(&mut args, rng, side, f);
             opt(&mut args, rng, &format!("{side}-shape"), gen_layout::list_text(&fs));
+        }
+        "from-placements" | "collective-plan" => {
+            // A mesh of 1-3 dimensions, a shape, and DTensor placements per mesh dimension (sometimes one too
+            // many or an odd one): the planners refuse by rule or plan, never crash.
+            let dims = rng.random_range(1..=3usize);
+            let mesh: Vec<i64> = (0..dims).map(|_| *[1, 2, 3, 4, 8].choose(rng).unwrap_or(&2)).collect();
+            let rank = rng.random_range(1..=3usize);
+            let shape: Vec<i64> = (0..rank).map(|_| *[1, 2, 5, 8, 12, 64].choose(rng).unwrap_or(&8)).collect();
+            let placements = |rng: &mut Rng| {
+                let count = if rng.random_range(0..10) == 0 { dims + 1 } else { dims };
+                (0..count)
+                    .map(|_| match rng.random_range(0..5) {
+                        0 | 1 => format!("Shard({})", rng.random_range(0..=rank)),
+                        2 => "Replicate()".to_string(),
+                        3 => ["Partial(sum)", "Partial(max)"].choose(rng).unwrap_or(&"Partial()").to_string(),
+                        _ => ["Shard(-1)", "Shard()", "Bogus()", ""].choose(rng).unwrap_or(&"").to_string(),
+                    })
+                    .collect::<Vec<_>>()
+                    .join(",")
+            };
+            opt(&mut args, rng, "mesh", gen_layout::list_text(&mesh));
+            opt(&mut args, rng, "shape", gen_layout::list_text(&shape));
+            if cmd == "from-placements" {
+                let p = placements(rng);
+                opt(&mut args, rng, "placements", p);
+            } else {
+                let (src, dst) = (placements(rng), placements(rng));
+                opt(&mut args, rng, "src-placements", src);
+                opt(&mut args, rng, "dst-placements", dst);
+                if rng.random_bool(0.3) {
+                    let op = ["sum", "max", "min"].choose(rng).unwrap_or(&"sum").to_string();
+                    opt(&mut args, rng, "reduce", op);
+                }
+            }
         }
         _ => {
             // tma-plan: a generated request, flags in a random order.
@@ -670,7 +717,7 @@ fn gen_translate(rng: &mut Rng) -> String {
         _ => gen_ir::module(rng),
     };
     let mut args = Vec::new();
-    args.push(format!("--emit={}", ["ptx", "ptx", "llvm", "bogus"].choose(rng).unwrap_or(&"ptx")));
+    args.push(format!("--emit={}", ["ptx", "ptx", "llvm", "launch", "bogus"].choose(rng).unwrap_or(&"ptx")));
     if rng.random_bool(0.8) {
         args.push(format!(
             "--chip={}",

@@ -208,7 +208,10 @@ fn dist_of(layout_text: &str, what: &str, shape: &[i64], padded: Option<&str>) -
              shape (from-placements prints it)",
             layout.size(),
             dims_text(shape),
-            shape.iter().product::<i64>()
+            shape
+                .iter()
+                .try_fold(1i64, |n, &d| n.checked_mul(d))
+                .map_or("more than 2^63".to_string(), |n| n.to_string())
         )));
     }
     DistLayout::new(layout, shape.to_vec(), padded, Vec::new()).map_err(failed(what))
