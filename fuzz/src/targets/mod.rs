@@ -1,6 +1,7 @@
 //! Every fuzz target: in-process over the layout crate, process-level over the three tools, and (feature
 //! `mlir`) in-process over the dialect, the passes and the translation.
 
+pub mod collective;
 pub mod copy;
 pub mod layout;
 #[cfg(feature = "mlir")]
@@ -16,6 +17,7 @@ pub fn all() -> Vec<Target> {
     let mut out = layout::targets();
     out.extend(mma::targets());
     out.extend(copy::targets());
+    out.extend(collective::targets());
     #[cfg(feature = "mlir")]
     out.extend(mlir::targets());
     out.extend(process::targets());
