@@ -23,8 +23,10 @@ chip="$( (grep -o 'axe.target = "sm_[0-9a-z]*"' "$input" || true) | head -1 | se
 chip="${chip:-sm_90a}"
 case "$name" in
   tma_copy) passes=(--lower-tma --lower-to-nvvm) ;;
-  # Every lowering, then shared memory into the dynamic window (a GEMM needs more than 48 KB).
-  *) passes=(--lower-tma --lower-mma --lower-copy --lower-to-nvvm --axe-hoist-allocas --axe-dynamic-shared) ;;
+  # Every lowering (collectives only change kernels that copy across devices), then shared memory into the
+  # dynamic window (a GEMM needs more than 48 KB).
+  *) passes=(--lower-tma --lower-mma --lower-copy --lower-collectives --lower-to-nvvm --axe-hoist-allocas
+             --axe-dynamic-shared) ;;
 esac
 
 cargo build --quiet -p axe-mlir --bins
