@@ -162,22 +162,15 @@ fn trace_ring<'c, 'a>(role: &str, value: Value<'c, 'a>) -> Result<Option<Ring<'c
     let source = slice.operand(0).ok_or_else(|| format!("mma: operand {role}: slice has no source"))?;
     let ring = trace(role, source)?;
     let tensor = axe_dialect::ops::tensor_of(value)?.ok_or_else(|| format!("mma: operand {role} is not a tensor"))?;
-    let mut begin = Vec::with_capacity(region.offsets.len());
+    let offsets = crate::storage::slice_offsets(&slice, &region).map_err(|e| format!("mma: operand {role}: {e}"))?;
+    let mut begin = Vec::with_capacity(offsets.len());
     let mut dynamic = Vec::new();
-    let mut operand = 1;
-    for (d, offset) in region.offsets.iter().enumerate() {
+    for (d, offset) in offsets.into_iter().enumerate() {
         match offset {
-            Some(o) => begin.push(*o),
-            None => {
-                let v = slice.operand(operand).ok_or_else(|| format!("mma: operand {role}: missing slice offset"))?;
-                operand += 1;
-                match crate::lower_tma::multiple::constant(v) {
-                    Some(c) => begin.push(c),
-                    None => {
-                        begin.push(0);
-                        dynamic.push((d, v));
-                    }
-                }
+            crate::storage::Int::Static(c) => begin.push(c),
+            crate::storage::Int::Value(v) => {
+                begin.push(0);
+                dynamic.push((d, v));
             }
         }
     }

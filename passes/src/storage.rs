@@ -540,3 +540,36 @@ impl<'c, 'a> Storage<'c, 'a> {
         b.value("memref.view", &[storage, zero], &ty, &[])
     }
 }
+
+/// A static or run-time integer of the IR (an extent, an offset).
+#[derive(Clone, Copy)]
+pub(crate) enum Int<'c, 'a> {
+    /// Known when compiling.
+    Static(i64),
+    /// An `index` or integer SSA value.
+    Value(Value<'c, 'a>),
+}
+
+/// Per dimension, the offset of `slice` (an `axe.slice` with its `region`): written offsets, and run-time operands
+/// that are `arith.constant`s, as [`Int::Static`]; the other run-time operands as [`Int::Value`]. The run-time
+/// offsets are the slice's operands 1.. in the order of the dimensions that take one.
+pub(crate) fn slice_offsets<'c, 'a>(
+    slice: &AxeOp<'c, 'a>,
+    region: &axe_dialect::ops::SliceRegion,
+) -> Result<Vec<Int<'c, 'a>>, String> {
+    let mut operand = 1;
+    let mut out = Vec::with_capacity(region.offsets.len());
+    for (d, offset) in region.offsets.iter().enumerate() {
+        out.push(match offset {
+            Some(o) => Int::Static(*o),
+            None => {
+                let v = slice
+                    .operand(operand)
+                    .ok_or_else(|| format!("slice lacks the run-time offset of dimension {d}"))?;
+                operand += 1;
+                crate::lower_tma::multiple::constant(v).map_or(Int::Value(v), Int::Static)
+            }
+        });
+    }
+    Ok(out)
+}

@@ -7,7 +7,8 @@
 //! 128, an `scf.for` counter one of its step). `axe_layout::copy::plan_moving` answers with the address terms or
 //! refuses (`dynamic-offset` rule); the emitter adds the terms to the side's base address.
 
-use crate::lower_tma::multiple::{constant, known_multiple};
+use crate::lower_tma::multiple::known_multiple;
+pub(crate) use crate::storage::Int;
 use crate::storage::{self, Source, Traced};
 use axe_dialect::{access, AxeOp, LayoutSpec, OpKind};
 use axe_layout::copy::placeholder_stride;
@@ -36,22 +37,15 @@ pub(super) fn trace_moving<'c, 'a>(role: &str, value: Value<'c, 'a>) -> Result<O
     }
     let source = slice.operand(0).ok_or_else(|| format!("copy: operand {role}: slice has no source"))?;
     let root = storage::trace("copy", role, source, true)?;
-    let mut begin = Vec::with_capacity(region.offsets.len());
+    let offsets = storage::slice_offsets(&slice, &region).map_err(|e| format!("copy: operand {role}: {e}"))?;
+    let mut begin = Vec::with_capacity(offsets.len());
     let mut dynamic = Vec::new();
-    let mut operand = 1;
-    for (d, offset) in region.offsets.iter().enumerate() {
+    for (d, offset) in offsets.into_iter().enumerate() {
         match offset {
-            Some(o) => begin.push(*o),
-            None => {
-                let v = slice.operand(operand).ok_or_else(|| format!("copy: operand {role}: missing slice offset"))?;
-                operand += 1;
-                match constant(v) {
-                    Some(c) => begin.push(c),
-                    None => {
-                        begin.push(0);
-                        dynamic.push((d, v, known_multiple(v)));
-                    }
-                }
+            Int::Static(c) => begin.push(c),
+            Int::Value(v) => {
+                begin.push(0);
+                dynamic.push((d, v, known_multiple(v)));
             }
         }
     }
@@ -60,15 +54,6 @@ pub(super) fn trace_moving<'c, 'a>(role: &str, value: Value<'c, 'a>) -> Result<O
         .map_err(|e| format!("copy: operand {role}: its source's layout sliced at the static offsets: {e}"))?;
     let operand = Traced { tensor, layout, source: root.source };
     Ok(Some(Moving { root, operand, dynamic }))
-}
-
-/// A run-time or static integer of the IR (an extent, an offset).
-#[derive(Clone, Copy)]
-pub(crate) enum Int<'c, 'a> {
-    /// Known when compiling.
-    Static(i64),
-    /// An `index` or integer SSA value.
-    Value(Value<'c, 'a>),
 }
 
 /// A copy operand that is a `rows x cols` slice of a global view with run-time extents (`#axe.row_major`): the
@@ -139,26 +124,14 @@ pub(super) fn trace_row_major<'c, 'a>(
         Int::Value(_) => multiples.get(1).copied().unwrap_or(1).max(1),
     };
     let region = slice.slice_region().map_err(|e| format!("copy: operand {role}: {e}"))?;
-    let mut operand = 1;
-    let mut origin = [Int::Static(0); 2];
-    let mut col_multiple = 1 << 40;
-    for (d, offset) in region.offsets.iter().enumerate().take(2) {
-        origin[d] = match offset {
-            Some(o) => Int::Static(*o),
-            None => {
-                let v = slice.operand(operand).ok_or_else(|| format!("copy: operand {role}: missing slice offset"))?;
-                operand += 1;
-                constant(v).map_or(Int::Value(v), Int::Static)
-            }
-        };
-        if d == 1 {
-            col_multiple = match origin[1] {
-                Int::Static(0) => 1 << 40,
-                Int::Static(c) => c.abs(),
-                Int::Value(v) => known_multiple(v),
-            };
-        }
-    }
+    let offsets = storage::slice_offsets(&slice, &region).map_err(|e| format!("copy: operand {role}: {e}"))?;
+    let origin =
+        [offsets.first().copied().unwrap_or(Int::Static(0)), offsets.get(1).copied().unwrap_or(Int::Static(0))];
+    let col_multiple = match origin[1] {
+        Int::Static(0) => 1 << 40,
+        Int::Static(c) => c.abs(),
+        Int::Value(v) => known_multiple(v),
+    };
     let storage = view.operand(0).ok_or_else(|| format!("copy: operand {role}: the view has no source"))?;
     let source = if storage.r#type().to_string().starts_with("!llvm.ptr") {
         Source::Pointer(storage)

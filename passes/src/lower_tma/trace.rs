@@ -67,19 +67,11 @@ pub(super) fn trace<'c, 'a>(copy: AxeOp<'c, 'a>, value: Value<'c, 'a>) -> Result
         match op.kind() {
             OpKind::Slice => {
                 let region = op.slice_region()?;
-                // The dynamic offsets are operands 1.. in the order of the dimensions that take one.
-                let mut operand = 1;
-                for (d, (b, offset)) in begin.iter_mut().zip(&region.offsets).enumerate() {
+                let offsets = crate::storage::slice_offsets(&op, &region).map_err(|e| format!("tma: {e}"))?;
+                for (d, (b, offset)) in begin.iter_mut().zip(offsets).enumerate() {
                     match offset {
-                        Some(offset) => *b += offset,
-                        None => {
-                            let value = op.operand(operand).ok_or("tma: slice lacks a dynamic offset operand")?;
-                            operand += 1;
-                            match super::multiple::constant(value) {
-                                Some(c) => *b += c,
-                                None => dynamic.push((d, value)),
-                            }
-                        }
+                        crate::storage::Int::Static(c) => *b += c,
+                        crate::storage::Int::Value(value) => dynamic.push((d, value)),
                     }
                 }
                 current = op.operand(0).ok_or("tma: slice has no source")?;
