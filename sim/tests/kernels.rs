@@ -3,13 +3,9 @@
 //! register-to-element maps the tests use to read accumulators back are the PTX ISA's fragment tables, written
 //! again here.
 
+mod common;
 use axe_sim::{lower, run, Arg, Buffer, Launch, Outcome, Scalar, SimError};
-use std::path::Path;
-
-fn source(rel: &str) -> String {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(rel);
-    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-}
+use common::{gemm_case, small, source, Grid};
 
 /// Lowers `text` and runs `kernel` on one CTA.
 fn simulate(text: &str, kernel: &str, block_id: [i64; 3], args: Vec<Arg>) -> Result<Outcome, SimError> {
@@ -32,11 +28,6 @@ fn simulate_lowered_edit(
     let lowered = edit(&module.as_operation().to_string());
     let module = axe_dialect::parse_module(&context, &lowered, "lowered.mlir").expect("mutated IR parses");
     run(&module, &Launch { kernel: kernel.into(), block_id, grid: [4, 4, 1], args })
-}
-
-/// Small integers, different per element, in -3..=3.
-fn small(i: usize, j: usize, salt: usize) -> f64 {
-    ((i * 7 + j * 13 + salt * 5 + (i * j) % 11) % 7) as f64 - 3.0
 }
 
 /// wgmma's f32 D fragment for m64nN (PTX ISA 9.7.15.5.1.1): thread t, register i -> (row, col).
@@ -322,43 +313,13 @@ fn copy_epilogue_stores_alpha_times_a_times_b_in_f16() {
     }
 }
 
-/// Runs examples/gemm_sm90a.mlir (run-time M, N, K) on every CTA of the grid and compares all of C with A * B.
 fn gemm_sm90a_case(m: usize, n: usize, k: usize) {
-    let a: Vec<f64> = (0..m * k).map(|x| small(x / k, x % k, 10)).collect();
-    let b: Vec<f64> = (0..k * n).map(|x| small(x / n, x % n, 11)).collect();
-    let context = axe_dialect::create_context().expect("context");
-    let module = lower(&context, &source("examples/gemm_sm90a.mlir"), "gemm_sm90a.mlir").expect("lowers");
-    let mut c = Buffer::zeros(Scalar::F16, m * n);
-    // grid = (ceildiv(N, 128), ceildiv(M, 128)): block x covers columns, y rows.
-    let grid = [n.div_ceil(128) as i64, m.div_ceil(128) as i64, 1];
-    for by in 0..grid[1] {
-        for bx in 0..grid[0] {
-            let args = vec![
-                Arg::Buffer(Buffer::from_f64(Scalar::F16, &a)),
-                Arg::Buffer(Buffer::from_f64(Scalar::F16, &b)),
-                Arg::Buffer(c.clone()),
-                Arg::Int(m as i64),
-                Arg::Int(n as i64),
-                Arg::Int(k as i64),
-            ];
-            let out = run(&module, &Launch { kernel: "gemm_sm90a".into(), block_id: [bx, by, 0], grid, args })
-                .unwrap_or_else(|e| panic!("M={m} N={n} K={k} block ({bx},{by}): {e}"));
-            c = out.buffers[2].clone().expect("C");
-        }
-    }
-    let got = c.to_f64();
-    for r in 0..m {
-        for col in 0..n {
-            let want: f64 = (0..k).map(|kk| a[r * k + kk] * b[kk * n + col]).sum();
-            assert_eq!(got[r * n + col], want, "M={m} N={n} K={k}: C[{r}][{col}]");
-        }
-    }
+    gemm_case("gemm_sm90a", Grid::ColsOnX, m, n, k);
 }
 
 #[test]
 fn gemm_sm90a_ragged_sizes() {
-    // Edges in M and N (partial 128-tiles) and a K of one full and one partial 64-tile; |C| <= 9 K < 2048 stays
-    // exact in f16.
+    // Edges in M and N (partial 128-tiles) and a K of one full and one partial 64-tile.
     gemm_sm90a_case(144, 208, 80);
     // K smaller than one tile, a single partial CTA.
     gemm_sm90a_case(16, 48, 32);
