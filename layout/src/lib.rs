@@ -29,6 +29,7 @@ pub mod error;
 pub mod eval;
 pub mod group;
 pub mod iter;
+pub mod label;
 pub mod layout;
 pub mod mma;
 pub mod notation;

@@ -6,7 +6,8 @@
 //! thread axes), and its `title` (the hover text) lists every point. Cells carry `data-thread`, the index of
 //! their thread's colour, so tests and scripts can read the grouping.
 
-use layout::{Axis, AxisKind, Coord, Layout, LayoutError, Result};
+use layout::label::{axis_rank, cell_label};
+use layout::{Axis, Coord, Layout, LayoutError, Result};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
 
@@ -26,35 +27,6 @@ pub fn default_shape(layout: &Layout) -> Vec<i64> {
     {
         Some((rows, cols)) => vec![rows, cols],
         None => vec![layout.size()],
-    }
-}
-
-/// Label order, as `axe-layout show`: thread axes by scope (innermost first), device axes, memory axes; then name.
-fn axis_rank(a: &Axis) -> (u8, u8, &'static str) {
-    match a.kind() {
-        AxisKind::Thread { unit, within } => (0, unit as u8 * 8 + within as u8, a.name()),
-        AxisKind::Device => (1, 0, a.name()),
-        AxisKind::Memory => (2, 0, a.name()),
-    }
-}
-
-/// One axis's values across an element's points: `v`, `a/b`, `a/b/c`, `lo..hi+s` (an arithmetic run) or
-/// `a/b/..z`.
-fn values_text(values: &BTreeSet<i64>) -> String {
-    let v: Vec<i64> = values.iter().copied().collect();
-    match v.as_slice() {
-        [] => String::new(),
-        [a] => a.to_string(),
-        [a, b] => format!("{a}/{b}"),
-        [a, b, c] => format!("{a}/{b}/{c}"),
-        [first, second, .., last] => {
-            let step = second - first;
-            if v.windows(2).all(|w| w[1] - w[0] == step) {
-                format!("{first}..{last}+{step}")
-            } else {
-                format!("{first}/{second}/..{last}")
-            }
-        }
     }
 }
 
@@ -120,12 +92,7 @@ pub fn grid(layout: &Layout, shape: &[i64]) -> Result<String> {
         );
         for c in 0..cols {
             let set = &sets[(r * cols + c) as usize];
-            let mut per_axis: BTreeMap<Axis, BTreeSet<i64>> = BTreeMap::new();
-            for (a, v) in set.iter().flatten() {
-                per_axis.entry(*a).or_default().insert(*v);
-            }
-            let label: Vec<String> =
-                axes.iter().map(|a| per_axis.get(a).map(values_text).unwrap_or_default()).collect();
+            let label = cell_label(&axes, set);
             let points: Vec<String> =
                 set.iter().map(|p| p.iter().map(|(a, v)| format!("{a}={v}")).collect::<Vec<_>>().join(" ")).collect();
             let at = if shape.len() == 1 { format!("({c})") } else { format!("({r},{c})") };

@@ -22,8 +22,8 @@
 
 use crate::cli::{located, Args, CliError, Command};
 use crate::cmd::eval::PointSets;
-use crate::cmd::show::axis_rank;
 use crate::{mma_plan, tma_plan};
+use axe_layout::label::axis_rank;
 use axe_layout::mma::{Access, MmaPlan};
 use axe_layout::notation::{parse_layout, parse_region, parse_shape};
 use axe_layout::tile_layout::{flatten, unflatten};

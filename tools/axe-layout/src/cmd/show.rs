@@ -2,8 +2,7 @@
 
 use crate::cli::{admit, layout_arg, shape_opt_or, Args, CliError, Command};
 use crate::cmd::eval::PointSets;
-use axe_layout::{Axis, AxisKind};
-use std::collections::{BTreeMap, BTreeSet};
+use axe_layout::label::{axis_rank, cell_label};
 
 /// The most elements `show` draws.
 const MAX_CELLS: i64 = 1 << 14;
@@ -26,34 +25,6 @@ pub const COMMAND: Command = Command {
     switches: &[],
     run,
 };
-
-/// Cell order: thread axes by scope (innermost first), device axes, memory axes; then by name.
-pub fn axis_rank(a: &Axis) -> (u8, u8, &'static str) {
-    match a.kind() {
-        AxisKind::Thread { unit, within } => (0, unit as u8 * 8 + within as u8, a.name()),
-        AxisKind::Device => (1, 0, a.name()),
-        AxisKind::Memory => (2, 0, a.name()),
-    }
-}
-
-fn values_text(values: &BTreeSet<i64>) -> String {
-    let v: Vec<i64> = values.iter().copied().collect();
-    match v.as_slice() {
-        [] => String::new(),
-        [a] => a.to_string(),
-        [a, b] => format!("{a}/{b}"),
-        [a, b, c] => format!("{a}/{b}/{c}"),
-        [first, second, ..] => {
-            let step = second - first;
-            let last = v[v.len() - 1];
-            if v.windows(2).all(|w| w[1] - w[0] == step) {
-                format!("{first}..{last}+{step}")
-            } else {
-                format!("{first}/{second}/..{last}")
-            }
-        }
-    }
-}
 
 fn run(args: &Args) -> Result<String, CliError> {
     if let Some(file) = args.value("html") {
@@ -85,13 +56,7 @@ fn run(args: &Args) -> Result<String, CliError> {
     let flats: Vec<i64> = (0..layout.size()).collect();
     let mut axes = layout.axes();
     axes.sort_by_key(axis_rank);
-    let cell = |set: &[axe_layout::Coord]| {
-        let mut per_axis: BTreeMap<Axis, BTreeSet<i64>> = BTreeMap::new();
-        for (a, v) in set.iter().flatten() {
-            per_axis.entry(*a).or_default().insert(*v);
-        }
-        axes.iter().map(|a| per_axis.get(a).map(values_text).unwrap_or_default()).collect::<Vec<_>>().join(":")
-    };
+    let cell = |set: &[axe_layout::Coord]| cell_label(&axes, set).join(":");
     let cells: Vec<String> =
         PointSets::new(&layout, &flats)?.iter().map(|set| set.map(|(_, set)| cell(&set))).collect::<Result<_, _>>()?;
 
