@@ -4,88 +4,17 @@
 //! by the software model of the hardware (`model/tma_hw.rs`, transcribed from the CUDA driver documentation and
 //! the PTX ISA independently of the planner) in both directions.
 
+#[path = "model/tma_copy.rs"]
+#[allow(dead_code)] // the ring helpers are for tma_model.rs
+mod tma_copy;
 #[path = "model/tma_hw.rs"]
 #[allow(dead_code)] // the run-time term helpers are for other test files
 mod tma_hw;
 
 use axe_layout::notation::parse_layout;
-use axe_layout::tile_layout::unflatten;
-use axe_layout::tma::{
-    plan, Direction, ElemType, TensorMapDataType, TmaError, TmaFailure, TmaOptions, TmaPlan, TmaRequest, TmaRule,
-};
-use axe_layout::{Axis, Layout, SwizzleMode};
-use std::collections::HashMap;
-use tma_hw::{check_transfer, hardware_pairs, SMEM_BASE};
-
-/// One copy as text.
-struct Copy<'a> {
-    global: &'a str,
-    gshape: &'a [i64],
-    gregion: &'a [(i64, i64)],
-    shared: &'a str,
-    sshape: &'a [i64],
-    sregion: &'a [(i64, i64)],
-    dtype: ElemType,
-}
-
-fn address(layout: &Layout, shape: &[i64], x: &[i64]) -> i64 {
-    let points = layout.eval(shape, x).expect("coordinate evaluates");
-    assert_eq!(points.len(), 1, "a TMA operand maps each element to one address");
-    points[0].get(&Axis::M).copied().unwrap_or(0)
-}
-
-fn request<'a>(c: &'a Copy<'a>, g: &'a Layout, s: &'a Layout, direction: Direction) -> TmaRequest<'a> {
-    TmaRequest {
-        global: g,
-        global_shape: c.gshape,
-        global_region: c.gregion,
-        shared: s,
-        shared_shape: c.sshape,
-        shared_region: c.sregion,
-        dtype: c.dtype,
-        direction,
-        options: TmaOptions::default(),
-    }
-}
-
-/// Plans the copy in both directions and runs each plan on the hardware model: every element of the region lands
-/// where the layouts say (shared byte -> global byte, the shared tensor at [`SMEM_BASE`]), nothing else is written.
-fn check(c: &Copy<'_>) -> TmaPlan {
-    let g = parse_layout(c.global).expect("global parses");
-    let s = parse_layout(c.shared).expect("shared parses");
-    let e = c.dtype.bytes();
-    let gext: Vec<i64> = c.gregion.iter().map(|(b, e)| e - b).collect();
-    let sext: Vec<i64> = c.sregion.iter().map(|(b, e)| e - b).collect();
-    let n: i64 = gext.iter().product();
-    let mut expected = HashMap::new();
-    for k in 0..n {
-        let gx: Vec<i64> = unflatten(&gext, k).iter().zip(c.gregion).map(|(y, (b, _))| y + b).collect();
-        let sx: Vec<i64> = unflatten(&sext, k).iter().zip(c.sregion).map(|(y, (b, _))| y + b).collect();
-        let (ga, sa) = (address(&g, c.gshape, &gx) * e, SMEM_BASE + address(&s, c.sshape, &sx) * e);
-        for b in 0..e {
-            assert!(expected.insert(sa + b, ga + b).is_none(), "the shared layout is not injective");
-        }
-    }
-    let mut gmem = HashMap::new();
-    for id in 0..c.gshape.iter().product::<i64>() {
-        let a = address(&g, c.gshape, &unflatten(c.gshape, id)) * e;
-        for b in 0..e {
-            gmem.insert(a + b, (id as u64) << 8 | b as u64);
-        }
-    }
-    let mut last = None;
-    for direction in [Direction::G2S, Direction::S2G] {
-        let p =
-            plan(&request(c, &g, &s, direction)).unwrap_or_else(|err| panic!("{} -> {}: {err}", c.global, c.shared));
-        assert_eq!(p.total_bytes() as i64, n * e, "payload");
-        assert_eq!(SMEM_BASE % p.shared_base_alignment_bytes as i64, 0);
-        let pairs = hardware_pairs(&p).unwrap_or_else(|err| panic!("{err}"));
-        check_transfer(direction, &pairs, &expected, &gmem)
-            .unwrap_or_else(|err| panic!("{} -> {} {direction:?}: {err}", c.global, c.shared));
-        last = Some(p);
-    }
-    last.expect("two directions planned")
-}
+use axe_layout::tma::{plan, Direction, ElemType, TensorMapDataType, TmaError, TmaFailure, TmaPlan, TmaRule};
+use axe_layout::SwizzleMode;
+use tma_copy::{check, full, request, Copy};
 
 fn refused(c: &Copy<'_>) -> TmaError {
     let g = parse_layout(c.global).expect("global parses");
@@ -94,10 +23,6 @@ fn refused(c: &Copy<'_>) -> TmaError {
         Ok(p) => panic!("expected a refusal, got {p:?}"),
         Err(e) => e,
     }
-}
-
-fn full(shape: &[i64]) -> Vec<(i64, i64)> {
-    shape.iter().map(|&e| (0, e)).collect()
 }
 
 /// `(global_dims, global_strides_bytes, box_dims, issues as (coordinates, smem offset))`.

@@ -6,6 +6,8 @@
 //! Memory is modelled per byte, each global byte tagged uniquely (element id and byte index), so a misplaced
 //! byte, a duplicated element or a promoted descriptor type moving bytes wrongly is caught.
 
+#[path = "model/tma_copy.rs"]
+mod tma_copy;
 #[path = "model/tma_hw.rs"]
 mod tma_hw;
 
@@ -15,108 +17,10 @@ use axe_layout::tma::{
     plan, plan_dynamic, plan_offsets, Direction, DynamicOffset, ElemType, SharedTerm, TmaFailure, TmaOptions, TmaPlan,
     TmaRequest, TmaRule,
 };
-use axe_layout::{Axis, Layout, SwizzleMode};
+use axe_layout::{Layout, SwizzleMode};
 use std::collections::HashMap;
+use tma_copy::*;
 use tma_hw::{check_transfer, hardware_pairs, hw_swizzle, resolve, resolve_both, SMEM_BASE};
-
-/// The memory address (in elements) a layout gives one logical coordinate.
-fn address(layout: &Layout, shape: &[i64], x: &[i64]) -> i64 {
-    let points = layout.eval(shape, x).expect("coordinate evaluates");
-    assert_eq!(points.len(), 1, "a TMA operand maps each element to one address");
-    points[0].get(&Axis::M).copied().unwrap_or(0)
-}
-
-struct Copy<'a> {
-    global: &'a str,
-    gshape: &'a [i64],
-    gregion: &'a [(i64, i64)],
-    shared: &'a str,
-    sshape: &'a [i64],
-    sregion: &'a [(i64, i64)],
-    dtype: ElemType,
-}
-
-/// What the layouts say: region element k pairs global element `gregion(k)` with shared element `sregion(k)`
-/// (shared byte -> global byte, the shared tensor at [`SMEM_BASE`]).
-fn expected_bytes(c: &Copy<'_>, g: &Layout, s: &Layout, gregion: &[(i64, i64)]) -> HashMap<i64, i64> {
-    expected_at(c, g, s, gregion, c.sregion)
-}
-
-/// [`expected_bytes`] with the shared region given too (a ring's stage moved at run time).
-fn expected_at(
-    c: &Copy<'_>,
-    g: &Layout,
-    s: &Layout,
-    gregion: &[(i64, i64)],
-    sregion: &[(i64, i64)],
-) -> HashMap<i64, i64> {
-    let e = c.dtype.bytes();
-    let gext: Vec<i64> = gregion.iter().map(|(b, e)| e - b).collect();
-    let sext: Vec<i64> = sregion.iter().map(|(b, e)| e - b).collect();
-    let n: i64 = gext.iter().product();
-    let mut expected: HashMap<i64, i64> = HashMap::new();
-    for k in 0..n {
-        let gx: Vec<i64> = unflatten(&gext, k).iter().zip(gregion).map(|(y, (b, _))| y + b).collect();
-        let sx: Vec<i64> = unflatten(&sext, k).iter().zip(sregion).map(|(y, (b, _))| y + b).collect();
-        let ga = address(g, c.gshape, &gx) * e;
-        let sa = SMEM_BASE + address(s, c.sshape, &sx) * e;
-        for b in 0..e {
-            assert!(expected.insert(sa + b, ga + b).is_none(), "the shared layout is not injective");
-        }
-    }
-    expected
-}
-
-/// Global memory: every byte of every element of the global tensor, uniquely tagged.
-fn global_memory(c: &Copy<'_>, g: &Layout) -> HashMap<i64, u64> {
-    let e = c.dtype.bytes();
-    let gcount: i64 = c.gshape.iter().product();
-    let mut gmem: HashMap<i64, u64> = HashMap::new();
-    for id in 0..gcount {
-        let a = address(g, c.gshape, &unflatten(c.gshape, id)) * e;
-        for b in 0..e {
-            gmem.insert(a + b, (id as u64) << 8 | b as u64);
-        }
-    }
-    gmem
-}
-
-/// Plans the copy in both directions and checks every element against the layouts.
-fn check(c: &Copy<'_>) -> TmaPlan {
-    let g = parse_layout(c.global).expect("global parses");
-    let s = parse_layout(c.shared).expect("shared parses");
-    let e = c.dtype.bytes();
-    let n: i64 = c.gregion.iter().map(|(b, e)| e - b).product();
-    let expected = expected_bytes(c, &g, &s, c.gregion);
-    let gmem = global_memory(c, &g);
-    let mut last = None;
-    for direction in [Direction::G2S, Direction::S2G] {
-        let p = plan(&TmaRequest {
-            global: &g,
-            global_shape: c.gshape,
-            global_region: c.gregion,
-            shared: &s,
-            shared_shape: c.sshape,
-            shared_region: c.sregion,
-            dtype: c.dtype,
-            direction,
-            options: TmaOptions::default(),
-        })
-        .unwrap_or_else(|err| panic!("{} -> {}: {err}", c.global, c.shared));
-        assert_eq!(p.total_bytes() as i64, n * e, "payload");
-        assert!(p.dynamic.is_empty(), "a static region has no run-time terms");
-        assert_eq!(SMEM_BASE % p.shared_base_alignment_bytes as i64, 0);
-        let pairs = hardware_pairs(&p).unwrap_or_else(|err| panic!("{err}"));
-        check_transfer(direction, &pairs, &expected, &gmem)
-            .unwrap_or_else(|err| panic!("{} -> {} {direction:?}: {err}", c.global, c.shared));
-        last = Some(p);
-    }
-    last.expect("two directions planned")
-}
-
-fn full(shape: &[i64]) -> Vec<(i64, i64)> {
-    shape.iter().map(|&e| (0, e)).collect()
-}
 
 #[test]
 fn f16_128x64_128b() {
