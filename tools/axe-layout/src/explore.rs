@@ -17,8 +17,14 @@
 //! # What is drawn
 //! A shape of rank 1 is one row; a higher rank is drawn as rows x columns, the columns being the last dimension and
 //! the rows every other dimension in row-major order ("grouped"). At most [`MAX_CELLS`] cells (and [`MAX_COLS`]
-//! columns, and [`MAX_POINTS_DRAWN`] coordinates in all) are evaluated: the top-left corner of the grid, with a
-//! `note` saying what was left out, so a huge shape never freezes the page.
+//! columns, [`MAX_POINTS_DRAWN`] coordinates and [`MAX_VALUES_DRAWN`] axis values in all) are evaluated: the top-left
+//! corner of the grid, with a `note` saying what was left out, so a huge shape never freezes the page.
+//!
+//! # What one answer costs
+//! `axe-layout serve` answers any page that asks, so every answer is bounded whatever the request: the caps above
+//! bound an `eval` answer (about 2 MB of JSON at most), an element whose copies alone exceed them is refused, and a
+//! TMA or MMA plan of more than [`MAX_ISSUES_DRAWN`] issues is refused (each drawn cell looks its issue up, so the
+//! work is cells times issues); the planners bound their own work.
 
 use crate::cli::{located, Args, CliError, Command};
 use crate::cmd::eval::PointSets;
@@ -36,6 +42,11 @@ pub const MAX_CELLS: i64 = 4096;
 pub const MAX_COLS: i64 = 256;
 /// The most coordinates (cells times replicas) one answer lists.
 pub const MAX_POINTS_DRAWN: i64 = 1 << 16;
+/// The most axis values (coordinates times the layout's axes) one answer lists: a layout on all 20 built-in axes
+/// with 16 copies per element would otherwise list 4096 x 16 x 20 values, 35 MB of JSON.
+pub const MAX_VALUES_DRAWN: i64 = 1 << 17;
+/// The most issues of a TMA or MMA plan the explorer draws (the CLI prints larger plans).
+pub const MAX_ISSUES_DRAWN: usize = 4096;
 
 /// A refused request: which field, where in it, and why.
 #[derive(Debug)]
@@ -142,16 +153,18 @@ fn grid_of(shape: &[i64]) -> (i64, i64) {
     }
 }
 
-/// The drawn corner of a `rows x cols` grid when each cell lists `replicas` coordinates, and the note saying what
-/// was left out (empty when everything is drawn).
-fn window(rows: i64, cols: i64, replicas: i64) -> (i64, i64, String) {
-    let cells = MAX_CELLS.min(MAX_POINTS_DRAWN / replicas.max(1)).max(1);
+/// The drawn corner of a `rows x cols` grid when each cell lists `replicas` coordinates of `axes` values, and the
+/// note saying what was left out (empty when everything is drawn).
+fn window(rows: i64, cols: i64, replicas: i64, axes: i64) -> (i64, i64, String) {
+    let (replicas, axes) = (replicas.max(1), axes.max(1));
+    let cells = MAX_CELLS.min(MAX_POINTS_DRAWN / replicas).min(MAX_VALUES_DRAWN / replicas.saturating_mul(axes)).max(1);
     let shown_cols = cols.min(MAX_COLS).min(cells);
     let shown_rows = rows.min(cells / shown_cols.max(1)).max(1).min(rows);
     let note = if shown_rows < rows || shown_cols < cols {
         format!(
             "showing rows 0..{shown_rows} and columns 0..{shown_cols} of {rows} x {cols}: the page draws at most \
-             {MAX_CELLS} cells, {MAX_COLS} columns and {MAX_POINTS_DRAWN} coordinates (each cell has {replicas})"
+             {MAX_CELLS} cells, {MAX_COLS} columns, {MAX_POINTS_DRAWN} coordinates and {MAX_VALUES_DRAWN} axis values \
+             (each cell has {replicas} coordinates of {axes} axes)"
         )
     } else {
         String::new()
@@ -176,8 +189,15 @@ fn eval(request: &Value) -> Result<Value, ApiError> {
             "every element has {replicas} copies, more than the page draws ({MAX_POINTS_DRAWN} coordinates)"
         )));
     }
+    let axis_count = layout.axes().len() as i64;
+    if replicas.saturating_mul(axis_count) > MAX_VALUES_DRAWN {
+        return Err(ApiError::whole(format!(
+            "every element has {replicas} copies of {axis_count} axes, more than the page draws ({MAX_VALUES_DRAWN} \
+             axis values)"
+        )));
+    }
     let (rows, cols) = grid_of(&shape);
-    let (shown_rows, shown_cols, note) = window(rows, cols, replicas);
+    let (shown_rows, shown_cols, note) = window(rows, cols, replicas, axis_count);
     let flats = window_flats(cols, shown_rows, shown_cols);
     let points = serde_json::to_value(PointSets::new(&layout, &flats)?).map_err(|e| ApiError::whole(e.to_string()))?;
     let mut axes = layout.axes();
@@ -256,13 +276,14 @@ fn tma(request: &Value) -> Result<Value, ApiError> {
     let pairs: Vec<(&str, &str)> = pairs.iter().map(|(n, v)| (n.as_str(), v.as_str())).collect();
     let args = command_args(&tma_plan::COMMAND, &pairs)?;
     let plan = tma_plan::plan_of(&args)?;
+    too_many_issues(plan.issues.len())?;
 
     // Which issue writes each drawn element of the shared region: TMA writes a box densely from its shared offset
     // (before the swizzle), so element x is in issue i when its unswizzled byte address lies in
     // [smem_offset_bytes_i, smem_offset_bytes_i + box_bytes).
     let extents: Vec<i64> = region.iter().map(|(b, e)| e - b).collect();
     let (rows, cols) = grid_of(&extents);
-    let (shown_rows, shown_cols, note) = window(rows, cols, 1);
+    let (shown_rows, shown_cols, note) = window(rows, cols, 1, 1);
     let unswizzled = Evaluator::for_tile(shared.tile())?;
     let bytes = plan.elem.bytes();
     let mut issue_of = Vec::new();
@@ -292,6 +313,16 @@ fn tma(request: &Value) -> Result<Value, ApiError> {
     }))
 }
 
+/// Refuses a plan of more than [`MAX_ISSUES_DRAWN`] issues.
+fn too_many_issues(issues: usize) -> Result<(), ApiError> {
+    if issues > MAX_ISSUES_DRAWN {
+        return Err(ApiError::whole(format!(
+            "the plan has {issues} issues, more than the page draws ({MAX_ISSUES_DRAWN}); the CLI prints it"
+        )));
+    }
+    Ok(())
+}
+
 /// `{chip, dtype, acc_dtype, a, a_shape, a_mem, b, b_shape, b_mem, c, c_shape, c_mem}`.
 fn mma(request: &Value) -> Result<Value, ApiError> {
     let mut operands = Vec::new();
@@ -317,6 +348,7 @@ fn mma(request: &Value) -> Result<Value, ApiError> {
     let pairs: Vec<(&str, &str)> = pairs.iter().map(|(n, v)| (n.as_str(), v.as_str())).collect();
     let args = command_args(&mma_plan::COMMAND, &pairs)?;
     let plan = mma_plan::plan_of(&args)?;
+    too_many_issues(plan.issues.len())?;
     let mut grids = Map::new();
     for (role, layout, shape, mem) in &operands {
         grids.insert((*role).to_owned(), operand_grid(&plan, role, layout, shape, mem)?);
@@ -338,7 +370,8 @@ fn operand_grid(plan: &MmaPlan, role: &str, layout: &Layout, shape: &[i64], mem:
     };
     let [im, inn, ik] = plan.inst_shape;
     let evaluator = layout.evaluator()?;
-    let (shown_rows, shown_cols, note) = window(rows, cols, evaluator.replica_len() as i64);
+    // Each cell evaluates every copy but lists the first one's point.
+    let (shown_rows, shown_cols, note) = window(rows, cols, evaluator.replica_len() as i64, 1);
     let mut cells = Vec::new();
     for flat in window_flats(cols, shown_rows, shown_cols) {
         let (r, c) = (flat / cols, flat % cols);
@@ -440,6 +473,32 @@ mod tests {
         // Many replicas: fewer cells, so at most MAX_POINTS_DRAWN coordinates.
         let v = ok("eval", json!({ "layout": "S[64:1] + R[1024:1@tid]", "shape": "64" }));
         assert_eq!(v["shown_cols"].as_i64(), Some(MAX_POINTS_DRAWN / 1024));
+    }
+
+    #[test]
+    fn an_answer_lists_at_most_max_values_drawn_axis_values() {
+        // 19 axes (every built-in one), 16 copies of each element: floor(2^17 / (16 * 19)) = 431 cells, which is 6
+        // whole rows of a 64 x 64 grid. Uncapped, 4096 cells would list 1,245,184 values (35 MB of JSON).
+        let heavy = "S[(16,16,16):(1@laneid,1@warpid,1@m)] + R[16:1@tid] + 1@reg + 1@wgid + 1@wid_in_wg + \
+                     1@tid_in_wg + 1@bx + 1@by + 1@bz + 1@cbx + 1@cby + 1@cbz + 1@clusterid + 1@gpuid + 1@gpuid_x + \
+                     1@gpuid_y + 1@pid";
+        let v = ok("eval", json!({ "layout": heavy, "shape": "64,64" }));
+        assert_eq!((v["shown_rows"].as_i64(), v["shown_cols"].as_i64()), (Some(6), Some(64)));
+        let points = v["points"].as_array().unwrap();
+        let values: usize =
+            points.iter().flat_map(|cell| cell.as_array().unwrap()).map(|coord| coord.as_object().unwrap().len()).sum();
+        assert_eq!(values, 6 * 64 * 16 * 19);
+        assert!(v["note"].as_str().unwrap().ends_with("(each cell has 16 coordinates of 19 axes)"));
+        // One element whose copies alone exceed the cap is refused: 65536 copies on m, tid and laneid.
+        let e = answer("eval", &json!({ "layout": "S[4:1] + R[65536:1@tid] + 1@laneid", "shape": "" })).unwrap_err();
+        assert_eq!(e.text(), "every element has 65536 copies of 3 axes, more than the page draws (131072 axis values)");
+    }
+
+    #[test]
+    fn plans_of_more_issues_than_the_page_draws_are_refused() {
+        assert!(too_many_issues(MAX_ISSUES_DRAWN).is_ok());
+        let e = too_many_issues(MAX_ISSUES_DRAWN + 1).unwrap_err();
+        assert_eq!(e.text(), "the plan has 4097 issues, more than the page draws (4096); the CLI prints it");
     }
 
     #[test]

@@ -75,8 +75,9 @@ pub fn static_page(layout: &str, shape: &str) -> Result<String, ApiError> {
     })))
 }
 
-/// `show LAYOUT --html FILE`: writes [`static_page`] to `file` (through a temporary file renamed into place, so a
-/// failed run leaves no partial page). `layout` `-` is read from standard input, as everywhere in the CLI.
+/// `show LAYOUT --html FILE`: writes [`static_page`] to `file` with [`axe_output::write_file`] (a regular file
+/// through an exclusive temporary file renamed into place, so a failed run leaves no partial page; a device or a
+/// FIFO in place). `layout` `-` is read from standard input, as everywhere in the CLI.
 pub fn write_static(file: &str, layout: &str, shape: &str) -> Result<String, CliError> {
     let text = if layout == "-" {
         let mut input = String::new();
@@ -88,16 +89,8 @@ pub fn write_static(file: &str, layout: &str, shape: &str) -> Result<String, Cli
         layout.to_owned()
     };
     let html = static_page(&text, shape).map_err(|e| CliError::Failed(e.text().to_owned()))?;
-    let path = std::path::Path::new(file);
-    let temp = path.with_file_name(format!(
-        ".{}.tmp{}",
-        path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),
-        std::process::id()
-    ));
-    std::fs::write(&temp, html).and_then(|()| std::fs::rename(&temp, path)).map_err(|e| {
-        let _ = std::fs::remove_file(&temp);
-        CliError::Failed(format!("--html: cannot write {file}: {e}"))
-    })?;
+    axe_output::write_file(std::path::Path::new(file), html.as_bytes())
+        .map_err(|e| CliError::Failed(format!("--html: cannot write {file}: {e}")))?;
     Ok(format!("wrote {file}\n"))
 }
 
