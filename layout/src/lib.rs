@@ -37,6 +37,7 @@ pub mod points;
 pub mod slice;
 pub mod stage;
 pub mod swizzle;
+pub mod threads;
 pub mod tile;
 pub mod tile_layout;
 pub mod tile_of;

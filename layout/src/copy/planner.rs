@@ -14,6 +14,22 @@ use crate::axis::{AxisKind, ExecScope};
 /// Plans one `axe.copy` (see the module documentation). Errors name the rule and the numbers, e.g.
 /// `copy: vector rule: cp.async moves 4, 8 or 16 bytes per thread, ...`.
 pub fn plan(req: &CopyRequest<'_>) -> Result<CopyPlan, CopyError> {
+    // The register axis is one slot axis however it is spelled: `reg` is `m` (crate::threads).
+    let register_axis = |side: &super::Side<'_>, what: &str| match side.mem {
+        Mem::Reg => crate::threads::register_axis(side.layout)
+            .map(Some)
+            .map_err(|e| err(CopyRule::Input, format!("{what}: {}", e.message))),
+        _ => Ok(None),
+    };
+    let (src_regs, dst_regs) = (register_axis(&req.src, "source")?, register_axis(&req.dst, "destination")?);
+    let mut named = *req;
+    if let Some(l) = &src_regs {
+        named.src.layout = l;
+    }
+    if let Some(l) = &dst_regs {
+        named.dst.layout = l;
+    }
+    let req = &named;
     let esize = req.dtype.bytes();
     check_route(req, esize)?;
     let (src, dst) = evaluate_both(req)?;

@@ -55,6 +55,19 @@ pub fn mma_sync_b(k: i64) -> Result<TileLayout> {
     }
 }
 
+/// The A fragment of `mma.sync.aligned.m16n8k8` for `.tf32` (PTX ISA 9.7.14.5.7), over `[16, 8]`, one element
+/// per 32-bit register: `row = groupID + 8*bit0(i)`, `col = threadID_in_group + 4*bit1(i)`:
+/// `S[(2,8,2,4):(1,4@laneid,2,1@laneid)]`.
+pub fn mma_sync_a_tf32() -> Result<TileLayout> {
+    shard(&[(2, 1, "m"), (8, 4, "laneid"), (2, 2, "m"), (4, 1, "laneid")])
+}
+
+/// The B fragment of `mma.sync.aligned.m16n8k8` for `.tf32`, over `[8, 8]`: `row = threadID_in_group + 4*i`,
+/// `col = groupID`: `S[(2,4,8):(1,1@laneid,4@laneid)]`.
+pub fn mma_sync_b_tf32() -> Result<TileLayout> {
+    shard(&[(2, 1, "m"), (4, 1, "laneid"), (8, 4, "laneid")])
+}
+
 /// The C/D fragment of `mma.sync.aligned.m16n8k*` (f32 and f16 accumulators alike), over `[16, 8]`:
 /// `row = groupID + 8*bit1(i)`, `col = 2*threadID_in_group + bit0(i)`: `S[(2,8,4,2):(2,4@laneid,1@laneid,1)]`.
 pub fn mma_sync_c() -> Result<TileLayout> {
@@ -63,9 +76,12 @@ pub fn mma_sync_c() -> Result<TileLayout> {
 
 /// The A fragment of `wgmma.mma_async.m64nNk*` in registers (PTX ISA 9.7.15.5.1.1), over `[64, k]`: warp `w`
 /// of the warpgroup holds rows `16w..16w+16` as the mma.sync m16n8k16 A fragment (16-bit, k16), or, for 8-bit
-/// types (k32), `row = groupID + 8*bit2(i)`, `col = 4*threadID_in_group + (i & 3) + 16*bit3(i)`.
+/// types (k32), `row = groupID + 8*bit2(i)`, `col = 4*threadID_in_group + (i & 3) + 16*bit3(i)`, or, for tf32
+/// (k8, 9.7.15.5.1.1.2), the mma.sync m16n8k8 tf32 A fragment: `row = groupID + 8*bit0(i)`,
+/// `col = threadID_in_group + 4*bit1(i)`.
 pub fn wgmma_a(dtype_bits: u32) -> Result<TileLayout> {
     match dtype_bits {
+        32 => shard(&[(4, 1, "wid_in_wg"), (2, 1, "m"), (8, 4, "laneid"), (2, 2, "m"), (4, 1, "laneid")]),
         16 => shard(&[(4, 1, "wid_in_wg"), (2, 2, "m"), (8, 4, "laneid"), (2, 4, "m"), (4, 1, "laneid"), (2, 1, "m")]),
         8 => shard(&[(4, 1, "wid_in_wg"), (2, 4, "m"), (8, 4, "laneid"), (2, 8, "m"), (4, 1, "laneid"), (4, 1, "m")]),
         _ => Err(LayoutError::new(format!("wgmma has no {dtype_bits}-bit A register fragment"))),

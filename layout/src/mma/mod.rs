@@ -12,12 +12,15 @@
 //! - everything in registers: `mma.sync` (sm_80 and later).
 //!
 //! # Algorithm (paper section 3.4, "find the largest possible instruction shape")
-//! 1. Candidate instruction shapes, largest first (`planner::candidates`): `m16n8k16` then `m16n8k8`;
-//!    `m64nNk16` (`k32` for fp8) with N from 256 down by 8; `tcgen05` M 128 then 64, N from 256 down.
+//! 1. Candidate instruction shapes, largest first (`planner::candidates`): `m16n8k16` then `m16n8k8` (tf32:
+//!    `m16n8k8` only); `m64nNk16` (`k32` for fp8, `k8` for tf32) with N from 256 down by 8; `tcgen05` M 128 then
+//!    64, N from 256 down, K 16 (32 for fp8, 8 for tf32).
 //! 2. For a candidate, every operand is matched to its atom of that shape by tile-of
 //!    ([`crate::tile_of::outer_of`]):
 //!    - registers ([`registers`]): the atom is the PTX ISA fragment layout ([`atoms`]); the outer layout's
-//!      thread iters are the warp tiling and its register iters give each instruction's registers;
+//!      thread iters are the warp tiling and its register iters give each instruction's registers. The operand's
+//!      threads are first written in the atom's digits ([`crate::threads`]), so `tid`, `tid_in_wg` and
+//!      `laneid`/`warpid` spellings of one fragment, and `reg` or `m` as its register axis, plan alike;
 //!    - shared memory ([`shared`]): the atom is the swizzle atom of the layout's mode (128B, 64B, 32B or the
 //!      unswizzled 16-byte core matrix) in K- or MN-major orientation; each instruction's matrix descriptor
 //!      (start, leading and stride byte offsets) is read off the layout and checked element by element against
@@ -42,8 +45,8 @@
 //! starts on a column boundary; the plan gives A's lane and 32-bit column (`Access::Tmem`). When A and C are
 //! columns of one allocation ([`plan`], [`TmemAllocations::Shared`]) they must not overlap (`tmem-overlap`) and
 //! [`MmaPlan::tmem_columns`] covers both (at most 512); in separate allocations ([`plan_with`]) each covers its own
-//! [`MmaPlan::tmem_reach`]. The ISA accepts every A type the planner knows (f16, bf16 with `.kind::f16`; e4m3,
-//! e5m2 with `.kind::f8f6f4`) in tensor memory, so no dtype is refused for it.
+//! [`MmaPlan::tmem_reach`]. The ISA accepts every A type the planner knows (f16, bf16 with `.kind::f16`; tf32
+//! with `.kind::tf32`; e4m3, e5m2 with `.kind::f8f6f4`) in tensor memory, so no dtype is refused for it.
 //!
 //! # Run-time operand starts ([`plan_moving`])
 //! A shared operand may be a stage of a ring chosen at run time (A at `[stage * 128, 0]` of a `[384, 64]` ring,
@@ -125,13 +128,16 @@ pub enum DType {
     E4M3,
     /// FP8 E5M2 (`.e5m2`).
     E5M2,
+    /// TensorFloat-32 (`.tf32`): 32 bits in memory and registers, an f32 whose low 13 mantissa bits the tensor
+    /// cores ignore; multiplicands only, into f32 (mma.sync m16n8k8, wgmma k8, tcgen05 `.kind::tf32` K=8).
+    TF32,
 }
 
 impl DType {
     /// Every type, for listings.
-    pub const ALL: [DType; 5] = [DType::F16, DType::BF16, DType::F32, DType::E4M3, DType::E5M2];
+    pub const ALL: [DType; 6] = [DType::F16, DType::BF16, DType::F32, DType::E4M3, DType::E5M2, DType::TF32];
 
-    /// The PTX type suffix without the dot (`f16`, `bf16`, `f32`, `e4m3`, `e5m2`).
+    /// The PTX type suffix without the dot (`f16`, `bf16`, `f32`, `e4m3`, `e5m2`, `tf32`).
     pub fn name(self) -> &'static str {
         match self {
             DType::F16 => "f16",
@@ -139,6 +145,7 @@ impl DType {
             DType::F32 => "f32",
             DType::E4M3 => "e4m3",
             DType::E5M2 => "e5m2",
+            DType::TF32 => "tf32",
         }
     }
 
@@ -158,7 +165,7 @@ impl DType {
         match self {
             DType::E4M3 | DType::E5M2 => 8,
             DType::F16 | DType::BF16 => 16,
-            DType::F32 => 32,
+            DType::F32 | DType::TF32 => 32,
         }
     }
 
@@ -453,6 +460,10 @@ pub enum MmaRule {
     Shape,
     /// A register or tensor-memory operand is not a tile of its fragment atom.
     Fragment,
+    /// A register operand's thread iters cannot be written as lanes and warps (and warpgroups) at all: an iter
+    /// crosses the 32-thread warp or 4-warp warpgroup boundary unevenly, or an axis leaves its range
+    /// ([`crate::threads::to_hardware`]).
+    ThreadAxes,
     /// The warp tilings of A, B and C disagree.
     WarpTiling,
     /// A shared layout has a swizzle that is not a tensor-core swizzle for the element size.
@@ -483,6 +494,7 @@ impl MmaRule {
             MmaRule::Dtype => "dtype",
             MmaRule::Shape => "shape",
             MmaRule::Fragment => "fragment",
+            MmaRule::ThreadAxes => "thread-axes",
             MmaRule::WarpTiling => "warp-tiling",
             MmaRule::Swizzle => "swizzle",
             MmaRule::SmemAtom => "smem-atom",

@@ -1,7 +1,9 @@
 //! The GEMM planner: family, candidate shapes largest first, operand matching, warp-tiling agreement and the
 //! instruction loop (see the parent module's documentation).
 
-use super::atoms::{mma_sync_a, mma_sync_b, mma_sync_c, tmem_a, tmem_d_for, wgmma_a, wgmma_d};
+use super::atoms::{
+    mma_sync_a, mma_sync_a_tf32, mma_sync_b, mma_sync_b_tf32, mma_sync_c, tmem_a, tmem_d_for, wgmma_a, wgmma_d,
+};
 use super::desc::{tcgen05_idesc, tcgen05_kind};
 use super::registers::{match_registers, RegTiles};
 use super::shared::{descriptor, match_shared, SmemMatch};
@@ -118,11 +120,11 @@ fn select_family(req: &GemmRequest<'_>) -> Result<Family, MmaError> {
     Ok(family)
 }
 
-/// The PTX tables: mma.sync f16 -> f16|f32, bf16 -> f32 (9.7.14.5.14); wgmma and tcgen05 add e4m3/e5m2 ->
-/// f16|f32 (9.7.15.5, 9.7.16.10.1).
+/// The PTX tables: mma.sync f16 -> f16|f32, bf16 -> f32, tf32 -> f32 (9.7.14.5.14); wgmma and tcgen05 add
+/// e4m3/e5m2 -> f16|f32 (9.7.15.5, 9.7.16.10.1).
 fn check_dtypes(family: Family, dtype: DType, acc: DType) -> Result<(), MmaError> {
     let ok = match (dtype, acc) {
-        (DType::F16, DType::F16 | DType::F32) | (DType::BF16, DType::F32) => true,
+        (DType::F16, DType::F16 | DType::F32) | (DType::BF16 | DType::TF32, DType::F32) => true,
         (DType::E4M3 | DType::E5M2, DType::F16 | DType::F32) => family != Family::MmaSync,
         _ => false,
     };
@@ -130,8 +132,8 @@ fn check_dtypes(family: Family, dtype: DType, acc: DType) -> Result<(), MmaError
         return Ok(());
     }
     let table = match family {
-        Family::MmaSync => "f16 -> f16|f32, bf16 -> f32",
-        _ => "f16 -> f16|f32, bf16 -> f32, e4m3|e5m2 -> f16|f32",
+        Family::MmaSync => "f16 -> f16|f32, bf16 -> f32, tf32 -> f32",
+        _ => "f16 -> f16|f32, bf16 -> f32, tf32 -> f32, e4m3|e5m2 -> f16|f32",
     };
     Err(err(
         MmaRule::Dtype,
@@ -139,10 +141,12 @@ fn check_dtypes(family: Family, dtype: DType, acc: DType) -> Result<(), MmaError
     ))
 }
 
-/// Instruction shapes `[m, n, k]`, largest first.
+/// Instruction shapes `[m, n, k]`, largest first: K is 32 bytes of the multiplicand type (16 for 16-bit, 32 for
+/// fp8, 8 for tf32); mma.sync also has k8 for 16-bit types, and only k8 for tf32.
 fn candidates(family: Family, dtype: DType) -> Vec<[i64; 3]> {
-    let k = if dtype.bits() == 8 { 32 } else { 16 };
+    let k = 256 / i64::from(dtype.bits());
     match family {
+        Family::MmaSync if dtype == DType::TF32 => vec![[16, 8, 8]],
         Family::MmaSync => vec![[16, 8, 16], [16, 8, 8]],
         Family::Wgmma => (1..=32).rev().map(|i| [64, 8 * i, k]).collect(),
         Family::Tcgen05 => {
@@ -193,6 +197,8 @@ fn inst_name(family: Family, [m, n, k]: [i64; 3]) -> String {
 /// The register atom of `role` for a family and shape.
 fn reg_atom(family: Family, role: Role, dtype: DType, [m, n, k]: [i64; 3]) -> Result<(TileLayout, [i64; 2]), MmaError> {
     let atom = match (family, role) {
+        (Family::MmaSync, Role::A) if dtype == DType::TF32 => mma_sync_a_tf32().map(|a| (a, [m, k])),
+        (Family::MmaSync, Role::B) if dtype == DType::TF32 => mma_sync_b_tf32().map(|a| (a, [k, n])),
         (Family::MmaSync, Role::A) => mma_sync_a(k).map(|a| (a, [m, k])),
         (Family::MmaSync, Role::B) => mma_sync_b(k).map(|a| (a, [k, n])),
         (Family::MmaSync, Role::C) => mma_sync_c().map(|a| (a, [m, n])),
@@ -223,12 +229,22 @@ fn match_operand(
         }
         Mem::Shared => {
             let m = match_shared(role, op, dtype.bits())?;
-            if family == Family::Wgmma && dtype.bits() == 8 && m.major == Major::MN {
+            if family == Family::Wgmma && dtype.bits() != 16 && m.major == Major::MN {
                 return Err(err(
                     MmaRule::SmemAtom,
                     format!(
-                        "operand {} is MN-major, but wgmma reads 8-bit operands K-major only (imm-trans is for \
+                        "operand {} is MN-major, but wgmma reads {dtype} operands K-major only (imm-trans is for \
                          .f16/.bf16)",
+                        role.name()
+                    ),
+                ));
+            }
+            if family == Family::Tcgen05 && dtype == DType::TF32 && m.major == Major::MN {
+                return Err(err(
+                    MmaRule::SmemAtom,
+                    format!(
+                        "operand {} is MN-major; the planner reads tf32 operands of tcgen05 K-major only (MN-major \
+                         32-bit operands need the 32-byte-atom swizzle modes, which it does not plan)",
                         role.name()
                     ),
                 ));

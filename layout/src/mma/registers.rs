@@ -4,10 +4,16 @@
 //! With `T = tile(atom, outer)` the register of fragment element `i` of grid tile `x` in warp `w` is
 //! `span(atom, m) * outer(x)[m] + i` (the atoms put element `i` at `m = i`), and `w` is read off the outer's
 //! warp axes (`warpid`, `wid_in_wg`: 32 threads per unit, `wgid`: 128).
+//!
+//! The operand is matched on its hardware meaning, not its spelling: [`crate::threads::to_hardware`] first writes
+//! its threads in the atom's digits (`laneid` + `warpid` for warp fragments, `laneid` + `wid_in_wg` + `wgid` for
+//! warpgroup ones) and `reg` as `m`, so `32@tid` tiles like `1@warpid` and `32@tid_in_wg` like `1@wid_in_wg`;
+//! what no iters of those digits can say is refused by the `thread-axes` rule.
 
 use super::{MmaError, MmaRule, Operand, Role};
 use crate::axis::{Axis, AxisKind, ExecScope};
 use crate::layout::Layout;
+use crate::threads::{to_hardware, Grain};
 use crate::tile_layout::{unflatten, TileLayout};
 use crate::tile_of::outer_of;
 use std::collections::{BTreeMap, BTreeSet};
@@ -47,7 +53,8 @@ pub fn threads_per_index(axis: Axis) -> Option<i64> {
 
 /// Matches a register operand to its fragment atom by tile-of and reads each grid tile's holders and registers.
 ///
-/// Refusals (`fragment` rule): a swizzled layout, a layout that is not a tile of the atom, an outer layout that
+/// Refusals: threads no iters of the atom's digits can write (`thread-axes` rule); (`fragment` rule) a swizzled
+/// layout, a layout that is not a tile of the atom, an outer layout that
 /// moves an axis other than `m` and warp axes the atom leaves free, a tile held twice in one warp.
 pub fn match_registers(
     role: Role,
@@ -61,8 +68,12 @@ pub fn match_registers(
     if op.layout.swizzle().is_some() {
         return Err(fail(format!("operand {name} is in registers but its layout has a swizzle")));
     }
+    let warpgroup = Axis::named("wid_in_wg").ok();
+    let grain = if atom.axes().into_iter().any(|a| Some(a) == warpgroup) { Grain::Warpgroup } else { Grain::Warp };
+    let layout = to_hardware(op.layout, grain)
+        .map_err(|e| MmaError::new(MmaRule::ThreadAxes, format!("operand {name}: {}", e.message)))?;
     let grid = [op.shape[0] / atom_shape[0], op.shape[1] / atom_shape[1]];
-    let outer = outer_of(op.layout, &Layout::Tile(atom.clone()), op.shape, &atom_shape).map_err(|e| {
+    let outer = outer_of(&layout, &Layout::Tile(atom.clone()), op.shape, &atom_shape).map_err(|e| {
         fail(format!("operand {name} is not a tile of the {inst} {name} fragment {atom} over {atom_shape:?}: {e}"))
     })?;
     let atom_axes = atom.axes();
