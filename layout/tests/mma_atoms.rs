@@ -5,7 +5,9 @@
 //! For each atom: the ISA's `(row, col)` of every (warp, lane, i) is evaluated through the atom and must give
 //! exactly that thread and `m = i`; and the map is a bijection (every element of the tile is reached once).
 
-use axe_layout::mma::atoms::{mma_sync_a, mma_sync_b, mma_sync_c, smem_atom, tmem_a, tmem_d, wgmma_a, wgmma_d};
+use axe_layout::mma::atoms::{
+    mma_sync_a, mma_sync_a_tf32, mma_sync_b, mma_sync_b_tf32, mma_sync_c, smem_atom, tmem_a, tmem_d, wgmma_a, wgmma_d,
+};
 use axe_layout::mma::{Major, Role};
 use axe_layout::{Axis, Layout, SwizzleMode, TileLayout};
 use std::collections::HashSet;
@@ -46,6 +48,26 @@ fn isa_m16n8k8_a(lane: i64, i: i64) -> (i64, i64) {
 /// m16n8k8 B: b0, b1.
 fn isa_m16n8k8_b(lane: i64, i: i64) -> (i64, i64) {
     (thread_in_group(lane) * 2 + i, group_id(lane))
+}
+
+/// PTX ISA 9.7.14.5.7, m16n8k8 `.tf32` A: a0..a3, one element per `.b32` register: row `groupID` for a0 and a2,
+/// `groupID + 8` for a1 and a3; column `threadID_in_group` for a0 and a1, `+ 4` for a2 and a3.
+fn isa_m16n8k8_a_tf32(lane: i64, i: i64) -> (i64, i64) {
+    let row = if i == 0 || i == 2 { group_id(lane) } else { group_id(lane) + 8 };
+    let col = if i < 2 { thread_in_group(lane) } else { thread_in_group(lane) + 4 };
+    (row, col)
+}
+
+/// m16n8k8 `.tf32` B: b0 at row `threadID_in_group`, b1 at `threadID_in_group + 4`; column `groupID`.
+fn isa_m16n8k8_b_tf32(lane: i64, i: i64) -> (i64, i64) {
+    (thread_in_group(lane) + 4 * i, group_id(lane))
+}
+
+/// PTX ISA 9.7.15.5.1.1.2, wgmma m64nNk8 `.tf32` A in registers: warp `w` holds rows 16w..16w+16 as the
+/// m16n8k8 tf32 A fragment.
+fn isa_wgmma_a_tf32(warp: i64, lane: i64, i: i64) -> (i64, i64) {
+    let (r, c) = isa_m16n8k8_a_tf32(lane, i);
+    (16 * warp + r, c)
 }
 
 /// PTX ISA 9.7.15.5.1.1.1, wgmma m64nNk16 A in registers: warp `w` of the warpgroup holds rows 16w..16w+16 as
@@ -102,6 +124,13 @@ fn mma_sync_m16n8k16_fragments_are_the_isa_tables() {
 fn mma_sync_m16n8k8_fragments_are_the_isa_tables() {
     check(&mma_sync_a(8).unwrap(), [16, 8], 1, 4, |_, l, i| isa_m16n8k8_a(l, i));
     check(&mma_sync_b(8).unwrap(), [8, 8], 1, 2, |_, l, i| isa_m16n8k8_b(l, i));
+}
+
+#[test]
+fn tf32_fragments_are_the_isa_tables() {
+    check(&mma_sync_a_tf32().unwrap(), [16, 8], 1, 4, |_, l, i| isa_m16n8k8_a_tf32(l, i));
+    check(&mma_sync_b_tf32().unwrap(), [8, 8], 1, 2, |_, l, i| isa_m16n8k8_b_tf32(l, i));
+    check(&wgmma_a(32).unwrap(), [64, 8], 4, 4, isa_wgmma_a_tf32);
 }
 
 /// The example text for the C atom.
