@@ -162,6 +162,7 @@ const BUILTIN: &[Axis] = &[
     device("gpuid"),
     device("gpuid_x"),
     device("gpuid_y"),
+    device("gpuid_z"),
     device("pid"),
 ];
 

@@ -12,8 +12,8 @@
 //! or the sum/max over the partial groups. Padding places (uneven shards) must stay untouched.
 
 use axe_layout::distributed::collective::{self, CollectiveKind, CollectivePlan, StepOp};
-use axe_layout::distributed::placement::{self, DistLayout, Placement, ReduceOp};
-use axe_layout::distributed::{from_placements, from_spec, parse_spec, plan, to_placements, to_spec, Mesh};
+use axe_layout::distributed::placement::{self, DistLayout, LocalBuffers, Placement, ReduceOp};
+use axe_layout::distributed::{from_placements_with, from_spec, parse_spec, plan, to_placements, to_spec, Mesh};
 use axe_layout::{Layout, TileLayout};
 use proptest::prelude::*;
 use std::collections::BTreeMap;
@@ -24,6 +24,13 @@ use collective_hw::*;
 
 fn placements(text: &str) -> Vec<Placement> {
     placement::parse_placements(text).unwrap()
+}
+
+/// The layout of placements with padded local tiles: the planner moves elements between whatever places the
+/// layouts name, and padded tiles also take the placements whose DTensor `to_local()` strides depend on the rank
+/// (`local-strides`; DTensor's own memory is checked in dtensor_local.rs).
+fn from_placements(mesh: &Mesh, shape: &[i64], p: &[Placement]) -> axe_layout::Result<DistLayout> {
+    from_placements_with(mesh, shape, p, LocalBuffers::Padded)
 }
 
 fn dist(mesh: &Mesh, shape: &[i64], p: &str) -> DistLayout {

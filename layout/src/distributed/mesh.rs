@@ -2,14 +2,15 @@
 //!
 //! The mesh of the paper's Figure 2B (section 2) and of the notation chapter's "Distributed Layout": its axes are
 //! the device axes of the layouts (`gpuid` for a 1-D mesh, `gpuid_x` (rows) and `gpuid_y` (columns) for a 2-D one,
-//! `gpuid_z` declared as a device axis for a third dimension), each device iter stepping one device per unit of
-//! stride. A rank is the row-major number of its mesh coordinate (`rank = x * extent_y + y`), the convention of
-//! `torch.distributed.DeviceMesh(torch.arange(n).reshape(...))` and `jax.make_mesh`.
+//! `gpuid_z` for a third; all are built-in axes, so a layout printed on a 3-D mesh parses back as printed), each
+//! device iter stepping one device per unit of stride. A rank is the row-major number of its mesh coordinate
+//! (`rank = x * extent_y + y`), the convention of `torch.distributed.DeviceMesh(torch.arange(n).reshape(...))` and
+//! `jax.make_mesh`.
 //!
 //! A mesh axis also carries the name the framework uses for it (JAX's `'x'`, `'y'`); by default the name is
 //! the Axe axis's own.
 
-use crate::axis::{Axis, AxisKind};
+use crate::axis::Axis;
 use crate::error::{LayoutError, Result};
 
 /// The most ranks a mesh may have (planning enumerates ranks).
@@ -32,12 +33,12 @@ pub struct Mesh {
     axes: Vec<MeshAxis>,
 }
 
-/// The default Axe device axes of a mesh with `dims` dimensions (the spec's names; `gpuid_z` is declared).
+/// The default Axe device axes of a mesh with `dims` dimensions (the spec's names, and `gpuid_z` for a third).
 pub fn default_axes(dims: usize) -> Result<Vec<Axis>> {
     match dims {
         1 => Ok(vec![Axis::named("gpuid")?]),
         2 => Ok(vec![Axis::named("gpuid_x")?, Axis::named("gpuid_y")?]),
-        3 => Ok(vec![Axis::named("gpuid_x")?, Axis::named("gpuid_y")?, Axis::declare("gpuid_z", AxisKind::Device)?]),
+        3 => Ok(vec![Axis::named("gpuid_x")?, Axis::named("gpuid_y")?, Axis::named("gpuid_z")?]),
         n => Err(LayoutError::new(format!("mesh rule: a mesh has 1 to 3 dimensions, got {n}"))),
     }
 }

@@ -24,9 +24,21 @@
 //! DTensor splits a dimension of extent `n` over `k` ranks with `torch.chunk`: chunks of `ceil(n/k)`, the last
 //! ranks get fewer or none. That is a legal Axe layout over the padded extent `ceil(n/k) * k` of which the
 //! tensor uses coordinates `< n`: the layout maps every logical coordinate to the same places as the torch.chunk
-//! split, and the padding places hold nothing. [`DistLayout::padded`] is that shape. Accepted only when one mesh
-//! dimension shards the tensor dimension (`uneven-nested` otherwise: DTensor chunks the chunks again, and
-//! `ceil` of a `ceil` is not one padded row-major split); JAX requires divisibility (`jax-uneven`).
+//! split, and the padding places hold nothing. [`DistLayout::padded`] is that shape. Under several mesh
+//! dimensions DTensor chunks each chunk again ([`Distribution::rank_boxes`]); one layout splits a dimension into
+//! blocks of one size in rank order, so the nested split is accepted exactly when it equals torch.chunk over all
+//! of them (7 over 2x2 is 2, 2, 2, 1 = `chunk(7, 4)`; 6 over 2x2 is 2, 1, 2, 1: `uneven-nested`). JAX requires
+//! divisibility (`jax-uneven`).
+//!
+//! # Local buffers
+//!
+//! A layout's offsets on `m` are the rank's local memory, and DTensor's `to_local()` is the contiguous tensor of
+//! the rank's own shape. The padded local tile agrees with it on every logical element unless a short piece
+//! (an uneven dimension's last non-empty chunk) lies inside a dimension of local extent > 1: `Shard(1)` of 3x10 on
+//! 4 ranks is 3x3 on rank 0 but 3x1 on rank 3, whose row stride (1, not 3) depends on the rank, which one layout
+//! cannot say (`local-strides`, with the numbers). [`LocalBuffers::Padded`] accepts it anyway with every rank's
+//! buffer the padded tile (a runtime must then copy DTensor's local tensor into such a buffer);
+//! [`Distribution::local_shapes`] lists each rank's own shape, for run-time checks.
 //!
 //! # Refusals
 //!
@@ -51,6 +63,7 @@ pub const RULES: &[&str] = &[
     "spec",
     "shape",
     "uneven-nested",
+    "local-strides",
     "swizzle",
     "offset",
     "axis",
@@ -74,6 +87,28 @@ fn shape_rule(e: LayoutError) -> LayoutError {
 
 fn refuse<T>(rule: &str, message: String) -> Result<T> {
     Err(LayoutError::new(format!("{rule} rule: {message}")))
+}
+
+/// torch.chunk's split of `n` elements over `k` ranks as DTensor pads it (`_split_tensor`): the lengths of the
+/// pieces in rank order, chunks of `ceil(n/k)`, the last non-empty one short, the rest empty (10 over 4: 3, 3, 3,
+/// 1; 10 over 8: 2, 2, 2, 2, 2, 0, 0, 0).
+pub fn chunk_lengths(n: i64, k: i64) -> Vec<i64> {
+    let chunk = n / k + i64::from(n % k != 0);
+    (0..k).map(|r| n.saturating_sub(r.saturating_mul(chunk)).clamp(0, chunk)).collect()
+}
+
+/// `2, 1, 2, 1` (at most 16 numbers, then `...`).
+fn list_text(v: &[i64]) -> String {
+    let mut t = v.iter().take(16).map(i64::to_string).collect::<Vec<_>>().join(", ");
+    if v.len() > 16 {
+        t.push_str(", ...");
+    }
+    t
+}
+
+/// `3x1`.
+fn tile_text(v: &[i64]) -> String {
+    v.iter().map(i64::to_string).collect::<Vec<_>>().join("x")
 }
 
 /// A reduction over device replicas.
@@ -131,20 +166,63 @@ pub fn placements_text(placements: &[Placement]) -> String {
     placements.iter().map(Placement::to_string).collect::<Vec<_>>().join(", ")
 }
 
-/// Parses `Shard(0),Replicate()` (also `Partial()`, `Partial(sum)`, `Partial(max)`, optional `[...]`).
+/// Parses `Shard(0),Replicate()` for a tensor of unknown rank: [`parse_placements_for`] without negative
+/// dimensions (`Shard(-1)` needs the rank and is refused here).
 pub fn parse_placements(text: &str) -> Result<Vec<Placement>> {
+    parse(text, None)
+}
+
+/// Parses placements as DTensor prints them, for a tensor of `rank` dimensions: `Shard(0)`, `Shard(dim=0)`,
+/// `Shard(-1)` (DTensor normalises a negative dimension to `d + rank`), `Replicate()`, `Partial()`,
+/// `Partial(sum)`, `Partial(max)`, `Partial(reduce_op='sum')`, and `str()`'s short forms `S(0)`, `R`, `P`; the
+/// list bare, in `[...]`, or as the tuple `(Shard(dim=0), Replicate())` (optionally after `placements=`).
+pub fn parse_placements_for(text: &str, rank: usize) -> Result<Vec<Placement>> {
+    parse(text, Some(rank))
+}
+
+/// Strips one pair of `open`/`close` around the whole text (not `(a), (b)`).
+fn strip_wrapper(text: &str, open: char, close: char) -> Option<&str> {
+    let inner = text.strip_prefix(open)?.strip_suffix(close)?;
+    let mut depth = 0i32;
+    for c in inner.chars() {
+        depth += i32::from(c == open) - i32::from(c == close);
+        if depth < 0 {
+            return None;
+        }
+    }
+    (depth == 0).then_some(inner)
+}
+
+fn parse(text: &str, rank: Option<usize>) -> Result<Vec<Placement>> {
     let body = text.trim();
-    let body = body.strip_prefix('[').and_then(|b| b.strip_suffix(']')).unwrap_or(body);
+    let body = body.strip_prefix("placements=").map_or(body, str::trim);
+    let body = strip_wrapper(body, '[', ']').or_else(|| strip_wrapper(body, '(', ')')).unwrap_or(body);
     let mut out = Vec::new();
     for part in split_top(body).map_err(|m| LayoutError::new(format!("placement rule: '{text}': {m}")))? {
         let p = part.replace(' ', "");
         let arg = |name: &str| p.strip_prefix(name).and_then(|r| r.strip_prefix('(')).and_then(|r| r.strip_suffix(')'));
-        let placement = if let Some(a) = arg("Shard") {
-            let a = a.strip_prefix("dim=").unwrap_or(a);
-            a.parse().ok().map(Placement::Shard)
-        } else if arg("Replicate") == Some("") {
+        let placement = if let Some(a) = arg("Shard").or_else(|| arg("S")) {
+            let d: Option<i64> = a.strip_prefix("dim=").unwrap_or(a).parse().ok();
+            match (d, rank) {
+                (Some(d), _) if d >= 0 => usize::try_from(d).ok().map(Placement::Shard),
+                (Some(d), Some(rank)) => {
+                    let r = i64::try_from(rank).unwrap_or(i64::MAX);
+                    if d < -r {
+                        return refuse(
+                            "placement",
+                            format!("{part} of a tensor of {rank} dimension(s): DTensor needs -{rank} <= dim < {rank}"),
+                        );
+                    }
+                    usize::try_from(d + r).ok().map(Placement::Shard)
+                }
+                (Some(_), None) => {
+                    return refuse("placement", format!("{part}: a negative dimension needs the tensor's rank"))
+                }
+                (None, _) => None,
+            }
+        } else if arg("Replicate") == Some("") || p == "R" {
             Some(Placement::Replicate)
-        } else if let Some(a) = arg("Partial") {
+        } else if let Some(a) = arg("Partial").or_else(|| arg("P")).or_else(|| (p == "P").then_some("")) {
             let a = a.strip_prefix("reduce_op=").unwrap_or(a).trim_matches(|c| c == '\'' || c == '"');
             if a.is_empty() { Some(ReduceOp::Sum) } else { ReduceOp::from_name(a) }.map(Placement::Partial)
         } else {
@@ -270,6 +348,20 @@ pub struct DistLayout {
     pub padded: Vec<i64>,
     /// Partial markers: the values along these device axes are contributions to an `op`.
     pub partial: Vec<(Axis, ReduceOp)>,
+    /// What the local offsets on `m` mean: DTensor's `to_local()` (the default), or padded tiles.
+    pub local: LocalBuffers,
+}
+
+/// What a rank's local buffer is, for an uneven split DTensor's own shapes disagree with (module docs, "Local
+/// buffers").
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum LocalBuffers {
+    /// DTensor's `to_local()`: the contiguous tensor of the rank's own local shape. A placement whose padded
+    /// tile disagrees with it is refused (`local-strides`).
+    #[default]
+    ToLocal,
+    /// Every rank's buffer is the padded local tile (`ceil` chunks), short ranks included; not DTensor's memory.
+    Padded,
 }
 
 impl DistLayout {
@@ -288,7 +380,7 @@ impl DistLayout {
             );
         }
         layout.admits(&padded).map_err(|e| LayoutError::new(format!("shape rule: {}", e.message)))?;
-        Ok(DistLayout { layout, shape, padded, partial })
+        Ok(DistLayout { layout, shape, padded, partial, local: LocalBuffers::ToLocal })
     }
 
     /// The local tile's extent (elements) on `m`: the layout's span on `m`.
@@ -397,26 +489,145 @@ impl Distribution {
         ))
     }
 
-    /// The layout of a tensor of `shape` distributed this way (see the module docs).
+    /// DTensor's piece of every rank (row-major over the mesh): per tensor dimension its start and length, the
+    /// torch.chunk split of each mesh dimension that shards it applied in turn, outer first (DTensor's
+    /// `compute_local_shape_and_global_offset`; an empty piece has length 0). `shape` has the distribution's rank.
+    pub fn rank_boxes(&self, mesh: &Mesh, shape: &[i64]) -> Vec<Vec<(i64, i64)>> {
+        let pieces = self.pieces(mesh, shape);
+        (0..mesh.ranks())
+            .map(|rank| {
+                let coord = mesh.coord(rank);
+                self.dims
+                    .iter()
+                    .zip(&pieces)
+                    .map(|(ms, p)| {
+                        let at = ms.iter().fold(0, |acc, &i| acc * mesh.axes()[i].extent + coord[i]);
+                        p[usize::try_from(at).unwrap_or_default()]
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+
+    /// Each rank's local shape (row-major over the mesh): the shape of DTensor's `to_local()` there.
+    pub fn local_shapes(&self, mesh: &Mesh, shape: &[i64]) -> Vec<Vec<i64>> {
+        self.rank_boxes(mesh, shape).into_iter().map(|b| b.into_iter().map(|(_, len)| len).collect()).collect()
+    }
+
+    /// Per tensor dimension, DTensor's pieces (start, length) in the mixed-radix order of the coordinates of the
+    /// mesh dimensions that split it.
+    fn pieces(&self, mesh: &Mesh, shape: &[i64]) -> Vec<Vec<(i64, i64)>> {
+        self.dims
+            .iter()
+            .zip(shape)
+            .map(|(ms, &n)| {
+                let mut pieces = vec![(0, n)];
+                for &i in ms {
+                    let k = mesh.axes()[i].extent;
+                    pieces = pieces
+                        .iter()
+                        .flat_map(|&(start, len)| {
+                            chunk_lengths(len, k).into_iter().scan(start, |at, l| {
+                                let piece = (*at, l);
+                                *at += l;
+                                Some(piece)
+                            })
+                        })
+                        .collect();
+                }
+                pieces
+            })
+            .collect()
+    }
+
+    /// `uneven-nested`: a dimension split by several mesh dimensions whose nested torch.chunk pieces are not one
+    /// torch.chunk over all of them (a layout's blocks along a dimension have one size, in rank order).
+    fn check_nested(&self, mesh: &Mesh, shape: &[i64]) -> Result<()> {
+        for (d, (ms, pieces)) in self.dims.iter().zip(self.pieces(mesh, shape)).enumerate() {
+            let k: i64 = ms.iter().map(|&i| mesh.axes()[i].extent).product();
+            let lengths: Vec<i64> = pieces.iter().map(|p| p.1).collect();
+            let flat = chunk_lengths(shape[d], k);
+            if lengths != flat {
+                let names: Vec<&str> = ms.iter().map(|&i| mesh.axes()[i].name.as_str()).collect();
+                return refuse(
+                    "uneven-nested",
+                    format!(
+                        "dimension {d} of extent {} is split by {} ({k} shards): DTensor chunks each chunk again, \
+                         giving the ranks {} element(s) in rank order; one layout splits a dimension into blocks of \
+                         one size in rank order, as torch.chunk({}, {k}) does: {}",
+                        shape[d],
+                        names.join(" then "),
+                        list_text(&lengths),
+                        shape[d],
+                        list_text(&flat)
+                    ),
+                );
+            }
+        }
+        Ok(())
+    }
+
+    /// `local-strides`: a short non-empty piece of dimension `f` inside a dimension `e < f` of local extent > 1
+    /// gives rank-dependent row-major strides to DTensor's `to_local()` (module docs, "Local buffers").
+    fn check_local(&self, mesh: &Mesh, shape: &[i64]) -> Result<()> {
+        let pieces = self.pieces(mesh, shape);
+        let full: Vec<i64> = pieces.iter().map(|p| p[0].1).collect();
+        for f in 0..pieces.len() {
+            let Some(j) = pieces[f].iter().position(|&(_, l)| l > 0 && l < full[f]) else { continue };
+            let Some(e) = (0..f).find(|&e| full[e] > 1) else { continue };
+            let mut coord = vec![0; mesh.axes().len()];
+            let mut rest = i64::try_from(j).unwrap_or_default();
+            for &i in self.dims[f].iter().rev() {
+                coord[i] = rest % mesh.axes()[i].extent;
+                rest /= mesh.axes()[i].extent;
+            }
+            let rank = mesh.rank_of(&coord).unwrap_or_default();
+            let mut short = full.clone();
+            short[f] = pieces[f][j].1;
+            let stride = |s: &[i64]| s[e + 1..].iter().product::<i64>();
+            return refuse(
+                "local-strides",
+                format!(
+                    "dimension {f} of extent {} is split into pieces of {} with a short piece of {} (torch.chunk) \
+                     inside dimension {e} of local extent {}: DTensor's to_local() is row-major in each rank's own \
+                     shape, {} on rank 0 (dimension {e} stride {}) but {} on rank {rank} (stride {}), and one layout \
+                     gives a local iter one stride on every rank; padded local buffers (--padded-local) would hold \
+                     the {} tile on every rank",
+                    shape[f],
+                    full[f],
+                    short[f],
+                    full[e],
+                    tile_text(&full),
+                    stride(&full),
+                    tile_text(&short),
+                    stride(&short),
+                    tile_text(&full)
+                ),
+            );
+        }
+        Ok(())
+    }
+
+    /// The layout of a tensor of `shape` distributed this way (see the module docs), its local buffers
+    /// DTensor's `to_local()`.
     pub fn layout(&self, mesh: &Mesh, shape: &[i64]) -> Result<DistLayout> {
+        self.layout_with(mesh, shape, LocalBuffers::ToLocal)
+    }
+
+    /// The layout of a tensor of `shape` distributed this way with the given local buffers.
+    pub fn layout_with(&self, mesh: &Mesh, shape: &[i64], local_buffers: LocalBuffers) -> Result<DistLayout> {
         if shape.len() != self.dims.len() || shape.iter().any(|&e| e < 1) {
             return refuse("shape", format!("shape {} for {} dimension(s)", shape_text(shape), self.dims.len()));
+        }
+        self.check_nested(mesh, shape)?;
+        if local_buffers == LocalBuffers::ToLocal {
+            self.check_local(mesh, shape)?;
         }
         let mut padded = Vec::with_capacity(shape.len());
         let mut local = Vec::with_capacity(shape.len());
         for (d, ms) in self.dims.iter().enumerate() {
             let k: i64 = ms.iter().map(|&i| mesh.axes()[i].extent).product();
             let n = shape[d];
-            if n % k != 0 && ms.len() > 1 {
-                return refuse(
-                    "uneven-nested",
-                    format!(
-                        "dimension {d} of extent {n} is split by {} mesh dimensions ({k} shards) unevenly; DTensor \
-                         chunks each chunk again, which no padded row-major split matches",
-                        ms.len()
-                    ),
-                );
-            }
             let chunk = n / k + i64::from(n % k != 0);
             local.push(chunk);
             padded.push(crate::arith::mul(chunk, k, "the padded shape").map_err(shape_rule)?);
@@ -443,11 +654,24 @@ impl Distribution {
         let tile = TileLayout::new(shard, replica, BTreeMap::new()).map_err(shape_rule)?.canonical();
         let partial =
             self.partial.iter().enumerate().filter_map(|(i, p)| p.map(|op| (mesh.axes()[i].axis, op))).collect();
-        DistLayout::new(Layout::Tile(tile), shape.to_vec(), padded, partial)
+        let mut dist = DistLayout::new(Layout::Tile(tile), shape.to_vec(), padded, partial)?;
+        dist.local = local_buffers;
+        Ok(dist)
+    }
+
+    /// [`Distribution::of_layout`], and the layout's local offsets are DTensor's `to_local()` unless its local
+    /// buffers are [`LocalBuffers::Padded`] (`local-strides`).
+    pub fn of_dtensor(mesh: &Mesh, dist: &DistLayout) -> Result<Distribution> {
+        let read = Distribution::of_layout(mesh, dist)?;
+        if dist.local == LocalBuffers::ToLocal {
+            read.check_local(mesh, &dist.shape)?;
+        }
+        Ok(read)
     }
 
     /// Reads the distribution of a layout: the inverse of [`Distribution::layout`], refusing by rule what no
-    /// placement expresses.
+    /// placement expresses. Its local tiles are the padded ones; [`Distribution::of_dtensor`] also checks that
+    /// they are DTensor's own.
     pub fn of_layout(mesh: &Mesh, dist: &DistLayout) -> Result<Distribution> {
         let tile = match &dist.layout {
             Layout::Tile(t) => t,
@@ -555,13 +779,12 @@ impl Distribution {
             let (n, p) = (dist.shape[d], dist.padded[d]);
             let k: i64 = ms.iter().map(|&i| mesh.axes()[i].extent).product();
             let chunked = (n / k + i64::from(n % k != 0)).saturating_mul(k);
-            if p != n && (ms.len() != 1 || p != chunked) {
+            if p != n && p != chunked {
                 return refuse(
                     "padding",
                     format!(
                         "dimension {d}: padded extent {p} for extent {n} split {k} ways; torch.chunk pads to \
-                         ceil({n}/{k})*{k} = {chunked}{}",
-                        if ms.len() > 1 { " and only a dimension split by one mesh axis may be uneven" } else { "" }
+                         ceil({n}/{k})*{k} = {chunked}"
                     ),
                 );
             }
@@ -576,7 +799,9 @@ impl Distribution {
             }
             partial[i] = Some(op);
         }
-        Ok(Distribution { dims, partial })
+        let read = Distribution { dims, partial };
+        read.check_nested(mesh, &dist.shape)?;
+        Ok(read)
     }
 }
 
@@ -600,9 +825,21 @@ pub fn from_spec(mesh: &Mesh, shape: &[i64], spec: &PartitionSpec) -> Result<Dis
     dist.layout(mesh, shape)
 }
 
-/// `to_placements`: the DTensor placements of a distributed layout, or the rule it breaks.
+/// `from_placements` with the given local buffers ([`LocalBuffers::Padded`] accepts what `local-strides`
+/// refuses).
+pub fn from_placements_with(
+    mesh: &Mesh,
+    shape: &[i64],
+    placements: &[Placement],
+    local: LocalBuffers,
+) -> Result<DistLayout> {
+    Distribution::from_placements(mesh, shape.len(), placements)?.layout_with(mesh, shape, local)
+}
+
+/// `to_placements`: the DTensor placements of a distributed layout, or the rule it breaks. Unless the layout's
+/// local buffers are [`LocalBuffers::Padded`], its local offsets must be DTensor's `to_local()` (`local-strides`).
 pub fn to_placements(mesh: &Mesh, dist: &DistLayout) -> Result<Vec<Placement>> {
-    Distribution::of_layout(mesh, dist)?.placements(mesh)
+    Distribution::of_dtensor(mesh, dist)?.placements(mesh)
 }
 
 /// The JAX PartitionSpec of a distributed layout (every dimension listed), or the rule it breaks.
@@ -641,8 +878,58 @@ mod tests {
         assert_eq!(to_placements(&m, &d).unwrap(), vec![Placement::Shard(0)]);
         let e = to_spec(&m, &d).unwrap_err().message;
         assert!(e.starts_with("jax-uneven rule: dimension 0 of extent 10"), "{e}");
+        // 10 over 2x4: chunk(10, 2) = 5, 5, each chunk(5, 4) = 2, 2, 1, 0; torch.chunk(10, 8) is 2, 2, 2, 2, 2, 0, 0, 0.
         let e = from_placements(&mesh("2,4"), &[10], &[Placement::Shard(0), Placement::Shard(0)]).unwrap_err();
         assert!(e.message.starts_with("uneven-nested rule:"), "{}", e.message);
+        assert!(e.message.contains("2, 2, 1, 0, 2, 2, 1, 0"), "{}", e.message);
+    }
+
+    #[test]
+    fn nested_chunks_equal_to_one_chunk_are_accepted() {
+        let ss = [Placement::Shard(0), Placement::Shard(0)];
+        // 7 over 2x2: chunk(7, 2) = 4, 3; chunk(4, 2) = 2, 2 and chunk(3, 2) = 2, 1: 2, 2, 2, 1 = chunk(7, 4).
+        let d = from_placements(&mesh("2,2"), &[7], &ss).unwrap();
+        assert_eq!((d.layout.to_string(), d.padded.clone()), ("S[(2,2,2):(1@gpuid_x,1@gpuid_y,1)]".into(), vec![8]));
+        assert_eq!(to_placements(&mesh("2,2"), &d).unwrap(), ss.to_vec());
+        // A mesh axis of extent 1: chunk(10, 1) then chunk(10, 4) = 3, 3, 3, 1; read back, the extent-1 axis
+        // holds no iter (Replicate(), the same DTensor on a 1x4 mesh).
+        let d = from_placements(&mesh("1,4"), &[10], &ss).unwrap();
+        assert_eq!(d.layout.to_string(), "S[(4,3):(1@gpuid_y,1)]");
+        assert_eq!(to_placements(&mesh("1,4"), &d).unwrap(), vec![Placement::Replicate, Placement::Shard(0)]);
+        // 6 over 2x2: 3, 3, then 2, 1 each: 2, 1, 2, 1, not one block size.
+        let e = from_placements(&mesh("2,2"), &[6], &ss).unwrap_err().message;
+        assert!(e.starts_with("uneven-nested rule:") && e.contains("2, 1, 2, 1"), "{e}");
+        let padded = DistLayout::new(
+            Layout::Tile("S[(2,2,2):(1@gpuid_x,1@gpuid_y,1)]".parse().unwrap()),
+            vec![6],
+            vec![8],
+            vec![],
+        )
+        .unwrap();
+        let e = to_placements(&mesh("2,2"), &padded).unwrap_err().message;
+        assert!(e.starts_with("uneven-nested rule:"), "{e}");
+    }
+
+    #[test]
+    fn short_piece_inside_a_dimension_is_local_strides() {
+        // Shard(1) of 3x10 on 4 ranks: rank 3 holds columns 9:10, DTensor's local 3x1 has row stride 1, the
+        // padded 3x3 tile row stride 3.
+        let m = mesh("4");
+        let e = from_placements(&m, &[3, 10], &[Placement::Shard(1)]).unwrap_err().message;
+        assert!(e.starts_with("local-strides rule:"), "{e}");
+        assert!(e.contains("3x3 on rank 0 (dimension 0 stride 3) but 3x1 on rank 3 (stride 1)"), "{e}");
+        let d = from_placements_with(&m, &[3, 10], &[Placement::Shard(1)], LocalBuffers::Padded).unwrap();
+        assert_eq!((d.layout.to_string(), d.padded.clone()), ("S[(3,4,3):(3,1@gpuid,1)]".into(), vec![3, 12]));
+        assert_eq!(to_placements(&m, &d).unwrap(), vec![Placement::Shard(1)]);
+        let mut exact = d.clone();
+        exact.local = LocalBuffers::ToLocal;
+        assert!(to_placements(&m, &exact).unwrap_err().message.starts_with("local-strides rule:"));
+        // 10 columns on 8 ranks are 2, 2, 2, 2, 2, 0, 0, 0: no short non-empty piece, every local tile 3x2.
+        assert!(from_placements(&mesh("8"), &[3, 10], &[Placement::Shard(1)]).is_ok());
+        // One row: the local extent before the short piece is 1, so no stride differs.
+        assert!(from_placements(&m, &[1, 10], &[Placement::Shard(1)]).is_ok());
+        let d = Distribution::from_placements(&m, 2, &[Placement::Shard(1)]).unwrap();
+        assert_eq!(d.local_shapes(&m, &[3, 10]), vec![vec![3, 3], vec![3, 3], vec![3, 3], vec![3, 1]]);
     }
 
     #[test]
@@ -653,6 +940,18 @@ mod tests {
         assert_eq!(s.to_string(), "P(('x', 'y'), None)");
         assert_eq!(parse_spec("P()").unwrap().0.len(), 0);
         assert!(parse_placements("Shard(x)").unwrap_err().message.starts_with("placement rule:"));
+        // What DTensor prints: repr's tuple, str's short forms, a negative dimension normalised by the rank.
+        let p = parse_placements_for("(Shard(dim=0), Replicate())", 2).unwrap();
+        assert_eq!(p, vec![Placement::Shard(0), Placement::Replicate]);
+        let p = parse_placements_for("placements=(Shard(dim=-1), Partial(reduce_op='max'))", 3).unwrap();
+        assert_eq!(p, vec![Placement::Shard(2), Placement::Partial(ReduceOp::Max)]);
+        assert_eq!(
+            parse_placements_for("[S(-2), R, P]", 2).unwrap(),
+            parse_placements("Shard(0),Replicate(),Partial()").unwrap()
+        );
+        assert!(parse_placements_for("Shard(-3)", 2).unwrap_err().message.starts_with("placement rule:"));
+        assert!(parse_placements("Shard(-1)").unwrap_err().message.starts_with("placement rule:"));
+        assert!(parse_placements("(Shard(0)), (Replicate())").unwrap_err().message.starts_with("placement rule:"));
         assert!(parse_spec("P('x'").unwrap_err().message.starts_with("spec rule:"));
     }
 }

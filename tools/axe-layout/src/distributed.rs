@@ -6,7 +6,8 @@ use crate::cli::{layout_arg, shape_opt, to_json, Args, CliError, Command};
 use axe_layout::distributed::collective::{plan, CollectivePlan, Slice};
 use axe_layout::distributed::placement::{placements_text, Distribution};
 use axe_layout::distributed::{
-    from_placements, from_spec, parse_placements, parse_spec, DistLayout, Mesh, Placement, ReduceOp,
+    from_placements_with, from_spec, parse_placements_for, parse_spec, DistLayout, LocalBuffers, Mesh, Placement,
+    ReduceOp,
 };
 use axe_layout::notation::parse_shape;
 use axe_layout::Axis;
@@ -15,48 +16,56 @@ use serde_json::{json, Value};
 /// The `from-placements` subcommand.
 pub const FROM_PLACEMENTS: Command = Command {
     name: "from-placements",
-    usage: "from-placements --mesh M --shape S (--placements P | --spec SPEC) [--json]",
+    usage: "from-placements --mesh M --shape S (--placements P | --spec SPEC) [--padded-local] [--json]",
     about: "the Axe layout of a DTensor (placements) or a JAX array (PartitionSpec) on a device mesh",
     help: "Prints the layout of the distributed tensor: per dimension the device iters of the mesh axes that\n\
            split it (outer first), then the local extent on m; the local tiles are row-major; mesh axes that split\n\
            nothing are replica iters. Partial(op) is a replica iter plus the marker 'partial: op@axis' (a pending\n\
            reduction is a property of the values, not of the places). Uneven Shard(d) follows torch.chunk\n\
            (chunks of ceil(n/k), the last ranks get fewer or none): the layout is over the 'padded shape'\n\
-           ceil(n/k)*k and coordinates >= n are padding. Only a dimension split by one mesh axis may be uneven\n\
-           (uneven-nested rule); JAX specs must divide evenly (jax-uneven rule).\n\
+           ceil(n/k)*k and coordinates >= n are padding. Under several mesh axes DTensor chunks each chunk again:\n\
+           accepted when that equals one torch.chunk over all of them (7 over 2x2: 2,2,2,1), else the\n\
+           uneven-nested rule (6 over 2x2: 2,1,2,1). JAX specs must divide evenly (jax-uneven rule).\n\
+           The local offsets are DTensor's to_local() (row-major in each rank's own shape); a short piece inside a\n\
+           dimension of local extent > 1 (Shard(1) of 3x10 on 4 ranks: 3x3, ..., 3x1) makes the strides depend on\n\
+           the rank: local-strides rule, unless --padded-local (every rank's buffer is the padded local tile).\n\
            --mesh 2,4: extents on the device axes gpuid (1-D) or gpuid_x, gpuid_y (2-D; gpuid_z 3-D), ranks\n\
            row-major (rank = x * 4 + y); --mesh x=2,y=4 (or --mesh-axes) names the dimensions, on the same axes\n\
            --placements 'Shard(0),Replicate()': one per mesh dimension: Shard(d), Replicate(), Partial(),\n\
-           Partial(sum), Partial(max)   --spec \"P('x', None)\" or \"P(('x','y'), None)\": mesh dimension names\n\
-           --json: {\"layout\", \"shape\", \"padded_shape\", \"local_shape\", \"partial\": [{\"axis\", \"op\"}],\n\
+           Partial(sum), Partial(max), as DTensor prints them too: Shard(dim=0), Shard(-1), the tuple\n\
+           '(Shard(dim=0), Replicate())', S(0), R, P   --spec \"P('x', None)\" or \"P(('x','y'), None)\"\n\
+           --json: {\"layout\", \"shape\", \"padded_shape\", \"local_shape\" (the layout's local tile),\n\
+           \"local_shapes\" (per rank, row-major: DTensor's to_local() shape), \"partial\": [{\"axis\", \"op\"}],\n\
            \"mesh\": [{\"name\", \"axis\", \"extent\"}]}\n\
            A refusal prints '<rule> rule: ...' and exits with 1.\n",
     positional: &[],
     values: &["mesh", "mesh-axes", "shape", "placements", "spec"],
-    switches: &[],
+    switches: &["padded-local"],
     run: run_from,
 };
 
 /// The `to-placements` subcommand.
 pub const TO_PLACEMENTS: Command = Command {
     name: "to-placements",
-    usage: "to-placements LAYOUT --mesh M --shape S [--padded-shape P] [--partial OP@AXIS,...] [--json]",
+    usage: "to-placements LAYOUT --mesh M --shape S [--padded-shape P] [--partial OP@AXIS,...] [--padded-local] \
+            [--json]",
     about: "the DTensor placements and JAX PartitionSpec of a distributed layout, or why it has none",
     help: "The inverse of from-placements. The layout must be over --padded-shape (default: --shape); --partial\n\
            sum@gpuid_y marks the values along a replicated mesh axis as pending sums. A layout no placement\n\
            expresses is refused with its rule (exit 1): swizzle, offset, axis, group, interleaved (a device iter\n\
            inside a local iter: a cyclic split), device-iter (not a whole mesh axis at stride 1), device-twice,\n\
            local-row-major, replica, unused-axis (the tensor lives at coordinate 0 of a mesh axis), padding (not\n\
-           torch.chunk's), partial. Each form may still be refused alone: 'placements: none (dtensor-order rule:\n\
+           torch.chunk's), uneven-nested (not DTensor's nested split), local-strides (the local tiles are not\n\
+           DTensor's to_local(); --padded-local: the buffers are the padded tiles), partial. Each form may still be refused alone: 'placements: none (dtensor-order rule:\n\
            ...)' when a dimension is split by mesh axes out of mesh order, 'spec: none (jax-partial | jax-uneven\n\
            rule: ...)'. A mesh axis of extent 1 reads back as Replicate().\n\
            --mesh 2,4: extents on the device axes gpuid (1-D) or gpuid_x, gpuid_y (2-D; gpuid_z 3-D), ranks\n\
            row-major (rank = x * 4 + y); --mesh x=2,y=4 (or --mesh-axes) names the dimensions, on the same axes\n\
            --json: {\"placements\": [\"Shard(0)\", ...] or null, \"placements_error\": null or text, \"spec\": text or\n\
-           null, \"spec_error\": null or text, \"local_shape\": [...]}\n",
+           null, \"spec_error\": null or text, \"local_shape\": [...], \"local_shapes\": [[...] per rank]}\n",
     positional: &["LAYOUT"],
     values: &["mesh", "mesh-axes", "shape", "padded-shape", "partial"],
-    switches: &[],
+    switches: &["padded-local"],
     run: run_to,
 };
 
@@ -64,7 +73,7 @@ pub const TO_PLACEMENTS: Command = Command {
 pub const COLLECTIVE_PLAN: Command = Command {
     name: "collective-plan",
     usage: "collective-plan (--src L | --src-placements P) (--dst L | --dst-placements P) --shape S --mesh M \
-            [--src-padded P] [--dst-padded P] [--reduce sum|max] [--partial-axes A,...] [--json]",
+            [--src-padded P] [--dst-padded P] [--reduce sum|max] [--partial-axes A,...] [--padded-local] [--json]",
     about: "the collective (all-gather, reduce-scatter, ...) that copies one distributed layout into another",
     help: "Plans dst = src between two distributed layouts of one tensor (or dst = the sum/max over the source's\n\
            partial ranks): per rank, the steps it initiates, in order. Copies are puts by the holder ('copy' when\n\
@@ -77,6 +86,8 @@ pub const COLLECTIVE_PLAN: Command = Command {
            row-major (rank = x * 4 + y); --mesh x=2,y=4 (or --mesh-axes) names the dimensions, on the same axes\n\
            --reduce sum|max: the source's values along --partial-axes (default: every mesh axis it replicates\n\
            over) are partial; a Partial in --src-placements says the same.\n\
+           --padded-local: placements whose short pieces make DTensor's local strides rank-dependent are laid out\n\
+           in padded local tiles (from-placements' local-strides rule) instead of refused.\n\
            kind: local, all-gather, reduce-scatter, all-reduce, broadcast (root), reduce (root), all-to-all,\n\
            point-to-point (named from the mesh axes whose placement changes, kept only if every transfer stays\n\
            within their groups).\n\
@@ -104,7 +115,7 @@ pub const COLLECTIVE_PLAN: Command = Command {
         "reduce",
         "partial-axes",
     ],
-    switches: &[],
+    switches: &["padded-local"],
     run: run_plan,
 };
 
@@ -148,13 +159,35 @@ fn local_shape(mesh: &Mesh, d: &DistLayout) -> Option<Vec<i64>> {
     )
 }
 
+/// Each rank's DTensor local shape (row-major over the mesh).
+fn local_shapes(mesh: &Mesh, d: &DistLayout) -> Vec<Vec<i64>> {
+    Distribution::of_layout(mesh, d).map(|dist| dist.local_shapes(mesh, &d.shape)).unwrap_or_default()
+}
+
+/// `rank local shapes (to_local): 3,3 3,3 3,3 3,1` when some rank's own shape is not the local tile.
+fn rank_shapes_text(tile: &[i64], shapes: &[Vec<i64>]) -> String {
+    if shapes.iter().all(|s| s == tile) {
+        return String::new();
+    }
+    let each: Vec<String> = shapes.iter().map(|s| dims_text(s)).collect();
+    format!("rank local shapes (to_local): {}\n", each.join(" "))
+}
+
+fn local_buffers(args: &Args) -> LocalBuffers {
+    if args.flag("padded-local") {
+        LocalBuffers::Padded
+    } else {
+        LocalBuffers::ToLocal
+    }
+}
+
 fn run_from(args: &Args) -> Result<String, CliError> {
     let mesh = mesh_arg(args)?;
     let shape = shape_opt(args, "shape")?;
     let d = match (args.value("placements"), args.value("spec")) {
         (Some(p), None) => {
-            let p = parse_placements(p).map_err(failed("--placements"))?;
-            from_placements(&mesh, &shape, &p).map_err(failed("from-placements"))?
+            let p = parse_placements_for(p, shape.len()).map_err(failed("--placements"))?;
+            from_placements_with(&mesh, &shape, &p, local_buffers(args)).map_err(failed("from-placements"))?
         }
         (None, Some(s)) => {
             let s = parse_spec(s).map_err(failed("--spec"))?;
@@ -163,11 +196,12 @@ fn run_from(args: &Args) -> Result<String, CliError> {
         _ => return Err(CliError::Usage("give exactly one of --placements and --spec".into())),
     };
     let local = local_shape(&mesh, &d).unwrap_or_default();
+    let shapes = local_shapes(&mesh, &d);
     if args.json() {
         let partial: Vec<Value> = d.partial.iter().map(|(a, op)| json!({"axis": a.name(), "op": op.name()})).collect();
         return to_json(&json!({
             "layout": d.layout.to_string(), "shape": d.shape, "padded_shape": d.padded, "local_shape": local,
-            "partial": partial, "mesh": mesh_json(&mesh),
+            "local_shapes": shapes, "partial": partial, "mesh": mesh_json(&mesh),
         }));
     }
     let mut out = format!("layout: {}\nshape: {}\n", d.layout, dims_text(&d.shape));
@@ -175,6 +209,10 @@ fn run_from(args: &Args) -> Result<String, CliError> {
         out.push_str(&format!("padded shape: {} (torch.chunk)\n", dims_text(&d.padded)));
     }
     out.push_str(&format!("local shape: {}\n", dims_text(&local)));
+    out.push_str(&rank_shapes_text(&local, &shapes));
+    if d.local == LocalBuffers::Padded {
+        out.push_str("local buffers: padded tiles (not DTensor's to_local())\n");
+    }
     if !d.partial.is_empty() {
         out.push_str(&format!("partial: {}\n", partial_text(&d.partial)));
     }
@@ -222,10 +260,12 @@ fn run_to(args: &Args) -> Result<String, CliError> {
     let shape = shape_opt(args, "shape")?;
     let mut d = dist_of(args.arg(0), "LAYOUT", &shape, args.value("padded-shape"))?;
     d.partial = partial_arg(args.value("partial").unwrap_or(""), "")?;
-    let dist = Distribution::of_layout(&mesh, &d).map_err(failed("to-placements"))?;
+    d.local = local_buffers(args);
+    let dist = Distribution::of_dtensor(&mesh, &d).map_err(failed("to-placements"))?;
     let placements = dist.placements(&mesh);
     let spec = dist.spec(&mesh, &d.shape, &d.padded);
     let local = local_shape(&mesh, &d).unwrap_or_default();
+    let shapes = dist.local_shapes(&mesh, &d.shape);
     if args.json() {
         let (p, pe) = match &placements {
             Ok(p) => (json!(p.iter().map(Placement::to_string).collect::<Vec<_>>()), Value::Null),
@@ -237,6 +277,7 @@ fn run_to(args: &Args) -> Result<String, CliError> {
         };
         return to_json(&json!({
             "placements": p, "placements_error": pe, "spec": s, "spec_error": se, "local_shape": local,
+            "local_shapes": shapes,
         }));
     }
     let p = match &placements {
@@ -247,7 +288,7 @@ fn run_to(args: &Args) -> Result<String, CliError> {
         Ok(s) => s.to_string(),
         Err(e) => format!("none ({})", e.message),
     };
-    Ok(format!("placements: {p}\nspec: {s}\nlocal shape: {}\n", dims_text(&local)))
+    Ok(format!("placements: {p}\nspec: {s}\nlocal shape: {}\n{}", dims_text(&local), rank_shapes_text(&local, &shapes)))
 }
 
 fn side(args: &Args, role: &str, mesh: &Mesh, shape: &[i64]) -> Result<DistLayout, CliError> {
@@ -255,8 +296,8 @@ fn side(args: &Args, role: &str, mesh: &Mesh, shape: &[i64]) -> Result<DistLayou
     match (args.value(role), args.value(&key)) {
         (Some(l), None) => dist_of(l, &format!("--{role}"), shape, args.value(&format!("{role}-padded"))),
         (None, Some(p)) => {
-            let p = parse_placements(p).map_err(failed(&format!("--{key}")))?;
-            from_placements(mesh, shape, &p).map_err(failed(&format!("--{key}")))
+            let p = parse_placements_for(p, shape.len()).map_err(failed(&format!("--{key}")))?;
+            from_placements_with(mesh, shape, &p, local_buffers(args)).map_err(failed(&format!("--{key}")))
         }
         _ => Err(CliError::Usage(format!("give exactly one of --{role} and --{key}"))),
     }
