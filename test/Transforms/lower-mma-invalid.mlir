@@ -62,7 +62,7 @@ module attributes {axe.target = "sm_80"} {
     %a = "axe.alloc"() {scope = #axe.exec<"warp">} : () -> !a
     %b = "axe.alloc"() {scope = #axe.exec<"warp">} : () -> !b
     %c = "axe.alloc"() {scope = #axe.exec<"warp">} : () -> !c
-    // expected-error @+1 {{mma: dtype rule: mma.sync has no bf16 x bf16 -> f16 instruction (PTX table: f16 -> f16|f32, bf16 -> f32)}}
+    // expected-error @+1 {{mma: dtype rule: mma.sync has no bf16 x bf16 -> f16 instruction (PTX table: f16 -> f16|f32, bf16 -> f32, tf32 -> f32)}}
     "axe.gemm"(%a, %b, %c) {scope = #axe.exec<"warp">} : (!a, !b, !c) -> ()
     return
   }

@@ -52,7 +52,7 @@ fn run(args: &Args) -> Result<String, CliError> {
 /// The plan of a parsed `mma-plan` command line (shared with the explorer's `/api/mma`).
 pub fn plan_of(args: &Args) -> Result<MmaPlan, CliError> {
     let chip = parse(args, "chip", "chip (sm_80, sm_90, sm_90a, sm_100a)", Chip::from_name)?;
-    let dtype = parse(args, "dtype", "element type (f16, bf16, e4m3, e5m2)", DType::from_name)?;
+    let dtype = parse(args, "dtype", "element type (f16, bf16, tf32, e4m3, e5m2)", DType::from_name)?;
     let acc_dtype = match args.value("acc-dtype") {
         None => DType::F32,
         Some(t) => DType::from_name(t)
