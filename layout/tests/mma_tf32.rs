@@ -210,7 +210,7 @@ fn wgmma_tf32_k8() {
     )
     .unwrap_err();
     assert_eq!(e.rule, MmaRule::SmemAtom, "{e}");
-    assert!(e.message.contains("tf32 operands K-major only"), "{e}");
+    assert!(e.message.contains("32-bit operands K-major only"), "{e}");
 }
 
 /// tcgen05 kind::tf32, M=128, N=64, K=8: the instruction descriptor by hand (Table 42): D f32 (1 << 4), A and B

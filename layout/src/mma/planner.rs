@@ -233,9 +233,10 @@ fn match_operand(
                 return Err(err(
                     MmaRule::SmemAtom,
                     format!(
-                        "operand {} is MN-major, but wgmma reads {dtype} operands K-major only (imm-trans is for \
+                        "operand {} is MN-major, but wgmma reads {}-bit operands K-major only (imm-trans is for \
                          .f16/.bf16)",
-                        role.name()
+                        role.name(),
+                        dtype.bits()
                     ),
                 ));
             }
