@@ -18,7 +18,10 @@
 //! scope, the linear thread id at CTA scope, 0 at thread scope. A register layout's point names its thread by
 //! `t = sum over thread axes of coordinate * threads per unit` (1 for thread axes such as `laneid`, `tid`; 32 for
 //! warp axes `warpid`, `wid_in_wg`; 128 for `wgid`), so `S[(4,32,8):(1@warpid,1@laneid,1)]` puts row `r` in
-//! thread `r`. An optional [`ThreadSubset`] (`warpid` in `[0, 4)`) restricts which threads run the copy.
+//! thread `r`; `tid`, `tid_in_wg` and `laneid`/`warpid` spellings of one register layout are therefore one
+//! layout, and the register axis may be spelled `reg` as well as `m`. The `ldmatrix`/`stmatrix` match reads the
+//! layout in lanes and warps ([`crate::threads::to_hardware`]). An optional [`ThreadSubset`] (`warpid` in
+//! `[0, 4)`) restricts which threads run the copy.
 //!
 //! # Which instruction
 //! Chosen from the memories, then from the layouts (see each rule of [`CopyRule`] for the refusals):
@@ -76,7 +79,7 @@ pub enum Mem {
     Global,
     /// Shared memory: a layout on `m` from the tensor's base, possibly swizzled.
     Shared,
-    /// Registers: thread axes and the register axis `m`.
+    /// Registers: thread axes and the register axis `m` (or `reg`).
     Reg,
     /// Tensor memory (sm_100a): `TLane` and `TCol`.
     Tmem,
