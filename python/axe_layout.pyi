@@ -7,7 +7,9 @@ import numpy.typing as npt
 
 __version__: str
 TABLE_LIMIT: int
-"""The most values Layout.table writes per axis (elements times points per element)."""
+"""The most values Layout.table writes in all (elements times points per element times axes)."""
+EVAL_LIMIT: int
+"""The most values Layout.eval returns (points times axes)."""
 HTML_CELLS: int
 """The most cells Layout.html draws."""
 
@@ -61,7 +63,7 @@ class Layout:
         """The map as one int64 array per axis, of the logical shape (default: 1-D).
 
         A replicated layout with k points per element gets a trailing dimension of length k, ordered as eval's
-        list: table(s)[axis][x][r] == eval(x, s)[r][axis]. At most TABLE_LIMIT values per axis.
+        list: table(s)[axis][x][r] == eval(x, s)[r][axis]. At most TABLE_LIMIT values in all (over every axis).
         """
     def canonicalize(self) -> Layout:
         """The canonical form (paper App. A): same induced map."""

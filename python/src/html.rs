@@ -14,6 +14,10 @@ use std::fmt::Write;
 /// The most cells one grid draws (a 64 x 64 tile).
 pub const MAX_CELLS: i64 = 1 << 12;
 
+/// The most axis values one grid lists (cells times points per cell times axes; every point is in a cell's hover
+/// text), so that a replicated layout cannot make a page of gigabytes.
+pub const MAX_VALUES: i64 = 1 << 18;
+
 /// The shape `_repr_html_` draws: the shard's iters split into rows (the outer iters) and columns (the inner
 /// ones) at the most nearly square split, the wider one on a tie, so `S[(8,4):...]` draws 8 x 4 and
 /// `S[(8,2,4,2):...]` 8 x 16; a shard of one iter draws one row.
@@ -54,6 +58,14 @@ pub fn grid(layout: &Layout, shape: &[i64]) -> Result<String> {
         )));
     }
     let evaluator = layout.evaluator()?;
+    let (points, axis_count) = (evaluator.replica_len().max(1) as i64, evaluator.axes().len().max(1) as i64);
+    let values = size.saturating_mul(points).saturating_mul(axis_count);
+    if values > MAX_VALUES {
+        return Err(LayoutError::new(format!(
+            "the grid would list {size} elements x {points} points x {axis_count} axes = {values} values, more than \
+             it draws ({MAX_VALUES}); slice a region first"
+        )));
+    }
     let sets: Vec<Vec<Coord>> = (0..size).map(|flat| evaluator.eval_flat(flat)).collect::<Result<_>>()?;
     let mut axes = layout.axes();
     axes.sort_by_key(axis_rank);

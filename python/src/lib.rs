@@ -9,7 +9,10 @@
 //!
 //! Errors: every refusal of the algebra or the planners raises `axe_layout.LayoutError` (a `ValueError`) with
 //! `.message` (the crate's message) and `.column` (1-based character column in the text for parse errors, else
-//! `None`), as the CLI prints them. A wrong Python type raises `TypeError`.
+//! `None`), as the CLI prints them. A wrong Python type raises `TypeError`. No argument aborts the interpreter or
+//! escapes `except Exception`: sequences are read with bounds (`args`), answers whose size multiplies several
+//! factors are capped before they are built (`TABLE_LIMIT`, `EVAL_LIMIT`, the HTML grid's values), and a panic,
+//! which would be pyo3's `PanicException` (a `BaseException`), becomes `LayoutError` ([`guarded`]).
 //!
 //! Built by maturin (`pip install ./python`); `axe_layout.pyi` next to `pyproject.toml` is the type stub.
 
@@ -47,6 +50,20 @@ pub(crate) fn layout_error(py: Python<'_>, message: &str, column: Option<usize>,
     err
 }
 
+/// Runs the body of a function Python calls, turning a panic into a [`LayoutError`] (`what: internal error: ...`).
+/// No input should reach a panic (the crate refuses bad input with errors, and `args` bounds every conversion); if
+/// one does, pyo3 would raise `PanicException`, which derives from `BaseException` and escapes `except Exception`.
+pub(crate) fn guarded<T>(py: Python<'_>, what: &str, body: impl FnOnce() -> PyResult<T>) -> PyResult<T> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(body)).unwrap_or_else(|payload| {
+        let reason = payload
+            .downcast_ref::<&str>()
+            .map(|s| (*s).to_owned())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "a panic".to_owned());
+        Err(layout_error(py, &format!("{what}: internal error: {reason}"), None, None))
+    })
+}
+
 /// Converts a crate error about `what` (an argument name or an operation, the message's prefix; none when empty)
 /// into a [`LayoutError`]. `text` is the
 /// text that was parsed, when the error came from parsing it: the byte offset becomes a character column.
@@ -80,14 +97,17 @@ mod axe_layout {
     /// or `thread:UNIT:WITHIN` (e.g. `thread:thread:warp`). Idempotent; declared axes last for the process.
     #[pyfunction]
     fn declare_axis(py: Python<'_>, name: &str, kind: &str) -> PyResult<()> {
-        let k = layout::AxisKind::parse(kind).map_err(|e| crate_error(py, "kind", None, &e))?;
-        layout::Axis::declare(name, k).map_err(|e| crate_error(py, "declare_axis", None, &e))?;
-        Ok(())
+        guarded(py, "declare_axis", || {
+            let k = layout::AxisKind::parse(kind).map_err(|e| crate_error(py, "kind", None, &e))?;
+            layout::Axis::declare(name, k).map_err(|e| crate_error(py, "declare_axis", None, &e))?;
+            Ok(())
+        })
     }
 
     #[pymodule_init]
     fn init(m: &Bound<'_, PyModule>) -> PyResult<()> {
         m.add("TABLE_LIMIT", pylayout::TABLE_LIMIT)?;
+        m.add("EVAL_LIMIT", pylayout::EVAL_LIMIT)?;
         m.add("HTML_CELLS", html::MAX_CELLS)?;
         m.add("__version__", env!("CARGO_PKG_VERSION"))?;
         Ok(())

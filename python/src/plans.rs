@@ -6,7 +6,7 @@
 //! compares them with the CLI's output.
 
 use crate::args::{layout_of, region_of, shape_of};
-use crate::{crate_error, layout_error};
+use crate::{crate_error, guarded, layout_error};
 use layout::mma::{self, Access, Chip, DType, GemmRequest, Mem, Operand};
 use layout::tma::{self, Direction, ElemType, L2Promotion, OobFill, TmaOptions, TmaRequest};
 use pyo3::prelude::*;
@@ -42,70 +42,74 @@ pub fn tma_plan<'py>(
     l2_promotion: Option<&str>,
     oob_fill: Option<&str>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let global = layout_of(py, "global_layout", global_layout)?;
-    let global_shape = shape_of(py, "global_shape", global_shape)?;
-    let global_region = region_of(py, "global_region", global_region)?;
-    let shared = layout_of(py, "shared_layout", shared_layout)?;
-    let shared_shape = shape_of(py, "shared_shape", shared_shape)?;
-    let shared_region = region_of(py, "shared_region", shared_region)?;
-    let dtype = ElemType::from_name(dtype).ok_or_else(|| {
-        let names: Vec<&str> = ElemType::ALL.iter().map(|t| t.name()).collect();
-        refuse(py, format!("dtype: unknown element type '{dtype}' (one of {})", names.join(", ")))
-    })?;
-    let direction = Direction::from_name(direction)
-        .ok_or_else(|| refuse(py, format!("direction: expected g2s or s2g, got '{direction}'")))?;
-    let mut options = TmaOptions::default();
-    if let Some(t) = l2_promotion {
-        options.l2_promotion = L2Promotion::from_name(t)
-            .ok_or_else(|| refuse(py, format!("l2_promotion: expected none, 64B, 128B or 256B, got '{t}'")))?;
-    }
-    if let Some(t) = oob_fill {
-        options.oob_fill = match t {
-            "zero" | "none" | "0" => OobFill::None,
-            "nan" | "1" => OobFill::NanRequestZeroFma,
-            _ => return Err(refuse(py, format!("oob_fill: expected zero or nan, got '{t}'"))),
-        };
-    }
-    for (what, layout, shape) in [("global_shape", &global, &global_shape), ("shared_shape", &shared, &shared_shape)] {
-        layout.admits(shape).map_err(|e| crate_error(py, what, None, &e))?;
-    }
-    let p = tma::plan(&TmaRequest {
-        global: &global,
-        global_shape: &global_shape,
-        global_region: &global_region,
-        shared: &shared,
-        shared_shape: &shared_shape,
-        shared_region: &shared_region,
-        dtype,
-        direction,
-        options,
-    })
-    .map_err(|e| refuse(py, e.to_string()))?;
+    guarded(py, "tma_plan", || {
+        let global = layout_of(py, "global_layout", global_layout)?;
+        let global_shape = shape_of(py, "global_shape", global_shape)?;
+        let global_region = region_of(py, "global_region", global_region)?;
+        let shared = layout_of(py, "shared_layout", shared_layout)?;
+        let shared_shape = shape_of(py, "shared_shape", shared_shape)?;
+        let shared_region = region_of(py, "shared_region", shared_region)?;
+        let dtype = ElemType::from_name(dtype).ok_or_else(|| {
+            let names: Vec<&str> = ElemType::ALL.iter().map(|t| t.name()).collect();
+            refuse(py, format!("dtype: unknown element type '{dtype}' (one of {})", names.join(", ")))
+        })?;
+        let direction = Direction::from_name(direction)
+            .ok_or_else(|| refuse(py, format!("direction: expected g2s or s2g, got '{direction}'")))?;
+        let mut options = TmaOptions::default();
+        if let Some(t) = l2_promotion {
+            options.l2_promotion = L2Promotion::from_name(t)
+                .ok_or_else(|| refuse(py, format!("l2_promotion: expected none, 64B, 128B or 256B, got '{t}'")))?;
+        }
+        if let Some(t) = oob_fill {
+            options.oob_fill = match t {
+                "zero" | "none" | "0" => OobFill::None,
+                "nan" | "1" => OobFill::NanRequestZeroFma,
+                _ => return Err(refuse(py, format!("oob_fill: expected zero or nan, got '{t}'"))),
+            };
+        }
+        for (what, layout, shape) in
+            [("global_shape", &global, &global_shape), ("shared_shape", &shared, &shared_shape)]
+        {
+            layout.admits(shape).map_err(|e| crate_error(py, what, None, &e))?;
+        }
+        let p = tma::plan(&TmaRequest {
+            global: &global,
+            global_shape: &global_shape,
+            global_region: &global_region,
+            shared: &shared,
+            shared_shape: &shared_shape,
+            shared_region: &shared_region,
+            dtype,
+            direction,
+            options,
+        })
+        .map_err(|e| refuse(py, e.to_string()))?;
 
-    let d = &p.desc;
-    let out = PyDict::new(py);
-    out.set_item("dtype", d.data_type.code())?;
-    out.set_item("rank", d.rank)?;
-    out.set_item("global_dims", &d.global_dims)?;
-    out.set_item("global_strides_bytes", &d.global_strides_bytes)?;
-    out.set_item("box_dims", &d.box_dims)?;
-    out.set_item("element_strides", &d.element_strides)?;
-    out.set_item("interleave", d.interleave as u32)?;
-    out.set_item("swizzle", d.swizzle as u32)?;
-    out.set_item("l2_promotion", d.l2_promotion as u32)?;
-    out.set_item("oob_fill", d.oob_fill as u32)?;
-    let issues = PyList::empty(py);
-    for i in &p.issues {
-        let issue = PyDict::new(py);
-        issue.set_item("coordinates", &i.coordinates)?;
-        issue.set_item("smem_offset_bytes", i.smem_offset_bytes)?;
-        issues.append(issue)?;
-    }
-    out.set_item("issues", issues)?;
-    if p.global_offset_bytes != 0 {
-        out.set_item("global_offset_bytes", p.global_offset_bytes)?;
-    }
-    Ok(out)
+        let d = &p.desc;
+        let out = PyDict::new(py);
+        out.set_item("dtype", d.data_type.code())?;
+        out.set_item("rank", d.rank)?;
+        out.set_item("global_dims", &d.global_dims)?;
+        out.set_item("global_strides_bytes", &d.global_strides_bytes)?;
+        out.set_item("box_dims", &d.box_dims)?;
+        out.set_item("element_strides", &d.element_strides)?;
+        out.set_item("interleave", d.interleave as u32)?;
+        out.set_item("swizzle", d.swizzle as u32)?;
+        out.set_item("l2_promotion", d.l2_promotion as u32)?;
+        out.set_item("oob_fill", d.oob_fill as u32)?;
+        let issues = PyList::empty(py);
+        for i in &p.issues {
+            let issue = PyDict::new(py);
+            issue.set_item("coordinates", &i.coordinates)?;
+            issue.set_item("smem_offset_bytes", i.smem_offset_bytes)?;
+            issues.append(issue)?;
+        }
+        out.set_item("issues", issues)?;
+        if p.global_offset_bytes != 0 {
+            out.set_item("global_offset_bytes", p.global_offset_bytes)?;
+        }
+        Ok(out)
+    })
 }
 
 /// How one instruction reaches one operand, as the CLI's JSON: {"regs": [...]}, {"smem": {...}} or
@@ -160,45 +164,48 @@ pub fn mma_plan<'py>(
     c_mem: &str,
     acc_dtype: &str,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let chip = Chip::from_name(chip)
-        .ok_or_else(|| refuse(py, format!("chip: unknown chip (sm_80, sm_90, sm_90a, sm_100a) '{chip}'")))?;
-    let dtype = DType::from_name(dtype)
-        .ok_or_else(|| refuse(py, format!("dtype: unknown element type (f16, bf16, e4m3, e5m2) '{dtype}'")))?;
-    let acc_dtype = DType::from_name(acc_dtype)
-        .ok_or_else(|| refuse(py, format!("acc_dtype: unknown element type '{acc_dtype}' (f32 or f16)")))?;
-    let mut operands = Vec::new();
-    for (role, layout, shape, mem) in [("a", a, a_shape, a_mem), ("b", b, b_shape, b_mem), ("c", c, c_shape, c_mem)] {
-        let layout = layout_of(py, role, layout)?;
-        let shape = shape_of(py, &format!("{role}_shape"), shape)?;
-        let mem = Mem::from_name(mem)
-            .ok_or_else(|| refuse(py, format!("{role}_mem: unknown memory (reg, shared, tmem) '{mem}'")))?;
-        operands.push((layout, shape, mem));
-    }
-    let op = |i: usize| Operand { layout: &operands[i].0, shape: &operands[i].1, mem: operands[i].2 };
-    let p = mma::plan(&GemmRequest { chip, dtype, acc_dtype, a: op(0), b: op(1), c: op(2) })
-        .map_err(|e| refuse(py, e.to_string()))?;
-
-    let issues = PyList::empty(py);
-    for i in &p.issues {
-        let issue = PyDict::new(py);
-        issue.set_item("thread_base", i.thread_base)?;
-        issue.set_item("m", i.m)?;
-        issue.set_item("n", i.n)?;
-        issue.set_item("k", i.k)?;
-        issue.set_item("a", access_dict(py, &i.a)?)?;
-        issue.set_item("b", access_dict(py, &i.b)?)?;
-        issue.set_item("c", access_dict(py, &i.c)?)?;
-        if let Some(idesc) = p.idesc {
-            issue.set_item("idesc", format!("0x{idesc:08x}"))?;
+    guarded(py, "mma_plan", || {
+        let chip = Chip::from_name(chip)
+            .ok_or_else(|| refuse(py, format!("chip: unknown chip (sm_80, sm_90, sm_90a, sm_100a) '{chip}'")))?;
+        let dtype = DType::from_name(dtype)
+            .ok_or_else(|| refuse(py, format!("dtype: unknown element type (f16, bf16, e4m3, e5m2) '{dtype}'")))?;
+        let acc_dtype = DType::from_name(acc_dtype)
+            .ok_or_else(|| refuse(py, format!("acc_dtype: unknown element type '{acc_dtype}' (f32 or f16)")))?;
+        let mut operands = Vec::new();
+        for (role, layout, shape, mem) in [("a", a, a_shape, a_mem), ("b", b, b_shape, b_mem), ("c", c, c_shape, c_mem)]
+        {
+            let layout = layout_of(py, role, layout)?;
+            let shape = shape_of(py, &format!("{role}_shape"), shape)?;
+            let mem = Mem::from_name(mem)
+                .ok_or_else(|| refuse(py, format!("{role}_mem: unknown memory (reg, shared, tmem) '{mem}'")))?;
+            operands.push((layout, shape, mem));
         }
-        issues.append(issue)?;
-    }
-    let out = PyDict::new(py);
-    out.set_item("instruction", &p.instruction)?;
-    out.set_item("inst_shape", p.inst_shape)?;
-    out.set_item("issues", issues)?;
-    if let Some(cols) = p.tmem_columns {
-        out.set_item("tmem_columns", cols)?;
-    }
-    Ok(out)
+        let op = |i: usize| Operand { layout: &operands[i].0, shape: &operands[i].1, mem: operands[i].2 };
+        let p = mma::plan(&GemmRequest { chip, dtype, acc_dtype, a: op(0), b: op(1), c: op(2) })
+            .map_err(|e| refuse(py, e.to_string()))?;
+
+        let issues = PyList::empty(py);
+        for i in &p.issues {
+            let issue = PyDict::new(py);
+            issue.set_item("thread_base", i.thread_base)?;
+            issue.set_item("m", i.m)?;
+            issue.set_item("n", i.n)?;
+            issue.set_item("k", i.k)?;
+            issue.set_item("a", access_dict(py, &i.a)?)?;
+            issue.set_item("b", access_dict(py, &i.b)?)?;
+            issue.set_item("c", access_dict(py, &i.c)?)?;
+            if let Some(idesc) = p.idesc {
+                issue.set_item("idesc", format!("0x{idesc:08x}"))?;
+            }
+            issues.append(issue)?;
+        }
+        let out = PyDict::new(py);
+        out.set_item("instruction", &p.instruction)?;
+        out.set_item("inst_shape", p.inst_shape)?;
+        out.set_item("issues", issues)?;
+        if let Some(cols) = p.tmem_columns {
+            out.set_item("tmem_columns", cols)?;
+        }
+        Ok(out)
+    })
 }

@@ -2,7 +2,7 @@
 //! (`tile INNER OUTER --inner-shape --outer-shape` is `inner.tile(outer, inner_shape, outer_shape)`).
 
 use crate::args::{coord_of, layout_of, region_of, shape_of, shape_or, tile_of, CoordArg};
-use crate::{crate_error, html, layout_error};
+use crate::{crate_error, guarded, html, layout_error};
 use layout::canonicalize::{canonicalize, equivalent};
 use layout::notation::parse_layout;
 use layout::tile_layout::flatten;
@@ -13,9 +13,13 @@ use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyDict, PyList, PyString, PyTuple};
 use std::hash::{DefaultHasher, Hash, Hasher};
 
-/// The most values [`PyLayout::table`] writes per axis (elements times points per element): 16 Mi, 128 MiB of
-/// int64 per axis.
+/// The most values [`PyLayout::table`] writes in all (elements times points per element times axes): 16 Mi, 128 MiB
+/// of int64 however many axes the layout has.
 pub const TABLE_LIMIT: i64 = 1 << 24;
+
+/// The most values [`PyLayout::eval`] returns (points times axes): 4 Mi, a few hundred MB of Python dicts; every
+/// copy of an element on the built-in axes fits.
+pub const EVAL_LIMIT: i64 = 1 << 22;
 
 /// An Axe layout: `Layout("S[(8,4):(4@laneid,1@laneid)]")`.
 ///
@@ -85,14 +89,16 @@ impl PyLayout {
     /// Parses a layout in the Axe notation (or copies a Layout). Raises LayoutError with the column on bad text.
     #[new]
     fn new(py: Python<'_>, text: &Bound<'_, PyAny>) -> PyResult<Self> {
-        if let Ok(l) = text.cast::<PyLayout>() {
-            return Ok(Self::wrap(l.get().layout.clone()));
-        }
-        let Ok(s) = text.cast::<PyString>() else {
-            return Err(PyTypeError::new_err("Layout() takes the layout's text (a str)"));
-        };
-        let s = s.to_str()?;
-        parse_layout(s).map(Self::wrap).map_err(|e| crate_error(py, "", Some(s), &e))
+        guarded(py, "Layout", || {
+            if let Ok(l) = text.cast::<PyLayout>() {
+                return Ok(Self::wrap(l.get().layout.clone()));
+            }
+            let Ok(s) = text.cast::<PyString>() else {
+                return Err(PyTypeError::new_err("Layout() takes the layout's text (a str)"));
+            };
+            let s = s.to_str()?;
+            parse_layout(s).map(Self::wrap).map_err(|e| crate_error(py, "", Some(s), &e))
+        })
     }
 
     fn __repr__(&self) -> String {
@@ -104,15 +110,17 @@ impl PyLayout {
     }
 
     /// Equal canonical forms (a Layout never equals another type).
-    fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
-        other.cast::<PyLayout>().is_ok_and(|o| self.canonical() == o.get().canonical())
+    fn __eq__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<bool> {
+        guarded(py, "__eq__", || Ok(other.cast::<PyLayout>().is_ok_and(|o| self.canonical() == o.get().canonical())))
     }
 
     /// The hash of the canonical form, so equal layouts hash alike.
-    fn __hash__(&self) -> u64 {
-        let mut h = DefaultHasher::new();
-        self.canonical().hash(&mut h);
-        h.finish()
+    fn __hash__(&self, py: Python<'_>) -> PyResult<u64> {
+        guarded(py, "__hash__", || {
+            let mut h = DefaultHasher::new();
+            self.canonical().hash(&mut h);
+            Ok(h.finish())
+        })
     }
 
     /// Pickles as the text.
@@ -135,9 +143,11 @@ impl PyLayout {
     /// "memory") the memory axes count together, as `axe-layout span`.
     #[pyo3(signature = (axis=None))]
     fn span(&self, py: Python<'_>, axis: Option<&str>) -> PyResult<i64> {
-        Ok(match axis {
-            None | Some("memory") => self.layout.tile().span_memory(),
-            Some(name) => self.layout.tile().span_on(Axis::named(name).map_err(op_error(py, "axis"))?),
+        guarded(py, "span", || {
+            Ok(match axis {
+                None | Some("memory") => self.layout.tile().span_memory(),
+                Some(name) => self.layout.tile().span_on(Axis::named(name).map_err(op_error(py, "axis"))?),
+            })
         })
     }
 
@@ -152,12 +162,23 @@ impl PyLayout {
         coord: &Bound<'py, PyAny>,
         shape: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyList>> {
-        let shape = shape_or(py, "shape", shape, || vec![self.layout.size()])?;
-        self.admit(py, "shape", &shape)?;
-        let flat = self.flat_of(py, coord_of(py, "coord", coord)?, &shape)?;
-        let set = self.layout.evaluator().and_then(|e| e.eval_flat(flat)).map_err(op_error(py, "eval"))?;
-        let dicts = set.iter().map(|c| point_dict(py, c)).collect::<PyResult<Vec<_>>>()?;
-        PyList::new(py, dicts)
+        guarded(py, "eval", || {
+            let shape = shape_or(py, "shape", shape, || vec![self.layout.size()])?;
+            self.admit(py, "shape", &shape)?;
+            let flat = self.flat_of(py, coord_of(py, "coord", coord)?, &shape)?;
+            let evaluator = self.layout.evaluator().map_err(op_error(py, "eval"))?;
+            let (points, axes) = (evaluator.replica_len().max(1) as i64, evaluator.axes().len() as i64);
+            if points.saturating_mul(axes) > EVAL_LIMIT {
+                let m = format!(
+                    "eval: {points} points x {axes} axes = {} values, more than EVAL_LIMIT ({EVAL_LIMIT})",
+                    points.saturating_mul(axes)
+                );
+                return Err(layout_error(py, &m, None, None));
+            }
+            let set = evaluator.eval_flat(flat).map_err(op_error(py, "eval"))?;
+            let dicts = set.iter().map(|c| point_dict(py, c)).collect::<PyResult<Vec<_>>>()?;
+            PyList::new(py, dicts)
+        })
     }
 
     /// The whole map as numpy int64 arrays, one per axis (a dict axis -> array, axes sorted by name).
@@ -165,77 +186,83 @@ impl PyLayout {
     /// Each array has the logical `shape` (default: the 1-D shape of the layout's size) when every element maps
     /// to one point. A replicated layout (k points per element) gets a trailing dimension of length k: entry
     /// [..., r] is the element's r-th point in eval's order, so `table(s)[a][x][r] == eval(x, s)[r][a]`. At
-    /// most TABLE_LIMIT values per axis.
+    /// most TABLE_LIMIT values in all (elements x points x axes).
     #[pyo3(signature = (shape=None))]
     fn table<'py>(&self, py: Python<'py>, shape: Option<&Bound<'py, PyAny>>) -> PyResult<Bound<'py, PyDict>> {
-        let shape = shape_or(py, "shape", shape, || vec![self.layout.size()])?;
-        self.admit(py, "shape", &shape)?;
-        let evaluator = self.layout.evaluator().map_err(op_error(py, "table"))?;
-        let size = self.layout.size();
-        let k = evaluator.replica_len().max(1);
-        let count = size.saturating_mul(k as i64);
-        if count > TABLE_LIMIT {
-            return Err(layout_error(
-                py,
-                &format!(
-                    "table: {size} elements x {k} points = {count} values per axis, more than TABLE_LIMIT \
-                     ({TABLE_LIMIT}); use eval"
-                ),
-                None,
-                None,
-            ));
-        }
-        let axes = evaluator.axes().to_vec();
-        let mut columns: Vec<Vec<i64>> = vec![Vec::with_capacity(count as usize); axes.len()];
-        for flat in 0..size {
-            let points = evaluator.values(flat).map_err(op_error(py, "table"))?;
-            if points.len() != k {
+        guarded(py, "table", || {
+            let shape = shape_or(py, "shape", shape, || vec![self.layout.size()])?;
+            self.admit(py, "shape", &shape)?;
+            let evaluator = self.layout.evaluator().map_err(op_error(py, "table"))?;
+            let size = self.layout.size();
+            let k = evaluator.replica_len().max(1);
+            let count = size.saturating_mul(k as i64);
+            let axes = evaluator.axes().to_vec();
+            let total = count.saturating_mul(axes.len().max(1) as i64);
+            if total > TABLE_LIMIT {
                 return Err(layout_error(
                     py,
-                    &format!("table: element {flat} has {} points where the layout has {k} replicas", points.len()),
+                    &format!(
+                        "table: {size} elements x {k} points x {} axes = {total} values, more than TABLE_LIMIT \
+                         ({TABLE_LIMIT}); use eval",
+                        axes.len()
+                    ),
                     None,
                     None,
                 ));
             }
-            for point in &points {
-                for (column, v) in columns.iter_mut().zip(point) {
-                    column.push(*v);
+            let mut columns: Vec<Vec<i64>> = vec![Vec::with_capacity(count as usize); axes.len()];
+            for flat in 0..size {
+                let points = evaluator.values(flat).map_err(op_error(py, "table"))?;
+                if points.len() != k {
+                    return Err(layout_error(
+                        py,
+                        &format!("table: element {flat} has {} points where the layout has {k} replicas", points.len()),
+                        None,
+                        None,
+                    ));
+                }
+                for point in &points {
+                    for (column, v) in columns.iter_mut().zip(point) {
+                        column.push(*v);
+                    }
                 }
             }
-        }
-        let numpy = py.import("numpy")?;
-        let int64 = numpy.getattr("int64")?;
-        let mut dims = shape.clone();
-        if k > 1 {
-            dims.push(k as i64);
-        }
-        let dims = PyTuple::new(py, dims)?;
-        let out = PyDict::new(py);
-        for (axis, column) in axes.iter().zip(columns) {
-            let bytes: Vec<u8> = column.iter().flat_map(|v| v.to_ne_bytes()).collect();
-            let buffer = PyByteArray::new(py, &bytes);
-            let array = numpy.call_method1("frombuffer", (buffer, &int64))?.call_method1("reshape", (&dims,))?;
-            out.set_item(axis.name(), array)?;
-        }
-        Ok(out)
+            let numpy = py.import("numpy")?;
+            let int64 = numpy.getattr("int64")?;
+            let mut dims = shape.clone();
+            if k > 1 {
+                dims.push(k as i64);
+            }
+            let dims = PyTuple::new(py, dims)?;
+            let out = PyDict::new(py);
+            for (axis, column) in axes.iter().zip(columns) {
+                let bytes: Vec<u8> = column.iter().flat_map(|v| v.to_ne_bytes()).collect();
+                let buffer = PyByteArray::new(py, &bytes);
+                let array = numpy.call_method1("frombuffer", (buffer, &int64))?.call_method1("reshape", (&dims,))?;
+                out.set_item(axis.name(), array)?;
+            }
+            Ok(out)
+        })
     }
 
     /// The canonical form (paper App. A): same induced map, unique when the gap condition holds.
-    fn canonicalize(&self) -> PyLayout {
-        Self::wrap(self.canonical())
+    fn canonicalize(&self, py: Python<'_>) -> PyResult<PyLayout> {
+        guarded(py, "canonicalize", || Ok(Self::wrap(self.canonical())))
     }
 
     /// Whether the canonical form satisfies the gap condition (Lemma A.9), so that it is unique.
-    fn gap_condition(&self) -> bool {
-        canonicalize(&self.layout).gap_condition
+    fn gap_condition(&self, py: Python<'_>) -> PyResult<bool> {
+        guarded(py, "gap_condition", || Ok(canonicalize(&self.layout).gap_condition))
     }
 
     /// Whether this layout and `other` have the same induced map over `shape` (both must admit it), decided
     /// exactly (canonical forms, per-axis replica sets, or enumeration).
     fn equivalent(&self, py: Python<'_>, other: &Bound<'_, PyAny>, shape: &Bound<'_, PyAny>) -> PyResult<bool> {
-        let other = layout_of(py, "other", other)?;
-        let shape = shape_of(py, "shape", shape)?;
-        equivalent(&self.layout, &other, &shape).map_err(op_error(py, "equivalent"))
+        guarded(py, "equivalent", || {
+            let other = layout_of(py, "other", other)?;
+            let shape = shape_of(py, "shape", shape)?;
+            equivalent(&self.layout, &other, &shape).map_err(op_error(py, "equivalent"))
+        })
     }
 
     /// tile(self, outer) (paper App. C): the layout over outer_shape[i] * inner_shape[i] with
@@ -248,14 +275,16 @@ impl PyLayout {
         inner_shape: &Bound<'_, PyAny>,
         outer_shape: &Bound<'_, PyAny>,
     ) -> PyResult<PyLayout> {
-        let outer = tile_of(py, "outer", outer)?;
-        let inner_shape = shape_of(py, "inner_shape", inner_shape)?;
-        let outer_shape = shape_of(py, "outer_shape", outer_shape)?;
-        self.admit(py, "inner_shape", &inner_shape)?;
-        Layout::Tile(outer.clone()).admits(&outer_shape).map_err(op_error(py, "outer_shape"))?;
-        layout::tile::tile(&self.layout, &outer, &inner_shape, &outer_shape)
-            .map(Self::wrap)
-            .map_err(op_error(py, "tile"))
+        guarded(py, "tile", || {
+            let outer = tile_of(py, "outer", outer)?;
+            let inner_shape = shape_of(py, "inner_shape", inner_shape)?;
+            let outer_shape = shape_of(py, "outer_shape", outer_shape)?;
+            self.admit(py, "inner_shape", &inner_shape)?;
+            Layout::Tile(outer.clone()).admits(&outer_shape).map_err(op_error(py, "outer_shape"))?;
+            layout::tile::tile(&self.layout, &outer, &inner_shape, &outer_shape)
+                .map(Self::wrap)
+                .map_err(op_error(py, "tile"))
+        })
     }
 
     /// tile-of (paper App. D): self is the tiled layout over `tiled_shape`; given exactly one factor, returns the
@@ -271,54 +300,60 @@ impl PyLayout {
         outer: Option<&Bound<'_, PyAny>>,
         outer_shape: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<PyLayout> {
-        let tiled_shape = shape_of(py, "tiled_shape", tiled_shape)?;
-        self.admit(py, "tiled_shape", &tiled_shape)?;
-        match (inner.filter(|v| !v.is_none()), outer.filter(|v| !v.is_none())) {
-            (Some(inner), None) => {
-                let inner = layout_of(py, "inner", inner)?;
-                let inner_shape = shape_of(py, "inner_shape", required("inner_shape with inner", inner_shape)?)?;
-                inner.admits(&inner_shape).map_err(op_error(py, "inner_shape"))?;
-                outer_of(&self.layout, &inner, &tiled_shape, &inner_shape)
-                    .map(|t| Self::wrap(Layout::Tile(t)))
-                    .map_err(op_error(py, "tile_of"))
+        guarded(py, "tile_of", || {
+            let tiled_shape = shape_of(py, "tiled_shape", tiled_shape)?;
+            self.admit(py, "tiled_shape", &tiled_shape)?;
+            match (inner.filter(|v| !v.is_none()), outer.filter(|v| !v.is_none())) {
+                (Some(inner), None) => {
+                    let inner = layout_of(py, "inner", inner)?;
+                    let inner_shape = shape_of(py, "inner_shape", required("inner_shape with inner", inner_shape)?)?;
+                    inner.admits(&inner_shape).map_err(op_error(py, "inner_shape"))?;
+                    outer_of(&self.layout, &inner, &tiled_shape, &inner_shape)
+                        .map(|t| Self::wrap(Layout::Tile(t)))
+                        .map_err(op_error(py, "tile_of"))
+                }
+                (None, Some(outer)) => {
+                    let outer = tile_of(py, "outer", outer)?;
+                    let outer_shape = shape_of(py, "outer_shape", required("outer_shape with outer", outer_shape)?)?;
+                    Layout::Tile(outer.clone()).admits(&outer_shape).map_err(op_error(py, "outer_shape"))?;
+                    inner_of(&self.layout, &outer, &tiled_shape, &outer_shape)
+                        .map(Self::wrap)
+                        .map_err(op_error(py, "tile_of"))
+                }
+                _ => Err(PyTypeError::new_err("tile_of needs exactly one of inner and outer")),
             }
-            (None, Some(outer)) => {
-                let outer = tile_of(py, "outer", outer)?;
-                let outer_shape = shape_of(py, "outer_shape", required("outer_shape with outer", outer_shape)?)?;
-                Layout::Tile(outer.clone()).admits(&outer_shape).map_err(op_error(py, "outer_shape"))?;
-                inner_of(&self.layout, &outer, &tiled_shape, &outer_shape)
-                    .map(Self::wrap)
-                    .map_err(op_error(py, "tile_of"))
-            }
-            _ => Err(PyTypeError::new_err("tile_of needs exactly one of inner and outer")),
-        }
+        })
     }
 
     /// slice (paper App. E): the layout L' of a region of `shape` with L'(y) == L(y + begin); `region` is one
     /// half-open (begin, end) per dimension. A swizzle is kept.
     fn slice(&self, py: Python<'_>, shape: &Bound<'_, PyAny>, region: &Bound<'_, PyAny>) -> PyResult<PyLayout> {
-        let shape = shape_of(py, "shape", shape)?;
-        let region = region_of(py, "region", region)?;
-        self.admit(py, "shape", &shape)?;
-        if region.len() != shape.len() {
-            let m = format!("region has {} dimension(s) but shape has {}", region.len(), shape.len());
-            return Err(layout_error(py, &m, None, None));
-        }
-        if let Some((d, (_, end))) = region.iter().enumerate().find(|(d, (_, end))| *end > shape[*d]) {
-            let m = format!("region: dimension {d} ends at {end}, beyond the shape's extent {}", shape[d]);
-            return Err(layout_error(py, &m, None, None));
-        }
-        layout::slice::slice(&self.layout, &shape, &region).map(Self::wrap).map_err(op_error(py, "slice"))
+        guarded(py, "slice", || {
+            let shape = shape_of(py, "shape", shape)?;
+            let region = region_of(py, "region", region)?;
+            self.admit(py, "shape", &shape)?;
+            if region.len() != shape.len() {
+                let m = format!("region has {} dimension(s) but shape has {}", region.len(), shape.len());
+                return Err(layout_error(py, &m, None, None));
+            }
+            if let Some((d, (_, end))) = region.iter().enumerate().find(|(d, (_, end))| *end > shape[*d]) {
+                let m = format!("region: dimension {d} ends at {end}, beyond the shape's extent {}", shape[d]);
+                return Err(layout_error(py, &m, None, None));
+            }
+            layout::slice::slice(&self.layout, &shape, &region).map(Self::wrap).map_err(op_error(py, "slice"))
+        })
     }
 
     /// group (paper App. B): the shard split and fused so consecutive blocks of iters multiply to the shape's
     /// dimensions. Returns (layout, seps): dimension i owns shard iters seps[i]..seps[i+1] (a swizzle is kept).
     fn group(&self, py: Python<'_>, shape: &Bound<'_, PyAny>) -> PyResult<(PyLayout, Vec<usize>)> {
-        let shape = shape_of(py, "shape", shape)?;
-        self.admit(py, "shape", &shape)?;
-        let g = layout::group::group(self.layout.tile(), &shape).map_err(op_error(py, "group"))?;
-        let result = self.layout.with_tile(g.layout).map_err(op_error(py, "group"))?;
-        Ok((Self::wrap(result), g.seps))
+        guarded(py, "group", || {
+            let shape = shape_of(py, "shape", shape)?;
+            self.admit(py, "shape", &shape)?;
+            let g = layout::group::group(self.layout.tile(), &shape).map_err(op_error(py, "group"))?;
+            let result = self.layout.with_tile(g.layout).map_err(op_error(py, "group"))?;
+            Ok((Self::wrap(result), g.seps))
+        })
     }
 
     /// The direct sum (paper App. F) over the interleaved domain: L(x_L * right_shape + x_R) = self(x_L) +
@@ -330,18 +365,20 @@ impl PyLayout {
         left_shape: &Bound<'_, PyAny>,
         right_shape: &Bound<'_, PyAny>,
     ) -> PyResult<PyLayout> {
-        let Layout::Tile(left) = &self.layout else {
-            let e = LayoutError::new("must be a tile layout without a swizzle");
-            return Err(crate_error(py, "direct_sum: the left layout", None, &e));
-        };
-        let right = layout_of(py, "right", right)?;
-        let left_shape = shape_of(py, "left_shape", left_shape)?;
-        let right_shape = shape_of(py, "right_shape", right_shape)?;
-        self.admit(py, "left_shape", &left_shape)?;
-        right.admits(&right_shape).map_err(op_error(py, "right_shape"))?;
-        layout::direct_sum::direct_sum(left, &right, &left_shape, &right_shape)
-            .map(Self::wrap)
-            .map_err(op_error(py, "direct_sum"))
+        guarded(py, "direct_sum", || {
+            let Layout::Tile(left) = &self.layout else {
+                let e = LayoutError::new("must be a tile layout without a swizzle");
+                return Err(crate_error(py, "direct_sum: the left layout", None, &e));
+            };
+            let right = layout_of(py, "right", right)?;
+            let left_shape = shape_of(py, "left_shape", left_shape)?;
+            let right_shape = shape_of(py, "right_shape", right_shape)?;
+            self.admit(py, "left_shape", &left_shape)?;
+            right.admits(&right_shape).map_err(op_error(py, "right_shape"))?;
+            layout::direct_sum::direct_sum(left, &right, &left_shape, &right_shape)
+                .map(Self::wrap)
+                .map_err(op_error(py, "direct_sum"))
+        })
     }
 
     /// A small HTML grid of a 1-D or 2-D `shape` (default: see `_repr_html_`): each cell coloured by the thread
@@ -349,14 +386,19 @@ impl PyLayout {
     /// axis joined by ':' (a replicated axis lists its values); hover a cell for every point. At most HTML_CELLS.
     #[pyo3(signature = (shape=None))]
     fn html(&self, py: Python<'_>, shape: Option<&Bound<'_, PyAny>>) -> PyResult<String> {
-        let shape = shape_or(py, "shape", shape, || html::default_shape(&self.layout))?;
-        self.admit(py, "shape", &shape)?;
-        html::grid(&self.layout, &shape).map_err(op_error(py, "html"))
+        guarded(py, "html", || {
+            let shape = shape_or(py, "shape", shape, || html::default_shape(&self.layout))?;
+            self.admit(py, "shape", &shape)?;
+            html::grid(&self.layout, &shape).map_err(op_error(py, "html"))
+        })
     }
 
     /// The notebook view: `html()` over a 2-D view of the shard (its outer iters as rows, the most nearly square
     /// split), or a note with the message when the layout cannot be drawn.
-    fn _repr_html_(&self) -> String {
-        html::grid(&self.layout, &html::default_shape(&self.layout)).unwrap_or_else(|e| html::note(&self.layout, &e))
+    fn _repr_html_(&self, py: Python<'_>) -> PyResult<String> {
+        guarded(py, "_repr_html_", || {
+            Ok(html::grid(&self.layout, &html::default_shape(&self.layout))
+                .unwrap_or_else(|e| html::note(&self.layout, &e)))
+        })
     }
 }
