@@ -137,6 +137,12 @@ pub fn register_axis(layout: &Layout) -> crate::error::Result<Layout> {
     layout.with_tile(TileLayout::new(shard, replica, offset)?)
 }
 
+/// Register slots per thread a register tensor's layout needs: its span on the register axis, `m` and `reg` being
+/// one axis (at least 1; a layout whose `reg` offsets do not add up counts `m` alone).
+pub fn register_span(layout: &Layout) -> i64 {
+    register_axis(layout).as_ref().unwrap_or(layout).tile().span_on(Axis::M).max(1)
+}
+
 /// Whether `layout` names a CTA-level thread axis or `reg`: whether [`to_hardware`] may change it.
 pub fn has_thread_spelling(layout: &Layout) -> bool {
     layout.axes().into_iter().any(|a| cta_digit(a).is_some() || Some(a) == reg_axis())
