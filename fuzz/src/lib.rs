@@ -5,9 +5,10 @@
 //! under memory, CPU and wall-clock limits ([`targets::process`]); and, behind the `mlir` feature, the dialect
 //! parser and verifier, every registered pass and the translation in process ([`targets::mlir`]). Inputs come
 //! from a grammar of layouts ([`gen_layout`]) and of IR ([`gen_ir`]), and from mutating the lit tests and the
-//! examples ([`seeds`], [`mutate`]). [`driver`] runs each input under `catch_unwind`, a time bound, a memory
-//! bound (the counting allocator of [`alloc`]) and a watchdog, saves failing inputs and prints a reproducer;
-//! the `axe-fuzz` binary prints a table of runs and failures per target.
+//! examples ([`seeds`]) by token edits ([`mutate`]) and line edits ([`lines`]: uses before definitions,
+//! unbalanced regions, ops outside modules). [`driver`] runs each input under `catch_unwind`, a time bound, a
+//! memory bound (the counting allocator of [`alloc`]) and a watchdog, saves failing inputs and prints a
+//! reproducer; the `axe-fuzz` binary prints a table of runs and failures per target.
 //!
 //! # Why a hand-written generator on a seeded RNG
 //!
@@ -32,6 +33,7 @@ pub mod alloc;
 pub mod driver;
 pub mod gen_ir;
 pub mod gen_layout;
+pub mod lines;
 pub mod mutate;
 pub mod seeds;
 pub mod targets;

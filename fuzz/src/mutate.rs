@@ -250,6 +250,20 @@ pub fn mutate(rng: &mut Rng, text: &str, others: &[&str]) -> String {
     out
 }
 
+/// A seed text mutated for the IR targets: token edits ([`mutate`]) half the time, line edits
+/// ([`crate::lines::mutate_lines`]: use before definition, unbalanced regions, ops outside modules) 30% of the
+/// time, and line edits then token edits otherwise.
+pub fn mutate_seed(rng: &mut Rng, text: &str, others: &[&str]) -> String {
+    match rng.random_range(0..10) {
+        0..=4 => mutate(rng, text, others),
+        5..=7 => crate::lines::mutate_lines(rng, text, others),
+        _ => {
+            let lines = crate::lines::mutate_lines(rng, text, others);
+            mutate(rng, &lines, others)
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -120,7 +120,7 @@ fn gen_module(rng: &mut Rng) -> String {
     if rng.random_range(0..10) == 0 {
         chunk.to_string()
     } else {
-        mutate::mutate(rng, chunk, &texts)
+        mutate::mutate_seed(rng, chunk, &texts)
     }
 }
 

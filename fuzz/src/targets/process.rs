@@ -9,8 +9,9 @@
 //! optionally `via file` (the content goes to a temporary file named by `%INPUT` in the arguments or appended
 //! as the last one; otherwise it is the child's stdin) and `malformed yes`, then a `====` line and the content.
 //!
-//! Inputs: generated IR ([`crate::gen_ir`]) and mutated lit tests and examples, with pass flags drawn from the
-//! pass list that `axe-opt --help` prints; for `axe-translate`, the lowered output of the example and of
+//! Inputs: generated IR ([`crate::gen_ir`]) and lit tests and examples mutated by token and line edits
+//! ([`crate::mutate::mutate_seed`]), with pass flags drawn from the pass list that `axe-opt --help` prints; for
+//! `axe-translate`, the lowered output of the example and of
 //! generated TMA kernels (produced once with `axe-opt --lower-tma --lower-to-nvvm`), mutated, with every
 //! `--emit`, `--chip` and `-O` choice; for `axe-layout`, every subcommand with generated layouts, shapes,
 //! regions and options, plus mutated RUN-line command lines from `test/Layout`.
@@ -665,7 +666,7 @@ fn gen_opt(rng: &mut Rng) -> String {
         if rng.random_range(0..10) == 0 {
             base.to_string()
         } else {
-            mutate::mutate(rng, base, &texts)
+            mutate::mutate_seed(rng, base, &texts)
         }
     };
     let args = opt_flags(rng, &content);
@@ -713,7 +714,7 @@ fn gen_translate(rng: &mut Rng) -> String {
     let texts: Vec<&str> = lowered.iter().map(String::as_str).collect();
     let content = match (texts.choose(rng), rng.random_range(0..10)) {
         (Some(base), 0..=1) => base.to_string(),
-        (Some(base), 2..=8) => mutate::mutate(rng, base, &texts),
+        (Some(base), 2..=8) => mutate::mutate_seed(rng, base, &texts),
         _ => gen_ir::module(rng),
     };
     let mut args = Vec::new();
