@@ -29,6 +29,9 @@
 //!   index above 31 reads its own value);
 //! - `mov`: inside one thread.
 
+#[path = "notation.rs"]
+mod notation;
+
 use axe_layout::copy::{
     Completion, CopyIssue, CopyKind, CopyPlan, CopyRequest, CopyStep, Mem, Operand, PerThread, ThreadSet, TmemShape,
 };
@@ -64,7 +67,8 @@ struct Machine {
 /// Where one element lives on one side: memory addresses, `(thread, register)` holders, or `(lane, col)` cells.
 fn places(layout: &Layout, mem: Mem, k: i64) -> Vec<(i64, i64)> {
     let mut out = Vec::new();
-    for p in layout.eval_flat(k).expect("evaluates") {
+    // Where the layout puts element k, by the notation's definition (not the crate's evaluator).
+    for p in notation::points(layout, k) {
         match mem {
             Mem::Global | Mem::Shared => out.push((0, p.get(&Axis::M).copied().unwrap_or(0))),
             Mem::Tmem => {
@@ -112,7 +116,7 @@ fn member(s: &ThreadSet, t: i64) -> bool {
 }
 
 fn swz(s: Option<Swizzle>, a: i64) -> i64 {
-    s.map_or(a, |s| s.apply(a))
+    s.map_or(a, |s| notation::swizzle(s, a))
 }
 
 /// The tcgen05 fragment: `(lane, column)` offsets moved by register `r` of lane `l` (module documentation).

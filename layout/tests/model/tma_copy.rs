@@ -3,6 +3,9 @@
 //! say (shared byte -> global byte, the shared tensor at [`SMEM_BASE`]) and nothing else written. Shared by
 //! tma_model.rs and tma_general.rs, which include it next to `tma_hw`.
 
+#[path = "notation.rs"]
+mod notation;
+
 use super::tma_hw::{check_transfer, hardware_pairs, SMEM_BASE};
 use axe_layout::notation::parse_layout;
 use axe_layout::tile_layout::unflatten;
@@ -12,7 +15,8 @@ use std::collections::HashMap;
 
 /// The memory address (in elements) a layout gives one logical coordinate.
 pub fn address(layout: &Layout, shape: &[i64], x: &[i64]) -> i64 {
-    let points = layout.eval(shape, x).expect("coordinate evaluates");
+    // By the notation's definition (`notation.rs`), not the crate's evaluator.
+    let points = notation::points_at(layout, shape, x);
     assert_eq!(points.len(), 1, "a TMA operand maps each element to one address");
     points[0].get(&Axis::M).copied().unwrap_or(0)
 }

@@ -87,7 +87,13 @@ pub fn hardware_pairs(p: &TmaPlan) -> Result<Vec<(Option<i64>, i64)>, String> {
     let e = d.data_type.bytes();
     let rank = d.rank as usize;
     let n: Vec<i64> = (0..rank).map(|i| i64::from(d.box_dims[i].div_ceil(d.element_strides[i].max(1)))).collect();
-    let span = if d.swizzle == SwizzleMode::None { 0 } else { d.swizzle.bytes() };
+    // CU_TENSOR_MAP_SWIZZLE_32B/64B/128B: the span in bytes (the CUDA driver's enum, not `SwizzleMode::bytes`).
+    let span = match d.swizzle {
+        SwizzleMode::None => 0,
+        SwizzleMode::B32 => 32,
+        SwizzleMode::B64 => 64,
+        SwizzleMode::B128 => 128,
+    };
     let pitch = (n[0] * e).max(span);
     let count: i64 = n.iter().product();
     let mut out = Vec::new();
