@@ -10,22 +10,30 @@
 //! Construction: group A by `left_shape` and B by `right_shape` (App. B), emit per dimension A's block then B's
 //! block; replica = B's replica ++ A's replica (the multiset union); offsets add. The result is not
 //! canonicalized (it stays grouped by the interleaved shape); a ComposeLayout B keeps its swizzle,
-//! `L = swz(A + B)`, with the bare-swizzle rule of [`crate::tile`].
+//! `L = swz(A + B)`, with the bare-swizzle rule of [`crate::tile`]. That is the equation, `A(x_A) + swz(B(x_B))`,
+//! exactly when every value A takes on `m` is a multiple of the swizzle's period (the swizzle permutes only the
+//! address bits below it); otherwise no layout meets the equation and the sum is refused (the swizzle period rule
+//! of [`crate::tile::check_whole_periods`]): `S[2:4]` (+) `Swizzle(2,1,2) o S[8:2]` would put index 14 at
+//! `swz(4 + 12) = 20`, not `4 + swz(12) = 16`.
 
 use crate::error::{LayoutError, Result};
 use crate::layout::Layout;
-use crate::tile::{interleave, tile_under_swizzle};
+use crate::tile::{check_whole_periods, interleave, tile_under_swizzle};
 use crate::tile_layout::TileLayout;
 
 /// direct_sum(A, B): `L(x_A * right_shape + x_B) = A(x_A) + B(x_B)` over shape `left_shape[i] * right_shape[i]`
 /// (App. F).
 ///
 /// Fails when the ranks differ, a shape is not admitted, either layout does not group by its shape (App. B), or
-/// a swizzled B meets an A that is not on `m`.
+/// a swizzled B meets an A that is not on `m` or moves it by other than whole swizzle periods (the equation would
+/// not hold, see the module documentation).
 pub fn direct_sum(left: &TileLayout, right: &Layout, left_shape: &[i64], right_shape: &[i64]) -> Result<Layout> {
+    let fail = |e: LayoutError| LayoutError::new(format!("cannot form the direct sum: {}", e.message));
     let base = tile_under_swizzle(right, right_shape)?;
-    let sum = interleave(left, &base, left_shape, right_shape, &|_| 1)
-        .map_err(|e| LayoutError::new(format!("cannot form the direct sum: {}", e.message)))?;
+    let sum = interleave(left, &base, left_shape, right_shape, &|_| 1).map_err(fail)?;
+    if let Some(sw) = right.swizzle() {
+        check_whole_periods(sw, left, 1, "left layout").map_err(fail)?;
+    }
     right.with_tile(sum)
 }
 
@@ -52,6 +60,22 @@ mod tests {
         let outer = tl("S[2:4@TCol] + 1@TCol");
         let sum = direct_sum(&outer, &atom, &[2, 1], &[32, 4]).unwrap();
         assert_eq!(sum.tile(), &tl("S[(2,32,1,4):(4@TCol,1@TLane,1@TCol,1@TCol)] + R[4:32@TLane] + 1@TCol"));
+    }
+
+    /// Issue 22 item 8: index 14 = (x_A 1, x_B 6) would be swz(4 + 12) = 20 (bit 4, a row bit of Swizzle(2,1,2),
+    /// flips bit 2), but the equation says 4 + swz(12) = 16: refused. Moved by whole periods of 32, it holds.
+    #[test]
+    fn a_swizzled_right_moved_by_part_of_a_period_is_refused() {
+        let right: Layout = "Swizzle(2,1,2) o S[8:2]".parse::<Layout>().unwrap();
+        let err = direct_sum(&tl("S[2:4]"), &right, &[2], &[8]).unwrap_err();
+        assert_eq!(
+            err.message,
+            "cannot form the direct sum: swizzle period rule: the left layout's stride 4 on m moves the swizzled \
+             layout by 4 elements, not a multiple of Swizzle(2,1,2)'s period 32, so the swizzle would not commute \
+             with the move (swizzle(s + a) != s + swizzle(a))"
+        );
+        let sum = direct_sum(&tl("S[2:32]"), &right, &[2], &[8]).unwrap();
+        assert_eq!(sum.eval_flat(14).unwrap(), Layout::Tile(tl("S[1:1] + 44")).eval_flat(0).unwrap());
     }
 
     #[test]

@@ -21,9 +21,14 @@
 //! shape `(O_0, I_0, O_1, I_1, ...)` and hence by `T` (Proposition C.3); call [`Layout::canonical`] for the
 //! canonical form.
 //!
-//! **Swizzles**: a ComposeLayout inner tiles its tile and keeps the swizzle, `L_T = swz(span(A) (.) B + A)`;
-//! B must then be on `m`. A bare swizzle whose period differs from `prod(inner_shape)` stands for the identity
-//! `S[prod(inner_shape):1]` under the swizzle, as in TIRx.
+//! **Swizzles**: a ComposeLayout inner `swz o A` tiles its tile and keeps the swizzle, `L_T = swz(span(A) (.) B +
+//! A)` (TIRx); B must then be on `m`. That is the equation above, `span(A) (.) B(x_o) + swz(A(x_i))`, exactly when
+//! every value B takes on `m`, scaled by `span(A, m)`, is a multiple of the swizzle's period `P = 2^(M+B+S)`: the
+//! swizzle only permutes the address bits below `P`, so `swz(s + a) = s + swz(a)` for every multiple `s` of `P`.
+//! Otherwise the tiled address would be swizzled as a whole (its row bits reaching the inner's chunk bits) and no
+//! layout meets the equation, so [`tile`] refuses it (the *swizzle period* rule, [`check_whole_periods`]). A bare
+//! swizzle whose period differs from `prod(inner_shape)` stands for the identity `S[prod(inner_shape):1]` under the
+//! swizzle, as in TIRx.
 
 use crate::arith::{add, mul};
 use crate::axis::Axis;
@@ -32,6 +37,7 @@ use crate::group::group_shard;
 use crate::iter::Iter;
 use crate::layout::Layout;
 use crate::notation::shape_text;
+use crate::swizzle::Swizzle;
 use crate::tile_layout::TileLayout;
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -40,11 +46,39 @@ use std::collections::BTreeMap;
 /// `L(x_outer * inner_shape + x_inner) = span(inner) (.) outer(x_outer) + inner(x_inner)` (App. C, Theorem C.2).
 ///
 /// Fails when the ranks differ, a shape is not admitted, either layout does not group by its shape (App. B), or
-/// a swizzled inner meets an outer that is not on `m`.
+/// a swizzled inner meets an outer that is not on `m` or moves it by other than whole swizzle periods (the equation
+/// would not hold, see the module documentation).
 pub fn tile(inner: &Layout, outer: &TileLayout, inner_shape: &[i64], outer_shape: &[i64]) -> Result<Layout> {
     let base = acting_tile(inner, inner_shape)?;
     let tiled = tile_tile(&base, outer, inner_shape, outer_shape)?;
+    if let Some(sw) = inner.swizzle() {
+        check_whole_periods(sw, outer, base.span_on(Axis::M), "outer")
+            .map_err(|e| LayoutError::new(format!("cannot tile: {}", e.message)))?;
+    }
     inner.with_tile(tiled)
+}
+
+/// The swizzle period rule of [`tile`] and [`crate::direct_sum::direct_sum`]: every value `shift` takes on `m`,
+/// times `scale`, is a multiple of the period of `swizzle`, so that `swizzle(scale * s + a) = scale * s +
+/// swizzle(a)` and the swizzled operand keeps its own swizzle wherever the other operand moves it. A value set
+/// `sum of digit * stride + offset` is all multiples of `P` exactly when every stride of an iter of extent above 1
+/// and the offset are. `what` names `shift` in the message.
+pub fn check_whole_periods(swizzle: Swizzle, shift: &TileLayout, scale: i64, what: &str) -> Result<()> {
+    let period = i128::from(swizzle.period());
+    let moves = shift.shard().iter().chain(shift.replica()).filter(|i| i.axis == Axis::M && i.extent > 1);
+    let steps = moves.map(|i| ("stride", i.stride)).chain(shift.offset().get(&Axis::M).map(|&o| ("offset", o)));
+    for (kind, value) in steps {
+        let moved = i128::from(value) * i128::from(scale);
+        if moved % period != 0 {
+            return Err(LayoutError::new(format!(
+                "swizzle period rule: the {what}'s {kind} {value} on m{} moves the swizzled layout by {moved} \
+                 elements, not a multiple of {swizzle}'s period {period}, so the swizzle would not commute with the \
+                 move (swizzle(s + a) != s + swizzle(a))",
+                if scale == 1 { String::new() } else { format!(" times span {scale}") }
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// [`tile`] for plain tile layouts: App. C.3's construction with `span(inner)` as the scale.
@@ -69,6 +103,13 @@ pub fn span_vector(layout: &TileLayout) -> BTreeMap<Axis, i64> {
 /// period differs from the shape's size (TIRx `strip_swizzle_to_tile`).
 pub fn tile_under_swizzle(layout: &Layout, shape: &[i64]) -> Result<TileLayout> {
     acting_tile(layout, shape).map(Cow::into_owned)
+}
+
+/// The shape rule for the operands of [`tile`], [`crate::tile_of`] and [`crate::direct_sum`]: `layout` admits
+/// `shape`, except that a bare swizzle admits any shape (it stands for the swizzle over `S[prod(shape):1]`, as in
+/// TIRx). The CLI and the Python package check operands with this one rule, so both accept what the operations do.
+pub fn admit_operand(layout: &Layout, shape: &[i64]) -> Result<()> {
+    acting_tile(layout, shape)?.admits(shape)
 }
 
 /// [`tile_under_swizzle`], borrowing the layout's own tile where it is the one.
@@ -179,10 +220,41 @@ mod tests {
         let t = tile(&inner, &tl("S[(2,2):(2,1)]"), &[8, 64], &[2, 2]).unwrap();
         assert_eq!(t.swizzle(), Some(sw));
         assert_eq!(t.tile(), &tl("S[(2,8,2,64):(1024,64,512,1)]"));
-        // Period 512 != 8*8: identity over 64 elements.
-        let t = tile(&inner, &tl("S[2:1]"), &[8, 8], &[1, 2]).unwrap();
-        assert_eq!(t.tile(), &tl("S[(1,8,2,8):(64,8,64,1)]"));
+        // Period 512 != 16*64: identity over 1024 elements, span 1024, the outer's strides scaled to 2048, 1024.
+        let t = tile(&inner, &tl("S[2:1]"), &[16, 64], &[1, 2]).unwrap();
+        assert_eq!(t.tile(), &tl("S[(1,16,2,64):(1024,64,1024,1)]"));
         assert!(tile(&inner, &tl("S[2:1@laneid]"), &[512], &[2]).is_err());
+    }
+
+    /// Period 512 != 8*8: identity over 64 elements, span 64. The outer moves the second copy by 64 elements, whose
+    /// bit 6 is a row bit of Swizzle(3,3,3): swizzle(64 + 8) = 64 + 0 but 64 + swizzle(8) = 72, so no layout meets
+    /// the equation and tile refuses, naming the move and the period.
+    #[test]
+    fn a_swizzled_inner_moved_by_part_of_a_period_is_refused() {
+        let sw = Swizzle::new(3, 3, 3).unwrap();
+        assert_eq!((sw.apply(72), 64 + sw.apply(8)), (64, 72));
+        let inner = Layout::Compose(ComposeLayout::bare(sw));
+        let err = tile(&inner, &tl("S[2:1]"), &[8, 8], &[1, 2]).unwrap_err();
+        assert!(err.message.starts_with("cannot tile: swizzle period rule: the outer's stride 1 on m times span 64"));
+        assert!(err.message.contains("by 64 elements, not a multiple of Swizzle(3,3,3)'s period 512"), "{err}");
+        // An offset counts too: one period (span 512) offset by 1 * 512 is fine; one row (span 64) offset by 64 is not.
+        let rows = Layout::Compose(ComposeLayout::new(sw, tl("S[(8,64):(64,1)]")).unwrap());
+        let t = tile(&rows, &tl("S[2:1] + 1"), &[8, 64], &[2, 1]).unwrap();
+        assert_eq!(t.tile().offset().get(&Axis::M), Some(&512));
+        let half_row = Layout::Compose(ComposeLayout::new(sw, tl("S[(1,64):(64,1)]")).unwrap());
+        let err = tile(&half_row, &tl("S[1:1] + 1"), &[1, 64], &[1, 1]).unwrap_err();
+        assert!(
+            err.message.contains("the outer's offset 1 on m times span 64 moves the swizzled layout by 64 "),
+            "{err}"
+        );
+        let half = Layout::Compose(ComposeLayout::new(sw, tl("S[(4,64):(64,1)]")).unwrap());
+        // Half a period (span 256): a stride of 2 moves by 512, a stride of 1 by 256.
+        assert!(tile(&half, &tl("S[2:2]"), &[4, 64], &[2, 1]).is_ok());
+        let err = tile(&half, &tl("S[2:1]"), &[4, 64], &[2, 1]).unwrap_err();
+        assert!(
+            err.message.contains("stride 1 on m times span 256 moves the swizzled layout by 256 elements"),
+            "{err}"
+        );
     }
 
     #[test]

@@ -76,12 +76,13 @@ fn structural_outer(
 
 /// The span on an axis where only B's offset `b0` moves: `span = 1 + reach(A) + O_T - span*b0`, so
 /// `span = (1 + reach(A) + O_T) / (1 + b0)`, A's reach being its shard's and its replica's on the axis (when
-/// `b0 == -1` every span solves it if any does; 1 is taken).
-fn offset_span(t: &TileLayout, replica: &[Iter], shard: &[Iter], axis: Axis, b0: i64) -> Result<i64> {
+/// `b0 == -1` every span solves it if any does; `period` is taken: 1, or on `m` under a swizzle the swizzle's
+/// period, the smallest span with which B moves the swizzled A by whole periods, as `tile` requires).
+fn offset_span(t: &TileLayout, replica: &[Iter], shard: &[Iter], axis: Axis, b0: i64, period: i64) -> Result<i64> {
     let reach: i64 = shard.iter().chain(replica).filter(|i| i.axis == axis).map(Iter::reach).sum();
     let num = 1 + reach + t.offset().get(&axis).copied().unwrap_or(0);
     match 1 + b0 {
-        0 if num == 0 => Ok(1),
+        0 if num == 0 => Ok(period),
         0 => Err(not_a_tile(format!("on {axis} no span solves span*0 = {num}"))),
         den if num % den == 0 => Ok(num / den),
         den => Err(not_a_tile(format!("on {axis} no integer span solves span*{den} = {num}"))),
@@ -113,6 +114,7 @@ pub fn inner_of(tiled: &Layout, outer: &TileLayout, tiled_shape: &[i64], outer_s
     let b_blocks: Vec<Vec<Iter>> = (0..g.rank()).map(|d| g.block(d).to_vec()).collect();
     let shard: Vec<Iter> = blocks.iter().flat_map(|(_, inner)| inner.iter().copied()).collect();
     let spans = shard_spans(&blocks, &b_blocks)?;
+    let period = tiled.swizzle().map_or(1, |sw| sw.period());
     let check = |(replica, offset)| {
         let a = TileLayout::new(shard.clone(), replica, offset)?;
         let inner = match tiled {
@@ -123,7 +125,7 @@ pub fn inner_of(tiled: &Layout, outer: &TileLayout, tiled_shape: &[i64], outer_s
     };
     let mut last = Err(not_a_tile("no candidate"));
     for spans in replica_span_choices(&t, outer, &spans) {
-        last = structural_inner(&t, outer, &shard, &spans).and_then(check);
+        last = structural_inner(&t, outer, &shard, &spans, period).and_then(check);
         if last.is_ok() {
             return last;
         }
@@ -159,12 +161,14 @@ fn replica_span_choices(t: &TileLayout, b: &TileLayout, spans: &BTreeMap<Axis, i
 }
 
 /// The structural first try for A: T's replica minus B's scaled by the span (read off a matching T iter where
-/// the shard did not fix it), A's offset `O_T - span * O_B`.
+/// the shard did not fix it), A's offset `O_T - span * O_B`. `period` is the tiled layout's swizzle period (1
+/// without a swizzle), for [`offset_span`].
 fn structural_inner(
     t: &TileLayout,
     b: &TileLayout,
     shard: &[Iter],
     spans: &BTreeMap<Axis, i64>,
+    period: i64,
 ) -> Result<(Vec<Iter>, BTreeMap<Axis, i64>)> {
     let mut spans = spans.clone();
     let mut rest: Vec<Iter> = t.replica().iter().filter(|i| i.extent > 1).copied().collect();
@@ -189,12 +193,27 @@ fn structural_inner(
     for (axis, &b0) in b.offset() {
         let sigma = match spans.get(axis) {
             Some(&sigma) => sigma,
-            None => offset_span(t, &rest, shard, *axis, b0)?,
+            None => offset_span(t, &rest, shard, *axis, b0, if *axis == Axis::M { period } else { 1 })?,
         };
         let o = offset.entry(*axis).or_insert(0);
         *o = o.checked_sub(mul(b0, sigma, "a scaled outer offset")?).ok_or_else(|| not_a_tile("offset overflow"))?;
     }
     Ok((rest, offset))
+}
+
+/// An answer of [`outer_of`] or [`inner_of`] as the tools print it: its extent-1 shard iters dropped (canonical
+/// rule D0; one kept if none would remain), the unit iters that grouping by the factor's shape adds for its unit
+/// dimensions (the outer of 8 copies over `[8, 1]` prints as `S[8:1]`, as the reference's test expects, not
+/// `S[(8,1):(1,1)]`). The induced map is unchanged; nothing else is canonicalized.
+pub fn without_unit_iters(layout: &Layout) -> Layout {
+    let t = layout.tile();
+    let mut shard: Vec<Iter> = t.shard().iter().filter(|i| i.extent > 1).copied().collect();
+    if shard.is_empty() {
+        shard.extend(t.shard().first().copied());
+    }
+    TileLayout::new(shard, t.replica().to_vec(), t.offset().clone())
+        .and_then(|tile| layout.with_tile(tile))
+        .unwrap_or_else(|_| layout.clone())
 }
 
 fn not_a_tile(why: impl std::fmt::Display) -> LayoutError {
@@ -607,7 +626,9 @@ fn verify(
 ) -> Result<()> {
     let again = crate::tile::tile(inner, outer, inner_shape, outer_shape)
         .map_err(|e| not_a_tile(format!("re-tiling the candidate failed: {}", e.message)))?;
-    if crate::canonicalize::equivalent(tiled, &again, tiled_shape)? {
+    // A bare swizzle T over a shape of another size is the swizzle over the row-major tile of the shape.
+    let tiled = tiled.with_tile(crate::tile::tile_under_swizzle(tiled, tiled_shape)?)?;
+    if crate::canonicalize::equivalent(&tiled, &again, tiled_shape)? {
         Ok(())
     } else {
         Err(not_a_tile(format!("the candidate's tiling does not reproduce the tiled layout over {tiled_shape:?}")))
@@ -658,6 +679,18 @@ mod tests {
     }
 
     /// ComposeLayouts need the same swizzle and act on their tiles; the recovered inner keeps T's swizzle.
+    /// Issue 21 item 6, the reference implementation's own test: a bare Swizzle(3,2,3) (period 256) as the tiled
+    /// layout over 64x32 is the swizzle over S[2048:1]; with the bare inner over 8x32 (its own S[256:1], span 256)
+    /// the outer is the 8 copies 256 apart, S[8:1] over [8,1].
+    #[test]
+    fn a_bare_swizzle_tiled_over_another_size_has_an_outer() {
+        let bare = Layout::Compose(ComposeLayout::bare(Swizzle::new(3, 2, 3).unwrap()));
+        let outer = outer_of(&bare, &bare, &[64, 32], &[8, 32]).unwrap();
+        assert_eq!(outer.canonical(), tl("S[8:1]"));
+        let inner = inner_of(&bare, &tl("S[8:1]"), &[64, 32], &[8, 1]).unwrap();
+        assert!(crate::canonicalize::equivalent(&inner, &bare, &[8, 32]).unwrap(), "{inner}");
+    }
+
     #[test]
     fn swizzles_must_match() {
         let sw = Swizzle::new(3, 3, 3).unwrap();

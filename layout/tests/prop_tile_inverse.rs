@@ -76,14 +76,21 @@ proptest! {
     }
 }
 
-/// The pairs of the issue: a bare `Swizzle(3,3,3)` (period 512) tiled over shapes of 1024 and 64 elements, read as
-/// the swizzle over a row-major tile of the shape, and recovered by both directions of tile-of.
+/// The pairs of the issue: a bare `Swizzle(3,3,3)` (period 512) tiled over shapes of 1024 and 512 elements, read as
+/// the swizzle over a row-major tile of the shape, and recovered by both directions of tile-of. Over 8x8 (64
+/// elements, span 64) the outer would move the copies by 128 and 64 elements, part of a period, so no layout meets
+/// tile's equation (issue 22 item 8) and tile refuses it by the swizzle period rule.
 #[test]
 fn bare_swizzles_over_other_sizes_invert() {
     let sw = Swizzle::new(3, 3, 3).unwrap();
     let a = Layout::Compose(ComposeLayout::bare(sw));
     let b: TileLayout = "S[(2,2):(2,1)]".parse().unwrap();
-    for inner in [[16i64, 64], [8, 8], [8, 64]] {
+    let err = tile(&a, &b, &[8, 8], &[2, 2]).unwrap_err();
+    assert!(
+        err.message.starts_with("cannot tile: swizzle period rule: the outer's stride 2 on m times span 64"),
+        "{err}"
+    );
+    for inner in [[16i64, 64], [8, 64]] {
         let tiled = [inner[0] * 2, inner[1] * 2];
         let t = tile(&a, &b, &inner, &[2, 2]).unwrap();
         // By hand: the acting tile is S[n:1] (n = 16*64, 8*8 or 8*64), span n; B's strides 2 and 1 become 2n and n,

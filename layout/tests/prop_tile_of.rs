@@ -11,7 +11,8 @@ use common::*;
 use proptest::prelude::*;
 use std::collections::BTreeSet;
 
-/// The reference tiling map: `{ span(A) (.) b + a }` for every interleaved index, swizzle applied last.
+/// The reference tiling map: `{ span(A) (.) b + a }` for every interleaved index, A's swizzle applied to `a` (the
+/// documented equation; `tile` refuses a swizzled A that B would move by part of a swizzle period).
 fn check_tiling(t: &Layout, a: &Layout, b: &TileLayout, inner: &[i64], outer: &[i64]) -> Result<(), TestCaseError> {
     let tiled: Vec<i64> = inner.iter().zip(outer).map(|(i, o)| i * o).collect();
     let span = ref_spans(a.tile());
@@ -26,7 +27,7 @@ fn check_tiling(t: &Layout, a: &Layout, b: &TileLayout, inner: &[i64], outer: &[
             .iter()
             .flat_map(|r| {
                 let scaled = hadamard(&span, &add(&pb, r));
-                qa.iter().map(move |q| finish(a.swizzle(), add(&scaled, &add(&pa, q))))
+                qa.iter().map(move |q| add(&scaled, &finish(a.swizzle(), add(&pa, q))))
             })
             .collect();
         prop_assert_eq!(rt.eval(flat), want, "at {:?}", x);

@@ -338,6 +338,13 @@ pub fn finish(sw: Option<Swizzle>, mut p: Point) -> Point {
     p
 }
 
+/// `t` with every stride and the offset on `m` multiplied by `k` (other axes as they are).
+pub fn scaled_on_m(t: &TileLayout, k: i64) -> TileLayout {
+    let on_m = |i: &Iter| Iter::new(i.extent, if i.axis == Axis::M { i.stride * k } else { i.stride }, i.axis).unwrap();
+    let offset = t.offset().iter().map(|(&a, &v)| (a, if a == Axis::M { v * k } else { v })).collect();
+    TileLayout::new(t.shard().iter().map(on_m).collect(), t.replica().iter().map(on_m).collect(), offset).unwrap()
+}
+
 /// D(flat) + O of a tile layout, by the definition (replica and swizzle not applied).
 pub fn ref_base(tile: &TileLayout, flat: i64) -> Point {
     Ref::tile(tile).base(flat)

@@ -234,6 +234,12 @@ pub fn admit(what: &str, layout: &Layout, shape: &[i64]) -> Result<(), CliError>
     layout.admits(shape).map_err(|e| CliError::Failed(format!("{what}: {}", e.message)))
 }
 
+/// [`admit`] for an operand of tile, tile-of or direct-sum: a bare swizzle admits any shape
+/// ([`axe_layout::tile::admit_operand`], the rule the Python package uses too).
+pub fn admit_operand(what: &str, layout: &Layout, shape: &[i64]) -> Result<(), CliError> {
+    axe_layout::tile::admit_operand(layout, shape).map_err(|e| CliError::Failed(format!("{what}: {}", e.message)))
+}
+
 /// Serializes `value` as one line of JSON.
 pub fn to_json<T: Serialize>(value: &T) -> Result<String, CliError> {
     serde_json::to_string(value)

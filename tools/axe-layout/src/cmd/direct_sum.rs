@@ -1,6 +1,8 @@
 //! `axe-layout direct-sum LEFT RIGHT --left-shape S --right-shape S`: L(x_A, x_B) = A(x_A) + B(x_B) (App. F).
 
-use crate::cli::{admit, layout_arg, layout_output, op_failed, shape_opt, tile_arg, Args, CliError, Command};
+use crate::cli::{
+    admit, admit_operand, layout_arg, layout_output, op_failed, shape_opt, tile_arg, Args, CliError, Command,
+};
 use axe_layout::direct_sum::direct_sum;
 use axe_layout::Layout;
 
@@ -9,7 +11,11 @@ pub const COMMAND: Command = Command {
     name: "direct-sum",
     usage: "direct-sum LEFT RIGHT --left-shape S --right-shape S [--json]",
     about: "the direct sum over the interleaved domain: L(x_L * right_shape + x_R) = LEFT(x_L) + RIGHT(x_R)",
-    help: "LEFT must not have a swizzle. prints the result's text.\n--json: {\"layout\": \"<text>\"}\n",
+    help: "LEFT must not have a swizzle. A swizzled RIGHT keeps its swizzle: the equation then holds only when\n\
+           every value of LEFT on m is a multiple of the swizzle's period 2^(M+B+S); anything else is refused\n\
+           (swizzle period rule). A bare swizzle RIGHT over a shape of another size than its period is the\n\
+           swizzle over the row-major tile of the shape. prints the result's text.\n\
+           --json: {\"layout\": \"<text>\"}\n",
     positional: &["LEFT", "RIGHT"],
     values: &["left-shape", "right-shape"],
     switches: &[],
@@ -22,7 +28,7 @@ fn run(args: &Args) -> Result<String, CliError> {
     let left_shape = shape_opt(args, "left-shape")?;
     let right_shape = shape_opt(args, "right-shape")?;
     admit("--left-shape", &Layout::Tile(left.clone()), &left_shape)?;
-    admit("--right-shape", &right, &right_shape)?;
+    admit_operand("--right-shape", &right, &right_shape)?;
     let result = direct_sum(&left, &right, &left_shape, &right_shape).map_err(op_failed("direct-sum"))?;
     layout_output(args, &result)
 }
