@@ -124,6 +124,108 @@ fn a_long_u8_run_is_promoted_to_fit_one_box() {
     assert_eq!(fields(&p), (vec![256], vec![], vec![192], vec![(vec![64], 0)]));
 }
 
+// ---- 1b. A merged run wider than one box row is re-viewed as rows (issue 21, item 5) --------------------------------
+
+#[test]
+fn a_contiguous_run_of_8_byte_rows_wider_than_a_box_is_rows_of_256() {
+    // f16 1024x4 row-major on both sides: rows of 4 f16 = 8 bytes, one contiguous run of 4096 elements (8 KiB).
+    // Merged, dimension 0 would box 4096 > 256 elements (box-dim); cut into rows of 256 f16 (512 bytes, a multiple
+    // of 16), the same run is 16 rows 512 bytes apart: one box of 256 x 16 = 8 KiB, dense in shared memory.
+    // (UINT32 rows of 256 x 8 and UINT64 of 256 x 4 move the same 8 KiB per box: the natural type is kept.)
+    let p = check(&Copy {
+        global: "S[(1024,4):(4,1)]",
+        gshape: &[1024, 4],
+        gregion: &full(&[1024, 4]),
+        shared: "S[(1024,4):(4,1)]",
+        sshape: &[1024, 4],
+        sregion: &full(&[1024, 4]),
+        dtype: ElemType::F16,
+    });
+    assert_eq!(p.desc.data_type, TensorMapDataType::Float16);
+    assert_eq!(fields(&p), (vec![256, 16], vec![512], vec![256, 16], vec![(vec![0, 0], 0)]));
+    // Rows 512..1024 of a 2048x4 tensor: the merged dimension has 8192 elements, the region starts at element
+    // 512 * 4 = 2048 = row 8 of 256, and holds 2048 elements = 8 rows.
+    let p = check(&Copy {
+        global: "S[(2048,4):(4,1)]",
+        gshape: &[2048, 4],
+        gregion: &[(512, 1024), (0, 4)],
+        shared: "S[(512,4):(4,1)]",
+        sshape: &[512, 4],
+        sregion: &full(&[512, 4]),
+        dtype: ElemType::F16,
+    });
+    assert_eq!(fields(&p), (vec![256, 32], vec![512], vec![256, 8], vec![(vec![0, 8], 0)]));
+}
+
+#[test]
+fn swizzled_8_byte_rows_are_re_viewed_as_span_rows() {
+    // u8 64x8 under the 128B swizzle (Swizzle(4,3,3)): rows of 8 bytes, 512 contiguous bytes. Merged into one
+    // dimension the box row would be 512 bytes, not the 128-byte span; as rows of 128 u8 it is 4 rows, 128 bytes
+    // apart: box 128 x 4. The same 512 bytes land at the same (absolute, swizzled) shared addresses.
+    let p = check(&Copy {
+        global: "S[(64,8):(8,1)]",
+        gshape: &[64, 8],
+        gregion: &full(&[64, 8]),
+        shared: "Swizzle(4,3,3) o S[(64,8):(8,1)]",
+        sshape: &[64, 8],
+        sregion: &full(&[64, 8]),
+        dtype: ElemType::U8,
+    });
+    assert_eq!((p.desc.data_type, p.desc.swizzle), (TensorMapDataType::Uint8, SwizzleMode::B128));
+    assert_eq!(fields(&p), (vec![128, 4], vec![128], vec![128, 4], vec![(vec![0, 0], 0)]));
+    // f16 64x4 under Swizzle(3,3,3): 256 contiguous f16 = 512 bytes, rows of 64 f16 (128 bytes): box 64 x 4.
+    let p = check(&Copy {
+        global: "S[(64,4):(4,1)]",
+        gshape: &[64, 4],
+        gregion: &full(&[64, 4]),
+        shared: "Swizzle(3,3,3) o S[(64,4):(4,1)]",
+        sshape: &[64, 4],
+        sregion: &full(&[64, 4]),
+        dtype: ElemType::F16,
+    });
+    assert_eq!((p.desc.data_type, p.desc.swizzle), (TensorMapDataType::Float16, SwizzleMode::B128));
+    assert_eq!(fields(&p), (vec![64, 4], vec![128], vec![64, 4], vec![(vec![0, 0], 0)]));
+    // The 64B and 32B spans: f16 64x4 under Swizzle(3,2,3) is rows of 32 f16 (64 bytes), 8 of them; f32 32x2
+    // under Swizzle(2,1,3) rows of 8 f32 (32 bytes), 8 of them.
+    let p = check(&Copy {
+        global: "S[(64,4):(4,1)]",
+        gshape: &[64, 4],
+        gregion: &full(&[64, 4]),
+        shared: "Swizzle(3,2,3) o S[(64,4):(4,1)]",
+        sshape: &[64, 4],
+        sregion: &full(&[64, 4]),
+        dtype: ElemType::F16,
+    });
+    assert_eq!(fields(&p), (vec![32, 8], vec![64], vec![32, 8], vec![(vec![0, 0], 0)]));
+    let p = check(&Copy {
+        global: "S[(32,2):(2,1)]",
+        gshape: &[32, 2],
+        gregion: &full(&[32, 2]),
+        shared: "Swizzle(2,1,3) o S[(32,2):(2,1)]",
+        sshape: &[32, 2],
+        sregion: &full(&[32, 2]),
+        dtype: ElemType::F32,
+    });
+    assert_eq!(fields(&p), (vec![8, 8], vec![32], vec![8, 8], vec![(vec![0, 0], 0)]));
+}
+
+#[test]
+fn a_swizzled_region_from_inside_the_tensor_starts_at_a_span_row() {
+    // f16 512x4 under the 128B swizzle from rows 128..640 of a 1024x4 tensor: the merged dimension has 4096
+    // elements, the region 2048 from element 512 = span row 8 (of 64 f16). Box 64 x 32 rows at most (256 would be
+    // the box-dim limit, but the whole 32 rows fit): one box of 64 x 32 = 4 KiB at row coordinate 8.
+    let p = check(&Copy {
+        global: "S[(1024,4):(4,1)]",
+        gshape: &[1024, 4],
+        gregion: &[(128, 640), (0, 4)],
+        shared: "Swizzle(3,3,3) o S[(512,4):(4,1)]",
+        sshape: &[512, 4],
+        sregion: &full(&[512, 4]),
+        dtype: ElemType::F16,
+    });
+    assert_eq!(fields(&p), (vec![64, 64], vec![128], vec![64, 32], vec![(vec![0, 8], 0)]));
+}
+
 // ---- 2. The stride-1 dimension may be any logical dimension ------------------------------------------------------
 
 #[test]

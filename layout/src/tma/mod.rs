@@ -42,14 +42,20 @@
 //! 6. **Issues**: the remaining joint iters form the issue loop (outermost first); each issue gets its
 //!    coordinates and shared byte offset.
 //! 7. **Repair**: the same search is repeated with the element type promoted to 2, 4 or 8 bytes (the descriptor
-//!    type becomes `UINT16/32/64`) where the innermost dimension allows it; the largest box wins, ties keep the
-//!    natural type. Promotion is never used for `tf32` (a converting type) or with NaN OOB fill.
+//!    type becomes `UINT16/32/64`) where the innermost dimension allows it; the largest box wins, then the lower
+//!    rank (a re-viewed row, step 8, costs a dimension), then the natural type. Promotion is never used for `tf32` (a converting type) or with NaN OOB fill.
 //! 8. **Rank**: descriptor dimensions are ordered as the box chain (innermost first), then coordinate-only
 //!    dimensions (box extent 1: a batch index, a fixed row) by stride; unit dimensions are dropped. Contiguous
 //!    logical dimensions merge: while the innermost box row is too narrow for the inner-box rule (not a multiple of
 //!    16 bytes, or narrower than the swizzle span), the innermost dimension, copied in full from 0, merges into the
 //!    next when that one's stride is its extent (a row-major u8 `32x8` tile becomes one dimension of 256; promotion,
-//!    step 7, is tried on the unmerged problem, so a 512-byte run becomes 256 `UINT16` before any cut). When more
+//!    step 7, is tried on the unmerged problem, so a 512-byte run becomes 256 `UINT16` before any cut). A merged
+//!    run wider than one legal box row (over 256 elements, or swizzled, over the span) is re-viewed as rows: cut into
+//!    rows of at most 256 elements of whole 16-byte chunks (swizzled: rows of exactly the span) and a second
+//!    dimension counting them, when the row length divides the run's box, extent and start and every issue and
+//!    run-time offset moves whole rows. The run is contiguous on both sides, so the rows address the same bytes and
+//!    the box writes them densely in the same order, each row swizzled by its absolute address as before: f16
+//!    `1024x4` (8 KiB of 8-byte rows) is one `256x16` box, u8 `64x8` under the 128B swizzle one `128x4` box. When more
 //!    than 5 remain, adjacent dimensions merge where the box stays legal: a dimension copied in full from 0 into the
 //!    next, or two coordinate-only dimensions (coordinate `a + b * dim_a`). Then the rank limit of 5 is the only
 //!    limit (`rank` rule). Global layouts whose dimensions are split into interleaved iters (blocked/tiled storage)
@@ -67,7 +73,10 @@
 //! - `inner-stride`: the shared stride-1 iter is not the global stride-1 iter (a transpose): a box is written in
 //!   its dimension-0 order and dimension 0 of a tensor map is the contiguous one.
 //! - `inner-box-bytes`: the contiguous global run is not a multiple of 16 bytes and cannot merge (rows of 8 bytes
-//!   with gaps), or, swizzled, a box row is not the span.
+//!   with gaps: `boxDim[0] * elemsize` must be a multiple of 16, and the next row is not where a wider box row would
+//!   read), or, swizzled, a box row is not the span and no re-view makes it one (a contiguous run that is not whole
+//!   span rows, e.g. 8-byte rows of 8 u8 under the 128B swizzle with only 8 of them: 64 bytes, half a row, which the
+//!   hardware would pad to 128 bytes in shared memory while the layout packs the next box's rows there).
 //! - `shared-atom`: the shared region's contiguous run is not whole 16-byte chunks (unswizzled) or whole swizzle
 //!   rows: a box is written densely in such rows.
 //! - `rank`: more than 5 dimensions that cannot merge; `global-stride`, `global-dim`, `box-dim`,

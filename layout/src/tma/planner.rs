@@ -200,7 +200,12 @@ pub fn plan_offsets(
         };
         match search(&prob, mode, req, global_offset_bytes, region_elems) {
             Ok(c) => {
-                if best.as_ref().is_none_or(|b| c.box_bytes > b.box_bytes) {
+                // The largest box; among equal boxes the lower rank (a re-viewed row costs a dimension), then the
+                // natural type (tried first).
+                if best
+                    .as_ref()
+                    .is_none_or(|b| (c.box_bytes, -i64::from(c.desc.rank)) > (b.box_bytes, -i64::from(b.desc.rank)))
+                {
                     best = Some(c);
                 }
             }
@@ -462,18 +467,24 @@ fn check_atom(req: &TmaRequest<'_>, sliced: &Layout, mode: SwizzleMode) -> Resul
         SwizzleMode::None => "a TMA box is written densely, its rows a multiple of 16 bytes".to_string(),
         m => format!("with the {} swizzle a TMA box is written in rows of the {}-byte span", m.name(), m.bytes()),
     };
-    outer_of(&tiled, &atom, &ext, &atom_shape).map(|_| ()).map_err(|e| {
-        fail(format!(
-            "the shared region {} (in memory order {} of extents {}) is not a tile of the {} atom {} of shape {} \
+    // The row is matched on the tiles: the swizzles are the mode's on both sides (`shared_mode`), and the hardware
+    // swizzles the absolute address, so what must hold is that the region's addresses are whole rows in memory
+    // order, `swz(S[ext]) = swz(tile(row, outer))`; `tile` of the swizzled row itself would refuse outers that move
+    // it by part of a swizzle period (its equation, `tile`'s swizzle period rule), which a row always is.
+    outer_of(&Layout::Tile(tiled.tile().clone()), &Layout::Tile(atom.tile().clone()), &ext, &atom_shape)
+        .map(|_| ())
+        .map_err(|e| {
+            fail(format!(
+                "the shared region {} (in memory order {} of extents {}) is not a tile of the {} atom {} of shape {} \
              ({why}): {e}",
-            sliced,
-            tiled,
-            shape_text(&ext),
-            mode.name(),
-            atom,
-            shape_text(&atom_shape)
-        ))
-    })
+                sliced,
+                tiled,
+                shape_text(&ext),
+                mode.name(),
+                atom,
+                shape_text(&atom_shape)
+            ))
+        })
 }
 
 /// The global side: descriptor dimensions (every non-unit iter of the global layout grouped by its shape), the
@@ -1047,8 +1058,11 @@ fn build(
         let b = ddims.remove(1);
         merge_into(&mut ddims[0], b, &mut scale);
     }
-    while ddims.len() > 5 {
-        let Some(k) = (0..ddims.len() - 1).find(|&k| {
+    // A merged run wider than one legal box row is re-viewed as rows of `row` elements (step 8's re-view).
+    let row = rows_of(&ddims[0], mode, prob.esize);
+    let first = usize::from(row.is_some());
+    while ddims.len() + first > 5 {
+        let Some(k) = (first..ddims.len() - 1).find(|&k| {
             let (a, b) = (&ddims[k], &ddims[k + 1]);
             let contiguous = a.global_dim.checked_mul(a.stride) == Some(b.stride);
             let whole = a.boxed == a.global_dim
@@ -1068,24 +1082,28 @@ fn build(
         merge_into(&mut ddims[k], b, &mut scale);
     }
     let owner = |t: usize| ddims.iter().position(|d| d.members.contains(&t)).unwrap_or(0);
+    let viewed = match row {
+        Some(r) => split_row(&ddims, r),
+        None => ddims.clone(),
+    };
     let as_u32 = |v: i64| u32::try_from(v).unwrap_or(u32::MAX);
     let desc = TensorMapDesc {
         data_type: prob.dtype,
-        rank: ddims.len() as u32,
-        global_dims: ddims.iter().map(|d| d.global_dim as u64).collect(),
-        global_strides_bytes: ddims.iter().skip(1).map(|d| (d.stride * prob.esize) as u64).collect(),
-        box_dims: ddims.iter().map(|d| as_u32(d.boxed)).collect(),
-        element_strides: vec![1; ddims.len()],
+        rank: viewed.len() as u32,
+        global_dims: viewed.iter().map(|d| d.global_dim as u64).collect(),
+        global_strides_bytes: viewed.iter().skip(1).map(|d| (d.stride * prob.esize) as u64).collect(),
+        box_dims: viewed.iter().map(|d| as_u32(d.boxed)).collect(),
+        element_strides: vec![1; viewed.len()],
         interleave: Interleave::None,
         swizzle: mode,
         l2_promotion: req.options.l2_promotion,
         oob_fill: req.options.oob_fill,
     };
     validate(&desc, global_offset_bytes as u64)?;
-    let inner_bytes = ddims[0].boxed * prob.esize;
+    let inner_bytes = viewed[0].boxed * prob.esize;
     // A narrower row is padded to the span by the hardware: legal when the box's next rows start at the span (the
     // chain's pad) or the box is a single row.
-    let single_row = ddims.iter().skip(1).all(|d| d.boxed == 1);
+    let single_row = viewed.iter().skip(1).all(|d| d.boxed == 1);
     let padded_row = inner_bytes < mode.bytes() && inner_bytes % 16 == 0 && (pad.is_some() || single_row);
     if mode != SwizzleMode::None && inner_bytes != mode.bytes() && !padded_row {
         return Err(rule(
@@ -1103,7 +1121,7 @@ fn build(
     let Some(count) = count else {
         return Err(stage(TmaStage::Box, format!("the box leaves more than {MAX_ISSUES} issues")));
     };
-    let box_elems: i64 = ddims.iter().map(|d| d.boxed).product();
+    let box_elems: i64 = viewed.iter().map(|d| d.boxed).product();
     if box_elems * count * prob.esize != region_elems * req.dtype.bytes() {
         return Err(rule(
             TmaRule::Payload,
@@ -1145,6 +1163,18 @@ fn build(
                 format!("issue {idx} writes shared byte offset {smem_bytes}, must be a multiple of {SMEM_ALIGN_BYTES}"),
             ));
         }
+        let coords = match row {
+            Some(r) => row_coordinates(&coords, r).ok_or_else(|| {
+                stage(
+                    TmaStage::Box,
+                    format!(
+                        "issue {idx} starts the merged contiguous run at element {}, not at a row of {r}",
+                        coords[0]
+                    ),
+                )
+            })?,
+            None => coords,
+        };
         if let Some(c) = coords.iter().find(|&&c| i32::try_from(c).is_err()) {
             return Err(rule(
                 TmaRule::CoordinateRange,
@@ -1156,14 +1186,87 @@ fn build(
     let dynamic = prob
         .terms
         .iter()
-        .map(|term| CoordinateTerm {
-            offset: term.offset,
-            dim: owner(term.dim),
-            divisor: term.divisor,
-            scale: scale[term.dim],
+        .map(|term| {
+            let t = CoordinateTerm {
+                offset: term.offset,
+                dim: owner(term.dim),
+                divisor: term.divisor,
+                scale: scale[term.dim],
+            };
+            match row {
+                Some(r) => row_term(t, term.multiple, r).ok_or_else(|| {
+                    stage(
+                        TmaStage::Box,
+                        format!(
+                            "a run-time offset moves the merged contiguous run by {} elements per step of {}, not by \
+                             whole rows of {r}",
+                            t.scale,
+                            term.multiple / term.divisor.max(1)
+                        ),
+                    )
+                }),
+                None => Ok(t),
+            }
         })
-        .collect();
+        .collect::<Result<Vec<_>, _>>()?;
     Ok(Candidate { box_bytes: box_elems * prob.esize, desc, issues, dynamic })
+}
+
+/// Step 8's re-view: the row length (elements) into which a merged innermost dimension wider than one legal box
+/// row is cut, or `None` when no cut is needed or possible. Unswizzled, a box dimension holds at most 256 elements:
+/// the longest row of at most 256 elements, a multiple of 16 bytes, that divides the box, the dimension and its
+/// start. Swizzled, every box row is exactly the span: rows of `span / esize` elements when those divide. The
+/// merged run is contiguous in global memory and in shared memory (it merged because dimension `k + 1`'s stride is
+/// dimension `k`'s extent, and the box chain is dense), so `rows x (run / rows)` addresses the same bytes on both
+/// sides, and the box writes them densely in the same order, each 128-byte row swizzled by its absolute address as
+/// before (f16 1024x4 is one box of 256x16, u8 64x8 under the 128B swizzle one of 128x4).
+fn rows_of(d: &DescDim, mode: SwizzleMode, esize: i64) -> Option<i64> {
+    let wide = match mode {
+        SwizzleMode::None => d.boxed > 256,
+        m => d.boxed * esize > m.bytes(),
+    };
+    if d.members.len() < 2 || !wide || d.stride != 1 {
+        return None;
+    }
+    let g = gcd(gcd(d.boxed, d.global_dim), d.start);
+    let row = match mode {
+        SwizzleMode::None => (1..=g.min(256)).rev().find(|r| g % r == 0 && (r * esize) % 16 == 0)?,
+        m => m.bytes() / esize,
+    };
+    (g % row == 0).then_some(row)
+}
+
+/// The descriptor dimensions with the first (a merged contiguous run) cut into rows of `row` elements and
+/// `global_dim / row` of them.
+fn split_row(ddims: &[DescDim], row: i64) -> Vec<DescDim> {
+    let d0 = &ddims[0];
+    let inner = DescDim { global_dim: row, stride: d0.stride, start: 0, boxed: row, members: d0.members.clone() };
+    let outer = DescDim {
+        global_dim: d0.global_dim / row,
+        stride: d0.stride * row,
+        start: d0.start / row,
+        boxed: d0.boxed / row,
+        members: Vec::new(),
+    };
+    [inner, outer].into_iter().chain(ddims[1..].iter().cloned()).collect()
+}
+
+/// An issue's coordinates with the first (on the merged run) cut into rows of `row`: `[c % row, c / row, ..]`, or
+/// `None` unless the issue starts at a row (`c % row == 0`: the box's first dimension is the whole row).
+fn row_coordinates(coords: &[i64], row: i64) -> Option<Vec<i64>> {
+    (coords[0] % row == 0).then(|| [0, coords[0] / row].into_iter().chain(coords[1..].iter().copied()).collect())
+}
+
+/// A run-time term after the cut into rows of `row`: on a later dimension it moves one index on; on the merged run
+/// (coordinate `+= (value / divisor) * scale`, `value` a multiple of `multiple`) it must move whole rows, and then
+/// moves the row coordinate by `(value / (divisor * g)) * (scale * g / row)` with `g = row / gcd(scale, row)`.
+fn row_term(t: CoordinateTerm, multiple: i64, row: i64) -> Option<CoordinateTerm> {
+    if t.dim > 0 {
+        return Some(CoordinateTerm { dim: t.dim + 1, ..t });
+    }
+    let g = row / gcd(t.scale, row);
+    let steps = multiple / t.divisor.max(1);
+    (steps % g == 0).then(|| CoordinateTerm { dim: 1, divisor: t.divisor * g, scale: t.scale * g / row, ..t })
 }
 
 #[cfg(test)]
