@@ -302,7 +302,7 @@ fn refusals_name_the_rule_and_the_numbers() {
             Warp,
             Chip::Sm80,
             CopyRule::Input,
-            "the source has 128 elements and the destination 64",
+            "source and dest shapes must agree, got [32,4] and [32,2]",
         ),
         refusal(
             lanes,

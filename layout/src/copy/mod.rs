@@ -8,7 +8,7 @@
 //! scope-relative thread index.
 //!
 //! # The copy
-//! `dst[k] = src[k]` for every row-major flat index `k` of the two shapes (which need the same element count).
+//! `dst[k] = src[k]` for every row-major flat index `k` of the one shape both sides have ([`shapes_agree`]).
 //! Memory layouts (global, shared) map onto `m` in elements from the tensor's base, shared ones possibly through
 //! a swizzle; register layouts map onto thread axes and the register axis `m` (one register slot per element,
 //! however wide the element); tensor-memory layouts map onto `TLane` and `TCol` (32-bit columns).
@@ -154,6 +154,28 @@ pub struct CopyRequest<'a> {
     /// Threads in the CTA, when known: a CTA-scope copy between two memories (cp.async) without a subset spreads
     /// its work over them, and is refused without them.
     pub cta_threads: Option<i64>,
+}
+
+/// The copy's shape rule, the one every front end applies: the dialect's verifier (`shapes-agree`), this planner
+/// (`input` rule), hence `--lower-copy` and `axe-layout copy-plan`. `axe.copy` pairs the elements of ONE row-major
+/// index space, so the source and destination shapes are equal; the same elements seen in another shape are a
+/// view of the tensor, not a copy. The message has no prefix: each front end adds its own (`copy source and ...`).
+pub fn shapes_agree(src: &[i64], dst: &[i64]) -> Result<(), String> {
+    if src == dst {
+        return Ok(());
+    }
+    Err(format!(
+        "source and dest shapes must agree, got {} and {}",
+        crate::notation::shape_text(src),
+        crate::notation::shape_text(dst)
+    ))
+}
+
+impl CopyRequest<'_> {
+    /// [`shapes_agree`] on the request's two sides, as the planner's `input` rule.
+    pub fn check_shapes(&self) -> Result<(), CopyError> {
+        shapes_agree(self.src.shape, self.dst.shape).map_err(|m| CopyError::new(CopyRule::Input, m))
+    }
 }
 
 /// One term of a [`PerThread`] value: `((t / div) % modulus) * coef`, with no `% modulus` when it is `None`.

@@ -220,8 +220,10 @@ pub(crate) fn evaluate(side: &Side<'_>, scope: ExecScope, what: &str) -> Result<
     }
 }
 
-/// The two sides of a request, evaluated, after checking their element counts agree.
+/// The two sides of a request, evaluated, after checking their shapes agree ([`CopyRequest::check_shapes`]) and
+/// hence their element counts.
 pub(crate) fn evaluate_both(req: &CopyRequest<'_>) -> Result<(Table, Table), CopyError> {
+    req.check_shapes()?;
     let (ns, nd) = (req.src.layout.size(), req.dst.layout.size());
     if ns != nd {
         return Err(err(
