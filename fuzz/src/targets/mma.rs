@@ -9,8 +9,16 @@
 //! Properties of a plan (module documentation of `mma`): the family exists on the chip; the instruction shape
 //! divides M, N and K; every operand is reached the way its memory says (registers, a shared descriptor, a
 //! tensor-memory address); tensor-memory columns are a power of two in 32..=512 exactly when tensor memory is
-//! used; and the issues cover the `(m, n, k)` instruction grid exactly once ("every C tile is computed by
-//! exactly one warp", K innermost), at most 2^16 of them (the planner's `MAX_ISSUES`).
+//! used; the issues cover the `(m, n, k)` instruction grid exactly once ("every C tile is computed by
+//! exactly one warp", K innermost), at most 2^16 of them (the planner's `MAX_ISSUES`); and the plan computes
+//! `C += A * B` on the tensor-core hardware model of `layout/tests/model/mma_hw.rs` (shared with the layout
+//! crate's tests). A refusal must name its rule (`mma: <rule> rule: <what>`, a rule of `MmaRule`, with a
+//! message).
+
+// The tensor-core model lives with the layout crate's tests; one model serves both.
+#[path = "../../../layout/tests/model/mma_hw.rs"]
+#[allow(dead_code, clippy::all)]
+mod mma_hw;
 
 use crate::driver::{Kind, Limits, Rng, Target};
 use crate::gen_layout::{self, Knobs};
@@ -168,7 +176,16 @@ fn check(text: &str) -> Result<(), String> {
     }
     let op = |i: usize| Operand { layout: &layouts[i], shape: &shapes[i], mem: mems[i] };
     let req = GemmRequest { chip, dtype, acc_dtype: acc, a: op(0), b: op(1), c: op(2) };
-    let Ok(p) = mma::plan(&req) else { return Ok(()) };
+    let p = match mma::plan(&req) {
+        Ok(p) => p,
+        Err(e) => {
+            let text = e.to_string();
+            if e.message.trim().is_empty() || !text.starts_with(&format!("mma: {} rule: ", e.rule.name())) {
+                return Err(format!("a refusal without a named rule and its numbers: {text}"));
+            }
+            return Ok(());
+        }
+    };
     if !p.family.available_on(chip) {
         return Err(format!("planned {} on {}", p.family.name(), chip.name()));
     }
@@ -206,6 +223,10 @@ fn check(text: &str) -> Result<(), String> {
                 return Err(format!("operand {role} in {} is reached as {access:?}", mem.name()));
             }
         }
+    }
+    // The plan runs right on the hardware model (a mismatch panics with the element and the instruction).
+    if shapes.iter().all(|s| s.len() == 2) {
+        mma_hw::check_plan(&req, &p);
     }
     Ok(())
 }
