@@ -499,6 +499,19 @@ mod tests {
         assert!(too_many_issues(MAX_ISSUES_DRAWN).is_ok());
         let e = too_many_issues(MAX_ISSUES_DRAWN + 1).unwrap_err();
         assert_eq!(e.text(), "the plan has 4097 issues, more than the page draws (4096); the CLI prints it");
+        // A 4096 x 4096 f16 copy into shared memory whose rows are contiguous for 8 elements only: boxes of 8
+        // columns and at most 256 rows (the TMA box limit), 512 x 16 = 8192 issues; each drawn cell would have
+        // searched them all.
+        let e = answer(
+            "tma",
+            &json!({
+                "global": "S[(4096,4096):(4096,1)]", "global_shape": "4096,4096", "global_region": "0:4096,0:4096",
+                "shared": "S[(4096,512,8):(8,32768,1)]", "shared_shape": "4096,4096",
+                "shared_region": "0:4096,0:4096", "dtype": "f16", "direction": "g2s",
+            }),
+        )
+        .unwrap_err();
+        assert_eq!(e.text(), "the plan has 8192 issues, more than the page draws (4096); the CLI prints it");
     }
 
     #[test]
