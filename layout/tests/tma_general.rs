@@ -226,6 +226,50 @@ fn a_swizzled_region_from_inside_the_tensor_starts_at_a_span_row() {
     assert_eq!(fields(&p), (vec![64, 64], vec![128], vec![64, 32], vec![(vec![0, 8], 0)]));
 }
 
+#[test]
+fn re_viewed_rows_start_where_the_region_starts() {
+    // Rows 2..1002 of a f16 1024x4 tensor: the merged run is elements 8..4008 (4000 elements). Rows of 200 f16 (the
+    // longest of at most 256 elements, whole 16-byte chunks, dividing 4000) from element 8: the descriptor's global
+    // address moves by 8 f16 = 16 bytes (16-byte aligned), the tensor is (4096 - 8) / 200 = 20 whole rows of 400
+    // bytes from there, and the region is rows 0..20: one box of 200 x 20 at [0, 0].
+    let p = check(&Copy {
+        global: "S[(1024,4):(4,1)]",
+        gshape: &[1024, 4],
+        gregion: &[(2, 1002), (0, 4)],
+        shared: "S[(1000,4):(4,1)]",
+        sshape: &[1000, 4],
+        sregion: &full(&[1000, 4]),
+        dtype: ElemType::F16,
+    });
+    assert_eq!(fields(&p), (vec![200, 20], vec![400], vec![200, 20], vec![(vec![0, 0], 0)]));
+    assert_eq!(p.global_offset_bytes, 16);
+    // Swizzled: rows 4..36 of a u8 64x8 tensor under the 128B swizzle are bytes 32..288 of the run; span rows of 128
+    // from byte 32 (the address moves by 32 bytes): (512 - 32) / 128 = 3 whole rows, the region rows 0..2.
+    let p = check(&Copy {
+        global: "S[(64,8):(8,1)]",
+        gshape: &[64, 8],
+        gregion: &[(4, 36), (0, 8)],
+        shared: "Swizzle(4,3,3) o S[(32,8):(8,1)]",
+        sshape: &[32, 8],
+        sregion: &full(&[32, 8]),
+        dtype: ElemType::U8,
+    });
+    assert_eq!(fields(&p), (vec![128, 3], vec![128], vec![128, 2], vec![(vec![0, 0], 0)]));
+    assert_eq!(p.global_offset_bytes, 32);
+    // A run starting 8 bytes into a row (rows 1..1000, element 4) cannot move the address there (not 16-byte
+    // aligned): the 8-byte rows stay, refused by the inner-box rule.
+    let e = refused(&Copy {
+        global: "S[(1024,4):(4,1)]",
+        gshape: &[1024, 4],
+        gregion: &[(1, 1001), (0, 4)],
+        shared: "S[(1000,4):(4,1)]",
+        sshape: &[1000, 4],
+        sregion: &full(&[1000, 4]),
+        dtype: ElemType::F16,
+    });
+    assert!(matches!(e.failure, TmaFailure::Rule(TmaRule::InnerBoxBytes)), "{e}");
+}
+
 // ---- 2. The stride-1 dimension may be any logical dimension ------------------------------------------------------
 
 #[test]

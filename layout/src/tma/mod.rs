@@ -52,8 +52,9 @@
 //!    step 7, is tried on the unmerged problem, so a 512-byte run becomes 256 `UINT16` before any cut). A merged
 //!    run wider than one legal box row (over 256 elements, or swizzled, over the span) is re-viewed as rows: cut into
 //!    rows of at most 256 elements of whole 16-byte chunks (swizzled: rows of exactly the span) and a second
-//!    dimension counting them, when the row length divides the run's box, extent and start and every issue and
-//!    run-time offset moves whole rows. The run is contiguous on both sides, so the rows address the same bytes and
+//!    dimension counting them, when the row length divides the run's box and every issue and run-time offset moves
+//!    whole rows; the rows start where the region does (the descriptor's global address moves there, which must
+//!    stay 16-byte aligned). The run is contiguous on both sides, so the rows address the same bytes and
 //!    the box writes them densely in the same order, each row swizzled by its absolute address as before: f16
 //!    `1024x4` (8 KiB of 8-byte rows) is one `256x16` box, u8 `64x8` under the 128B swizzle one `128x4` box. When more
 //!    than 5 remain, adjacent dimensions merge where the box stays legal: a dimension copied in full from 0 into the
@@ -73,10 +74,11 @@
 //! - `inner-stride`: the shared stride-1 iter is not the global stride-1 iter (a transpose): a box is written in
 //!   its dimension-0 order and dimension 0 of a tensor map is the contiguous one.
 //! - `inner-box-bytes`: the contiguous global run is not a multiple of 16 bytes and cannot merge (rows of 8 bytes
-//!   with gaps: `boxDim[0] * elemsize` must be a multiple of 16, and the next row is not where a wider box row would
-//!   read), or, swizzled, a box row is not the span and no re-view makes it one (a contiguous run that is not whole
-//!   span rows, e.g. 8-byte rows of 8 u8 under the 128B swizzle with only 8 of them: 64 bytes, half a row, which the
-//!   hardware would pad to 128 bytes in shared memory while the layout packs the next box's rows there).
+//!   with gaps: `boxDim[0] * elemsize` must be a multiple of 16, and a wider box row would read the gap), or a
+//!   merged run starts at a byte that is not 16-byte aligned (the rows of a re-view start there, and so would the
+//!   descriptor's global address, which must be 16-byte aligned), or, swizzled, a box row is not the span and no
+//!   re-view makes it one. A run that is not whole 16-byte chunks, or under a swizzle not whole span rows, is
+//!   refused earlier by `shared-atom` (one descriptor has one box size, and the hardware pads a short row).
 //! - `shared-atom`: the shared region's contiguous run is not whole 16-byte chunks (unswizzled) or whole swizzle
 //!   rows: a box is written densely in such rows.
 //! - `rank`: more than 5 dimensions that cannot merge; `global-stride`, `global-dim`, `box-dim`,

@@ -100,6 +100,8 @@ struct Problem {
 }
 
 struct Candidate {
+    /// Bytes the descriptor's global address moves past the layout's offset (a re-viewed run starting mid-row).
+    shift_bytes: i64,
     desc: TensorMapDesc,
     issues: Vec<TmaIssue>,
     dynamic: Vec<CoordinateTerm>,
@@ -231,7 +233,7 @@ pub fn plan_offsets(
         shared_dynamic,
         direction: req.direction,
         elem: req.dtype,
-        global_offset_bytes: global_offset_bytes as u64,
+        global_offset_bytes: (global_offset_bytes + best.shift_bytes) as u64,
         box_bytes: best.box_bytes as u64,
         shared_base_alignment_bytes: shared_base_alignment_bytes as u64,
     })
@@ -1083,7 +1085,7 @@ fn build(
     }
     let owner = |t: usize| ddims.iter().position(|d| d.members.contains(&t)).unwrap_or(0);
     let viewed = match row {
-        Some(r) => split_row(&ddims, r),
+        Some((r, shift)) => split_row(&ddims, r, shift),
         None => ddims.clone(),
     };
     let as_u32 = |v: i64| u32::try_from(v).unwrap_or(u32::MAX);
@@ -1099,7 +1101,8 @@ fn build(
         l2_promotion: req.options.l2_promotion,
         oob_fill: req.options.oob_fill,
     };
-    validate(&desc, global_offset_bytes as u64)?;
+    let shift_bytes = row.map_or(0, |(_, shift)| shift * prob.esize);
+    validate(&desc, (global_offset_bytes + shift_bytes) as u64)?;
     let inner_bytes = viewed[0].boxed * prob.esize;
     // A narrower row is padded to the span by the hardware: legal when the box's next rows start at the span (the
     // chain's pad) or the box is a single row.
@@ -1164,11 +1167,12 @@ fn build(
             ));
         }
         let coords = match row {
-            Some(r) => row_coordinates(&coords, r).ok_or_else(|| {
+            Some((r, shift)) => row_coordinates(&coords, r, shift).ok_or_else(|| {
                 stage(
                     TmaStage::Box,
                     format!(
-                        "issue {idx} starts the merged contiguous run at element {}, not at a row of {r}",
+                        "issue {idx} starts the merged contiguous run at element {}, not at a row of {r} from \
+                         element {shift}",
                         coords[0]
                     ),
                 )
@@ -1194,7 +1198,7 @@ fn build(
                 scale: scale[term.dim],
             };
             match row {
-                Some(r) => row_term(t, term.multiple, r).ok_or_else(|| {
+                Some((r, _)) => row_term(t, term.multiple, r).ok_or_else(|| {
                     stage(
                         TmaStage::Box,
                         format!(
@@ -1209,18 +1213,20 @@ fn build(
             }
         })
         .collect::<Result<Vec<_>, _>>()?;
-    Ok(Candidate { box_bytes: box_elems * prob.esize, desc, issues, dynamic })
+    Ok(Candidate { shift_bytes, box_bytes: box_elems * prob.esize, desc, issues, dynamic })
 }
 
-/// Step 8's re-view: the row length (elements) into which a merged innermost dimension wider than one legal box
-/// row is cut, or `None` when no cut is needed or possible. Unswizzled, a box dimension holds at most 256 elements:
-/// the longest row of at most 256 elements, a multiple of 16 bytes, that divides the box, the dimension and its
-/// start. Swizzled, every box row is exactly the span: rows of `span / esize` elements when those divide. The
-/// merged run is contiguous in global memory and in shared memory (it merged because dimension `k + 1`'s stride is
-/// dimension `k`'s extent, and the box chain is dense), so `rows x (run / rows)` addresses the same bytes on both
-/// sides, and the box writes them densely in the same order, each 128-byte row swizzled by its absolute address as
-/// before (f16 1024x4 is one box of 256x16, u8 64x8 under the 128B swizzle one of 128x4).
-fn rows_of(d: &DescDim, mode: SwizzleMode, esize: i64) -> Option<i64> {
+/// Step 8's re-view: `(row, shift)`, the row length (elements) into which a merged innermost dimension wider than
+/// one legal box row is cut and the element the rows start at, or `None` when no cut is needed or possible.
+/// Unswizzled, a box dimension holds at most 256 elements: the longest row of at most 256 elements, a multiple of
+/// 16 bytes, that divides the box. Swizzled, every box row is exactly the span: rows of `span / esize` elements
+/// when they divide the box. The rows start where the region does (`shift = start % row`, the descriptor's global
+/// address moved by `shift` elements, which must stay 16-byte aligned). The merged run is contiguous in global
+/// memory and in shared memory (it merged because dimension `k + 1`'s stride is dimension `k`'s extent, and the box
+/// chain is dense), so `rows x (run / rows)` addresses the same bytes on both sides, and the box writes them
+/// densely in the same order, each row swizzled by its absolute shared address as before (f16 1024x4 is one box of
+/// 256x16, u8 64x8 under the 128B swizzle one of 128x4).
+fn rows_of(d: &DescDim, mode: SwizzleMode, esize: i64) -> Option<(i64, i64)> {
     let wide = match mode {
         SwizzleMode::None => d.boxed > 256,
         m => d.boxed * esize > m.bytes(),
@@ -1228,33 +1234,35 @@ fn rows_of(d: &DescDim, mode: SwizzleMode, esize: i64) -> Option<i64> {
     if d.members.len() < 2 || !wide || d.stride != 1 {
         return None;
     }
-    let g = gcd(gcd(d.boxed, d.global_dim), d.start);
+    let aligned = |r: i64| d.boxed % r == 0 && (r * esize) % 16 == 0 && ((d.start % r) * esize) % 16 == 0;
     let row = match mode {
-        SwizzleMode::None => (1..=g.min(256)).rev().find(|r| g % r == 0 && (r * esize) % 16 == 0)?,
-        m => m.bytes() / esize,
+        SwizzleMode::None => (1..=d.boxed.min(256)).rev().find(|&r| aligned(r))?,
+        m => Some(m.bytes() / esize).filter(|&r| aligned(r))?,
     };
-    (g % row == 0).then_some(row)
+    Some((row, d.start % row))
 }
 
-/// The descriptor dimensions with the first (a merged contiguous run) cut into rows of `row` elements and
-/// `global_dim / row` of them.
-fn split_row(ddims: &[DescDim], row: i64) -> Vec<DescDim> {
+/// The descriptor dimensions with the first (a merged contiguous run) cut into rows of `row` elements from element
+/// `shift`, and as many whole rows as fit after it.
+fn split_row(ddims: &[DescDim], row: i64, shift: i64) -> Vec<DescDim> {
     let d0 = &ddims[0];
     let inner = DescDim { global_dim: row, stride: d0.stride, start: 0, boxed: row, members: d0.members.clone() };
     let outer = DescDim {
-        global_dim: d0.global_dim / row,
+        global_dim: (d0.global_dim - shift) / row,
         stride: d0.stride * row,
-        start: d0.start / row,
+        start: (d0.start - shift) / row,
         boxed: d0.boxed / row,
         members: Vec::new(),
     };
     [inner, outer].into_iter().chain(ddims[1..].iter().cloned()).collect()
 }
 
-/// An issue's coordinates with the first (on the merged run) cut into rows of `row`: `[c % row, c / row, ..]`, or
-/// `None` unless the issue starts at a row (`c % row == 0`: the box's first dimension is the whole row).
-fn row_coordinates(coords: &[i64], row: i64) -> Option<Vec<i64>> {
-    (coords[0] % row == 0).then(|| [0, coords[0] / row].into_iter().chain(coords[1..].iter().copied()).collect())
+/// An issue's coordinates with the first (on the merged run) cut into rows of `row` from element `shift`:
+/// `[0, (c - shift) / row, ..]`, or `None` unless the issue starts at a row (`(c - shift) % row == 0`: the box's
+/// first dimension is the whole row).
+fn row_coordinates(coords: &[i64], row: i64, shift: i64) -> Option<Vec<i64>> {
+    let c = coords[0] - shift;
+    (c % row == 0).then(|| [0, c / row].into_iter().chain(coords[1..].iter().copied()).collect())
 }
 
 /// A run-time term after the cut into rows of `row`: on a later dimension it moves one index on; on the merged run
