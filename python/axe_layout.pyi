@@ -72,7 +72,10 @@ class Layout:
     def equivalent(self, other: _LayoutLike, shape: _Shape) -> bool:
         """Whether both layouts have the same induced map over shape."""
     def tile(self, outer: _LayoutLike, inner_shape: _Shape, outer_shape: _Shape) -> Layout:
-        """tile(self, outer) (App. C): L(x_o * inner_shape + x_i) = span(self) . outer(x_o) + self(x_i)."""
+        """tile(self, outer) (App. C): L(x_o * inner_shape + x_i) = span(self) . outer(x_o) + self(x_i).
+
+        A swizzled self keeps its swizzle; outer must then move it by whole swizzle periods (every value of outer
+        on m times span(self) a multiple of 2^(M+B+S)), else LayoutError (swizzle period rule)."""
     def tile_of(
         self,
         tiled_shape: _Shape,
@@ -88,7 +91,10 @@ class Layout:
     def group(self, shape: _Shape) -> tuple[Layout, list[int]]:
         """App. B: (layout, seps), dimension i owning shard iters seps[i]..seps[i+1]."""
     def direct_sum(self, right: _LayoutLike, left_shape: _Shape, right_shape: _Shape) -> Layout:
-        """App. F: L(x_L * right_shape + x_R) = self(x_L) + right(x_R); self must not have a swizzle."""
+        """App. F: L(x_L * right_shape + x_R) = self(x_L) + right(x_R); self must not have a swizzle.
+
+        A swizzled right keeps its swizzle; every value of self on m must then be a multiple of its period
+        2^(M+B+S), else LayoutError (swizzle period rule)."""
     def html(self, shape: _Shape | None = None) -> str:
         """An HTML grid of a 1-D or 2-D shape: cells coloured by thread, labelled with the image."""
     def _repr_html_(self) -> str:

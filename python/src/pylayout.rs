@@ -5,8 +5,9 @@ use crate::args::{coord_of, layout_of, region_of, shape_of, shape_or, tile_of, C
 use crate::{crate_error, guarded, html, layout_error};
 use layout::canonicalize::{canonicalize, equivalent};
 use layout::notation::parse_layout;
+use layout::tile::admit_operand;
 use layout::tile_layout::flatten;
-use layout::tile_of::{inner_of, outer_of};
+use layout::tile_of::{inner_of, outer_of, without_unit_iters};
 use layout::{Axis, Layout, LayoutError};
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
@@ -267,7 +268,9 @@ impl PyLayout {
 
     /// tile(self, outer) (paper App. C): the layout over outer_shape[i] * inner_shape[i] with
     /// L(x_o * inner_shape + x_i) = span(self) . outer(x_o) + self(x_i). A swizzle on self is kept; outer must
-    /// not have one.
+    /// not have one, and must move self by whole swizzle periods (every value of outer on m times span(self) a
+    /// multiple of 2^(M+B+S)), else the equation cannot hold and LayoutError names the swizzle period rule. A bare
+    /// swizzle self admits any inner_shape (the swizzle over the row-major tile of the shape).
     fn tile(
         &self,
         py: Python<'_>,
@@ -279,7 +282,7 @@ impl PyLayout {
             let outer = tile_of(py, "outer", outer)?;
             let inner_shape = shape_of(py, "inner_shape", inner_shape)?;
             let outer_shape = shape_of(py, "outer_shape", outer_shape)?;
-            self.admit(py, "inner_shape", &inner_shape)?;
+            admit_operand(&self.layout, &inner_shape).map_err(op_error(py, "inner_shape"))?;
             Layout::Tile(outer.clone()).admits(&outer_shape).map_err(op_error(py, "outer_shape"))?;
             layout::tile::tile(&self.layout, &outer, &inner_shape, &outer_shape)
                 .map(Self::wrap)
@@ -302,14 +305,14 @@ impl PyLayout {
     ) -> PyResult<PyLayout> {
         guarded(py, "tile_of", || {
             let tiled_shape = shape_of(py, "tiled_shape", tiled_shape)?;
-            self.admit(py, "tiled_shape", &tiled_shape)?;
+            admit_operand(&self.layout, &tiled_shape).map_err(op_error(py, "tiled_shape"))?;
             match (inner.filter(|v| !v.is_none()), outer.filter(|v| !v.is_none())) {
                 (Some(inner), None) => {
                     let inner = layout_of(py, "inner", inner)?;
                     let inner_shape = shape_of(py, "inner_shape", required("inner_shape with inner", inner_shape)?)?;
-                    inner.admits(&inner_shape).map_err(op_error(py, "inner_shape"))?;
+                    admit_operand(&inner, &inner_shape).map_err(op_error(py, "inner_shape"))?;
                     outer_of(&self.layout, &inner, &tiled_shape, &inner_shape)
-                        .map(|t| Self::wrap(Layout::Tile(t)))
+                        .map(|t| Self::wrap(without_unit_iters(&Layout::Tile(t))))
                         .map_err(op_error(py, "tile_of"))
                 }
                 (None, Some(outer)) => {
@@ -317,7 +320,7 @@ impl PyLayout {
                     let outer_shape = shape_of(py, "outer_shape", required("outer_shape with outer", outer_shape)?)?;
                     Layout::Tile(outer.clone()).admits(&outer_shape).map_err(op_error(py, "outer_shape"))?;
                     inner_of(&self.layout, &outer, &tiled_shape, &outer_shape)
-                        .map(Self::wrap)
+                        .map(|t| Self::wrap(without_unit_iters(&t)))
                         .map_err(op_error(py, "tile_of"))
                 }
                 _ => Err(PyTypeError::new_err("tile_of needs exactly one of inner and outer")),
@@ -357,7 +360,9 @@ impl PyLayout {
     }
 
     /// The direct sum (paper App. F) over the interleaved domain: L(x_L * right_shape + x_R) = self(x_L) +
-    /// right(x_R). Self (the left side) must not have a swizzle.
+    /// right(x_R). Self (the left side) must not have a swizzle; a swizzled right keeps its swizzle, and every
+    /// value of self on m must then be a multiple of its period 2^(M+B+S), else the equation cannot hold and
+    /// LayoutError names the swizzle period rule.
     fn direct_sum(
         &self,
         py: Python<'_>,
@@ -374,7 +379,7 @@ impl PyLayout {
             let left_shape = shape_of(py, "left_shape", left_shape)?;
             let right_shape = shape_of(py, "right_shape", right_shape)?;
             self.admit(py, "left_shape", &left_shape)?;
-            right.admits(&right_shape).map_err(op_error(py, "right_shape"))?;
+            admit_operand(&right, &right_shape).map_err(op_error(py, "right_shape"))?;
             layout::direct_sum::direct_sum(left, &right, &left_shape, &right_shape)
                 .map(Self::wrap)
                 .map_err(op_error(py, "direct_sum"))

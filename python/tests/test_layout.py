@@ -165,6 +165,26 @@ def test_tile_of_recovers_both_factors():
     np.testing.assert_array_equal(inner.table((2, 4))["m"], 4 * i + j)
 
 
+def test_tile_of_takes_a_bare_swizzle_over_any_shape():
+    # Issue 21 item 6, the reference implementation's own test: Swizzle(3,2,3) (period 256) over 64x32 is the
+    # swizzle over S[2048:1]; the inner Swizzle(3,2,3) over 8x32 has span 256, so the outer is S[8:1] over (8, 1).
+    outer = Layout("Swizzle(3,2,3)").tile_of((64, 32), inner="Swizzle(3,2,3)", inner_shape=(8, 32))
+    assert outer == Layout("S[8:1]")
+
+
+def test_a_swizzled_operand_is_moved_by_whole_periods_or_refused():
+    # Issue 22 item 8: Swizzle(2,1,2) has period 32. S[2:4] would move it by 4: at index 14 the equation says
+    # 4 + swz(12) = 16 but the swizzled sum would be swz(16) = 20, so the sum is refused. Moved by 32, index 14 is
+    # 32 + swz(12) = 44 (12 has no bit 4 to XOR into bit 2).
+    right = "Swizzle(2,1,2) o S[8:2]"
+    with pytest.raises(LayoutError, match="swizzle period rule: the left layout's stride 4 on m"):
+        Layout("S[2:4]").direct_sum(right, (2,), (8,))
+    assert Layout("S[2:32]").direct_sum(right, (2,), (8,)).eval(14) == [{"m": 44}]
+    # tile: 8x8 under Swizzle(3,3,3) (period 512) has span 64; an outer stride of 1 moves it by 64, refused.
+    with pytest.raises(LayoutError, match="swizzle period rule: the outer's stride 1 on m times span 64"):
+        Layout("Swizzle(3,3,3)").tile("S[2:1]", (8, 8), (1, 2))
+
+
 def test_slice_is_the_layout_shifted_to_the_region():
     # L'(y) == L(y + begin) for the region rows 2..6, columns 8..16 of the tensor-core tile.
     l = Layout(TC_TILE)
