@@ -12,7 +12,9 @@ mod tma_copy;
 mod tma_hw;
 
 use axe_layout::notation::parse_layout;
-use axe_layout::tma::{plan, Direction, ElemType, TensorMapDataType, TmaError, TmaFailure, TmaPlan, TmaRule};
+use axe_layout::tma::{
+    plan, plan_dynamic, Direction, DynamicOffset, ElemType, TensorMapDataType, TmaError, TmaFailure, TmaPlan, TmaRule,
+};
 use axe_layout::SwizzleMode;
 use tma_copy::{check, full, request, Copy};
 
@@ -267,6 +269,32 @@ fn re_viewed_rows_start_where_the_region_starts() {
         sregion: &full(&[1000, 4]),
         dtype: ElemType::F16,
     });
+    assert!(matches!(e.failure, TmaFailure::Rule(TmaRule::InnerBoxBytes)), "{e}");
+}
+
+#[test]
+fn a_run_time_row_offset_moves_whole_re_viewed_rows() {
+    // Rows r..r+512 of a f16 1024x4 tensor, r a run-time multiple of 64: the merged run moves by 4r elements, a
+    // multiple of 256 = one re-viewed row, so the row coordinate (dimension 1) grows by r / 64. A multiple of 16
+    // would move it by 64 elements, a quarter row: no re-view, and the 8-byte rows are refused.
+    let g = parse_layout("S[(1024,4):(4,1)]").unwrap();
+    let s = parse_layout("S[(512,4):(4,1)]").unwrap();
+    let c = Copy {
+        global: "S[(1024,4):(4,1)]",
+        gshape: &[1024, 4],
+        gregion: &[(0, 512), (0, 4)],
+        shared: "S[(512,4):(4,1)]",
+        sshape: &[512, 4],
+        sregion: &full(&[512, 4]),
+        dtype: ElemType::F16,
+    };
+    let req = request(&c, &g, &s, Direction::G2S);
+    let p = plan_dynamic(&req, &[DynamicOffset { dim: 0, multiple: 64 }]).unwrap();
+    assert_eq!(fields(&p), (vec![256, 16], vec![512], vec![256, 8], vec![(vec![0, 0], 0)]));
+    let terms: Vec<(usize, usize, i64, i64)> =
+        p.dynamic.iter().map(|t| (t.offset, t.dim, t.divisor, t.scale)).collect();
+    assert_eq!(terms, vec![(0, 1, 64, 1)]);
+    let e = plan_dynamic(&req, &[DynamicOffset { dim: 0, multiple: 16 }]).unwrap_err();
     assert!(matches!(e.failure, TmaFailure::Rule(TmaRule::InnerBoxBytes)), "{e}");
 }
 

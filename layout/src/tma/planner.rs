@@ -1202,10 +1202,9 @@ fn build(
                     stage(
                         TmaStage::Box,
                         format!(
-                            "a run-time offset moves the merged contiguous run by {} elements per step of {}, not by \
-                             whole rows of {r}",
-                            t.scale,
-                            term.multiple / term.divisor.max(1)
+                            "a run-time offset moves the merged contiguous run in steps of {} elements, not whole \
+                             rows of {r}",
+                            t.scale * (term.multiple / term.divisor.max(1))
                         ),
                     )
                 }),
