@@ -21,7 +21,8 @@
 //!     and that is local to it, with `0 <= begin < end <= extent` (extent known for `laneid`, `wid_in_wg`,
 //!     `tid_in_wg`);
 //!   - [`Rule::DtypesAgree`]: copy source/dest, gemm a/b, fill value, view source element, slice result;
-//!   - [`Rule::ShapesAgree`]: copy shapes equal; gemm `[M,K] x [K,N] -> [M,N]`;
+//!   - [`Rule::ShapesAgree`]: copy shapes equal (`axe_layout::copy::shapes_agree`, the planner's rule too); gemm
+//!     `[M,K] x [K,N] -> [M,N]`;
 //!   - [`Rule::RegionInBounds`]: slice offsets/sizes have the source's rank, lie inside it, the result shape
 //!     equals the sizes, and the dynamic offsets match the operands;
 //!   - [`Rule::SliceLayoutMatches`]: a slice result's explicit layout maps every index `y` where the source
@@ -654,15 +655,9 @@ impl OpChecker<'_, '_, '_> {
                 format!("{name} source and dest dtypes must agree, got {} and {}", source.dtype, dest.dtype),
             );
         }
-        if source.shape != dest.shape {
-            self.fail(
-                Rule::ShapesAgree,
-                format!(
-                    "{name} source and dest shapes must agree, got {} and {}",
-                    shape_text(&source.shape),
-                    shape_text(&dest.shape)
-                ),
-            );
+        // The copy planner (--lower-copy, `axe-layout copy-plan`) applies this same rule.
+        if let Err(message) = axe_layout::copy::shapes_agree(&source.shape, &dest.shape) {
+            self.fail(Rule::ShapesAgree, format!("{name} {message}"));
         }
         if !is_async {
             return;

@@ -122,6 +122,18 @@ func.func @copy_mismatch(%a: !a, %b: !b) {
 
 // -----
 
+// shapes-agree is the copy planner's rule too (axe_layout::copy::shapes_agree, issue 21 item 4): the same 4096
+// elements as [64,64] and as [4096] are refused here and by `axe-layout copy-plan` (test/Layout/copy-plan-errors.test)
+!g = !axe.tensor<array<i64: 64, 64>, f16, #axe.layout<"S[(64,64):(64,1)]">, #axe.mem<"global">>
+!s = !axe.tensor<array<i64: 4096>, f16, #axe.layout<"S[4096:1]">, #axe.mem<"shared">>
+func.func @copy_reshape(%g: !g, %s: !s) {
+  // expected-error @+1 {{copy source and dest shapes must agree, got [64,64] and [4096]}}
+  "axe.copy"(%g, %s) {scope = #axe.exec<"cta">} : (!g, !s) -> ()
+  return
+}
+
+// -----
+
 // dtypes-agree: fill value
 !t = !axe.tensor<array<i64: 32>, f32, #axe.layout<"S[32:1@laneid]">, #axe.mem<"reg">>
 func.func @fill_value_type(%t: !t, %v: f16) {
