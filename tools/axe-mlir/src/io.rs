@@ -33,40 +33,20 @@ pub fn read_input(path: &str) -> Result<Input> {
 
 /// Writes `bytes` to `path`, or to stdout when `path` is `None` or `-`.
 ///
-/// A regular file is written atomically: the bytes go to a temporary file beside it, which then replaces it, so
-/// a failed write leaves an existing file untouched and never a partial one. Anything else (`/dev/null`, a pipe)
-/// is written in place. The file is not synced to disk (as mlir-opt's and LLVM's output files are not): an
-/// `fsync` only guards against a power cut, and it cost 2-3 ms of every `-o` run, a fifth of the README pipeline.
+/// A file is written by [`axe_output::write_file`], shared with `axe-layout show --html`: a regular file
+/// atomically (an exclusive temporary file with an unpredictable name beside it, renamed over it with its
+/// permission bits), so a failed write leaves an existing file untouched and never a partial one; anything else
+/// (`/dev/null`, a pipe) in place. Nothing is synced to disk (`fsync` cost 2-3 ms of every `-o` run).
 pub fn write_output(path: Option<&str>, bytes: &[u8]) -> Result<()> {
     match path {
         Some(path) if path != "-" => {
-            write_file(Path::new(path), bytes).with_context(|| format!("cannot write '{path}'"))
+            axe_output::write_file(Path::new(path), bytes).with_context(|| format!("cannot write '{path}'"))
         }
         _ => {
             let mut stdout = std::io::stdout().lock();
             stdout.write_all(bytes).and_then(|()| stdout.flush()).context("cannot write to standard output")
         }
     }
-}
-
-/// See [`write_output`].
-fn write_file(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let special = std::fs::metadata(path).is_ok_and(|metadata| !metadata.is_file());
-    if special {
-        return std::fs::write(path, bytes);
-    }
-    let name = path.file_name().ok_or_else(|| std::io::Error::other("the path names no file"))?;
-    let mut temporary_name = std::ffi::OsString::from(".");
-    temporary_name.push(name);
-    temporary_name.push(format!(".axe-tmp-{}", std::process::id()));
-    let temporary = path.with_file_name(temporary_name);
-    let written = std::fs::File::create(&temporary)
-        .and_then(|mut file| file.write_all(bytes))
-        .and_then(|()| std::fs::rename(&temporary, path));
-    if written.is_err() {
-        let _ = std::fs::remove_file(&temporary);
-    }
-    written
 }
 
 /// Writes diagnostics text to stderr, ignoring a closed stderr.
