@@ -534,7 +534,9 @@ impl OpChecker<'_, '_, '_> {
             _ => {}
         }
         if let Some(element) = element {
-            if element != result.dtype {
+            // A tf32 tensor is stored as f32 (the same 32 bits; MLIR's tf32 has no memory type of its own).
+            let stored_as = |e: &str| e == result.dtype || (result.dtype == "tf32" && e == "f32");
+            if !stored_as(&element) {
                 self.fail(
                     Rule::DtypesAgree,
                     format!("view source element type {element} must equal the tensor dtype {}", result.dtype),
@@ -542,7 +544,8 @@ impl OpChecker<'_, '_, '_> {
             }
         }
         if let (Some(elements), Some(layout)) = (elements, known_layout(&result)) {
-            let span = layout.tile().span_on(Axis::M);
+            // `reg` is the register axis m too (axe_layout::threads).
+            let span = axe_layout::threads::register_span(&layout);
             if span > elements {
                 self.fail(
                     Rule::ViewFitsStorage,
@@ -712,7 +715,8 @@ impl OpChecker<'_, '_, '_> {
     fn check_fill(&mut self) {
         let (Some(dest), Some(value)) = (self.op.tensor("dest"), self.op.operand(1)) else { return };
         let value_type = value.r#type().to_string();
-        if value_type != dest.dtype {
+        // A tf32 tensor holds f32 bit patterns: it is filled with an f32 value.
+        if value_type != dest.dtype && !(dest.dtype == "tf32" && value_type == "f32") {
             self.fail(
                 Rule::DtypesAgree,
                 format!("fill value type must equal the dest dtype {}, got {value_type}", dest.dtype),
@@ -801,6 +805,14 @@ fn layouts_differ(a: &TensorType, b: &TensorType) -> Option<String> {
         return None;
     }
     let (la, lb) = (known_layout(a)?, known_layout(b)?);
+    // Thread axes are one hardware: `32@tid` and `1@warpid` (and `reg` and `m`) are the same place, so the layouts
+    // are compared in lanes and warps when both can be written so (axe_layout::threads).
+    let in_warps = |l: &Layout| axe_layout::threads::to_hardware(l, axe_layout::threads::Grain::Warp).ok();
+    if let (Some(ha), Some(hb)) = (in_warps(&la), in_warps(&lb)) {
+        if matches!(axe_layout::canonicalize::equivalent(&ha, &hb, &a.shape), Ok(true)) {
+            return None;
+        }
+    }
     match axe_layout::canonicalize::equivalent(&la, &lb, &a.shape) {
         Ok(true) => None,
         Ok(false) => {

@@ -143,11 +143,6 @@ pub fn register_span(layout: &Layout) -> i64 {
     register_axis(layout).as_ref().unwrap_or(layout).tile().span_on(Axis::M).max(1)
 }
 
-/// Whether `layout` names a CTA-level thread axis or `reg`: whether [`to_hardware`] may change it.
-pub fn has_thread_spelling(layout: &Layout) -> bool {
-    layout.axes().into_iter().any(|a| cta_digit(a).is_some() || Some(a) == reg_axis())
-}
-
 /// One iter of `threads` threads per step and `extent` digits as iters of the grain's digits (outermost first):
 /// `(extent, stride in units of the digit, digit index)`.
 fn split(

@@ -440,7 +440,9 @@ fn plan_tmem_load<'c, 'a>(op: AxeOp<'c, 'a>) -> Result<TmemLoad<'c, 'a>, String>
             tmem.layout
         ));
     }
-    if regs.tensor.shape != *shape || !same(&regs.layout, &fragment) {
+    // Thread axes are one hardware: `S[(128,N):(1@tid,1)]` is the same fragment (axe_layout::threads).
+    let in_warps = axe_layout::threads::to_hardware(&regs.layout, axe_layout::threads::Grain::Warp);
+    if regs.tensor.shape != *shape || !in_warps.is_ok_and(|l| same(&l, &fragment)) {
         return Err(format!(
             "mma: tmem-load: the destination must be {fragment} over {shape:?} (thread r holds row r, register j \
              column j), got {} over {:?}",

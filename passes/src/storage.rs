@@ -77,9 +77,10 @@ pub(crate) struct Traced<'c, 'a> {
 }
 
 impl Traced<'_, '_> {
-    /// Registers of a register tensor per thread: the layout's span on `m` (at least 1).
+    /// Registers of a register tensor per thread: the layout's span on the register axis (`m`, also spelled `reg`;
+    /// at least 1).
     pub(crate) fn register_count(&self) -> i64 {
-        self.layout.tile().span_on(Axis::M).max(1)
+        axe_layout::threads::register_span(&self.layout)
     }
 }
 
@@ -198,6 +199,16 @@ pub(crate) fn element_bytes(dtype: &str) -> Option<i64> {
         "f32" | "i32" | "tf32" => Some(4),
         "f64" | "i64" => Some(8),
         _ => None,
+    }
+}
+
+/// The element type a register tensor of `dtype` is stored as: `tf32` as `f32` (the same 32 bits, which the tensor
+/// cores read with the low 13 mantissa bits ignored; MLIR's `tf32` has no LLVM type), others as themselves.
+pub(crate) fn register_element(dtype: &str) -> &str {
+    if dtype == "tf32" {
+        "f32"
+    } else {
+        dtype
     }
 }
 
@@ -351,7 +362,8 @@ impl<'c, 'a> Storage<'c, 'a> {
         let b = Builder::before(operation)?;
         match tensor.mem {
             MemScope::Reg => {
-                let ty = memref_type(layout.tile().span_on(Axis::M).max(1), &tensor.dtype, PRIVATE);
+                let ty =
+                    memref_type(axe_layout::threads::register_span(&layout), register_element(&tensor.dtype), PRIVATE);
                 let buffer = b.value("memref.alloca", &[], &ty, &[("operandSegmentSizes", segments(&[0, 0]))])?;
                 self.buffers.insert(key, buffer);
             }

@@ -6,7 +6,7 @@
 use super::{LowerMmaStats, PlannedGemm, TmemLoad, Traced};
 use crate::{
     lower_tma::build::{segments, Builder, WORKGROUP},
-    storage::{self, memref_type as memref, Source, Storage},
+    storage::{self, memref_type as memref, register_element, Source, Storage},
 };
 use axe_dialect::{
     access::{self, OpKey},
@@ -273,7 +273,7 @@ impl<'c, 'a> Lowering<'c, 'a> {
                 let mut operands = Vec::new();
                 let mut sizes = Vec::new();
                 for (access, memref) in [(&issue.a, mems[0]), (&issue.b, mems[1])] {
-                    let values = load_regs(b, memref, regs(access)?, dtype.name())?;
+                    let values = load_regs(b, memref, regs(access)?, register_element(dtype.name()))?;
                     let packed = pack(b, &values, dtype)?;
                     sizes.push(packed.len());
                     operands.extend(packed);
@@ -547,8 +547,11 @@ fn store_regs<'c, 'a>(
 }
 
 /// Consecutive pairs of 16-bit values as `vector<2xf16>` (bf16: the pair bitcast to `i32`, as `nvvm.mma.sync`
-/// takes bf16 fragments).
+/// takes bf16 fragments); tf32 values (stored as f32) one per `.b32` register, bitcast to `i32`.
 fn pack<'c, 'a>(b: &Builder<'c, 'a>, values: &[Value<'c, 'a>], dtype: DType) -> Result<Vec<Value<'c, 'a>>, String> {
+    if dtype == DType::TF32 {
+        return values.iter().map(|v| b.value("llvm.bitcast", &[*v], "i32", &[])).collect();
+    }
     let pair = format!("vector<2x{}>", dtype.name());
     values
         .chunks(2)
