@@ -28,9 +28,11 @@
 //! `!llvm.ptr<1>`, what `nvshmem_malloc` returns; a memref would expand into several PTX parameters) with the
 //! argument attribute `{axe.symmetric}`, viewed by `axe.view`; so must the source of a plan with gets (peers read
 //! it). Other sources may be pointers or memrefs. The pass records what each rank must allocate with
-//! `nvshmem_malloc` as the kernel attribute `axe.symmetric = [{arg = i, bytes = n}]` (the argument's index in the
-//! kernel's signature, and the plan's buffer size in bytes, the largest over the copies using it); it survives `--lower-to-nvvm`, and `axe-translate --emit=launch` prints it as the
-//! kernel's `symmetric` list.
+//! `nvshmem_malloc` as the kernel attribute `axe.symmetric = [{arg = i, bytes = n, local_shapes = [array<i64:
+//! ...>, ...]}]` (the argument's index in the kernel's signature; the plan's buffer size in bytes, the largest over
+//! the copies using it; each rank's DTensor local shape, row-major over the mesh, when the buffer's layout is a
+//! placement and every copy using it agrees, so a runtime can check the DTensor it is handed, absent otherwise);
+//! it survives `--lower-to-nvvm`, and `axe-translate --emit=launch` prints it as the kernel's `symmetric` list.
 //!
 //! **Reductions.** `reduce = "sum" | "max"` on the copy: the source is Partial along its device replicas; the
 //! plan's gets become `nvshmemx_getmem_block`, its copy / reduce / get-reduce steps CTA-strided element loops
@@ -61,7 +63,7 @@ use axe_layout::{
     distributed::{
         collective::{plan, CollectiveKind, CollectivePlan, StepOp},
         mesh::Mesh,
-        placement::{DistLayout, ReduceOp},
+        placement::{DistLayout, Distribution, ReduceOp},
     },
     Axis, ExecScope,
 };
@@ -129,6 +131,9 @@ pub(crate) struct PlannedCollective<'c, 'a> {
     pub(crate) kernel: OperationRef<'c, 'a>,
     /// Lower the all-reduce with `multimem.ld_reduce` / `multimem.st` over NVLink multicast (`multimem`).
     pub(crate) multimem: bool,
+    /// Source, destination: each rank's DTensor local shape (row-major over the mesh) when the side's layout is
+    /// a placement (`Distribution::of_layout`), for the launch record's run-time checks.
+    pub(crate) local_shapes: [Option<Vec<Vec<i64>>>; 2],
 }
 
 /// Lowers every copy `--lower-collectives` owns under `root`; on refusal reports each at its op and returns how
@@ -211,8 +216,10 @@ fn plan_collective<'c, 'a>(op: AxeOp<'c, 'a>) -> Result<PlannedCollective<'c, 'a
             ));
         }
     }
-    let plan =
-        plan(&mesh, &source_layout, &dist(&dst, "destination")?).map_err(|e| format!("collectives: {}", e.message))?;
+    let dest_layout = dist(&dst, "destination")?;
+    let plan = plan(&mesh, &source_layout, &dest_layout).map_err(|e| format!("collectives: {}", e.message))?;
+    let local_shapes = [&source_layout, &dest_layout]
+        .map(|d| Distribution::of_layout(&mesh, d).ok().map(|read| read.local_shapes(&mesh, &d.shape)));
     let kernel = axe_dialect::ops::enclosing_function(operation)
         .ok_or("collectives: buffer rule: the copy is not inside a kernel")?;
     let source = buffer(op.operand(0), kernel, "source")?;
@@ -237,7 +244,16 @@ fn plan_collective<'c, 'a>(op: AxeOp<'c, 'a>) -> Result<PlannedCollective<'c, 'a
     if multimem {
         check_multimem(op, &plan, &mesh, &src.dtype, [&source, &dest])?;
     }
-    Ok(PlannedCollective { op, plan, bytes, dtype: src.dtype.clone(), sides: [source, dest], kernel, multimem })
+    Ok(PlannedCollective {
+        op,
+        plan,
+        bytes,
+        dtype: src.dtype.clone(),
+        sides: [source, dest],
+        kernel,
+        multimem,
+        local_shapes,
+    })
 }
 
 /// The `reduce = "sum" | "max"` attribute of the copy: the source's values along its device replicas are partial.

@@ -2,7 +2,7 @@
 // --lower-collectives, --lower-to-nvvm and axe-translate with NVSHMEM's device bitcode linked: ptxas assembles it
 // for sm_90a; with the calls left .extern, `ptxas -c` for sm_100a (multimem needs PTX ISA 8.1: sm_90a's own 8.0
 // does not have it, so on sm_90a the multimem kernel needs the library's 8.8, i.e. linking). The launch JSON lists
-// the symmetric buffers (64x32 f32 = 8192 bytes).
+// the symmetric buffers (64x32 f32 = 8192 bytes; every rank's to_local() is the whole 64x32).
 // RUN: axe-opt --lower-collectives --lower-to-nvvm %examples/allreduce.mlir -o %t.mlir
 // RUN: axe-translate --emit=ptx --chip=sm_90a %t.mlir -o %t.ptx
 // RUN: FileCheck %s --check-prefix=LINKED < %t.ptx
@@ -32,9 +32,9 @@
 
 // LAUNCH: "name": "allreduce"
 // LAUNCH: "symmetric": [
-// LAUNCH-NEXT: {"arg": 0, "param": "src", "bytes": 8192}
+// LAUNCH-NEXT: {"arg": 0, "param": "src", "bytes": 8192
 // LAUNCH-NEXT: ]
 // LAUNCH: "name": "allreduce_multimem"
 // LAUNCH: "symmetric": [
-// LAUNCH-NEXT: {"arg": 0, "param": "src", "bytes": 8192},
-// LAUNCH-NEXT: {"arg": 1, "param": "dst", "bytes": 8192}
+// LAUNCH-NEXT: {"arg": 0, "param": "src", "bytes": 8192
+// LAUNCH-NEXT: {"arg": 1, "param": "dst", "bytes": 8192

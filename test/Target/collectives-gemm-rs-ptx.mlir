@@ -9,7 +9,7 @@
 // RUN: axe-translate --emit=launch --chip=sm_100a %t.mlir | FileCheck %s --check-prefix=LAUNCH
 
 // LOWERED: llvm.func @gemm_reduce_scatter(
-// LOWERED-SAME: axe.symmetric = [{arg = 2 : i64, bytes = 8192 : i64}]
+// LOWERED-SAME: axe.symmetric = [{arg = 2 : i64, bytes = 8192 : i64, local_shapes = [array<i64: 128, 16>, array<i64: 128, 16>, array<i64: 128, 16>, array<i64: 128, 16>]}]
 // LOWERED: nvvm.tcgen05.mma
 // LOWERED: llvm.call @nvshmemx_barrier_all_block()
 // LOWERED: llvm.call @nvshmem_uint32_g(
@@ -21,4 +21,4 @@
 // PTX: tcgen05.mma
 
 // LAUNCH: "symmetric": [
-// LAUNCH-NEXT: {"arg": 2, "param": "param2", "bytes": 8192}
+// LAUNCH-NEXT: {"arg": 2, "param": "param2", "bytes": 8192

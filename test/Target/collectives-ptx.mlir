@@ -18,7 +18,7 @@
 
 // LOWERED: llvm.func @nvshmemx_putmem_nbi_block(!llvm.ptr, !llvm.ptr, i64, i32)
 // LOWERED: llvm.func @allgather(
-// LOWERED-SAME: axe.symmetric = [{arg = 1 : i64, bytes = 128 : i64}]
+// LOWERED-SAME: axe.symmetric = [{arg = 1 : i64, bytes = 128 : i64, local_shapes = [array<i64: 8, 4>, array<i64: 8, 4>, array<i64: 8, 4>, array<i64: 8, 4>]}]
 // LOWERED-DAG: llvm.call @nvshmem_quiet()
 // LOWERED-DAG: llvm.call @nvshmemx_barrier_all_block()
 
@@ -42,7 +42,7 @@
 
 // LAUNCH: "name": "allgather"
 // LAUNCH: "symmetric": [
-// LAUNCH-NEXT: {"arg": 1, "param": "dst", "bytes": 128}
+// LAUNCH-NEXT: {"arg": 1, "param": "dst", "bytes": 128
 // LAUNCH-NEXT: ]
 
 // MISSING: axe-translate: error: --nvshmem-lib: no NVSHMEM device bitcode at

@@ -19,8 +19,9 @@
 // CHECK-DAG: llvm.func @nvshmemx_putmem_nbi_block(!llvm.ptr, !llvm.ptr, i64, i32)
 // CHECK-DAG: llvm.func @nvshmem_quiet()
 // CHECK-DAG: llvm.func @nvshmemx_barrier_all_block()
-// The destination is written by peers: 128 bytes on the symmetric heap of every rank.
-// CHECK: gpu.func @allgather(%[[SRCARG:.*]]: !llvm.ptr, %[[DSTARG:.*]]: !llvm.ptr {axe.symmetric}) kernel attributes {{{.*}}axe.symmetric = [{arg = 1 : i64, bytes = 128 : i64}]
+// The destination is written by peers: 128 bytes on the symmetric heap of every rank, each rank's to_local() the
+// whole 8x4 (Replicate()).
+// CHECK: gpu.func @allgather(%[[SRCARG:.*]]: !llvm.ptr, %[[DSTARG:.*]]: !llvm.ptr {axe.symmetric}) kernel attributes {{{.*}}axe.symmetric = [{arg = 1 : i64, bytes = 128 : i64, local_shapes = [array<i64: 8, 4>, array<i64: 8, 4>, array<i64: 8, 4>, array<i64: 8, 4>]}]
 // CHECK-NOT: axe.
 // Only the grid's first CTA runs the collective (one CTA per PE calls the _block functions):
 // CHECK: %[[BX:.*]] = gpu.block_id x
@@ -117,7 +118,7 @@ module attributes {axe.mesh = {gpuid = 4 : i64}} {
 // tile, so each of the 4 rows is 16 bytes at source byte 16c, going to byte 16r + 32c of the 4x8 destination
 // (128 bytes): one scf.for over c < 4 per peer.
 // CHECK-LABEL: gpu.func @gather_columns
-// CHECK-SAME: axe.symmetric = [{arg = 1 : i64, bytes = 128 : i64}]
+// CHECK-SAME: axe.symmetric = [{arg = 1 : i64, bytes = 128 : i64, local_shapes = [array<i64: 4, 8>, array<i64: 4, 8>]}]
 // CHECK: %[[PTR:.*]] = memref.extract_aligned_pointer_as_index %{{.*}} : memref<4x4xf32> -> index
 // CHECK-NEXT: %[[SRC:.*]] = arith.index_cast %[[PTR]] : index to i64
 // CHECK-NEXT: %[[DST:.*]] = llvm.ptrtoint %{{.*}} : !llvm.ptr to i64
@@ -172,7 +173,7 @@ module attributes {axe.mesh = {gpuid = 2 : i64}} {
 // element by element, read with nvshmem_uint32_g from the peer's symmetric source (32 bytes). The CTA's threads
 // (any block shape: the linear index) stride over the 8 elements; a barrier between steps; every PE's source is ready first (barrier_all).
 // CHECK-LABEL: gpu.func @allreduce
-// CHECK-SAME: axe.symmetric = [{arg = 0 : i64, bytes = 32 : i64}]
+// CHECK-SAME: axe.symmetric = [{arg = 0 : i64, bytes = 32 : i64, local_shapes = [array<i64: 2, 4>, array<i64: 2, 4>, array<i64: 2, 4>, array<i64: 2, 4>]}]
 // CHECK: %[[SRC:.*]] = llvm.ptrtoint %{{.*}} : !llvm.ptr to i64
 // CHECK: %[[DST:.*]] = llvm.ptrtoint %{{.*}} : !llvm.ptr to i64
 // CHECK: llvm.call @nvshmem_my_pe()
@@ -238,7 +239,7 @@ module attributes {axe.mesh = {gpuid = 4 : i64}} {
 // elements 4..7 of every source (byte 8, 2 bytes an element) into its 4-element destination at 0; it takes its
 // own, then the max with rank 0's, read as 16-bit words.
 // CHECK-LABEL: gpu.func @reduce_scatter_max
-// CHECK-SAME: axe.symmetric = [{arg = 0 : i64, bytes = 16 : i64}]
+// CHECK-SAME: axe.symmetric = [{arg = 0 : i64, bytes = 16 : i64, local_shapes = [array<i64: 4, 2>, array<i64: 4, 2>]}]
 // CHECK: case 1 {
 // CHECK: %[[LEN:.*]] = arith.constant 4 : index
 // CHECK: %[[SOFF:.*]] = arith.constant 8 : i64
@@ -274,7 +275,7 @@ module attributes {axe.mesh = {gpuid = 2 : i64}} {
 // 4 * T; the
 // sum of the 4 sources at byte 4j, stored to the 4 destinations at byte 4j.
 // CHECK-LABEL: gpu.func @allreduce_multimem
-// CHECK-SAME: axe.symmetric = [{arg = 0 : i64, bytes = 32 : i64}, {arg = 1 : i64, bytes = 32 : i64}]
+// CHECK-SAME: axe.symmetric = [{arg = 0 : i64, bytes = 32 : i64, local_shapes = [array<i64: 2, 4>, array<i64: 2, 4>, array<i64: 2, 4>, array<i64: 2, 4>]}, {arg = 1 : i64, bytes = 32 : i64, local_shapes = [array<i64: 2, 4>, array<i64: 2, 4>, array<i64: 2, 4>, array<i64: 2, 4>]}]
 // CHECK: %[[PE:.*]] = llvm.call @nvshmem_my_pe() : () -> i32
 // CHECK-NEXT: llvm.call @nvshmemx_barrier_all_block()
 // CHECK-NEXT: %[[WORLD:.*]] = arith.constant 0 : i32

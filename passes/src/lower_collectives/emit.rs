@@ -54,8 +54,9 @@ pub(super) fn rewrite<'c, 'a>(
 ) -> Result<LowerCollectivesStats, Failure<'c>> {
     let mut stats = LowerCollectivesStats::default();
     let mut declared: HashSet<access::OpKey> = HashSet::new();
-    // Per kernel: argument -> bytes, in argument order (deterministic output).
-    let mut symmetric: HashMap<access::OpKey, (OperationRef<'c, 'a>, BTreeMap<usize, i64>)> = HashMap::new();
+    // Per kernel: argument -> (bytes, local shapes), in argument order (deterministic output).
+    let mut symmetric: HashMap<access::OpKey, (OperationRef<'c, 'a>, BTreeMap<usize, SymmetricBuffer>)> =
+        HashMap::new();
     let mut kernels = Vec::new();
     for p in planned {
         let location = p.op.operation().location();
@@ -73,22 +74,31 @@ pub(super) fn rewrite<'c, 'a>(
         let has_gets = steps().any(|s| matches!(s.op, StepOp::Get | StepOp::GetReduce));
         // multimem reads every PE's source and writes every PE's destination through their multicast addresses.
         let buffers = [
-            (has_gets || p.multimem, p.sides[0].index, p.plan.src_elements),
-            (has_puts || p.multimem, p.sides[1].index, p.plan.dst_elements),
+            (has_gets || p.multimem, p.sides[0].index, p.plan.src_elements, &p.local_shapes[0]),
+            (has_puts || p.multimem, p.sides[1].index, p.plan.dst_elements, &p.local_shapes[1]),
         ];
-        for (_, index, elements) in buffers.into_iter().filter(|b| b.0) {
+        for (_, index, elements, shapes) in buffers.into_iter().filter(|b| b.0) {
             let entry = symmetric.entry(access::key(p.kernel)).or_insert_with(|| {
                 kernels.push(access::key(p.kernel));
                 (p.kernel, BTreeMap::new())
             });
-            let slot = entry.1.entry(index).or_insert(0);
-            *slot = (*slot).max(elements.saturating_mul(p.bytes));
+            let bytes = elements.saturating_mul(p.bytes);
+            match entry.1.get_mut(&index) {
+                None => {
+                    entry.1.insert(index, SymmetricBuffer { bytes, local_shapes: shapes.clone() });
+                }
+                Some(slot) => {
+                    slot.bytes = slot.bytes.max(bytes);
+                    if slot.local_shapes != *shapes {
+                        slot.local_shapes = None;
+                    }
+                }
+            }
         }
     }
     for key in kernels {
         let (kernel, args) = &symmetric[&key];
-        let items: Vec<String> =
-            args.iter().map(|(arg, bytes)| format!("{{arg = {arg} : i64, bytes = {bytes} : i64}}")).collect();
+        let items: Vec<String> = args.iter().map(|(arg, buffer)| buffer.attribute(*arg)).collect();
         let text = format!("[{}]", items.join(", "));
         let attribute = ffi::parse_attribute(*kernel, &text)
             .ok_or_else(|| (kernel.location(), format!("collectives: internal: attribute {text} does not parse")))?;
@@ -107,6 +117,28 @@ pub(super) fn rewrite<'c, 'a>(
         }
     }
     Ok(stats)
+}
+
+/// What the launch record says of one symmetric buffer.
+struct SymmetricBuffer {
+    /// The largest plan buffer over the copies using it, in bytes.
+    bytes: i64,
+    /// Each rank's DTensor local shape, when every copy using the buffer gives the same placement shapes.
+    local_shapes: Option<Vec<Vec<i64>>>,
+}
+
+impl SymmetricBuffer {
+    /// `{arg = 1 : i64, bytes = 128 : i64, local_shapes = [array<i64: 8, 4>, ...]}`.
+    fn attribute(&self, arg: usize) -> String {
+        let shapes = self.local_shapes.as_ref().map_or(String::new(), |shapes| {
+            let each: Vec<String> = shapes
+                .iter()
+                .map(|s| format!("array<i64: {}>", s.iter().map(i64::to_string).collect::<Vec<_>>().join(", ")))
+                .collect();
+            format!(", local_shapes = [{}]", each.join(", "))
+        });
+        format!("{{arg = {arg} : i64, bytes = {} : i64{shapes}}}", self.bytes)
+    }
 }
 
 /// `llvm.func @f(...)` (external) for each NVSHMEM function `table` (a `gpu.module` or module body) does not

@@ -691,12 +691,35 @@ fn the_model_catches_a_wrong_peer_offset_or_a_dropped_put() {
 
 #[test]
 fn the_lowered_module_still_verifies() {
+    // Replicate(), Shard(1) of 4x4 on 2x2: every rank's to_local() is 4x2 (8 f32, 32 bytes).
     let (result, printed, messages) = run_pass(&kernel(&CASES[3]), lower_collectives);
     assert!(result.is_ok(), "{messages:?}");
-    assert!(printed.contains("axe.symmetric = [{arg = 1 : i64, bytes = 32 : i64}]"), "{printed}");
+    let shapes = ["array<i64: 4, 2>"; 4].join(", ");
+    let record = format!("axe.symmetric = [{{arg = 1 : i64, bytes = 32 : i64, local_shapes = [{shapes}]}}]");
+    assert!(printed.contains(&record), "{printed}");
+    // The all-reduce's source: every rank holds a full 2x4 contribution.
     let (result, printed, messages) = run_pass(&kernel(&CASES[5]), lower_collectives);
     assert!(result.is_ok(), "{messages:?}");
-    assert!(printed.contains("axe.symmetric = [{arg = 0 : i64, bytes = 32 : i64}]"), "{printed}");
+    let shapes = ["array<i64: 2, 4>"; 4].join(", ");
+    let record = format!("axe.symmetric = [{{arg = 0 : i64, bytes = 32 : i64, local_shapes = [{shapes}]}}]");
+    assert!(printed.contains(&record), "{printed}");
+}
+
+#[test]
+fn a_symmetric_buffer_that_is_no_placement_records_no_local_shapes() {
+    // Rows dealt cyclically (row 4a + b on rank b at local row a): no DTensor placement, so no shapes to check a
+    // DTensor against; the buffer is still 2x4 f32 = 32 bytes on every rank.
+    let cyclic = Case {
+        mesh: &[4],
+        shape: &[8, 4],
+        src: &[P::Shard(0)],
+        dst: &[P::Replicate],
+        src_layout: "S[(4,8):(1@gpuid,1)]",
+        dst_layout: "S[(2,4,4):(4,1@gpuid,1)]",
+    };
+    let (result, printed, messages) = run_pass(&kernel(&cyclic), lower_collectives);
+    assert!(result.is_ok(), "{messages:?}");
+    assert!(printed.contains("axe.symmetric = [{arg = 1 : i64, bytes = 32 : i64}]"), "{printed}");
 }
 
 #[test]
