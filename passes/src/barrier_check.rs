@@ -32,6 +32,9 @@
 //! bytes only complete transactions); a copy that no expect_tx announces arrives once on its barrier and expects
 //! its own bytes (one arrival per copy, as before this check existed).
 //!
+//! - `async-exit` ([`crate::async_groups`]): no kernel returns with `cp.async` or bulk async copies in flight on
+//!   any path (each in a committed group a `wait_group` completed).
+//!
 //! Not checked: arrival counts against the `count` of `axe.mbarrier_init` and parities of later phases (they need
 //! the number of arriving threads and of loop trips), barriers in groups (not in the dialect yet), and
 //! unstructured control flow beyond the conservative per-block start.
@@ -50,11 +53,13 @@ use std::collections::HashSet;
 /// The pass's flag.
 pub const FLAG: &str = "axe-check-barriers";
 /// One-line summary for `--help`.
-pub const SUMMARY: &str = "Check the mbarrier protocol: init before use, waits that can complete, expect_tx bytes";
+pub const SUMMARY: &str =
+    "Check the mbarrier protocol (init before use, waits that can complete, expect_tx bytes) and async copy groups";
 /// Longer description.
 pub const DESCRIPTION: &str = "Input: a verified module. For each barrier from axe.mbarrier_alloc: every use is\n\
 initialized on every path (rule init), a wait for the first phase has an arrival that can come before it\n\
 (rule phase), and arrive_expect_tx bytes equal the TMA bytes of the copies it announces (rule tx-bytes).\n\
+No kernel returns with cp.async or bulk async copies not waited for on some path (rule async-exit).\n\
 Changes nothing; --lower-tma runs the same check before rewriting.";
 
 static ID: PassId = PassId::new();
@@ -90,6 +95,7 @@ pub fn check<'c, 'a>(
     let mut errors = std::mem::take(&mut walker.errors);
     errors.extend(walker.path_errors());
     errors.sort_by_key(|e| e.0);
+    errors.extend(crate::async_groups::check(root));
     for (_, location, message) in &errors {
         ffi::emit_error(*location, message);
     }

@@ -41,6 +41,12 @@
 //! is a view of a memref with the identity layout (or of a global `!llvm.ptr`); its base is assumed aligned to
 //! the plan's `src_base_alignment_bytes` (as `cudaMalloc`'d buffers are, 256 bytes): the loads say so.
 //!
+//! **Preconditions.** What a plan relies on about the kernel's arguments and the IR does not prove becomes a
+//! precondition over `arg<i>` in the kernel attribute `axe.preconditions`, which `axe-translate --emit=launch`
+//! prints for the launch to check: a global pointer argument's alignment (`arg0 % 16 == 0`), and a run-time row
+//! stride that keeps every vector aligned (`arg5 % 8 == 0` for 16-byte `cp.async` of f16; the view's `multiples`
+//! let the planner assume it). A run-time row stride that is not a kernel argument is refused.
+//!
 //! **Run-time addresses** (`lower_copy/moving.rs`). An operand that is an `axe.slice` at run-time offsets is
 //! planned by `axe_layout::copy::plan_moving` on its source sliced at the static offsets, with each offset's known
 //! multiple from the IR (`crate::lower_tma::multiple`); the emitter adds the plan's terms
@@ -77,7 +83,7 @@ mod moving;
 use crate::{
     glue::{external_pass_creating, PassId},
     ownership::{self, target_name, Owner},
-    storage::{self, check_tmem_alloc, shared_global, Source, Traced},
+    storage::{self, check_tmem_alloc, shared_global, Int, Source, Traced},
 };
 use axe_dialect::{ffi, ops::walk_preorder, AxeOp, MemScope, OpKind};
 use axe_layout::{
@@ -132,6 +138,8 @@ pub(crate) struct PlannedCopy<'c, 'a> {
     /// An `axe.copy_async` without a barrier: `cp.async` into the kernel's current group, which the kernel commits
     /// (`nvvm.cp.async.commit.group`) and completes (`nvvm.cp.async.wait.group`, a barrier): nothing follows it.
     pub(crate) group: bool,
+    /// What the plan needs of the kernel's arguments ([`preconditions`]).
+    pub(crate) preconditions: Vec<String>,
 }
 
 /// One elementwise op: its register tensors in operand order (the destination last) and the registers it touches.
@@ -173,10 +181,150 @@ pub fn lower_copy(root: OperationRef) -> Result<LowerCopyStats, usize> {
     if failed > 0 {
         return Err(failed);
     }
-    emit::rewrite(root, &ops, &copies, &elementwise).map_err(|(location, message)| {
+    // The preconditions go on each copy's kernel before the rewrite replaces the copies.
+    let mut kernels: Vec<(OperationRef, Vec<String>)> = Vec::new();
+    for copy in &copies {
+        let Some(kernel) = axe_dialect::ops::enclosing_function(copy.op.operation()) else { continue };
+        if copy.preconditions.is_empty() {
+            continue;
+        }
+        let index =
+            match kernels.iter().position(|(k, _)| axe_dialect::access::key(*k) == axe_dialect::access::key(kernel)) {
+                Some(index) => index,
+                None => {
+                    kernels.push((kernel, Vec::new()));
+                    kernels.len() - 1
+                }
+            };
+        kernels[index].1.extend(copy.preconditions.iter().cloned());
+    }
+    let stats = emit::rewrite(root, &ops, &copies, &elementwise).map_err(|(location, message)| {
         ffi::emit_error(location, &message);
-        1
-    })
+        1usize
+    })?;
+    for (kernel, preconditions) in kernels {
+        record_preconditions(kernel, &preconditions).map_err(|message| {
+            ffi::emit_error(kernel.location(), &message);
+            1usize
+        })?;
+    }
+    Ok(stats)
+}
+
+/// The kernel attribute listing what a kernel's code needs of its arguments (strings over `arg<i>`), which
+/// `axe-translate --emit=launch` prints as the kernel's `preconditions` (beside its tensor maps').
+pub const PRECONDITIONS_ATTRIBUTE: &str = "axe.preconditions";
+
+/// Adds `preconditions` to the kernel's [`PRECONDITIONS_ATTRIBUTE`], each once, in order after those it holds.
+fn record_preconditions(kernel: OperationRef, preconditions: &[String]) -> Result<(), String> {
+    let mut all: Vec<String> = match kernel.attribute(PRECONDITIONS_ATTRIBUTE) {
+        Ok(existing) => {
+            let array = melior::ir::attribute::ArrayAttribute::try_from(existing)
+                .map_err(|_| format!("copy: {PRECONDITIONS_ATTRIBUTE} must be an array of strings, got {existing}"))?;
+            (0..array.len())
+                .filter_map(|i| array.element(i).ok())
+                .map(|a| a.to_string().trim_matches('"').to_string())
+                .collect()
+        }
+        Err(_) => Vec::new(),
+    };
+    for p in preconditions {
+        if !all.contains(p) {
+            all.push(p.clone());
+        }
+    }
+    let quoted: Vec<String> = all.iter().map(|p| format!("\"{p}\"")).collect();
+    let text = format!("[{}]", quoted.join(", "));
+    let attribute = ffi::parse_attribute(kernel, &text)
+        .ok_or_else(|| format!("copy: internal: {PRECONDITIONS_ATTRIBUTE} {text} does not parse"))?;
+    ffi::set_attribute(kernel, PRECONDITIONS_ATTRIBUTE, attribute);
+    Ok(())
+}
+
+/// The index of the kernel argument `value` is (looking through integer casts that keep a non-negative value),
+/// when `op` is in a `gpu.func` kernel and `value` is an argument of its entry block.
+fn kernel_argument(op: OperationRef, value: Value) -> Option<usize> {
+    let mut value = value;
+    while let Some(cast) = axe_dialect::access::defining_op(value) {
+        let name = cast.name();
+        let keeps = matches!(
+            name.as_string_ref().as_str(),
+            Ok("arith.index_cast" | "arith.index_castui" | "arith.extui" | "arith.extsi")
+        );
+        value = if keeps { axe_dialect::access::operand(cast, 0)? } else { return None };
+    }
+    let kernel = axe_dialect::ops::enclosing_function(op)?;
+    if kernel.name().as_string_ref().as_str() != Ok("gpu.func") || !kernel.has_attribute("gpu.kernel") {
+        return None;
+    }
+    let argument = axe_dialect::access::as_argument(value)?;
+    let index = argument.argument_number();
+    let entry = axe_dialect::access::entry_block(kernel)?;
+    (axe_dialect::access::argument(entry, index).map(Value::from) == Some(value)).then_some(index)
+}
+
+/// What a plan relies on about the kernel's arguments that the IR does not prove, as preconditions over
+/// `arg<i>` (issue 21: a kernel states every precondition its code relies on): a global side whose storage is a
+/// pointer argument must start at the plan's base alignment (`arg0 % 16 == 0` for 16-byte vectors), and a
+/// run-time row stride (a region of a `#axe.row_major` view) must keep every vector of the side aligned, a
+/// multiple of `vector / gcd(vector, element)` elements (`arg5 % 8 == 0` for 16-byte `cp.async` of f16). The
+/// view's `multiples` let the planner assume this; here it becomes the launch's to check. A run-time stride that
+/// is not a kernel argument is refused: the launch record could not state it.
+fn preconditions(
+    op: AxeOp,
+    plan: &CopyPlan,
+    sides: &[Traced; 2],
+    rows: [&Option<moving::RowMajor>; 2],
+    dtype: ElemType,
+) -> Result<Vec<String>, String> {
+    let mut out = Vec::new();
+    let esize = dtype.bytes();
+    for (which, role) in [(0, "source"), (1, "dest")] {
+        let side = &sides[which];
+        if side.tensor.mem != MemScope::Global {
+            continue;
+        }
+        let alignment = if which == 0 { plan.src_base_alignment_bytes } else { plan.dst_base_alignment_bytes };
+        if let (Source::Pointer(pointer), Some(alignment)) = (side.source, alignment) {
+            if alignment > 1 {
+                if let Some(index) = kernel_argument(op.operation(), pointer) {
+                    out.push(format!("arg{index} % {alignment} == 0"));
+                }
+            }
+        }
+        let Some(row_major) = rows[which] else { continue };
+        let step = if which == 0 { plan.steps.first() } else { plan.steps.last() };
+        let vector = step.map_or(esize, |s| s.vector_bytes).max(1);
+        let elements = vector / gcd(vector, esize);
+        if elements <= 1 {
+            continue;
+        }
+        match row_major.extents[1] {
+            Int::Static(w) if w % elements == 0 => {}
+            Int::Static(w) => {
+                return Err(format!(
+                    "copy: run-time extents: the {role}'s row stride {w} is not a multiple of the {elements} elements                      of its {vector}-byte vectors"
+                ))
+            }
+            Int::Value(w) => match kernel_argument(op.operation(), w) {
+                Some(index) => out.push(format!("arg{index} % {elements} == 0")),
+                None => {
+                    return Err(format!(
+                        "copy: run-time extents: the {role}'s row stride (the view's extent of dimension 1) must be a                          kernel argument: the plan's {vector}-byte vectors need it to be a multiple of {elements}                          elements, a precondition the launch record states on that argument"
+                    ))
+                }
+            },
+        }
+    }
+    Ok(out)
+}
+
+fn gcd(a: i64, b: i64) -> i64 {
+    if b == 0 {
+        a.abs()
+    } else {
+        gcd(b, a % b)
+    }
 }
 
 /// The chip named by the nearest `axe.target` on `op` or an op enclosing it.
@@ -309,7 +457,8 @@ fn plan_copy<'c, 'a>(op: AxeOp<'c, 'a>) -> Result<PlannedCopy<'c, 'a>, String> {
     if group && plan.steps.iter().any(|s| !matches!(s.kind, axe_layout::copy::CopyKind::CpAsync { .. })) {
         return Err("copy: async: an axe.copy_async without a barrier must be planned as cp.async".into());
     }
-    Ok(PlannedCopy { op, plan, scope, dtype, sides, offsets, group, row_major: [src_rows, dst_rows] })
+    let preconditions = preconditions(op, &plan, &sides, [&src_rows, &dst_rows], dtype)?;
+    Ok(PlannedCopy { op, plan, scope, dtype, sides, offsets, group, row_major: [src_rows, dst_rows], preconditions })
 }
 
 /// What the emitter needs of a side's storage: a shared memref whose global can be aligned, a global memref with

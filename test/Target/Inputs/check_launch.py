@@ -2,10 +2,11 @@
 
 usage: check_launch.py RECORD KERNEL NAME=VALUE... -- EXPECTED_JSON
 
-Every expression (grid, tensor-map dims and strides, preconditions) is evaluated with the given parameter values
-by a small evaluator of the documented grammar (integers, names, + - * / %, ceildiv, comparisons); the result is
-compared with EXPECTED_JSON, which the test states independently: {"grid": [...], "maps": {"A": {"dims": [...],
-"strides": [...]}}, "preconditions": true|false}. Prints "ok" or the first difference and exits 1.
+Every expression (grid, tensor-map dims and strides, the kernel's preconditions, which include every map's) is
+evaluated with the given parameter values by a small evaluator of the documented grammar (integers, names, + - * /
+%, ceildiv, comparisons); a pointer parameter not given is 256 (a cudaMalloc'd address is 256-byte aligned). The
+result is compared with EXPECTED_JSON, which the test states independently: {"grid": [...], "maps": {"A": {"dims":
+[...], "strides": [...]}}, "preconditions": true|false}. Prints "ok" or the first difference and exits 1.
 """
 import ast
 import json
@@ -50,6 +51,12 @@ def main():
     with open(record) as f:
         data = json.load(f)
     kernel = next(k for k in data["kernels"] if k["name"] == kernel_name)
+    for param in kernel["params"]:
+        if param["kind"] == "pointer":
+            env.setdefault(param["name"], 256)
+    # The kernel's list holds every map's too.
+    for m in kernel["tensor_maps"]:
+        assert all(p in kernel["preconditions"] for p in m["preconditions"]), m["param"]
     got = {
         "grid": [evaluate(g, env) for g in kernel["grid"]],
         "maps": {
@@ -59,7 +66,7 @@ def main():
             }
             for m in kernel["tensor_maps"]
         },
-        "preconditions": all(evaluate(p, env) for m in kernel["tensor_maps"] for p in m["preconditions"]),
+        "preconditions": all(evaluate(p, env) for p in kernel["preconditions"]),
     }
     for key, want in expected.items():
         if got[key] != want:

@@ -3,32 +3,188 @@
 //!
 //! Read from the lowered module (after `--lower-to-nvvm`, and `--axe-dynamic-shared` when used), per `llvm.func`
 //! kernel of the selected `gpu.module`, in IR order:
-//! - `name`; `block` from `gpu.known_block_size` (or `nvvm.maxntid`);
+//! - `name`: the kernel's symbol, which is the PTX entry's name ([`kernel_name`]: non-empty UTF-8 and a PTX
+//!   identifier, the same rule `--emit=ptx` applies, so the record names only kernels the PTX has);
 //! - `grid`: the kernel's `axe.launch = {grid = [...]}` expressions, over the parameter names of
-//!   `axe.launch = {params = [...]}` (one per argument; `param<i>` without it);
+//!   `axe.launch = {params = [...]}` (one per argument, each an identifier; `param<i>` without it);
+//! - `block` from `gpu.known_block_size` (or `nvvm.maxntid`);
 //! - `dynamic_shared_bytes`: `axe.dynamic_shared_bytes` (0 without it);
 //! - `params`, in PTX order: name, PTX name (`<kernel>_param_<i>`), PTX type, and `kind` (`tensor_map`: a
 //!   pointer to the 128-byte `CUtensorMap` the host encodes, in device memory; `pointer`; `scalar`);
 //! - `tensor_maps`: every map of `axe.tensor_maps` (written by `--lower-tma`), with every
 //!   `cuTensorMapEncodeTiled` field (enums as the driver numbers them, arrays innermost first), `global_dims` and
 //!   `global_strides_bytes` as expressions of the parameter names, `global_address` (the device pointer the
-//!   parameter stood for, plus the offset) and the launch's `preconditions`;
+//!   parameter stood for, plus the offset) and the map's `preconditions`;
 //! - `symmetric`: every buffer of `axe.symmetric` (written by `--lower-collectives`) that each rank allocates on
 //!   the NVSHMEM symmetric heap (`nvshmem_malloc(bytes)`, the same size on every rank) and passes as that
-//!   argument: `arg` (the kernel argument's index), `param` (its name), `bytes`.
+//!   argument: `arg` (the kernel argument's index), `param` (its name), `bytes`, `local_shapes` (each rank's
+//!   DTensor `to_local()` shape, row-major over the mesh, to check the tensor a rank is handed; null when the
+//!   buffer's layout is no placement);
+//! - `preconditions`: everything the kernel relies on about its arguments, which the launch must check: the
+//!   kernel's `axe.preconditions` (the copy planner's alignment needs, written by `--lower-copy`) and every
+//!   tensor map's, without repeats, in that order.
 //!
 //! Expressions are strings over parameter names and integers with `+`, `*`, `/` (exact), `%`, `ceildiv(a, b)`
-//! and comparisons in preconditions. Output is deterministic: keys in a fixed order, kernels in IR order.
+//! and parentheses, and one comparison (`==`, `!=`, `<`, `<=`, `>`, `>=`) in a precondition.
+//!
+//! The record is a contract: typed structs serialized by serde_json (always valid JSON), every field read from
+//! the attribute kind the passes write; anything else (an `array<i32>` where `array<i64>` belongs, a name that
+//! is not UTF-8, an expression outside the grammar) is an error located at the kernel, never a guess. Output is
+//! deterministic: keys in a fixed order, kernels in IR order.
 
-use anyhow::{anyhow, bail, Result};
 use melior::ir::{
-    attribute::{ArrayAttribute, DenseI32ArrayAttribute, DictionaryAttribute, IntegerAttribute, StringAttribute},
+    attribute::{
+        ArrayAttribute, DenseI32ArrayAttribute, DenseI64ArrayAttribute, DictionaryAttribute, IntegerAttribute,
+        StringAttribute,
+    },
+    block::BlockLike,
     operation::OperationLike,
-    Attribute, OperationRef, RegionLike, ValueLike,
+    Attribute, Location, OperationRef, RegionLike, ValueLike,
 };
+use serde::Serialize;
 
-/// The JSON launch record of every kernel in `target` (a `gpu.module` of llvm ops), for `chip`.
-pub fn launch_json(target: OperationRef, chip: &str) -> Result<String> {
+use axe_passes::lower_copy::PRECONDITIONS_ATTRIBUTE;
+
+/// The launch record of one module.
+#[derive(Clone, Debug, Serialize)]
+pub struct LaunchRecord {
+    /// The chip the PTX is for.
+    pub chip: String,
+    /// Every kernel, in IR order.
+    pub kernels: Vec<KernelRecord>,
+}
+
+/// One kernel's launch contract.
+#[derive(Clone, Debug, Serialize)]
+pub struct KernelRecord {
+    /// The PTX entry's name.
+    pub name: String,
+    /// Grid dimensions (x, y, z) as expressions of the parameters; `None` when the kernel states none.
+    pub grid: Option<[String; 3]>,
+    /// Block dimensions (x, y, z); `None` when the kernel states none.
+    pub block: Option<[u32; 3]>,
+    /// Bytes of dynamic shared memory the launch must give.
+    pub dynamic_shared_bytes: u64,
+    /// The PTX parameters, in order.
+    pub params: Vec<Param>,
+    /// The tensor maps the host encodes.
+    pub tensor_maps: Vec<TensorMap>,
+    /// The NVSHMEM symmetric buffers the ranks allocate.
+    pub symmetric: Vec<Symmetric>,
+    /// What the launch must check about the arguments (the kernel's and every tensor map's).
+    pub preconditions: Vec<String>,
+}
+
+/// What a parameter holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ParamKind {
+    /// A device pointer to a 128-byte `CUtensorMap`.
+    TensorMap,
+    /// A device pointer.
+    Pointer,
+    /// A scalar.
+    Scalar,
+}
+
+/// One PTX parameter.
+#[derive(Clone, Debug, Serialize)]
+pub struct Param {
+    /// Its name in the expressions.
+    pub name: String,
+    /// `<kernel>_param_<i>`.
+    pub ptx_name: String,
+    /// The PTX type (`u64`, `u32`, ...).
+    pub ptx_type: &'static str,
+    /// What it holds.
+    pub kind: ParamKind,
+}
+
+/// One `cuTensorMapEncodeTiled` call.
+#[derive(Clone, Debug, Serialize)]
+pub struct TensorMap {
+    /// The parameter that holds the map.
+    pub param: String,
+    /// Its index.
+    pub param_index: usize,
+    /// `globalAddress`: the pointer the parameter stood for, plus the offset.
+    pub global_address: String,
+    /// `CUtensorMapDataType`.
+    pub data_type: u32,
+    /// Its cuda.h name.
+    pub data_type_name: &'static str,
+    /// `tensorRank`.
+    pub rank: u32,
+    /// `globalDim`, innermost first, as expressions.
+    pub global_dims: Vec<String>,
+    /// `globalStrides` in bytes (dimensions 1 and up), as expressions.
+    pub global_strides_bytes: Vec<String>,
+    /// `boxDim`.
+    pub box_dims: Vec<u32>,
+    /// `elementStrides`.
+    pub element_strides: Vec<u32>,
+    /// `CUtensorMapInterleave`.
+    pub interleave: u32,
+    /// `CUtensorMapSwizzle`.
+    pub swizzle: u32,
+    /// `CUtensorMapL2promotion`.
+    pub l2_promotion: u32,
+    /// `CUtensorMapFloatOOBfill`.
+    pub oob_fill: u32,
+    /// What the launch must check before encoding.
+    pub preconditions: Vec<String>,
+}
+
+/// One NVSHMEM symmetric buffer.
+#[derive(Clone, Debug, Serialize)]
+pub struct Symmetric {
+    /// The kernel argument's index.
+    pub arg: usize,
+    /// Its parameter name.
+    pub param: String,
+    /// `nvshmem_malloc` bytes, the same on every rank.
+    pub bytes: u64,
+    /// Each rank's DTensor local shape (`to_local()`), row-major over the mesh, for the run-time check that the
+    /// tensor a rank is handed matches the declared layout; `None` when the buffer's layout is no placement.
+    pub local_shapes: Option<Vec<Vec<u64>>>,
+}
+
+/// A record error: where, and what.
+pub type Located<'c> = (Location<'c>, String);
+
+/// The launch record of every kernel in `target` (a `gpu.module` of llvm ops), for `chip`; every error found,
+/// located at its kernel (at `target` when there is no kernel).
+pub fn launch_record<'c>(target: OperationRef<'c, '_>, chip: &str) -> Result<LaunchRecord, Vec<Located<'c>>> {
+    let mut kernels = Vec::new();
+    let mut errors = Vec::new();
+    for op in kernels_of(target) {
+        match kernel_record(op) {
+            Ok(record) => kernels.push(record),
+            Err(message) => errors.push((op.location(), message)),
+        }
+    }
+    if kernels.is_empty() && errors.is_empty() {
+        errors.push((
+            target.location(),
+            "--emit=launch: no kernel (llvm.func with gpu.kernel) in the module; run axe-opt --lower-to-nvvm first"
+                .to_string(),
+        ));
+    }
+    if errors.is_empty() {
+        Ok(LaunchRecord { chip: chip.to_string(), kernels })
+    } else {
+        Err(errors)
+    }
+}
+
+/// [`launch_record`] as the JSON text `--emit=launch` prints.
+pub fn launch_json<'c>(target: OperationRef<'c, '_>, chip: &str) -> Result<String, Vec<Located<'c>>> {
+    let record = launch_record(target, chip)?;
+    record.to_json().map_err(|e| vec![(target.location(), format!("launch: internal: {e}"))])
+}
+
+/// The `llvm.func` kernels (`gpu.kernel` or `nvvm.kernel`) directly in `target`, in IR order.
+pub fn kernels_of<'c, 'a>(target: OperationRef<'c, 'a>) -> Vec<OperationRef<'c, 'a>> {
     let mut kernels = Vec::new();
     let body = axe_dialect::access::region(target, 0).and_then(|r| r.first_block());
     let mut next = body.and_then(|b| b.first_operation());
@@ -37,196 +193,353 @@ pub fn launch_json(target: OperationRef, chip: &str) -> Result<String> {
         if op.name().as_string_ref().as_str() == Ok("llvm.func")
             && (op.has_attribute("gpu.kernel") || op.has_attribute("nvvm.kernel"))
         {
-            kernels.push(kernel_json(op)?);
+            kernels.push(op);
         }
     }
-    if kernels.is_empty() {
-        bail!("--emit=launch: no kernel (llvm.func with gpu.kernel) in the module; run axe-opt --lower-to-nvvm first");
-    }
-    Ok(format!("{{\n  \"chip\": {},\n  \"kernels\": [\n{}\n  ]\n}}\n", quote(chip), kernels.join(",\n")))
+    kernels
 }
 
-use melior::ir::block::BlockLike;
+/// Every kernel name of `target` that PTX cannot hold as an entry (see [`kernel_name`]), located.
+pub fn check_kernel_names<'c>(target: OperationRef<'c, '_>) -> Vec<Located<'c>> {
+    kernels_of(target).into_iter().filter_map(|op| kernel_name(op).err().map(|e| (op.location(), e))).collect()
+}
 
-/// One kernel's record.
-fn kernel_json(op: OperationRef) -> Result<String> {
-    let name = string_attr(op.attribute("sym_name").ok()).ok_or_else(|| anyhow!("kernel without sym_name"))?;
-    let entry = axe_dialect::access::region(op, 0)
-        .and_then(|r| r.first_block())
-        .ok_or_else(|| anyhow!("kernel @{name} has no body"))?;
+/// A kernel's name, when it can be a PTX entry's: its `sym_name` is non-empty UTF-8 and a PTX identifier
+/// (PTX ISA 4.4: `[a-zA-Z][a-zA-Z0-9_$]*` or `[_$%][a-zA-Z0-9_$]+`; LLVM renames only local symbols, so a kernel
+/// keeps its name in the PTX and ptxas would refuse it).
+pub fn kernel_name(op: OperationRef) -> Result<String, String> {
+    let attribute = op.attribute("sym_name").map_err(|_| "kernel: an llvm.func kernel without sym_name".to_string())?;
+    let printed = attribute.to_string();
+    let bytes = string_bytes(attribute).ok_or_else(|| format!("kernel: sym_name {printed} is not a string"))?;
+    let name = String::from_utf8(bytes).map_err(|_| {
+        format!("kernel: the kernel name {printed} is not UTF-8; a PTX entry is named by an identifier")
+    })?;
+    if name.is_empty() {
+        return Err("kernel: a kernel named \"\" has no PTX entry name (name it with an identifier)".to_string());
+    }
+    if !is_ptx_identifier(&name) {
+        return Err(format!(
+            "kernel: the kernel name {printed} is not a PTX identifier ([a-zA-Z][a-zA-Z0-9_$]* or \
+             [_$%][a-zA-Z0-9_$]+), so it cannot name a PTX entry"
+        ));
+    }
+    Ok(name)
+}
+
+/// PTX ISA 4.4 identifiers.
+fn is_ptx_identifier(name: &str) -> bool {
+    let follows = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '$';
+    let mut chars = name.chars();
+    match chars.next() {
+        Some(c) if c.is_ascii_alphabetic() => chars.all(follows),
+        Some('_' | '$' | '%') => name.len() > 1 && chars.all(follows),
+        _ => false,
+    }
+}
+
+/// The bytes of a string attribute, read from its printed form (MLIR prints `\\` for a backslash and `\XX` for a
+/// quote and every byte that is not printable ASCII): melior's `StringAttribute::value` panics on an empty string
+/// and on invalid UTF-8, which a kernel's name can be. `None` when `attribute` is not a string.
+pub fn string_bytes(attribute: Attribute) -> Option<Vec<u8>> {
+    StringAttribute::try_from(attribute).ok()?;
+    let printed = attribute.to_string();
+    let inner = printed.strip_prefix('"')?.strip_suffix('"')?.as_bytes();
+    let mut out = Vec::with_capacity(inner.len());
+    let mut i = 0;
+    while i < inner.len() {
+        if inner[i] != b'\\' {
+            out.push(inner[i]);
+            i += 1;
+            continue;
+        }
+        if inner.get(i + 1) == Some(&b'\\') {
+            out.push(b'\\');
+            i += 2;
+            continue;
+        }
+        let hex = std::str::from_utf8(inner.get(i + 1..i + 3)?).ok()?;
+        out.push(u8::from_str_radix(hex, 16).ok()?);
+        i += 3;
+    }
+    Some(out)
+}
+
+/// A string attribute's value when it is UTF-8.
+fn string_value(attribute: Attribute) -> Option<String> {
+    String::from_utf8(string_bytes(attribute)?).ok()
+}
+
+/// The strings of an array attribute of UTF-8 string attributes.
+fn strings(attribute: Attribute) -> Option<Vec<String>> {
+    let array = ArrayAttribute::try_from(attribute).ok()?;
+    (0..array.len()).map(|i| array.element(i).ok().and_then(string_value)).collect()
+}
+
+/// One kernel's record, or the first thing wrong with it (prefixed `@name:` once the name is known).
+fn kernel_record(op: OperationRef) -> Result<KernelRecord, String> {
+    let name = kernel_name(op)?;
+    kernel_fields(op, &name).map_err(|e| format!("@{name}: {e}"))
+}
+
+fn kernel_fields(op: OperationRef, name: &str) -> Result<KernelRecord, String> {
+    let entry = axe_dialect::access::region(op, 0).and_then(|r| r.first_block()).ok_or("the kernel has no body")?;
     let types: Vec<String> = axe_dialect::access::arguments(entry).map(|a| a.r#type().to_string()).collect();
-    let launch = op.attribute("axe.launch").ok().and_then(|a| DictionaryAttribute::try_from(a).ok());
+    let launch = match op.attribute("axe.launch").ok() {
+        Some(a) => {
+            Some(DictionaryAttribute::try_from(a).map_err(|_| format!("axe.launch must be a dictionary, got {a}"))?)
+        }
+        None => None,
+    };
     let names: Vec<String> = match launch.and_then(|d| d.element_by_name("params")) {
-        Some(params) => strings(params).ok_or_else(|| anyhow!("@{name}: axe.launch params must be strings"))?,
+        Some(params) => {
+            strings(params).ok_or_else(|| format!("axe.launch params must be UTF-8 strings, got {params}"))?
+        }
         None => (0..types.len()).map(|i| format!("param{i}")).collect(),
     };
     if names.len() != types.len() {
-        bail!(
-            "@{name}: axe.launch names {} parameters but the lowered kernel has {} (memref arguments expand into \
-             several PTX parameters: use pointers and scalars)",
+        return Err(format!(
+            "axe.launch names {} parameters but the lowered kernel has {} (memref arguments expand into several PTX \
+             parameters: use pointers and scalars)",
             names.len(),
             types.len()
-        );
+        ));
     }
-    let rename = |text: &str| rename_args(text, &names);
+    for (i, n) in names.iter().enumerate() {
+        if !is_name(n) {
+            return Err(format!("axe.launch parameter {i} is named '{n}', not an identifier ([A-Za-z_][A-Za-z0-9_]*)"));
+        }
+        if names[..i].contains(n) {
+            return Err(format!("axe.launch names two parameters '{n}'"));
+        }
+    }
     let grid = match launch.and_then(|d| d.element_by_name("grid")) {
         Some(grid) => {
-            let grid = strings(grid).ok_or_else(|| anyhow!("@{name}: axe.launch grid must be strings"))?;
-            if grid.len() != 3 {
-                bail!("@{name}: axe.launch grid must have 3 entries (x, y, z), got {}", grid.len());
-            }
+            let grid = strings(grid).ok_or_else(|| format!("axe.launch grid must be UTF-8 strings, got {grid}"))?;
+            let grid: [String; 3] = grid
+                .try_into()
+                .map_err(|g: Vec<String>| format!("axe.launch grid must have 3 entries (x, y, z), got {}", g.len()))?;
             for g in &grid {
-                check_expression(g, &names).map_err(|e| anyhow!("@{name}: grid expression '{g}': {e}"))?;
+                check_expression(g, &names, false).map_err(|e| format!("grid expression '{g}': {e}"))?;
             }
-            format!("[{}]", grid.iter().map(|g| quote(g)).collect::<Vec<_>>().join(", "))
+            Some(grid)
         }
-        None => "null".to_string(),
+        None => None,
     };
-    let block = ["gpu.known_block_size", "nvvm.maxntid"]
-        .iter()
-        .find_map(|key| op.attribute(key).ok().and_then(|a| DenseI32ArrayAttribute::try_from(a).ok()))
-        .map(|a| {
-            let values: Vec<String> = (0..a.len()).filter_map(|i| a.element(i).ok()).map(|v| v.to_string()).collect();
-            format!("[{}]", values.join(", "))
-        })
-        .unwrap_or_else(|| "null".to_string());
-    let shared = op
-        .attribute("axe.dynamic_shared_bytes")
-        .ok()
-        .and_then(|a| IntegerAttribute::try_from(a).ok())
-        .map_or(0, |a| a.value());
+    let block = block_dims(op)?;
+    let dynamic_shared_bytes = match op.attribute("axe.dynamic_shared_bytes").ok() {
+        Some(a) => IntegerAttribute::try_from(a)
+            .ok()
+            .and_then(|i| u64::try_from(i.value()).ok())
+            .ok_or_else(|| format!("axe.dynamic_shared_bytes must be a non-negative integer, got {a}"))?,
+        None => 0,
+    };
     let maps: Vec<Attribute> = match op.attribute("axe.tensor_maps").ok() {
         Some(a) => {
-            let array = ArrayAttribute::try_from(a).map_err(|_| anyhow!("@{name}: axe.tensor_maps is not an array"))?;
+            let array =
+                ArrayAttribute::try_from(a).map_err(|_| format!("axe.tensor_maps must be an array, got {a}"))?;
             (0..array.len()).filter_map(|i| array.element(i).ok()).collect()
         }
         None => Vec::new(),
     };
-    let mut map_args = Vec::new();
-    let mut map_json = Vec::new();
-    for map in maps {
-        let dict =
-            DictionaryAttribute::try_from(map).map_err(|_| anyhow!("@{name}: a tensor map is not a dictionary"))?;
-        let (arg, text) = map_record(dict, &names, &rename).map_err(|e| anyhow!("@{name}: {e}"))?;
-        map_args.push(arg);
-        map_json.push(text);
+    let mut tensor_maps = Vec::new();
+    for (i, map) in maps.into_iter().enumerate() {
+        let dict = DictionaryAttribute::try_from(map)
+            .map_err(|_| format!("tensor map {i} must be a dictionary, got {map}"))?;
+        tensor_maps.push(map_record(dict, &names).map_err(|e| format!("tensor map {i}: {e}"))?);
     }
-    let params: Vec<String> = types
+    let params = types
         .iter()
         .enumerate()
-        .map(|(i, ty)| {
-            let kind = if map_args.contains(&i) {
-                "tensor_map"
+        .map(|(i, ty)| Param {
+            name: names[i].clone(),
+            ptx_name: format!("{name}_param_{i}"),
+            ptx_type: ptx_type(ty),
+            kind: if tensor_maps.iter().any(|m| m.param_index == i) {
+                ParamKind::TensorMap
             } else if ty.starts_with("!llvm.ptr") {
-                "pointer"
+                ParamKind::Pointer
             } else {
-                "scalar"
-            };
-            format!(
-                "        {{\"name\": {}, \"ptx_name\": {}, \"ptx_type\": {}, \"kind\": {}}}",
-                quote(&names[i]),
-                quote(&format!("{name}_param_{i}")),
-                quote(ptx_type(ty)),
-                quote(kind)
-            )
+                ParamKind::Scalar
+            },
         })
         .collect();
-    let symmetric = symmetric_json(op, &names).map_err(|e| anyhow!("@{name}: {e}"))?;
-    Ok(format!(
-        "    {{\n      \"name\": {},\n      \"grid\": {grid},\n      \"block\": {block},\n      \
-         \"dynamic_shared_bytes\": {shared},\n      \"params\": [\n{}\n      ],\n      \"tensor_maps\": [{}],\n      \
-         \"symmetric\": [{symmetric}]\n    }}",
-        quote(&name),
-        params.join(",\n"),
-        if map_json.is_empty() { String::new() } else { format!("\n{}\n      ", map_json.join(",\n")) }
-    ))
+    let symmetric = symmetric_records(op, &names)?;
+    let mut preconditions = Vec::new();
+    if let Ok(a) = op.attribute(PRECONDITIONS_ATTRIBUTE) {
+        let own = strings(a).ok_or_else(|| format!("{PRECONDITIONS_ATTRIBUTE} must be UTF-8 strings, got {a}"))?;
+        for p in own {
+            let p = rename_args(&p, &names);
+            check_expression(&p, &names, true).map_err(|e| format!("precondition '{p}': {e}"))?;
+            preconditions.push(p);
+        }
+    }
+    for map in &tensor_maps {
+        preconditions.extend(map.preconditions.iter().cloned());
+    }
+    let mut seen = std::collections::HashSet::new();
+    preconditions.retain(|p| seen.insert(p.clone()));
+    Ok(KernelRecord {
+        name: name.to_string(),
+        grid,
+        block,
+        dynamic_shared_bytes,
+        params,
+        tensor_maps,
+        symmetric,
+        preconditions,
+    })
 }
 
-/// The kernel's `axe.symmetric = [{arg = i, bytes = n}]` as JSON records (empty without it).
-fn symmetric_json(op: OperationRef, names: &[String]) -> Result<String> {
-    let Ok(attribute) = op.attribute("axe.symmetric") else { return Ok(String::new()) };
-    let array = ArrayAttribute::try_from(attribute).map_err(|_| anyhow!("axe.symmetric is not an array"))?;
+/// `gpu.known_block_size` (or `nvvm.maxntid`): three positive dimensions when present.
+fn block_dims(op: OperationRef) -> Result<Option<[u32; 3]>, String> {
+    for key in ["gpu.known_block_size", "nvvm.maxntid"] {
+        let Ok(a) = op.attribute(key) else { continue };
+        let dims = DenseI32ArrayAttribute::try_from(a)
+            .ok()
+            .map(|d| (0..d.len()).filter_map(|i| d.element(i).ok()).collect::<Vec<i32>>())
+            .ok_or_else(|| format!("{key} must be array<i32: x, y, z>, got {a}"))?;
+        let dims: [i32; 3] =
+            dims.try_into().map_err(|d: Vec<i32>| format!("{key} must have 3 entries (x, y, z), got {}", d.len()))?;
+        if dims.iter().any(|&d| d < 1) {
+            return Err(format!("{key} entries must be at least 1, got {a}"));
+        }
+        return Ok(Some(dims.map(|d| d as u32)));
+    }
+    Ok(None)
+}
+
+/// `local_shapes = [array<i64: 8, 4>, ...]` of an `axe.symmetric` entry: one shape per rank.
+fn symmetric_shapes(attribute: Attribute) -> Option<Vec<Vec<u64>>> {
+    let array = ArrayAttribute::try_from(attribute).ok()?;
+    (0..array.len())
+        .map(|r| {
+            let shape = DenseI64ArrayAttribute::try_from(array.element(r).ok()?).ok()?;
+            (0..shape.len()).map(|d| shape.element(d).ok().and_then(|e| u64::try_from(e).ok())).collect()
+        })
+        .collect()
+}
+
+/// The kernel's `axe.symmetric = [{arg = i, bytes = n, local_shapes = [...]}]` (empty without it).
+fn symmetric_records(op: OperationRef, names: &[String]) -> Result<Vec<Symmetric>, String> {
+    let Ok(attribute) = op.attribute("axe.symmetric") else { return Ok(Vec::new()) };
+    let array =
+        ArrayAttribute::try_from(attribute).map_err(|_| format!("axe.symmetric must be an array, got {attribute}"))?;
     let mut records = Vec::new();
-    for entry in (0..array.len()).filter_map(|i| array.element(i).ok()) {
-        let dict =
-            DictionaryAttribute::try_from(entry).map_err(|_| anyhow!("an axe.symmetric entry is not a dictionary"))?;
+    for i in 0..array.len() {
+        let Ok(entry) = array.element(i) else { continue };
+        let dict = DictionaryAttribute::try_from(entry)
+            .map_err(|_| format!("axe.symmetric entry {i} must be a dictionary, got {entry}"))?;
         let field = |key: &str| {
             dict.element_by_name(key)
                 .and_then(|a| IntegerAttribute::try_from(a).ok())
-                .map(|a| a.value())
-                .ok_or_else(|| anyhow!("an axe.symmetric entry has no integer {key}"))
+                .and_then(|a| u64::try_from(a.value()).ok())
+                .ok_or_else(|| format!("axe.symmetric entry {i} needs a non-negative integer {key}"))
         };
         let (arg, bytes) = (field("arg")?, field("bytes")?);
-        let param = usize::try_from(arg).ok().and_then(|i| names.get(i)).map_or("null".to_string(), |n| quote(n));
-        records.push(format!("\n        {{\"arg\": {arg}, \"param\": {param}, \"bytes\": {bytes}}}"));
+        let param = usize::try_from(arg).ok().and_then(|a| names.get(a)).ok_or_else(|| {
+            format!("axe.symmetric entry {i} names argument {arg}, past the {} parameters", names.len())
+        })?;
+        let local_shapes = match dict.element_by_name("local_shapes") {
+            None => None,
+            Some(a) => Some(symmetric_shapes(a).ok_or_else(|| {
+                format!("axe.symmetric entry {i}: local_shapes must be [array<i64: ...>, ...] (non-negative), got {a}")
+            })?),
+        };
+        records.push(Symmetric { arg: arg as usize, param: param.clone(), bytes, local_shapes });
     }
-    Ok(if records.is_empty() { String::new() } else { format!("{}\n      ", records.join(",")) })
+    Ok(records)
 }
 
-/// One tensor map: its argument index and its JSON.
-fn map_record(dict: DictionaryAttribute, names: &[String], rename: &dyn Fn(&str) -> String) -> Result<(usize, String)> {
-    let int = |key: &str| -> Result<i64> {
-        dict.element_by_name(key)
-            .and_then(|a| IntegerAttribute::try_from(a).ok())
-            .map(|a| a.value())
-            .ok_or_else(|| anyhow!("tensor map without {key}"))
+/// One tensor map, every field of the kind `--lower-tma` writes and within the driver's ranges.
+fn map_record(dict: DictionaryAttribute, names: &[String]) -> Result<TensorMap, String> {
+    let field = |key: &str| dict.element_by_name(key).ok_or_else(|| format!("{key} is missing"));
+    let int = |key: &str, max: i64| -> Result<i64, String> {
+        let a = field(key)?;
+        let value = IntegerAttribute::try_from(a).map_err(|_| format!("{key} must be an integer, got {a}"))?.value();
+        if !(0..=max).contains(&value) {
+            return Err(format!("{key} is {value}, must be in 0..={max}"));
+        }
+        Ok(value)
     };
-    let list = |key: &str| -> Result<Vec<String>> {
-        dict.element_by_name(key).and_then(strings).ok_or_else(|| anyhow!("tensor map without {key} strings"))
+    let ints = |key: &str, range: std::ops::RangeInclusive<i64>| -> Result<Vec<u32>, String> {
+        let a = field(key)?;
+        let array = DenseI64ArrayAttribute::try_from(a)
+            .map_err(|_| format!("{key} must be array<i64: ...> (what --lower-tma writes), got {a}"))?;
+        let values: Vec<i64> = (0..array.len()).filter_map(|i| array.element(i).ok()).collect();
+        match values.iter().find(|v| !range.contains(*v)) {
+            Some(v) => Err(format!("{key} holds {v}, each entry must be in {}..={}", range.start(), range.end())),
+            None => Ok(values.iter().map(|&v| v as u32).collect()),
+        }
     };
-    let ints = |key: &str| -> Result<String> {
-        let text = dict.element_by_name(key).ok_or_else(|| anyhow!("tensor map without {key}"))?.to_string();
-        let values = text.trim_start_matches("array<i64").trim_start_matches(':').trim_end_matches('>').trim();
-        let values: Vec<&str> = values.split(',').map(str::trim).filter(|v| !v.is_empty()).collect();
-        Ok(format!("[{}]", values.join(", ")))
+    let exprs = |key: &str, comparison: bool| -> Result<Vec<String>, String> {
+        let a = field(key)?;
+        let items = strings(a).ok_or_else(|| format!("{key} must be an array of UTF-8 strings, got {a}"))?;
+        items
+            .iter()
+            .map(|e| {
+                let renamed = rename_args(e, names);
+                check_expression(&renamed, names, comparison).map_err(|err| format!("{key} '{renamed}': {err}"))?;
+                Ok(renamed)
+            })
+            .collect()
     };
-    let arg = usize::try_from(int("arg")?).map_err(|_| anyhow!("tensor map arg"))?;
-    let param = names.get(arg).ok_or_else(|| anyhow!("tensor map of argument {arg}, past the parameters"))?;
-    let exprs = |key: &str| -> Result<String> {
-        let items: Vec<String> = list(key)?.iter().map(|e| quote(&rename(e))).collect();
-        Ok(format!("[{}]", items.join(", ")))
+    let arg = int("arg", i64::from(u32::MAX))? as usize;
+    let param = names.get(arg).ok_or_else(|| format!("arg {arg} is past the {} parameters", names.len()))?;
+    let data_type = int("data_type", 12)? as u32;
+    let rank = int("rank", 5)? as u32;
+    if rank < 1 {
+        return Err("rank is 0, must be in 1..=5".to_string());
+    }
+    let offset = int("global_offset_bytes", i64::MAX)?;
+    let map = TensorMap {
+        param: param.clone(),
+        param_index: arg,
+        global_address: format!("{param} + {offset}"),
+        data_type,
+        data_type_name: data_type_name(data_type),
+        rank,
+        global_dims: exprs("global_dims", false)?,
+        global_strides_bytes: exprs("global_strides_bytes", false)?,
+        box_dims: ints("box_dims", 1..=256)?,
+        element_strides: ints("element_strides", 1..=8)?,
+        interleave: int("interleave", 2)? as u32,
+        swizzle: int("swizzle", 3)? as u32,
+        l2_promotion: int("l2_promotion", 3)? as u32,
+        oob_fill: int("oob_fill", 1)? as u32,
+        preconditions: exprs("preconditions", true)?,
     };
-    let data_type = int("data_type")?;
-    let text = format!(
-        "        {{\"param\": {}, \"param_index\": {arg}, \"global_address\": {}, \"data_type\": {data_type}, \
-         \"data_type_name\": {}, \"rank\": {}, \"global_dims\": {}, \"global_strides_bytes\": {}, \"box_dims\": {}, \
-         \"element_strides\": {}, \"interleave\": {}, \"swizzle\": {}, \"l2_promotion\": {}, \"oob_fill\": {}, \
-         \"preconditions\": {}}}",
-        quote(param),
-        quote(&format!("{param} + {}", int("global_offset_bytes")?)),
-        quote(data_type_name(data_type)),
-        int("rank")?,
-        exprs("global_dims")?,
-        exprs("global_strides_bytes")?,
-        ints("box_dims")?,
-        ints("element_strides")?,
-        int("interleave")?,
-        int("swizzle")?,
-        int("l2_promotion")?,
-        int("oob_fill")?,
-        exprs("preconditions")?,
-    );
-    Ok((arg, text))
+    let rank = rank as usize;
+    for (key, len, want) in [
+        ("global_dims", map.global_dims.len(), rank),
+        ("global_strides_bytes", map.global_strides_bytes.len(), rank - 1),
+        ("box_dims", map.box_dims.len(), rank),
+        ("element_strides", map.element_strides.len(), rank),
+    ] {
+        if len != want {
+            return Err(format!("{key} has {len} entries, the rank {rank} needs {want}"));
+        }
+    }
+    Ok(map)
 }
 
-/// `CUtensorMapDataType` names by the driver's numbers (cuda.h).
-fn data_type_name(code: i64) -> &'static str {
-    match code {
-        0 => "UINT8",
-        1 => "UINT16",
-        2 => "UINT32",
-        3 => "INT32",
-        4 => "UINT64",
-        5 => "INT64",
-        6 => "FLOAT16",
-        7 => "FLOAT32",
-        8 => "FLOAT64",
-        9 => "BFLOAT16",
-        10 => "FLOAT32_FTZ",
-        11 => "TFLOAT32",
-        12 => "TFLOAT32_FTZ",
-        _ => "UNKNOWN",
-    }
+/// `CUtensorMapDataType` names by the driver's numbers (cuda.h); the caller keeps codes in 0..=12.
+fn data_type_name(code: u32) -> &'static str {
+    const NAMES: [&str; 13] = [
+        "UINT8",
+        "UINT16",
+        "UINT32",
+        "INT32",
+        "UINT64",
+        "INT64",
+        "FLOAT16",
+        "FLOAT32",
+        "FLOAT64",
+        "BFLOAT16",
+        "FLOAT32_FTZ",
+        "TFLOAT32",
+        "TFLOAT32_FTZ",
+    ];
+    NAMES.get(code as usize).copied().unwrap_or("UNKNOWN")
 }
 
 /// The PTX parameter type of an LLVM dialect argument type.
@@ -242,6 +555,14 @@ fn ptx_type(ty: &str) -> &'static str {
         "f64" => "f64",
         _ => "unknown",
     }
+}
+
+/// A parameter name: an identifier, not a number and not `ceildiv`.
+fn is_name(text: &str) -> bool {
+    let mut chars = text.chars();
+    chars.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+        && text != "ceildiv"
 }
 
 /// `argN` tokens replaced by the parameter names.
@@ -270,65 +591,224 @@ fn rename_args(text: &str, names: &[String]) -> String {
     out
 }
 
-/// Checks a grid expression: integers, parameter names, `+`, `*`, parentheses and `ceildiv(a, b)`.
-fn check_expression(text: &str, names: &[String]) -> Result<(), String> {
-    let mut depth = 0i32;
-    let mut token = String::new();
-    let check = |token: &str| -> Result<(), String> {
-        if token.is_empty() || token == "ceildiv" || token.parse::<i64>().is_ok() || names.iter().any(|n| n == token) {
-            Ok(())
-        } else {
-            Err(format!("'{token}' is neither an integer nor a parameter name"))
+/// Checks an expression against the record's grammar (module docs): a sum of products of integers, parameter
+/// names, `ceildiv(a, b)` and parenthesized sums; with `comparison`, exactly one comparison of two sums.
+fn check_expression(text: &str, names: &[String], comparison: bool) -> Result<(), String> {
+    let tokens = tokenize(text)?;
+    let mut parser = Parser { tokens: &tokens, at: 0, names };
+    parser.sum()?;
+    if comparison {
+        match parser.peek() {
+            Some(Token::Compare) => {
+                parser.at += 1;
+                parser.sum()?;
+            }
+            _ => return Err("a precondition must compare two expressions".to_string()),
         }
-    };
-    for c in text.chars() {
-        if c.is_ascii_alphanumeric() || c == '_' {
-            token.push(c);
+    }
+    match parser.peek() {
+        None => Ok(()),
+        Some(Token::Compare) => Err("a comparison belongs only in a precondition".to_string()),
+        Some(token) => Err(format!("unexpected {}", token.describe())),
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Token {
+    Number,
+    Name(String),
+    Op(char),
+    Compare,
+    Open,
+    Close,
+    Comma,
+}
+
+impl Token {
+    fn describe(&self) -> String {
+        match self {
+            Token::Number => "a number".to_string(),
+            Token::Name(n) => format!("'{n}'"),
+            Token::Op(c) => format!("'{c}'"),
+            Token::Compare => "a comparison".to_string(),
+            Token::Open => "'('".to_string(),
+            Token::Close => "')'".to_string(),
+            Token::Comma => "','".to_string(),
+        }
+    }
+}
+
+fn tokenize(text: &str) -> Result<Vec<Token>, String> {
+    let chars: Vec<char> = text.chars().collect();
+    let mut tokens = Vec::new();
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        if c == ' ' {
+            i += 1;
             continue;
         }
-        check(&token)?;
-        token.clear();
-        match c {
-            '(' => depth += 1,
-            ')' => depth -= 1,
-            '+' | '*' | ',' | ' ' => {}
+        if c.is_ascii_alphanumeric() || c == '_' {
+            let start = i;
+            while i < chars.len() && (chars[i].is_ascii_alphanumeric() || chars[i] == '_') {
+                i += 1;
+            }
+            let word: String = chars[start..i].iter().collect();
+            if word.chars().all(|c| c.is_ascii_digit()) {
+                word.parse::<i64>().map_err(|_| format!("the number {word} is past 64 bits"))?;
+                tokens.push(Token::Number);
+            } else {
+                tokens.push(Token::Name(word));
+            }
+            continue;
+        }
+        let two: String = chars[i..(i + 2).min(chars.len())].iter().collect();
+        if ["==", "!=", "<=", ">="].contains(&two.as_str()) {
+            tokens.push(Token::Compare);
+            i += 2;
+            continue;
+        }
+        tokens.push(match c {
+            '+' | '*' | '/' | '%' => Token::Op(c),
+            '<' | '>' => Token::Compare,
+            '(' => Token::Open,
+            ')' => Token::Close,
+            ',' => Token::Comma,
             other => return Err(format!("unexpected '{other}'")),
-        }
-        if depth < 0 {
-            return Err("unbalanced parentheses".to_string());
-        }
+        });
+        i += 1;
     }
-    check(&token)?;
-    if depth != 0 {
-        return Err("unbalanced parentheses".to_string());
-    }
-    Ok(())
+    Ok(tokens)
 }
 
-/// The strings of an array attribute of string attributes.
-fn strings(attribute: Attribute) -> Option<Vec<String>> {
-    let array = ArrayAttribute::try_from(attribute).ok()?;
-    (0..array.len()).map(|i| string_attr(array.element(i).ok())).collect()
+struct Parser<'t> {
+    tokens: &'t [Token],
+    at: usize,
+    names: &'t [String],
 }
 
-/// A string attribute's value.
-fn string_attr(attribute: Option<Attribute>) -> Option<String> {
-    Some(StringAttribute::try_from(attribute?).ok()?.value().to_string())
-}
+impl Parser<'_> {
+    fn peek(&self) -> Option<&Token> {
+        self.tokens.get(self.at)
+    }
 
-/// A JSON string literal.
-fn quote(text: &str) -> String {
-    let mut out = String::from("\"");
-    for c in text.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c => out.push(c),
+    fn advance(&mut self) -> Option<Token> {
+        let token = self.tokens.get(self.at).cloned();
+        self.at += 1;
+        token
+    }
+
+    fn expect(&mut self, want: Token) -> Result<(), String> {
+        match self.advance() {
+            Some(t) if t == want => Ok(()),
+            Some(t) => Err(format!("expected {}, got {}", want.describe(), t.describe())),
+            None => Err(format!("expected {} at the end", want.describe())),
         }
     }
-    out.push('"');
-    out
+
+    fn sum(&mut self) -> Result<(), String> {
+        self.product()?;
+        while self.peek() == Some(&Token::Op('+')) {
+            self.at += 1;
+            self.product()?;
+        }
+        Ok(())
+    }
+
+    fn product(&mut self) -> Result<(), String> {
+        self.atom()?;
+        while matches!(self.peek(), Some(Token::Op('*' | '/' | '%'))) {
+            self.at += 1;
+            self.atom()?;
+        }
+        Ok(())
+    }
+
+    fn atom(&mut self) -> Result<(), String> {
+        match self.advance() {
+            Some(Token::Number) => Ok(()),
+            Some(Token::Name(n)) if n == "ceildiv" => {
+                self.expect(Token::Open)?;
+                self.sum()?;
+                self.expect(Token::Comma)?;
+                self.sum()?;
+                self.expect(Token::Close)
+            }
+            Some(Token::Name(n)) if self.names.contains(&n) => Ok(()),
+            Some(Token::Name(n)) => Err(format!("'{n}' is neither an integer nor a parameter name")),
+            Some(Token::Open) => {
+                self.sum()?;
+                self.expect(Token::Close)
+            }
+            Some(t) => Err(format!("unexpected {}", t.describe())),
+            None => Err("the expression ends early".to_string()),
+        }
+    }
+}
+
+/// serde_json's compact form with a space after each `,` and `:` (one object per line in the record).
+struct Spaced;
+
+impl serde_json::ser::Formatter for Spaced {
+    fn begin_array_value<W: ?Sized + std::io::Write>(&mut self, writer: &mut W, first: bool) -> std::io::Result<()> {
+        if first {
+            Ok(())
+        } else {
+            writer.write_all(b", ")
+        }
+    }
+
+    fn begin_object_key<W: ?Sized + std::io::Write>(&mut self, writer: &mut W, first: bool) -> std::io::Result<()> {
+        if first {
+            Ok(())
+        } else {
+            writer.write_all(b", ")
+        }
+    }
+
+    fn begin_object_value<W: ?Sized + std::io::Write>(&mut self, writer: &mut W) -> std::io::Result<()> {
+        writer.write_all(b": ")
+    }
+}
+
+/// `value` as one line of JSON.
+fn inline<T: Serialize + ?Sized>(value: &T) -> Result<String, String> {
+    let mut out = Vec::new();
+    value.serialize(&mut serde_json::Serializer::with_formatter(&mut out, Spaced)).map_err(|e| e.to_string())?;
+    String::from_utf8(out).map_err(|e| e.to_string())
+}
+
+/// A list of objects, one a line at `indent`, closed at `indent - 2`; `[]` when empty.
+fn lines<T: Serialize>(items: &[T], indent: usize) -> Result<String, String> {
+    if items.is_empty() {
+        return Ok("[]".to_string());
+    }
+    let pad = " ".repeat(indent);
+    let rows: Vec<String> = items.iter().map(|i| inline(i).map(|t| format!("{pad}{t}"))).collect::<Result<_, _>>()?;
+    Ok(format!("[\n{}\n{}]", rows.join(",\n"), " ".repeat(indent - 2)))
+}
+
+impl LaunchRecord {
+    /// The record as `--emit=launch` prints it: serde_json's output, laid out with one parameter, tensor map or
+    /// buffer a line.
+    pub fn to_json(&self) -> Result<String, String> {
+        let mut kernels = Vec::new();
+        for k in &self.kernels {
+            let fields = [
+                ("name", inline(&k.name)?),
+                ("grid", inline(&k.grid)?),
+                ("block", inline(&k.block)?),
+                ("dynamic_shared_bytes", inline(&k.dynamic_shared_bytes)?),
+                ("params", lines(&k.params, 8)?),
+                ("tensor_maps", lines(&k.tensor_maps, 8)?),
+                ("symmetric", lines(&k.symmetric, 8)?),
+                ("preconditions", inline(&k.preconditions)?),
+            ];
+            let body: Vec<String> = fields.iter().map(|(key, value)| format!("      \"{key}\": {value}")).collect();
+            kernels.push(format!("    {{\n{}\n    }}", body.join(",\n")));
+        }
+        Ok(format!("{{\n  \"chip\": {},\n  \"kernels\": [\n{}\n  ]\n}}\n", inline(&self.chip)?, kernels.join(",\n")))
+    }
 }
 
 #[cfg(test)]
@@ -344,17 +824,65 @@ mod tests {
     }
 
     #[test]
-    fn grid_expressions() {
+    fn expressions_follow_the_grammar() {
         let names = ["M".to_string(), "N".to_string()];
-        assert!(check_expression("ceildiv(N, 128)", &names).is_ok());
-        assert!(check_expression("1", &names).is_ok());
-        assert!(check_expression("ceildiv(Q, 128)", &names).unwrap_err().contains("'Q'"));
-        assert!(check_expression("ceildiv(N, 128", &names).is_err());
-        assert!(check_expression("N - 1", &names).is_err());
+        assert!(check_expression("ceildiv(N, 128)", &names, false).is_ok());
+        assert!(check_expression("1", &names, false).is_ok());
+        assert!(check_expression("(M + 1) * N / 2 % 3", &names, false).is_ok());
+        assert!(check_expression("ceildiv(Q, 128)", &names, false).unwrap_err().contains("'Q'"));
+        assert!(check_expression("ceildiv(N, 128", &names, false).is_err());
+        assert!(check_expression("N - 1", &names, false).is_err());
+        assert!(check_expression("N +", &names, false).is_err());
+        assert!(check_expression("N == 1", &names, false).unwrap_err().contains("only in a precondition"));
+        assert!(check_expression("N % 8 == 0", &names, true).is_ok());
+        assert!(check_expression("M * 2 <= 4294967296", &names, true).is_ok());
+        assert!(check_expression("N % 8", &names, true).is_err());
+        assert!(check_expression("N < M < 3", &names, true).is_err());
+        assert!(check_expression("99999999999999999999", &names, false).is_err());
     }
 
     #[test]
-    fn json_strings_escape() {
-        assert_eq!(quote("a\"b\\c\n"), "\"a\\\"b\\\\c\\u000a\"");
+    fn ptx_identifiers() {
+        for good in ["k", "gemm_sm80", "_k", "$k", "%k1", "K$2"] {
+            assert!(is_ptx_identifier(good), "{good}");
+        }
+        for bad in ["", "_", "$", "1k", "k.1", "k-1", "ké"] {
+            assert!(!is_ptx_identifier(bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn the_record_is_json_with_one_object_a_line() {
+        let record = LaunchRecord {
+            chip: "sm_80".into(),
+            kernels: vec![KernelRecord {
+                name: "k".into(),
+                grid: Some(["ceildiv(M, 128)".into(), "1".into(), "1".into()]),
+                block: Some([128, 1, 1]),
+                dynamic_shared_bytes: 0,
+                params: vec![
+                    Param { name: "A".into(), ptx_name: "k_param_0".into(), ptx_type: "u64", kind: ParamKind::Pointer },
+                    Param { name: "M".into(), ptx_name: "k_param_1".into(), ptx_type: "u32", kind: ParamKind::Scalar },
+                ],
+                tensor_maps: Vec::new(),
+                symmetric: vec![Symmetric {
+                    arg: 0,
+                    param: "A".into(),
+                    bytes: 64,
+                    local_shapes: Some(vec![vec![8, 4], vec![8, 4]]),
+                }],
+                preconditions: vec!["A % 16 == 0".into(), "M % 8 == 0".into()],
+            }],
+        };
+        let text = record.to_json().unwrap();
+        let parsed: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(parsed["kernels"][0]["params"][1]["kind"], "scalar");
+        assert_eq!(parsed["kernels"][0]["preconditions"][0], "A % 16 == 0");
+        assert_eq!(parsed["kernels"][0]["symmetric"][0]["bytes"], 64);
+        assert_eq!(parsed["kernels"][0]["symmetric"][0]["local_shapes"][1], serde_json::json!([8, 4]));
+        assert!(text.contains(
+            "\n        {\"name\": \"A\", \"ptx_name\": \"k_param_0\", \"ptx_type\": \"u64\", \"kind\": \"pointer\"},\n"
+        ));
+        assert!(text.contains("\"tensor_maps\": [],\n"));
     }
 }

@@ -47,6 +47,8 @@ pub struct Options {
     pub opt_level: u8,
     /// `--nvshmem-lib=PATH|none`: NVSHMEM's device bitcode, linked when the module calls it ([`crate::nvshmem`]).
     pub nvshmem: nvshmem::Source,
+    /// `-v`: say on stderr which NVSHMEM bitcode file was linked.
+    pub verbose: bool,
 }
 
 /// What `axe-translate` was asked to do.
@@ -73,8 +75,9 @@ OPTIONS:
   -O0 | -O1 | -O2 | -O3    LLVM optimization level before codegen (default: -O2)
   --nvshmem-lib=<path>     NVSHMEM device bitcode (a libnvshmem_device_sm_*.bc or its directory) linked
                            when the module calls nvshmem functions (default: $AXE_NVSHMEM_LIB, then the
-                           nvidia-nvshmem wheel in $VIRTUAL_ENV or the project's .venv); `none` leaves
+                           nvidia-nvshmem wheel in the project's .venv, nowhere else); `none` leaves
                            them .extern in the PTX (for nvlink)
+  -v, --verbose            Say on stderr which NVSHMEM bitcode file was linked
   -o <file>                Write the output to <file> (default: stdout)
   -h, --help               Show this help
 ";
@@ -95,6 +98,7 @@ pub fn parse_command(words: impl IntoIterator<Item = OsString>) -> Result<Comman
         gpu_module: None,
         opt_level: 2,
         nvshmem: nvshmem::Source::Search,
+        verbose: false,
     };
     let mut input = None;
     while let Some(arg) = args.next_arg() {
@@ -121,6 +125,10 @@ pub fn parse_command(words: impl IntoIterator<Item = OsString>) -> Result<Comman
             "chip" => options.chip = Chip::parse(&args.value(&name, value)?)?,
             "gpu-module" => options.gpu_module = Some(args.value(&name, value)?),
             "nvshmem-lib" => options.nvshmem = nvshmem::Source::parse(&args.value(&name, value)?),
+            "v" | "verbose" => {
+                no_value(&name, &value)?;
+                options.verbose = true;
+            }
             "O0" | "O1" | "O2" | "O3" => {
                 no_value(&name, &value)?;
                 options.opt_level = name.as_bytes()[1] - b'0';
@@ -148,11 +156,17 @@ pub fn run(command: Command) -> Result<bool> {
     };
     let target = select_target(&module, options.gpu_module.as_deref())?;
     if options.emit == Emit::Launch {
-        let json = crate::launch::launch_json(target, options.chip.name())?;
-        return write_output(options.output.as_deref(), json.as_bytes()).map(|()| true);
+        return match crate::launch::launch_json(target, options.chip.name()) {
+            Ok(json) => write_output(options.output.as_deref(), json.as_bytes()).map(|()| true),
+            Err(errors) => {
+                emit_located(&errors);
+                report(&context, &input.name, &input.text);
+                Ok(false)
+            }
+        };
     }
     let machine = ptx::target_machine(options.chip, ptx::optimization_level(options.opt_level)?)?;
-    let library = Library { source: &options.nvshmem, chip: options.chip };
+    let library = Library { source: &options.nvshmem, chip: options.chip, verbose: options.verbose };
     let Some(bytes) = translate_linking(target, &machine, options.opt_level, options.emit, Some(library))? else {
         report(&context, &input.name, &input.text);
         return Ok(false);
@@ -174,10 +188,13 @@ pub struct Library<'s> {
     pub source: &'s nvshmem::Source,
     /// The chip whose bitcode is linked.
     pub chip: Chip,
+    /// Say on stderr which file was linked (`-v`).
+    pub verbose: bool,
 }
 
 /// [`translate`], linking NVSHMEM's device bitcode first when the module calls it and `library` finds it
-/// ([`crate::nvshmem`]); without it the NVSHMEM functions stay external, with a note on stderr.
+/// ([`crate::nvshmem`]); without it the NVSHMEM functions stay external, with a note on stderr. `Ok(None)` also
+/// when a kernel's name cannot be a PTX entry (`--emit=ptx`; the errors are in the context's sink).
 pub fn translate_linking(
     target: OperationRef,
     machine: &TargetMachine,
@@ -185,6 +202,15 @@ pub fn translate_linking(
     emit: Emit,
     library: Option<Library>,
 ) -> Result<Option<Vec<u8>>> {
+    // The launch record names every kernel the PTX has, by the same rule: a kernel whose name cannot be a PTX
+    // entry (empty, not UTF-8, not an identifier) is refused at its location, not renamed or dropped by LLVM.
+    if emit == Emit::Ptx {
+        let bad_names = crate::launch::check_kernel_names(target);
+        if !bad_names.is_empty() {
+            emit_located(&bad_names);
+            return Ok(None);
+        }
+    }
     let llvm_context = LlvmContext::create();
     // SAFETY: `llvm_context` is live for the whole call; the returned module
     // belongs to it and is wrapped right away, so it is dropped first.
@@ -200,7 +226,11 @@ pub fn translate_linking(
         match nvshmem::locate(library.source, library.chip)? {
             Some(path) => {
                 let chip_ptx = nvshmem::ptx_version(library.chip.features()).unwrap_or(0);
-                if let Some(ptx) = nvshmem::link(&llvm_module, &path, machine)?.filter(|v| *v > chip_ptx) {
+                let ptx = nvshmem::link(&llvm_module, &path, machine)?;
+                if library.verbose {
+                    write_stderr(&format!("axe-translate: linked NVSHMEM device bitcode {}\n", path.display()));
+                }
+                if let Some(ptx) = ptx.filter(|v| *v > chip_ptx) {
                     let level = ptx::optimization_level(opt_level)?;
                     raised = Some(ptx::target_machine_with_ptx(library.chip, &format!("+ptx{ptx}"), level)?);
                 }
@@ -208,9 +238,10 @@ pub fn translate_linking(
             None if *library.source == nvshmem::Source::None => {}
             None => write_stderr(&format!(
                 "axe-translate: note: the module calls NVSHMEM but its device bitcode was not found (--nvshmem-lib, \
-                 ${}, or the nvidia-nvshmem-cu13 wheel in a .venv); the NVSHMEM functions stay .extern: assemble \
-                 with ptxas -c and link with nvlink against libnvshmem_device.a\n",
-                nvshmem::ENV
+                 ${}, or the nvidia-nvshmem-cu13 wheel in the project's .venv, {}); the NVSHMEM functions stay \
+                 .extern: assemble with ptxas -c and link with nvlink against libnvshmem_device.a\n",
+                nvshmem::ENV,
+                nvshmem::PROJECT_VENV
             )),
         }
     }
@@ -250,13 +281,20 @@ pub fn select_target<'c, 'a>(module: &'a Module<'c>, wanted: Option<&str>) -> Re
     .context("selecting what to translate")
 }
 
-/// The `sym_name` of an op, or an empty string.
+/// The `sym_name` of an op (invalid UTF-8 replaced), or an empty string.
 fn symbol_name(op: OperationRef) -> String {
     op.attribute("sym_name")
         .ok()
-        .and_then(|attribute| melior::ir::attribute::StringAttribute::try_from(attribute).ok())
-        .map(|name| name.value().to_string())
+        .and_then(crate::launch::string_bytes)
+        .map(|bytes| String::from_utf8_lossy(&bytes).into_owned())
         .unwrap_or_default()
+}
+
+/// Emits located errors into the context's diagnostics, for [`report`].
+fn emit_located(errors: &[crate::launch::Located]) {
+    for (location, message) in errors {
+        ffi::emit_error(*location, message);
+    }
 }
 
 /// Prints the context's pending diagnostics with source lines.
