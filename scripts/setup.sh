@@ -5,7 +5,8 @@
 #   - Debian packages: LLVM/MLIR 22 (headers, static libraries, mlir-opt,
 #     FileCheck), libclang for bindgen, Polly and zstd for static linking,
 #     g++ for dialect/cpp/registration.cpp (and libstdc++'s archive the tools link),
-#     cmake + ninja for the cmake/ package, python3-venv for the venv below;
+#     cmake + ninja for the cmake/ package, python3-venv for the venv below, valgrind for
+#     scripts/memcheck.sh;
 #   - .venv with lit and ptxas (PyPI nvidia-cuda-nvcc), and maturin, numpy and
 #     pytest for the Python package's tests (scripts/test-python.sh), pinned;
 #   - NVSHMEM's device bitcode (PyPI nvidia-nvshmem-cu13, libnvshmem_device_sm_*.bc),
@@ -17,7 +18,7 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 
 PACKAGES=(
   llvm-22-dev libmlir-22-dev mlir-22-tools libclang-22-dev libpolly-22-dev libzstd-dev g++
-  cmake ninja-build python3-venv
+  cmake ninja-build python3-venv valgrind
 )
 PIP_PACKAGES=(lit==23.1.5 nvidia-cuda-nvcc==13.5.37 maturin==1.16.0 numpy==2.4.6 pytest==9.2.0)
 NVSHMEM_PACKAGE=nvidia-nvshmem-cu13==3.8.0

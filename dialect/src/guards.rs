@@ -6,8 +6,10 @@
 //! handles. [`check_source`] scans the text once, in O(length), skipping string literals and comments, and
 //! returns the first problem as a [`Diagnostic`] at its line and column.
 //!
-//! [`UPSTREAM_GUARDS`] is the one list of guards for upstream bugs, each with its reference, so that each can be
-//! removed when the toolchain carries the fix (toolchain.md names the pinned MLIR).
+//! [`UPSTREAM_GUARDS`] is the one list of token guards for upstream bugs, each with its reference, so that each can
+//! be removed when the toolchain carries the fix (toolchain.md names the pinned MLIR). One upstream bug needs a
+//! scan of SSA names and regions instead: a use before a definition nested in a region that does not contain the
+//! use, which MLIR 22's parser links and then frees on a parse error (`forward_refs.rs`, issue 22).
 
 use crate::diagnostics::{Diagnostic, SourceLoc};
 
@@ -144,7 +146,7 @@ pub fn check_source(source: &str, source_name: &str) -> Option<Diagnostic> {
         }
         offset += 1;
     }
-    None
+    crate::forward_refs::check(source, source_name)
 }
 
 /// The offset of the closing quote of the string literal opening at `open`, or the end of the text when it is
@@ -199,7 +201,7 @@ fn starts_with_tokens(bytes: &[u8], offset: usize, guard: &UpstreamGuard) -> boo
 }
 
 /// The 1-based line and byte column of `offset`, as MLIR reports positions.
-fn locate(bytes: &[u8], offset: usize, source_name: &str) -> SourceLoc {
+pub(crate) fn locate(bytes: &[u8], offset: usize, source_name: &str) -> SourceLoc {
     let line_start = bytes[..offset].iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
     let line = 1 + bytes[..line_start].iter().filter(|&&b| b == b'\n').count();
     SourceLoc { file: source_name.to_string(), line, column: offset - line_start + 1 }
@@ -310,6 +312,18 @@ mod tests {
         ] {
             assert_eq!(problem(source), None, "{source}");
         }
+    }
+
+    #[test]
+    fn a_use_before_a_definition_in_another_region_is_refused() {
+        // Issue 22: MLIR 22 frees the case region (and the definition the use points to) when the switch fails.
+        let source = "\"t.use\"(%v) : (i32) -> ()\nscf.index_switch %c\ncase 0 {\n  %v = arith.constant 1 : i32\n}\n";
+        let (line, column, message) = problem(source).expect("refused");
+        assert_eq!((line, column), (1, 9));
+        assert!(message.contains("before its definition at line 4, column 3"), "{message}");
+        // The same text with the definition first is left to MLIR.
+        let source = "%v = arith.constant 1 : i32\n\"t.use\"(%v) : (i32) -> ()\n";
+        assert_eq!(problem(source), None);
     }
 
     #[test]
