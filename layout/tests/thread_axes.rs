@@ -1,11 +1,14 @@
 //! Thread axes are one hardware (issue 21, item 3): a register operand spelled on `tid` or `tid_in_wg`, or with
 //! `reg` as its register axis, plans exactly as the same operand spelled on `laneid`/`warpid`/`wid_in_wg` and `m`
 //! does, in the tensor-core planner and in the copy planner; what no iters of lanes and warps can say is refused by
-//! the `thread-axes` rule. The lane/warp plans these are compared with are the ones `mma_model.rs` and
-//! `copy_model.rs` execute on the instruction models; the copy plans here are also executed on the copy model.
+//! the `thread-axes` rule. Every plan made from a `tid`/`tid_in_wg` spelling is also executed on the instruction
+//! models (`model/mma_hw.rs`, `model/copy_hw.rs`, which read the thread of a point as `laneid` + 32 warp axes +
+//! `tid` ...); `reg` spellings are compared with the `m` spelling's plan (the models read registers off `m`).
 
 #[path = "model/copy_hw.rs"]
 mod copy_hw;
+#[path = "model/mma_hw.rs"]
+mod mma_hw;
 
 use axe_layout::copy::{self, CopyRequest, ElemType, Side};
 use axe_layout::mma::{self, Chip, DType, GemmRequest, Mem, MmaRule, Operand};
@@ -21,10 +24,17 @@ fn l(text: &str) -> Layout {
 /// One GEMM: (layout text, shape, memory) for A, B, C.
 type Gemm<'a> = [(&'a str, [i64; 2], Mem); 3];
 
+/// Plans the GEMM and, when it plans and no operand spells its registers `reg`, runs the plan on the tensor-core
+/// model (`C += A * B` checked element by element).
 fn mma_plan(chip: Chip, dtype: DType, g: &Gemm<'_>) -> Result<mma::MmaPlan, mma::MmaError> {
     let ls: Vec<Layout> = g.iter().map(|(t, _, _)| l(t)).collect();
     let op = |i: usize| Operand { layout: &ls[i], shape: &g[i].1, mem: g[i].2 };
-    mma::plan(&GemmRequest { chip, dtype, acc_dtype: DType::F32, a: op(0), b: op(1), c: op(2) })
+    let req = GemmRequest { chip, dtype, acc_dtype: DType::F32, a: op(0), b: op(1), c: op(2) };
+    let p = mma::plan(&req)?;
+    if !g.iter().any(|(t, _, _)| t.contains("@reg")) {
+        mma_hw::check_plan(&req, &p);
+    }
+    Ok(p)
 }
 
 /// The issue's first reproducer: the mma.sync accumulator of two warps along M, `32@tid` being warp 1. A is split
@@ -205,6 +215,18 @@ fn random_mma_sync_tilings_plan_alike_in_every_spelling() {
             let spelled = [respell(&a, "tid", reg), respell(&b, "tid", reg), respell(&c, "tid", reg)];
             let got = plan_of([&spelled[0], &spelled[1], &spelled[2]]);
             assert_eq!(got, want, "{} / {} / {}", spelled[0], spelled[1], spelled[2]);
+            if let (Ok(p), false) = (&got, reg) {
+                let op = |i: usize| Operand { layout: &spelled[i], shape: &shapes[i], mem: Mem::Reg };
+                let req = GemmRequest {
+                    chip: Chip::Sm80,
+                    dtype: DType::F16,
+                    acc_dtype: DType::F32,
+                    a: op(0),
+                    b: op(1),
+                    c: op(2),
+                };
+                mma_hw::check_plan(&req, p);
+            }
             cases += 1;
         }
         planned += usize::from(want.is_ok());
