@@ -5,6 +5,9 @@
 //! models (`model/mma_hw.rs`, `model/copy_hw.rs`, which read the thread of a point as `laneid` + 32 warp axes +
 //! `tid` ...); `reg` spellings are compared with the `m` spelling's plan (the models read registers off `m`).
 
+// Both models read layouts through their own copy of model/notation.rs (each stands alone).
+#![allow(clippy::duplicate_mod)]
+
 #[path = "model/copy_hw.rs"]
 mod copy_hw;
 #[path = "model/mma_hw.rs"]
