@@ -1,7 +1,9 @@
 //! The lockstep interpreter: walks a `gpu.func` op by op with an active-thread mask.
 
+use crate::inflight::{ranges_of, BulkStore, ReadKind, Reader, TcMma};
 use crate::isa::{self, TensorMap};
 use crate::machine::{GlobalBuf, Machine, PendingLoad, GLOBAL_BASE, TMEM_COLS};
+use crate::schedule::{Completion, Rng, Schedule, WarpOrder};
 use crate::value::{sext, split_top, wrap, MemRef, MemSpace, Scalar, Space, Ty, V};
 use crate::{Arg, Buffer, Launch, Outcome, SimError};
 use axe_dialect::access;
@@ -14,8 +16,15 @@ use std::collections::HashMap;
 /// At most this many op steps per launch (a runaway loop is an error, not a hang).
 const STEP_LIMIT: u64 = 20_000_000;
 
-/// Executes one CTA of `launch.kernel` in `module` (the output of [`crate::lower`]).
+/// Executes one CTA of `launch.kernel` in `module` (the output of [`crate::lower`]) under the default schedule
+/// (lazy completion, warps in order).
 pub fn run(module: &Module, launch: &Launch) -> Result<Outcome, SimError> {
+    run_with(module, launch, &Schedule::default())
+}
+
+/// [`run`] under `schedule`: when asynchronous operations land and in which order warps and divergent regions
+/// execute ([`crate::schedule`]).
+pub fn run_with(module: &Module, launch: &Launch, schedule: &Schedule) -> Result<Outcome, SimError> {
     let kernel = find_kernel(module, &launch.kernel)
         .ok_or_else(|| SimError::new(&launch.kernel, format!("no gpu.func @{} in the module", launch.kernel)))?;
     let loc = loc_of(kernel);
@@ -31,7 +40,20 @@ pub fn run(module: &Module, launch: &Launch) -> Result<Outcome, SimError> {
         descs: Vec::new(),
         types: HashMap::new(),
         steps: 0,
+        origin: HashMap::new(),
+        cells: HashMap::new(),
+        warps: schedule.warps,
+        rng: Rng::new(match schedule.warps {
+            WarpOrder::Shuffled(seed) => seed,
+            _ => 0,
+        }),
+        return_loc: None,
     };
+    ex.m.flight.completion = schedule.completion;
+    if let Completion::Random(seed) = schedule.completion {
+        ex.m.flight.rng = Rng::new(seed);
+    }
+    ex.m.proxy_fence = vec![0; n];
     ex.alloc_globals(kernel)?;
     let entry = access::entry_block(kernel).ok_or_else(|| SimError::new(&loc, "kernel without a body"))?;
     let arg_attrs = kernel.attribute("arg_attrs").map(|a| a.to_string()).unwrap_or_default();
@@ -94,6 +116,8 @@ pub fn run(module: &Module, launch: &Launch) -> Result<Outcome, SimError> {
     }
     let all = vec![true; n];
     ex.run_block(entry, &all)?;
+    let end = ex.return_loc.clone().unwrap_or_else(|| loc.clone());
+    ex.m.exit_check(&end)?;
     let mut buffers: Vec<Option<Buffer>> = vec![None; launch.args.len()];
     for (i, g) in buffer_of_arg {
         if let Arg::Buffer(b) = &launch.args[i] {
@@ -289,7 +313,53 @@ struct Exec<'l> {
     descs: Vec<TensorMap>,
     types: HashMap<usize, Ty>,
     steps: u64,
+    /// Where each value's registers come from (see [`Origin`]).
+    origin: HashMap<usize, Origin>,
+    /// The origin of private-memory cells (register arrays), by allocation and byte address.
+    cells: HashMap<(usize, u64), Origin>,
+    /// The order of warps and of divergent regions.
+    warps: WarpOrder,
+    /// The shuffled order's generator.
+    rng: Rng,
+    /// The kernel's `gpu.return`, once reached.
+    return_loc: Option<String>,
 }
+
+/// Where a value's registers come from: the step of the last generic write (a computed value, or a register
+/// array cell stored), and the asynchronous operations that write them (the wgmma group plus one, the
+/// tcgen05.ld plus one; 0: none). Moves (struct and vector packing, register-array stores and loads, bit casts)
+/// keep the origin; any other use of a value an asynchronous operation may still write is an error.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Origin {
+    step: u64,
+    wg: u64,
+    ld: u64,
+}
+
+impl Origin {
+    fn join(self, o: Origin) -> Origin {
+        Origin { step: self.step.max(o.step), wg: self.wg.max(o.wg), ld: self.ld.max(o.ld) }
+    }
+
+    fn is_async(self) -> bool {
+        self.wg != 0 || self.ld != 0
+    }
+}
+
+/// Ops that only move register values: they carry a pending asynchronous result without reading it.
+const MOVES: [&str; 11] = [
+    "llvm.extractvalue",
+    "llvm.insertvalue",
+    "llvm.mlir.undef",
+    "llvm.mlir.poison",
+    "llvm.mlir.zero",
+    "llvm.insertelement",
+    "llvm.extractelement",
+    "llvm.bitcast",
+    "arith.bitcast",
+    "builtin.unrealized_conversion_cast",
+    "nvvm.wgmma.mma_async",
+];
 
 fn err<T>(loc: &str, m: impl Into<String>) -> Result<T, SimError> {
     Err(SimError::new(loc, m))
@@ -354,7 +424,62 @@ impl Exec<'_> {
     fn set(&mut self, op: OperationRef, i: usize, v: V) {
         if let Some(r) = access::result(op, i) {
             self.env.insert(key(r), v);
+            self.origin.insert(key(r), Origin { step: self.steps, wg: 0, ld: 0 });
         }
+    }
+
+    fn origin_of(&self, op: OperationRef, i: usize) -> Origin {
+        access::operand(op, i).and_then(|v| self.origin.get(&key(v)).copied()).unwrap_or_default()
+    }
+
+    fn set_origin(&mut self, op: OperationRef, i: usize, o: Origin) {
+        if let Some(r) = access::result(op, i) {
+            self.origin.insert(key(r), o);
+        }
+    }
+
+    /// What an asynchronous operation still writes of registers of origin `o`, if anything.
+    fn pending_registers(&self, o: Origin) -> Option<&'static str> {
+        if o.wg != 0 && self.m.flight.wgmma_pending(o.wg - 1) {
+            return Some(if o.wg > self.m.flight.wg_committed {
+                "the accumulator of a wgmma.mma_async whose group was never committed (wgmma.commit_group)"
+            } else {
+                "the accumulator of a wgmma.mma_async no wgmma.wait_group retired"
+            });
+        }
+        if o.ld != 0 && o.ld > self.m.flight.lds.1 {
+            return Some("the registers of a tcgen05.ld not yet waited for (tcgen05.wait::ld)");
+        }
+        None
+    }
+
+    /// Faults when `op` reads (not just moves) a value an asynchronous operation may still write.
+    fn check_operands(&self, op: OperationRef, name: &str) -> Result<(), SimError> {
+        if MOVES.contains(&name) && name != "nvvm.wgmma.mma_async" {
+            return Ok(());
+        }
+        let first = match name {
+            // A register-array store or load moves the value.
+            "memref.store" | "memref.load" => {
+                let m = usize::from(name == "memref.store");
+                if let Ok(V::Mem(MemRef { space: Space::Private(_), .. })) = self.operand(op, m, "") {
+                    return Ok(());
+                }
+                0
+            }
+            // wgmma chains on its accumulator (operand 0) without waiting.
+            "nvvm.wgmma.mma_async" => 1,
+            _ => 0,
+        };
+        for i in first..op.operand_count() {
+            if let Some(what) = self.pending_registers(self.origin_of(op, i)) {
+                return err(
+                    &loc_of(op),
+                    format!("{name} reads {what}: registers an asynchronous operation may still write"),
+                );
+            }
+        }
+        Ok(())
     }
 
     /// The value all active threads share.
@@ -423,8 +548,34 @@ impl Exec<'_> {
         if self.steps > STEP_LIMIT {
             return err(&loc_of(op), format!("step limit of {STEP_LIMIT} ops reached (a loop that does not end?)"));
         }
+        self.m.step = self.steps;
+        self.m.tick().map_err(|e| SimError::new(&loc_of(op), format!("{} (landing at this op)", e.message)))?;
+        self.check_operands(op, &name)?;
+        let flow = self.exec_op(op, &name, mask)?;
+        // Moves keep their operands' origin.
+        match name.as_str() {
+            "llvm.extractvalue"
+            | "llvm.extractelement"
+            | "llvm.bitcast"
+            | "arith.bitcast"
+            | "builtin.unrealized_conversion_cast" => {
+                let o = self.origin_of(op, 0);
+                self.set_origin(op, 0, o);
+            }
+            "llvm.insertvalue" | "llvm.insertelement" => {
+                let o = self.origin_of(op, 0).join(self.origin_of(op, 1));
+                self.set_origin(op, 0, o);
+            }
+            "llvm.mlir.undef" | "llvm.mlir.poison" | "llvm.mlir.zero" => self.set_origin(op, 0, Origin::default()),
+            _ => {}
+        }
+        Ok(flow)
+    }
+
+    fn exec_op(&mut self, op: OperationRef, name: &str, mask: &[bool]) -> Result<Flow, SimError> {
         let n = self.n;
         let loc = || loc_of(op);
+        let name = name.to_string();
         match name.as_str() {
             "arith.constant" | "llvm.mlir.constant" => {
                 let ty = self.result_ty(op, &loc())?;
@@ -447,8 +598,12 @@ impl Exec<'_> {
                 if mask.iter().any(|m| !m) {
                     return err(&loc(), "gpu.barrier (bar.sync) reached by only part of the CTA: it would hang");
                 }
+                self.m.epoch += 1;
             }
-            "gpu.return" | "llvm.return" => return Ok(Flow::Return),
+            "gpu.return" | "llvm.return" => {
+                self.return_loc = Some(loc());
+                return Ok(Flow::Return);
+            }
             "scf.yield" => {
                 let vals = (0..op.operand_count()).map(|i| self.operand(op, i, &loc())).collect::<Result<_, _>>()?;
                 return Ok(Flow::Yield(vals));
@@ -543,11 +698,19 @@ impl Exec<'_> {
         let then_m: Vec<bool> = mask.iter().zip(&c).map(|(m, c)| *m && *c != 0).collect();
         let else_m: Vec<bool> = mask.iter().zip(&c).map(|(m, c)| *m && *c == 0).collect();
         let mut results: Vec<V> = Vec::new();
+        let mut other: Vec<V> = Vec::new();
+        // Divergent sides run one after the other, in the schedule's order.
+        let else_first = self.reversed();
+        if else_first && else_m.iter().any(|x| *x) && op.region_count() > 1 {
+            other = self.run_region(op, 1, &[], &else_m, &loc)?;
+        }
         if then_m.iter().any(|x| *x) {
             results = self.run_region(op, 0, &[], &then_m, &loc)?;
         }
-        if else_m.iter().any(|x| *x) && op.region_count() > 1 {
-            let other = self.run_region(op, 1, &[], &else_m, &loc)?;
+        if !else_first && else_m.iter().any(|x| *x) && op.region_count() > 1 {
+            other = self.run_region(op, 1, &[], &else_m, &loc)?;
+        }
+        if !other.is_empty() {
             results = if results.is_empty() {
                 other
             } else {
@@ -593,7 +756,13 @@ impl Exec<'_> {
         // Region 0 is the default; region i + 1 is case i.
         let region_of = |x: u64| cases.iter().position(|c| *c as u64 == x).map(|p| p + 1).unwrap_or(0);
         let mut results: Option<Vec<V>> = None;
-        for r in 0..op.region_count() {
+        let mut order: Vec<usize> = (0..op.region_count()).collect();
+        match self.warps {
+            WarpOrder::Forward => {}
+            WarpOrder::Reverse => order.reverse(),
+            WarpOrder::Shuffled(_) => self.rng.shuffle(&mut order),
+        }
+        for r in order {
             let m: Vec<bool> = (0..self.n).map(|t| mask[t] && region_of(sel[t]) == r).collect();
             if !m.iter().any(|x| *x) {
                 continue;
@@ -742,7 +911,7 @@ impl Exec<'_> {
 
     fn mem_read(&self, space: Space, t: usize, addr: u64, n: usize, loc: &str) -> Result<u64, SimError> {
         let bytes: &[u8] = match space {
-            Space::Shared => self.m.read_shared(addr, n, loc)?,
+            Space::Shared => self.m.read_shared_by(addr, n, t..t + 1, loc)?,
             Space::Global => self.m.read_global(addr, n, loc)?,
             Space::Private(id) => {
                 let mem = &self.m.private[id][t];
@@ -758,7 +927,7 @@ impl Exec<'_> {
     fn mem_write(&mut self, space: Space, t: usize, addr: u64, n: usize, bits: u64, loc: &str) -> Result<(), SimError> {
         let data = &bits.to_le_bytes()[..n];
         match space {
-            Space::Shared => self.m.write_shared(addr, data, loc),
+            Space::Shared => self.m.write_shared_by(addr, data, t, loc),
             Space::Global => self.m.write_global(addr, data, loc),
             Space::Private(id) => {
                 let mem = &mut self.m.private[id][t];
@@ -846,19 +1015,33 @@ impl Exec<'_> {
                     return err(&loc, "index count differs from the memref's rank");
                 }
                 let nb = m.elem.bytes();
+                let threads = self.active(mask);
                 if store {
                     let v = self.scalars(op, 0, &loc)?;
-                    for t in (0..self.n).filter(|t| mask[*t]) {
+                    for &t in &threads {
                         let addr = self.element_addr(&m, &idx, t, &loc)?;
                         self.mem_write(m.space, t, addr, nb, v[t], &loc)?;
                     }
+                    // A register-array cell keeps the stored value's asynchronous origin; a generic value is
+                    // written now.
+                    if let (Space::Private(id), Some(&t)) = (m.space, threads.first()) {
+                        let addr = self.element_addr(&m, &idx, t, &loc)?;
+                        let o = self.origin_of(op, 0);
+                        let o = if o.is_async() { o } else { Origin { step: self.steps, ..o } };
+                        self.cells.insert((id, addr), o);
+                    }
                 } else {
                     let mut out = vec![0; self.n];
-                    for t in (0..self.n).filter(|t| mask[*t]) {
+                    for &t in &threads {
                         let addr = self.element_addr(&m, &idx, t, &loc)?;
                         out[t] = self.mem_read(m.space, t, addr, nb, &loc)?;
                     }
                     self.set(op, 0, V::S(out));
+                    if let (Space::Private(id), Some(&t)) = (m.space, threads.first()) {
+                        let addr = self.element_addr(&m, &idx, t, &loc)?;
+                        let o = self.cells.get(&(id, addr)).copied().unwrap_or_default();
+                        self.set_origin(op, 0, o);
+                    }
                 }
             }
             "memref.dealloca" => {}
@@ -891,7 +1074,7 @@ impl Exec<'_> {
         };
         let value = if store { Some(self.operand(op, 0, &loc)?) } else { None };
         let mut lanes: Vec<Vec<u64>> = vec![vec![0; self.n]; elems.len()];
-        for t in (0..self.n).filter(|t| mask[*t]) {
+        for t in self.active(mask) {
             let mut addr = ptr[t];
             for (e, sc) in elems.iter().enumerate() {
                 let nb = sc.bytes();
@@ -918,8 +1101,24 @@ impl Exec<'_> {
         Ok(())
     }
 
-    fn active(&self, mask: &[bool]) -> Vec<usize> {
-        (0..self.n).filter(|t| mask[*t]).collect()
+    /// The active threads, warp by warp in the schedule's warp order.
+    fn active(&mut self, mask: &[bool]) -> Vec<usize> {
+        let mut warps: Vec<usize> = (0..self.n.div_ceil(32)).collect();
+        match self.warps {
+            WarpOrder::Forward => {}
+            WarpOrder::Reverse => warps.reverse(),
+            WarpOrder::Shuffled(_) => self.rng.shuffle(&mut warps),
+        }
+        warps.into_iter().flat_map(|w| w * 32..((w + 1) * 32).min(self.n)).filter(|t| mask[*t]).collect()
+    }
+
+    /// Whether a divergent `scf.if` runs its `else` side first.
+    fn reversed(&mut self) -> bool {
+        match self.warps {
+            WarpOrder::Forward => false,
+            WarpOrder::Reverse => true,
+            WarpOrder::Shuffled(_) => self.rng.below(2) == 1,
+        }
     }
 
     /// Checks that the active threads are whole groups of `size` (warps, warpgroups), as `.sync.aligned`
@@ -973,16 +1172,49 @@ impl Exec<'_> {
         let loc = loc_of(op);
         let act = self.active(mask);
         match name {
-            "nvvm.fence.mbarrier.init"
-            | "nvvm.fence.proxy"
-            | "nvvm.wgmma.fence.aligned"
-            | "nvvm.wgmma.commit.group.sync.aligned"
-            | "nvvm.wgmma.wait.group.sync.aligned"
-            | "nvvm.cp.async.bulk.commit.group"
-            | "nvvm.cp.async.bulk.wait_group"
-            | "nvvm.tcgen05.fence"
-            | "nvvm.tcgen05.wait"
-            | "nvvm.tcgen05.relinquish_alloc_permit" => {}
+            "nvvm.fence.mbarrier.init" | "nvvm.tcgen05.relinquish_alloc_permit" => {}
+            "nvvm.fence.proxy" => {
+                // fence.proxy.async[.shared::cta]: orders the thread's generic-proxy writes before later
+                // async-proxy accesses (other kinds, e.g. tensormap, do not).
+                let kind = op.attribute("kind").map(|a| a.to_string()).unwrap_or_default();
+                if kind.contains("async") {
+                    for t in act {
+                        self.m.proxy_fence[t] = self.steps;
+                    }
+                }
+            }
+            "nvvm.wgmma.fence.aligned" => {
+                self.whole_groups(mask, 128, "wgmma.fence", &loc)?;
+                self.m.flight.wg_fence_step = self.steps;
+            }
+            "nvvm.wgmma.commit.group.sync.aligned" => {
+                self.whole_groups(mask, 128, "wgmma.commit_group", &loc)?;
+                self.m.flight.wgmma_commit();
+            }
+            "nvvm.wgmma.wait.group.sync.aligned" => {
+                self.whole_groups(mask, 128, "wgmma.wait_group", &loc)?;
+                let g = op.attribute("group").map(|a| ints_in(&a.to_string())).unwrap_or_default();
+                self.m.flight.wgmma_wait(g.first().copied().unwrap_or(0) as u64);
+            }
+            "nvvm.cp.async.bulk.commit.group" => self.m.bulk_commit(),
+            "nvvm.cp.async.bulk.wait_group" => {
+                let g = op.attribute("group").map(|a| ints_in(&a.to_string())).unwrap_or_default();
+                let read = op.attribute("read").is_ok();
+                self.m.bulk_wait(g.first().copied().unwrap_or(0) as u64, read, &loc)?;
+            }
+            "nvvm.tcgen05.fence" => {
+                let kind = op.attribute("kind").map(|a| a.to_string()).unwrap_or_default();
+                if kind.contains("after") {
+                    self.m.flight.tc_fence_needed = false;
+                }
+            }
+            "nvvm.tcgen05.wait" => {
+                let kind = op.attribute("kind").map(|a| a.to_string()).unwrap_or_default();
+                if kind.contains("load") {
+                    self.m.flight.lds.1 = self.m.flight.lds.0;
+                    self.m.flight.lds.2 = None;
+                }
+            }
             "nvvm.elect.sync" => {
                 let members =
                     if op.operand_count() > 0 { self.scalars(op, 0, &loc)? } else { vec![0xffff_ffff; self.n] };
@@ -1057,11 +1289,13 @@ impl Exec<'_> {
                     if read > 0 {
                         bytes[..read].copy_from_slice(self.m.read_global(src[t], read, &loc)?);
                     }
-                    self.m.write_shared(dst[t], &[], &loc)?;
                     if dst[t] + size as u64 > self.m.shared.len() as u64 || dst[t] % size as u64 != 0 {
                         return err(&loc, format!("cp.async destination {} out of bounds or misaligned", dst[t]));
                     }
-                    self.m.read_shared(dst[t], size, &loc)?;
+                    // Two copies in flight to the same bytes, or a copy over bytes an asynchronous operation
+                    // still reads, race.
+                    self.m.check_pending(dst[t], size, "cp.async write", &loc)?;
+                    self.m.flight.check_readers(dst[t], size, "cp.async write", &loc)?;
                     let group = Some(self.m.open_group);
                     self.m.pending.push(PendingLoad {
                         bar: u64::MAX,
@@ -1070,13 +1304,19 @@ impl Exec<'_> {
                         tx: 0,
                         loc: loc.clone(),
                         group,
+                        thread: t,
+                        landed: false,
+                        phase: None,
                     });
+                    if self.m.flight.completion == Completion::Eager {
+                        self.m.land_load(self.m.pending.len() - 1)?;
+                    }
                 }
             }
             "nvvm.cp.async.commit.group" => self.m.open_group += 1,
             "nvvm.cp.async.wait.group" => {
                 let n = op.attribute("n").map(|a| ints_in(&a.to_string())).unwrap_or_default();
-                self.m.wait_groups(n.first().copied().unwrap_or(0) as u64);
+                self.m.wait_groups(n.first().copied().unwrap_or(0) as u64)?;
             }
             "nvvm.ldmatrix" => self.ldmatrix(op, mask, &loc)?,
             "nvvm.stmatrix" => self.stmatrix(op, mask, &loc)?,
@@ -1090,6 +1330,7 @@ impl Exec<'_> {
                     let t = w * 32;
                     let col = self.m.tmem_alloc(ncols[t] as u32, &loc)?;
                     self.m.write_shared(ptr[t], &col.to_le_bytes(), &loc)?;
+                    self.m.mark_async_written(ptr[t], 4);
                 }
             }
             "nvvm.tcgen05.dealloc" => {
@@ -1104,8 +1345,7 @@ impl Exec<'_> {
             "nvvm.tcgen05.commit" => {
                 let addr = self.scalars(op, 0, &loc)?;
                 for t in act {
-                    self.m.bar(addr[t], "tcgen05.commit", &loc)?;
-                    self.m.commits.push(addr[t]);
+                    self.m.tcgen05_commit(addr[t], &loc)?;
                 }
             }
             "nvvm.tcgen05.ld" | "nvvm.tcgen05.st" => self.tcgen05_ldst(op, mask, name == "nvvm.tcgen05.st", &loc)?,
@@ -1136,7 +1376,7 @@ impl Exec<'_> {
         for w in self.whole_groups(mask, 32, "ldmatrix", loc)? {
             let mut rows = vec![[0u16; 8]; 8 * num];
             for (r, row) in rows.iter_mut().enumerate() {
-                let b = self.m.read_shared(ptr[w * 32 + r], 16, loc)?;
+                let b = self.m.read_shared_by(ptr[w * 32 + r], 16, w * 32..w * 32 + 32, loc)?;
                 for (c, x) in row.iter_mut().enumerate() {
                     *x = u16::from_le_bytes([b[2 * c], b[2 * c + 1]]);
                 }
@@ -1184,7 +1424,7 @@ impl Exec<'_> {
             }
             for (r, row) in rows.iter().enumerate() {
                 let bytes: Vec<u8> = row.iter().flat_map(|x| x.to_le_bytes()).collect();
-                self.m.write_shared(ptr[w * 32 + r], &bytes, loc)?;
+                self.m.write_shared_by(ptr[w * 32 + r], &bytes, w * 32 + r % 32, loc)?;
             }
         }
         Ok(())
@@ -1239,11 +1479,13 @@ impl Exec<'_> {
             if dst_bytes != total {
                 return err(loc, format!("TMA box of {total} bytes into a {dst_bytes}-byte destination"));
             }
-            self.m.read_shared(dst.addr, 0, loc)?;
             if dst.addr + total > self.m.shared.len() as u64 {
                 return err(loc, "TMA destination outside shared memory");
             }
-            self.m.write_shared(dst.addr, &[], loc)?;
+            // Two loads in flight to the same bytes, or a load over bytes an asynchronous operation still
+            // reads (a stage reused early), race.
+            self.m.check_pending(dst.addr, total as usize, "TMA load write", loc)?;
+            self.m.flight.check_readers(dst.addr, total as usize, "TMA load write", loc)?;
             self.m.pending.push(PendingLoad {
                 bar,
                 start: dst.addr,
@@ -1251,13 +1493,21 @@ impl Exec<'_> {
                 tx: total as i64,
                 loc: loc.to_string(),
                 group: None,
+                thread: t,
+                landed: false,
+                phase: None,
             });
+            if self.m.flight.completion == Completion::Eager {
+                self.m.land_load(self.m.pending.len() - 1)?;
+            }
         }
         Ok(())
     }
 
     /// `cp.async.bulk.tensor...global.shared::cta.tile.bulk_group` (PTX ISA 9.7.9.25.5.2): shared box to global,
-    /// out-of-bounds elements skipped. Executed at issue (the source must be delivered already).
+    /// out-of-bounds elements skipped. The source is read through the async proxy (checked at issue: delivered,
+    /// written before the writers' `fence.proxy.async` and a barrier); the store is in flight until its bulk
+    /// group's waits (`inflight.rs`).
     fn tma_store(&mut self, op: OperationRef, mask: &[bool], loc: &str) -> Result<(), SimError> {
         let count = op.operand_count();
         let src = self.memref_of(op, 0, loc)?;
@@ -1274,18 +1524,35 @@ impl Exec<'_> {
             }
             let c: Vec<i64> = coords.iter().map(|v| v[t] as i64).collect();
             let span = map.span();
+            let nb = map.elem_bytes as usize;
+            let mut pairs = Vec::new();
             for (off, g) in map.box_elements(&c) {
                 let at = isa::swizzle(span, src.addr + off);
-                let data = self.m.read_shared(at, map.elem_bytes as usize, loc)?.to_vec();
+                self.m.read_shared(at, nb, loc)?;
+                self.m.check_async_read(at, nb, t..t + 1, "the TMA store", loc)?;
                 if let Some(g) = g {
-                    self.m.write_global(g, &data, loc)?;
+                    self.m.global_index(g, nb, loc)?;
+                    pairs.push((at, g, nb));
                 }
             }
+            let mut gaddrs: Vec<u64> = pairs.iter().map(|p| p.1).collect();
+            let global = ranges_of(&mut gaddrs, nb as u64);
+            self.m.store_issue(BulkStore {
+                loc: loc.to_string(),
+                pairs,
+                global,
+                data: None,
+                group: None,
+                read_retired: false,
+                written: false,
+            })?;
         }
         Ok(())
     }
 
-    /// Reads the `mn x k` operand through a shared matrix descriptor; `(mn, k)` order.
+    /// Reads the `mn x k` operand through a shared matrix descriptor; `(mn, k)` order. The read is the async
+    /// proxy's on behalf of threads `issuers` (`what` names the instruction); the byte addresses read are added
+    /// to `addrs`.
     #[allow(clippy::too_many_arguments)]
     fn gather_desc(
         &self,
@@ -1295,18 +1562,23 @@ impl Exec<'_> {
         elem: Scalar,
         mn: u64,
         k: u64,
+        issuers: std::ops::Range<usize>,
+        addrs: &mut Vec<u64>,
         loc: &str,
     ) -> Result<Vec<f64>, SimError> {
         let d = isa::decode_smem_desc(desc, tcgen05, loc)?;
         let nb = elem.bytes() as u64;
+        let what = if tcgen05 { "tcgen05.mma" } else { "wgmma.mma_async" };
         let mut out = Vec::with_capacity((mn * k) as usize);
         for i in 0..mn {
             for j in 0..k {
                 let addr = isa::swizzle(d.span, d.start + isa::canonical_offset(&d, k_major, nb, i, j, loc)?);
                 let b = self.m.read_shared(addr, nb as usize, loc)?;
+                self.m.check_async_read(addr, nb as usize, issuers.clone(), what, loc)?;
                 let mut raw = [0u8; 8];
                 raw[..nb as usize].copy_from_slice(b);
                 out.push(elem.to_f64(u64::from_le_bytes(raw)));
+                addrs.push(addr);
             }
         }
         Ok(out)
@@ -1341,7 +1613,22 @@ impl Exec<'_> {
         }
         let da = self.scalars(op, 1, loc)?;
         let db = self.scalars(op, 2, loc)?;
+        // wgmma.fence (PTX ISA 9.7.15.6) before the first wgmma and between register writes and a wgmma on
+        // those registers (accumulators chained from an earlier wgmma excepted).
+        let fence = self.m.flight.wg_fence_step;
+        if fence == 0 {
+            return err(loc, "wgmma.mma_async with no wgmma.fence before it: missing wgmma.fence");
+        }
+        let acc_origin = self.origin_of(op, 0);
+        if acc_origin.step > fence {
+            return err(
+                loc,
+                "wgmma.mma_async on accumulator registers written after the last wgmma.fence: missing wgmma.fence \
+                 between the register writes and the wgmma",
+            );
+        }
         let mut out = acc.clone();
+        let mut addrs = Vec::new();
         for g in self.whole_groups(mask, 128, "wgmma.mma_async", loc)? {
             let base = g * 128;
             let mk = (base..base + 128).map(|t| (da[t], db[t]));
@@ -1349,8 +1636,8 @@ impl Exec<'_> {
             if mk.into_iter().any(|(a, b)| a != a0 || b != b0) {
                 return err(loc, "wgmma descriptors differ within the warpgroup");
             }
-            let a = self.gather_desc(a0, false, a_kmaj, elem, m, k, loc)?;
-            let b = self.gather_desc(b0, false, b_kmaj, elem, n, k, loc)?;
+            let a = self.gather_desc(a0, false, a_kmaj, elem, m, k, base..base + 128, &mut addrs, loc)?;
+            let b = self.gather_desc(b0, false, b_kmaj, elem, n, k, base..base + 128, &mut addrs, loc)?;
             for th in 0..128u64 {
                 let t = base + th as usize;
                 for (i, slot) in out.iter_mut().enumerate() {
@@ -1363,6 +1650,11 @@ impl Exec<'_> {
             }
         }
         self.set(op, 0, V::Agg(out));
+        // The result is the accumulator of the open group: pending until a wait_group retires it; the operands
+        // are read until then.
+        let nb = elem.bytes() as u64;
+        let group = self.m.flight.wgmma_issue(ranges_of(&mut addrs, nb), loc);
+        self.set_origin(op, 0, Origin { step: 0, wg: group + 1, ld: 0 });
         Ok(())
     }
 
@@ -1465,18 +1757,42 @@ impl Exec<'_> {
             if !i.d_f32 {
                 return err(loc, "not modelled: tcgen05.mma with an f16 accumulator");
             }
+            if self.m.flight.tc_fence_needed {
+                return err(
+                    loc,
+                    "tcgen05.mma after the mbarrier wait that observed tcgen05.mma completion, with no \
+                     tcgen05.fence::after_thread_sync between them: missing tcgen05 fence",
+                );
+            }
             let elem = if i.ab == 1 { Scalar::BF16 } else { Scalar::F16 };
             let k = 16;
-            let a = self.gather_desc(da[t], true, !i.a_mn, elem, i.m, k, loc)?;
-            let b = self.gather_desc(db[t], true, !i.b_mn, elem, i.n, k, loc)?;
+            let mut addrs = Vec::new();
+            let a = self.gather_desc(da[t], true, !i.a_mn, elem, i.m, k, t..t + 1, &mut addrs, loc)?;
+            let b = self.gather_desc(db[t], true, !i.b_mn, elem, i.n, k, t..t + 1, &mut addrs, loc)?;
             let (lane0, col0) = ((d[t] >> 16) as u32, (d[t] & 0xFFFF) as u32);
             for r in 0..i.m {
                 for c in 0..i.n {
-                    let cell = self.m.tmem_cell(lane0 + isa::tmem_lane_of_row(i.m, r) as u32, col0 + c as u32, loc)?;
-                    let prev = if en[t] & 1 == 1 { f64::from(f32::from_bits(self.m.tmem[cell])) } else { 0.0 };
-                    let dot: f64 = (0..k).map(|kk| a[(r * k + kk) as usize] * b[(c * k + kk) as usize]).sum();
-                    self.m.tmem[cell] = ((prev + dot) as f32).to_bits();
+                    self.m.tmem_cell(lane0 + isa::tmem_lane_of_row(i.m, r) as u32, col0 + c as u32, loc)?;
                 }
+            }
+            // In flight until a wait observes its commit's arrival (`inflight.rs`).
+            let index = self.m.flight.mmas.len();
+            let ranges = ranges_of(&mut addrs, elem.bytes() as u64);
+            self.m.flight.readers.push(Reader { ranges, kind: ReadKind::Tcgen05, id: index as u64, loc: loc.into() });
+            self.m.flight.mmas.push(TcMma {
+                loc: loc.to_string(),
+                a,
+                b,
+                mnk: [i.m, i.n, k],
+                lane0,
+                col0,
+                accumulate: en[t] & 1 == 1,
+                done: false,
+                commit: None,
+                observed: false,
+            });
+            if self.m.flight.completion == Completion::Eager {
+                self.m.complete_mma(index);
             }
         }
         Ok(())
@@ -1513,6 +1829,10 @@ impl Exec<'_> {
                 if lane0 != quarter {
                     return err(loc, format!("warp {w} addresses tensor-memory lanes from {lane0}: it may only reach lanes {quarter}..{}", quarter + 32));
                 }
+                if l == 0 {
+                    let what = if store { "tcgen05.st" } else { "tcgen05.ld" };
+                    self.m.flight.check_tmem((lane0, lane0 + 32), (col0, col0 + count as u32), what, loc)?;
+                }
                 for (j, reg) in regs.iter_mut().enumerate() {
                     let col = col0 + j as u32;
                     if col >= TMEM_COLS {
@@ -1538,6 +1858,12 @@ impl Exec<'_> {
                 V::Agg(regs.into_iter().map(V::S).collect())
             };
             self.set(op, 0, v);
+            // Undefined until tcgen05.wait::ld (PTX ISA 9.7.16.8.5).
+            let lds = &mut self.m.flight.lds;
+            lds.0 += 1;
+            lds.2.get_or_insert_with(|| loc.to_string());
+            let id = lds.0;
+            self.set_origin(op, 0, Origin { step: 0, wg: 0, ld: id });
         }
         Ok(())
     }

@@ -8,14 +8,24 @@
 //! columns) and mbarriers with phase, pending count and tx-count (`machine.rs`). The instructions follow the PTX
 //! ISA and the CUDA driver's tensor-map rules, transcribed in `isa.rs` independently of the planners.
 //!
+//! Asynchronous operations complete as the PTX ISA defines it (`inflight.rs`): TMA and `cp.async` loads at the
+//! wait that observes them, wgmma at its `wait_group`, tcgen05.mma through its commit's mbarrier, `tcgen05.ld` at
+//! `wait::ld`, TMA stores at their bulk-group waits; when each lands in between is a [`Schedule`]
+//! ([`run_with`]; [`run`] uses the default, lazy one).
+//!
 //! Faults are [`SimError`]s at the op's location: mbarrier use before init, an arrival past the expected count,
-//! a parity wait that can never succeed (deadlock), a read or write of shared bytes a pending TMA load has not
-//! delivered, out-of-bounds memory, tensor memory outside the allocation, collectives under partial masks,
-//! and every op or form the model does not cover ("not modelled: ...").
+//! a parity wait that can never succeed (deadlock), a read or write of shared bytes a pending load has not
+//! delivered, a read of registers or tensor memory an asynchronous operation may still write, a write of shared
+//! bytes one may still read, a missing `wgmma.fence`, `fence.proxy.async` or `tcgen05.fence`, a shared read of
+//! another thread's write with no CTA barrier between, a kernel exiting with operations in flight,
+//! out-of-bounds memory, tensor memory outside the allocation, collectives under partial masks, and every op or
+//! form the model does not cover ("not modelled: ...").
 
 mod exec;
+pub mod inflight;
 pub mod isa;
 pub mod machine;
+pub mod schedule;
 pub mod value;
 
 use axe_dialect::AxeContext;
@@ -23,7 +33,8 @@ use melior::ir::Module;
 use melior::pass::PassManager;
 use std::fmt;
 
-pub use exec::run;
+pub use exec::{run, run_with};
+pub use schedule::{Completion, Schedule, WarpOrder};
 pub use value::Scalar;
 
 /// A fault or refusal, at the op's location (`file:line:col`).

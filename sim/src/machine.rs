@@ -7,9 +7,12 @@
 //! next phase with the pending count reset to the expected count. `try_wait.parity P` succeeds once the phase of
 //! parity `P` has completed, i.e. when the current phase's parity differs from `P`.
 //!
-//! Asynchronous TMA loads are kept pending (their bytes computed at issue) and delivered only when a thread waits
-//! on their barrier, the latest moment the hardware may deliver them: any read or write of shared bytes a pending
-//! load covers is a fault, so a kernel that reads a stage before its barrier's phase completes is caught.
+//! Shared memory keeps, per byte, which thread last wrote it (generic proxy), in which barrier interval (the count
+//! of `bar.sync`s so far) and at which step: a thread reading a byte another thread wrote in the same interval is
+//! a race (a missing `bar.sync`), and an asynchronous-proxy read (wgmma, tcgen05.mma, TMA store) of a byte a
+//! thread wrote after that thread's last `fence.proxy.async` is a missing proxy fence (PTX ISA 9.7.13.4
+//! "membar/fence": generic-proxy writes are not visible to the async proxy without it). Asynchronous operations
+//! in flight live in `inflight.rs`.
 
 use crate::SimError;
 use std::collections::HashMap;
@@ -61,6 +64,12 @@ pub struct PendingLoad {
     pub loc: String,
     /// For `cp.async` (no barrier): the commit group it belongs to.
     pub group: Option<u64>,
+    /// The issuing thread.
+    pub thread: usize,
+    /// Whether its bytes are in shared memory already (it stays invisible until a wait observes it).
+    pub landed: bool,
+    /// For a TMA load that landed: the barrier phase its complete-tx counted in.
+    pub phase: Option<u64>,
 }
 
 /// A global buffer bound to a kernel argument.
@@ -89,12 +98,25 @@ pub struct Machine {
     pub pending: Vec<PendingLoad>,
     /// The `cp.async` group being filled (groups below it are committed).
     pub open_group: u64,
-    /// Pending `tcgen05.commit` arrivals, by barrier.
-    pub commits: Vec<u64>,
     /// Tensor memory cells, lane-major.
     pub tmem: Vec<u32>,
     /// Allocated tensor-memory column ranges `[start, start + n)`.
     pub tmem_allocs: Vec<(u32, u32)>,
+    /// Per shared byte: the thread that last wrote it through the generic proxy, plus one (0: none, or the
+    /// async proxy).
+    pub writer: Vec<u32>,
+    /// Per shared byte: the barrier interval of that write.
+    pub wepoch: Vec<u32>,
+    /// Per shared byte: the step of that write.
+    pub wstep: Vec<u64>,
+    /// CTA barriers (`bar.sync`) executed so far: the current barrier interval.
+    pub epoch: u32,
+    /// Per thread: the step of its last `fence.proxy.async` (0: none).
+    pub proxy_fence: Vec<u64>,
+    /// The step being executed.
+    pub step: u64,
+    /// Asynchronous operations in flight (`inflight.rs`).
+    pub flight: crate::inflight::InFlight,
 }
 
 impl Machine {
@@ -109,11 +131,14 @@ impl Machine {
             ));
         }
         self.shared.resize((at + n) as usize, 0);
+        self.writer.resize((at + n) as usize, 0);
+        self.wepoch.resize((at + n) as usize, 0);
+        self.wstep.resize((at + n) as usize, 0);
         Ok(at)
     }
 
     /// The global buffer holding `[addr, addr + n)`.
-    fn global_index(&self, addr: u64, n: usize, loc: &str) -> Result<(usize, usize), SimError> {
+    pub(crate) fn global_index(&self, addr: u64, n: usize, loc: &str) -> Result<(usize, usize), SimError> {
         for (i, g) in self.globals.iter().enumerate() {
             if addr >= g.base && addr + n as u64 <= g.base + g.bytes.len() as u64 {
                 return Ok((i, (addr - g.base) as usize));
@@ -133,22 +158,94 @@ impl Machine {
     }
 
     /// Faults when a pending TMA load covers any of `[addr, addr + n)`.
-    fn check_pending(&self, addr: u64, n: usize, what: &str, loc: &str) -> Result<(), SimError> {
+    pub(crate) fn check_pending(&self, addr: u64, n: usize, what: &str, loc: &str) -> Result<(), SimError> {
         for p in &self.pending {
             if addr < p.start + p.bytes.len() as u64 && p.start < addr + n as u64 {
+                let end = addr + n as u64;
+                return Err(SimError::new(
+                    loc,
+                    match p.group {
+                        None => format!(
+                            "{what} of shared bytes [{addr}, {end}) that a pending TMA load (issued at {}, barrier {}) \
+                             has not delivered: its barrier's phase was not waited for",
+                            p.loc, p.bar
+                        ),
+                        Some(g) => format!(
+                            "{what} of shared bytes [{addr}, {end}) that a pending cp.async (issued at {}, group {g}) \
+                             has not delivered: no cp.async.wait_group retired its group",
+                            p.loc
+                        ),
+                    },
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// The generic-proxy read of `[addr, addr + n)` by threads `readers` (a thread, a warp or a warpgroup): a byte
+    /// another thread wrote in the current barrier interval is a race, a missing `bar.sync`.
+    pub fn check_race(&self, addr: u64, n: usize, readers: std::ops::Range<usize>, loc: &str) -> Result<(), SimError> {
+        for b in addr as usize..addr as usize + n {
+            let w = self.writer[b];
+            if w != 0 && self.wepoch[b] == self.epoch && !readers.contains(&(w as usize - 1)) {
                 return Err(SimError::new(
                     loc,
                     format!(
-                        "{what} of shared bytes [{addr}, {}) that a pending TMA load (issued at {}, barrier {}) has \
-                         not delivered: its barrier's phase was not waited for",
-                        addr + n as u64,
-                        p.loc,
-                        p.bar
+                        "threads {}..{} read shared byte {b}, which thread {} wrote since the last bar.sync: a race \
+                         (no CTA barrier orders the write before the read)",
+                        readers.start,
+                        readers.end,
+                        w - 1
                     ),
                 ));
             }
         }
         Ok(())
+    }
+
+    /// The asynchronous-proxy read of `[addr, addr + n)` by an operation `issuer` issued (`what`): a race check
+    /// as for the issuer, and every byte a thread wrote through the generic proxy must precede that thread's last
+    /// `fence.proxy.async`.
+    pub fn check_async_read(
+        &self,
+        addr: u64,
+        n: usize,
+        issuers: std::ops::Range<usize>,
+        what: &str,
+        loc: &str,
+    ) -> Result<(), SimError> {
+        self.check_race(addr, n, issuers, loc)?;
+        for b in addr as usize..addr as usize + n {
+            let w = self.writer[b];
+            if w != 0 && self.wstep[b] > self.proxy_fence[w as usize - 1] {
+                return Err(SimError::new(
+                    loc,
+                    format!(
+                        "{what} reads shared byte {b} through the async proxy, but thread {} wrote it through the \
+                         generic proxy with no fence.proxy.async after the write: missing proxy fence",
+                        w - 1
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Records a generic-proxy write of `[addr, addr + n)` by `thread`.
+    pub fn mark_written(&mut self, addr: u64, n: usize, thread: usize) {
+        for b in addr as usize..addr as usize + n {
+            self.writer[b] = thread as u32 + 1;
+            self.wepoch[b] = self.epoch;
+            self.wstep[b] = self.step;
+        }
+    }
+
+    /// Records an asynchronous-proxy write (a landed TMA load, tensor-core writes) of `[addr, addr + n)`: made
+    /// visible by the mbarrier that observes it, not by thread ordering.
+    pub fn mark_async_written(&mut self, addr: u64, n: usize) {
+        for b in addr as usize..addr as usize + n {
+            self.writer[b] = 0;
+        }
     }
 
     /// Reads shared bytes (checked against pending loads).
@@ -158,17 +255,41 @@ impl Machine {
         Ok(&self.shared[at..at + n])
     }
 
-    /// Writes shared bytes (checked against pending loads).
+    /// Writes shared bytes (checked against pending loads and the operands of asynchronous operations in
+    /// flight).
     pub fn write_shared(&mut self, addr: u64, data: &[u8], loc: &str) -> Result<(), SimError> {
         let at = self.shared_range(addr, data.len(), loc)?;
         self.check_pending(addr, data.len(), "write", loc)?;
+        self.flight.check_readers(addr, data.len(), "write", loc)?;
         self.shared[at..at + data.len()].copy_from_slice(data);
         Ok(())
     }
 
-    /// Reads global bytes.
+    /// A generic-proxy write of shared bytes by `thread` ([`Self::write_shared`], recorded for the race and
+    /// proxy-fence checks).
+    pub fn write_shared_by(&mut self, addr: u64, data: &[u8], thread: usize, loc: &str) -> Result<(), SimError> {
+        self.write_shared(addr, data, loc)?;
+        self.mark_written(addr, data.len(), thread);
+        Ok(())
+    }
+
+    /// A generic-proxy read of shared bytes by threads `readers` ([`Self::read_shared`] and the race check).
+    pub fn read_shared_by(
+        &self,
+        addr: u64,
+        n: usize,
+        readers: std::ops::Range<usize>,
+        loc: &str,
+    ) -> Result<&[u8], SimError> {
+        let bytes = self.read_shared(addr, n, loc)?;
+        self.check_race(addr, n, readers, loc)?;
+        Ok(bytes)
+    }
+
+    /// Reads global bytes (checked against TMA stores not yet waited for).
     pub fn read_global(&self, addr: u64, n: usize, loc: &str) -> Result<&[u8], SimError> {
         let (i, at) = self.global_index(addr, n, loc)?;
+        self.flight.check_global_read(addr, n, loc)?;
         Ok(&self.globals[i].bytes[at..at + n])
     }
 
@@ -195,8 +316,9 @@ impl Machine {
         Ok(())
     }
 
-    /// `mbarrier.arrive[.expect_tx]` (9.7.13.15.11/12): expect-tx adds `tx` bytes, then one arrival.
-    pub fn arrive(&mut self, addr: u64, tx: i64, loc: &str) -> Result<(), SimError> {
+    /// `mbarrier.arrive[.expect_tx]` (9.7.13.15.11/12): expect-tx adds `tx` bytes, then one arrival. Returns the
+    /// phase the arrival counted in.
+    pub fn arrive(&mut self, addr: u64, tx: i64, loc: &str) -> Result<u64, SimError> {
         let b = self.bar(addr, "arrive", loc)?;
         b.tx += tx;
         if b.pending == 0 {
@@ -205,67 +327,114 @@ impl Machine {
                 format!("arrive on mbarrier {addr} whose phase {} has no arrival left", b.phase),
             ));
         }
+        let phase = b.phase;
         b.pending -= 1;
         b.settle();
-        Ok(())
+        Ok(phase)
     }
 
-    /// Delivers every pending load and commit on barrier `addr` (complete-tx, 9.7.13.15.2).
-    pub fn deliver(&mut self, addr: u64, loc: &str) -> Result<(), SimError> {
-        let (mine, rest): (Vec<PendingLoad>, Vec<PendingLoad>) =
-            std::mem::take(&mut self.pending).into_iter().partition(|p| p.group.is_none() && p.bar == addr);
-        self.pending = rest;
-        for p in mine {
-            let at = p.start as usize;
-            self.shared[at..at + p.bytes.len()].copy_from_slice(&p.bytes);
-            let b = self.bar(addr, "complete_tx", &p.loc)?;
-            b.tx -= p.tx;
+    /// Lands pending load `i` (its bytes reach shared memory; a TMA load completes its transaction bytes on its
+    /// barrier, 9.7.13.15.2 complete-tx). It stays in `pending`, invisible, until a wait observes it.
+    pub fn land_load(&mut self, i: usize) -> Result<(), SimError> {
+        if self.pending[i].landed {
+            return Ok(());
+        }
+        let p = &self.pending[i];
+        let (at, len, bar, tx, group, loc) = (p.start as usize, p.bytes.len(), p.bar, p.tx, p.group, p.loc.clone());
+        let bytes = std::mem::take(&mut self.pending[i].bytes);
+        self.shared[at..at + len].copy_from_slice(&bytes);
+        self.pending[i].bytes = bytes;
+        self.pending[i].landed = true;
+        if group.is_none() {
+            self.mark_async_written(at as u64, len);
+            let b = self.bar(bar, "complete_tx", &loc)?;
+            b.tx -= tx;
+            let phase = b.phase;
             b.settle();
-        }
-        let commits = self.commits.iter().filter(|c| **c == addr).count();
-        self.commits.retain(|c| *c != addr);
-        for _ in 0..commits {
-            self.arrive(addr, 0, loc)?;
+            self.pending[i].phase = Some(phase);
         }
         Ok(())
     }
 
-    /// `mbarrier.try_wait.parity` in a loop until it succeeds: delivers what is pending on the barrier, then
-    /// faults (deadlock) when the phase of parity `parity` still has not completed.
+    /// Lands what is pending on barrier `addr`, oldest first, until the phase of parity `parity` completes: TMA
+    /// loads, then `tcgen05.commit` arrivals (their MMAs first).
+    fn complete_on(&mut self, addr: u64, parity: u64, loc: &str) -> Result<(), SimError> {
+        let mut i = 0;
+        while i < self.pending.len() {
+            if self.bar(addr, "try_wait.parity", loc)?.phase % 2 != parity {
+                return Ok(());
+            }
+            if self.pending[i].group.is_none() && self.pending[i].bar == addr {
+                self.land_load(i)?;
+            }
+            i += 1;
+        }
+        while self.bar(addr, "try_wait.parity", loc)?.phase % 2 == parity {
+            let Some(c) = self.flight.commits.iter().position(|c| c.bar == addr && c.phase.is_none()) else {
+                break;
+            };
+            self.arrive_commit(c, loc)?;
+        }
+        Ok(())
+    }
+
+    /// `mbarrier.try_wait.parity` in a loop until it succeeds: lands what is pending on the barrier (the lazy
+    /// policy's completion point), then faults (deadlock) when the phase of parity `parity` still has not
+    /// completed. A success observes the completed phase: the TMA loads and tcgen05.mma counted in it become
+    /// visible.
     pub fn wait_parity(&mut self, addr: u64, parity: u64, loc: &str) -> Result<(), SimError> {
-        // The phase of parity `parity` completed already: try_wait returns true at once, delivering nothing.
-        if self.bar(addr, "try_wait.parity", loc)?.phase % 2 != parity % 2 {
-            return Ok(());
+        let parity = parity % 2;
+        // When the phase of parity `parity` completed already, try_wait returns true at once.
+        if self.bar(addr, "try_wait.parity", loc)?.phase % 2 == parity {
+            self.complete_on(addr, parity, loc)?;
         }
-        self.deliver(addr, loc)?;
         let b = self.bar(addr, "try_wait.parity", loc)?;
-        if b.phase % 2 != parity % 2 {
+        if b.phase % 2 != parity {
+            // The phase observed: the newest completed one (none when the barrier is still in phase 0, whose
+            // "preceding phase" the ISA counts as complete).
+            if let Some(q) = b.phase.checked_sub(1) {
+                self.observe(addr, q);
+            }
             return Ok(());
         }
+        let (phase, pending, tx) = (b.phase, b.pending, b.tx);
+        let uncommitted = self.flight.mmas.iter().find(|m| m.commit.is_none()).map(|m| m.loc.clone());
+        let hint = match uncommitted {
+            Some(l) => format!(" (the tcgen05.mma issued at {l} was never committed: no tcgen05.commit tracks it)"),
+            None => String::new(),
+        };
         Err(SimError::new(
             loc,
             format!(
-                "deadlock: try_wait.parity {} on mbarrier {addr} can never succeed: the barrier is in phase {} with \
-                 {} arrivals and {} transaction bytes missing, and nothing pending can complete it",
-                parity % 2,
-                b.phase,
-                b.pending,
-                b.tx
+                "deadlock: try_wait.parity {parity} on mbarrier {addr} can never succeed: the barrier is in phase \
+                 {phase} with {pending} arrivals and {tx} transaction bytes missing, and nothing pending can \
+                 complete it{hint}"
             ),
         ))
     }
 
-    /// `cp.async.wait_group n` (PTX ISA 9.7.9.25.3): delivers every `cp.async` of the committed groups but the
-    /// newest `n`.
-    pub fn wait_groups(&mut self, n: u64) {
+    /// A wait observed phase `q` of barrier `addr`: the TMA loads whose bytes counted in phases up to `q` become
+    /// visible (leave `pending`), and so do the tcgen05.mma whose commit arrived in them.
+    fn observe(&mut self, addr: u64, q: u64) {
+        self.pending.retain(|p| !(p.group.is_none() && p.bar == addr && p.phase.is_some_and(|ph| ph <= q)));
+        self.observe_commits(addr, q);
+    }
+
+    /// `cp.async.wait_group n` (PTX ISA 9.7.9.25.3): every `cp.async` of the committed groups but the newest `n`
+    /// lands and becomes visible to the thread that issued it (other threads see it after a `bar.sync`).
+    pub fn wait_groups(&mut self, n: u64) -> Result<(), SimError> {
         let limit = self.open_group.saturating_sub(n);
-        let (done, rest): (Vec<PendingLoad>, Vec<PendingLoad>) =
-            std::mem::take(&mut self.pending).into_iter().partition(|p| p.group.is_some_and(|g| g < limit));
-        self.pending = rest;
-        for p in done {
-            let at = p.start as usize;
-            self.shared[at..at + p.bytes.len()].copy_from_slice(&p.bytes);
+        let mut i = 0;
+        while i < self.pending.len() {
+            if self.pending[i].group.is_some_and(|g| g < limit) {
+                self.land_load(i)?;
+                let p = self.pending.remove(i);
+                self.mark_written(p.start, p.bytes.len(), p.thread);
+            } else {
+                i += 1;
+            }
         }
+        Ok(())
     }
 
     /// Checks that tensor-memory cell `(lane, col)` lies in an allocation; returns its index.

@@ -4,14 +4,31 @@
 //! again here.
 
 mod common;
-use axe_sim::{lower, run, Arg, Buffer, Launch, Outcome, Scalar, SimError};
+use axe_sim::{lower, run, run_with, Arg, Buffer, Launch, Outcome, Scalar, Schedule, SimError};
 use common::{gemm_case, small, source, Grid};
 
-/// Lowers `text` and runs `kernel` on one CTA.
+/// Runs `kernel` of `module` on one CTA under every schedule of [`Schedule::all`]: the first error, else the
+/// outcome, which must be the same under every schedule (a kernel whose result depends on when asynchronous
+/// operations land or on the order of warps is wrong).
+fn run_all(module: &melior::ir::Module, kernel: &str, block_id: [i64; 3], args: Vec<Arg>) -> Result<Outcome, SimError> {
+    let launch = Launch { kernel: kernel.into(), block_id, grid: [4, 4, 1], args };
+    let mut first: Option<Outcome> = None;
+    for schedule in Schedule::all() {
+        let out = run_with(module, &launch, &schedule)
+            .map_err(|e| SimError::new(&e.loc, format!("{} (schedule {schedule:?})", e.message)))?;
+        match &first {
+            None => first = Some(out),
+            Some(f) => assert_eq!(f.buffers, out.buffers, "the outcome differs under schedule {schedule:?}"),
+        }
+    }
+    Ok(first.expect("at least one schedule"))
+}
+
+/// Lowers `text` and runs `kernel` on one CTA (every schedule, [`run_all`]).
 fn simulate(text: &str, kernel: &str, block_id: [i64; 3], args: Vec<Arg>) -> Result<Outcome, SimError> {
     let context = axe_dialect::create_context().expect("context");
     let module = lower(&context, text, "kernel.mlir").unwrap_or_else(|e| panic!("lowering failed:\n{e}"));
-    run(&module, &Launch { kernel: kernel.into(), block_id, grid: [4, 4, 1], args })
+    run_all(&module, kernel, block_id, args)
 }
 
 /// Lowers `text`, applies `edit` to the lowered text (for mutations the compiler itself would refuse), reparses
@@ -27,7 +44,7 @@ fn simulate_lowered_edit(
     let module = lower(&context, text, "kernel.mlir").unwrap_or_else(|e| panic!("lowering failed:\n{e}"));
     let lowered = edit(&module.as_operation().to_string());
     let module = axe_dialect::parse_module(&context, &lowered, "lowered.mlir").expect("mutated IR parses");
-    run(&module, &Launch { kernel: kernel.into(), block_id, grid: [4, 4, 1], args })
+    run_all(&module, kernel, block_id, args)
 }
 
 /// wgmma's f32 D fragment for m64nN (PTX ISA 9.7.15.5.1.1): thread t, register i -> (row, col).
@@ -141,30 +158,10 @@ fn ring_with_a_barrier_expecting_an_extra_arrival_deadlocks() {
     let old = "\"axe.mbarrier_init\"(%bar0) {count = 2 : i64";
     assert!(text.contains(old));
     let text = text.replace(old, "\"axe.mbarrier_init\"(%bar0) {count = 3 : i64");
-    let e = match simulate_or_refuse(&text, "ring_gemm", [0, 0, 0], ring.args(256)) {
-        Some(r) => r.expect_err("a barrier missing an arrival must deadlock"),
-        None => return,
-    };
+    let e = simulate(&text, "ring_gemm", [0, 0, 0], ring.args(256))
+        .expect_err("a barrier missing an arrival must deadlock");
     eprintln!("extra arrival: {e}");
     assert!(e.message.contains("deadlock") && e.message.contains("1 arrivals"), "{e}");
-}
-
-/// Like [`simulate`], but `None` when the compiler itself refuses the text.
-fn simulate_or_refuse(
-    text: &str,
-    kernel: &str,
-    block_id: [i64; 3],
-    args: Vec<Arg>,
-) -> Option<Result<Outcome, SimError>> {
-    let context = axe_dialect::create_context().expect("context");
-    let result = match lower(&context, text, "kernel.mlir") {
-        Ok(module) => Some(run(&module, &Launch { kernel: kernel.into(), block_id, grid: [4, 4, 1], args })),
-        Err(e) => {
-            eprintln!("the compiler refuses it already: {e}");
-            None
-        }
-    };
-    result
 }
 
 #[test]
@@ -175,10 +172,10 @@ fn ring_with_wrong_stage_gives_wrong_data() {
     let old = "%row = arith.muli %cur, %c64 : index\n        %sa =";
     assert!(text.contains(old));
     let text = text.replace(old, "%row = arith.muli %round, %c64 : index\n        %sa =");
-    match simulate(&text, "ring_gemm", [0, 1, 0], ring.args(192)) {
-        Ok(out) => assert!(ring.mismatches(&out, 0, 64, 192) > 0, "a wrong stage must give wrong data"),
-        Err(e) => eprintln!("wrong stage faulted: {e}"),
-    }
+    // Stage 0 holds tile 0 when iterations 1 and 2 read it (nothing overwrites it at K = 192): no protocol rule is
+    // broken, the data is wrong.
+    let out = simulate(&text, "ring_gemm", [0, 1, 0], ring.args(192)).unwrap_or_else(|e| panic!("{e}"));
+    assert!(ring.mismatches(&out, 0, 64, 192) > 0, "a wrong stage must give wrong data");
 }
 
 #[test]
@@ -242,17 +239,65 @@ fn mma_wgmma_computes_a_times_b() {
     }
 }
 
+/// examples/mma_sync.mlir with A and B loaded from global row-major inputs (arguments 1 and 2) instead of filled
+/// with ones, so that every fragment element matters (with all-ones inputs any fragment mapping gives K = 32).
+fn mma_sync_loading_inputs() -> String {
+    let text = source("examples/mma_sync.mlir");
+    let edits = [
+        (
+            "gpu.func @mma_sync(%out: memref<256xf32>)",
+            "gpu.func @mma_sync(%out: memref<256xf32>, %in_a: memref<512xf16>, %in_b: memref<512xf16>)",
+        ),
+        (
+            "\"axe.fill\"(%a, %one) {scope = #axe.exec<\"cta\">} : (!a, f16) -> ()",
+            "%ga = \"axe.view\"(%in_a) : (memref<512xf16>) -> !axe.tensor<array<i64: 16, 32>, f16, \
+             #axe.layout<\"S[(16,32):(32,1)]\">, #axe.mem<\"global\">>\n      \
+             \"axe.copy\"(%ga, %a) {scope = #axe.exec<\"cta\">} : (!axe.tensor<array<i64: 16, 32>, f16, \
+             #axe.layout<\"S[(16,32):(32,1)]\">, #axe.mem<\"global\">>, !a) -> ()",
+        ),
+        (
+            "\"axe.fill\"(%b, %one) {scope = #axe.exec<\"cta\">} : (!b, f16) -> ()",
+            "%gb = \"axe.view\"(%in_b) : (memref<512xf16>) -> !axe.tensor<array<i64: 32, 16>, f16, \
+             #axe.layout<\"S[(32,16):(16,1)]\">, #axe.mem<\"global\">>\n      \
+             \"axe.copy\"(%gb, %b) {scope = #axe.exec<\"cta\">} : (!axe.tensor<array<i64: 32, 16>, f16, \
+             #axe.layout<\"S[(32,16):(16,1)]\">, #axe.mem<\"global\">>, !b) -> ()",
+        ),
+    ];
+    let mut text = text;
+    for (from, to) in edits {
+        assert!(text.contains(from), "examples/mma_sync.mlir changed: {from:?} is not in it; update this test");
+        text = text.replacen(from, to, 1);
+    }
+    text
+}
+
 #[test]
 fn mma_sync_computes_a_times_b() {
-    // The kernel fills A [16, 32] and B [32, 16] with ones: every C element is K = 32.
+    // A [16, 32] and B [32, 16] row-major, hashed small integers; C = A * B from the math. Thread t holds C
+    // fragment registers 0..3 of warp w = t / 32, which computes columns 8w..8w+8 (the m16n8 C fragment, PTX ISA
+    // 9.7.14.5.8: register i of lane l is row l / 4 + 8 (i / 2), column 2 (l % 4) + i % 2).
+    let a: Vec<f64> = (0..16 * 32).map(|x| small(x / 32, x % 32, 8)).collect();
+    let b: Vec<f64> = (0..32 * 16).map(|x| small(x / 16, x % 16, 9)).collect();
     let out = simulate(
-        &source("examples/mma_sync.mlir"),
+        &mma_sync_loading_inputs(),
         "mma_sync",
         [0, 0, 0],
-        vec![Arg::Buffer(Buffer::zeros(Scalar::F32, 256))],
+        vec![
+            Arg::Buffer(Buffer::zeros(Scalar::F32, 256)),
+            Arg::Buffer(Buffer::from_f64(Scalar::F16, &a)),
+            Arg::Buffer(Buffer::from_f64(Scalar::F16, &b)),
+        ],
     )
     .unwrap_or_else(|e| panic!("{e}"));
-    assert!(out.buffers[0].as_ref().unwrap().to_f64().iter().all(|x| *x == 32.0));
+    let got = out.buffers[0].as_ref().unwrap().to_f64();
+    for t in 0..64 {
+        let (w, l) = (t / 32, t % 32);
+        for i in 0..4 {
+            let (r, c) = (l / 4 + 8 * (i / 2), 8 * w + 2 * (l % 4) + i % 2);
+            let want: f64 = (0..32).map(|k| a[r * 32 + k] * b[k * 16 + c]).sum();
+            assert_eq!(got[4 * t + i], want, "thread {t} register {i} = C[{r}][{c}]");
+        }
+    }
 }
 
 /// A [128, 16] and B seen from 16 rows of 16 K values (B[k][n] = gB[n][k]).

@@ -1,0 +1,243 @@
+//! Mutants of the three GEMM examples, each a broken synchronization step (a missing wait, fence, commit or
+//! barrier, a wrong phase, a stage reused early), each of which must fail under every schedule of the
+//! asynchronous model with the error of the rule it breaks (`common::assert_caught`), not any error. Source
+//! mutants edit the example; the steps the compiler emits itself (fences, commits, the barriers of the TMA
+//! store) are removed from the lowered IR.
+//!
+//! What catches each mutant (the expected error text) is written next to it; the same list is in the
+//! simulator's docs (ARCHITECTURE.md, axe-sim).
+
+mod common;
+use common::{assert_caught, drop_line, gemm_runs, lowered, mutant, Grid};
+
+const PENDING_TMA: &str = "that a pending TMA load";
+const PENDING_CP: &str = "that a pending cp.async";
+const DEADLOCK: &str = "deadlock: try_wait.parity";
+const RACE: &str = "since the last bar.sync: a race";
+
+fn sm90(text: &str, lowered_ir: bool, k: usize) -> Vec<Result<(), String>> {
+    gemm_runs(text, lowered_ir, "gemm_sm90a", Grid::ColsOnX, 32, 128, k)
+}
+
+fn sm100(text: &str, lowered_ir: bool, k: usize) -> Vec<Result<(), String>> {
+    gemm_runs(text, lowered_ir, "gemm_sm100a", Grid::ColsOnX, 32, 128, k)
+}
+
+fn sm80(text: &str, k: usize) -> Vec<Result<(), String>> {
+    gemm_runs(text, false, "gemm_sm80", Grid::RowsOnX, 40, 24, k)
+}
+
+// ---- gemm_sm90a: TMA ring + wgmma ----
+
+#[test]
+fn sm90a_missing_wgmma_wait_group() {
+    // Without wait_group 0 the wgmma of tile kt is still reading stage kt mod 3 when iteration kt + 1 loads tile
+    // kt + 3 into it.
+    let text = drop_line(&lowered("gemm_sm90a"), "nvvm.wgmma.wait.group.sync.aligned", None);
+    let expected = ["TMA load write of shared bytes", "wgmma.mma_async issued at"];
+    assert_caught("sm90a: no wgmma.wait_group", &sm90(&text, true, 256), &expected);
+    // With a single K tile there is no reuse: the epilogue reads the accumulator the wgmma still writes.
+    let text = drop_line(&lowered("gemm_sm90a"), "nvvm.wgmma.wait.group.sync.aligned", None);
+    assert_caught(
+        "sm90a: no wgmma.wait_group, one tile",
+        &sm90(&text, true, 64),
+        &["the accumulator of a wgmma.mma_async no wgmma.wait_group retired"],
+    );
+}
+
+#[test]
+fn sm90a_missing_wgmma_fence() {
+    let text = drop_line(&lowered("gemm_sm90a"), "nvvm.wgmma.fence.aligned", None);
+    assert_caught("sm90a: no wgmma.fence", &sm90(&text, true, 128), &["missing wgmma.fence"]);
+}
+
+#[test]
+fn sm90a_missing_wgmma_commit() {
+    // The wait_group 0 has no committed group to wait for: the wgmma is still reading stage 0 when tile 3 is
+    // loaded into it.
+    let text = drop_line(&lowered("gemm_sm90a"), "nvvm.wgmma.commit.group.sync.aligned", None);
+    assert_caught("sm90a: no wgmma.commit_group", &sm90(&text, true, 256), &["no wgmma.commit_group closed its group"]);
+}
+
+#[test]
+fn sm90a_missing_mbarrier_wait() {
+    // Stage 1 is read by wgmma before its TMA load was waited for.
+    let text: String = common::source("examples/gemm_sm90a.mlir")
+        .lines()
+        .filter(|l| !l.contains("\"axe.mbarrier_wait\"(%bar1"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    assert_caught("sm90a: no wait on stage 1", &sm90(&text, false, 128), &[PENDING_TMA]);
+}
+
+#[test]
+fn sm90a_wrong_phase() {
+    // The parity never flips: the second round of stage 0 (tile 3) waits for parity 0, which the first round
+    // completed already, and wgmma reads tile 3 before it lands (or, when it landed at issue, the wait for the
+    // completed parity-0 phase of round 2 can never succeed).
+    let text = mutant(
+        "gemm_sm90a",
+        "%parity2 = arith.xori %parity, %cur_wraps : i1",
+        "%parity2 = arith.xori %parity, %false : i1",
+    );
+    assert_caught("sm90a: parity never flips", &sm90(&text, false, 256), &[PENDING_TMA, DEADLOCK]);
+}
+
+#[test]
+fn sm90a_stage_reused_early() {
+    // The prologue loads A's tile 1 into stage 0 (its barrier unchanged), where tile 0 is still in flight.
+    let text = mutant(
+        "gemm_sm90a",
+        "%sa1 = \"axe.slice\"(%ring_a) {offsets = array<i64: 128, 0>",
+        "%sa1 = \"axe.slice\"(%ring_a) {offsets = array<i64: 0, 0>",
+    );
+    assert_caught("sm90a: stage reused early", &sm90(&text, false, 192), &["TMA load write of shared bytes"]);
+}
+
+#[test]
+fn sm90a_missing_proxy_fence_before_the_tma_store() {
+    let text = drop_line(&lowered("gemm_sm90a"), "nvvm.fence.proxy", None);
+    assert_caught("sm90a: no fence.proxy.async", &sm90(&text, true, 64), &["missing proxy fence"]);
+}
+
+#[test]
+fn sm90a_missing_barrier_before_the_tma_store() {
+    // The elected thread stores C's shared tile while the other threads' writes to it are unordered.
+    let text = drop_after(&lowered("gemm_sm90a"), "nvvm.fence.proxy", "gpu.barrier");
+    assert_caught("sm90a: no barrier before the TMA store", &sm90(&text, true, 64), &[RACE]);
+}
+
+#[test]
+fn sm90a_missing_bulk_commit_and_wait() {
+    let text = drop_line(&lowered("gemm_sm90a"), "nvvm.cp.async.bulk.commit.group", None);
+    assert_caught("sm90a: no bulk commit", &sm90(&text, true, 64), &["no cp.async.bulk.commit_group closed"]);
+    let text = drop_line(&lowered("gemm_sm90a"), "nvvm.cp.async.bulk.wait_group", None);
+    assert_caught("sm90a: no bulk wait", &sm90(&text, true, 64), &["no cp.async.bulk.wait_group.read retired"]);
+}
+
+// ---- gemm_sm100a: TMA ring + tcgen05.mma ----
+
+#[test]
+fn sm100a_missing_mbarrier_wait() {
+    let text: String = common::source("examples/gemm_sm100a.mlir")
+        .lines()
+        .filter(|l| !l.contains("\"axe.mbarrier_wait\"(%bar1"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    assert_caught("sm100a: no wait on stage 1", &sm100(&text, false, 128), &[PENDING_TMA]);
+}
+
+#[test]
+fn sm100a_missing_tcgen05_commit() {
+    // Nothing arrives on the MMA barrier: its wait can never succeed, and the model says which MMA was never
+    // committed.
+    let text = drop_line(&lowered("gemm_sm100a"), "nvvm.tcgen05.commit", None);
+    assert_caught("sm100a: no tcgen05.commit", &sm100(&text, true, 64), &["was never committed"]);
+}
+
+#[test]
+fn sm100a_missing_commit_wait() {
+    // The MMA barrier's wait removed: the next tile is loaded into a stage the MMAs may still read, or the
+    // epilogue reads tensor memory they may still write.
+    let text = drop_line(&lowered("gemm_sm100a"), "nvvm.mbarrier.try_wait.parity", None);
+    assert_caught(
+        "sm100a: no wait on the MMA barrier",
+        &sm100(&text, true, 256),
+        &["tcgen05.mma issued at", "no mbarrier wait observed the arrival of its tcgen05.commit"],
+    );
+}
+
+#[test]
+fn sm100a_missing_tcgen05_fence_after() {
+    // Every tcgen05.fence removed (the model checks the after_thread_sync one that must follow the MMA wait).
+    let text = drop_line(&lowered("gemm_sm100a"), "nvvm.tcgen05.fence", None);
+    assert_caught("sm100a: no tcgen05.fence::after_thread_sync", &sm100(&text, true, 128), &["missing tcgen05 fence"]);
+}
+
+#[test]
+fn sm100a_missing_tcgen05_wait_ld() {
+    let text = drop_line(&lowered("gemm_sm100a"), "nvvm.tcgen05.wait", None);
+    assert_caught(
+        "sm100a: no tcgen05.wait::ld",
+        &sm100(&text, true, 64),
+        &["the registers of a tcgen05.ld not yet waited for"],
+    );
+}
+
+#[test]
+fn sm100a_wrong_phase() {
+    let text = mutant(
+        "gemm_sm100a",
+        "%parity2 = arith.xori %parity, %cur_wraps : i1",
+        "%parity2 = arith.xori %parity, %false : i1",
+    );
+    assert_caught("sm100a: parity never flips", &sm100(&text, false, 256), &[PENDING_TMA, DEADLOCK]);
+}
+
+#[test]
+fn sm100a_stage_reused_early() {
+    // The prologue loads A's tile 1 into stage 0 (its barrier unchanged), where tile 0 is still in flight.
+    let text = mutant(
+        "gemm_sm100a",
+        "%sa1 = \"axe.slice\"(%ring_a) {offsets = array<i64: 128, 0>",
+        "%sa1 = \"axe.slice\"(%ring_a) {offsets = array<i64: 0, 0>",
+    );
+    assert_caught("sm100a: stage reused early", &sm100(&text, false, 192), &["TMA load write of shared bytes"]);
+}
+
+#[test]
+fn sm100a_missing_proxy_fence_and_barrier_before_the_tma_store() {
+    let text = drop_line(&lowered("gemm_sm100a"), "nvvm.fence.proxy", None);
+    assert_caught("sm100a: no fence.proxy.async", &sm100(&text, true, 64), &["missing proxy fence"]);
+    let text = drop_after(&lowered("gemm_sm100a"), "nvvm.fence.proxy", "gpu.barrier");
+    assert_caught("sm100a: no barrier before the TMA store", &sm100(&text, true, 64), &[RACE]);
+}
+
+// ---- gemm_sm80: cp.async ring + ldmatrix + mma.sync ----
+
+#[test]
+fn sm80_missing_wait_group() {
+    let text = mutant("gemm_sm80", "        nvvm.cp.async.wait.group 1\n", "");
+    assert_caught("sm80: no wait_group", &sm80(&text, 232), &[PENDING_CP]);
+}
+
+#[test]
+fn sm80_waits_one_group_too_few() {
+    // wait_group 2 (the "phase" of a cp.async ring: which group is complete): tile kt may still be in flight.
+    let text = mutant("gemm_sm80", "nvvm.cp.async.wait.group 1", "nvvm.cp.async.wait.group 2");
+    assert_caught("sm80: wait_group 2", &sm80(&text, 232), &[PENDING_CP]);
+}
+
+#[test]
+fn sm80_missing_commit() {
+    // The loop's commit removed (from the lowered IR: the compiler's barrier check refuses the source, copies
+    // never committed): wait_group 1 leaves tile 1's group pending when iteration 1 reads it.
+    let text = drop_line(&lowered("gemm_sm80"), "nvvm.cp.async.commit.group", Some(2));
+    let results = gemm_runs(&text, true, "gemm_sm80", Grid::RowsOnX, 40, 24, 232);
+    assert_caught("sm80: no commit in the loop", &results, &[PENDING_CP]);
+}
+
+#[test]
+fn sm80_missing_barrier() {
+    // Without the barrier after the wait, a warp's ldmatrix reads 16-byte chunks other threads' cp.async wrote.
+    let text = drop_after(&common::source("examples/gemm_sm80.mlir"), "nvvm.cp.async.wait.group 1", "gpu.barrier");
+    assert_caught("sm80: no barrier after the wait", &sm80(&text, 232), &[RACE]);
+}
+
+#[test]
+fn sm80_stage_reused_early() {
+    // Tile kt + 2 loaded into the stage read in iteration kt: its copies are in flight when ldmatrix reads it.
+    let text = mutant("gemm_sm80", "iter_args(%cur = %c0, %nxt = %c2)", "iter_args(%cur = %c0, %nxt = %c0)");
+    assert_caught("sm80: load into the stage read", &sm80(&text, 232), &[PENDING_CP]);
+    // The stage read off by one: tile 1's group is not retired when iteration 0 reads stage 1.
+    let text = mutant("gemm_sm80", "iter_args(%cur = %c0, %nxt = %c2)", "iter_args(%cur = %c1, %nxt = %c2)");
+    assert_caught("sm80: read stage off by one", &sm80(&text, 232), &[PENDING_CP]);
+}
+
+/// `text` without the first line containing `what` after the first line containing `after`.
+fn drop_after(text: &str, after: &str, what: &str) -> String {
+    let lines: Vec<&str> = text.lines().collect();
+    let start = lines.iter().position(|l| l.contains(after)).unwrap_or_else(|| panic!("no {after:?}"));
+    let at = start + lines[start..].iter().position(|l| l.contains(what)).unwrap_or_else(|| panic!("no {what:?}"));
+    lines.iter().enumerate().filter(|(i, _)| *i != at).map(|(_, l)| format!("{l}\n")).collect()
+}
