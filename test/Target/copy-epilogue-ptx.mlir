@@ -20,6 +20,7 @@
 // 8 pairs to f16 (axe.cast truncates register pairs as vector<2xf32>: 8 cvt.rn.f16x2.f32, no scalar cvt).
 // CHECK-COUNT-8: mul.rn.f32x2
 // CHECK-COUNT-8: cvt.rn.f16x2.f32
+// CHECK-NOT: {{mul.rn.f32x2|cvt.rn.f16x2.f32}}
 // CHECK-NOT: cvt.rn.f16.f32
 // Row r is 16 halves = 32 bytes at 32r: two 16-byte stores.
 // CHECK: mul.wide.u32 [[OFF:%rd[0-9]+]], {{%r[0-9]+}}, 32;

@@ -33,14 +33,18 @@
 // CHECK-NEXT: mov.pred [[ALWAYS:%p[0-9]+]], -1;
 // CHECK-NEXT: tcgen05.mma.cta_group::1.kind::f16.collector::a::discard [%r{{[0-9]+}}], %rd{{[0-9]+}}, %rd{{[0-9]+}}, %r{{[0-9]+}}, [[ALWAYS]];
 // CHECK-COUNT-2: tcgen05.mma.cta_group::1.kind::f16.collector::a::discard {{.*}}, [[ALWAYS]];
+// CHECK-NOT: tcgen05.mma
 // CHECK: tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64
 // Epilogue: one tcgen05.ld of the thread's row (128 columns), f16 pairs, 16 x 16-byte shared stores, two TMA stores.
 // CHECK: tcgen05.ld.sync.aligned.32x32b.x128.b32
 // CHECK: tcgen05.wait::ld.sync.aligned;
 // CHECK-COUNT-64: cvt.rn.f16x2.f32
+// CHECK-NOT: cvt.rn.f16
 // CHECK-COUNT-16: st.shared.v4.b32
+// CHECK-NOT: st.shared
 // CHECK: fence.proxy.async.shared::cta;
 // CHECK-COUNT-2: cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group
+// CHECK-NOT: cp.async.bulk.tensor
 // CHECK: tcgen05.dealloc.cta_group::1.sync.aligned.b32
 
 // PTXAS: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads

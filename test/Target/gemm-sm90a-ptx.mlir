@@ -41,22 +41,27 @@
 // Prologue: K tile 0 (A one box, B two 64-column boxes), then tile 1 under a guard.
 // CHECK-COUNT-3: cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
 // CHECK-COUNT-3: cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
+// CHECK-NOT: cp.async.bulk.tensor.2d.shared::cluster
 // The loop: wait for the stage's parity, 8 x wgmma m64n128k16 (2 M halves x 4 K steps), commit, wait.
 // CHECK: mbarrier.try_wait.parity.shared.b64
 // CHECK: wgmma.fence.sync.aligned;
 // CHECK-COUNT-8: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16
+// CHECK-NOT: wgmma.mma_async
 // CHECK: wgmma.commit_group.sync.aligned;
 // CHECK-NEXT: wgmma.wait_group.sync.aligned 0;
 // CHECK: bar.sync 0;
 // The next K tile into a run-time stage.
 // CHECK-COUNT-3: cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
+// CHECK-NOT: cp.async.bulk.tensor.2d.shared::cluster
 // Epilogue: f32 -> f16 (one cvt.rn.f16x2.f32 per pair of elements: 64 a thread for 128 registers, counted below;
 // no scalar cvt), 16 stmatrix.x4 into the swizzled C tile, proxy fence, CTA barrier, two TMA stores of 128x64.
 // CHECK: cvt.rn.f16x2.f32
 // CHECK-COUNT-16: stmatrix.sync.aligned.m8n8.x4.shared.b16
+// CHECK-NOT: stmatrix
 // CHECK: fence.proxy.async.shared::cta;
 // CHECK-NEXT: bar.sync 0;
 // CHECK-COUNT-2: cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group
+// CHECK-NOT: cp.async.bulk.tensor
 // CHECK: cp.async.bulk.commit_group;
 
 // OK: ok

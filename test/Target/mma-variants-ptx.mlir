@@ -8,10 +8,12 @@
 // CHECK-LABEL: .visible .entry bf16_sync(
 // CHECK: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
 // CHECK-COUNT-4: st.global.b32
+// CHECK-NOT: st.global
 // CHECK-LABEL: .visible .entry f16_wgmma(
 // CHECK: wgmma.mma_async.sync.aligned.m64n16k16.f16.f16.f16 {{{%r[0-9]+, %r[0-9]+, %r[0-9]+, %r[0-9]+}}}
 // CHECK: wgmma.wait_group.sync.aligned 0;
 // CHECK-COUNT-8: st.global.b16
+// CHECK-NOT: st.global
 // CHECK-LABEL: .visible .entry regs_a_wgmma(
 // CHECK: wgmma.fence.sync.aligned;
 // CHECK: wgmma.mma_async.sync.aligned.m64n16k16.f32.f16.f16 {{{(%r[0-9]+, ){7}%r[0-9]+}}}, {{{(%r[0-9]+, ){3}%r[0-9]+}}}, %rd{{[0-9]+}}, p, 1, 1, 0;

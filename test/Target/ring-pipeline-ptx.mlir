@@ -20,6 +20,7 @@
 // CHECK-DAG: .shared .align 1024 .b8 __axe_smem_{{[0-9]}}[24576];
 // Prologue: two loads of each operand into stages 0 and 1, on the first two barriers (by name).
 // CHECK-COUNT-4: cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%rd{{[0-9]+}}], [%rd{{[0-9]+}}, {%r{{[0-9]+}}, %r{{[0-9]+}}}], [__mbarrier{{(_[01])?}}];
+// CHECK-NOT: cp.async.bulk.tensor
 // The loop (LLVM merges the three cases of each scf.index_switch into one op on a selected barrier): a parity
 // wait on the stage's barrier (a register), four wgmma k16 steps on the stage, then the next tile's loads into a
 // run-time stage on a run-time barrier.
@@ -42,9 +43,11 @@
 // CHECK-NEXT: or.b64 [[DB:%rd[0-9]+]], [[EB]], 4611686293305360384;
 // CHECK: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {{.*}}, [[DA]], [[DB]],
 // CHECK-COUNT-3: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16
+// CHECK-NOT: wgmma.mma_async
 // CHECK: wgmma.commit_group.sync.aligned;
 // CHECK-NEXT: wgmma.wait_group.sync.aligned 0;
 // CHECK-COUNT-2: cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%rd{{[0-9]+}}], [%rd{{[0-9]+}}, {%r{{[0-9]+}}, %r{{[0-9]+}}}], [%rd{{[0-9]+}}];
+// CHECK-NOT: cp.async.bulk.tensor
 
 // PTXAS: 0 bytes spill stores, 0 bytes spill loads
 

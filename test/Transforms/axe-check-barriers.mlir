@@ -107,6 +107,7 @@ func.func @loop_parity_starts_at_one(%n: index) {
 // CHECK-LABEL: gpu.func @announced
 // CHECK: "axe.mbarrier_arrive_expect_tx"
 // CHECK-COUNT-2: "axe.copy_async"
+// CHECK-NOT: "axe.copy_async"
 // TMA-LABEL: gpu.func @announced
 // TMA: [[BAR:%.+]] = nvgpu.mbarrier.create
 // TMA: nvgpu.mbarrier.init [[BAR]]
