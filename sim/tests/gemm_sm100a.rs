@@ -33,5 +33,5 @@ fn gemm_sm100a_without_the_wait_on_stage_1_fails() {
         text.lines().filter(|line| !line.contains("\"axe.mbarrier_wait\"(%bar1")).map(|l| format!("{l}\n")).collect();
     assert!(mutated.len() < text.len(), "the example waits on %bar1");
     let error = gemm_run(&mutated, "gemm_sm100a", Grid::ColsOnX, 16, 128, 192).expect_err("the mutant must fail");
-    assert!(error.contains("not delivered") || error.contains("pending"), "{error}");
+    assert!(error.contains("that a pending TMA load") && error.contains("has not delivered"), "{error}");
 }
