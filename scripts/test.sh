@@ -22,6 +22,7 @@ step cargo clippy --workspace --all-targets -- -D warnings
 step cargo test --workspace --no-fail-fast
 step cargo build --workspace --bins
 step scripts/fuzz.sh --debug 60
+step scripts/memcheck.sh # axe-opt/axe-translate under valgrind on a fixed sample of lit tests and fuzz inputs
 step scripts/test-python.sh
 step scripts/setup-browser.sh # Chromium for test/Browser (the explorer page), counted in lit's total
 
