@@ -32,9 +32,9 @@
 
 // LAUNCH: "name": "allreduce"
 // LAUNCH: "symmetric": [
-// LAUNCH-NEXT: {"arg": 0, "param": "src", "bytes": 8192
+// LAUNCH-NEXT: {"arg": 0, "param": "src", "bytes": 8192, "local_shapes": {{\[\[}}64, 32], [64, 32], [64, 32], [64, 32]]}
 // LAUNCH-NEXT: ]
 // LAUNCH: "name": "allreduce_multimem"
 // LAUNCH: "symmetric": [
-// LAUNCH-NEXT: {"arg": 0, "param": "src", "bytes": 8192
-// LAUNCH-NEXT: {"arg": 1, "param": "dst", "bytes": 8192
+// LAUNCH-NEXT: {"arg": 0, "param": "src", "bytes": 8192, "local_shapes": {{\[\[}}64, 32], [64, 32], [64, 32], [64, 32]]},
+// LAUNCH-NEXT: {"arg": 1, "param": "dst", "bytes": 8192, "local_shapes": {{\[\[}}64, 32], [64, 32], [64, 32], [64, 32]]}

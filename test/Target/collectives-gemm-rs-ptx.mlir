@@ -21,4 +21,4 @@
 // PTX: tcgen05.mma
 
 // LAUNCH: "symmetric": [
-// LAUNCH-NEXT: {"arg": 2, "param": "param2", "bytes": 8192
+// LAUNCH-NEXT: {"arg": 2, "param": "param2", "bytes": 8192, "local_shapes": {{\[\[}}128, 16], [128, 16], [128, 16], [128, 16]]}

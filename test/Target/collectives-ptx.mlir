@@ -42,7 +42,7 @@
 
 // LAUNCH: "name": "allgather"
 // LAUNCH: "symmetric": [
-// LAUNCH-NEXT: {"arg": 1, "param": "dst", "bytes": 128
+// LAUNCH-NEXT: {"arg": 1, "param": "dst", "bytes": 128, "local_shapes": {{\[\[}}8, 4], [8, 4], [8, 4], [8, 4]]}
 // LAUNCH-NEXT: ]
 
 // MISSING: axe-translate: error: --nvshmem-lib: no NVSHMEM device bitcode at
