@@ -70,15 +70,15 @@ pub fn create_context() -> Result<AxeContext> {
     Ok(AxeContext { context, diagnostics })
 }
 
-/// Registers the upstream passes axe uses (process-wide, once), so textual pipelines and pass flags can name them:
-/// the generic transforms (canonicalize, cse, inline, symbol-dce, ...) and the conversions to LLVM and NVVM that
-/// `--lower-to-nvvm` runs, with their siblings for the registered dialects (`cpp/registration.cpp`).
+/// Registers every upstream pass and pipeline axe tools can name (process-wide; idempotent): the generic transforms
+/// (canonicalize, cse, inline, symbol-dce, ...), the transforms of the registered dialects, the conversions between
+/// them and to LLVM and NVVM, and `gpu-lower-to-nvvm-pipeline` (`cpp/registration.cpp`'s table).
 ///
-/// Registering constructs each pass to read its name, so tools call this only when a command line names an
-/// upstream pass or pipeline.
+/// Registering constructs each pass to read its name, so tools register only the passes a command line names
+/// ([`ffi::add_pass_by_name`], [`ffi::add_pipeline`] and [`ffi::set_anchored_pipeline`] do it); this registers them
+/// all, for listings and tests.
 pub fn register_upstream_passes() {
-    static REGISTERED: std::sync::Once = std::sync::Once::new();
-    REGISTERED.call_once(ffi::register_passes);
+    ffi::register_all_upstream_passes();
 }
 
 /// Parses the embedded IRDL and registers the dialects it defines.
@@ -158,7 +158,38 @@ mod tests {
         for pipeline in ["canonicalize", "cse", "inline", "symbol-dce", "sccp", "convert-scf-to-cf", "lower-affine"] {
             ffi::add_pipeline(manager.as_operation_pass_manager(), pipeline).expect(pipeline);
         }
+        // The passes an NVVM pipeline uses (issue 31), each by name with its default options.
+        for name in [
+            "gpu-to-llvm",
+            "nvvm-attach-target",
+            "gpu-module-to-binary",
+            "gpu-lower-to-nvvm-pipeline",
+            "gpu-kernel-outlining",
+            "expand-strided-metadata",
+            "fold-memref-alias-ops",
+            "arith-expand",
+            "math-expand-ops",
+        ] {
+            ffi::add_pass_by_name(manager.as_operation_pass_manager(), name, "").expect(name);
+        }
         let error = ffi::add_pipeline(manager.as_operation_pass_manager(), "convert-linalg-to-loops").unwrap_err();
         assert!(error.contains("does not refer to a registered pass"), "{error}");
+    }
+
+    /// A pass given by name runs nested under its anchor op, as mlir-opt nests a pass flag: `convert-gpu-to-nvvm`
+    /// (anchored on `gpu.module`) added to the module's pass manager lowers the gpu.module's thread index.
+    #[test]
+    fn passes_added_by_name_nest_under_their_anchor_op() {
+        let context = create_context().expect("context");
+        let source =
+            "gpu.module @k {\n  func.func @f() -> index {\n    %0 = gpu.thread_id x\n    return %0 : index\n  }\n}\n";
+        let mut module = parse_module(&context, source, "t.mlir").expect("parses");
+        let manager = ffi::module_pass_manager(context.context());
+        ffi::add_pass_by_name(manager.as_operation_pass_manager(), "convert-gpu-to-nvvm", "").expect("added");
+        manager.run(&mut module).expect("runs on the gpu.module");
+        let printed = module.as_operation().to_string();
+        assert!(printed.contains("nvvm.read.ptx.sreg.tid.x"), "{printed}");
+        let error = ffi::add_pass_by_name(manager.as_operation_pass_manager(), "cse", "no-such-option=1").unwrap_err();
+        assert!(error.contains("no such option no-such-option"), "{error}");
     }
 }

@@ -148,27 +148,40 @@ impl Diagnostic {
     /// Renders the diagnostic and its notes the way mlir-opt does:
     /// `file:line:col: error: message`, then the source line and a caret when
     /// `source` (buffer name, full text) holds the line. A note without a
-    /// location borrows its parent's.
+    /// location borrows its parent's; as in mlir-opt, a note shows the source
+    /// line only when its location differs from the one printed before it.
     pub fn render(&self, source: Option<(&str, &str)>) -> String {
         let mut out = String::new();
-        self.render_into(&mut out, None, source);
+        self.render_into(&mut out, None, None, source);
         out
     }
 
-    fn render_into(&self, out: &mut String, inherited: Option<&SourceLoc>, source: Option<(&str, &str)>) {
+    /// Renders into `out`; `inherited` is the parent's location, `previous` the location printed just before
+    /// (the parent's or the previous note's).
+    fn render_into(
+        &self,
+        out: &mut String,
+        inherited: Option<&SourceLoc>,
+        previous: Option<&SourceLoc>,
+        source: Option<(&str, &str)>,
+    ) {
         let location = self.location.as_ref().or(inherited);
         match location {
             Some(location) if location.line > 0 => {
                 out.push_str(&format!("{location}: {}: {}\n", self.severity, self.message));
-                if let Some(snippet) = snippet(location, source) {
-                    out.push_str(&snippet);
+                if previous != Some(location) {
+                    if let Some(snippet) = snippet(location, source) {
+                        out.push_str(&snippet);
+                    }
                 }
             }
             Some(location) => out.push_str(&format!("{}: {}: {}\n", location.file, self.severity, self.message)),
             None => out.push_str(&format!("{}: {}\n", self.severity, self.message)),
         }
+        let mut previous = location;
         for note in &self.notes {
-            note.render_into(out, location, source);
+            note.render_into(out, location, previous, source);
+            previous = note.location.as_ref().or(location);
         }
     }
 }
@@ -253,10 +266,31 @@ mod tests {
             notes: vec![],
         });
         let text = "func.func @f() {\n  %x = arith.addi\n}\n";
+        // As in mlir-opt, a note at the location just printed does not repeat the source line.
         assert_eq!(
             diagnostic.render(Some(("k.mlir", text))),
             "k.mlir:2:5: error: expected SSA operand\n  %x = arith.addi\n    ^\n\
-             k.mlir:2:5: note: see current operation\n  %x = arith.addi\n    ^\n"
+             k.mlir:2:5: note: see current operation\n"
+        );
+    }
+
+    #[test]
+    fn notes_elsewhere_show_their_source_line() {
+        let mut diagnostic = Diagnostic::error(loc(2, 5), "redefinition");
+        let note = |line, column| Diagnostic {
+            severity: Severity::Note,
+            location: loc(line, column),
+            message: "here".into(),
+            notes: vec![],
+        };
+        diagnostic.notes.extend([note(1, 1), note(1, 1), note(2, 5)]);
+        let text = "func.func @f() {\n  %x = arith.addi\n}\n";
+        assert_eq!(
+            diagnostic.render(Some(("k.mlir", text))),
+            "k.mlir:2:5: error: redefinition\n  %x = arith.addi\n    ^\n\
+             k.mlir:1:1: note: here\nfunc.func @f() {\n^\n\
+             k.mlir:1:1: note: here\n\
+             k.mlir:2:5: note: here\n  %x = arith.addi\n    ^\n"
         );
     }
 

@@ -16,44 +16,20 @@ use melior::{
 };
 use std::ffi::{c_void, CString};
 
-/// Parses one top-level operation from `source`; locations name `source_name`.
+/// Parses `source` as mlir-opt parses its input; locations name `source_name`.
 ///
-/// Unlike `Module::parse` (whose locations read `-`), the parsed IR carries the
-/// real file name. Returns `None` after emitting diagnostics when the text does
-/// not parse or does not hold exactly one top-level operation.
-pub fn parse_operation<'c>(context: &'c Context, source: &str, source_name: &str) -> Option<Operation<'c>> {
-    let text = NulTerminated::new(source);
-    // SAFETY: the string refs borrow `text`/`source_name` for the duration of
-    // the call; the returned operation (or null) is owned by the caller.
+/// One `builtin.module` is returned as is; anything else (one other op, several, none) is wrapped in an implicit
+/// module located at `source_name`:0:0. The text is parsed once (resource keys such as `dense_resource<blob1>`
+/// keep their names). Returns `None` after emitting diagnostics when the text does not parse or verify.
+pub fn parse_module_for_tool<'c>(context: &'c Context, source: &str, source_name: &str) -> Option<Operation<'c>> {
+    // SAFETY: the string refs borrow `source`/`source_name` for the duration of
+    // the call (the C++ side copies nothing it keeps); the returned operation (or null) is owned by the caller.
     unsafe {
-        Operation::from_option_raw(mlir_sys::mlirOperationCreateParse(
+        Operation::from_option_raw(axeParseSourceForTool(
             context.to_raw(),
-            text.to_raw(),
+            StringRef::new(source).to_raw(),
             StringRef::new(source_name).to_raw(),
         ))
-    }
-}
-
-/// A copy of a source text with a NUL byte after its end, for MLIR's source parser.
-///
-/// MLIR's lexer finds the end of a source by the byte after it (the terminator `llvm::MemoryBuffer` gives a file
-/// it reads; a buffer made from a string is taken as it is): a token at the very end (`-> i32` with no newline)
-/// is lexed on into whatever memory follows the text. A Rust `&str` has no such byte, so the parser read past the
-/// input (issue 22; valgrind: an invalid read in `Lexer::lexBareIdentifierOrKeyword`). The guards have refused
-/// NUL bytes inside the text, so the first NUL is the end.
-struct NulTerminated(Vec<u8>);
-
-impl NulTerminated {
-    fn new(source: &str) -> Self {
-        let mut bytes = Vec::with_capacity(source.len() + 1);
-        bytes.extend_from_slice(source.as_bytes());
-        bytes.push(0);
-        NulTerminated(bytes)
-    }
-
-    /// The text without its terminator, borrowing `self`.
-    fn to_raw(&self) -> mlir_sys::MlirStringRef {
-        mlir_sys::MlirStringRef { data: self.0.as_ptr().cast(), length: self.0.len() - 1 }
     }
 }
 
@@ -106,7 +82,34 @@ pub fn upstream_dialects() -> impl Iterator<Item = &'static str> {
 unsafe extern "C" {
     fn axeRegisterDialectExtensions(registry: mlir_sys::MlirDialectRegistry);
     fn axeRegisterLLVMTranslations(context: mlir_sys::MlirContext);
-    fn axeRegisterPasses();
+    fn axeParseSourceForTool(
+        context: mlir_sys::MlirContext,
+        source: mlir_sys::MlirStringRef,
+        name: mlir_sys::MlirStringRef,
+    ) -> mlir_sys::MlirOperation;
+    fn axeRegisterUpstreamPassesNamedIn(text: mlir_sys::MlirStringRef);
+    fn axeRegisterAllUpstreamPasses();
+    fn axeUpstreamPassCount() -> usize;
+    fn axeUpstreamPassName(index: usize) -> mlir_sys::MlirStringRef;
+    fn axeRegisterExternalPass(index: usize, create: unsafe extern "C" fn(usize) -> mlir_sys::MlirPass);
+    fn axeRegisterPipelineAlias(
+        name: mlir_sys::MlirStringRef,
+        summary: mlir_sys::MlirStringRef,
+        elements: mlir_sys::MlirStringRef,
+    );
+    fn axeAddPassByName(
+        manager: mlir_sys::MlirOpPassManager,
+        name: mlir_sys::MlirStringRef,
+        options: mlir_sys::MlirStringRef,
+        callback: mlir_sys::MlirStringCallback,
+        data: *mut c_void,
+    ) -> mlir_sys::MlirLogicalResult;
+    fn axeSetAnchoredPipeline(
+        manager: mlir_sys::MlirPassManager,
+        text: mlir_sys::MlirStringRef,
+        callback: mlir_sys::MlirStringCallback,
+        data: *mut c_void,
+    ) -> mlir_sys::MlirLogicalResult;
 }
 
 /// Adds the upstream dialects axe uses to `registry`, with their dialect extensions (the convert-to-llvm
@@ -127,11 +130,125 @@ pub fn register_llvm_translations(context: &Context) {
     unsafe { axeRegisterLLVMTranslations(context.to_raw()) }
 }
 
-/// Registers the upstream passes that pipelines may name (process-wide): the generic transforms and the
-/// conversions to LLVM and NVVM. Not idempotent: call it through `crate::register_upstream_passes`.
-pub(crate) fn register_passes() {
-    // SAFETY: only adds entries to MLIR's global pass registry.
-    unsafe { axeRegisterPasses() }
+/// Registers every upstream pass and pipeline axe-opt can name (process-wide; `--help`, tests). Idempotent.
+pub fn register_all_upstream_passes() {
+    // SAFETY: only adds entries to MLIR's global pass registry, under the C++ side's lock.
+    unsafe { axeRegisterAllUpstreamPasses() }
+}
+
+/// Registers the upstream passes and pipelines whose names occur as words in `text` (a pass name or pipeline text),
+/// process-wide; other words are ignored. Registering constructs each pass once, so tools register only what a
+/// command line names (ARCHITECTURE.md, "Where start-up time goes"). Idempotent.
+pub fn register_upstream_passes_named_in(text: &str) {
+    // SAFETY: the string ref borrows `text` for the call; the C++ side copies what it keeps.
+    unsafe { axeRegisterUpstreamPassesNamedIn(StringRef::new(text).to_raw()) }
+}
+
+/// The names of every upstream pass and pipeline axe-opt can name (`cpp/registration.cpp`'s table), sorted.
+pub fn upstream_pass_names() -> Vec<&'static str> {
+    // SAFETY: the table's names are static C++ string literals of ASCII text.
+    unsafe {
+        (0..axeUpstreamPassCount())
+            .map(|index| {
+                let name = axeUpstreamPassName(index);
+                std::str::from_utf8(std::slice::from_raw_parts(name.data as *const u8, name.length)).unwrap_or("")
+            })
+            .collect()
+    }
+}
+
+/// The constructors of the passes registered with [`register_external_pass`], by registration index.
+static EXTERNAL_PASSES: std::sync::Mutex<Vec<fn() -> melior::pass::Pass>> = std::sync::Mutex::new(Vec::new());
+
+/// Builds external pass `index` for MLIR's pass registry.
+unsafe extern "C" fn create_external_pass(index: usize) -> mlir_sys::MlirPass {
+    let create = EXTERNAL_PASSES.lock().unwrap_or_else(|poisoned| poisoned.into_inner())[index];
+    create().to_raw()
+}
+
+/// Registers a pass built by `create` (a melior external pass) in MLIR's pass registry under its own argument, so
+/// pipeline text and [`add_pass_by_name`] name it like an upstream pass. Call once per pass, process-wide.
+pub fn register_external_pass(create: fn() -> melior::pass::Pass) {
+    let index = {
+        let mut passes = EXTERNAL_PASSES.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        passes.push(create);
+        passes.len() - 1
+    };
+    // SAFETY: `create_external_pass` returns a fresh pass the registry takes ownership of, for an index just stored.
+    unsafe { axeRegisterExternalPass(index, create_external_pass) }
+}
+
+/// Registers `name` as a pipeline that appends the pipeline elements `elements` (an alias). Call once per name.
+pub fn register_pipeline_alias(name: &str, summary: &str, elements: &str) {
+    // SAFETY: the string refs borrow their arguments for the call; the C++ side copies them.
+    unsafe {
+        axeRegisterPipelineAlias(
+            StringRef::new(name).to_raw(),
+            StringRef::new(summary).to_raw(),
+            StringRef::new(elements).to_raw(),
+        )
+    }
+}
+
+/// A pass manager anchored on `builtin.module`, as mlir-opt's is for a module input. melior's `PassManager::new`
+/// anchors on `any` (op-agnostic), where a pass anchored on another op (`convert-gpu-to-nvvm` on `gpu.module`) is
+/// added as it is and then refused on the module when run, instead of being nested under its op.
+pub fn module_pass_manager(context: &Context) -> melior::pass::PassManager<'_> {
+    // SAFETY: the context is live; the new pass manager is owned by the returned value, which borrows the context.
+    unsafe {
+        melior::pass::PassManager::from_raw(mlir_sys::mlirPassManagerCreateOnOperation(
+            context.to_raw(),
+            StringRef::new("builtin.module").to_raw(),
+        ))
+    }
+}
+
+/// Adds the registered pass or pipeline `name`, with `options` (the text after `--name=`), to `manager` as mlir-opt
+/// adds a pass flag: a pass anchored on another op than the manager's runs nested under that op
+/// (`convert-gpu-to-nvvm` on each `gpu.module`). Upstream passes named so are registered first. On failure returns
+/// MLIR's message (`'x' does not refer to a registered pass or pass pipeline`, option errors).
+pub fn add_pass_by_name(manager: OperationPassManager, name: &str, options: &str) -> Result<(), String> {
+    register_upstream_passes_named_in(name);
+    // Options may hold pipelines (`inline{default-pipeline=canonicalize}`).
+    register_upstream_passes_named_in(options);
+    let mut message = String::new();
+    // SAFETY: `collect_string` only appends to the `String` passed as user data, which outlives the call.
+    let result = unsafe {
+        axeAddPassByName(
+            manager.to_raw(),
+            StringRef::new(name).to_raw(),
+            StringRef::new(options).to_raw(),
+            Some(collect_string),
+            &mut message as *mut String as *mut c_void,
+        )
+    };
+    if result.value != 0 {
+        Ok(())
+    } else {
+        Err(message)
+    }
+}
+
+/// Replaces what `manager` runs with the anchored pipeline `text` (`builtin.module(cse)`), taking the pipeline's
+/// anchor as mlir-opt's `--pass-pipeline` does (a `func.func(...)` pipeline then fails on a module when run). Passes
+/// the text names are registered first. On a parse error returns MLIR's message.
+pub fn set_anchored_pipeline(manager: &melior::pass::PassManager, text: &str) -> Result<(), String> {
+    register_upstream_passes_named_in(text);
+    let mut message = String::new();
+    // SAFETY: as for `add_pass_by_name`; the manager is live and only its pass list changes.
+    let result = unsafe {
+        axeSetAnchoredPipeline(
+            manager.to_raw(),
+            StringRef::new(text).to_raw(),
+            Some(collect_string),
+            &mut message as *mut String as *mut c_void,
+        )
+    };
+    if result.value != 0 {
+        Ok(())
+    } else {
+        Err(message.trim_end().to_string())
+    }
 }
 
 /// Loads the dialects named in `namespaces` (registered upstream ones) into the context of `operation`.
@@ -193,10 +310,10 @@ pub fn rename_file_location<'c>(location: Location<'c>, file: &str) -> Option<Lo
 /// Appends textual pipeline elements (`canonicalize,gpu.module(cse)`) to `manager`.
 ///
 /// Unlike `melior::utility::parse_pass_pipeline`, this keeps the passes already
-/// in the manager. Upstream passes are registered on the first call (pipeline
-/// text names them). On a parse error returns MLIR's message.
+/// in the manager. The upstream passes the text names are registered first.
+/// On a parse error returns MLIR's message.
 pub fn add_pipeline(manager: OperationPassManager, elements: &str) -> Result<(), String> {
-    crate::register_upstream_passes();
+    register_upstream_passes_named_in(elements);
     let mut message = String::new();
     // SAFETY: `collect_string` only appends to the `String` passed as user data,
     // which outlives the call.
@@ -228,8 +345,7 @@ pub fn emit_error(location: Location, message: &str) {
 /// into an LLVM module created in `llvm_context`.
 ///
 /// Returns a raw `LLVMModuleRef` owned by the caller, or null after emitting
-/// diagnostics when the translation fails, or when `operation` holds an op MLIR
-/// 22's export crashes on ([`crate::llvm_export::check`], refused at its location).
+/// diagnostics when the translation fails.
 ///
 /// # Safety
 ///
@@ -237,13 +353,6 @@ pub fn emit_error(location: Location, message: &str) {
 /// `inkwell::context::Context::raw()`); the returned module belongs to that
 /// context and must be disposed before it.
 pub unsafe fn translate_to_llvm_ir(operation: OperationRef, llvm_context: *mut c_void) -> *mut c_void {
-    let refused = crate::llvm_export::check(operation);
-    if !refused.is_empty() {
-        for (location, message) in refused {
-            emit_error(location, &message);
-        }
-        return std::ptr::null_mut();
-    }
     // SAFETY: the caller guarantees `llvm_context` is a live LLVM context; the
     // mlir-sys and llvm-sys opaque types are the same C structs.
     unsafe {
@@ -252,7 +361,7 @@ pub unsafe fn translate_to_llvm_ir(operation: OperationRef, llvm_context: *mut c
     }
 }
 
-/// Appends a string chunk to the `String` behind `data`.
+/// Appends a string chunk to the `String` behind `data` (a C API string callback).
 unsafe extern "C" fn collect_string(chunk: mlir_sys::MlirStringRef, data: *mut c_void) {
     // SAFETY: `data` is the `&mut String` passed by `add_pipeline`; the chunk
     // points at `length` readable bytes for the duration of the callback.

@@ -1,13 +1,7 @@
 //! Parsing source text into a module whose locations carry the real file name.
 
-use crate::{access, context::AxeContext, diagnostics::DiagnosticSink, ffi, guards, ops::walk_preorder};
-use melior::{
-    ir::{block::BlockLike, operation::OperationLike, Location, Module},
-    Context,
-};
-
-/// The message MLIR emits when a source holds zero or several top-level ops.
-const NOT_SINGLE_OP: &str = "source must contain a single top-level operation";
+use crate::{context::AxeContext, diagnostics::DiagnosticSink, ffi, guards};
+use melior::{ir::Module, Context};
 
 /// Parses `source` into a module, naming `source_name` in every location.
 ///
@@ -33,43 +27,9 @@ pub(crate) fn parse_in<'c>(
         sink.push(problem);
         return None;
     }
-    let before = sink.len();
-    if let Some(operation) = ffi::parse_operation(ctx, source, source_name) {
-        if operation.name().as_string_ref().as_str() == Ok("builtin.module") {
-            return Module::from_operation(operation);
-        }
-        let module = Module::new(Location::new(ctx, source_name, 0, 0));
-        module.body().append_operation(operation);
-        return Some(module);
-    }
-
-    // The text parsed but does not hold exactly one op: parse it again as an
-    // implicit module (that API names the buffer "-") and rename locations.
-    let emitted = sink.split_off(before);
-    let only_count_error = emitted.len() == 1 && emitted[0].message.starts_with(NOT_SINGLE_OP);
-    if !only_count_error {
-        emitted.into_iter().for_each(|diagnostic| sink.push(diagnostic));
-        return None;
-    }
-    let module = Module::parse(ctx, source)?;
-    rename_locations(&module, source_name);
-    Some(module)
-}
-
-/// Replaces the file name of every file location in `module` (ops and block
-/// arguments) with `source_name`.
-fn rename_locations(module: &Module, source_name: &str) {
-    walk_preorder(module.as_operation(), &mut |operation| {
-        if let Some(location) = ffi::rename_file_location(operation.location(), source_name) {
-            ffi::set_location(operation, location);
-        }
-        for argument in access::blocks(operation).flat_map(access::arguments) {
-            let old = ffi::block_argument_location(argument);
-            if let Some(new) = ffi::rename_file_location(old, source_name) {
-                ffi::set_block_argument_location(argument, new);
-            }
-        }
-    });
+    // One parse, as mlir-opt's: a second parse of the same text in one context would rename the resources the
+    // first declared (`dense_resource<blob1>` -> `blob1_1`).
+    Module::from_operation(ffi::parse_module_for_tool(ctx, source, source_name)?)
 }
 
 #[cfg(test)]
@@ -142,5 +102,19 @@ mod tests {
         assert_eq!(diagnostics.len(), 1);
         assert!(diagnostics[0].message.contains("expected base attribute 'axe.layout'"), "{diagnostics:?}");
         assert_eq!(diagnostics[0].location.as_ref().map(|l| l.line), Some(2));
+    }
+
+    /// A module of several top-level ops is parsed once, so resource keys keep their names (issue 31: a second
+    /// parse in the same context renamed `blob1` to `blob1_1`).
+    #[test]
+    fn resource_keys_keep_their_names_with_several_top_level_ops() {
+        let context = create_context().expect("context");
+        let source = "func.func private @a() -> tensor<1xi32> attributes {r = dense_resource<blob1> : tensor<1xi32>}\n\
+                      func.func private @b()\n\
+                      {-#\n  dialect_resources: {\n    builtin: {\n      blob1: \"0x0400000001000000\"\n    }\n  }\n#-}\n";
+        let module = parse_module(&context, source, "r.mlir").expect("parses");
+        let printed = module.as_operation().to_string();
+        assert!(printed.contains("dense_resource<blob1>"), "{printed}");
+        assert!(!printed.contains("blob1_1"), "{printed}");
     }
 }

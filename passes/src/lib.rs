@@ -7,7 +7,6 @@
 //! entry into a `--<flag>` option and prints them in `--help`.
 #![deny(missing_docs)]
 
-mod async_groups;
 pub mod barrier_check;
 pub mod canonicalize;
 pub mod dynamic_shared;
@@ -26,4 +25,4 @@ pub mod strip_annotations;
 mod testing;
 pub mod verify;
 
-pub use registry::{lookup, PassInfo, PassKind, LOWER_TO_NVVM_PIPELINE, REGISTRY};
+pub use registry::{lookup, register_passes, PassInfo, PassKind, LOWER_TO_NVVM_PIPELINE, REGISTRY};

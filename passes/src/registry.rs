@@ -1,9 +1,14 @@
 //! The registry of passes and pipeline aliases that axe-opt exposes as flags.
+//!
+//! [`register_passes`] also enters every entry into MLIR's pass registry, so an axe pass is named like an upstream
+//! one: as a flag added by name (nested under its anchor op as mlir-opt nests flags) and inside `--pass-pipeline`
+//! text (`builtin.module(lower-tma,canonicalize)`).
 
 use crate::{
     barrier_check, canonicalize, dynamic_shared, hoist_allocas, lower_collectives, lower_copy, lower_mma, lower_tma,
     slice, strip_annotations, verify,
 };
+use axe_dialect::ffi;
 use melior::pass::Pass;
 
 /// What a registry entry adds to the pass manager.
@@ -114,6 +119,20 @@ Host code outside gpu.module is left alone. Runs last.",
     },
 ];
 
+/// Registers every entry in MLIR's pass registry under its flag (process-wide, once): Rust passes as external
+/// passes, aliases as pass pipelines. Tools call it before adding passes by name or parsing pipeline text.
+pub fn register_passes() {
+    static REGISTERED: std::sync::Once = std::sync::Once::new();
+    REGISTERED.call_once(|| {
+        for info in REGISTRY {
+            match info.kind {
+                PassKind::Rust(create) => ffi::register_external_pass(create),
+                PassKind::Pipeline(text) => ffi::register_pipeline_alias(info.flag, info.summary, text),
+            }
+        }
+    });
+}
+
 /// Finds the entry for `flag` (without dashes).
 pub fn lookup(flag: &str) -> Option<&'static PassInfo> {
     REGISTRY.iter().find(|info| info.flag == flag)
@@ -122,7 +141,7 @@ pub fn lookup(flag: &str) -> Option<&'static PassInfo> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use axe_dialect::{create_context, ffi};
+    use axe_dialect::create_context;
     use melior::pass::PassManager;
     use std::collections::HashSet;
 
@@ -150,5 +169,18 @@ mod tests {
                     .unwrap_or_else(|error| panic!("{}: {error}", info.flag)),
             }
         }
+    }
+
+    #[test]
+    fn every_entry_is_nameable_by_its_flag_and_in_pipeline_text() {
+        register_passes();
+        let context = create_context().expect("context");
+        let manager = PassManager::new(context.context());
+        for info in REGISTRY {
+            ffi::add_pass_by_name(manager.as_operation_pass_manager(), info.flag, "")
+                .unwrap_or_else(|error| panic!("{}: {error}", info.flag));
+        }
+        let pipeline = format!("builtin.module({},canonicalize)", strip_annotations::FLAG);
+        ffi::set_anchored_pipeline(&manager, &pipeline).expect("axe pass in pipeline text");
     }
 }

@@ -6,18 +6,17 @@
 // RUN: not axe-translate --chip=sm_75 %s 2>&1 | FileCheck %s --check-prefix=CHIP
 // RUN: axe-opt --help | FileCheck %s --check-prefix=HELP
 
-// FLAG: axe-opt: error: unknown option or pass '--no-such-flag'
-// PIPE: axe-opt: error: invalid pass pipeline 'no-such-pass'
-// PIPE: 'no-such-pass' does not refer to a registered pass or pass pipeline
+// FLAG: axe-opt: Unknown command line argument '--no-such-flag'.  Try: 'axe-opt --help'
+// PIPE: <unknown>:0: error: MLIR Textual PassPipeline Parser:1:1: error: 'no-such-pass' does not refer to a registered pass or pass pipeline
 // FILE: axe-opt: error: cannot open input file '{{.*}}.missing'
-// TWO: axe-opt: error: more than one input file given
+// TWO: axe-opt: error: Too many positional arguments specified!
 // CHIP: axe-translate: error: unsupported chip 'sm_75' (expected sm_80, sm_90a or sm_100a)
 
 // --help lists every registered pass with its one-line summary.
 // HELP: USAGE: axe-opt
 // HELP: --split-input-file
 // HELP: --verify-diagnostics
-// HELP: PASSES
+// HELP: AXE PASSES
 // HELP: --axe-strip-annotations{{ +}}Erase every axe.annotate op
 // HELP: --lower-to-nvvm{{ +}}Lower every gpu.module to llvm and nvvm ops
 

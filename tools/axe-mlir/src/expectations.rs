@@ -183,6 +183,9 @@ fn flatten(diagnostics: &[Diagnostic]) -> Vec<&Diagnostic> {
     out
 }
 
+/// How the failure for a diagnostic nothing expected begins (`--verify-diagnostics=only-expected` drops those).
+pub const UNEXPECTED: &str = "unexpected ";
+
 /// Matches produced `diagnostics` against `expectations` for buffer `file`.
 ///
 /// Returns one error per unexpected diagnostic (at its location) and per
@@ -206,7 +209,7 @@ pub fn check(file: &str, expectations: &[Expectation], diagnostics: &[Diagnostic
             Some(index) => matched[index] = true,
             None => failures.push(Diagnostic::error(
                 diagnostic.location.clone(),
-                format!("unexpected {}: {}", diagnostic.severity, diagnostic.message),
+                format!("{UNEXPECTED}{}: {}", diagnostic.severity, diagnostic.message),
             )),
         }
     }

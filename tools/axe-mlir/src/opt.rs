@@ -1,36 +1,51 @@
 //! `axe-opt`: the mlir-opt-style driver.
 //!
-//! Reads one buffer (a file or stdin), optionally splits it at `// -----`, and
-//! for each chunk: parses it (the parser verifies the result), runs the
-//! requested passes in command-line order, and prints the module. Diagnostics
-//! are printed as `file:line:col: error: message` with the source line, or,
-//! under `--verify-diagnostics`, checked against `expected-*` annotations.
-//! Exit code 0 on success, 1 on any failure; never a panic on bad input.
+//! Reads one buffer (a file or stdin), optionally splits it at a marker (`// -----`), and for each chunk: parses
+//! it (the parser verifies the result), runs the requested passes, and prints the module. Diagnostics are printed
+//! as `file:line:col: error: message` with the source line, or, under `--verify-diagnostics`, checked against
+//! `expected-*` annotations. Exit code 0 on success, 1 on any failure; never a panic on bad input.
+//!
+//! The command line follows mlir-opt's rules (LLVM `cl`), so pipelines written for mlir-opt run unchanged:
+//! - every pass, upstream or axe's, is a flag `--name` or `--name=options`, and passes run in command-line order;
+//!   a pass anchored on another op than the module (`--convert-gpu-to-nvvm` on `gpu.module`) is nested under
+//!   that op implicitly;
+//! - `--pass-pipeline` takes an anchored pipeline (`builtin.module(...)`; axe's passes may be named in it) and
+//!   cannot be combined with pass flags; given twice, the last one counts; a pipeline anchored on another op
+//!   than the input's top-level op fails when run, as in mlir-opt;
+//! - boolean options take `=true|false|1|0` (or none), `--split-input-file[=marker]` takes the split marker,
+//!   `--verify-diagnostics[=all|only-expected]`, `--output-split-marker=<text>`.
 
 use crate::{
-    args::{no_value, Arg, Args},
+    args::{Arg, Args},
     expectations,
     io::{read_input, tool_main, write_output, write_stderr, Input},
     split,
 };
-use anyhow::{anyhow, bail, Result};
+use anyhow::{bail, Result};
 use axe_dialect::{create_context, ffi, parse_module, AxeContext, Diagnostic};
-use axe_passes::{lookup, PassKind, REGISTRY};
+use axe_passes::REGISTRY;
 use melior::{
     ir::operation::{OperationLike, OperationPrintingFlags},
     pass::PassManager,
 };
 use std::ffi::OsString;
 
-/// One step of the pipeline, in command-line order.
+/// One pass flag, in command-line order: `--name` or `--name=options`.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Step {
-    /// A registry entry (`--axe-...` or a pipeline alias).
-    Registered(&'static str),
-    /// Textual pipeline elements run on `builtin.module` (`--pass-pipeline`).
-    Pipeline(String),
-    /// One upstream pass given as a flag (`--cse`), as a pipeline element.
-    Upstream(String),
+pub struct Step {
+    /// The pass or pipeline name (an axe pass, an alias such as `lower-to-nvvm`, or an upstream pass).
+    pub name: String,
+    /// The pass options, as written after `=` (empty when none).
+    pub options: String,
+}
+
+/// What `--verify-diagnostics` checks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum VerifyLevel {
+    /// Every diagnostic must be expected and every expectation produced (`--verify-diagnostics[=all]`).
+    All,
+    /// Every expectation must be produced; other diagnostics are allowed (`=only-expected`).
+    OnlyExpected,
 }
 
 /// Everything the command line asks for.
@@ -40,13 +55,17 @@ pub struct Options {
     pub input: String,
     /// Output path; stdout when `None`.
     pub output: Option<String>,
-    /// Passes and pipelines, in order.
+    /// Pass flags, in order.
     pub steps: Vec<Step>,
-    /// `--split-input-file`.
-    pub split_input_file: bool,
-    /// `--verify-diagnostics`.
-    pub verify_diagnostics: bool,
-    /// `--no-verify` clears it: verify after each pass.
+    /// `--pass-pipeline` (the last one given), anchored text such as `builtin.module(cse)`.
+    pub pipeline: Option<String>,
+    /// `--split-input-file[=marker]`: the marker chunks are split at.
+    pub split_marker: Option<String>,
+    /// `--output-split-marker`: the text written between output chunks (without its newline).
+    pub output_split_marker: String,
+    /// `--verify-diagnostics[=level]`.
+    pub verify_diagnostics: Option<VerifyLevel>,
+    /// `--verify-each` (default on; `--no-verify` or `--verify-each=false` clears it): verify after each pass.
     pub verify_each: bool,
     /// `--allow-unregistered-dialect`.
     pub allow_unregistered_dialect: bool,
@@ -54,6 +73,10 @@ pub struct Options {
     pub print_debug_info: bool,
     /// `--mlir-print-op-generic`.
     pub print_generic: bool,
+    /// `--mlir-print-local-scope`: print locations and attributes inline, not as aliases.
+    pub print_local_scope: bool,
+    /// `--mlir-elide-elementsattrs-if-larger=<n>`: elide elements attributes of more than `n` elements.
+    pub elide_elements_larger: Option<usize>,
 }
 
 /// What `axe-opt` was asked to do.
@@ -65,6 +88,8 @@ pub enum Command {
     Help,
     /// Print every pass with its description.
     HelpPasses,
+    /// Print the names of every pass and pipeline axe-opt knows (`--list-passes`).
+    ListPasses,
     /// Print the version.
     Version,
 }
@@ -74,77 +99,101 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ! {
     tool_main("axe-opt", || parse_command(args), run)
 }
 
-/// Reads the command line. Unknown `--flag[=options]` words are kept as
-/// upstream pass names (`--canonicalize`, `--cse`) and checked later.
+/// The value of a boolean option as LLVM's `cl` reads it: none or empty is true, then `true`/`false`/`1`/`0`
+/// (and their capitalized forms); anything else is an error worded as mlir-opt's.
+fn boolean(name: &str, value: &Option<String>) -> Result<bool> {
+    match value.as_deref() {
+        None | Some("") | Some("true") | Some("TRUE") | Some("True") | Some("1") => Ok(true),
+        Some("false") | Some("FALSE") | Some("False") | Some("0") => Ok(false),
+        Some(other) => {
+            bail!("for the {} option: '{other}' is invalid value for boolean argument! Try 0 or 1", dashes(name))
+        }
+    }
+}
+
+/// `name` with the dashes LLVM's `cl` prints before it (one for a one-letter option, two otherwise).
+fn dashes(name: &str) -> String {
+    if name.chars().count() == 1 {
+        format!("-{name}")
+    } else {
+        format!("--{name}")
+    }
+}
+
+/// Reads the command line. Words that are not driver options are pass flags (`--canonicalize`,
+/// `--lower-tma`, `--convert-gpu-to-nvvm=index-bitwidth=32`), checked against the pass registry when the pass
+/// manager is built.
 pub fn parse_command(words: impl IntoIterator<Item = OsString>) -> Result<Command> {
     let mut args = Args::new(words)?;
-    let mut options = Options { verify_each: true, ..Options::default() };
+    let mut options =
+        Options { verify_each: true, output_split_marker: split::MARKER.to_string(), ..Options::default() };
     let mut input = None;
     while let Some(arg) = args.next_arg() {
         let (name, value) = match arg {
             Arg::Positional(word) => {
                 if input.replace(word).is_some() {
-                    bail!("more than one input file given");
+                    bail!(
+                        "Too many positional arguments specified!\n\
+                         Can specify at most 1 positional arguments: See: axe-opt --help"
+                    );
                 }
                 continue;
             }
             Arg::Flag { name, value } => (name, value),
         };
-        let flag_only = |options: &mut Options, set: fn(&mut Options)| no_value(&name, &value).map(|()| set(options));
         match name.as_str() {
             "h" | "help" => return Ok(Command::Help),
             "help-passes" => return Ok(Command::HelpPasses),
+            "list-passes" => return Ok(Command::ListPasses),
             "version" => return Ok(Command::Version),
-            "o" => options.output = Some(args.value(&name, value)?),
-            "pass-pipeline" => {
-                let text = args.value(&name, value)?;
-                options.steps.push(Step::Pipeline(pipeline_elements(&text)?));
+            "o" => options.output = Some(args.value(&name, value).map_err(|_| requires_value(&name))?),
+            // `-p` is mlir-opt's short name for `--pass-pipeline`.
+            "p" | "pass-pipeline" => {
+                options.pipeline = Some(args.value(&name, value).map_err(|_| requires_value(&name))?)
             }
-            "split-input-file" => flag_only(&mut options, |o| o.split_input_file = true)?,
-            "verify-diagnostics" => flag_only(&mut options, |o| o.verify_diagnostics = true)?,
-            "no-verify" => flag_only(&mut options, |o| o.verify_each = false)?,
-            "allow-unregistered-dialect" => flag_only(&mut options, |o| o.allow_unregistered_dialect = true)?,
-            "mlir-print-debuginfo" => flag_only(&mut options, |o| o.print_debug_info = true)?,
-            "mlir-print-op-generic" => flag_only(&mut options, |o| o.print_generic = true)?,
-            _ => match lookup(&name) {
-                Some(info) => {
-                    no_value(&name, &value)?;
-                    options.steps.push(Step::Registered(info.flag));
-                }
-                None => options.steps.push(Step::Upstream(match value {
-                    Some(pass_options) => format!("{name}{{{pass_options}}}"),
-                    None => name,
-                })),
-            },
+            "split-input-file" => {
+                options.split_marker = Some(match value {
+                    Some(marker) if !marker.is_empty() => marker,
+                    _ => split::MARKER.to_string(),
+                })
+            }
+            "output-split-marker" => {
+                options.output_split_marker = args.value(&name, value).map_err(|_| requires_value(&name))?
+            }
+            "verify-diagnostics" => {
+                options.verify_diagnostics = Some(match value.as_deref() {
+                    None | Some("") | Some("all") => VerifyLevel::All,
+                    Some("only-expected") => VerifyLevel::OnlyExpected,
+                    Some(other) => bail!("for the --verify-diagnostics option: Cannot find option named '{other}'!"),
+                })
+            }
+            "no-verify" => options.verify_each = !boolean(&name, &value)?,
+            "verify-each" => options.verify_each = boolean(&name, &value)?,
+            "allow-unregistered-dialect" => options.allow_unregistered_dialect = boolean(&name, &value)?,
+            "mlir-print-debuginfo" => options.print_debug_info = boolean(&name, &value)?,
+            "mlir-print-op-generic" => options.print_generic = boolean(&name, &value)?,
+            "mlir-print-local-scope" => options.print_local_scope = boolean(&name, &value)?,
+            "mlir-elide-elementsattrs-if-larger" => {
+                let text = args.value(&name, value).map_err(|_| requires_value(&name))?;
+                let limit = text.parse().map_err(|_| {
+                    anyhow::anyhow!("for the --{name} option: '{text}' value invalid for integer argument!")
+                })?;
+                options.elide_elements_larger = Some(limit);
+            }
+            // Contexts are single-threaded already (deterministic diagnostics), as this asks.
+            "mlir-disable-threading" => {
+                boolean(&name, &value)?;
+            }
+            _ => options.steps.push(Step { name, options: value.unwrap_or_default() }),
         }
     }
     options.input = input.unwrap_or_else(|| "-".to_string());
     Ok(Command::Run(options))
 }
 
-/// Strips the `builtin.module(...)` anchor from a `--pass-pipeline` value,
-/// leaving elements for the module pass manager; text without that anchor is
-/// taken as elements already.
-pub fn pipeline_elements(text: &str) -> Result<String> {
-    let text = text.trim();
-    let Some(inner) = text.strip_prefix("builtin.module(") else {
-        return Ok(text.to_string());
-    };
-    let mut depth = 1usize;
-    for (index, c) in inner.char_indices() {
-        match c {
-            '(' => depth += 1,
-            ')' => depth -= 1,
-            _ => {}
-        }
-        if depth == 0 {
-            if index + 1 != inner.len() {
-                bail!("unexpected text after 'builtin.module(...)' in pass pipeline '{text}'");
-            }
-            return Ok(inner[..index].to_string());
-        }
-    }
-    bail!("unbalanced parentheses in pass pipeline '{text}'")
+/// LLVM `cl`'s error for an option given without its value.
+fn requires_value(name: &str) -> anyhow::Error {
+    anyhow::anyhow!("for the {} option: requires a value!", dashes(name))
 }
 
 /// Runs a parsed command; `Ok(false)` means "failed, diagnostics printed".
@@ -153,6 +202,7 @@ pub fn run(command: Command) -> Result<bool> {
         Command::Run(options) => options,
         Command::Help => return write_output(None, help().as_bytes()).map(|()| true),
         Command::HelpPasses => return write_output(None, help_passes().as_bytes()).map(|()| true),
+        Command::ListPasses => return write_output(None, list_passes().as_bytes()).map(|()| true),
         Command::Version => {
             let version = format!("axe-opt {}\n", env!("CARGO_PKG_VERSION"));
             return write_output(None, version.as_bytes()).map(|()| true);
@@ -160,24 +210,32 @@ pub fn run(command: Command) -> Result<bool> {
     };
     let context = create_context()?;
     context.context().set_allow_unregistered_dialects(options.allow_unregistered_dialect);
-    build_pass_manager(&context, &options)?;
+    // Command-line problems with the passes are reported before any input is read.
+    if let Err(message) = build_pass_manager(&context, &options) {
+        write_stderr(&message);
+        return Ok(false);
+    }
     let input = read_input(&options.input)?;
-    let chunks = if options.split_input_file { split::split_input(&input.text) } else { split::whole(&input.text) };
+    let chunks = match &options.split_marker {
+        Some(marker) => split::split_input_at(&input.text, marker),
+        None => split::whole(&input.text),
+    };
     let mut success = true;
     let mut outputs = Vec::new();
     for chunk in &chunks {
         let output = process_chunk(&context, &options, &chunk.text, &input.name);
         let diagnostics = context.diagnostics().take();
-        let chunk_ok = if options.verify_diagnostics {
-            report_verification(&input, &chunk.text, &diagnostics)
-        } else {
-            report(&input, &diagnostics);
-            output.is_some()
+        let chunk_ok = match options.verify_diagnostics {
+            Some(level) => report_verification(&input, &chunk.text, &diagnostics, level),
+            None => {
+                report(&input, &diagnostics);
+                output.is_some()
+            }
         };
         success &= chunk_ok;
         outputs.push(output.unwrap_or_default());
     }
-    let text = outputs.join(split::OUTPUT_MARKER);
+    let text = outputs.join(&format!("{}\n", options.output_split_marker));
     let to_file = options.output.as_deref().is_some_and(|path| path != "-");
     if success || !to_file {
         write_output(options.output.as_deref(), text.as_bytes())?;
@@ -193,7 +251,7 @@ fn process_chunk(context: &AxeContext, options: &Options, text: &str, name: &str
     if !axe_dialect::verify(&module) {
         return None;
     }
-    if !options.steps.is_empty() {
+    if !options.steps.is_empty() || options.pipeline.is_some() {
         let manager = build_pass_manager(context, options).ok()?;
         manager.run(&mut module).ok()?;
     }
@@ -204,43 +262,59 @@ fn process_chunk(context: &AxeContext, options: &Options, text: &str, name: &str
     if options.print_generic {
         flags = flags.print_generic_operation_form();
     }
+    if options.print_local_scope {
+        flags = flags.use_local_scope();
+    }
+    if let Some(limit) = options.elide_elements_larger {
+        flags = flags.elide_large_elements_attributes(limit);
+    }
     let printed = module.as_operation().to_string_with_flags(flags).ok()?;
     Some(printed + "\n")
 }
 
-/// Builds the pass manager for `options.steps`; an invalid pipeline or unknown
-/// option is an error naming the offending text.
-fn build_pass_manager<'c>(context: &'c AxeContext, options: &Options) -> Result<PassManager<'c>> {
-    let manager = PassManager::new(context.context());
+/// mlir-opt's error when `--pass-pipeline` is combined with pass flags.
+const PIPELINE_WITH_FLAGS: &str = "'-pass-pipeline' option can't be used with individual pass options";
+
+/// Builds the pass manager for `options`: the pass flags in order, each added by name with implicit nesting under
+/// its anchor op, or the anchored `--pass-pipeline`; the axe verifier after each (unless `--no-verify`). On a
+/// problem returns the text to print, worded and formatted as mlir-opt's (`<unknown>:0: error: ...` for pipeline
+/// and pass-option errors, `axe-opt: Unknown command line argument ...` for a name that is no pass).
+fn build_pass_manager<'c>(context: &'c AxeContext, options: &Options) -> Result<PassManager<'c>, String> {
+    axe_passes::register_passes();
+    let manager = ffi::module_pass_manager(context.context());
     manager.enable_verifier(options.verify_each);
+    let verify = |manager: &PassManager| {
+        if options.verify_each {
+            // The axe verifier is registered under its flag; adding it cannot fail.
+            let _ = ffi::add_pass_by_name(manager.as_operation_pass_manager(), axe_passes::verify::FLAG, "");
+        }
+    };
+    let unknown_location = |message: &str| {
+        let details: String = context.diagnostics().take().iter().map(|diagnostic| diagnostic.render(None)).collect();
+        format!("<unknown>:0: error: {}\n{details}", message.trim_end())
+    };
+    if let Some(pipeline) = &options.pipeline {
+        if !options.steps.is_empty() {
+            return Err(unknown_location(PIPELINE_WITH_FLAGS));
+        }
+        ffi::set_anchored_pipeline(&manager, pipeline).map_err(|message| unknown_location(&message))?;
+        // The axe verifier runs on modules: after a module pipeline (one on another op fails when run).
+        if pipeline.trim_start().starts_with("builtin.module") {
+            verify(&manager);
+        }
+        return Ok(manager);
+    }
     for step in &options.steps {
-        let added = match step {
-            Step::Registered(flag) => match lookup(flag).map(|info| info.kind) {
-                Some(PassKind::Rust(create)) => {
-                    manager.add_pass(create());
-                    Ok(())
-                }
-                Some(PassKind::Pipeline(text)) => ffi::add_pipeline(manager.as_operation_pass_manager(), text),
-                None => Err(format!("no pass registered as '{flag}'")),
-            },
-            Step::Pipeline(text) | Step::Upstream(text) => ffi::add_pipeline(manager.as_operation_pass_manager(), text),
-        };
-        if added.is_ok() && options.verify_each {
-            manager.add_pass(axe_passes::verify::create());
+        if let Err(message) = ffi::add_pass_by_name(manager.as_operation_pass_manager(), &step.name, &step.options) {
+            if message == format!("'{}' does not refer to a registered pass or pass pipeline", step.name) {
+                return Err(format!(
+                    "axe-opt: Unknown command line argument '--{}'.  Try: 'axe-opt --help'\n",
+                    step.name
+                ));
+            }
+            return Err(unknown_location(&message));
         }
-        if let Err(message) = added {
-            let details: String =
-                context.diagnostics().take().iter().map(|diagnostic| diagnostic.render(None)).collect();
-            let what = match step {
-                Step::Upstream(text) => {
-                    let name = text.split('{').next().unwrap_or(text);
-                    format!("unknown option or pass '--{name}'")
-                }
-                Step::Pipeline(text) => format!("invalid pass pipeline '{text}'"),
-                Step::Registered(flag) => format!("cannot add '--{flag}'"),
-            };
-            return Err(anyhow!("{what}: {}\n{details}", message.trim_end()));
-        }
+        verify(&manager);
     }
     Ok(manager)
 }
@@ -252,41 +326,64 @@ fn report(input: &Input, diagnostics: &[Diagnostic]) {
     write_stderr(&text);
 }
 
-/// Checks `diagnostics` against the chunk's annotations; prints mismatches.
-fn report_verification(input: &Input, chunk: &str, diagnostics: &[Diagnostic]) -> bool {
+/// Checks `diagnostics` against the chunk's annotations; prints mismatches. At [`VerifyLevel::OnlyExpected`]
+/// diagnostics nothing expects are not failures.
+fn report_verification(input: &Input, chunk: &str, diagnostics: &[Diagnostic], level: VerifyLevel) -> bool {
     let (expected, mut failures) = expectations::parse_expectations(&input.name, chunk);
-    failures.extend(expectations::check(&input.name, &expected, diagnostics));
+    let mismatches = expectations::check(&input.name, &expected, diagnostics);
+    failures.extend(
+        mismatches
+            .into_iter()
+            .filter(|failure| level == VerifyLevel::All || !failure.message.starts_with(expectations::UNEXPECTED)),
+    );
     report(input, &failures);
     failures.is_empty()
 }
 
-/// The `--help` text: options, then every registered pass with its summary.
+/// The `--help` text: options, then every axe pass with its summary.
 pub fn help() -> String {
     let mut text = String::from(
-        "OVERVIEW: axe-opt - the Axe MLIR driver (mlir-opt style)\n\n\
+        "OVERVIEW: axe-opt - the Axe MLIR driver (mlir-opt's command line)\n\n\
 USAGE: axe-opt [options] [<input file> | -]\n\n\
 OPTIONS:\n",
     );
     let options = [
         ("-o <file>", "Write the output to <file> (default: stdout)"),
-        ("--pass-pipeline=<text>", "Append a textual pipeline, e.g. 'builtin.module(canonicalize,cse)'"),
-        ("--<upstream-pass>[=<opts>]", "Append one upstream module pass, e.g. --canonicalize, --cse"),
-        ("--split-input-file", "Process each '// -----' chunk on its own; join outputs with '// -----'"),
-        ("--verify-diagnostics", "Check diagnostics against expected-* annotations instead of printing"),
-        ("--no-verify", "Do not verify after each pass (parsing always verifies)"),
+        ("--pass-pipeline=<text>", "Run an anchored pipeline, e.g. 'builtin.module(canonicalize,cse)' (no pass flags)"),
+        ("--<pass>[=<options>]", "Run a pass (nested under its anchor op), e.g. --cse, --convert-gpu-to-nvvm"),
+        ("--split-input-file[=<marker>]", "Process each chunk between markers (default '// -----') on its own"),
+        ("--output-split-marker=<text>", "Write <text> between output chunks (default '// -----')"),
+        ("--verify-diagnostics[=<level>]", "Check diagnostics against expected-* annotations (all, only-expected)"),
+        ("--verify-each[=<bool>]", "Verify after each pass (default true; --no-verify clears it)"),
         ("--allow-unregistered-dialect", "Accept ops of unregistered dialects"),
         ("--mlir-print-debuginfo", "Print locations in the output"),
         ("--mlir-print-op-generic", "Print every op in the generic form"),
-        ("--help-passes", "Describe every pass in full"),
+        ("--mlir-print-local-scope", "Print locations and attributes inline (no aliases)"),
+        ("--mlir-elide-elementsattrs-if-larger=<n>", "Elide elements attributes of more than <n> elements"),
+        ("--mlir-disable-threading", "Accepted; axe-opt runs single-threaded anyway"),
+        ("--list-passes", "List every pass and pipeline axe-opt can run, upstream ones included"),
+        ("--help-passes", "Describe every axe pass in full"),
         ("-h, --help", "Show this help"),
         ("--version", "Show the version"),
     ];
     for (flag, summary) in options {
-        text.push_str(&format!("  {flag:<30} {summary}\n"));
+        text.push_str(&format!("  {flag:<32} {summary}\n"));
     }
-    text.push_str("\nPASSES (run in command-line order, with --pass-pipeline and upstream passes):\n");
+    text.push_str("\nAXE PASSES (also nameable in --pass-pipeline; --list-passes lists the upstream ones):\n");
     for info in REGISTRY {
-        text.push_str(&format!("  --{:<28} {}\n", info.flag, info.summary));
+        text.push_str(&format!("  --{:<30} {}\n", info.flag, info.summary));
+    }
+    text
+}
+
+/// The `--list-passes` text: every pass and pipeline name axe-opt accepts, axe's then upstream's, one a line.
+pub fn list_passes() -> String {
+    let mut text = String::new();
+    for info in REGISTRY {
+        text.push_str(&format!("  --{}\n", info.flag));
+    }
+    for name in ffi::upstream_pass_names() {
+        text.push_str(&format!("  --{name}\n"));
     }
     text
 }
@@ -310,47 +407,85 @@ mod tests {
         parse_command(words.iter().map(OsString::from))
     }
 
+    fn run_options(words: &[&str]) -> Options {
+        match command(words) {
+            Ok(Command::Run(options)) => options,
+            other => panic!("{words:?}: {other:?}"),
+        }
+    }
+
+    fn step(name: &str, options: &str) -> Step {
+        Step { name: name.into(), options: options.into() }
+    }
+
     #[test]
-    fn steps_keep_command_line_order() {
-        let Ok(Command::Run(options)) = command(&[
+    fn pass_flags_keep_command_line_order_with_their_options() {
+        let options = run_options(&[
             "--axe-strip-annotations",
-            "--pass-pipeline=builtin.module(canonicalize,gpu.module(cse))",
-            "--cse",
+            "--canonicalize=max-iterations=2",
+            "-cse",
             "--lower-to-nvvm",
             "-o",
             "out.mlir",
             "in.mlir",
-        ]) else {
-            panic!("parses")
-        };
+        ]);
         assert_eq!(
             options.steps,
             vec![
-                Step::Registered("axe-strip-annotations"),
-                Step::Pipeline("canonicalize,gpu.module(cse)".into()),
-                Step::Upstream("cse".into()),
-                Step::Registered("lower-to-nvvm"),
+                step("axe-strip-annotations", ""),
+                step("canonicalize", "max-iterations=2"),
+                step("cse", ""),
+                step("lower-to-nvvm", ""),
             ]
         );
         assert_eq!(options.output.as_deref(), Some("out.mlir"));
         assert_eq!(options.input, "in.mlir");
-        assert!(options.verify_each);
+        assert!(options.verify_each && options.pipeline.is_none());
     }
 
     #[test]
-    fn upstream_pass_options_become_braces() {
-        let Ok(Command::Run(options)) = command(&["--canonicalize=max-iterations=2"]) else { panic!("parses") };
-        assert_eq!(options.steps, vec![Step::Upstream("canonicalize{max-iterations=2}".into())]);
-        assert_eq!(options.input, "-");
+    fn the_last_pass_pipeline_counts() {
+        let options = run_options(&["--pass-pipeline=builtin.module(cse)", "--pass-pipeline", "func.func(cse)"]);
+        assert_eq!(options.pipeline.as_deref(), Some("func.func(cse)"));
+        assert!(options.steps.is_empty());
     }
 
     #[test]
-    fn bad_command_lines_are_errors() {
-        assert!(command(&["a.mlir", "b.mlir"]).is_err());
-        assert!(command(&["--split-input-file=1"]).is_err());
-        assert!(command(&["-o"]).is_err());
-        assert!(command(&["--pass-pipeline=builtin.module(cse"]).is_err());
-        assert!(command(&["--pass-pipeline=builtin.module(cse)x"]).is_err());
+    fn options_take_values_as_llvm_cl_does() {
+        // mlir-opt: the value of --split-input-file is the marker, empty meaning the default.
+        assert_eq!(run_options(&["--split-input-file"]).split_marker.as_deref(), Some("// -----"));
+        assert_eq!(run_options(&["--split-input-file="]).split_marker.as_deref(), Some("// -----"));
+        assert_eq!(run_options(&["--split-input-file=1"]).split_marker.as_deref(), Some("1"));
+        assert_eq!(run_options(&["--output-split-marker=// X"]).output_split_marker, "// X");
+        // Boolean options: none, empty, true/false, 1/0.
+        for (word, expected) in
+            [("", true), ("=", true), ("=true", true), ("=1", true), ("=false", false), ("=0", false)]
+        {
+            let flag = format!("--allow-unregistered-dialect{word}");
+            assert_eq!(run_options(&[flag.as_str()]).allow_unregistered_dialect, expected, "{flag}");
+        }
+        assert!(!run_options(&["--verify-each=false"]).verify_each);
+        assert!(!run_options(&["--no-verify"]).verify_each);
+        assert_eq!(run_options(&["--verify-diagnostics"]).verify_diagnostics, Some(VerifyLevel::All));
+        assert_eq!(
+            run_options(&["--verify-diagnostics=only-expected"]).verify_diagnostics,
+            Some(VerifyLevel::OnlyExpected)
+        );
+    }
+
+    #[test]
+    fn bad_command_lines_are_errors_worded_as_mlir_opt_words_them() {
+        let error = |words: &[&str]| command(words).map(|_| ()).unwrap_err().to_string();
+        assert!(error(&["a.mlir", "b.mlir"]).starts_with("Too many positional arguments specified!"));
+        assert_eq!(error(&["-o"]), "for the -o option: requires a value!");
+        assert_eq!(
+            error(&["--allow-unregistered-dialect=yes"]),
+            "for the --allow-unregistered-dialect option: 'yes' is invalid value for boolean argument! Try 0 or 1"
+        );
+        assert_eq!(
+            error(&["--verify-diagnostics=1"]),
+            "for the --verify-diagnostics option: Cannot find option named '1'!"
+        );
     }
 
     #[test]

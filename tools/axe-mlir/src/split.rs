@@ -1,4 +1,4 @@
-//! `--split-input-file`: cutting a buffer into chunks at `// -----` markers.
+//! `--split-input-file`: cutting a buffer into chunks at `// -----` markers (or the marker the option names).
 //!
 //! As in mlir-opt, the marker is the text `// -----` wherever it appears (so
 //! prose and CHECK lines must not spell it out); the text after a marker on
@@ -22,15 +22,23 @@ pub struct Chunk {
     pub first_line: usize,
 }
 
-/// Splits `source` at every marker. Without markers there is one chunk.
+/// Splits `source` at every [`MARKER`]. Without markers there is one chunk.
 pub fn split_input(source: &str) -> Vec<Chunk> {
+    split_input_at(source, MARKER)
+}
+
+/// Splits `source` at every occurrence of `marker` (`--split-input-file=<marker>`); an empty marker does not split.
+pub fn split_input_at(source: &str, marker: &str) -> Vec<Chunk> {
+    if marker.is_empty() {
+        return whole(source);
+    }
     let mut chunks = Vec::new();
     let mut start = 0;
     loop {
-        let end = source[start..].find(MARKER).map(|offset| start + offset);
+        let end = source[start..].find(marker).map(|offset| start + offset);
         chunks.push(chunk_at(source, start, end.unwrap_or(source.len())));
         match end {
-            Some(end) => start = end + MARKER.len(),
+            Some(end) => start = end + marker.len(),
             None => return chunks,
         }
     }
@@ -72,6 +80,15 @@ mod tests {
         assert_eq!(split_input("x // ----- y").len(), 2);
         assert_eq!(split_input("a\n// ----\nb\n").len(), 1);
         assert_eq!(split_input("a\n// ------\nb\n")[1].text, "\n        -\nb\n");
+    }
+
+    #[test]
+    fn any_marker_splits() {
+        let chunks = split_input_at("a\n// XX\nb\n", "// XX");
+        let texts: Vec<_> = chunks.iter().map(|c| (c.text.as_str(), c.first_line)).collect();
+        assert_eq!(texts, vec![("a\n", 1), ("\n     \nb\n", 2)]);
+        assert_eq!(split_input_at("a\n// -----\nb\n", "// XX").len(), 1);
+        assert_eq!(split_input_at("a\nb\n", ""), whole("a\nb\n"));
     }
 
     #[test]

@@ -1,0 +1,6 @@
+gpu.module @kernels {
+  func.func @tid() -> index {
+    %0 = gpu.thread_id x
+    return %0 : index
+  }
+}

@@ -1,0 +1,3 @@
+func.func private @first()
+// CUT
+func.func private @second()
