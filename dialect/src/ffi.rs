@@ -22,14 +22,38 @@ use std::ffi::{c_void, CString};
 /// module located at `source_name`:0:0. The text is parsed once (resource keys such as `dense_resource<blob1>`
 /// keep their names). Returns `None` after emitting diagnostics when the text does not parse or verify.
 pub fn parse_module_for_tool<'c>(context: &'c Context, source: &str, source_name: &str) -> Option<Operation<'c>> {
-    // SAFETY: the string refs borrow `source`/`source_name` for the duration of
-    // the call (the C++ side copies nothing it keeps); the returned operation (or null) is owned by the caller.
+    let text = NulTerminated::new(source);
+    // SAFETY: the string refs borrow `text`/`source_name` for the duration of
+    // the call (the C++ side keeps neither); the returned operation (or null) is owned by the caller.
     unsafe {
         Operation::from_option_raw(axeParseSourceForTool(
             context.to_raw(),
-            StringRef::new(source).to_raw(),
+            text.to_raw(),
             StringRef::new(source_name).to_raw(),
         ))
+    }
+}
+
+/// A copy of a source text with a NUL byte after its end, for MLIR's source parser.
+///
+/// MLIR's lexer finds the end of a source by the byte after it (the terminator `llvm::MemoryBuffer` gives a file
+/// it reads; a buffer made from a string is taken as it is): a token at the very end (`-> i32` with no newline)
+/// is lexed on into whatever memory follows the text. A Rust `&str` has no such byte, so the parser read past the
+/// input (issue 22; valgrind: an invalid read in `Lexer::lexBareIdentifierOrKeyword`). The guards have refused
+/// NUL bytes inside the text, so the first NUL is the end.
+struct NulTerminated(Vec<u8>);
+
+impl NulTerminated {
+    fn new(source: &str) -> Self {
+        let mut bytes = Vec::with_capacity(source.len() + 1);
+        bytes.extend_from_slice(source.as_bytes());
+        bytes.push(0);
+        NulTerminated(bytes)
+    }
+
+    /// The text without its terminator, borrowing `self`.
+    fn to_raw(&self) -> mlir_sys::MlirStringRef {
+        mlir_sys::MlirStringRef { data: self.0.as_ptr().cast(), length: self.0.len() - 1 }
     }
 }
 
@@ -345,7 +369,8 @@ pub fn emit_error(location: Location, message: &str) {
 /// into an LLVM module created in `llvm_context`.
 ///
 /// Returns a raw `LLVMModuleRef` owned by the caller, or null after emitting
-/// diagnostics when the translation fails.
+/// diagnostics when the translation fails, or when `operation` holds an op MLIR
+/// 22's export crashes on ([`crate::llvm_export::check`], refused at its location).
 ///
 /// # Safety
 ///
@@ -353,6 +378,13 @@ pub fn emit_error(location: Location, message: &str) {
 /// `inkwell::context::Context::raw()`); the returned module belongs to that
 /// context and must be disposed before it.
 pub unsafe fn translate_to_llvm_ir(operation: OperationRef, llvm_context: *mut c_void) -> *mut c_void {
+    let refused = crate::llvm_export::check(operation);
+    if !refused.is_empty() {
+        for (location, message) in refused {
+            emit_error(location, &message);
+        }
+        return std::ptr::null_mut();
+    }
     // SAFETY: the caller guarantees `llvm_context` is a live LLVM context; the
     // mlir-sys and llvm-sys opaque types are the same C structs.
     unsafe {

@@ -7,6 +7,7 @@
 //! entry into a `--<flag>` option and prints them in `--help`.
 #![deny(missing_docs)]
 
+mod async_groups;
 pub mod barrier_check;
 pub mod canonicalize;
 pub mod dynamic_shared;
