@@ -36,6 +36,7 @@ pub(crate) fn parse_in<'c>(
 mod tests {
     use super::*;
     use crate::{create_context, verify, Severity, SourceLoc};
+    use melior::ir::operation::OperationLike;
 
     fn check_roundtrip(input: &str, expected: &str) {
         let context = create_context().expect("context");
