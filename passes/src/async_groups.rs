@@ -67,6 +67,14 @@ impl Groups {
         for (mine, theirs) in self.committed.iter_mut().zip(&other.committed) {
             *mine |= *theirs;
         }
+        self.trim();
+    }
+
+    /// Drops the oldest groups that hold nothing (an empty group is complete), so equal states compare equal.
+    fn trim(&mut self) {
+        while self.committed.last() == Some(&false) {
+            self.committed.pop();
+        }
     }
 
     /// Commits the open copies as the newest group; positions from `cap - 1` on merge into one.
@@ -76,14 +84,13 @@ impl Groups {
             let tail = self.committed.drain(cap - 1..).fold(false, |a, b| a | b);
             self.committed.push(tail);
         }
-        while self.committed.last() == Some(&false) {
-            self.committed.pop();
-        }
+        self.trim();
     }
 
     /// Waits until at most the newest `n` committed groups are pending.
     fn wait(&mut self, n: usize) {
         self.committed.truncate(n);
+        self.trim();
     }
 
     /// Committed groups that may hold copies.
