@@ -44,3 +44,33 @@ fn gemm_sm80_mutants_fail() {
         assert!(gemm_run(&text, "gemm_sm80", Grid::RowsOnX, 40, 24, 232).is_err(), "{name}: the mutant computes A * B");
     }
 }
+
+/// K of at most one 64-tile (issue 21): the prologue loads no tile 1, and the wait_group 0 after the loop leaves no
+/// cp.async in flight when the CTA exits (the simulator faults a kernel that exits with copies in flight). K = 72
+/// is one full tile and a partial one of 8 columns, the smallest K past one tile that the kernel's `K % 8 == 0`
+/// precondition allows.
+#[test]
+fn gemm_sm80_short_k() {
+    for k in [8, 56, 64] {
+        gemm_sm80_case(24, 40, k);
+    }
+    gemm_sm80_case(24, 40, 72);
+}
+
+/// The kernel as issue 21 found it (tile 1 loaded whatever K, zero-filled past it; no wait after the loop) would
+/// exit with tile 1's copies in flight at K <= 64: the lowering refuses it (`async-exit` rule of the barrier check).
+#[test]
+fn gemm_sm80_exit_with_copies_in_flight_is_refused() {
+    let old = mutant("gemm_sm80", "%has1 = arith.cmpi ult, %c64, %K : index", "%has1 = arith.constant true").replacen(
+        "      nvvm.cp.async.wait.group 0\n",
+        "",
+        1,
+    );
+    assert!(!old.contains("nvvm.cp.async.wait.group 0"));
+    let context = axe_dialect::create_context().expect("context");
+    let error = match axe_sim::lower(&context, &old, "gemm_sm80.mlir") {
+        Ok(_) => String::from("lowered"),
+        Err(e) => format!("{e:?}"),
+    };
+    assert!(error.contains("async-exit rule"), "{error}");
+}
