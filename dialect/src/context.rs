@@ -61,10 +61,7 @@ pub fn create_context() -> Result<AxeContext> {
 
     let diagnostics = DiagnosticSink::default();
     let sink = diagnostics.clone();
-    context.attach_diagnostic_handler(move |diagnostic| {
-        sink.push(Diagnostic::from_mlir(&diagnostic));
-        true
-    });
+    ffi::attach_diagnostic_handler(&context, move |diagnostic| sink.push(Diagnostic::from_mlir(diagnostic)));
 
     load_axe_dialect(&context, &diagnostics)?;
     Ok(AxeContext { context, diagnostics })

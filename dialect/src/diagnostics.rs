@@ -6,10 +6,8 @@
 //! then print them ([`Diagnostic::render`]) or check them against
 //! `expected-*` annotations. Nothing here prints.
 
-use melior::{
-    diagnostic::{Diagnostic as MlirDiagnostic, DiagnosticSeverity},
-    ir::Location,
-};
+use crate::ffi::RawDiagnostic;
+use melior::{diagnostic::DiagnosticSeverity, ir::Location};
 use std::{cell::RefCell, fmt, rc::Rc};
 
 /// How serious a diagnostic is, as MLIR grades it.
@@ -132,16 +130,13 @@ impl Diagnostic {
     }
 
     /// Copies an MLIR diagnostic (and its notes) into plain data.
-    pub fn from_mlir(diagnostic: &MlirDiagnostic) -> Self {
-        let notes = (0..diagnostic.note_count())
-            .filter_map(|index| diagnostic.note(index).ok())
-            .map(|note| Self::from_mlir(&note))
-            .collect();
+    pub fn from_mlir(diagnostic: RawDiagnostic) -> Self {
         Diagnostic {
-            severity: diagnostic.severity().into(),
-            location: SourceLoc::resolve(diagnostic.location()),
-            message: diagnostic.to_string(),
-            notes,
+            // MLIR 22 defines only these four severities; an unknown one is reported as an error.
+            severity: diagnostic.severity.map_or(Severity::Error, Severity::from),
+            location: SourceLoc::resolve(diagnostic.location),
+            message: diagnostic.message,
+            notes: diagnostic.notes.into_iter().map(Self::from_mlir).collect(),
         }
     }
 

@@ -478,3 +478,76 @@ pub fn type_key(ty: Type) -> (usize, usize) {
     let context = unsafe { mlir_sys::mlirTypeGetContext(ty.to_raw()) };
     (context.ptr as usize, ty.to_raw().ptr as usize)
 }
+
+/// One MLIR diagnostic read out of MLIR: severity, location, message text and notes.
+pub struct RawDiagnostic<'c> {
+    /// Error, warning, note or remark (`None` for a severity MLIR 22 does not define).
+    pub severity: Option<melior::diagnostic::DiagnosticSeverity>,
+    /// Where MLIR says it points.
+    pub location: Location<'c>,
+    /// The text, with any bytes that are not UTF-8 replaced by U+FFFD.
+    pub message: String,
+    /// The attached notes, in order.
+    pub notes: Vec<RawDiagnostic<'c>>,
+}
+
+/// Attaches `handler` to every diagnostic `context` emits (the handler reports it handled).
+///
+/// melior's own handler gives a `Diagnostic` whose `Display` fails when MLIR prints bytes that are not UTF-8 (an op
+/// name written with a `\BA` escape is echoed raw), and `to_string` then panics inside a C callback, which aborts.
+/// Here the text is collected as bytes and converted once, lossily.
+pub fn attach_diagnostic_handler<F: FnMut(RawDiagnostic) + 'static>(context: &Context, handler: F) {
+    unsafe extern "C" fn handle<F: FnMut(RawDiagnostic)>(
+        diagnostic: mlir_sys::MlirDiagnostic,
+        data: *mut c_void,
+    ) -> mlir_sys::MlirLogicalResult {
+        // SAFETY: `data` is the `Box<F>` leaked below, alive until `drop_handler`; MLIR calls handlers on the
+        // context's (single) thread, so the `&mut` is unique.
+        let handler = unsafe { &mut *(data as *mut F) };
+        handler(read_diagnostic(diagnostic));
+        mlir_sys::MlirLogicalResult { value: 1 }
+    }
+    unsafe extern "C" fn drop_handler<F>(data: *mut c_void) {
+        // SAFETY: `data` came from `Box::into_raw` in `attach_diagnostic_handler`; MLIR calls this once.
+        drop(unsafe { Box::from_raw(data as *mut F) });
+    }
+    let data = Box::into_raw(Box::new(handler)) as *mut c_void;
+    // SAFETY: the context is live; MLIR owns `data` from here and frees it with `drop_handler`.
+    unsafe {
+        mlir_sys::mlirContextAttachDiagnosticHandler(
+            context.to_raw(),
+            Some(handle::<F>),
+            data,
+            Some(drop_handler::<F>),
+        );
+    }
+}
+
+/// Reads a diagnostic (and its notes) handed to a diagnostic handler.
+fn read_diagnostic<'c>(diagnostic: mlir_sys::MlirDiagnostic) -> RawDiagnostic<'c> {
+    let mut bytes = Vec::new();
+    // SAFETY: `diagnostic` is valid for the duration of the handler call that reads it; `collect_bytes` only
+    // appends to `bytes`, which outlives the call.
+    unsafe {
+        mlir_sys::mlirDiagnosticPrint(diagnostic, Some(collect_bytes), &mut bytes as *mut Vec<u8> as *mut c_void);
+        let notes = (0..mlir_sys::mlirDiagnosticGetNumNotes(diagnostic))
+            .map(|index| read_diagnostic(mlir_sys::mlirDiagnosticGetNote(diagnostic, index)))
+            .collect();
+        RawDiagnostic {
+            severity: melior::diagnostic::DiagnosticSeverity::try_from(mlir_sys::mlirDiagnosticGetSeverity(diagnostic))
+                .ok(),
+            location: Location::from_raw(mlir_sys::mlirDiagnosticGetLocation(diagnostic)),
+            message: String::from_utf8_lossy(&bytes).into_owned(),
+            notes,
+        }
+    }
+}
+
+/// Appends a chunk to the `Vec<u8>` behind `data` (a C API string callback; chunks may split a UTF-8 sequence).
+unsafe extern "C" fn collect_bytes(chunk: mlir_sys::MlirStringRef, data: *mut c_void) {
+    // SAFETY: `data` is the `&mut Vec<u8>` passed by the caller; the chunk points at `length` readable bytes.
+    unsafe {
+        let buffer = &mut *(data as *mut Vec<u8>);
+        buffer.extend_from_slice(std::slice::from_raw_parts(chunk.data as *const u8, chunk.length));
+    }
+}
