@@ -40,6 +40,17 @@ impl ExecScope {
         ExecScope::Kernel,
     ];
 
+    /// Threads in one instance of the scope, where the hardware fixes it (thread 1, warp 32, warpgroup 128;
+    /// `None` for a CTA and beyond, whose size the launch picks).
+    pub fn fixed_threads(self) -> Option<i64> {
+        match self {
+            ExecScope::Thread => Some(1),
+            ExecScope::Warp => Some(32),
+            ExecScope::Warpgroup => Some(128),
+            _ => None,
+        }
+    }
+
     /// The scope's keyword in text (`thread`, `warp`, `warpgroup`, `cta`, `cluster`, `kernel`).
     pub fn name(self) -> &'static str {
         match self {

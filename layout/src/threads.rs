@@ -90,23 +90,13 @@ fn fail(message: String) -> ThreadAxesError {
     ThreadAxesError { message }
 }
 
-/// Threads in one unit of a scope inside a CTA (`None` for the CTA and beyond).
-fn scope_threads(scope: ExecScope) -> Option<i64> {
-    match scope {
-        ExecScope::Thread => Some(1),
-        ExecScope::Warp => Some(32),
-        ExecScope::Warpgroup => Some(128),
-        _ => None,
-    }
-}
-
 /// For a thread axis inside a CTA (`laneid`, `tid`, `warpid`, ...; declared ones by their kind): the threads one
 /// unit holds and the number of units its scope has (`None` for one that is not such an axis).
 pub fn cta_digit(axis: Axis) -> Option<(i64, i64)> {
     let AxisKind::Thread { unit, within } = axis.kind() else { return None };
-    let per = scope_threads(unit)?;
+    let per = unit.fixed_threads()?;
     let total = match within {
-        ExecScope::Warp | ExecScope::Warpgroup => scope_threads(within)?,
+        ExecScope::Warp | ExecScope::Warpgroup => within.fixed_threads()?,
         ExecScope::Cta => CTA_THREADS,
         _ => return None,
     };

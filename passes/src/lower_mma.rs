@@ -257,16 +257,6 @@ fn trace<'c, 'a>(role: &str, value: Value<'c, 'a>) -> Result<Traced<'c, 'a>, Str
     storage::trace("mma", role, value, false)
 }
 
-/// The scope's thread count when it is fixed (warp 32, warpgroup 128).
-fn scope_threads(scope: ExecScope) -> Option<i64> {
-    match scope {
-        ExecScope::Thread => Some(1),
-        ExecScope::Warp => Some(32),
-        ExecScope::Warpgroup => Some(128),
-        _ => None,
-    }
-}
-
 /// Plans one gemm: target, scope, operands, dtypes, `axe_layout::mma::plan`, then what this pass lowers.
 fn plan_gemm<'c, 'a>(op: AxeOp<'c, 'a>) -> Result<PlannedGemm<'c, 'a>, String> {
     let chip = target(op.operation())?;
@@ -359,7 +349,7 @@ fn check_lowerable(plan: &MmaPlan, scope: ExecScope, dtype: DType) -> Result<(),
         return Err(format!("mma: scope: {family} runs at {} scope, got {}", names.join(" or "), scope.name()));
     }
     let last = plan.issues.iter().map(|i| i.thread_base).max().unwrap_or(0);
-    if let Some(threads) = scope_threads(scope) {
+    if let Some(threads) = scope.fixed_threads() {
         if last + unit > threads {
             return Err(format!(
                 "mma: scope: the plan issues from threads {last}..{}, but a {} scope has {threads} threads",

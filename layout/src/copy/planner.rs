@@ -5,7 +5,7 @@ use super::fit::Digit;
 use super::matrix::matrix_step;
 use super::regs::{mov_step, shuffle_step};
 use super::staging::staged;
-use super::table::{check_injective, err, evaluate_both, fixed_scope_threads, subset_cond, Table, MAX_CTA_THREADS};
+use super::table::{check_injective, err, evaluate_both, subset_cond, Table, MAX_CTA_THREADS};
 use super::tmem::tmem_step;
 use super::vector::{cp_async_step, reg_mem_step, Entry, Pair, Threads};
 use super::{Chip, CopyError, CopyKind, CopyPlan, CopyRequest, CopyRule, CopyStep, Mem, Space, Staging, ThreadCond};
@@ -38,7 +38,7 @@ pub fn plan(req: &CopyRequest<'_>) -> Result<CopyPlan, CopyError> {
         check_injective(&src, "source")?;
     }
     let scope = req.scope;
-    let known = match (fixed_scope_threads(scope), req.cta_threads) {
+    let known = match (scope.fixed_threads(), req.cta_threads) {
         (Some(n), _) => Some(n),
         (None, Some(n)) if scope == ExecScope::Cta => {
             if !(1..=MAX_CTA_THREADS).contains(&n) {

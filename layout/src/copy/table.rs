@@ -53,26 +53,11 @@ pub(crate) fn unit_threads(axis: Axis, scope: ExecScope) -> Result<(i64, Option<
     if within > scope {
         return Err(format!("'{axis}' indexes {unit}s within a {within}, outside one {scope}"));
     }
-    let count = |s: ExecScope| match s {
-        ExecScope::Thread => Some(1),
-        ExecScope::Warp => Some(32),
-        ExecScope::Warpgroup => Some(128),
-        _ => None,
-    };
+    let count = ExecScope::fixed_threads;
     let Some(per) = count(unit) else {
         return Err(format!("'{axis}' indexes {unit}s, which are not threads of one {scope}"));
     };
     Ok((per, count(within).map(|w| w / per)))
-}
-
-/// Threads in one instance of the scope, where the hardware fixes it.
-pub(crate) fn fixed_scope_threads(scope: ExecScope) -> Option<i64> {
-    match scope {
-        ExecScope::Thread => Some(1),
-        ExecScope::Warp => Some(32),
-        ExecScope::Warpgroup => Some(128),
-        _ => None,
-    }
 }
 
 /// The subset as a condition on the thread index.

@@ -244,7 +244,7 @@ impl<'c, 'a> Lowering<'c, 'a> {
         for issue in &gemm.plan.issues {
             groups.entry(issue.thread_base).or_default().push(issue);
         }
-        let scope_units = super::scope_threads(gemm.scope).map(|t| t / unit);
+        let scope_units = gemm.scope.fixed_threads().map(|t| t / unit);
         for (thread_base, issues) in groups {
             if scope_units == Some(1) {
                 body(self, &b, &issues)?;
