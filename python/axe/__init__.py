@@ -15,14 +15,16 @@ machine with only the compiled artifacts).
 
 from .record import Expr, KernelRecord, LaunchError, LaunchRecord
 from .kernel import Kernel, Module, load
+from .compiler import compile
 
 try:
     from ._native import *  # noqa: F401,F403  (the layout algebra)
-    from ._native import __version__, compile  # noqa: F401
-except ImportError as _missing:  # the native module is not built: kernels from artifacts only
+    from ._native import CompileError, SimulationError, __version__  # noqa: F401
+except ImportError:  # the native module is not built: kernels from artifacts only (axe.compile raises ImportError)
     __version__ = "0.1.0"
-    _native_error = _missing
 
-    def compile(*args, **kwargs):  # type: ignore[no-redef]
-        """Unavailable: the native module (the compiler) is not built here; `axe.load` reads compiled artifacts."""
-        raise ImportError(f"axe.compile needs the native module, which is not importable: {_native_error}")
+    class CompileError(ValueError):  # type: ignore[no-redef]
+        """axe IR the compiler refuses (raised by the native module; this stand-in is never raised)."""
+
+    class SimulationError(RuntimeError):  # type: ignore[no-redef]
+        """A fault the simulator found (raised by the native module; this stand-in is never raised)."""

@@ -26,6 +26,8 @@ class LaunchError(ValueError):
     Attributes: `kernel` (its name), `param` (the parameter, or None), `precondition` (the record's text of the
     violated precondition, or None), `message`."""
 
+    __module__ = "axe"  # raised and printed as axe.LaunchError, where users catch it
+
     def __init__(self, kernel: str, message: str, param: Optional[str] = None, precondition: Optional[str] = None):
         where = f"{kernel}: " + (f"argument {param}: " if param else "")
         super().__init__(where + message)

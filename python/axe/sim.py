@@ -29,7 +29,7 @@ def run(kernel, bound: Bound) -> None:
         if not array.is_row_major():
             raise LaunchError(kernel.name, "the simulator takes densely packed (C-contiguous) arrays", param=param.name)
         args.append(("buffer", array.dtype, bytes(memoryview(array.obj).cast("B"))))
-    outputs = _native.simulate(module.source, module.source_name, kernel.name, list(bound.grid), args)
+    outputs = _native._simulate(module.source, module.source_name, kernel.name, list(bound.grid), args)
     for index, data in enumerate(outputs):
         array = bound.arrays.get(index)
         if array is not None and data is not None:

@@ -1,23 +1,26 @@
-//! `axe_layout`, the Python module: the Axe layout algebra of the `axe-layout` crate, called from Python.
+//! `axe._native`, the native half of the `axe` Python package: the Axe layout algebra of the `axe-layout` crate
+//! (re-exported as `axe.Layout`, `axe.tma_plan`, ...), and the compiler and simulator for the package's kernels
+//! (`kernels`: `axe.compile` and the simulator path of a kernel call, written in Python over them).
 //!
-//! Every answer comes from the layout crate; this crate only converts arguments and results (shapes, regions,
+//! For layouts, every answer comes from the layout crate; this crate only converts arguments and results (shapes, regions,
 //! coordinates in, coordinate sets, numpy tables and plan dicts out), so Python and Rust cannot disagree.
 //! Arguments follow the `axe-layout` CLI: a shape is `[8, 16]` or the CLI's text `"8,16"`, a region
 //! `[(2, 3), (6, 10)]` or `"2:3,6:10"`, a layout a [`Layout`](pylayout::PyLayout) or its text, and the plan
 //! functions take the CLI's options as keywords (`--global-shape` is `global_shape`). The plan dicts have the
 //! keys of the CLI's `--json` (checked key for key against the CLI by `python/tests`).
 //!
-//! Errors: every refusal of the algebra or the planners raises `axe_layout.LayoutError` (a `ValueError`) with
+//! Errors: every refusal of the algebra or the planners raises `axe.LayoutError` (a `ValueError`) with
 //! `.message` (the crate's message) and `.column` (1-based character column in the text for parse errors, else
 //! `None`), as the CLI prints them. A wrong Python type raises `TypeError`. No argument aborts the interpreter or
 //! escapes `except Exception`: sequences are read with bounds (`args`), answers whose size multiplies several
 //! factors are capped before they are built (`TABLE_LIMIT`, `EVAL_LIMIT`, the HTML grid's values), and a panic,
 //! which would be pyo3's `PanicException` (a `BaseException`), becomes `LayoutError` ([`guarded`]).
 //!
-//! Built by maturin (`pip install ./python`); `axe_layout.pyi` next to `pyproject.toml` is the type stub.
+//! Built by maturin (`pip install ./python`); `axe/_native.pyi` is the type stub.
 
 mod args;
 mod html;
+mod kernels;
 mod plans;
 mod pylayout;
 
@@ -25,7 +28,7 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
 pyo3::create_exception!(
-    axe_layout,
+    axe,
     LayoutError,
     PyValueError,
     "A layout, shape, region or coordinate that does not parse, or an operation or plan the algebra refuses.\n\n\
@@ -81,11 +84,14 @@ pub(crate) fn crate_error(py: Python<'_>, what: &str, text: Option<&str>, e: &la
     layout_error(py, &message, column, text.filter(|_| column.is_some()))
 }
 
-/// The Axe layout algebra (shard D + replica R + offset O over named hardware axes, with XOR swizzles).
-#[pymodule(name = "axe_layout")]
-mod axe_layout {
+/// The native half of the `axe` package: the Axe layout algebra (shard D + replica R + offset O over named
+/// hardware axes, with XOR swizzles), the compiler and the simulator.
+#[pymodule(name = "_native")]
+mod native {
     use super::*;
 
+    #[pymodule_export]
+    use super::kernels::{_compile, _simulate, CompileError, SimulationError};
     #[pymodule_export]
     use super::plans::{mma_plan, tma_plan};
     #[pymodule_export]

@@ -1,4 +1,4 @@
-//! `axe_layout.Layout`: one immutable layout and the crate's operations on it, with the CLI's argument order
+//! `axe.Layout`: one immutable layout and the crate's operations on it, with the CLI's argument order
 //! (`tile INNER OUTER --inner-shape --outer-shape` is `inner.tile(outer, inner_shape, outer_shape)`).
 
 use crate::args::{coord_of, layout_of, region_of, shape_of, shape_or, tile_of, CoordArg};
@@ -27,7 +27,7 @@ pub const EVAL_LIMIT: i64 = 1 << 22;
 /// `repr()` and `str()` are the layout's canonical text (the crate's printer, which `Layout()` parses back to
 /// the same layout). Two layouts are `==` (and hash alike) when their canonical forms (paper App. A) are
 /// identical, which implies the same induced map; `equivalent(other, shape)` decides map equality exactly.
-#[pyclass(frozen, name = "Layout", module = "axe_layout")]
+#[pyclass(frozen, name = "Layout", module = "axe")]
 pub struct PyLayout {
     layout: Layout,
 }

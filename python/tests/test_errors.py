@@ -3,8 +3,8 @@ TypeError for arguments of the wrong Python type; no input crashes the interpret
 
 import pytest
 
-import axe_layout
-from axe_layout import Layout, LayoutError
+import axe as axe_layout
+from axe import Layout, LayoutError
 
 LANES = "S[(8,4):(4@laneid,1@laneid)]"
 

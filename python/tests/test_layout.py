@@ -8,8 +8,8 @@ from html.parser import HTMLParser
 import numpy as np
 import pytest
 
-import axe_layout
-from axe_layout import Layout, LayoutError
+import axe as axe_layout
+from axe import Layout, LayoutError
 
 # TIRx page, "Case study: NVIDIA tensor-core tile" (the paper's Figure 2A).
 TC_TILE = "S[(8,2,4,2):(4@laneid,1@warpid,1@laneid,1)] + R[2:4@warpid] + 5@warpid"

@@ -11,15 +11,15 @@ import textwrap
 
 import pytest
 
-import axe_layout
-from axe_layout import Layout, LayoutError
+import axe as axe_layout
+from axe import Layout, LayoutError
 
 CHILD = textwrap.dedent(
     """
     import resource, sys
     resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))
-    import axe_layout
-    from axe_layout import Layout
+    import axe as axe_layout
+    from axe import Layout
 
     class Lying:
         "A sequence that claims 2**40 items and has none."
@@ -128,7 +128,7 @@ def test_table_of_many_declared_axes_is_refused_before_allocating():
                 """
                 import resource
                 resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))
-                import axe_layout
+                import axe as axe_layout
                 for i in range(999):
                     axe_layout.declare_axis(f"mem{i}", "memory")
                 l = axe_layout.Layout("S[1048576:1]" + "".join(f" + 1@mem{i}" for i in range(999)))
@@ -158,7 +158,7 @@ def test_eval_caps_points_times_axes():
             "-c",
             textwrap.dedent(
                 """
-                import axe_layout
+                import axe as axe_layout
                 for i in range(100):
                     axe_layout.declare_axis(f"mem{i}", "memory")
                 l = axe_layout.Layout("S[4:1] + R[65536:1@tid]" + "".join(f" + 1@mem{i}" for i in range(100)))

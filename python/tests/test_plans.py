@@ -4,8 +4,8 @@ numbering, then every case compared key for key with `axe-layout tma-plan/mma-pl
 
 import pytest
 
-import axe_layout
-from axe_layout import Layout, LayoutError
+import axe as axe_layout
+from axe import Layout, LayoutError
 
 ROW_MAJOR = "S[(256,256):(256,1)]"
 B128 = "Swizzle(3,3,3) o S[(128,64):(64,1)]"

@@ -1,12 +1,14 @@
-"""The type stub describes the module as built: every public name of the module and of Layout is in
-axe_layout.pyi and nothing else is, and the installed package carries the stub and py.typed."""
+"""The type stub describes the native module as built: every public name of axe._native and of Layout is in
+axe/_native.pyi and nothing else is, the package carries the stub and py.typed, and the package re-exports the
+layout names."""
 
 import ast
 from pathlib import Path
 
-import axe_layout
+import axe
+from axe import _native
 
-STUB = Path(__file__).resolve().parents[1] / "axe_layout.pyi"
+STUB = Path(__file__).resolve().parents[1] / "axe" / "_native.pyi"
 
 
 def stub_names():
@@ -24,14 +26,19 @@ def stub_names():
 
 def test_stub_matches_the_module():
     top, layout = stub_names()
-    # `axe_layout.axe_layout` is the native submodule that the package's __init__ re-exports.
-    module = {n for n in dir(axe_layout) if not n.startswith("_") and n != "axe_layout"}
-    assert top == module | {"__version__"}
-    public = {n for n in dir(axe_layout.Layout) if not n.startswith("_")} | {"_repr_html_"}
+    module = {n for n in dir(_native) if not n.startswith("__")}
+    assert {n for n in top if not n.startswith("__")} == module
+    public = {n for n in dir(_native.Layout) if not n.startswith("_")} | {"_repr_html_"}
     assert {n for n in layout if not n.startswith("__")} == public
 
 
+def test_the_package_reexports_the_layout_names():
+    for name in dir(_native):
+        if not name.startswith("_"):
+            assert getattr(axe, name) is getattr(_native, name), name
+
+
 def test_installed_package_is_typed():
-    package = Path(axe_layout.__file__).parent
+    package = Path(axe.__file__).parent
     assert (package / "py.typed").exists()
-    assert (package / "__init__.pyi").read_text() == STUB.read_text()
+    assert (package / "_native.pyi").read_text() == STUB.read_text()

@@ -19,13 +19,36 @@ use crate::{
     ptx::{self, Chip},
     translate::{select_target, translate, Emit},
 };
-use axe_dialect::{ffi, parse_module, AxeContext, Diagnostic};
+use axe_dialect::{ffi, parse_module, AxeContext, Diagnostic, SourceLoc};
 use axe_passes::{lookup, PassKind};
 use inkwell::targets::TargetMachine;
 use melior::pass::PassManager;
 
-/// The pipeline a compile runs, as `axe-opt` flags (the README's).
+/// The pipeline [`Compiler::new`] runs, as `axe-opt` flags (the README's TMA copy).
 pub const PIPELINE: &[&str] = &["lower-tma", "lower-to-nvvm"];
+
+/// Every lowering a kernel may need, in the order `scripts/run-example.sh` runs them for the GEMMs: what
+/// [`Compiler::for_kernels`] runs (the Python package's `axe.compile`). A lowering with nothing to lower is a no-op.
+pub const KERNEL_PIPELINE: &[&str] = &[
+    "lower-tma",
+    "lower-mma",
+    "lower-copy",
+    "lower-collectives",
+    "lower-to-nvvm",
+    "axe-hoist-allocas",
+    "axe-dynamic-shared",
+];
+
+/// What [`Compiler::compile`] produces: the chip, the PTX and the launch record (`--emit=launch`'s JSON).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Compiled {
+    /// The chip the PTX is for.
+    pub chip: Chip,
+    /// The PTX text.
+    pub ptx: String,
+    /// The launch record, as JSON.
+    pub launch: String,
+}
 
 /// LLVM optimization level of the PTX (as `axe-translate`'s default).
 const OPT_LEVEL: u8 = 2;
@@ -55,8 +78,60 @@ pub struct Compiler<'c> {
 impl<'c> Compiler<'c> {
     /// Builds the pipeline in `context`.
     pub fn new(context: &'c AxeContext) -> anyhow::Result<Compiler<'c>> {
-        let manager = pipeline(context).map_err(anyhow::Error::msg)?;
+        Compiler::with_pipeline(context, PIPELINE)
+    }
+
+    /// Builds [`KERNEL_PIPELINE`] in `context`: every lowering, for [`Compiler::compile`].
+    pub fn for_kernels(context: &'c AxeContext) -> anyhow::Result<Compiler<'c>> {
+        Compiler::with_pipeline(context, KERNEL_PIPELINE)
+    }
+
+    /// Builds the passes named by `flags` (as `axe-opt` flags, without the dashes) in `context`.
+    pub fn with_pipeline(context: &'c AxeContext, flags: &[&str]) -> anyhow::Result<Compiler<'c>> {
+        let manager = pipeline(context, flags).map_err(anyhow::Error::msg)?;
         Ok(Compiler { context, manager, machines: Vec::new() })
+    }
+
+    /// Compiles `source` (named `name` in diagnostics) for `chip`, or for the chip its `gpu.module`'s
+    /// `axe.target` names when `chip` is `None` (sm_90a when it names none): the PTX and the launch record.
+    pub fn compile(&mut self, source: &str, name: &str, chip: Option<Chip>) -> Result<Compiled, CompileError> {
+        let context = self.context;
+        let fail = |message: Option<String>| {
+            let mut diagnostics = context.diagnostics().take();
+            diagnostics.extend(message.map(|m| Diagnostic::error(None, m)));
+            CompileError { diagnostics }
+        };
+        let mut module = parse_module(context, source, name).ok_or_else(|| fail(None))?;
+        if !axe_dialect::verify(&module) {
+            return Err(fail(None));
+        }
+        let planned = match target_of(&module) {
+            Some(text) => Some(Chip::parse(&text).map_err(|e| fail(Some(format!("axe.target: {e:#}"))))?),
+            None => None,
+        };
+        let chip = chip.or(planned).unwrap_or(Chip::Sm90a);
+        if let Some(planned) = planned.filter(|p| !chip.runs(*p)) {
+            return Err(fail(Some(format!(
+                "the kernels are planned for {} (axe.target), whose instructions {} does not have",
+                planned.name(),
+                chip.name()
+            ))));
+        }
+        self.manager.run(&mut module).map_err(|_| fail(None))?;
+        let machine = machine_for(&mut self.machines, chip).map_err(|e| fail(Some(format!("{e:#}"))))?;
+        let target = select_target(&module, None).map_err(|e| fail(Some(format!("{e:#}"))))?;
+        let ptx = match translate(target, machine, OPT_LEVEL, Emit::Ptx) {
+            Ok(Some(bytes)) => String::from_utf8(bytes).map_err(|_| fail(Some("PTX is not UTF-8".into())))?,
+            Ok(None) => return Err(fail(None)),
+            Err(e) => return Err(fail(Some(format!("{e:#}")))),
+        };
+        let launch = crate::launch::launch_json(target, chip.name()).map_err(|located| {
+            let mut diagnostics = context.diagnostics().take();
+            diagnostics
+                .extend(located.into_iter().map(|(loc, message)| Diagnostic::error(SourceLoc::resolve(loc), message)));
+            CompileError { diagnostics }
+        })?;
+        Ok(Compiled { chip, ptx, launch })
     }
 
     /// Compiles `source` (named `name` in diagnostics) to PTX for `chip`.
@@ -94,10 +169,20 @@ fn machine_for(machines: &mut Vec<(Chip, TargetMachine)>, chip: Chip) -> anyhow:
     Ok(&machines[index].1)
 }
 
-/// [`PIPELINE`] with the axe verifier after each pass.
-fn pipeline(context: &AxeContext) -> Result<PassManager<'_>, String> {
+/// The `axe.target` of the module's first `gpu.module` that has one.
+fn target_of(module: &melior::ir::Module) -> Option<String> {
+    use melior::ir::{block::BlockLike, operation::OperationLike};
+    std::iter::successors(module.body().first_operation(), |op| op.next_in_block())
+        .filter(|op| op.name().as_string_ref().as_str() == Ok("gpu.module"))
+        .find_map(|op| op.attribute(axe_passes::lower_mma::TARGET_ATTRIBUTE).ok())
+        .and_then(crate::launch::string_bytes)
+        .map(|bytes| String::from_utf8_lossy(&bytes).into_owned())
+}
+
+/// The passes of `flags` with the axe verifier after each.
+fn pipeline<'c>(context: &'c AxeContext, flags: &[&str]) -> Result<PassManager<'c>, String> {
     let manager = PassManager::new(context.context());
-    for flag in PIPELINE {
+    for flag in flags {
         match lookup(flag).map(|info| info.kind) {
             Some(PassKind::Rust(create)) => manager.add_pass(create()),
             Some(PassKind::Pipeline(text)) => ffi::add_pipeline(manager.as_operation_pass_manager(), text)?,
@@ -123,6 +208,25 @@ mod tests {
         for _ in 0..3 {
             assert_eq!(compiler.compile_to_ptx(EXAMPLE, "tma_copy.mlir", Chip::Sm90a).as_ref(), Ok(&first));
         }
+    }
+
+    #[test]
+    fn the_kernel_pipeline_gives_the_gemm_its_chip_ptx_and_launch_record() {
+        let gemm = include_str!("../../../examples/gemm_sm80.mlir");
+        let context = axe_dialect::create_context().expect("context");
+        let mut compiler = Compiler::for_kernels(&context).expect("pipeline");
+        let compiled = compiler.compile(gemm, "gemm_sm80.mlir", None).expect("compiles");
+        assert_eq!(compiled.chip, Chip::Sm80, "the chip is the module's axe.target");
+        assert!(compiled.ptx.contains(".target sm_80") && compiled.ptx.contains("mma.sync"), "{}", compiled.ptx);
+        let record: serde_json::Value = serde_json::from_str(&compiled.launch).expect("JSON");
+        assert_eq!(record["kernels"][0]["grid"], serde_json::json!(["ceildiv(M, 128)", "ceildiv(N, 128)", "1"]));
+        assert!(record["kernels"][0]["dynamic_shared_bytes"].as_u64().unwrap() > 48 * 1024, "{record}");
+        // An explicit chip is what the PTX is for: mma.sync runs on sm_90a too, wgmma does not run on sm_80.
+        assert_eq!(compiler.compile(gemm, "gemm_sm80.mlir", Some(Chip::Sm90a)).map(|c| c.chip), Ok(Chip::Sm90a));
+        let hopper = include_str!("../../../examples/gemm_sm90a.mlir");
+        let error = compiler.compile(hopper, "gemm_sm90a.mlir", Some(Chip::Sm80)).expect_err("wgmma on sm_80");
+        assert!(!error.diagnostics.is_empty(), "a refusal says why");
+        assert!(compiler.compile(hopper, "gemm_sm90a.mlir", None).is_ok(), "the compiler is usable after a refusal");
     }
 
     #[test]

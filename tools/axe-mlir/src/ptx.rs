@@ -49,6 +49,13 @@ impl Chip {
         }
     }
 
+    /// Whether PTX for `self` can carry a kernel planned for `planned` (its `axe.target`): sm_80's instructions
+    /// run on every later chip, but an `a` target's (wgmma, tcgen05, setmaxnreg) exist only on that exact
+    /// architecture, and LLVM's NVPTX backend aborts the process when asked to select one for another chip.
+    pub fn runs(self, planned: Chip) -> bool {
+        planned == Chip::Sm80 || planned == self
+    }
+
     /// The lowest PTX ISA that supports the chip (the `.version` in the PTX).
     pub fn features(self) -> &'static str {
         match self {

@@ -1,6 +1,7 @@
-"""Type stubs of axe_layout, the Axe layout algebra (the Rust crate axe-layout) built as a Python module."""
+"""Type stubs of axe._native: the Axe layout algebra (the Rust crate axe-layout), the compiler and the simulator,
+built as the native module of the axe package (which re-exports the layout names)."""
 
-from typing import Any, Sequence, Tuple, Union
+from typing import Any, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -134,3 +135,19 @@ def mma_plan(
     acc_dtype: str = "f32",
 ) -> dict[str, Any]:
     """The tensor-core plan of C += A * B as `axe-layout mma-plan --json`."""
+
+
+class CompileError(ValueError):
+    """axe IR the compiler refuses; str(e) is every diagnostic as axe-opt prints it."""
+
+class SimulationError(RuntimeError):
+    """A fault the simulator found while running a kernel, at the op's location."""
+
+def _compile(source: str, name: str = "<input>", chip: Optional[str] = None) -> Tuple[str, str, str]:
+    """Compiles axe IR with every lowering: (chip, PTX, launch record JSON). axe.compile wraps it."""
+
+def _simulate(
+    source: str, name: str, kernel: str, grid: Sequence[int], args: List[Tuple[Any, ...]]
+) -> List[Optional[bytes]]:
+    """Runs a kernel on every CTA of grid on the simulator: args are ("buffer", dtype, bytes), ("int", v) or
+    ("float", v); returns each argument's bytes afterwards (None for scalars). axe.Kernel's simulator path wraps it."""
