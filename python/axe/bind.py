@@ -9,6 +9,8 @@ parameter and the rule, anything the kernel was not compiled for:
 - for each tensor map: the tensor's rank, dtype, extents and byte strides against the map's expressions, a
   densely packed innermost dimension, and the driver's rules for `cuTensorMapEncodeTiled` (global address
   16-byte aligned, strides multiples of 16 and below 2^40, extents in 1..2^32, box within the extents' rules).
+What depends on the process's state is checked by the backend that has it: NVSHMEM's symmetric buffers by
+`nvshmem.check`, the tensors' device against the CUDA context by `cuda.py`.
 
 What comes out (`Bound`) is everything a backend needs: the value of every parameter (an address or a number),
 the grid, and the evaluated fields of each tensor map, so the GPU and the simulator launch the same thing.
@@ -210,12 +212,6 @@ def bind(
         if array is None:
             raise LaunchError(record.name, "no tensor for the tensor map", param=tm.param)
         maps.append(_check_map(record, tm, array, env))
-    for sym in record.symmetric:
-        raise LaunchError(
-            record.name,
-            f"a symmetric (NVSHMEM) buffer of {sym.bytes} bytes: launch it with axe.nvshmem (a collective launch)",
-            param=sym.param,
-        )
     dims = record.grid_dims(env)
     if grid is not None:
         dims = tuple(int(g) for g in grid) + (1,) * (3 - len(grid))  # type: ignore[assignment]

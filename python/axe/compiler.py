@@ -5,6 +5,8 @@ The cache is keyed by the IR text, the chip and the compiler (its version and th
 rebuilt compiler never serves an old kernel). It lives in memory for the process and on disk under
 `$AXE_CACHE_DIR` (default `~/.cache/axe/kernels`), one JSON file per kernel module written atomically;
 `AXE_CACHE=0` turns the disk cache off, `cache=False` both. `compile.stats` counts hits and compiles.
+Kernels that call NVSHMEM get its device library linked (from `$AXE_NVSHMEM_LIB`, which is pointed at the
+installed `nvidia-nvshmem-cu13` wheel when unset).
 """
 
 from __future__ import annotations
@@ -72,6 +74,22 @@ def _disk_put(key: str, entry: dict) -> None:
         pass  # a cache that cannot be written is only slower
 
 
+def _point_at_nvshmem() -> None:
+    """Kernels that call NVSHMEM link its device bitcode, which the compiler finds through `$AXE_NVSHMEM_LIB` (or
+    the project's .venv in a checkout): point it at the installed `nvidia-nvshmem-cu13` wheel when unset."""
+    if "AXE_NVSHMEM_LIB" in os.environ:
+        return
+    try:
+        import nvidia.nvshmem as wheel
+    except ImportError:
+        return
+    for base in wheel.__path__:
+        lib = os.path.join(base, "lib")
+        if os.path.isdir(lib):
+            os.environ["AXE_NVSHMEM_LIB"] = lib
+            return
+
+
 def compile(
     source: Union[str, os.PathLike],
     chip: Optional[str] = None,
@@ -83,6 +101,7 @@ def compile(
     simulator (the IR). A refusal raises `axe.CompileError` with the diagnostics as `axe-opt` prints them."""
     from . import _native
 
+    _point_at_nvshmem()
     if isinstance(source, os.PathLike) or (isinstance(source, str) and "\n" not in source and source.endswith(".mlir")):
         path = Path(source)
         text = path.read_text()

@@ -6,7 +6,8 @@ architecture, else from the PTX (the driver compiles it); the dynamic shared mem
 record asks. Per launch: every tensor map is encoded with `cuTensorMapEncodeTiled` from the checked fields
 (`bind.MapFields`) and stored in device memory (the kernel's tensor-map parameter is the map's address); the
 launch is `cuLaunchKernelEx` with the record's grid, block, cluster and dynamic shared memory, on the caller's
-stream. Encoded maps are kept by content and never rewritten in place: a launch still in flight keeps reading
+stream (cooperative for a kernel that calls NVSHMEM, after `nvshmem.check`; `nvshmem.py`). Encoded maps are
+kept by content and never rewritten in place: a launch still in flight keeps reading
 the map it was given (the TMA unit caches descriptors; rewriting one under it would need a
 `fence.proxy.tensormap`).
 """
@@ -31,6 +32,7 @@ CU_MEMORYTYPE_HOST = 1
 CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75
 CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76
 CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN = 97
+CU_LAUNCH_ATTRIBUTE_COOPERATIVE = 2
 CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION = 4
 CU_JIT_INFO_LOG_BUFFER = 3
 CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES = 4
@@ -271,8 +273,9 @@ def stream_handle(stream: Any) -> int:
 class CudaKernel:
     """One kernel loaded into the current CUDA context (per context, on first launch)."""
 
-    def __init__(self, name: str, chip: str, ptx: Optional[bytes], cubin: Optional[bytes]):
+    def __init__(self, name: str, chip: str, ptx: Optional[bytes], cubin: Optional[bytes], symmetric: bool = False):
         self.name, self.chip, self.ptx, self.cubin = name, chip, ptx, cubin
+        self.symmetric = symmetric  # calls NVSHMEM: nvshmemx_cumodule_init after loading
         self._loaded: Dict[int, Tuple[int, str]] = {}
         self.loaded_from: Optional[str] = None
 
@@ -302,6 +305,10 @@ class CudaKernel:
         if module is None:
             raise RuntimeError(f"{self.name}: no loadable image ({'; '.join(errors) or 'neither cubin nor PTX'})")
         fn = drv.function(module, self.name)
+        if self.symmetric:
+            from . import nvshmem
+
+            nvshmem.cumodule_init(module)
         if dynamic_shared > 48 * 1024:
             limit = drv.attribute(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, dev)
             if dynamic_shared > limit:
@@ -333,6 +340,10 @@ class CudaKernel:
                     param=bound.record.params[index].name,
                 )
         rec = bound.record
+        if rec.symmetric:
+            from . import nvshmem
+
+            nvshmem.check(bound)
         fn = self._function(drv, ctx, rec.dynamic_shared_bytes, rec.cluster)
         values = list(bound.values)
         store = _map_store(drv, ctx)
@@ -351,12 +362,16 @@ class CudaLaunch:
         self._params = (ctypes.c_void_p * max(len(self._holders), 1))(
             *[ctypes.cast(ctypes.byref(h), ctypes.c_void_p) for h in self._holders]
         )
-        attrs = (_LaunchAttribute * 1)()
+        attrs = (_LaunchAttribute * 2)()
         n_attrs = 0
         if tuple(rec.cluster) != (1, 1, 1):
-            attrs[0].id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION
-            attrs[0].value[0], attrs[0].value[1], attrs[0].value[2] = rec.cluster
-            n_attrs = 1
+            attrs[n_attrs].id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION
+            attrs[n_attrs].value[0], attrs[n_attrs].value[1], attrs[n_attrs].value[2] = rec.cluster
+            n_attrs += 1
+        if rec.symmetric:  # a collective launch: every CTA resident at once (nvshmemx_collective_launch's rule)
+            attrs[n_attrs].id = CU_LAUNCH_ATTRIBUTE_COOPERATIVE
+            attrs[n_attrs].value[0] = 1
+            n_attrs += 1
         self._attrs = attrs
         gx, gy, gz = bound.grid
         bx, by, bz = rec.block

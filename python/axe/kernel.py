@@ -79,6 +79,7 @@ class Kernel:
                 self.module.chip,
                 ptx.encode() if isinstance(ptx, str) else ptx,
                 cubin,
+                symmetric=bool(self.record.symmetric),
             )
         return self._cuda.prepare(bound)
 

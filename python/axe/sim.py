@@ -14,6 +14,12 @@ from .record import LaunchError
 def run(kernel, bound: Bound) -> None:
     """Runs `bound` (checked for the host) on the simulator and copies every buffer back into its array."""
     module = kernel.module
+    if bound.record.symmetric:
+        raise LaunchError(
+            kernel.name,
+            "a kernel with NVSHMEM symmetric buffers runs on GPUs only (the simulator runs one rank; the collective "
+            "planner's model checks the plans on every rank: axe-layout collective-plan)",
+        )
     if module.source is None:
         raise LaunchError(kernel.name, "the simulator runs the axe IR, which this module lacks (load it with source=)")
     try:

@@ -291,3 +291,64 @@ def test_expressions_follow_the_records_grammar():
     for bad in ["M -", "ceildiv(M)", "M == N == K", "M $ 2", "(M"]:
         with pytest.raises(ValueError):
             Expr(bad)
+
+
+class FakeNvshmem:
+    """Stands in for libnvshmem_host: an initialised job of `pes` PEs, this process PE `pe`, a symmetric heap of
+    the addresses in `heap`."""
+
+    def __init__(self, pes=4, pe=1, status=2, heap=()):
+        self.pes, self.pe, self.status, self.heap = pes, pe, status, set(heap)
+
+    def nvshmemx_init_status(self):
+        return self.status
+
+    def nvshmem_n_pes(self):
+        return self.pes
+
+    def nvshmem_my_pe(self):
+        return self.pe
+
+    def nvshmem_ptr(self, address, pe):
+        return address.value if address.value in self.heap and pe == self.pe else None
+
+
+def test_nvshmem_kernels_are_checked_against_the_launch_contract():
+    from axe import nvshmem
+
+    kernel = compiled("allgather").kernel
+    sym = kernel.record.symmetric[0]
+    assert (sym.param, sym.bytes, sym.local_shapes[1]) == ("dst", 128, (8, 4))  # examples/allgather.mlir: 8x4 f32
+    src, dst = np.zeros((2, 4), np.float32), np.zeros((8, 4), np.float32)
+    bound = kernel.bind(src, dst, device="sim")
+    heap = {dst.ctypes.data}
+    nvshmem.check(bound, FakeNvshmem(heap=heap))  # the contract holds: no error
+    refusals = [
+        (FakeNvshmem(status=1, heap=heap), "NVSHMEM is not initialised"),
+        (FakeNvshmem(pes=2, heap=heap), "compiled for a mesh of 4 ranks; NVSHMEM has 2 PEs"),
+        (FakeNvshmem(heap=()), "argument dst: the tensor is not on NVSHMEM's symmetric heap"),
+    ]
+    for lib, message in refusals:
+        with pytest.raises(axe.LaunchError, match=message):
+            nvshmem.check(bound, lib)
+    small_dst = np.zeros((4, 4), np.float32)
+    with pytest.raises(axe.LaunchError, match="argument dst: 64 bytes, but every rank allocates 128 bytes"):
+        nvshmem.check(kernel.bind(src, small_dst, device="sim"), FakeNvshmem(heap={small_dst.ctypes.data}))
+    flat = np.zeros(32, np.float32)
+    with pytest.raises(axe.LaunchError, match=r"argument dst: shape \[32\], but rank 1's local shape is \[8, 4\]"):
+        nvshmem.check(kernel.bind(src, flat, device="sim"), FakeNvshmem(heap={flat.ctypes.data}))
+
+
+def test_nvshmem_kernels_do_not_run_on_the_simulator():
+    kernel = compiled("allgather").kernel
+    with pytest.raises(axe.LaunchError, match="NVSHMEM symmetric buffers runs on GPUs only"):
+        kernel(np.zeros((2, 4), np.float32), np.zeros((8, 4), np.float32), device="sim")
+
+
+def test_a_collective_launch_is_cooperative():
+    kernel = compiled("allgather").kernel
+    bound = kernel.bind(np.zeros((2, 4), np.float32), np.zeros((8, 4), np.float32), device="sim")
+    launch = cuda.CudaLaunch(None, 0, bound, list(bound.values))
+    assert launch._config.numAttrs == 1
+    assert (launch._attrs[0].id, launch._attrs[0].value[0]) == (cuda.CU_LAUNCH_ATTRIBUTE_COOPERATIVE, 1)
+    assert (launch._config.gridDimX, launch._config.blockDimX) == (1, 128)

@@ -16,8 +16,9 @@
 //! ```
 
 use crate::{
+    nvshmem,
     ptx::{self, Chip},
-    translate::{select_target, translate, Emit},
+    translate::{select_target, translate, translate_linking, Emit, Library},
 };
 use axe_dialect::{ffi, parse_module, AxeContext, Diagnostic, SourceLoc};
 use axe_passes::{lookup, PassKind};
@@ -39,7 +40,8 @@ pub const KERNEL_PIPELINE: &[&str] = &[
     "axe-dynamic-shared",
 ];
 
-/// What [`Compiler::compile`] produces: the chip, the PTX and the launch record (`--emit=launch`'s JSON).
+/// What [`Compiler::compile`] produces: the chip, the PTX (NVSHMEM's device library linked in when the kernels
+/// call it) and the launch record (`--emit=launch`'s JSON).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Compiled {
     /// The chip the PTX is for.
@@ -120,7 +122,9 @@ impl<'c> Compiler<'c> {
         self.manager.run(&mut module).map_err(|_| fail(None))?;
         let machine = machine_for(&mut self.machines, chip).map_err(|e| fail(Some(format!("{e:#}"))))?;
         let target = select_target(&module, None).map_err(|e| fail(Some(format!("{e:#}"))))?;
-        let ptx = match translate(target, machine, OPT_LEVEL, Emit::Ptx) {
+        // A kernel that calls NVSHMEM gets its device library linked, found as axe-translate finds it.
+        let library = Library { source: &nvshmem::Source::Search, chip, verbose: false };
+        let ptx = match translate_linking(target, machine, OPT_LEVEL, Emit::Ptx, Some(library)) {
             Ok(Some(bytes)) => String::from_utf8(bytes).map_err(|_| fail(Some("PTX is not UTF-8".into())))?,
             Ok(None) => return Err(fail(None)),
             Err(e) => return Err(fail(Some(format!("{e:#}")))),
@@ -227,6 +231,24 @@ mod tests {
         let error = compiler.compile(hopper, "gemm_sm90a.mlir", Some(Chip::Sm80)).expect_err("wgmma on sm_80");
         assert!(!error.diagnostics.is_empty(), "a refusal says why");
         assert!(compiler.compile(hopper, "gemm_sm90a.mlir", None).is_ok(), "the compiler is usable after a refusal");
+    }
+
+    #[test]
+    fn a_collective_kernel_links_nvshmem_and_records_its_symmetric_buffers() {
+        let allgather = include_str!("../../../examples/allgather.mlir");
+        let context = axe_dialect::create_context().expect("context");
+        let mut compiler = Compiler::for_kernels(&context).expect("pipeline");
+        let compiled = compiler.compile(allgather, "allgather.mlir", None).expect("compiles");
+        // scripts/setup.sh installs the NVSHMEM wheel into the project's .venv, where the search looks.
+        // NVSHMEM linked: none of its functions stays external (vprintf and __assertfail, which the library
+        // calls, are the CUDA system calls the driver provides).
+        let externs: Vec<&str> = compiled.ptx.lines().filter(|l| l.starts_with(".extern .func")).collect();
+        assert!(externs.iter().all(|l| l.ends_with("__assertfail") || l.ends_with("vprintf")), "{externs:?}");
+        assert!(compiled.ptx.contains("nvshmemi_device_state_d"), "the state nvshmemx_cumodule_init fills");
+        let record: serde_json::Value = serde_json::from_str(&compiled.launch).expect("JSON");
+        let symmetric = record["kernels"][0]["symmetric"].as_array().expect("symmetric").clone();
+        assert!(!symmetric.is_empty(), "{record}");
+        assert_eq!(symmetric[0]["local_shapes"].as_array().map(Vec::len), Some(4), "one shape per rank: {record}");
     }
 
     #[test]
