@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Fuzz every target of axe-fuzz (fuzz/) for SECONDS of wall-clock time in all (default 600) and print the
-# table of runs, failures and time per target. Exits non-zero on any failure; failing inputs are saved under
-# target/fuzz-crashes/<target>/ with a reproducer command.
+# table per target: runs, planned (the entry point accepted the input; a tool exited 0), refused (it refused,
+# naming its rule where the target requires one; a tool's diagnostic and exit 1), failures (planned + refused +
+# failures = runs), time, slowest input and memory peak. Exits non-zero on any failure; failing inputs are
+# saved under target/fuzz-crashes/<target>/ with a reproducer command.
 #
 #   scripts/fuzz.sh [SECONDS]                    release build of the harness, 2 worker threads
 #   scripts/fuzz.sh --debug 60                   debug build (what scripts/test.sh runs: nothing new to compile)
@@ -29,7 +31,7 @@ while [ $# -gt 0 ]; do
     --jobs) jobs="$2"; shift ;;
     --runs) runs="$2"; shift ;;
     --) shift; extra=("$@"); break ;;
-    -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) seconds="$1" ;;
   esac
   shift

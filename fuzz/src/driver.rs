@@ -48,6 +48,23 @@ pub enum Kind {
     Process,
 }
 
+/// What a target's check made of an input that broke no property: the entry point accepted it or refused it.
+/// Every target reports both counts, so a run shows how much of its budget reached past the front door (a
+/// target that refuses nearly everything tests little beyond its refusals).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// The entry point accepted the input: a plan, a parse, an answer; a tool exited 0.
+    Planned,
+    /// The entry point refused the input as its contract says (an error naming its rule where the target
+    /// requires one; a tool's diagnostic and exit code 1, or 2 for a malformed command line), or the input did
+    /// not reach it (a field that does not parse).
+    Refused,
+}
+
+/// A target's check: runs one input; `Err` describes a failure (a broken property, a bad exit), `Ok` says
+/// whether the input was planned or refused.
+pub type Check = fn(&str) -> Result<Outcome, String>;
+
 /// One fuzz target: a generator of inputs (text) and a check that runs one input.
 #[derive(Clone, Copy)]
 pub struct Target {
@@ -61,8 +78,8 @@ pub struct Target {
     pub weight: u32,
     /// Produces one input from the RNG. Must be deterministic given the RNG (and the seed corpus).
     pub generate: fn(&mut Rng) -> String,
-    /// Runs one input; `Err` describes a failure (a broken property, a bad exit).
-    pub check: fn(&str) -> Result<(), String>,
+    /// Runs one input; `Err` describes a failure (a broken property, a bad exit), `Ok` its [`Outcome`].
+    pub check: Check,
     /// The limits each input runs under.
     pub limits: Limits,
 }
@@ -136,7 +153,12 @@ pub struct Stats {
     pub target: &'static str,
     /// Inputs run.
     pub runs: u64,
-    /// Inputs that failed.
+    /// Inputs the entry point accepted (`Ok(Outcome::Planned)` within the bounds).
+    pub planned: u64,
+    /// Inputs the entry point refused (`Ok(Outcome::Refused)` within the bounds).
+    pub refused: u64,
+    /// Inputs that failed (a slow or memory-hungry input counts here, not as planned or refused), so
+    /// `planned + refused + failures == runs`.
     pub failures: u64,
     /// Wall-clock time of the whole run.
     pub elapsed: Duration,
@@ -478,9 +500,11 @@ pub fn install_signal_handlers() {
 
 // ----- running ------------------------------------------------------------------------------------------------
 
-/// The outcome of one input that did not fail: its time and allocation peak growth.
+/// One input that did not fail: planned or refused, its time and allocation peak growth.
 #[derive(Clone, Copy, Debug)]
 pub struct Measured {
+    /// Whether the entry point accepted or refused it.
+    pub outcome: Outcome,
     /// Wall-clock time of the check.
     pub time: Duration,
     /// Allocation peak growth of the check, in bytes (0 when the counting allocator is not installed).
@@ -503,7 +527,7 @@ pub fn run_input(target: &Target, input: &str, seed: u64, index: Option<u64>) ->
     match result {
         Err(panic) => Err(fail(FailureKind::Panic, panic)),
         Ok(Err(message)) => Err(fail(FailureKind::Check, message)),
-        Ok(Ok(())) if time > target.limits.time_bound => Err(fail(
+        Ok(Ok(_)) if time > target.limits.time_bound => Err(fail(
             FailureKind::Slow,
             format!(
                 "took {:.3} s, more than the bound of {:.3} s",
@@ -511,11 +535,11 @@ pub fn run_input(target: &Target, input: &str, seed: u64, index: Option<u64>) ->
                 target.limits.time_bound.as_secs_f64()
             ),
         )),
-        Ok(Ok(())) if memory > target.limits.memory_bound => Err(fail(
+        Ok(Ok(_)) if memory > target.limits.memory_bound => Err(fail(
             FailureKind::Memory,
             format!("allocated a peak of {memory} bytes, more than the bound of {}", target.limits.memory_bound),
         )),
-        Ok(Ok(())) => Ok(Measured { time, memory }),
+        Ok(Ok(outcome)) => Ok(Measured { outcome, time, memory }),
     }
 }
 
@@ -528,6 +552,8 @@ pub fn run_target(target: &Target, budget: Budget, config: &RunConfig) -> Stats 
     let mut stats = Stats {
         target: target.name,
         runs: 0,
+        planned: 0,
+        refused: 0,
         failures: 0,
         elapsed: Duration::ZERO,
         slowest: Duration::ZERO,
@@ -581,6 +607,10 @@ fn record(
 ) -> bool {
     match outcome {
         Ok(m) => {
+            match m.outcome {
+                Outcome::Planned => stats.planned += 1,
+                Outcome::Refused => stats.refused += 1,
+            }
             stats.slowest = stats.slowest.max(m.time);
             stats.max_memory = stats.max_memory.max(m.memory);
             false
@@ -714,9 +744,11 @@ pub fn describe(target: &str, f: &Failure, seed: u64, path: Option<&Path>) -> St
 /// One line of the counts table.
 fn row(s: &Stats) -> String {
     format!(
-        "{:<32} {:>10} {:>9} {:>9.1} {:>11.1} {:>10}\n",
+        "{:<32} {:>10} {:>10} {:>10} {:>9} {:>9.1} {:>11.1} {:>10}\n",
         s.target,
         s.runs,
+        s.planned,
+        s.refused,
         s.failures,
         s.elapsed.as_secs_f64(),
         s.slowest.as_secs_f64() * 1e3,
@@ -724,17 +756,26 @@ fn row(s: &Stats) -> String {
     )
 }
 
-/// The counts table: target, runs, failures, time, slowest input, largest memory peak.
+/// The counts table: target, runs, planned, refused, failures, time, slowest input, largest memory peak; then
+/// the totals of the four counts.
 pub fn table(stats: &[Stats]) -> String {
     let mut out = format!(
-        "{:<32} {:>10} {:>9} {:>9} {:>11} {:>10}\n",
-        "target", "runs", "failures", "time(s)", "slowest(ms)", "peak(KiB)"
+        "{:<32} {:>10} {:>10} {:>10} {:>9} {:>9} {:>11} {:>10}\n",
+        "target", "runs", "planned", "refused", "failures", "time(s)", "slowest(ms)", "peak(KiB)"
     );
     for s in stats {
         out.push_str(&row(s));
     }
-    let (runs, failures): (u64, u64) = stats.iter().fold((0, 0), |(r, f), s| (r + s.runs, f + s.failures));
-    let _ = writeln!(out, "{:<32} {:>10} {:>9}", "total", runs, failures);
+    let sum = |f: fn(&Stats) -> u64| stats.iter().map(f).sum::<u64>();
+    let _ = writeln!(
+        out,
+        "{:<32} {:>10} {:>10} {:>10} {:>9}",
+        "total",
+        sum(|s| s.runs),
+        sum(|s| s.planned),
+        sum(|s| s.refused),
+        sum(|s| s.failures)
+    );
     out
 }
 
@@ -751,7 +792,7 @@ mod tests {
         rng.random_range(0..1000u32).to_string()
     }
 
-    fn target(name: &'static str, check: fn(&str) -> Result<(), String>, limits: Limits) -> Target {
+    fn target(name: &'static str, check: Check, limits: Limits) -> Target {
         Target { name, about: "test", kind: Kind::InProcess, weight: 1, generate: numbers, check, limits }
     }
 
@@ -762,7 +803,11 @@ mod tests {
     #[test]
     fn a_panic_is_a_failure_saved_with_its_input() {
         let dir = std::env::temp_dir().join(format!("axe-fuzz-test-{}", std::process::id()));
-        let t = target("panics", |s| if s.ends_with('7') { panic!("boom on {s}") } else { Ok(()) }, Limits::IN_PROCESS);
+        let t = target(
+            "panics",
+            |s| if s.ends_with('7') { panic!("boom on {s}") } else { Ok(Outcome::Planned) },
+            Limits::IN_PROCESS,
+        );
         let stats = run_target(&t, runs(300), &config(Some(dir.clone())));
         assert_eq!(stats.runs, 300);
         assert!(stats.failures > 0 && stats.failures < 300, "{} failures", stats.failures);
@@ -780,7 +825,8 @@ mod tests {
 
     #[test]
     fn an_error_is_a_check_failure() {
-        let t = target("errs", |s| if s == "5" { Err("five".into()) } else { Ok(()) }, Limits::IN_PROCESS);
+        let t =
+            target("errs", |s| if s == "5" { Err("five".into()) } else { Ok(Outcome::Planned) }, Limits::IN_PROCESS);
         let stats = run_target(&t, runs(3000), &config(None));
         assert!(stats.failures > 0);
         assert!(stats.saved.iter().all(|(f, _)| f.kind == FailureKind::Check && f.message == "five" && f.input == "5"));
@@ -795,7 +841,7 @@ mod tests {
             |_| {
                 let v = std::hint::black_box(vec![1u8; 64 << 20]);
                 assert_eq!(v.len(), 64 << 20);
-                Ok(())
+                Ok(Outcome::Planned)
             },
             limits,
         );
@@ -806,7 +852,7 @@ mod tests {
             "allocates-little",
             |s| {
                 drop(std::hint::black_box(s.repeat(100)));
-                Ok(())
+                Ok(Outcome::Planned)
             },
             limits,
         );
@@ -822,7 +868,7 @@ mod tests {
             "sleeps",
             |_| {
                 std::thread::sleep(Duration::from_millis(30));
-                Ok(())
+                Ok(Outcome::Planned)
             },
             limits,
         );
@@ -832,7 +878,7 @@ mod tests {
 
     #[test]
     fn the_same_seed_gives_the_same_inputs() {
-        let t = target("det", |_| Ok(()), Limits::IN_PROCESS);
+        let t = target("det", |_| Ok(Outcome::Planned), Limits::IN_PROCESS);
         let a: Vec<String> = (0..50).map(|i| generate(&t, 42, i).unwrap_or_default()).collect();
         let b: Vec<String> = (0..50).map(|i| generate(&t, 42, i).unwrap_or_default()).collect();
         let c: Vec<String> = (0..50).map(|i| generate(&t, 43, i).unwrap_or_default()).collect();
@@ -848,9 +894,9 @@ mod tests {
 
     #[test]
     fn lanes_end_together() {
-        let mut heavy = target("heavy", |_| Ok(()), Limits::IN_PROCESS);
+        let mut heavy = target("heavy", |_| Ok(Outcome::Planned), Limits::IN_PROCESS);
         heavy.weight = 4;
-        let light = target("light", |_| Ok(()), Limits::IN_PROCESS);
+        let light = target("light", |_| Ok(Outcome::Planned), Limits::IN_PROCESS);
         let plan = plan_lanes(&[light, heavy, light, heavy], 60.0, None, 2);
         let mut per_lane = [0.0f64; 2];
         for (_, budget, lane) in &plan {
@@ -859,12 +905,67 @@ mod tests {
         assert!(per_lane.iter().all(|t| (t - 60.0).abs() < 1e-6), "{per_lane:?}");
     }
 
+    /// Planned if the generated number is even, refused if odd, a failure if it ends in 7.
+    fn parity(s: &str) -> Result<Outcome, String> {
+        match s.parse::<u32>() {
+            Ok(n) if n % 10 == 7 => Err("seven".into()),
+            Ok(n) if n % 2 == 0 => Ok(Outcome::Planned),
+            _ => Ok(Outcome::Refused),
+        }
+    }
+
+    #[test]
+    fn planned_refused_and_failures_add_up_to_the_runs() {
+        let t = target("parity", parity, Limits::IN_PROCESS);
+        let stats = run_target(&t, runs(400), &config(None));
+        assert_eq!(stats.runs, 400);
+        assert_eq!(stats.planned + stats.refused + stats.failures, stats.runs, "{stats:?}");
+        // Counted independently from the same inputs: input i is regenerated by its index alone.
+        let inputs: Vec<u32> = (0..400).map(|i| generate(&t, 7, i).unwrap_or_default().parse().unwrap_or(0)).collect();
+        let count = |f: fn(u32) -> bool| inputs.iter().filter(|&&n| f(n)).count() as u64;
+        assert_eq!(stats.failures, count(|n| n % 10 == 7));
+        assert_eq!(stats.planned, count(|n| n % 2 == 0));
+        assert_eq!(stats.refused, count(|n| n % 2 == 1 && n % 10 != 7));
+        assert!(stats.planned > 0 && stats.refused > 0 && stats.failures > 0, "{stats:?}");
+        // The same seed and run count give the same counts.
+        let again = run_target(&t, runs(400), &config(None));
+        assert_eq!((again.planned, again.refused, again.failures), (stats.planned, stats.refused, stats.failures));
+    }
+
+    #[test]
+    fn a_target_that_only_refuses_reports_no_plan() {
+        let t = target("refuses", |_| Ok(Outcome::Refused), Limits::IN_PROCESS);
+        let stats = run_all(&[(t, runs(25))], 1, &config(None));
+        assert_eq!((stats[0].runs, stats[0].planned, stats[0].refused, stats[0].failures), (25, 0, 25, 0));
+        let text = table(&stats);
+        let cols: Vec<&str> = text.lines().nth(1).unwrap_or("").split_whitespace().collect();
+        assert_eq!(cols[..5], ["refuses", "25", "0", "25", "0"], "{text}");
+    }
+
+    #[test]
+    fn a_slow_planned_input_is_a_failure_not_a_plan() {
+        let limits = Limits { time_bound: Duration::from_millis(5), ..Limits::IN_PROCESS };
+        let t = target(
+            "slow-plans",
+            |_| {
+                std::thread::sleep(Duration::from_millis(20));
+                Ok(Outcome::Planned)
+            },
+            limits,
+        );
+        let stats = run_target(&t, runs(2), &config(None));
+        assert_eq!((stats.planned, stats.refused, stats.failures), (0, 0, 2));
+    }
+
     #[test]
     fn the_table_lists_every_target() {
-        let t = target("listed", |_| Ok(()), Limits::IN_PROCESS);
+        let t = target("listed", |_| Ok(Outcome::Planned), Limits::IN_PROCESS);
         let stats = run_all(&[(t, runs(5)), (t, runs(7))], 2, &config(None));
         let text = table(&stats);
         assert_eq!(stats.iter().map(|s| s.runs).collect::<Vec<_>>(), [5, 7]);
-        assert!(text.lines().any(|l| l.starts_with("total") && l.contains(" 12 ")), "{text}");
+        let header: Vec<&str> = text.lines().next().unwrap_or("").split_whitespace().collect();
+        assert_eq!(header[..5], ["target", "runs", "planned", "refused", "failures"], "{text}");
+        let total: Vec<&str> = text.lines().last().unwrap_or("").split_whitespace().collect();
+        assert_eq!(total, ["total", "12", "12", "0", "0"], "{text}");
     }
 }

@@ -8,7 +8,8 @@
 //! examples ([`seeds`]) by token edits ([`mutate`]) and line edits ([`lines`]: uses before definitions,
 //! unbalanced regions, ops outside modules). [`driver`] runs each input under `catch_unwind`, a time bound, a
 //! memory bound (the counting allocator of [`alloc`]) and a watchdog, saves failing inputs and prints a
-//! reproducer; the `axe-fuzz` binary prints a table of runs and failures per target.
+//! reproducer; the `axe-fuzz` binary prints a table of runs, planned and refused inputs ([`driver::Outcome`]) and
+//! failures per target.
 //!
 //! # Why a hand-written generator on a seeded RNG
 //!

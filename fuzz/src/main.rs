@@ -1,4 +1,4 @@
-//! `axe-fuzz`: run the fuzz targets and print a table of runs and failures.
+//! `axe-fuzz`: run the fuzz targets and print a table of runs, planned and refused inputs, and failures.
 //!
 //! ```text
 //! axe-fuzz [--seconds S | --runs N] [--seed X] [--target NAME ...] [--jobs J] [--list]
@@ -258,7 +258,15 @@ fn reproduce(o: &Options, selected: &[Target]) -> ExitCode {
             println!("{text}");
         }
         match driver::run_input(target, &text, o.seed, index) {
-            Ok(m) => eprintln!("{name}: ok ({:.3} ms, {} KiB peak)", m.time.as_secs_f64() * 1e3, m.memory / 1024),
+            Ok(m) => eprintln!(
+                "{name}: ok, {} ({:.3} ms, {} KiB peak)",
+                match m.outcome {
+                    driver::Outcome::Planned => "planned",
+                    driver::Outcome::Refused => "refused",
+                },
+                m.time.as_secs_f64() * 1e3,
+                m.memory / 1024
+            ),
             Err(f) => {
                 failed = true;
                 eprintln!("{name}:\n{}", driver::describe(target.name, &f, o.seed, None));

@@ -14,6 +14,7 @@
 #[allow(dead_code)]
 mod collective_hw;
 
+use crate::driver::Outcome::{self, Planned, Refused};
 use crate::driver::{Kind, Limits, Rng, Target};
 use axe_layout::distributed::placement::{self, parse_placements};
 use axe_layout::distributed::{collective, from_placements, plan, Mesh};
@@ -72,10 +73,12 @@ fn names_rule(message: &str, rules: &[&str]) -> bool {
     rules.iter().any(|r| message.contains(&format!("{r} rule:")))
 }
 
-fn check(text: &str) -> Result<(), String> {
-    let Ok(mesh) = Mesh::parse(field(text, "mesh")) else { return Ok(()) };
+/// Planned: `collective::plan` answers (and the plan runs right on the model, the same twice); refused: a
+/// placement or the plan is refused naming a documented rule, or a field does not parse.
+fn check(text: &str) -> Result<Outcome, String> {
+    let Ok(mesh) = Mesh::parse(field(text, "mesh")) else { return Ok(Refused) };
     let Ok(shape) = field(text, "shape").split(',').map(str::parse).collect::<Result<Vec<i64>, _>>() else {
-        return Ok(());
+        return Ok(Refused);
     };
     let dist = |key: &str| -> Result<Option<_>, String> {
         let Ok(p) = parse_placements(field(text, key)) else { return Ok(None) };
@@ -85,14 +88,14 @@ fn check(text: &str) -> Result<(), String> {
             Err(e) => Err(format!("from_placements refusal names no rule: {}", e.message)),
         }
     };
-    let (Some(src), Some(dst)) = (dist("src")?, dist("dst")?) else { return Ok(()) };
+    let (Some(src), Some(dst)) = (dist("src")?, dist("dst")?) else { return Ok(Refused) };
     match plan(&mesh, &src, &dst) {
-        Err(e) if names_rule(&e.message, collective::RULES) || names_rule(&e.message, placement::RULES) => Ok(()),
+        Err(e) if names_rule(&e.message, collective::RULES) || names_rule(&e.message, placement::RULES) => Ok(Refused),
         Err(e) => Err(format!("plan refusal names no rule: {}", e.message)),
         Ok(p) => {
             collective_hw::run_model(&mesh, &src, &dst, &p).map_err(|e| format!("model: {e}"))?;
             match plan(&mesh, &src, &dst) {
-                Ok(again) if again == p => Ok(()),
+                Ok(again) if again == p => Ok(Planned),
                 _ => Err("the same request planned differently".to_string()),
             }
         }

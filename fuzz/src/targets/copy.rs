@@ -17,6 +17,7 @@
 #[allow(dead_code)]
 mod copy_hw;
 
+use crate::driver::Outcome::{self, Planned, Refused};
 use crate::driver::{Kind, Limits, Rng, Target};
 use crate::gen_layout::{self, Knobs};
 use axe_layout::copy::{plan, Chip, CopyRequest, ElemType, Mem, Side, ThreadSubset};
@@ -155,7 +156,9 @@ fn generate(rng: &mut Rng) -> String {
     out
 }
 
-fn check(text: &str) -> Result<(), String> {
+/// Planned: `copy::plan` answers (and the plan runs right on the model, the same twice); refused: it refuses
+/// naming its rule or stage, or a field does not parse.
+fn check(text: &str) -> Result<Outcome, String> {
     let get = |k: &str| text.lines().find_map(|l| l.strip_prefix(k).and_then(|r| r.strip_prefix(": ")));
     let shape = |k: &str| -> Option<Vec<i64>> { get(k)?.split(',').map(|x| x.trim().parse().ok()).collect() };
     let (Some(chip), Some(dtype), Some(scope)) = (
@@ -163,26 +166,26 @@ fn check(text: &str) -> Result<(), String> {
         get("dtype").and_then(ElemType::from_name),
         get("scope").and_then(ExecScope::from_name),
     ) else {
-        return Ok(());
+        return Ok(Refused);
     };
     let (Some(src), Some(dst)) =
         (get("src").and_then(|t| parse_layout(t).ok()), get("dst").and_then(|t| parse_layout(t).ok()))
     else {
-        return Ok(());
+        return Ok(Refused);
     };
-    let (Some(src_shape), Some(dst_shape)) = (shape("src_shape"), shape("dst_shape")) else { return Ok(()) };
+    let (Some(src_shape), Some(dst_shape)) = (shape("src_shape"), shape("dst_shape")) else { return Ok(Refused) };
     let (Some(src_mem), Some(dst_mem)) =
         (get("src_mem").and_then(Mem::from_name), get("dst_mem").and_then(Mem::from_name))
     else {
-        return Ok(());
+        return Ok(Refused);
     };
     let threads = match get("threads").map(|t| t.split(':').collect::<Vec<_>>()) {
         Some(parts) => match parts[..] {
             [axis, begin, end] => match (Axis::named(axis), begin.parse(), end.parse()) {
                 (Ok(axis), Ok(begin), Ok(end)) => Some(ThreadSubset { axis, begin, end }),
-                _ => return Ok(()),
+                _ => return Ok(Refused),
             },
-            _ => return Ok(()),
+            _ => return Ok(Refused),
         },
         None => None,
     };
@@ -202,12 +205,12 @@ fn check(text: &str) -> Result<(), String> {
             if format!("{again:?}") != format!("{p:?}") {
                 return Err("the same request planned two different ways".into());
             }
-            Ok(())
+            Ok(Planned)
         }
         Err(e) => {
             let message = e.to_string();
             match message.strip_prefix("copy: ") {
-                Some(rest) if rest.contains(" rule: ") || rest.contains(" stage: ") => Ok(()),
+                Some(rest) if rest.contains(" rule: ") || rest.contains(" stage: ") => Ok(Refused),
                 _ => Err(format!("a refusal that names no rule: {message}")),
             }
         }

@@ -25,13 +25,17 @@
 //! - TMA: a plan validates, moves exactly the region's bytes, and a software model of the hardware copy puts
 //!   every element where the layouts say (small copies), also when a region start is a run-time offset (the
 //!   dynamic plan resolved at that start); `validate` accepts exactly the documented rules.
+//!
+//! Each check reports the input planned when the operation answers (each check's doc says which operation) and
+//! refused when it refuses or a field of the document does not parse.
 
 // The TMA hardware model lives with the layout crate's tests; one transcription serves both.
 #[path = "../../../layout/tests/model/tma_hw.rs"]
 mod tma_hw;
 
 use super::reference::{self, crate_eval, indices, Point, Ref};
-use crate::driver::{Kind, Limits, Rng, Target};
+use crate::driver::Outcome::{self, Planned, Refused};
+use crate::driver::{Check, Kind, Limits, Rng, Target};
 use crate::gen_layout::{self, Knobs};
 use crate::{mutate, seeds};
 use axe_layout::canonicalize::{canonicalize, equivalent, map_key, normalize_shard};
@@ -50,8 +54,6 @@ use tma_hw::{check_transfer, hardware_pairs, resolve, SMEM_BASE};
 fn target(name: &'static str, about: &'static str, generate: fn(&mut Rng) -> String, check: Check) -> Target {
     Target { name, about, kind: Kind::InProcess, weight: 1, generate, check, limits: Limits::IN_PROCESS }
 }
-
-type Check = fn(&str) -> Result<(), String>;
 
 /// The layout targets.
 pub fn targets() -> Vec<Target> {
@@ -236,8 +238,10 @@ fn round_trip(l: &Layout) -> Result<(), String> {
     Ok(())
 }
 
-fn check_parse(text: &str) -> Result<(), String> {
+/// Planned: `parse_layout` reads the text; refused: it does not (with a column, checked).
+fn check_parse(text: &str) -> Result<Outcome, String> {
     let parsed = parse_layout(text);
+    let outcome = if parsed.is_ok() { Planned } else { Refused };
     match &parsed {
         Ok(l) => {
             round_trip(l)?;
@@ -273,7 +277,7 @@ fn check_parse(text: &str) -> Result<(), String> {
         check_column("parse_region", text, &e)?;
     }
     let _ = parse_coord(text);
-    Ok(())
+    Ok(outcome)
 }
 
 // ----- canonicalize ---------------------------------------------------------------------------------------------
@@ -357,8 +361,9 @@ fn same_map(a: &Layout, b: &Layout) -> Option<Result<(), String>> {
     Some(Ok(()))
 }
 
-fn check_canon(text: &str) -> Result<(), String> {
-    let Ok(l) = parse_layout(text) else { return Ok(()) };
+/// Planned: the text parses (canonicalize is total); refused: it does not.
+fn check_canon(text: &str) -> Result<Outcome, String> {
+    let Ok(l) = parse_layout(text) else { return Ok(Refused) };
     let c = canonicalize(&l);
     if canonicalize(&c.layout) != c {
         return fail(format!("not idempotent: {l} -> {} -> {}", c.layout, canonicalize(&c.layout).layout));
@@ -386,7 +391,7 @@ fn check_canon(text: &str) -> Result<(), String> {
             return fail(format!("under GC the map keys of {l} and its canonical form differ"));
         }
     }
-    Ok(())
+    Ok(Planned)
 }
 
 // ----- equivalent -----------------------------------------------------------------------------------------------
@@ -482,10 +487,14 @@ fn gen_equivalent(rng: &mut Rng) -> String {
     doc(&fields)
 }
 
-fn check_equivalent(text: &str) -> Result<(), String> {
+/// Planned: `equivalent` answers; refused: it refuses, or a field does not parse.
+fn check_equivalent(text: &str) -> Result<Outcome, String> {
     let d = Doc::parse(text);
-    let (Some(a), Some(b), Some(shape)) = (d.layout("a"), d.layout("b"), d.ints("shape")) else { return Ok(()) };
+    let (Some(a), Some(b), Some(shape)) = (d.layout("a"), d.layout("b"), d.ints("shape")) else {
+        return Ok(Refused);
+    };
     let result = equivalent(&a, &b, &shape);
+    let outcome = if result.is_ok() { Planned } else { Refused };
     if d.get("same") == Some("yes") && a.admits(&shape).is_ok() {
         match &result {
             Ok(true) => {}
@@ -504,7 +513,7 @@ fn check_equivalent(text: &str) -> Result<(), String> {
             }
         }
     }
-    Ok(())
+    Ok(outcome)
 }
 
 // ----- group ----------------------------------------------------------------------------------------------------
@@ -561,17 +570,19 @@ fn check_grouped(t: &TileLayout, g: &TileLayout, seps: &[usize], shape: &[i64]) 
     Ok(())
 }
 
-fn check_group(text: &str) -> Result<(), String> {
+/// Planned: `group` by the first shape answers; refused: it refuses, or a field does not parse.
+fn check_group(text: &str) -> Result<Outcome, String> {
     let d = Doc::parse(text);
-    let (Some(l), Some(shape)) = (d.layout("layout"), d.ints("shape")) else { return Ok(()) };
+    let (Some(l), Some(shape)) = (d.layout("layout"), d.ints("shape")) else { return Ok(Refused) };
     let t = l.tile();
     let sane = shape.iter().all(|&x| x >= 1);
-    match group(t, &shape) {
+    let outcome = match group(t, &shape) {
         Ok(g) => {
             if sane && !groupable(t, &shape) {
                 return fail(format!("grouped {t} by {shape:?} but Lemma B.1 says no"));
             }
             check_grouped(t, &g.layout, &g.seps, &shape)?;
+            Planned
         }
         Err(e) => match prod(&shape) {
             Some(p) if sane && p == t.size() && groupable(t, &shape) => {
@@ -583,9 +594,9 @@ fn check_group(text: &str) -> Result<(), String> {
             Some(p) if sane && p != t.size() && !e.message.contains(&format!("{p} elements")) => {
                 return fail(format!("wrong element count {p} not named: {e}"));
             }
-            _ => {}
+            _ => Refused,
         },
-    }
+    };
     if let Some(shape2) = d.ints("shape2") {
         if let Ok(g) = group_many(t, &[&shape, &shape2]) {
             if g.seps.len() != 2 {
@@ -595,7 +606,7 @@ fn check_group(text: &str) -> Result<(), String> {
             check_grouped(t, &g.layout, &g.seps[1], &shape2)?;
         }
     }
-    Ok(())
+    Ok(outcome)
 }
 
 // ----- tile, tile-of, direct sum -------------------------------------------------------------------------------
@@ -685,12 +696,13 @@ fn gen_tile(rng: &mut Rng) -> String {
     ])
 }
 
-fn check_tile(text: &str) -> Result<(), String> {
+/// Planned: `tile` answers; refused: it refuses, or a field does not parse.
+fn check_tile(text: &str) -> Result<Outcome, String> {
     let d = Doc::parse(text);
     let (Some(inner), Some(outer), Some(is), Some(os)) =
         (d.layout("inner"), d.tile("outer"), d.ints("inner_shape"), d.ints("outer_shape"))
     else {
-        return Ok(());
+        return Ok(Refused);
     };
     match axe_layout::tile::tile(&inner, &outer, &is, &os) {
         Ok(t) => {
@@ -701,9 +713,10 @@ fn check_tile(text: &str) -> Result<(), String> {
             if let Err(e) = group(t.tile(), &shape) {
                 return fail(format!("{t} is not grouped by the tiled shape {shape:?}: {e}"));
             }
-            let Some(base) = base_tile(&inner, &is) else { return Ok(()) };
+            let Some(base) = base_tile(&inner, &is) else { return Ok(Planned) };
             let scale = reference::spans(&base);
             check_interleaved(&t, &base, &outer, inner.swizzle(), &is, &os, &scale)?;
+            Ok(Planned)
         }
         Err(e) => {
             if is.len() != os.len()
@@ -713,9 +726,9 @@ fn check_tile(text: &str) -> Result<(), String> {
             {
                 return fail(format!("rank mismatch refused without saying so: {e}"));
             }
+            Ok(Refused)
         }
     }
-    Ok(())
 }
 
 fn gen_direct_sum(rng: &mut Rng) -> String {
@@ -736,22 +749,22 @@ fn gen_direct_sum(rng: &mut Rng) -> String {
     ])
 }
 
-fn check_direct_sum(text: &str) -> Result<(), String> {
+/// Planned: `direct_sum` answers; refused: it refuses, or a field does not parse.
+fn check_direct_sum(text: &str) -> Result<Outcome, String> {
     let d = Doc::parse(text);
     let (Some(left), Some(right), Some(ls), Some(rs)) =
         (d.tile("left"), d.layout("right"), d.ints("left_shape"), d.ints("right_shape"))
     else {
-        return Ok(());
+        return Ok(Refused);
     };
-    if let Ok(sum) = axe_layout::direct_sum::direct_sum(&left, &right, &ls, &rs) {
-        if sum.swizzle() != right.swizzle() {
-            return fail(format!("direct sum changed the swizzle: {left} + {right} -> {sum}"));
-        }
-        let Some(base) = base_tile(&right, &rs) else { return Ok(()) };
-        // L(x_A * right_shape + x_B) = A(x_A) + B(x_B): the "outer" is the left addend, unscaled.
-        check_interleaved(&sum, &base, &left, right.swizzle(), &rs, &ls, &Point::new())?;
+    let Ok(sum) = axe_layout::direct_sum::direct_sum(&left, &right, &ls, &rs) else { return Ok(Refused) };
+    if sum.swizzle() != right.swizzle() {
+        return fail(format!("direct sum changed the swizzle: {left} + {right} -> {sum}"));
     }
-    Ok(())
+    let Some(base) = base_tile(&right, &rs) else { return Ok(Planned) };
+    // L(x_A * right_shape + x_B) = A(x_A) + B(x_B): the "outer" is the left addend, unscaled.
+    check_interleaved(&sum, &base, &left, right.swizzle(), &rs, &ls, &Point::new())?;
+    Ok(Planned)
 }
 
 fn gen_tile_of(rng: &mut Rng) -> String {
@@ -813,10 +826,12 @@ fn gen_tile_of(rng: &mut Rng) -> String {
     doc(&fields)
 }
 
-fn check_tile_of(text: &str) -> Result<(), String> {
+/// Planned: `outer_of` or `inner_of` answers; refused: both refuse, or a field does not parse.
+fn check_tile_of(text: &str) -> Result<Outcome, String> {
     let d = Doc::parse(text);
-    let Some(t) = d.layout("tiled") else { return Ok(()) };
-    let Some(ts) = d.ints("tiled_shape") else { return Ok(()) };
+    let Some(t) = d.layout("tiled") else { return Ok(Refused) };
+    let Some(ts) = d.ints("tiled_shape") else { return Ok(Refused) };
+    let mut outcome = Refused;
     let recover = d.get("expect") == Some("recover");
     let quotient = |part: &[i64]| -> Option<Vec<i64>> {
         (part.len() == ts.len() && part.iter().all(|&p| p > 0))
@@ -825,6 +840,7 @@ fn check_tile_of(text: &str) -> Result<(), String> {
     if let (Some(a), Some(is)) = (d.layout("inner"), d.ints("inner_shape")) {
         match axe_layout::tile_of::outer_of(&t, &a, &ts, &is) {
             Ok(b) => {
+                outcome = Planned;
                 let Some(os) = quotient(&is) else { return fail(format!("outer_of answered for a bad shape: {b}")) };
                 if let Some(base) = base_tile(&a, &is) {
                     let scale = reference::spans(&base);
@@ -839,6 +855,7 @@ fn check_tile_of(text: &str) -> Result<(), String> {
     if let (Some(b), Some(os)) = (d.tile("outer"), d.ints("outer_shape")) {
         match axe_layout::tile_of::inner_of(&t, &b, &ts, &os) {
             Ok(a) => {
+                outcome = Planned;
                 let Some(is) = quotient(&os) else { return fail(format!("inner_of answered for a bad shape: {a}")) };
                 if let Some(base) = base_tile(&a, &is) {
                     let scale = reference::spans(&base);
@@ -850,7 +867,7 @@ fn check_tile_of(text: &str) -> Result<(), String> {
             Err(_) => {}
         }
     }
-    Ok(())
+    Ok(outcome)
 }
 
 // ----- slice ----------------------------------------------------------------------------------------------------
@@ -882,10 +899,11 @@ fn always_slices(shape: &[i64], region: &[(i64, i64)]) -> bool {
     whole || point || row
 }
 
-fn check_slice(text: &str) -> Result<(), String> {
+/// Planned: `slice` answers; refused: it refuses, or a field does not parse.
+fn check_slice(text: &str) -> Result<Outcome, String> {
     let d = Doc::parse(text);
     let (Some(l), Some(shape), Some(region)) = (d.layout("layout"), d.ints("shape"), d.region("region")) else {
-        return Ok(());
+        return Ok(Refused);
     };
     match axe_layout::slice::slice(&l, &shape, &region) {
         Ok(s) => {
@@ -894,11 +912,11 @@ fn check_slice(text: &str) -> Result<(), String> {
             if s.size() != n {
                 return fail(format!("sliced size {} != region size {n}: {s}", s.size()));
             }
-            let (Some(rs), Some(rl)) = (Ref::new(&s), Ref::new(&l)) else { return Ok(()) };
+            let (Some(rs), Some(rl)) = (Ref::new(&s), Ref::new(&l)) else { return Ok(Planned) };
             let base = match &l {
                 Layout::Compose(c) if c.is_bare() && c.tile().size() != prod(&shape).unwrap_or(-1) => {
-                    let Some(t) = base_tile(&l, &shape) else { return Ok(()) };
-                    let Some(r) = Ref::with_swizzle(&t, l.swizzle()) else { return Ok(()) };
+                    let Some(t) = base_tile(&l, &shape) else { return Ok(Planned) };
+                    let Some(r) = Ref::with_swizzle(&t, l.swizzle()) else { return Ok(Planned) };
                     r
                 }
                 _ => rl,
@@ -911,15 +929,16 @@ fn check_slice(text: &str) -> Result<(), String> {
                     return fail(format!("slice {s} at {local:?} gives {got:?}, the layout at {x:?} gives {want:?}"));
                 }
             }
+            Ok(Planned)
         }
         Err(e) => {
             // A result whose offset would pass the supported magnitude (2^48) cannot be built: a fair refusal.
             if always_slices(&shape, &region) && group(l.tile(), &shape).is_ok() && !e.message.contains("magnitude") {
                 return fail(format!("a whole/point/row region of a groupable shape was refused: {e}"));
             }
+            Ok(Refused)
         }
     }
-    Ok(())
 }
 
 // ----- evaluator ------------------------------------------------------------------------------------------------
@@ -935,9 +954,12 @@ fn gen_eval(rng: &mut Rng) -> String {
     doc(&[("layout", text), ("shape", gen_layout::list_text(&shape)), ("at", gen_layout::list_text(&at))])
 }
 
-fn check_eval(text: &str) -> Result<(), String> {
+/// Planned: `eval` answers at the document's coordinate; refused: it refuses there, or a field does not parse
+/// (the evaluator is checked against the reference at flat indices either way).
+fn check_eval(text: &str) -> Result<Outcome, String> {
     let d = Doc::parse(text);
-    let Some(l) = d.layout("layout") else { return Ok(()) };
+    let Some(l) = d.layout("layout") else { return Ok(Refused) };
+    let mut outcome = Refused;
     let t = l.tile();
     for a in t.axes() {
         let _ = t.span_on(a);
@@ -961,6 +983,7 @@ fn check_eval(text: &str) -> Result<(), String> {
     }
     if let (Some(shape), Some(at)) = (d.ints("shape"), d.ints("at")) {
         if let Ok(points) = l.eval(&shape, &at) {
+            outcome = Planned;
             let inside = l.admits(&shape).is_ok()
                 && at.len() == shape.len()
                 && at.iter().zip(&shape).all(|(&c, &e)| (0..e).contains(&c));
@@ -973,7 +996,7 @@ fn check_eval(text: &str) -> Result<(), String> {
             }
         }
     }
-    Ok(())
+    Ok(outcome)
 }
 
 // ----- TMA ------------------------------------------------------------------------------------------------------
@@ -1048,10 +1071,11 @@ impl Request {
     }
 }
 
-fn check_tma(text: &str) -> Result<(), String> {
+/// Planned: `tma::plan` answers; refused: it refuses, or a field does not parse.
+fn check_tma(text: &str) -> Result<Outcome, String> {
     let d = Doc::parse(text);
-    let Some(req) = Request::read(&d) else { return Ok(()) };
-    let Ok(p) = req.plan() else { return Ok(()) };
+    let Some(req) = Request::read(&d) else { return Ok(Refused) };
+    let Ok(p) = req.plan() else { return Ok(Refused) };
     validate(&p.desc, p.global_offset_bytes).map_err(|e| format!("the plan does not validate: {e}"))?;
     let elems: i64 = req.gregion.iter().map(|(b, e)| e - b).product();
     let want = elems as u64 * req.dtype.bytes() as u64;
@@ -1081,7 +1105,7 @@ fn check_tma(text: &str) -> Result<(), String> {
         model(&req, &p)?;
         dynamic_model(&req)?;
     }
-    Ok(())
+    Ok(Planned)
 }
 
 /// Each non-zero start of the global region made a run-time offset (the start as its known multiple, the region
@@ -1248,13 +1272,14 @@ fn documented_rules_hold(desc: &TensorMapDesc, global_address: u64) -> bool {
         && (desc.oob_fill != OobFill::NanRequestZeroFma || desc.data_type.is_float())
 }
 
-fn check_validate(text: &str) -> Result<(), String> {
+/// Planned: `validate` accepts the descriptor; refused: it refuses it, or a field does not parse.
+fn check_validate(text: &str) -> Result<Outcome, String> {
     let d = Doc::parse(text);
     let field = |k: &str| d.get(k).and_then(|v| v.trim().parse::<usize>().ok());
     let (Some(dt), Some(rank), Some(il), Some(sw), Some(oob)) =
         (field("data_type"), field("rank"), field("interleave"), field("swizzle"), field("oob"))
     else {
-        return Ok(());
+        return Ok(Refused);
     };
     let (Some(global_dims), Some(global_strides_bytes), Some(box_dims), Some(element_strides), Some(addr)) = (
         u64s(&d, "global_dims"),
@@ -1263,7 +1288,7 @@ fn check_validate(text: &str) -> Result<(), String> {
         u32s(&d, "element_strides"),
         d.get("global_address").and_then(|v| v.trim().parse::<u64>().ok()),
     ) else {
-        return Ok(());
+        return Ok(Refused);
     };
     let desc = TensorMapDesc {
         data_type: DATA_TYPES[dt % DATA_TYPES.len()],
@@ -1282,5 +1307,5 @@ fn check_validate(text: &str) -> Result<(), String> {
     if got.is_ok() != want {
         return fail(format!("validate says {got:?} but the documented rules say {want} for {desc:?} at {addr}"));
     }
-    Ok(())
+    Ok(if got.is_ok() { Planned } else { Refused })
 }

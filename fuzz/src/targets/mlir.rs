@@ -6,6 +6,9 @@
 //! into a fresh module, and the context's diagnostics are drained after each input. Inputs are MLIR text:
 //! generated IR ([`crate::gen_ir`]) and mutated lit tests and examples, as for `axe-opt`.
 //!
+//! Planned: the module parses (mlir-parse), verifies (mlir-verify), the pass succeeds (mlir-pass-*), PTX comes
+//! out (mlir-translate); refused: the step before refuses the input with a diagnostic.
+//!
 //! Properties: nothing panics or aborts; a module that parses prints text that parses and prints the same
 //! (round trip); a module a pass accepts still passes MLIR's structural verifier; translation either fails
 //! with a diagnostic or yields LLVM IR that LLVM's verifier accepts (checked by `ptx::prepare`).
@@ -13,7 +16,8 @@
 //! LLVM's `report_fatal_error` would end the process; the handler installed here prints the input first
 //! ([`crate::driver::fatal`]) and then exits with code 1.
 
-use crate::driver::{Kind, Limits, Rng, Target};
+use crate::driver::Outcome::{Planned, Refused};
+use crate::driver::{self, Check, Kind, Limits, Rng, Target};
 use crate::{gen_ir, mutate, seeds};
 use axe_dialect::{create_context, ffi, parse_module, AxeContext};
 use axe_passes::{PassKind, LOWER_TO_NVVM_PIPELINE, REGISTRY};
@@ -27,9 +31,6 @@ use std::sync::OnceLock;
 
 /// The most passes a registry may have for each to get its own target.
 const MAX_PASSES: usize = 16;
-
-/// A target's check.
-type Check = fn(&str) -> Result<(), String>;
 
 thread_local! {
     static CONTEXT: AxeContext = {
@@ -128,9 +129,9 @@ fn print(module: &Module) -> String {
     module.as_operation().to_string()
 }
 
-fn check_parse(text: &str) -> Result<(), String> {
+fn check_parse(text: &str) -> Result<driver::Outcome, String> {
     with_context(|ctx| {
-        let Some(module) = parse_module(ctx, text, "fuzz.mlir") else { return Ok(()) };
+        let Some(module) = parse_module(ctx, text, "fuzz.mlir") else { return Ok(Refused) };
         let printed = print(&module);
         let _ = ctx.diagnostics().take();
         let Some(again) = parse_module(ctx, &printed, "printed.mlir") else {
@@ -141,28 +142,28 @@ fn check_parse(text: &str) -> Result<(), String> {
         if reprinted != printed {
             return Err(format!("print/parse is not a fixpoint:\n{printed}\n---\n{reprinted}"));
         }
-        Ok(())
+        Ok(Planned)
     })
 }
 
-fn check_verify(text: &str) -> Result<(), String> {
+fn check_verify(text: &str) -> Result<driver::Outcome, String> {
     with_context(|ctx| {
-        let Some(module) = parse_module(ctx, text, "fuzz.mlir") else { return Ok(()) };
+        let Some(module) = parse_module(ctx, text, "fuzz.mlir") else { return Ok(Refused) };
         let ok = axe_dialect::verify(&module);
         let violations = axe_dialect::verify::check(module.as_operation());
         if ok && !violations.is_empty() {
             return Err(format!("verify passed but check found {} violations", violations.len()));
         }
-        Ok(())
+        Ok(if ok { Planned } else { Refused })
     })
 }
 
-fn check_pass<const I: usize>(text: &str) -> Result<(), String> {
-    let Some(info) = REGISTRY.get(I) else { return Ok(()) };
+fn check_pass<const I: usize>(text: &str) -> Result<driver::Outcome, String> {
+    let Some(info) = REGISTRY.get(I) else { return Ok(Refused) };
     with_context(|ctx| {
-        let Some(mut module) = parse_module(ctx, text, "fuzz.mlir") else { return Ok(()) };
+        let Some(mut module) = parse_module(ctx, text, "fuzz.mlir") else { return Ok(Refused) };
         if !axe_dialect::verify(&module) {
-            return Ok(());
+            return Ok(Refused);
         }
         let manager = PassManager::new(ctx.context());
         match info.kind {
@@ -170,19 +171,22 @@ fn check_pass<const I: usize>(text: &str) -> Result<(), String> {
             PassKind::Pipeline(p) => ffi::add_pipeline(manager.as_operation_pass_manager(), p)
                 .map_err(|e| format!("cannot add --{}: {e}", info.flag))?,
         }
-        if manager.run(&mut module).is_ok() && !module.as_operation().verify() {
+        if manager.run(&mut module).is_err() {
+            return Ok(Refused);
+        }
+        if !module.as_operation().verify() {
             return Err(format!("--{} succeeded but left IR that does not verify:\n{}", info.flag, print(&module)));
         }
-        Ok(())
+        Ok(Planned)
     })
 }
 
-fn check_translate(text: &str) -> Result<(), String> {
+fn check_translate(text: &str) -> Result<driver::Outcome, String> {
     use axe_mlir::ptx;
     with_context(|ctx| {
-        let Some(mut module) = parse_module(ctx, text, "fuzz.mlir") else { return Ok(()) };
+        let Some(mut module) = parse_module(ctx, text, "fuzz.mlir") else { return Ok(Refused) };
         if !axe_dialect::verify(&module) {
-            return Ok(());
+            return Ok(Refused);
         }
         let manager = PassManager::new(ctx.context());
         if let Some(PassKind::Rust(create)) = axe_passes::lookup("lower-tma").map(|i| i.kind) {
@@ -190,7 +194,7 @@ fn check_translate(text: &str) -> Result<(), String> {
         }
         ffi::add_pipeline(manager.as_operation_pass_manager(), LOWER_TO_NVVM_PIPELINE)?;
         if manager.run(&mut module).is_err() {
-            return Ok(());
+            return Ok(Refused);
         }
         // The only gpu.module (or the whole module when there is none), as axe-translate picks it.
         let body = module.body();
@@ -200,13 +204,13 @@ fn check_translate(text: &str) -> Result<(), String> {
         let target = match gpu.as_slice() {
             [] => module.as_operation(),
             [one] => *one,
-            _ => return Ok(()),
+            _ => return Ok(Refused),
         };
         let llvm = inkwell::context::Context::create();
         // SAFETY: `llvm` outlives the module created in it, which is wrapped at once and dropped first.
         let raw = unsafe { ffi::translate_to_llvm_ir(target, llvm.raw() as *mut _) };
         if raw.is_null() {
-            return Ok(());
+            return Ok(Refused);
         }
         // SAFETY: a non-null module created in `llvm`, owned from here on.
         let llvm_module = unsafe { inkwell::module::Module::new(raw as _) };
@@ -216,10 +220,9 @@ fn check_translate(text: &str) -> Result<(), String> {
         let level = (text.len() % 4) as u8;
         let machine = ptx::target_machine(chip, ptx::optimization_level(level).map_err(|e| e.to_string())?)
             .map_err(|e| e.to_string())?;
-        if ptx::prepare(&llvm_module, &machine, level).is_ok() {
-            let _ = ptx::emit_ptx(&llvm_module, &machine);
-        }
+        let emitted =
+            ptx::prepare(&llvm_module, &machine, level).is_ok() && ptx::emit_ptx(&llvm_module, &machine).is_ok();
         drop(llvm_module);
-        Ok(())
+        Ok(if emitted { Planned } else { Refused })
     })
 }

@@ -20,6 +20,7 @@
 #[allow(dead_code, clippy::all)]
 mod mma_hw;
 
+use crate::driver::Outcome::{self, Planned, Refused};
 use crate::driver::{Kind, Limits, Rng, Target};
 use crate::gen_layout::{self, Knobs};
 use axe_layout::mma::{self, atoms, Access, Chip, DType, GemmRequest, Major, Mem, Operand, Role};
@@ -153,23 +154,25 @@ fn generate(rng: &mut Rng) -> String {
     out
 }
 
-fn check(text: &str) -> Result<(), String> {
+/// Planned: `mma::plan` answers (and the plan runs right on the model); refused: it refuses naming its rule, or
+/// a field does not parse.
+fn check(text: &str) -> Result<Outcome, String> {
     let get = |k: &str| text.lines().find_map(|l| l.strip_prefix(k).and_then(|r| r.strip_prefix(": ")));
     let (Some(chip), Some(dtype), Some(acc)) = (
         get("chip").and_then(Chip::from_name),
         get("dtype").and_then(DType::from_name),
         get("acc").and_then(DType::from_name),
     ) else {
-        return Ok(());
+        return Ok(Refused);
     };
     let mut layouts = Vec::new();
     let mut shapes = Vec::new();
     let mut mems = Vec::new();
     for name in ["a", "b", "c"] {
-        let Some(l) = get(name).and_then(|t| parse_layout(t).ok()) else { return Ok(()) };
+        let Some(l) = get(name).and_then(|t| parse_layout(t).ok()) else { return Ok(Refused) };
         let shape: Option<Vec<i64>> =
             get(&format!("{name}_shape")).map(|s| s.split(',').filter_map(|x| x.trim().parse().ok()).collect());
-        let Some(mem) = get(&format!("{name}_mem")).and_then(Mem::from_name) else { return Ok(()) };
+        let Some(mem) = get(&format!("{name}_mem")).and_then(Mem::from_name) else { return Ok(Refused) };
         layouts.push(l);
         shapes.push(shape.unwrap_or_default());
         mems.push(mem);
@@ -183,7 +186,7 @@ fn check(text: &str) -> Result<(), String> {
             if e.message.trim().is_empty() || !text.starts_with(&format!("mma: {} rule: ", e.rule.name())) {
                 return Err(format!("a refusal without a named rule and its numbers: {text}"));
             }
-            return Ok(());
+            return Ok(Refused);
         }
     };
     if !p.family.available_on(chip) {
@@ -228,5 +231,5 @@ fn check(text: &str) -> Result<(), String> {
     if shapes.iter().all(|s| s.len() == 2) {
         mma_hw::check_plan(&req, &p);
     }
-    Ok(())
+    Ok(Planned)
 }

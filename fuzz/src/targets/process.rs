@@ -3,7 +3,9 @@
 //! Each child runs with `RLIMIT_AS` (address space), `RLIMIT_CPU` and no core dumps (set in `pre_exec`), in its
 //! own process group, under a wall-clock timeout after which the group is killed. A run fails on any signal
 //! (abort, segfault, the kernel's kill for CPU time), on the timeout, on a Rust panic message, and on any exit
-//! code other than 0 or 1 (`axe-layout` may exit 2 only for a command line the generator marked malformed).
+//! code other than 0 or 1 (`axe-layout` may exit 2 only for a command line the generator marked malformed), and
+//! on exit code 1 without a diagnostic on stderr. Exit 0 counts as planned, 1 (or the allowed 2) as refused;
+//! an `axe-layout serve` command line (a server, never run) counts as refused.
 //!
 //! An input is a header of `arg WORD` lines (the command line, one word per line, so words may hold spaces),
 //! optionally `via file` (the content goes to a temporary file named by `%INPUT` in the arguments or appended
@@ -16,7 +18,7 @@
 //! `--emit`, `--chip` and `-O` choice; for `axe-layout`, every subcommand with generated layouts, shapes,
 //! regions and options, plus mutated RUN-line command lines from `test/Layout`.
 
-use crate::driver::{Kind, Limits, Rng, Target};
+use crate::driver::{self, Kind, Limits, Rng, Target};
 use crate::gen_layout::{self, Knobs};
 use crate::{gen_ir, mutate, seeds};
 use axe_layout::notation::parse_layout;
@@ -292,8 +294,9 @@ fn signal_name(sig: i32) -> &'static str {
     }
 }
 
-/// Runs `tool` and turns a bad ending into `Err` with the command line and the end of stderr.
-pub fn check_tool(tool: &str, text: &str, allow_usage_error: bool) -> Result<(), String> {
+/// Runs `tool` and turns a bad ending into `Err` with the command line and the end of stderr; exit code 0 is
+/// planned, a refusal (exit code 1 with a diagnostic, or 2 where allowed) refused.
+pub fn check_tool(tool: &str, text: &str, allow_usage_error: bool) -> Result<driver::Outcome, String> {
     let input = ProcInput::decode(text);
     let mut o = run_tool(tool, &input)?;
     if o.timed_out {
@@ -313,8 +316,10 @@ pub fn check_tool(tool: &str, text: &str, allow_usage_error: bool) -> Result<(),
     } else {
         match o.code {
             Some(0 | 1) if o.stderr.contains("panicked at") => "panicked (exit code 0/1)".to_string(),
-            Some(0 | 1) => return Ok(()),
-            Some(2) if allow_usage_error && input.malformed => return Ok(()),
+            Some(0) => return Ok(driver::Outcome::Planned),
+            Some(1) if o.stderr.trim().is_empty() => "refused (exit code 1) without a diagnostic".to_string(),
+            Some(1) => return Ok(driver::Outcome::Refused),
+            Some(2) if allow_usage_error && input.malformed => return Ok(driver::Outcome::Refused),
             Some(c) => format!("exit code {c}"),
             None => "ended without an exit code".to_string(),
         }
@@ -560,11 +565,11 @@ fn gen_layout_cli(rng: &mut Rng) -> String {
     ProcInput { args, via_file: false, malformed: false, content: stdin }.encode()
 }
 
-fn check_layout_cli(text: &str) -> Result<(), String> {
+fn check_layout_cli(text: &str) -> Result<driver::Outcome, String> {
     // `serve` runs until it is stopped: a server, not a one-shot command (its page and API are tested in
     // test/Browser and by the explorer's unit tests).
     if ProcInput::decode(text).args.iter().any(|a| a == "serve") {
-        return Ok(());
+        return Ok(driver::Outcome::Refused);
     }
     check_tool("axe-layout", text, true)
 }
@@ -673,7 +678,7 @@ fn gen_opt(rng: &mut Rng) -> String {
     ProcInput { args, via_file: rng.random_bool(0.3), malformed: false, content }.encode()
 }
 
-fn check_opt(text: &str) -> Result<(), String> {
+fn check_opt(text: &str) -> Result<driver::Outcome, String> {
     check_tool("axe-opt", text, false)
 }
 
@@ -737,7 +742,7 @@ fn gen_translate(rng: &mut Rng) -> String {
     ProcInput { args, via_file: rng.random_bool(0.3), malformed: false, content }.encode()
 }
 
-fn check_translate(text: &str) -> Result<(), String> {
+fn check_translate(text: &str) -> Result<driver::Outcome, String> {
     check_tool("axe-translate", text, false)
 }
 
