@@ -45,7 +45,9 @@
 //! precondition over `arg<i>` in the kernel attribute `axe.preconditions`, which `axe-translate --emit=launch`
 //! prints for the launch to check: a global pointer argument's alignment (`arg0 % 16 == 0`), and a run-time row
 //! stride that keeps every vector aligned (`arg5 % 8 == 0` for 16-byte `cp.async` of f16; the view's `multiples`
-//! let the planner assume it). A run-time row stride that is not a kernel argument is refused.
+//! let the planner assume it). A run-time row stride that is not a kernel argument is refused. Beside them, the
+//! tensor each global pointer argument is (the row-major view's element type and extents over `arg<i>`) goes into
+//! `axe.views`, which the launch record prints as `views`, so a launcher can check the tensors it is handed.
 //!
 //! **Run-time addresses** (`lower_copy/moving.rs`). An operand that is an `axe.slice` at run-time offsets is
 //! planned by `axe_layout::copy::plan_moving` on its source sliced at the static offsets, with each offset's known
@@ -140,6 +142,8 @@ pub(crate) struct PlannedCopy<'c, 'a> {
     pub(crate) group: bool,
     /// What the plan needs of the kernel's arguments ([`preconditions`]).
     pub(crate) preconditions: Vec<String>,
+    /// The global tensors behind pointer arguments, as [`VIEWS_ATTRIBUTE`] entries ([`views`]).
+    pub(crate) views: Vec<String>,
 }
 
 /// One elementwise op: its register tensors in operand order (the destination last) and the registers it touches.
@@ -181,32 +185,35 @@ pub fn lower_copy(root: OperationRef) -> Result<LowerCopyStats, usize> {
     if failed > 0 {
         return Err(failed);
     }
-    // The preconditions go on each copy's kernel before the rewrite replaces the copies.
-    let mut kernels: Vec<(OperationRef, Vec<String>)> = Vec::new();
+    // The preconditions and views go on each copy's kernel before the rewrite replaces the copies.
+    let mut kernels: Vec<(OperationRef, Vec<String>, Vec<String>)> = Vec::new();
     for copy in &copies {
         let Some(kernel) = axe_dialect::ops::enclosing_function(copy.op.operation()) else { continue };
-        if copy.preconditions.is_empty() {
+        if copy.preconditions.is_empty() && copy.views.is_empty() {
             continue;
         }
-        let index =
-            match kernels.iter().position(|(k, _)| axe_dialect::access::key(*k) == axe_dialect::access::key(kernel)) {
-                Some(index) => index,
-                None => {
-                    kernels.push((kernel, Vec::new()));
-                    kernels.len() - 1
-                }
-            };
-        kernels[index].1.extend(copy.preconditions.iter().cloned());
+        let key = axe_dialect::access::key(kernel);
+        let index = match kernels.iter().position(|(k, _, _)| axe_dialect::access::key(*k) == key) {
+            Some(index) => index,
+            None => {
+                kernels.push((kernel, Vec::new(), Vec::new()));
+                kernels.len() - 1
+            }
+        };
+        kernels[index].1.extend(copy.preconditions.iter().map(|p| format!("\"{p}\"")));
+        kernels[index].2.extend(copy.views.iter().cloned());
     }
     let stats = emit::rewrite(root, &ops, &copies, &elementwise).map_err(|(location, message)| {
         ffi::emit_error(location, &message);
         1usize
     })?;
-    for (kernel, preconditions) in kernels {
-        record_preconditions(kernel, &preconditions).map_err(|message| {
-            ffi::emit_error(kernel.location(), &message);
-            1usize
-        })?;
+    for (kernel, preconditions, views) in kernels {
+        for (name, entries) in [(PRECONDITIONS_ATTRIBUTE, preconditions), (VIEWS_ATTRIBUTE, views)] {
+            append_entries(kernel, name, &entries).map_err(|message| {
+                ffi::emit_error(kernel.location(), &message);
+                1usize
+            })?;
+        }
     }
     Ok(stats)
 }
@@ -215,30 +222,62 @@ pub fn lower_copy(root: OperationRef) -> Result<LowerCopyStats, usize> {
 /// `axe-translate --emit=launch` prints as the kernel's `preconditions` (beside its tensor maps').
 pub const PRECONDITIONS_ATTRIBUTE: &str = "axe.preconditions";
 
-/// Adds `preconditions` to the kernel's [`PRECONDITIONS_ATTRIBUTE`], each once, in order after those it holds.
-fn record_preconditions(kernel: OperationRef, preconditions: &[String]) -> Result<(), String> {
-    let mut all: Vec<String> = match kernel.attribute(PRECONDITIONS_ATTRIBUTE) {
+/// The kernel attribute describing each global tensor the kernel reads or writes through a pointer argument (a
+/// `#axe.row_major` view of it): `{arg = <i> : i64, dims = [<extent>, ...], dtype = "<element type>"}`, extents
+/// numbers or `arg<i>`. `axe-translate --emit=launch` prints them as the kernel's `views`, so that a launcher can
+/// check the tensors it is handed (shape, dtype, packing) where the pointer alone says nothing.
+pub const VIEWS_ATTRIBUTE: &str = "axe.views";
+
+/// Appends `entries` (attribute texts, as MLIR prints them) to the kernel's array attribute `name`, each once,
+/// in order after those it holds.
+fn append_entries(kernel: OperationRef, name: &str, entries: &[String]) -> Result<(), String> {
+    if entries.is_empty() {
+        return Ok(());
+    }
+    let mut all: Vec<String> = match kernel.attribute(name) {
         Ok(existing) => {
             let array = melior::ir::attribute::ArrayAttribute::try_from(existing)
-                .map_err(|_| format!("copy: {PRECONDITIONS_ATTRIBUTE} must be an array of strings, got {existing}"))?;
-            (0..array.len())
-                .filter_map(|i| array.element(i).ok())
-                .map(|a| a.to_string().trim_matches('"').to_string())
-                .collect()
+                .map_err(|_| format!("copy: {name} must be an array, got {existing}"))?;
+            (0..array.len()).filter_map(|i| array.element(i).ok()).map(|a| a.to_string()).collect()
         }
         Err(_) => Vec::new(),
     };
-    for p in preconditions {
-        if !all.contains(p) {
-            all.push(p.clone());
+    for entry in entries {
+        if !all.contains(entry) {
+            all.push(entry.clone());
         }
     }
-    let quoted: Vec<String> = all.iter().map(|p| format!("\"{p}\"")).collect();
-    let text = format!("[{}]", quoted.join(", "));
-    let attribute = ffi::parse_attribute(kernel, &text)
-        .ok_or_else(|| format!("copy: internal: {PRECONDITIONS_ATTRIBUTE} {text} does not parse"))?;
-    ffi::set_attribute(kernel, PRECONDITIONS_ATTRIBUTE, attribute);
+    let text = format!("[{}]", all.join(", "));
+    let attribute =
+        ffi::parse_attribute(kernel, &text).ok_or_else(|| format!("copy: internal: {name} {text} does not parse"))?;
+    ffi::set_attribute(kernel, name, attribute);
     Ok(())
+}
+
+/// The [`VIEWS_ATTRIBUTE`] entries of a copy: each global side that is a run-time-sized (`#axe.row_major`) view of
+/// a pointer kernel argument, with extents that are numbers or kernel arguments (a side whose extents the launch
+/// cannot name is left out: nothing is claimed about it).
+fn views(op: AxeOp, sides: &[Traced; 2], rows: [&Option<moving::RowMajor>; 2]) -> Vec<String> {
+    let mut out = Vec::new();
+    for (side, row_major) in sides.iter().zip(rows) {
+        let (Source::Pointer(pointer), Some(row_major)) = (side.source, row_major) else { continue };
+        if side.tensor.mem != MemScope::Global {
+            continue;
+        }
+        let Some(arg) = kernel_argument(op.operation(), pointer) else { continue };
+        let dims: Option<Vec<String>> = row_major
+            .extents
+            .iter()
+            .map(|extent| match extent {
+                Int::Static(n) => Some(format!("\"{n}\"")),
+                Int::Value(v) => kernel_argument(op.operation(), *v).map(|i| format!("\"arg{i}\"")),
+            })
+            .collect();
+        if let Some(dims) = dims {
+            out.push(format!("{{arg = {arg} : i64, dims = [{}], dtype = \"{}\"}}", dims.join(", "), side.tensor.dtype));
+        }
+    }
+    out
 }
 
 /// The index of the kernel argument `value` is (looking through integer casts that keep a non-negative value),
@@ -458,7 +497,9 @@ fn plan_copy<'c, 'a>(op: AxeOp<'c, 'a>) -> Result<PlannedCopy<'c, 'a>, String> {
         return Err("copy: async: an axe.copy_async without a barrier must be planned as cp.async".into());
     }
     let preconditions = preconditions(op, &plan, &sides, [&src_rows, &dst_rows], dtype)?;
-    Ok(PlannedCopy { op, plan, scope, dtype, sides, offsets, group, row_major: [src_rows, dst_rows], preconditions })
+    let views = views(op, &sides, [&src_rows, &dst_rows]);
+    let row_major = [src_rows, dst_rows];
+    Ok(PlannedCopy { op, plan, scope, dtype, sides, offsets, group, row_major, preconditions, views })
 }
 
 /// What the emitter needs of a side's storage: a shared memref whose global can be aligned, a global memref with

@@ -6,6 +6,7 @@ parameter and the rule, anything the kernel was not compiled for:
 - a missing, extra or doubly given argument; a scalar outside its PTX type; a tensor where a scalar belongs or
   the other way round; a tensor on the wrong device;
 - every precondition of the record (`M % 16 == 0`, `A % 16 == 0` on a pointer's address, ...), by its text;
+- for each pointer with a view in the record: the tensor's rank, dtype and extents, row-major and packed;
 - for each tensor map: the tensor's rank, dtype, extents and byte strides against the map's expressions, a
   densely packed innermost dimension, and the driver's rules for `cuTensorMapEncodeTiled` (global address
   16-byte aligned, strides multiples of 16 and below 2^40, extents in 1..2^32, box within the extents' rules).
@@ -39,6 +40,20 @@ MAP_DTYPES = {
     "FLOAT32_FTZ": {"float32"},
     "TFLOAT32": {"float32"},
     "TFLOAT32_FTZ": {"float32"},
+}
+
+# MLIR element types -> the tensor dtypes that hold them (an integer type is signless: either signedness).
+VIEW_DTYPES = {
+    "f16": {"float16"},
+    "bf16": {"bfloat16"},
+    "f32": {"float32"},
+    "f64": {"float64"},
+    "i8": {"int8", "uint8"},
+    "i16": {"int16", "uint16"},
+    "i32": {"int32", "uint32"},
+    "i64": {"int64", "uint64"},
+    "f8E4M3FN": {"float8_e4m3fn"},
+    "f8E5M2": {"float8_e5m2"},
 }
 
 _INT_RANGES = {
@@ -172,6 +187,25 @@ def _check_map(record: KernelRecord, tm: TensorMap, array: Array, env: Mapping[s
     )
 
 
+def _check_view(record: KernelRecord, view, array: Array, env: Mapping[str, int]) -> None:
+    """The tensor behind a pointer: the view's rank, dtype and extents, row-major and densely packed."""
+
+    def fail(message: str):
+        raise LaunchError(record.name, message, param=view.param)
+
+    if len(array.shape) != len(view.dims):
+        fail(f"a rank-{len(view.dims)} tensor is expected, got shape {list(array.shape)}")
+    allowed = VIEW_DTYPES.get(view.dtype, set())
+    if array.dtype not in allowed:
+        fail(f"dtype {array.dtype}, but the kernel reads {view.dtype} ({', '.join(sorted(allowed)) or 'no known dtype'})")
+    for axis, (extent, expr) in enumerate(zip(array.shape, view.dims)):
+        want = int(expr(env))
+        if extent != want:
+            fail(f"dimension {axis} has extent {extent}, but the kernel expects {expr.text} = {want}")
+    if not array.is_row_major():
+        fail(f"the kernel reads it row-major and densely packed; got strides {list(array.strides)} bytes")
+
+
 def bind(
     record: KernelRecord,
     args: Sequence[Any],
@@ -206,6 +240,10 @@ def bind(
         names = sorted(n for n in _names(record, text) if n in env)
         shown = ", ".join(f"{n} = {env[n]:#x}" if index_is_address(record, n) else f"{n} = {env[n]}" for n in names)
         raise LaunchError(record.name, f"precondition {text} does not hold ({shown})", precondition=text)
+    for view in record.views:
+        array = arrays.get(view.param_index)
+        if array is not None:
+            _check_view(record, view, array, env)
     maps = []
     for tm in record.tensor_maps:
         array = arrays.get(tm.param_index)

@@ -3,7 +3,7 @@
 The record is the compiler's contract with the host (docs/dialect.md, "The launch record"): per kernel the grid
 as expressions of the parameters, the block, the dynamic shared memory, the parameters in PTX order with their
 kind (`tensor_map`, `pointer`, `scalar`), every tensor map's `cuTensorMapEncodeTiled` fields, NVSHMEM's symmetric
-buffers, and the preconditions the kernel relies on. This module reads it and evaluates its expressions; it needs
+buffers, the global tensors behind pointer parameters (`views`), and the preconditions the kernel relies on. This module reads it and evaluates its expressions; it needs
 neither the compiler nor a GPU.
 
 Expressions use the record's grammar (tools/axe-mlir/src/launch.rs): integers, parameter names, `+`, `*`, `/`
@@ -206,6 +206,17 @@ class Symmetric:
 
 
 @dataclass(frozen=True)
+class View:
+    """The global tensor behind pointer parameter `param`: row-major, densely packed, of `dtype` (MLIR's name:
+    f16, bf16, f32, i32, ...) with extents `dims`, outermost first."""
+
+    param: str
+    param_index: int
+    dtype: str
+    dims: Tuple[Expr, ...]
+
+
+@dataclass(frozen=True)
 class KernelRecord:
     """One kernel's launch contract."""
 
@@ -217,6 +228,7 @@ class KernelRecord:
     tensor_maps: Tuple[TensorMap, ...]
     symmetric: Tuple[Symmetric, ...]
     preconditions: Tuple[Expr, ...]
+    views: Tuple[View, ...] = ()
     cluster: Tuple[int, int, int] = (1, 1, 1)
     raw: Dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
@@ -298,6 +310,9 @@ def _kernel(k: Mapping[str, Any]) -> KernelRecord:
             for s in k.get("symmetric", [])
         ),
         preconditions=_exprs(k.get("preconditions", [])),
+        views=tuple(
+            View(str(v["param"]), int(v["param_index"]), str(v["dtype"]), _exprs(v["dims"])) for v in k.get("views", [])
+        ),
         cluster=tuple(int(c) for c in cluster),  # type: ignore[arg-type]
         raw=dict(k),
     )

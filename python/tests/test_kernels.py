@@ -154,6 +154,28 @@ def test_pointer_preconditions_of_gemm_sm80():
         assert e.value.precondition == precondition, str(e.value)
 
 
+def test_pointer_tensors_are_checked_against_the_records_views():
+    # examples/gemm_sm80.mlir views A as M x K, B as K x N, C as M x N, f16, row-major (its axe.view ops).
+    kernel = compiled("gemm_sm80").kernel
+    assert [(v.param, v.dtype, [d.text for d in v.dims]) for v in kernel.record.views] == [
+        ("A", "f16", ["M", "K"]),
+        ("B", "f16", ["K", "N"]),
+        ("C", "f16", ["M", "N"]),
+    ]
+    m, n, k = 128, 128, 64
+    a, b, c = np.zeros((m, k), np.float16), np.zeros((k, n), np.float16), np.zeros((m, n), np.float16)
+    cases = [
+        ((a[:64], b, c, m, n, k), "argument A: dimension 0 has extent 64, but the kernel expects M = 128"),
+        ((a, b, c[:, :64], m, n, k), "argument C: dimension 1 has extent 64, but the kernel expects N = 128"),
+        ((a, b.astype(np.float32), c, m, n, k), "argument B: dtype float32, but the kernel reads f16"),
+        ((np.asfortranarray(a), b, c, m, n, k), "argument A: the kernel reads it row-major and densely packed"),
+        ((a.reshape(-1), b, c, m, n, k), "argument A: a rank-2 tensor is expected"),
+    ]
+    for args, message in cases:
+        with pytest.raises(axe.LaunchError, match=message):
+            kernel(*args, device="sim")
+
+
 def test_tensor_maps_are_the_records_expressions_evaluated():
     kernel = compiled("gemm_sm90a").kernel
     m, n, k = 272, 144, 96

@@ -13,6 +13,8 @@
 // RUN: not axe-translate --emit=launch --gpu-module=strides_i32 %s 2>&1 | FileCheck %s --check-prefix=STRIDES
 // RUN: not axe-translate --emit=launch --gpu-module=bad_dim %s 2>&1 | FileCheck %s --check-prefix=DIM
 // RUN: not axe-translate --emit=launch --gpu-module=bad_precondition %s 2>&1 | FileCheck %s --check-prefix=PRE
+// RUN: not axe-translate --emit=launch --gpu-module=view_past_params %s 2>&1 | FileCheck %s --check-prefix=VIEWARG
+// RUN: not axe-translate --emit=launch --gpu-module=view_twice %s 2>&1 | FileCheck %s --check-prefix=VIEWTWICE
 // The valid kernel next to them gives JSON that parses.
 // RUN: axe-translate --emit=launch --gpu-module=good %s | python3 -c "import json,sys; k=json.load(sys.stdin)['kernels'][0]; print(k['name'], k['preconditions'])" | FileCheck %s --check-prefix=GOOD
 
@@ -62,9 +64,22 @@ module attributes {gpu.container_module} {
       llvm.return
     }
   }
+  gpu.module @view_past_params {
+    llvm.func @k(%a: !llvm.ptr, %m: i32) attributes {gpu.kernel, axe.launch = {params = ["A", "M"]}, axe.views = [{arg = 2 : i64, dims = ["arg1"], dtype = "f16"}]} {
+      llvm.return
+    }
+  }
+  gpu.module @view_twice {
+    llvm.func @k(%a: !llvm.ptr, %m: i32) attributes {gpu.kernel, axe.launch = {params = ["A", "M"]}, axe.views = [{arg = 0 : i64, dims = ["arg1"], dtype = "f16"}, {arg = 0 : i64, dims = ["arg1"], dtype = "f32"}]} {
+      llvm.return
+    }
+  }
   gpu.module @good {
     llvm.func @good(%a: !llvm.ptr) attributes {gpu.kernel, axe.launch = {params = ["A"], grid = ["1", "1", "1"]}, axe.preconditions = ["arg0 % 16 == 0"]} {
       llvm.return
     }
   }
 }
+
+// VIEWARG: error: @k: axe.views entry 0 needs an argument index below 2
+// VIEWTWICE: error: @k: axe.views: parameter A is viewed both as f16[M] and as f32[M]

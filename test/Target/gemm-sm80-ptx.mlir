@@ -12,6 +12,12 @@
 // RUN: python3 %S/Inputs/check_launch.py %t.json gemm_sm80 M=200 N=136 K=72 -- '{"grid": [2, 2, 1], "preconditions": true}' | FileCheck %s --check-prefix=OK
 // RUN: not python3 %S/Inputs/check_launch.py %t.json gemm_sm80 M=200 N=136 K=76 -- '{"preconditions": true}' | FileCheck %s --check-prefix=PRE
 // RUN: not python3 %S/Inputs/check_launch.py %t.json gemm_sm80 A=264 M=200 N=136 K=72 -- '{"preconditions": true}' | FileCheck %s --check-prefix=PRE
+// The tensors behind the pointers, as the example's axe.view ops declare them (A is M x K, B is K x N, C is M x N):
+// LAUNCH:      "views": [
+// LAUNCH-NEXT:   {"param": "A", "param_index": 0, "dtype": "f16", "dims": ["M", "K"]},
+// LAUNCH-NEXT:   {"param": "B", "param_index": 1, "dtype": "f16", "dims": ["K", "N"]},
+// LAUNCH-NEXT:   {"param": "C", "param_index": 2, "dtype": "f16", "dims": ["M", "N"]}
+// LAUNCH-NEXT: ],
 // LAUNCH: "preconditions": ["A % 16 == 0", "K % 8 == 0", "B % 16 == 0", "N % 8 == 0", "C % 4 == 0", "N % 2 == 0"]
 // OK: ok
 // PRE: preconditions: expected True, got False

@@ -20,6 +20,10 @@
 //!   argument: `arg` (the kernel argument's index), `param` (its name), `bytes`, `local_shapes` (each rank's
 //!   DTensor `to_local()` shape, row-major over the mesh, to check the tensor a rank is handed; null when the
 //!   buffer's layout is no placement);
+//! - `views`: the global tensor behind each pointer parameter that the kernel reads as a `#axe.row_major` view
+//!   (`axe.views`, written by `--lower-copy`): `param`, `param_index`, `dtype` (MLIR's name) and `dims` (extents as
+//!   expressions, outermost first); the tensor is row-major and densely packed, so a launch can check shape,
+//!   dtype and packing where a bare pointer says nothing;
 //! - `preconditions`: everything the kernel relies on about its arguments, which the launch must check: the
 //!   kernel's `axe.preconditions` (the copy planner's alignment needs, written by `--lower-copy`) and every
 //!   tensor map's, without repeats, in that order.
@@ -71,6 +75,8 @@ pub struct KernelRecord {
     pub tensor_maps: Vec<TensorMap>,
     /// The NVSHMEM symmetric buffers the ranks allocate.
     pub symmetric: Vec<Symmetric>,
+    /// The global tensors behind pointer parameters, for the launch to check the tensors it is handed.
+    pub views: Vec<View>,
     /// What the launch must check about the arguments (the kernel's and every tensor map's).
     pub preconditions: Vec<String>,
 }
@@ -147,6 +153,20 @@ pub struct Symmetric {
     /// Each rank's DTensor local shape (`to_local()`), row-major over the mesh, for the run-time check that the
     /// tensor a rank is handed matches the declared layout; `None` when the buffer's layout is no placement.
     pub local_shapes: Option<Vec<Vec<u64>>>,
+}
+
+/// The global tensor a pointer parameter points at: a row-major (C-contiguous) tensor of `dtype` with extents
+/// `dims` (expressions of the parameters, outermost first), from the kernel's `axe.views` (`--lower-copy`).
+#[derive(Clone, Debug, Serialize)]
+pub struct View {
+    /// The parameter's name.
+    pub param: String,
+    /// Its index.
+    pub param_index: usize,
+    /// The element type, as MLIR names it (`f16`, `bf16`, `f32`, `i32`, ...).
+    pub dtype: String,
+    /// The extents, outermost first.
+    pub dims: Vec<String>,
 }
 
 /// A record error: where, and what.
@@ -364,6 +384,7 @@ fn kernel_fields(op: OperationRef, name: &str) -> Result<KernelRecord, String> {
         })
         .collect();
     let symmetric = symmetric_records(op, &names)?;
+    let views = view_records(op, &names)?;
     let mut preconditions = Vec::new();
     if let Ok(a) = op.attribute(PRECONDITIONS_ATTRIBUTE) {
         let own = strings(a).ok_or_else(|| format!("{PRECONDITIONS_ATTRIBUTE} must be UTF-8 strings, got {a}"))?;
@@ -386,6 +407,7 @@ fn kernel_fields(op: OperationRef, name: &str) -> Result<KernelRecord, String> {
         params,
         tensor_maps,
         symmetric,
+        views,
         preconditions,
     })
 }
@@ -420,6 +442,54 @@ fn symmetric_shapes(attribute: Attribute) -> Option<Vec<Vec<u64>>> {
 }
 
 /// The kernel's `axe.symmetric = [{arg = i, bytes = n, local_shapes = [...]}]` (empty without it).
+/// The kernel's `axe.views` (written by `--lower-copy`), one per parameter (the first of equal entries).
+fn view_records(op: OperationRef, names: &[String]) -> Result<Vec<View>, String> {
+    let key = axe_passes::lower_copy::VIEWS_ATTRIBUTE;
+    let Ok(attribute) = op.attribute(key) else { return Ok(Vec::new()) };
+    let array = ArrayAttribute::try_from(attribute).map_err(|_| format!("{key} must be an array, got {attribute}"))?;
+    let mut records: Vec<View> = Vec::new();
+    for i in 0..array.len() {
+        let Ok(entry) = array.element(i) else { continue };
+        let dict = DictionaryAttribute::try_from(entry)
+            .map_err(|_| format!("{key} entry {i} must be a dictionary, got {entry}"))?;
+        let arg = dict
+            .element_by_name("arg")
+            .and_then(|a| IntegerAttribute::try_from(a).ok())
+            .and_then(|a| usize::try_from(a.value()).ok())
+            .filter(|a| *a < names.len())
+            .ok_or_else(|| format!("{key} entry {i} needs an argument index below {}", names.len()))?;
+        let dtype = dict
+            .element_by_name("dtype")
+            .and_then(string_bytes)
+            .and_then(|b| String::from_utf8(b).ok())
+            .ok_or_else(|| format!("{key} entry {i} needs a dtype string"))?;
+        let dims = dict
+            .element_by_name("dims")
+            .and_then(strings)
+            .ok_or_else(|| format!("{key} entry {i} needs dims, an array of strings"))?;
+        let dims: Vec<String> = dims.iter().map(|d| rename_args(d, names)).collect();
+        for d in &dims {
+            check_expression(d, names, false).map_err(|e| format!("{key} entry {i}: extent '{d}': {e}"))?;
+        }
+        let view = View { param: names[arg].clone(), param_index: arg, dtype, dims };
+        match records.iter().find(|r| r.param_index == arg) {
+            Some(seen) if seen.dtype != view.dtype || seen.dims != view.dims => {
+                return Err(format!(
+                    "{key}: parameter {} is viewed both as {}[{}] and as {}[{}]",
+                    view.param,
+                    seen.dtype,
+                    seen.dims.join(", "),
+                    view.dtype,
+                    view.dims.join(", ")
+                ))
+            }
+            Some(_) => {}
+            None => records.push(view),
+        }
+    }
+    Ok(records)
+}
+
 fn symmetric_records(op: OperationRef, names: &[String]) -> Result<Vec<Symmetric>, String> {
     let Ok(attribute) = op.attribute("axe.symmetric") else { return Ok(Vec::new()) };
     let array =
@@ -802,6 +872,7 @@ impl LaunchRecord {
                 ("params", lines(&k.params, 8)?),
                 ("tensor_maps", lines(&k.tensor_maps, 8)?),
                 ("symmetric", lines(&k.symmetric, 8)?),
+                ("views", lines(&k.views, 8)?),
                 ("preconditions", inline(&k.preconditions)?),
             ];
             let body: Vec<String> = fields.iter().map(|(key, value)| format!("      \"{key}\": {value}")).collect();
@@ -871,6 +942,12 @@ mod tests {
                     bytes: 64,
                     local_shapes: Some(vec![vec![8, 4], vec![8, 4]]),
                 }],
+                views: vec![View {
+                    param: "A".into(),
+                    param_index: 0,
+                    dtype: "f16".into(),
+                    dims: vec!["M".into(), "8".into()],
+                }],
                 preconditions: vec!["A % 16 == 0".into(), "M % 8 == 0".into()],
             }],
         };
@@ -880,6 +957,7 @@ mod tests {
         assert_eq!(parsed["kernels"][0]["preconditions"][0], "A % 16 == 0");
         assert_eq!(parsed["kernels"][0]["symmetric"][0]["bytes"], 64);
         assert_eq!(parsed["kernels"][0]["symmetric"][0]["local_shapes"][1], serde_json::json!([8, 4]));
+        assert_eq!(parsed["kernels"][0]["views"][0]["dims"], serde_json::json!(["M", "8"]));
         assert!(text.contains(
             "\n        {\"name\": \"A\", \"ptx_name\": \"k_param_0\", \"ptx_type\": \"u64\", \"kind\": \"pointer\"},\n"
         ));
