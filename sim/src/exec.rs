@@ -3,6 +3,7 @@
 use crate::inflight::{ranges_of, BulkStore, ReadKind, Reader, TcMma};
 use crate::isa::{self, TensorMap};
 use crate::machine::{GlobalBuf, Machine, PendingLoad, GLOBAL_BASE, TMEM_COLS};
+use crate::order::Clocks;
 use crate::schedule::{Completion, Rng, Schedule, WarpOrder};
 use crate::value::{sext, split_top, wrap, MemRef, MemSpace, Scalar, Space, Ty, V};
 use crate::{Arg, Buffer, Launch, Outcome, SimError};
@@ -48,12 +49,14 @@ pub fn run_with(module: &Module, launch: &Launch, schedule: &Schedule) -> Result
             _ => 0,
         }),
         return_loc: None,
+        loc_ids: HashMap::new(),
     };
     ex.m.flight.completion = schedule.completion;
     if let Completion::Random(seed) = schedule.completion {
         ex.m.flight.rng = Rng::new(seed);
     }
     ex.m.proxy_fence = vec![0; n];
+    ex.m.clocks = Clocks::new(n.div_ceil(32));
     ex.alloc_globals(kernel)?;
     let entry = access::entry_block(kernel).ok_or_else(|| SimError::new(&loc, "kernel without a body"))?;
     let arg_attrs = kernel.attribute("arg_attrs").map(|a| a.to_string()).unwrap_or_default();
@@ -323,6 +326,8 @@ struct Exec<'l> {
     rng: Rng,
     /// The kernel's `gpu.return`, once reached.
     return_loc: Option<String>,
+    /// Each op's location as an index into the machine's `locs` (by the op's address).
+    loc_ids: HashMap<usize, u32>,
 }
 
 /// Where a value's registers come from: the step of the last generic write (a computed value, or a register
@@ -549,6 +554,15 @@ impl Exec<'_> {
             return err(&loc_of(op), format!("step limit of {STEP_LIMIT} ops reached (a loop that does not end?)"));
         }
         self.m.step = self.steps;
+        let ptr = op.to_raw().ptr as usize;
+        self.m.cur_loc = match self.loc_ids.get(&ptr) {
+            Some(id) => *id,
+            None => {
+                let id = self.m.intern(&loc_of(op));
+                self.loc_ids.insert(ptr, id);
+                id
+            }
+        };
         self.m.tick().map_err(|e| SimError::new(&loc_of(op), format!("{} (landing at this op)", e.message)))?;
         self.check_operands(op, &name)?;
         let flow = self.exec_op(op, &name, mask)?;
@@ -599,6 +613,7 @@ impl Exec<'_> {
                     return err(&loc(), "gpu.barrier (bar.sync) reached by only part of the CTA: it would hang");
                 }
                 self.m.epoch += 1;
+                self.m.clocks.barrier();
             }
             "gpu.return" | "llvm.return" => {
                 self.return_loc = Some(loc());
@@ -909,7 +924,7 @@ impl Exec<'_> {
         }
     }
 
-    fn mem_read(&self, space: Space, t: usize, addr: u64, n: usize, loc: &str) -> Result<u64, SimError> {
+    fn mem_read(&mut self, space: Space, t: usize, addr: u64, n: usize, loc: &str) -> Result<u64, SimError> {
         let bytes: &[u8] = match space {
             Space::Shared => self.m.read_shared_by(addr, n, t..t + 1, loc)?,
             Space::Global => self.m.read_global(addr, n, loc)?,
@@ -1172,7 +1187,14 @@ impl Exec<'_> {
         let loc = loc_of(op);
         let act = self.active(mask);
         match name {
-            "nvvm.fence.mbarrier.init" | "nvvm.tcgen05.relinquish_alloc_permit" => {}
+            "nvvm.tcgen05.relinquish_alloc_permit" => {}
+            // fence.mbarrier_init.release.cluster (PTX ISA 9.7.13.4): orders the thread's mbarrier.init before
+            // other threads' uses of the barrier (with a synchronization between them, `machine.rs`).
+            "nvvm.fence.mbarrier.init" => {
+                for t in act {
+                    self.m.fence_mbarrier_init(t);
+                }
+            }
             "nvvm.fence.proxy" => {
                 // fence.proxy.async[.shared::cta]: orders the thread's generic-proxy writes before later
                 // async-proxy accesses (other kinds, e.g. tensormap, do not).
@@ -1194,7 +1216,7 @@ impl Exec<'_> {
             "nvvm.wgmma.wait.group.sync.aligned" => {
                 self.whole_groups(mask, 128, "wgmma.wait_group", &loc)?;
                 let g = op.attribute("group").map(|a| ints_in(&a.to_string())).unwrap_or_default();
-                self.m.flight.wgmma_wait(g.first().copied().unwrap_or(0) as u64);
+                self.m.wgmma_wait(g.first().copied().unwrap_or(0) as u64);
             }
             "nvvm.cp.async.bulk.commit.group" => self.m.bulk_commit(),
             "nvvm.cp.async.bulk.wait_group" => {
@@ -1233,7 +1255,7 @@ impl Exec<'_> {
                     (self.scalars(op, 0, &loc)?, self.scalars(op, 1, &loc)?)
                 };
                 for t in act {
-                    self.m.init_bar(addr[t], count[t] as i64, &loc)?;
+                    self.m.init_bar(addr[t], count[t] as i64, t, &loc)?;
                 }
             }
             "nvgpu.mbarrier.arrive.expect_tx" | "nvgpu.mbarrier.arrive" => {
@@ -1241,7 +1263,7 @@ impl Exec<'_> {
                 let addr = self.bar_addr(op, 0, if expect { 2 } else { 1 }, &loc)?;
                 let tx = if expect { self.scalars(op, 1, &loc)? } else { vec![0; self.n] };
                 for t in act {
-                    self.m.arrive(addr[t], tx[t] as i64, &loc)?;
+                    self.arrive(addr[t], tx[t] as i64, t, &loc)?;
                 }
                 if !expect {
                     self.set(op, 0, V::S(vec![0; self.n]));
@@ -1251,7 +1273,7 @@ impl Exec<'_> {
                 let addr = self.scalars(op, 0, &loc)?;
                 let tx = if name.ends_with("expect_tx") { self.scalars(op, 1, &loc)? } else { vec![0; self.n] };
                 for t in act {
-                    self.m.arrive(addr[t], tx[t] as i64, &loc)?;
+                    self.arrive(addr[t], tx[t] as i64, t, &loc)?;
                 }
                 self.set(op, 0, V::S(vec![0; self.n]));
             }
@@ -1262,9 +1284,17 @@ impl Exec<'_> {
                     (self.scalars(op, 0, &loc)?, self.scalars(op, 1, &loc)?)
                 };
                 let mut done = std::collections::HashSet::new();
-                for t in act {
+                for &t in &act {
+                    self.m.check_bar_use(addr[t], t, "try_wait.parity", &loc)?;
                     if done.insert((addr[t], parity[t] & 1)) {
                         self.m.wait_parity(addr[t], parity[t], &loc)?;
+                    }
+                }
+                // Each waiting warp synchronizes with the arrivals of the phase it observed.
+                let mut warps = std::collections::HashSet::new();
+                for &t in &act {
+                    if warps.insert((addr[t], t / 32)) {
+                        self.m.waited(addr[t], t / 32, &loc)?;
                     }
                 }
             }
@@ -1292,6 +1322,8 @@ impl Exec<'_> {
                     if dst[t] + size as u64 > self.m.shared.len() as u64 || dst[t] % size as u64 != 0 {
                         return err(&loc, format!("cp.async destination {} out of bounds or misaligned", dst[t]));
                     }
+                    // The copy writes as its thread, from its issue (write-after-read check).
+                    self.m.check_war(dst[t], size, t, "cp.async write", &loc)?;
                     // Two copies in flight to the same bytes, or a copy over bytes an asynchronous operation
                     // still reads, race.
                     self.m.check_pending(dst[t], size, "cp.async write", &loc)?;
@@ -1307,6 +1339,7 @@ impl Exec<'_> {
                         thread: t,
                         landed: false,
                         phase: None,
+                        clock: Vec::new(),
                     });
                     if self.m.flight.completion == Completion::Eager {
                         self.m.land_load(self.m.pending.len() - 1)?;
@@ -1345,13 +1378,21 @@ impl Exec<'_> {
             "nvvm.tcgen05.commit" => {
                 let addr = self.scalars(op, 0, &loc)?;
                 for t in act {
-                    self.m.tcgen05_commit(addr[t], &loc)?;
+                    self.m.tcgen05_commit(addr[t], t, &loc)?;
                 }
             }
             "nvvm.tcgen05.ld" | "nvvm.tcgen05.st" => self.tcgen05_ldst(op, mask, name == "nvvm.tcgen05.st", &loc)?,
             _ => return err(&loc, format!("not modelled: {name}")),
         }
         Ok(())
+    }
+
+    /// An arrival by `thread` on the barrier at `addr` (`tx` transaction bytes expected): it releases the thread's
+    /// warp's clock.
+    fn arrive(&mut self, addr: u64, tx: i64, thread: usize, loc: &str) -> Result<u64, SimError> {
+        self.m.check_bar_use(addr, thread, "arrive", loc)?;
+        let clock = self.m.clocks.release(thread / 32);
+        self.m.arrive(addr, tx, &clock, loc)
     }
 
     /// The shared address of barrier `group[mbarId]` per thread (each barrier of a group is 8 bytes).
@@ -1474,7 +1515,7 @@ impl Exec<'_> {
                 }
             }
             let bar = bars[t] + 8 * ids[t];
-            self.m.bar(bar, "TMA load complete_tx", loc)?;
+            self.m.check_bar_use(bar, t, "TMA load complete_tx", loc)?;
             let dst_bytes = dst.shape.iter().product::<i64>() as u64 * dst.elem.bytes() as u64;
             if dst_bytes != total {
                 return err(loc, format!("TMA box of {total} bytes into a {dst_bytes}-byte destination"));
@@ -1486,6 +1527,10 @@ impl Exec<'_> {
             // reads (a stage reused early), race.
             self.m.check_pending(dst.addr, total as usize, "TMA load write", loc)?;
             self.m.flight.check_readers(dst.addr, total as usize, "TMA load write", loc)?;
+            // The load writes as its issuing thread, from its issue: bytes another warp read must be ordered
+            // before (a stage is reloaded only once every warp is done with it).
+            self.m.check_war(dst.addr, total as usize, t, "TMA load write", loc)?;
+            let clock = self.m.clocks.release(t / 32);
             self.m.pending.push(PendingLoad {
                 bar,
                 start: dst.addr,
@@ -1496,6 +1541,7 @@ impl Exec<'_> {
                 thread: t,
                 landed: false,
                 phase: None,
+                clock,
             });
             if self.m.flight.completion == Completion::Eager {
                 self.m.land_load(self.m.pending.len() - 1)?;
@@ -1537,15 +1583,18 @@ impl Exec<'_> {
             }
             let mut gaddrs: Vec<u64> = pairs.iter().map(|p| p.1).collect();
             let global = ranges_of(&mut gaddrs, nb as u64);
-            self.m.store_issue(BulkStore {
-                loc: loc.to_string(),
-                pairs,
-                global,
-                data: None,
-                group: None,
-                read_retired: false,
-                written: false,
-            })?;
+            self.m.store_issue(
+                BulkStore {
+                    loc: loc.to_string(),
+                    pairs,
+                    global,
+                    data: None,
+                    group: None,
+                    read_retired: false,
+                    written: false,
+                },
+                t,
+            )?;
         }
         Ok(())
     }
@@ -1629,7 +1678,9 @@ impl Exec<'_> {
         }
         let mut out = acc.clone();
         let mut addrs = Vec::new();
-        for g in self.whole_groups(mask, 128, "wgmma.mma_async", loc)? {
+        let groups = self.whole_groups(mask, 128, "wgmma.mma_async", loc)?;
+        let warps = groups.first().map_or(0, |g| 4 * g)..groups.last().map_or(0, |g| 4 * g + 4);
+        for g in groups {
             let base = g * 128;
             let mk = (base..base + 128).map(|t| (da[t], db[t]));
             let (a0, b0) = (da[base], db[base]);
@@ -1653,7 +1704,8 @@ impl Exec<'_> {
         // The result is the accumulator of the open group: pending until a wait_group retires it; the operands
         // are read until then.
         let nb = elem.bytes() as u64;
-        let group = self.m.flight.wgmma_issue(ranges_of(&mut addrs, nb), loc);
+        let loc_id = self.m.cur_loc;
+        let group = self.m.flight.wgmma_issue(ranges_of(&mut addrs, nb), warps, loc, loc_id);
         self.set_origin(op, 0, Origin { step: 0, wg: group + 1, ld: 0 });
         Ok(())
     }
@@ -1778,7 +1830,9 @@ impl Exec<'_> {
             // In flight until a wait observes its commit's arrival (`inflight.rs`).
             let index = self.m.flight.mmas.len();
             let ranges = ranges_of(&mut addrs, elem.bytes() as u64);
-            self.m.flight.readers.push(Reader { ranges, kind: ReadKind::Tcgen05, id: index as u64, loc: loc.into() });
+            let (warps, loc_id) = (t / 32..t / 32 + 1, self.m.cur_loc);
+            let (kind, id) = (ReadKind::Tcgen05, index as u64);
+            self.m.flight.readers.push(Reader { ranges, kind, id, loc: loc.into(), warps, stamp: 0, loc_id });
             self.m.flight.mmas.push(TcMma {
                 loc: loc.to_string(),
                 a,

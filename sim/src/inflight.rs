@@ -17,7 +17,10 @@
 //!   `wait_group` (without `.read`) or, as late as allowed, by the kernel's end.
 //!
 //! When each lands between issue and that point is the schedule's [`Completion`]; the kernel's end with any of
-//! them still in flight is an error.
+//! them still in flight is an error. Once retired, an operation's shared reads count as reads of the warps that
+//! issued it (`machine.rs`, the write-after-read check), stamped with their clocks at the retiring wait (wgmma,
+//! TMA store) or, for tcgen05.mma, with the committing warp's clock at its `tcgen05.commit`, whose arrival is
+//! what orders the MMA's reads before the waiters.
 
 use crate::machine::Machine;
 use crate::schedule::{Completion, Rng};
@@ -45,6 +48,12 @@ pub struct Reader {
     pub id: u64,
     /// Where it was issued.
     pub loc: String,
+    /// The warps on whose behalf it reads.
+    pub warps: std::ops::Range<usize>,
+    /// The clock stamp of its reads once retired (0: each warp's clock at the retiring wait).
+    pub stamp: u32,
+    /// [`Self::loc`] as an index into `Machine::locs`.
+    pub loc_id: u32,
 }
 
 /// A `tcgen05.mma` issued: its operands (read at issue, the reads stay registered until observed) and its
@@ -84,6 +93,8 @@ pub struct TcCommit {
     pub phase: Option<u64>,
     /// Where it was issued.
     pub loc: String,
+    /// The committing warp's clock at the commit: what its arrival releases (`order.rs`).
+    pub clock: Vec<u32>,
 }
 
 /// A TMA store issued: element copies from shared to global.
@@ -213,11 +224,18 @@ impl InFlight {
         Ok(())
     }
 
-    /// `wgmma.mma_async` issued, reading `ranges`: joins the open group; returns the group's id.
-    pub fn wgmma_issue(&mut self, ranges: Vec<(u64, u64)>, loc: &str) -> u64 {
+    /// `wgmma.mma_async` issued by `warps`, reading `ranges`: joins the open group; returns the group's id.
+    pub fn wgmma_issue(
+        &mut self,
+        ranges: Vec<(u64, u64)>,
+        warps: std::ops::Range<usize>,
+        loc: &str,
+        loc_id: u32,
+    ) -> u64 {
         let id = self.wg_committed;
-        self.readers.push(Reader { ranges, kind: ReadKind::Wgmma, id, loc: loc.to_string() });
-        self.wg_open.get_or_insert_with(|| loc.to_string());
+        let loc = loc.to_string();
+        self.readers.push(Reader { ranges, kind: ReadKind::Wgmma, id, loc: loc.clone(), warps, stamp: 0, loc_id });
+        self.wg_open.get_or_insert(loc);
         id
     }
 
@@ -227,11 +245,18 @@ impl InFlight {
         self.wg_open = None;
     }
 
-    /// `wgmma.wait_group n`: every committed group but the newest `n` is retired.
-    pub fn wgmma_wait(&mut self, n: u64) {
+    /// `wgmma.wait_group n`: every committed group but the newest `n` is retired; returns their readers.
+    pub fn wgmma_wait(&mut self, n: u64) -> Vec<Reader> {
         self.wg_retired = self.wg_retired.max(self.wg_committed.saturating_sub(n));
         let retired = self.wg_retired;
-        self.readers.retain(|r| !(r.kind == ReadKind::Wgmma && r.id < retired));
+        self.take_readers(|r| r.kind == ReadKind::Wgmma && r.id < retired)
+    }
+
+    /// Removes and returns the readers `which` selects.
+    pub fn take_readers(&mut self, which: impl Fn(&Reader) -> bool) -> Vec<Reader> {
+        let (taken, kept) = std::mem::take(&mut self.readers).into_iter().partition(|r| which(r));
+        self.readers = kept;
+        taken
     }
 
     /// Whether wgmma group `id` is still in flight.
@@ -269,6 +294,21 @@ impl InFlight {
 }
 
 impl Machine {
+    /// Records the reads of retired asynchronous operations as their warps' reads (`machine.rs`).
+    pub fn note_retired(&mut self, readers: Vec<Reader>) {
+        for r in readers {
+            for (s, e) in &r.ranges {
+                self.note_read(*s, (e - s) as usize, r.warps.clone(), r.stamp, r.loc_id);
+            }
+        }
+    }
+
+    /// `wgmma.wait_group n` ([`InFlight::wgmma_wait`]), recording the retired groups' reads.
+    pub fn wgmma_wait(&mut self, n: u64) {
+        let retired = self.flight.wgmma_wait(n);
+        self.note_retired(retired);
+    }
+
     /// Computes tcgen05.mma `i` into tensor memory (its operands were read at issue).
     pub fn complete_mma(&mut self, i: usize) {
         if self.flight.mmas[i].done {
@@ -293,14 +333,16 @@ impl Machine {
     }
 
     /// The arrival of tcgen05.commit `c`: its MMAs complete (in issue order), then it arrives on its barrier.
-    pub fn arrive_commit(&mut self, c: usize, loc: &str) -> Result<(), SimError> {
+    pub fn arrive_commit(&mut self, c: usize) -> Result<(), SimError> {
         for i in self.flight.commits[c].mmas.clone() {
             for j in 0..=i {
                 self.complete_mma(j);
             }
         }
         let bar = self.flight.commits[c].bar;
-        let phase = self.arrive(bar, 0, loc)?;
+        let clock = self.flight.commits[c].clock.clone();
+        let at = self.flight.commits[c].loc.clone();
+        let phase = self.arrive(bar, 0, &clock, &at)?;
         self.flight.commits[c].phase = Some(phase);
         Ok(())
     }
@@ -316,23 +358,32 @@ impl Machine {
             if !self.flight.mmas[i].observed {
                 self.flight.mmas[i].observed = true;
                 self.flight.tc_fence_needed = true;
-                self.flight.readers.retain(|r| !(r.kind == ReadKind::Tcgen05 && r.id == i as u64));
+                let retired = self.flight.take_readers(|r| r.kind == ReadKind::Tcgen05 && r.id == i as u64);
+                self.note_retired(retired);
             }
         }
     }
 
-    /// `tcgen05.commit` on `bar`: tracks every MMA no earlier commit tracks (eager: they complete and it
-    /// arrives now).
-    pub fn tcgen05_commit(&mut self, bar: u64, loc: &str) -> Result<(), SimError> {
-        self.bar(bar, "tcgen05.commit", loc)?;
+    /// `tcgen05.commit` on `bar` by `thread`: tracks every MMA no earlier commit tracks (eager: they complete
+    /// and it arrives now); its arrival releases the thread's warp's clock as of now.
+    pub fn tcgen05_commit(&mut self, bar: u64, thread: usize, loc: &str) -> Result<(), SimError> {
+        self.check_bar_use(bar, thread, "tcgen05.commit", loc)?;
         let c = self.flight.commits.len();
         let mmas: Vec<usize> = (0..self.flight.mmas.len()).filter(|i| self.flight.mmas[*i].commit.is_none()).collect();
+        let clock = self.clocks.release(thread / 32);
+        let stamp = clock[thread / 32];
         for i in &mmas {
             self.flight.mmas[*i].commit = Some(c);
         }
-        self.flight.commits.push(TcCommit { bar, mmas, phase: None, loc: loc.to_string() });
+        for r in self.flight.readers.iter_mut() {
+            if r.kind == ReadKind::Tcgen05 && mmas.contains(&(r.id as usize)) {
+                r.stamp = stamp;
+                r.warps = thread / 32..thread / 32 + 1;
+            }
+        }
+        self.flight.commits.push(TcCommit { bar, mmas, phase: None, loc: loc.to_string(), clock });
         if self.flight.completion == Completion::Eager {
-            self.arrive_commit(c, loc)?;
+            self.arrive_commit(c)?;
         }
         Ok(())
     }
@@ -367,14 +418,16 @@ impl Machine {
         Ok(())
     }
 
-    /// A TMA store issued (its reads checked by the caller): registers its source as read in flight.
-    pub fn store_issue(&mut self, store: BulkStore) -> Result<(), SimError> {
+    /// A TMA store issued by `thread` (its reads checked by the caller): registers its source as read in flight.
+    pub fn store_issue(&mut self, store: BulkStore, thread: usize) -> Result<(), SimError> {
         let i = self.flight.stores.len();
         let mut starts: Vec<u64> = store.pairs.iter().map(|p| p.0).collect();
         let n = store.pairs.first().map_or(1, |p| p.2 as u64);
         let ranges = ranges_of(&mut starts, n);
         let loc = store.loc.clone();
-        self.flight.readers.push(Reader { ranges, kind: ReadKind::Store, id: self.flight.stores.len() as u64, loc });
+        let loc_id = self.intern(&loc);
+        let (kind, id, warps) = (ReadKind::Store, self.flight.stores.len() as u64, thread / 32..thread / 32 + 1);
+        self.flight.readers.push(Reader { ranges, kind, id, loc, warps, stamp: 0, loc_id });
         self.flight.stores.push(store);
         if self.flight.completion == Completion::Eager {
             let loc = self.flight.stores[i].loc.clone();
@@ -400,7 +453,8 @@ impl Machine {
             if self.flight.stores[i].group.is_some_and(|g| g < limit) {
                 self.read_store(i);
                 self.flight.stores[i].read_retired = true;
-                self.flight.readers.retain(|r| !(r.kind == ReadKind::Store && r.id == i as u64));
+                let retired = self.flight.take_readers(|r| r.kind == ReadKind::Store && r.id == i as u64);
+                self.note_retired(retired);
                 if !read_only {
                     self.write_store(i, loc)?;
                 }
@@ -443,10 +497,7 @@ impl Machine {
                 self.complete_mma(i);
                 Ok(())
             }
-            _ => {
-                let loc = self.flight.commits[i].loc.clone();
-                self.arrive_commit(i, &loc)
-            }
+            _ => self.arrive_commit(i),
         }
     }
 

@@ -13,18 +13,27 @@
 //! `wait::ld`, TMA stores at their bulk-group waits; when each lands in between is a [`Schedule`]
 //! ([`run_with`]; [`run`] uses the default, lazy one).
 //!
-//! Faults are [`SimError`]s at the op's location: mbarrier use before init, an arrival past the expected count,
-//! a parity wait that can never succeed (deadlock), a read or write of shared bytes a pending load has not
-//! delivered, a read of registers or tensor memory an asynchronous operation may still write, a write of shared
-//! bytes one may still read, a missing `wgmma.fence`, `fence.proxy.async` or `tcgen05.fence`, a shared read of
-//! another thread's write with no CTA barrier between, a kernel exiting with operations in flight,
-//! out-of-bounds memory, tensor memory outside the allocation, collectives under partial masks, and every op or
-//! form the model does not cover ("not modelled: ...").
+//! Warps run in lockstep here but not on the hardware, so accesses of different warps count as ordered only
+//! through synchronization: CTA barriers and mbarrier arrive -> wait edges, tracked as one vector clock per warp
+//! (`order.rs`) and checked per shared byte (`machine.rs`).
+//!
+//! Faults are [`SimError`]s at the op's location: mbarrier use before init, or by another thread with no
+//! `fence.mbarrier_init` or no CTA barrier after the init, an arrival past the expected count, a parity wait
+//! that can never succeed (deadlock), a phase completing with no arrival ordered after a wait for the previous
+//! phase (phase overrun: warps may drift two phases apart), a read or write of shared bytes a pending load has
+//! not delivered, a read of registers or tensor memory an asynchronous operation may still write, a write of
+//! shared bytes one may still read, a missing `wgmma.fence`, `fence.proxy.async` or `tcgen05.fence`, a shared
+//! read of another thread's write (read-after-write race) and a write, a TMA load or a `cp.async` over another
+//! warp's read, including an MMA's or TMA store's operand reads once retired (write-after-read race), with no
+//! synchronization ordering them, a kernel exiting with operations in flight, out-of-bounds memory, tensor
+//! memory outside the allocation, collectives under partial masks, and every op or form the model does not
+//! cover ("not modelled: ...").
 
 mod exec;
 pub mod inflight;
 pub mod isa;
 pub mod machine;
+pub mod order;
 pub mod schedule;
 pub mod value;
 

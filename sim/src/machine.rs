@@ -8,12 +8,26 @@
 //! parity `P` has completed, i.e. when the current phase's parity differs from `P`.
 //!
 //! Shared memory keeps, per byte, which thread last wrote it (generic proxy), in which barrier interval (the count
-//! of `bar.sync`s so far) and at which step: a thread reading a byte another thread wrote in the same interval is
-//! a race (a missing `bar.sync`), and an asynchronous-proxy read (wgmma, tcgen05.mma, TMA store) of a byte a
-//! thread wrote after that thread's last `fence.proxy.async` is a missing proxy fence (PTX ISA 9.7.13.4
-//! "membar/fence": generic-proxy writes are not visible to the async proxy without it). Asynchronous operations
-//! in flight live in `inflight.rs`.
+//! of `bar.sync`s so far), at which step and at which clock of its warp (`order.rs`), and per warp the clock of
+//! its last read. The interpreter runs warps in lockstep, but the hardware does not: two accesses of different
+//! warps are ordered only by synchronization (CTA barriers, mbarrier arrive -> wait), so
+//! - a read of a byte another warp wrote with no synchronization ordering the write before it is a
+//!   read-after-write race, as is, within one warp, a read of another lane's write in the same barrier interval;
+//! - a write (a thread's store, a TMA load or `cp.async` its thread issues) of a byte another warp read with no
+//!   synchronization ordering the read before it is a write-after-read race; the reads of wgmma, tcgen05.mma and
+//!   TMA stores count as reads of the warps that issued them, stamped when they are retired (`inflight.rs`);
+//! - an asynchronous-proxy read (wgmma, tcgen05.mma, TMA store) of a byte a thread wrote after that thread's last
+//!   `fence.proxy.async` is a missing proxy fence (PTX ISA 9.7.13.4 "membar/fence": generic-proxy writes are not
+//!   visible to the async proxy without it).
+//!
+//! An mbarrier is also ordered: a thread other than the one that initialized it may use it only after that
+//! thread's `fence.mbarrier_init` and a synchronization with it (9.7.13.15.9 "mbarrier.init", 9.7.13.4
+//! "fence.mbarrier_init"); and a phase may complete only once some arrival of it is ordered after every wait
+//! that observed the previous phase, since otherwise a fast warp can run the barrier two phases past a slow
+//! waiter, whose parity wait then sees the wrong phase (a phase overrun). Asynchronous operations in flight live
+//! in `inflight.rs`.
 
+use crate::order::{join, Clocks};
 use crate::SimError;
 use std::collections::HashMap;
 
@@ -37,15 +51,45 @@ pub struct Mbarrier {
     pub tx: i64,
     /// The current phase number.
     pub phase: u64,
+    /// The join of every arrival's clock so far (`order.rs`).
+    pub cum: Vec<u32>,
+    /// [`Self::cum`] when the last phase completed: what a wait observing it acquires.
+    pub done: Vec<u32>,
+    /// The join of the current phase's arrivals' clocks.
+    pub arrived: Vec<u32>,
+    /// Where the current phase's last arrival was made.
+    pub last_arrive: String,
+    /// The waits that observed the last completed phase: warp, its clock then, where.
+    pub waiters: Vec<(usize, u32, String)>,
+    /// Who initialized it, and whether it is fenced.
+    pub init: BarInit,
+}
+
+/// The `mbarrier.init` of a barrier: other threads may use the barrier after the initializing thread's
+/// `fence.mbarrier_init` and a synchronization with it.
+#[derive(Clone, Debug)]
+pub struct BarInit {
+    /// The thread that initialized it.
+    pub thread: usize,
+    /// Its warp's clock then.
+    pub clock: u32,
+    /// The barrier interval then.
+    pub epoch: u32,
+    /// Where.
+    pub loc: String,
+    /// A `fence.mbarrier_init` by that thread followed the init.
+    pub fenced: bool,
 }
 
 impl Mbarrier {
-    /// Completes the phase when nothing is missing.
-    fn settle(&mut self) {
+    /// Completes the phase when nothing is missing; whether it did.
+    fn settle(&mut self) -> bool {
         if self.pending == 0 && self.tx == 0 {
             self.phase += 1;
             self.pending = self.expected;
+            return true;
         }
+        false
     }
 }
 
@@ -70,6 +114,9 @@ pub struct PendingLoad {
     pub landed: bool,
     /// For a TMA load that landed: the barrier phase its complete-tx counted in.
     pub phase: Option<u64>,
+    /// For a TMA load: its thread's warp's clock at the issue, which its complete-tx releases into the barrier
+    /// (`order.rs`; empty for `cp.async`).
+    pub clock: Vec<u32>,
 }
 
 /// A global buffer bound to a kernel argument.
@@ -109,6 +156,25 @@ pub struct Machine {
     pub wepoch: Vec<u32>,
     /// Per shared byte: the step of that write.
     pub wstep: Vec<u64>,
+    /// Per shared byte: the writer's warp's clock at that write (`order.rs`).
+    pub wclock: Vec<u32>,
+    /// Per shared byte: where that write was made (an index into [`Self::locs`]).
+    pub wloc: Vec<u32>,
+    /// Per shared byte: that write was a TMA load's (async proxy, made visible by the mbarrier phase it
+    /// completes, so ordered by clocks only and exempt from the proxy-fence check).
+    pub wasync: Vec<bool>,
+    /// Per shared byte and warp (`byte * warps + warp`): that warp's clock at its last read of it (0: none).
+    pub rclock: Vec<u32>,
+    /// Per shared byte and warp: where that read was made (an index into [`Self::locs`]).
+    pub rloc: Vec<u32>,
+    /// The warps' clocks (`order.rs`).
+    pub clocks: Clocks,
+    /// Op locations, by the index the access records keep.
+    pub locs: Vec<String>,
+    /// The index of each location in [`Self::locs`].
+    pub loc_index: HashMap<String, u32>,
+    /// The index of the location of the op being executed.
+    pub cur_loc: u32,
     /// CTA barriers (`bar.sync`) executed so far: the current barrier interval.
     pub epoch: u32,
     /// Per thread: the step of its last `fence.proxy.async` (0: none).
@@ -134,6 +200,12 @@ impl Machine {
         self.writer.resize((at + n) as usize, 0);
         self.wepoch.resize((at + n) as usize, 0);
         self.wstep.resize((at + n) as usize, 0);
+        self.wclock.resize((at + n) as usize, 0);
+        self.wloc.resize((at + n) as usize, 0);
+        self.wasync.resize((at + n) as usize, false);
+        let w = self.clocks.warps();
+        self.rclock.resize((at + n) as usize * w, 0);
+        self.rloc.resize((at + n) as usize * w, 0);
         Ok(at)
     }
 
@@ -182,25 +254,101 @@ impl Machine {
         Ok(())
     }
 
+    /// The index of location `loc` in [`Self::locs`] (added when new).
+    pub fn intern(&mut self, loc: &str) -> u32 {
+        if let Some(i) = self.loc_index.get(loc) {
+            return *i;
+        }
+        self.locs.push(loc.to_string());
+        let i = self.locs.len() as u32 - 1;
+        self.loc_index.insert(loc.to_string(), i);
+        i
+    }
+
+    /// A location by its index in [`Self::locs`].
+    pub fn loc_name(&self, id: u32) -> &str {
+        self.locs.get(id as usize).map_or("?", String::as_str)
+    }
+
+    /// The warps of threads `threads`.
+    fn warps_of(threads: &std::ops::Range<usize>) -> std::ops::Range<usize> {
+        threads.start / 32..threads.end.div_ceil(32)
+    }
+
     /// The generic-proxy read of `[addr, addr + n)` by threads `readers` (a thread, a warp or a warpgroup): a byte
-    /// another thread wrote in the current barrier interval is a race, a missing `bar.sync`.
+    /// another thread wrote with no synchronization ordering the write before the read is a read-after-write race
+    /// (another warp: no CTA barrier or mbarrier wait between them; another lane of a reading warp: no CTA
+    /// barrier between them).
     pub fn check_race(&self, addr: u64, n: usize, readers: std::ops::Range<usize>, loc: &str) -> Result<(), SimError> {
+        let warps = Self::warps_of(&readers);
         for b in addr as usize..addr as usize + n {
             let w = self.writer[b];
-            if w != 0 && self.wepoch[b] == self.epoch && !readers.contains(&(w as usize - 1)) {
+            if w == 0 || readers.contains(&(w as usize - 1)) {
+                continue;
+            }
+            let ww = (w as usize - 1) / 32;
+            let ordered = if warps.contains(&ww) {
+                self.wasync[b] || self.wepoch[b] != self.epoch
+            } else {
+                warps.clone().any(|r| self.clocks.ordered(ww, self.wclock[b], r))
+            };
+            if !ordered {
                 return Err(SimError::new(
                     loc,
                     format!(
-                        "threads {}..{} read shared byte {b}, which thread {} wrote since the last bar.sync: a race \
-                         (no CTA barrier orders the write before the read)",
+                        "threads {}..{} read shared byte {b}, which thread {} wrote at {} with no synchronization \
+                         ordering the write before the read: a read-after-write race (no CTA barrier{} between them)",
                         readers.start,
                         readers.end,
-                        w - 1
+                        w - 1,
+                        self.loc_name(self.wloc[b]),
+                        if warps.contains(&ww) && !self.wasync[b] { "" } else { " or mbarrier wait" }
                     ),
                 ));
             }
         }
         Ok(())
+    }
+
+    /// A write of `[addr, addr + n)` by `thread` (its store, or the TMA load or `cp.async` it issued; `what`): a
+    /// byte another warp read with no synchronization ordering the read before the write is a write-after-read
+    /// race.
+    pub fn check_war(&self, addr: u64, n: usize, thread: usize, what: &str, loc: &str) -> Result<(), SimError> {
+        let nw = self.clocks.warps();
+        let wt = thread / 32;
+        for b in addr as usize..addr as usize + n {
+            for x in (0..nw).filter(|x| *x != wt) {
+                let stamp = self.rclock[b * nw + x];
+                if stamp != 0 && !self.clocks.ordered(x, stamp, wt) {
+                    return Err(SimError::new(
+                        loc,
+                        format!(
+                            "{what} of shared byte {b} by thread {thread} (warp {wt}), which warp {x} read at {} with \
+                             no synchronization ordering the read before the write: a write-after-read race (no CTA \
+                             barrier or mbarrier wait between them; the warps may drift apart)",
+                            self.loc_name(self.rloc[b * nw + x])
+                        ),
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Records reads of `[addr, addr + n)` by `warps`, each stamped with `stamp` (0: the warp's own clock now),
+    /// made at location `loc` (an index into [`Self::locs`]).
+    pub fn note_read(&mut self, addr: u64, n: usize, warps: std::ops::Range<usize>, stamp: u32, loc: u32) {
+        let nw = self.clocks.warps();
+        for w in warps {
+            let s = if stamp == 0 { self.clocks.own(w) } else { stamp };
+            for b in addr as usize..addr as usize + n {
+                let i = b * nw + w;
+                if s >= self.rclock[i] {
+                    self.rclock[i] = s;
+                    self.rloc[i] = loc;
+                }
+            }
+        }
     }
 
     /// The asynchronous-proxy read of `[addr, addr + n)` by an operation `issuer` issued (`what`): a race check
@@ -217,7 +365,7 @@ impl Machine {
         self.check_race(addr, n, issuers, loc)?;
         for b in addr as usize..addr as usize + n {
             let w = self.writer[b];
-            if w != 0 && self.wstep[b] > self.proxy_fence[w as usize - 1] {
+            if w != 0 && !self.wasync[b] && self.wstep[b] > self.proxy_fence[w as usize - 1] {
                 return Err(SimError::new(
                     loc,
                     format!(
@@ -231,17 +379,21 @@ impl Machine {
         Ok(())
     }
 
-    /// Records a generic-proxy write of `[addr, addr + n)` by `thread`.
+    /// Records a generic-proxy write of `[addr, addr + n)` by `thread` (made at the op being executed).
     pub fn mark_written(&mut self, addr: u64, n: usize, thread: usize) {
+        let clock = self.clocks.own(thread / 32);
         for b in addr as usize..addr as usize + n {
             self.writer[b] = thread as u32 + 1;
             self.wepoch[b] = self.epoch;
             self.wstep[b] = self.step;
+            self.wclock[b] = clock;
+            self.wloc[b] = self.cur_loc;
+            self.wasync[b] = false;
         }
     }
 
-    /// Records an asynchronous-proxy write (a landed TMA load, tensor-core writes) of `[addr, addr + n)`: made
-    /// visible by the mbarrier that observes it, not by thread ordering.
+    /// Records a write of `[addr, addr + n)` by the hardware rather than a thread (`tcgen05.alloc`'s address):
+    /// no race or proxy-fence check applies to it.
     pub fn mark_async_written(&mut self, addr: u64, n: usize) {
         for b in addr as usize..addr as usize + n {
             self.writer[b] = 0;
@@ -265,25 +417,29 @@ impl Machine {
         Ok(())
     }
 
-    /// A generic-proxy write of shared bytes by `thread` ([`Self::write_shared`], recorded for the race and
-    /// proxy-fence checks).
+    /// A generic-proxy write of shared bytes by `thread` ([`Self::write_shared`] and the write-after-read check,
+    /// recorded for the race and proxy-fence checks).
     pub fn write_shared_by(&mut self, addr: u64, data: &[u8], thread: usize, loc: &str) -> Result<(), SimError> {
+        self.shared_range(addr, data.len(), loc)?;
+        self.check_war(addr, data.len(), thread, "write", loc)?;
         self.write_shared(addr, data, loc)?;
         self.mark_written(addr, data.len(), thread);
         Ok(())
     }
 
-    /// A generic-proxy read of shared bytes by threads `readers` ([`Self::read_shared`] and the race check).
+    /// A generic-proxy read of shared bytes by threads `readers` ([`Self::read_shared`] and the race check,
+    /// recorded for the write-after-read check).
     pub fn read_shared_by(
-        &self,
+        &mut self,
         addr: u64,
         n: usize,
         readers: std::ops::Range<usize>,
         loc: &str,
     ) -> Result<&[u8], SimError> {
-        let bytes = self.read_shared(addr, n, loc)?;
-        self.check_race(addr, n, readers, loc)?;
-        Ok(bytes)
+        self.read_shared(addr, n, loc)?;
+        self.check_race(addr, n, readers.clone(), loc)?;
+        self.note_read(addr, n, Self::warps_of(&readers), 0, self.cur_loc);
+        Ok(&self.shared[addr as usize..addr as usize + n])
     }
 
     /// Reads global bytes (checked against TMA stores not yet waited for).
@@ -307,18 +463,82 @@ impl Machine {
         })
     }
 
-    /// `mbarrier.init` (9.7.13.15.9): phase 0, pending = expected = `count`, tx-count 0.
-    pub fn init_bar(&mut self, addr: u64, count: i64, loc: &str) -> Result<(), SimError> {
+    /// `mbarrier.init` (9.7.13.15.9) by `thread`: phase 0, pending = expected = `count`, tx-count 0.
+    pub fn init_bar(&mut self, addr: u64, count: i64, thread: usize, loc: &str) -> Result<(), SimError> {
         if !(1..(1 << 20)).contains(&count) {
             return Err(SimError::new(loc, format!("mbarrier.init count {count} outside 1..2^20")));
         }
-        self.bars.insert(addr, Mbarrier { expected: count, pending: count, tx: 0, phase: 0 });
+        let w = self.clocks.warps();
+        let init = BarInit {
+            thread,
+            clock: self.clocks.own(thread / 32),
+            epoch: self.epoch,
+            loc: loc.to_string(),
+            fenced: false,
+        };
+        let zero = vec![0; w];
+        let bar = Mbarrier {
+            expected: count,
+            pending: count,
+            tx: 0,
+            phase: 0,
+            cum: zero.clone(),
+            done: zero.clone(),
+            arrived: zero,
+            last_arrive: String::new(),
+            waiters: Vec::new(),
+            init,
+        };
+        self.bars.insert(addr, bar);
         Ok(())
     }
 
-    /// `mbarrier.arrive[.expect_tx]` (9.7.13.15.11/12): expect-tx adds `tx` bytes, then one arrival. Returns the
-    /// phase the arrival counted in.
-    pub fn arrive(&mut self, addr: u64, tx: i64, loc: &str) -> Result<u64, SimError> {
+    /// `fence.mbarrier_init` by `thread`: the barriers it initialized are fenced.
+    pub fn fence_mbarrier_init(&mut self, thread: usize) {
+        for b in self.bars.values_mut().filter(|b| b.init.thread == thread) {
+            b.init.fenced = true;
+        }
+    }
+
+    /// A use (`what`) of the barrier at `addr` by `thread`: it must be initialized and, for a thread other than
+    /// the initializing one, the init fenced (`fence.mbarrier_init`) and ordered before the use (a CTA barrier
+    /// between them, or another synchronization with the initializing warp).
+    pub fn check_bar_use(&mut self, addr: u64, thread: usize, what: &str, loc: &str) -> Result<(), SimError> {
+        let epoch = self.epoch;
+        let b = self.bar(addr, what, loc)?;
+        let init = b.init.clone();
+        if init.thread == thread {
+            return Ok(());
+        }
+        if !init.fenced {
+            return Err(SimError::new(
+                loc,
+                format!(
+                    "{what} by thread {thread} on the mbarrier at shared address {addr}, which thread {} initialized \
+                     at {} with no fence.mbarrier_init after the init: missing mbarrier init fence",
+                    init.thread, init.loc
+                ),
+            ));
+        }
+        let (wi, wt) = (init.thread / 32, thread / 32);
+        let ordered = if wi == wt { init.epoch != epoch } else { self.clocks.ordered(wi, init.clock, wt) };
+        if !ordered {
+            return Err(SimError::new(
+                loc,
+                format!(
+                    "{what} by thread {thread} on the mbarrier at shared address {addr}, which thread {} initialized \
+                     at {} with no CTA barrier between the init and this use: the init may not be visible yet \
+                     (missing barrier after mbarrier init)",
+                    init.thread, init.loc
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// `mbarrier.arrive[.expect_tx]` (9.7.13.15.11/12) releasing `clock` (the arriving warp's, `order.rs`):
+    /// expect-tx adds `tx` bytes, then one arrival. Returns the phase the arrival counted in.
+    pub fn arrive(&mut self, addr: u64, tx: i64, clock: &[u32], loc: &str) -> Result<u64, SimError> {
         let b = self.bar(addr, "arrive", loc)?;
         b.tx += tx;
         if b.pending == 0 {
@@ -329,8 +549,59 @@ impl Machine {
         }
         let phase = b.phase;
         b.pending -= 1;
-        b.settle();
+        join(&mut b.cum, clock);
+        join(&mut b.arrived, clock);
+        b.last_arrive = loc.to_string();
+        if b.settle() {
+            self.phase_completed(addr)?;
+        }
         Ok(phase)
+    }
+
+    /// The barrier at `addr` completed a phase: some arrival of it must be ordered after every wait that observed
+    /// the previous phase (else a phase overrun, see the module docs); waits now observe this one.
+    fn phase_completed(&mut self, addr: u64) -> Result<(), SimError> {
+        let b = self.bars.get_mut(&addr).expect("a barrier that completed a phase exists");
+        let phase = b.phase - 1;
+        for (w, stamp, at) in &b.waiters {
+            if b.arrived[*w] < *stamp {
+                return Err(SimError::new(
+                    &b.last_arrive,
+                    format!(
+                        "mbarrier {addr} completes phase {phase} with no arrival ordered after warp {w}'s wait for \
+                         phase {} (at {at}): a phase overrun (the arriving warps may run two phases ahead of the \
+                         waiter, whose parity wait then sees the wrong phase; no CTA barrier or mbarrier wait orders \
+                         the wait before the next phase's arrivals)",
+                        phase - 1
+                    ),
+                ));
+            }
+        }
+        b.done = b.cum.clone();
+        b.arrived.iter_mut().for_each(|c| *c = 0);
+        b.waiters.clear();
+        Ok(())
+    }
+
+    /// Warp `w` waited on the barrier at `addr` and observed its last completed phase (none while in phase 0):
+    /// it acquires the barrier's clock as of that completion and is recorded as a waiter of that phase.
+    pub fn waited(&mut self, addr: u64, w: usize, loc: &str) -> Result<(), SimError> {
+        let b = self.bars.get(&addr).ok_or_else(|| SimError::new(loc, "wait on a missing mbarrier"))?;
+        if b.phase == 0 {
+            return Ok(());
+        }
+        let done = b.done.clone();
+        self.clocks.acquire(w, &done);
+        let stamp = self.clocks.own(w);
+        let b = self.bars.get_mut(&addr).expect("checked above");
+        match b.waiters.iter_mut().find(|x| x.0 == w) {
+            Some(x) => {
+                x.1 = x.1.max(stamp);
+                x.2 = loc.to_string();
+            }
+            None => b.waiters.push((w, stamp, loc.to_string())),
+        }
+        Ok(())
     }
 
     /// Lands pending load `i` (its bytes reach shared memory; a TMA load completes its transaction bytes on its
@@ -346,12 +617,27 @@ impl Machine {
         self.pending[i].bytes = bytes;
         self.pending[i].landed = true;
         if group.is_none() {
-            self.mark_async_written(at as u64, len);
+            // Written by the async proxy for the issuing thread, visible to whoever observes the phase.
+            let (thread, clock) = (self.pending[i].thread, self.pending[i].clock.clone());
+            let loc_id = self.intern(&loc);
+            for b in at..at + len {
+                self.writer[b] = thread as u32 + 1;
+                self.wepoch[b] = self.epoch;
+                self.wstep[b] = self.step;
+                self.wclock[b] = clock.get(thread / 32).copied().unwrap_or(0);
+                self.wloc[b] = loc_id;
+                self.wasync[b] = true;
+            }
             let b = self.bar(bar, "complete_tx", &loc)?;
+            join(&mut b.cum, &clock);
+            join(&mut b.arrived, &clock);
             b.tx -= tx;
             let phase = b.phase;
-            b.settle();
+            let completed = b.settle();
             self.pending[i].phase = Some(phase);
+            if completed {
+                self.phase_completed(bar)?;
+            }
         }
         Ok(())
     }
@@ -373,7 +659,7 @@ impl Machine {
             let Some(c) = self.flight.commits.iter().position(|c| c.bar == addr && c.phase.is_none()) else {
                 break;
             };
-            self.arrive_commit(c, loc)?;
+            self.arrive_commit(c)?;
         }
         Ok(())
     }
@@ -429,7 +715,10 @@ impl Machine {
             if self.pending[i].group.is_some_and(|g| g < limit) {
                 self.land_load(i)?;
                 let p = self.pending.remove(i);
+                let id = self.intern(&p.loc);
+                let at = std::mem::replace(&mut self.cur_loc, id);
                 self.mark_written(p.start, p.bytes.len(), p.thread);
+                self.cur_loc = at;
             } else {
                 i += 1;
             }
@@ -478,5 +767,137 @@ impl Machine {
             return Err(SimError::new(loc, format!("tcgen05.dealloc of {n} columns at {col}: no such allocation")));
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A machine of `warps` warps with 64 shared bytes and an mbarrier (count 1) at byte 64, initialized and
+    /// fenced by thread 0, then a CTA barrier.
+    fn machine(warps: usize) -> Machine {
+        let mut m = Machine { clocks: Clocks::new(warps), proxy_fence: vec![0; 32 * warps], ..Machine::default() };
+        m.alloc_shared(72, 8, "alloc").unwrap();
+        m.init_bar(64, 1, 0, "init").unwrap();
+        m.fence_mbarrier_init(0);
+        m.clocks.barrier();
+        m.epoch += 1;
+        m
+    }
+
+    /// Thread `t` arrives on the barrier at 64.
+    fn arrive(m: &mut Machine, t: usize) {
+        m.check_bar_use(64, t, "arrive", "arrive").unwrap();
+        let clock = m.clocks.release(t / 32);
+        m.arrive(64, 0, &clock, "arrive").unwrap();
+    }
+
+    /// Warp `w` waits for parity `p` on the barrier at 64.
+    fn wait(m: &mut Machine, w: usize, p: u64) {
+        m.check_bar_use(64, 32 * w, "wait", "wait").unwrap();
+        m.wait_parity(64, p, "wait").unwrap();
+        m.waited(64, w, "wait").unwrap();
+    }
+
+    #[test]
+    fn a_write_over_another_warps_read_needs_synchronization() {
+        let mut m = machine(2);
+        m.read_shared_by(0, 4, 32..33, "read").unwrap();
+        let e = m.write_shared_by(0, &[1; 4], 0, "write").unwrap_err();
+        assert!(e.message.contains("write-after-read race") && e.message.contains("which warp 1 read"), "{e}");
+        // The reading warp itself may write; a CTA barrier orders the read before warp 0's write.
+        m.write_shared_by(0, &[2; 4], 33, "write").unwrap();
+        m.clocks.barrier();
+        m.epoch += 1;
+        m.write_shared_by(0, &[3; 4], 0, "write").unwrap();
+    }
+
+    #[test]
+    fn an_arrive_and_the_wait_that_observes_it_order_warps() {
+        let mut m = machine(2);
+        m.read_shared_by(0, 4, 32..33, "read").unwrap();
+        arrive(&mut m, 32);
+        // Warp 0 observes phase 0 (warp 1's arrival): warp 1's read is ordered before warp 0's write.
+        wait(&mut m, 0, 0);
+        m.write_shared_by(0, &[1; 4], 0, "write").unwrap();
+        // Nothing orders that write before a read of warp 1.
+        let e = m.read_shared_by(0, 4, 32..33, "read").unwrap_err();
+        assert!(e.message.contains("read-after-write race") && e.message.contains("or mbarrier wait"), "{e}");
+        // A read warp 1 made after its arrival is not ordered by it.
+        m.read_shared_by(8, 4, 32..33, "read again").unwrap();
+        let e = m.write_shared_by(8, &[1; 4], 0, "write").unwrap_err();
+        assert!(e.message.contains("write-after-read race"), "{e}");
+    }
+
+    #[test]
+    fn a_phase_completes_only_after_every_wait_for_the_previous_one() {
+        // Warp 0 arrives (phase 0 completes), both warps observe it; warp 0 arrives again: no arrival of phase 1
+        // is ordered after warp 1's wait, so warp 0 could complete phase 2 before warp 1 even looks.
+        let mut m = machine(2);
+        arrive(&mut m, 0);
+        wait(&mut m, 0, 0);
+        wait(&mut m, 1, 0);
+        let clock = m.clocks.release(0);
+        let e = m.arrive(64, 0, &clock, "second arrive").unwrap_err();
+        assert!(e.message.contains("a phase overrun") && e.message.contains("warp 1's wait for phase 0"), "{e}");
+        assert_eq!(e.loc, "second arrive");
+        // With a CTA barrier after the waits, the next phase is fine.
+        let mut m = machine(2);
+        arrive(&mut m, 0);
+        wait(&mut m, 0, 0);
+        wait(&mut m, 1, 0);
+        m.clocks.barrier();
+        arrive(&mut m, 0);
+    }
+
+    #[test]
+    fn a_tma_load_is_visible_to_the_warps_that_observe_its_phase() {
+        let mut m = machine(2);
+        m.check_bar_use(64, 0, "arrive", "expect").unwrap();
+        let clock = m.clocks.release(0);
+        m.arrive(64, 8, &clock, "expect").unwrap();
+        let clock = m.clocks.release(0);
+        let load = PendingLoad {
+            bar: 64,
+            start: 0,
+            bytes: vec![9; 8],
+            tx: 8,
+            loc: "tma".into(),
+            group: None,
+            thread: 0,
+            landed: false,
+            phase: None,
+            clock,
+        };
+        m.pending.push(load);
+        m.land_load(0).unwrap();
+        wait(&mut m, 0, 0);
+        assert_eq!(m.read_shared_by(0, 8, 1..2, "lane 1 of warp 0").unwrap(), &[9; 8]);
+        // Warp 1 did not wait: nothing orders the load before its read.
+        let e = m.read_shared_by(0, 8, 32..33, "warp 1").unwrap_err();
+        assert!(e.message.contains("read-after-write race") && e.message.contains("wrote at tma"), "{e}");
+        wait(&mut m, 1, 0);
+        m.read_shared_by(0, 8, 32..33, "warp 1").unwrap();
+        // TMA-written bytes need no proxy fence before an async-proxy read.
+        m.check_async_read(0, 8, 32..64, "wgmma", "wgmma").unwrap();
+    }
+
+    #[test]
+    fn another_thread_uses_an_mbarrier_after_the_init_fence_and_a_barrier() {
+        let mut m = machine(2);
+        m.init_bar(64, 1, 0, "init2").unwrap();
+        m.check_bar_use(64, 0, "arrive", "use").unwrap();
+        let e = m.check_bar_use(64, 1, "arrive", "use").unwrap_err();
+        assert!(e.message.contains("missing mbarrier init fence") && e.message.contains("init2"), "{e}");
+        m.fence_mbarrier_init(0);
+        for t in [1, 32] {
+            let e = m.check_bar_use(64, t, "arrive", "use").unwrap_err();
+            assert!(e.message.contains("missing barrier after mbarrier init"), "thread {t}: {e}");
+        }
+        m.clocks.barrier();
+        m.epoch += 1;
+        m.check_bar_use(64, 1, "arrive", "use").unwrap();
+        m.check_bar_use(64, 32, "arrive", "use").unwrap();
     }
 }

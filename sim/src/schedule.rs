@@ -9,8 +9,9 @@
 //! - [`WarpOrder`]: the lockstep interpreter executes each op for all active threads; the order of the warps
 //!   within one op (whose stores land first, which warp's arrival completes a phase) and the order in which the
 //!   two sides of a divergent `scf.if` / the cases of a divergent `scf.index_switch` run are open on the hardware:
-//!   forward, reverse or seeded-shuffled. (Warps drifting apart between synchronization points, e.g. one warp an
-//!   iteration ahead of another, are not modelled: the interpreter is lockstep.)
+//!   forward, reverse or seeded-shuffled. Warps drifting apart between synchronization points (one warp an
+//!   iteration ahead of another) are not executed, the interpreter being lockstep, but covered by rule: an
+//!   access counts as ordered after another warp's only through synchronization (`order.rs`, `machine.rs`).
 
 /// When asynchronous operations complete (see the module docs).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

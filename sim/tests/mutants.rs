@@ -1,19 +1,26 @@
-//! Mutants of the three GEMM examples, each a broken synchronization step (a missing wait, fence, commit or
-//! barrier, a wrong phase, a stage reused early), each of which must fail under every schedule of the
+//! Mutants of the three GEMM examples and of tma_copy, each a broken synchronization step (a missing wait, fence,
+//! commit or barrier, a wrong phase, a stage reused early), each of which must fail under every schedule of the
 //! asynchronous model with the error of the rule it breaks (`common::assert_caught`), not any error. Source
 //! mutants edit the example; the steps the compiler emits itself (fences, commits, the barriers of the TMA
-//! store) are removed from the lowered IR.
+//! store and of mbarrier init) are removed from the lowered IR.
 //!
 //! What catches each mutant (the expected error text) is written next to it; the same list is in the
 //! simulator's docs (ARCHITECTURE.md, axe-sim).
 
 mod common;
+use axe_sim::{run_with, Arg, Buffer, Launch, Scalar, Schedule};
 use common::{assert_caught, drop_line, gemm_runs, lowered, mutant, Grid};
 
 const PENDING_TMA: &str = "that a pending TMA load";
 const PENDING_CP: &str = "that a pending cp.async";
 const DEADLOCK: &str = "deadlock: try_wait.parity";
-const RACE: &str = "since the last bar.sync: a race";
+const RACE: &str = "a read-after-write race";
+const WAR: &str = "a write-after-read race";
+const OVERRUN: &str = "a phase overrun";
+const INIT_FENCE: &str = "missing mbarrier init fence";
+const INIT_BARRIER: &str = "missing barrier after mbarrier init";
+/// The CTA barrier that opens each K iteration of gemm_sm90a and gemm_sm100a.
+const LOOP_TOP_BARRIER: &str = "        gpu.barrier\n        // Load K tile kt + 2";
 
 fn sm90(text: &str, lowered_ir: bool, k: usize) -> Vec<Result<(), String>> {
     gemm_runs(text, lowered_ir, "gemm_sm90a", Grid::ColsOnX, 32, 128, k)
@@ -115,7 +122,47 @@ fn sm90a_missing_bulk_commit_and_wait() {
     assert_caught("sm90a: no bulk wait", &sm90(&text, true, 64), &["no cp.async.bulk.wait_group.read retired"]);
 }
 
+#[test]
+fn sm90a_missing_loop_top_barrier() {
+    // In lockstep every warp has retired its wgmma (wait_group 0) before thread 0 loads the next tile, but
+    // nothing orders warps 1-3's reads of stage 0 (tile 0, iteration 0) before thread 0's TMA load of tile 3 into
+    // it (iteration 1): on the hardware warp 0 may run ahead and overwrite a stage a slower warp still reads.
+    let text = mutant("gemm_sm90a", LOOP_TOP_BARRIER, "        // Load K tile kt + 2");
+    let results = sm90(&text, false, 256);
+    eprintln!("sm90a, no loop-top barrier: {:?}", results[0]);
+    assert_caught("sm90a: no loop-top barrier", &results, &[WAR]);
+    for r in &results {
+        let e = r.as_ref().unwrap_err();
+        assert!(e.contains("TMA load write of shared byte") && e.contains("by thread 0 (warp 0)"), "{e}");
+        assert!(e.contains("gemm_sm90a.mlir:"), "located: {e}");
+    }
+    // With three K tiles no stage is reloaded: the mutant is correct there.
+    assert!(sm90(&text, false, 192).iter().all(Result::is_ok));
+}
+
+#[test]
+fn sm90a_missing_fence_mbarrier_init() {
+    // Thread 0 initializes the stage barriers; every other thread waits on them.
+    let text = drop_line(&lowered("gemm_sm90a"), "nvvm.fence.mbarrier.init", None);
+    assert_caught("sm90a: no fence.mbarrier_init", &sm90(&text, true, 64), &[INIT_FENCE]);
+}
+
 // ---- gemm_sm100a: TMA ring + tcgen05.mma ----
+
+#[test]
+fn sm100a_missing_loop_top_barrier() {
+    // Thread 0 issues the loads, the MMAs and their commit and waits on the MMA barrier itself, so it never
+    // overwrites a stage its MMAs still read; but no warp waits for warps 1-3, which only wait on the barriers:
+    // warp 0 can run two phases ahead of them, and their parity waits then see the wrong phase.
+    let text = mutant("gemm_sm100a", LOOP_TOP_BARRIER, "        // Load K tile kt + 2");
+    let results = sm100(&text, false, 256);
+    eprintln!("sm100a, no loop-top barrier: {:?}", results[0]);
+    assert_caught("sm100a: no loop-top barrier", &results, &[OVERRUN]);
+    for r in &results {
+        let e = r.as_ref().unwrap_err();
+        assert!(e.contains("no arrival ordered after warp") && e.contains("'s wait for phase"), "{e}");
+    }
+}
 
 #[test]
 fn sm100a_missing_mbarrier_wait() {
@@ -191,6 +238,47 @@ fn sm100a_missing_proxy_fence_and_barrier_before_the_tma_store() {
     assert_caught("sm100a: no fence.proxy.async", &sm100(&text, true, 64), &["missing proxy fence"]);
     let text = drop_after(&lowered("gemm_sm100a"), "nvvm.fence.proxy", "gpu.barrier");
     assert_caught("sm100a: no barrier before the TMA store", &sm100(&text, true, 64), &[RACE]);
+}
+
+// ---- tma_copy: one TMA load and store on one mbarrier ----
+
+/// Runs lowered tma_copy text under every schedule: `Err` unless the tile arrives intact.
+fn tma_copy_runs(text: &str) -> Vec<Result<(), String>> {
+    let context = axe_dialect::create_context().expect("context");
+    let module = axe_dialect::parse_module(&context, text, "tma_copy.lowered.mlir").expect("mutated IR parses");
+    let src: Vec<f64> = (0..128 * 64).map(|x| common::small(x / 64, x % 64, 3)).collect();
+    Schedule::all()
+        .iter()
+        .map(|s| {
+            let args = vec![
+                Arg::Buffer(Buffer::from_f64(Scalar::F16, &src)),
+                Arg::Buffer(Buffer::zeros(Scalar::F16, 128 * 64)),
+            ];
+            let launch = Launch { kernel: "tma_copy".into(), block_id: [0, 0, 0], grid: [1, 1, 1], args };
+            let out = run_with(&module, &launch, s).map_err(|e| format!("{s:?}: {e}"))?;
+            match out.buffers[1].as_ref().map(Buffer::to_f64) == Some(src.clone()) {
+                true => Ok(()),
+                false => Err(format!("{s:?}: the tile differs")),
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn tma_copy_mbarrier_init_needs_its_fence_and_barrier() {
+    // The unmutated lowering copies the tile under every schedule.
+    assert!(tma_copy_runs(&lowered("tma_copy")).iter().all(Result::is_ok));
+    // Thread 0 initializes the barrier; threads 1..127 wait on it right after the CTA barrier.
+    let text = drop_after(&lowered("tma_copy"), "nvvm.fence.mbarrier.init", "gpu.barrier");
+    let results = tma_copy_runs(&text);
+    eprintln!("tma_copy, no barrier after mbarrier init: {:?}", results[0]);
+    assert_caught("tma_copy: no barrier after mbarrier init", &results, &[INIT_BARRIER]);
+    for r in &results {
+        let e = r.as_ref().unwrap_err();
+        assert!(e.contains("try_wait.parity by thread ") && e.contains("which thread 0 initialized at"), "{e}");
+    }
+    let text = drop_line(&lowered("tma_copy"), "nvvm.fence.mbarrier.init", None);
+    assert_caught("tma_copy: no fence.mbarrier_init", &tma_copy_runs(&text), &[INIT_FENCE]);
 }
 
 // ---- gemm_sm80: cp.async ring + ldmatrix + mma.sync ----
