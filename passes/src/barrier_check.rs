@@ -43,6 +43,7 @@
 //! per wait over its barrier's arrivals (in walk order).
 
 use crate::glue::{external_pass, PassId};
+use crate::registry::{PassInfo, PassKind};
 use axe_dialect::{
     access::{self, OpKey},
     ffi, AxeOp, OpKind,
@@ -50,17 +51,18 @@ use axe_dialect::{
 use melior::ir::{block::BlockLike, operation::OperationLike, BlockRef, Location, OperationRef, RegionLike, Value};
 use std::collections::HashSet;
 
-/// The pass's flag.
-pub const FLAG: &str = "axe-check-barriers";
-/// One-line summary for `--help`.
-pub const SUMMARY: &str =
-    "Check the mbarrier protocol (init before use, waits that can complete, expect_tx bytes) and async copy groups";
-/// Longer description.
-pub const DESCRIPTION: &str = "Input: a verified module. For each barrier from axe.mbarrier_alloc: every use is\n\
+/// `--axe-check-barriers` as `axe-opt` lists it: flag, summary, description, constructor (the registry's entry).
+pub const PASS: PassInfo = PassInfo {
+    flag: "axe-check-barriers",
+    summary:
+        "Check the mbarrier protocol (init before use, waits that can complete, expect_tx bytes) and async copy groups",
+    description: "Input: a verified module. For each barrier from axe.mbarrier_alloc: every use is\n\
 initialized on every path (rule init), a wait for the first phase has an arrival that can come before it\n\
 (rule phase), and arrive_expect_tx bytes equal the TMA bytes of the copies it announces (rule tx-bytes).\n\
 No kernel returns with cp.async or bulk async copies not waited for on some path (rule async-exit).\n\
-Changes nothing; --lower-tma runs the same check before rewriting.";
+Changes nothing; --lower-tma runs the same check before rewriting.",
+    kind: PassKind::Rust(create),
+};
 
 static ID: PassId = PassId::new();
 
@@ -81,7 +83,7 @@ impl BarrierProtocol {
 /// Checks every barrier under `root`, planning each barrier copy with the TMA planner for its bytes (a copy the
 /// planner refuses has unknown bytes; `--lower-tma` reports the refusal). Reports each error at its op.
 pub fn check_barriers(root: OperationRef) -> Result<BarrierProtocol, usize> {
-    check(root, &|copy| crate::lower_tma::planned_bytes(copy))
+    check(root, &|copy| crate::request::tma::planned_bytes(copy))
 }
 
 /// Checks every barrier under `root`; `bytes` gives the bytes a barrier copy delivers, when known. Reports each
@@ -474,7 +476,7 @@ fn constant_bool(value: Value) -> Option<bool> {
 
 /// The melior pass behind `--axe-check-barriers`.
 pub fn create() -> melior::pass::Pass {
-    external_pass(&ID, "AxeCheckBarriers", FLAG, SUMMARY, |operation| check_barriers(operation).is_ok())
+    external_pass(&ID, "AxeCheckBarriers", &PASS, |operation| check_barriers(operation).is_ok())
 }
 
 #[cfg(test)]

@@ -23,6 +23,7 @@
 //! its source's, so folding keeps every use's meaning).
 
 use crate::glue::{external_pass, PassId};
+use crate::registry::{PassInfo, PassKind};
 use axe_dialect::{
     access, ffi,
     ops::{tensor_of, walk_preorder},
@@ -38,15 +39,16 @@ use melior::{
     IrRewriter,
 };
 
-/// The pass's flag.
-pub const FLAG: &str = "axe-canonicalize";
-/// One-line summary for `--help`.
-pub const SUMMARY: &str = "Put every layout in canonical form and fold trivial views and slices";
-/// Longer description.
-pub const DESCRIPTION: &str = "Input: a verified module. Every #axe.layout (in tensor types, function types and\n\
+/// `--axe-canonicalize` as `axe-opt` lists it: flag, summary, description, constructor (the registry's entry).
+pub const PASS: PassInfo = PassInfo {
+    flag: "axe-canonicalize",
+    summary: "Put every layout in canonical form and fold trivial views and slices",
+    description: "Input: a verified module. Every #axe.layout (in tensor types, function types and\n\
 attributes) becomes its canonical form (paper App. A), printed canonically; full-region slices and\n\
 same-type views fold into their sources, views of views into views of the storage. Idempotent.\n\
-Runs first in the pipeline, before --axe-slice.";
+Runs first in the pipeline, before --axe-slice.",
+    kind: PassKind::Rust(create),
+};
 
 static ID: PassId = PassId::new();
 
@@ -183,7 +185,7 @@ fn defining_view<'c, 'a>(value: Value<'c, 'a>) -> Option<AxeOp<'c, 'a>> {
 
 /// The melior pass behind `--axe-canonicalize`.
 pub fn create() -> Pass {
-    external_pass(&ID, "AxeCanonicalize", FLAG, SUMMARY, |operation| {
+    external_pass(&ID, "AxeCanonicalize", &PASS, |operation| {
         canonicalize(operation);
         true
     })

@@ -25,7 +25,8 @@
 
 use crate::{
     glue::{external_pass_creating, PassId},
-    lower_tma::build::Builder,
+    ir::build::Builder,
+    registry::{PassInfo, PassKind},
 };
 use axe_dialect::{
     access::{self, OpKey},
@@ -42,16 +43,16 @@ use melior::{
 };
 use std::collections::HashMap;
 
-/// The pass's flag.
-pub const FLAG: &str = "axe-dynamic-shared";
-/// One-line summary for `--help`.
-pub const SUMMARY: &str = "Move each kernel's shared memory into dynamic shared memory (after --lower-to-nvvm)";
-/// Longer description.
-pub const DESCRIPTION: &str =
-    "Input: gpu.modules after --lower-to-nvvm. Every shared (address space 3) llvm global a\n\
+/// `--axe-dynamic-shared` as `axe-opt` lists it: flag, summary, description, constructor (the registry's entry).
+pub const PASS: PassInfo = PassInfo {
+    flag: "axe-dynamic-shared",
+    summary: "Move each kernel's shared memory into dynamic shared memory (after --lower-to-nvvm)",
+    description: "Input: gpu.modules after --lower-to-nvvm. Every shared (address space 3) llvm global a\n\
 kernel uses moves to an aligned static offset in the extern __axe_dynamic_smem window, from a base rounded\n\
 up to 1024 bytes at run time; the kernel records axe.dynamic_shared_bytes (the bytes to launch with, 1024\n\
-of slack included). Needed above 48 KB of shared memory.";
+of slack included). Needed above 48 KB of shared memory.",
+    kind: PassKind::Rust(create),
+};
 
 static ID: PassId = PassId::new();
 
@@ -266,7 +267,5 @@ fn type_bytes(text: &str) -> Option<i64> {
 
 /// The melior pass behind `--axe-dynamic-shared`.
 pub fn create() -> melior::pass::Pass {
-    external_pass_creating(&ID, "AxeDynamicShared", FLAG, SUMMARY, CREATES, |operation| {
-        dynamic_shared(operation).is_ok()
-    })
+    external_pass_creating(&ID, "AxeDynamicShared", &PASS, CREATES, |operation| dynamic_shared(operation).is_ok())
 }

@@ -1,9 +1,10 @@
 //! Wrapping a Rust pass function as an MLIR pass (melior external passes).
 //!
 //! Passes own no FFI details: a pass module hands [`external_pass`] its
-//! identity, names and a function over the anchor op, and gets a melior
+//! identity, its registry entry and a function over the anchor op, and gets a melior
 //! [`Pass`] that any pass manager accepts next to upstream passes.
 
+use crate::registry::PassInfo;
 use melior::{
     dialect::DialectHandle,
     ir::{r#type::TypeId, OperationRef},
@@ -35,11 +36,10 @@ const ANCHOR: &str = "builtin.module";
 pub(crate) fn external_pass(
     id: &'static PassId,
     name: &str,
-    flag: &str,
-    summary: &str,
+    info: &PassInfo,
     run: fn(OperationRef<'_, '_>) -> bool,
 ) -> Pass {
-    external_pass_creating(id, name, flag, summary, &[], run)
+    external_pass_creating(id, name, info, &[], run)
 }
 
 /// [`external_pass`] for a pass that creates ops of the dialects named in `creates` (namespaces, e.g. `"nvgpu"`).
@@ -49,8 +49,7 @@ pub(crate) fn external_pass(
 pub(crate) fn external_pass_creating(
     id: &'static PassId,
     name: &str,
-    flag: &str,
-    summary: &str,
+    info: &PassInfo,
     creates: &[&str],
     run: fn(OperationRef<'_, '_>) -> bool,
 ) -> Pass {
@@ -61,7 +60,7 @@ pub(crate) fn external_pass_creating(
     };
     let dialects: Vec<DialectHandle> = creates.iter().filter_map(|namespace| dialect_handle(namespace)).collect();
     debug_assert_eq!(dialects.len(), creates.len(), "a dialect in {creates:?} has no handle");
-    create_external(body, TypeId::create(id), name, flag, summary, ANCHOR, &dialects)
+    create_external(body, TypeId::create(id), name, info.flag, info.summary, ANCHOR, &dialects)
 }
 
 /// The handle of an upstream dialect by namespace.

@@ -18,20 +18,21 @@
 
 use crate::{
     glue::{external_pass, PassId},
-    lower_tma::build::Builder,
+    ir::build::Builder,
+    registry::{PassInfo, PassKind},
 };
 use axe_dialect::{access, ffi, ops::walk_preorder};
 use melior::ir::{block::BlockLike, operation::OperationLike, OperationRef, ValueLike};
 
-/// The pass's flag.
-pub const FLAG: &str = "axe-hoist-allocas";
-/// One-line summary for `--help`.
-pub const SUMMARY: &str = "Move fixed-size llvm.alloca ops into the entry block (so LLVM keeps them in registers)";
-/// Longer description.
-pub const DESCRIPTION: &str =
-    "Input: functions after --lower-to-nvvm. Every llvm.alloca outside its function's entry\n\
+/// `--axe-hoist-allocas` as `axe-opt` lists it: flag, summary, description, constructor (the registry's entry).
+pub const PASS: PassInfo = PassInfo {
+    flag: "axe-hoist-allocas",
+    summary: "Move fixed-size llvm.alloca ops into the entry block (so LLVM keeps them in registers)",
+    description: "Input: functions after --lower-to-nvvm. Every llvm.alloca outside its function's entry\n\
 block whose size is an llvm.mlir.constant moves to the start of the entry block, in IR order, so that\n\
-LLVM's SROA promotes it (register tensors behind guarded entry code otherwise live in local memory).";
+LLVM's SROA promotes it (register tensors behind guarded entry code otherwise live in local memory).",
+    kind: PassKind::Rust(create),
+};
 
 static ID: PassId = PassId::new();
 
@@ -84,7 +85,7 @@ fn hoist_in(func: OperationRef) -> usize {
 
 /// The melior pass behind `--axe-hoist-allocas`.
 pub fn create() -> melior::pass::Pass {
-    external_pass(&ID, "AxeHoistAllocas", FLAG, SUMMARY, |operation| {
+    external_pass(&ID, "AxeHoistAllocas", &PASS, |operation| {
         hoist_allocas(operation);
         true
     })

@@ -58,6 +58,7 @@ mod model_tests;
 
 use crate::glue::{external_pass_creating, PassId};
 use crate::ownership::{self, Owner};
+use crate::registry::{PassInfo, PassKind};
 use axe_dialect::{access, ffi, mesh::enclosing_mesh, ops::walk_preorder, AxeOp, TensorType};
 use axe_layout::{
     distributed::{
@@ -73,18 +74,18 @@ use melior::ir::{
     OperationRef, Value, ValueLike,
 };
 
-/// The pass's flag.
-pub const FLAG: &str = "lower-collectives";
-/// One-line summary for `--help`.
-pub const SUMMARY: &str =
-    "Lower axe.copy between distributed global tensors to NVSHMEM puts/gets (and reductions) planned from the layouts";
-/// Longer description.
-pub const DESCRIPTION: &str = "Input: a verified module declaring axe.mesh. Each axe.copy between global tensors\n\
+/// `--lower-collectives` as `axe-opt` lists it: flag, summary, description, constructor (the registry's entry).
+pub const PASS: PassInfo = PassInfo {
+    flag: "lower-collectives",
+    summary: "Lower axe.copy between distributed global tensors to NVSHMEM puts/gets (and reductions) planned from the layouts",
+    description: "Input: a verified module declaring axe.mesh. Each axe.copy between global tensors\n\
 whose layouts name device axes is planned by axe-layout's collective planner and becomes, per rank (an\n\
 scf.index_switch on nvshmem_my_pe), nvshmemx_putmem_nbi_block calls, then nvshmem_quiet and\n\
 nvshmemx_barrier_all_block; reduce = \"sum\"|\"max\" reduces a Partial source with gets. Put destinations and\n\
 get sources must be pointer arguments marked {axe.symmetric}; the kernel records axe.symmetric = [{arg,\n\
-bytes}]. Runs before --lower-to-nvvm.";
+bytes}]. Runs before --lower-to-nvvm.",
+    kind: PassKind::Rust(create),
+};
 
 static ID: PassId = PassId::new();
 
@@ -292,7 +293,7 @@ fn check_multimem(
     if dtype != "f32" {
         return refuse(format!("multimem.ld_reduce .add is lowered for f32, got {dtype}"));
     }
-    if let Some(name) = crate::ownership::target_name(op.operation()) {
+    if let Some(name) = crate::ir::target::target_name(op.operation()) {
         if !matches!(name.as_str(), "sm_90a" | "sm_90" | "sm_100a") {
             return refuse(format!("multimem needs sm_90 or later, the target is {name}"));
         }
@@ -386,7 +387,7 @@ fn element_bytes(dtype: &str) -> Option<i64> {
 
 /// The pass for the pass manager.
 pub fn create() -> melior::pass::Pass {
-    external_pass_creating(&ID, "LowerCollectives", FLAG, SUMMARY, CREATES, |op| lower_collectives(op).is_ok())
+    external_pass_creating(&ID, "LowerCollectives", &PASS, CREATES, |op| lower_collectives(op).is_ok())
 }
 
 #[cfg(test)]

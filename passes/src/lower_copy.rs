@@ -51,7 +51,7 @@
 //!
 //! **Run-time addresses** (`lower_copy/moving.rs`). An operand that is an `axe.slice` at run-time offsets is
 //! planned by `axe_layout::copy::plan_moving` on its source sliced at the static offsets, with each offset's known
-//! multiple from the IR (`crate::lower_tma::multiple`); the emitter adds the plan's terms
+//! multiple from the IR (`crate::ir::multiple`); the emitter adds the plan's terms
 //! `elements * (value / divisor) * bytes` to the side's base (the `dynamic-offset` rule has made them alignment-
 //! and swizzle-preserving, so they go after the swizzle). An operand that is a slice of a view with run-time
 //! extents (`#axe.row_major`) is planned by `axe_layout::copy::plan_runtime` and addressed by the plan's per-issue
@@ -84,7 +84,8 @@ mod moving;
 
 use crate::{
     glue::{external_pass_creating, PassId},
-    ownership::{self, target_name, Owner},
+    ownership::{self, Owner},
+    registry::{PassInfo, PassKind},
     storage::{self, check_tmem_alloc, shared_global, Int, Source, Traced},
 };
 use axe_dialect::{ffi, ops::walk_preorder, AxeOp, MemScope, OpKind};
@@ -97,17 +98,17 @@ use axe_layout::{
 };
 use melior::ir::{operation::OperationLike, OperationRef, Value, ValueLike};
 
-/// The pass's flag.
-pub const FLAG: &str = "lower-copy";
-/// One-line summary for `--help`.
-pub const SUMMARY: &str =
-    "Lower axe.copy (ld/st, ldmatrix/stmatrix, cp.async, tcgen05.ld/st, shuffles) and cast/scale/add from the layouts";
-/// Longer description.
-pub const DESCRIPTION: &str = "Input: a verified module whose gpu.module or module has axe.target = \"sm_80\" |\n\
+/// `--lower-copy` as `axe-opt` lists it: flag, summary, description, constructor (the registry's entry).
+pub const PASS: PassInfo = PassInfo {
+    flag: "lower-copy",
+    summary: "Lower axe.copy (ld/st, ldmatrix/stmatrix, cp.async, tcgen05.ld/st, shuffles) and cast/scale/add from the layouts",
+    description: "Input: a verified module whose gpu.module or module has axe.target = \"sm_80\" |\n\
 \"sm_90a\" | \"sm_100a\". Each axe.copy TMA does not take is planned by axe-layout's copy planner; a refusal is\n\
 an error at the copy naming the rule. axe.cast/scale/add become per-register arith ops. Output: llvm/vector\n\
 loads and stores, nvvm ldmatrix/stmatrix/cp.async/tcgen05/shfl ops. Runs before or after --lower-tma and\n\
---lower-mma, before --lower-to-nvvm.";
+--lower-mma, before --lower-to-nvvm.",
+    kind: PassKind::Rust(create),
+};
 
 static ID: PassId = PassId::new();
 
@@ -368,14 +369,7 @@ fn gcd(a: i64, b: i64) -> i64 {
 
 /// The chip named by the nearest `axe.target` on `op` or an op enclosing it.
 fn target(op: OperationRef) -> Result<Chip, String> {
-    let Some(name) = target_name(op) else {
-        return Err("copy: target: no chip for axe.copy: put axe.target = \"sm_80\" (or sm_90a, sm_100a) on the \
-                    gpu.module or the module"
-            .to_string());
-    };
-    Chip::from_name(&name).ok_or_else(|| {
-        format!("copy: target: unknown chip \"{name}\", expected \"sm_80\", \"sm_90\", \"sm_90a\" or \"sm_100a\"")
-    })
+    crate::ir::target::chip(op, "copy", "axe.copy")
 }
 
 /// The memory of a traced side, as the planner names it.
@@ -548,7 +542,7 @@ fn plan_elementwise<'c, 'a>(op: AxeOp<'c, 'a>) -> Result<PlannedElementwise<'c, 
 
 /// The melior pass behind `--lower-copy`.
 pub fn create() -> melior::pass::Pass {
-    external_pass_creating(&ID, "LowerCopy", FLAG, SUMMARY, CREATES, |operation| lower_copy(operation).is_ok())
+    external_pass_creating(&ID, "LowerCopy", &PASS, CREATES, |operation| lower_copy(operation).is_ok())
 }
 
 #[cfg(test)]

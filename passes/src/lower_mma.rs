@@ -84,6 +84,8 @@ mod emit;
 use crate::{
     glue::{external_pass_creating, PassId},
     ownership::{self, Owner},
+    registry::{PassInfo, PassKind},
+    request::tmem_load,
     storage::{self, shared_global, Source, Traced},
 };
 use axe_dialect::{access, ffi, ops::walk_preorder, AxeOp, MemScope, OpKind};
@@ -92,23 +94,21 @@ use axe_layout::{
         plan_moving, plan_with, Access, Chip, DType, Family, GemmRequest, Mem, MmaPlan, Operand, OperandMove, Role,
         TmemAllocations,
     },
-    ExecScope, Layout,
+    ExecScope,
 };
 use melior::ir::{operation::OperationLike, OperationRef, Value};
 
-/// The pass's flag.
-pub const FLAG: &str = "lower-mma";
-/// One-line summary for `--help`.
-pub const SUMMARY: &str = "Lower axe.gemm to mma.sync, wgmma or tcgen05 NVVM ops planned from the layouts";
-/// Longer description.
-pub const DESCRIPTION: &str = "Input: a verified module whose gemms take register, shared and tensor-memory tensors\n\
+/// `--lower-mma` as `axe-opt` lists it: flag, summary, description, constructor (the registry's entry).
+pub const PASS: PassInfo = PassInfo {
+    flag: "lower-mma",
+    summary: "Lower axe.gemm to mma.sync, wgmma or tcgen05 NVVM ops planned from the layouts",
+    description: "Input: a verified module whose gemms take register, shared and tensor-memory tensors\n\
 (axe.alloc, or views of private/workgroup memrefs) and whose gpu.module or module has axe.target =\n\
 \"sm_80\" | \"sm_90a\" | \"sm_100a\". Each gemm is planned by axe-layout's MMA planner; a refusal is an error at\n\
 the gemm naming the rule. Output: nvvm.mma.sync / wgmma / tcgen05 ops, register allocas, aligned shared\n\
-globals, tensor-memory alloc/dealloc. Runs after --lower-tma, before --lower-to-nvvm.";
-
-/// The attribute naming the chip, on the `gpu.module`, the module or any op enclosing the gemm.
-pub const TARGET_ATTRIBUTE: &str = "axe.target";
+globals, tensor-memory alloc/dealloc. Runs after --lower-tma, before --lower-to-nvvm.",
+    kind: PassKind::Rust(create),
+};
 
 static ID: PassId = PassId::new();
 
@@ -181,17 +181,6 @@ fn trace_ring<'c, 'a>(role: &str, value: Value<'c, 'a>) -> Result<Option<Ring<'c
     Ok(Some(Ring { ring, operand, dynamic }))
 }
 
-/// One `axe.copy` from a tensor-memory accumulator to registers (`tcgen05.ld` 32x32b).
-pub(crate) struct TmemLoad<'c, 'a> {
-    pub(crate) op: AxeOp<'c, 'a>,
-    pub(crate) tmem: Traced<'c, 'a>,
-    pub(crate) regs: Traced<'c, 'a>,
-    /// Columns per thread (the register count).
-    pub(crate) columns: i64,
-    /// The accumulator's first column.
-    pub(crate) column: i64,
-}
-
 /// Lowers every `axe.gemm` under `root`; on refusal reports each at its op and returns how many were refused.
 pub fn lower_mma(root: OperationRef) -> Result<LowerMmaStats, usize> {
     let missing = ffi::load_dialects(root, CREATES);
@@ -217,7 +206,7 @@ pub fn lower_mma(root: OperationRef) -> Result<LowerMmaStats, usize> {
                     fail(op, message);
                 }
             }
-            OpKind::Copy if ownership::owner(*op) == Some(Owner::Mma) => match plan_tmem_load(*op) {
+            OpKind::Copy if ownership::owner(*op) == Some(Owner::Mma) => match tmem_load::plan(*op) {
                 Ok(load) => loads.push(load),
                 Err(message) => fail(op, message),
             },
@@ -235,21 +224,7 @@ pub fn lower_mma(root: OperationRef) -> Result<LowerMmaStats, usize> {
 
 /// The chip named by the nearest `axe.target` on `op` or an op enclosing it.
 fn target(op: OperationRef) -> Result<Chip, String> {
-    let mut current = Some(op);
-    while let Some(o) = current {
-        if let Ok(attribute) = o.attribute(TARGET_ATTRIBUTE) {
-            let text = attribute.to_string();
-            let name = text.trim_matches('"');
-            return Chip::from_name(name).ok_or_else(|| {
-                format!("mma: target: unknown chip {text}, expected \"sm_80\", \"sm_90\", \"sm_90a\" or \"sm_100a\"")
-            });
-        }
-        current = o.parent_operation();
-    }
-    Err(format!(
-        "mma: target: no chip for axe.gemm: put {TARGET_ATTRIBUTE} = \"sm_80\" (or sm_90a, sm_100a) on the gpu.module \
-         or the module"
-    ))
+    crate::ir::target::chip(op, "mma", "axe.gemm")
 }
 
 /// Traces the tensor operand `value` (role `role`) to an `axe.alloc` or an `axe.view` of a memref (no slices).
@@ -317,7 +292,7 @@ fn plan_gemm<'c, 'a>(op: AxeOp<'c, 'a>) -> Result<PlannedGemm<'c, 'a>, String> {
     for (role, ring) in [(Role::A, &rings[0]), (Role::B, &rings[1])] {
         for &(dim, v) in ring.iter().flat_map(|r| &r.dynamic) {
             let ring = &ring.as_ref().ok_or("mma: internal: a ring offset without a ring")?.ring;
-            let multiple = crate::lower_tma::multiple::known_multiple(v);
+            let multiple = crate::ir::multiple::known_multiple(v);
             moves.push(OperandMove { role, ring: &ring.layout, ring_shape: &ring.tensor.shape, dim, multiple });
             offsets.push(v);
         }
@@ -390,69 +365,9 @@ fn check_fill(op: AxeOp) -> Result<(), String> {
     }
 }
 
-/// True when this pass lowers the tensor-memory -> register copy `op` (its `tcgen05.ld.32x32b` read-back pattern,
-/// [`plan_tmem_load`]); `crate::ownership` gives the other such copies to `--lower-copy`.
-pub(crate) fn accepts_tmem_load(op: AxeOp) -> bool {
-    plan_tmem_load(op).is_ok()
-}
-
-/// Checks a tensor-memory -> register copy against the `tcgen05.ld.32x32b` shape: the source is the M=128 data
-/// path `S[(128,N):(1@TLane,1@TCol)] + c@TCol`, the destination `S[(4,32,N):(1@warpid,1@laneid,1)]`.
-fn plan_tmem_load<'c, 'a>(op: AxeOp<'c, 'a>) -> Result<TmemLoad<'c, 'a>, String> {
-    match op.scope() {
-        Some(Ok(ExecScope::Cta)) => {}
-        Some(Ok(other)) => return Err(format!("mma: scope: tcgen05.ld copies run at cta scope, got {}", other.name())),
-        _ => return Err("mma: scope: tcgen05.ld copies run at cta scope".to_string()),
-    }
-    let (Some(source), Some(dest)) = (op.operand(0), op.operand(1)) else {
-        return Err("mma: axe.copy must have source and dest".to_string());
-    };
-    let (tmem, regs) = (trace("source", source)?, trace("dest", dest)?);
-    if let Source::Alloc(alloc) = tmem.source {
-        storage::check_tmem_alloc("mma", alloc)?;
-    }
-    let shape = &tmem.tensor.shape;
-    let n = match shape.as_slice() {
-        [128, n] if *n >= 1 && *n <= 128 && n & (n - 1) == 0 => *n,
-        _ => {
-            return Err(format!(
-                "mma: tmem-load: tcgen05.ld.32x32b reads 128 rows of 1, 2, 4, ..., 128 columns, got shape {shape:?}"
-            ))
-        }
-    };
-    let column = tmem.layout.tile().offset().iter().find(|(a, _)| a.name() == "TCol").map_or(0, |(_, v)| *v);
-    let datapath = parse_layout(&format!("S[(128,{n}):(1@TLane,1@TCol)] + {column}@TCol"))?;
-    let fragment = parse_layout(&format!("S[(4,32,{n}):(1@warpid,1@laneid,1)]"))?;
-    let same = |l: &Layout, r: &Layout| axe_layout::canonicalize::equivalent(l, r, shape).unwrap_or(false);
-    if !same(&tmem.layout, &datapath) {
-        return Err(format!(
-            "mma: tmem-load: the source must be the M=128 data path {datapath} (row r in lane r), got {}",
-            tmem.layout
-        ));
-    }
-    // Thread axes are one hardware: `S[(128,N):(1@tid,1)]` is the same fragment (axe_layout::threads).
-    let in_warps = axe_layout::threads::to_hardware(&regs.layout, axe_layout::threads::Grain::Warp);
-    if regs.tensor.shape != *shape || !in_warps.is_ok_and(|l| same(&l, &fragment)) {
-        return Err(format!(
-            "mma: tmem-load: the destination must be {fragment} over {shape:?} (thread r holds row r, register j \
-             column j), got {} over {:?}",
-            regs.layout, regs.tensor.shape
-        ));
-    }
-    if tmem.tensor.dtype != "f32" {
-        return Err(format!("mma: tmem-load: tcgen05.ld reads 32-bit accumulators, got {}", tmem.tensor.dtype));
-    }
-    Ok(TmemLoad { op, tmem, regs, columns: n, column })
-}
-
-/// Parses a layout the pass compares against.
-fn parse_layout(text: &str) -> Result<Layout, String> {
-    axe_layout::notation::parse_layout(text).map_err(|e| format!("mma: internal: {text}: {e}"))
-}
-
 /// The melior pass behind `--lower-mma`.
 pub fn create() -> melior::pass::Pass {
-    external_pass_creating(&ID, "LowerMma", FLAG, SUMMARY, CREATES, |operation| lower_mma(operation).is_ok())
+    external_pass_creating(&ID, "LowerMma", &PASS, CREATES, |operation| lower_mma(operation).is_ok())
 }
 
 #[cfg(test)]

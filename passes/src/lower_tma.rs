@@ -33,7 +33,7 @@
 //!
 //! Run-time coordinates: an `axe.slice` offset on the global side that is an SSA value (a loop variable, a block
 //! id times a tile) is a run-time offset of the region (a constant one folds into the static part). Its known
-//! multiple comes from the IR (`lower_tma/multiple.rs`: constants, `scf.for` steps, `muli`/`addi`/`shli`), the
+//! multiple comes from the IR (`crate::ir::multiple`: constants, `scf.for` steps, `muli`/`addi`/`shli`), the
 //! planner (`axe_layout::tma::plan_dynamic`) plans the region at offsets 0 and states each coordinate's run-time
 //! terms `scale * (offset / divisor)`, or refuses an offset that would not move whole steps of one coordinate
 //! (`dynamic-offset` rule, e.g. mid-panel in a tiled global layout); each coordinate is then the issue's constant
@@ -70,44 +70,36 @@
 //! }
 //! ```
 
-pub(crate) mod build;
+mod descriptor;
 mod emit;
 mod host;
-pub(crate) mod multiple;
-mod trace;
 
 use crate::{
     barrier_check,
     glue::{external_pass_creating, PassId},
     ownership::{self, Owner},
+    registry::{PassInfo, PassKind},
+    request::tma::{self as request, PlannedCopy, Refusal},
 };
 use axe_dialect::{
     access::{self, OpKey},
     ffi,
     ops::walk_preorder,
-    types::{parse_i64_array, LayoutSpec},
-    AxeOp, MemScope, OpKind,
+    AxeOp,
 };
-use axe_layout::{
-    tma::{
-        plan_extents, plan_multicast, plan_offsets, Cluster, Direction, DynamicOffset, ElemType, Extent, ExtentRequest,
-        TmaOptions, TmaPlan, TmaRequest,
-    },
-    ExecScope,
-};
-use melior::ir::{operation::OperationLike, OperationRef, Value};
+use melior::ir::{operation::OperationLike, OperationRef};
 use std::collections::HashMap;
-use trace::{trace, Storage, Traced};
 
-/// The pass's flag.
-pub const FLAG: &str = "lower-tma";
-/// One-line summary for `--help`.
-pub const SUMMARY: &str = "Lower CTA-scope global<->shared copies to TMA descriptors and cp.async.bulk.tensor";
-/// Longer description.
-pub const DESCRIPTION: &str = "Input: a verified module whose kernels copy between global tensors (views of kernel\n\
+/// `--lower-tma` as `axe-opt` lists it: flag, summary, description, constructor (the registry's entry).
+pub const PASS: PassInfo = PassInfo {
+    flag: "lower-tma",
+    summary: "Lower CTA-scope global<->shared copies to TMA descriptors and cp.async.bulk.tensor",
+    description: "Input: a verified module whose kernels copy between global tensors (views of kernel\n\
 arguments) and shared allocs. Each copy is planned by axe-layout's TMA planner; a refusal is an error\n\
 at the copy naming the stage or rule. Output: axe.tma_descriptor on the host at each launch, nvgpu\n\
-mbarrier and TMA ops in the kernel. Runs after --axe-slice, before --lower-to-nvvm.";
+mbarrier and TMA ops in the kernel. Runs after --axe-slice, before --lower-to-nvvm.",
+    kind: PassKind::Rust(create),
+};
 
 static ID: PassId = PassId::new();
 
@@ -125,50 +117,6 @@ pub struct LowerTmaStats {
     pub descriptors: usize,
 }
 
-/// One copy the planner accepted, with where its tensors live.
-pub(crate) struct PlannedCopy<'c, 'a> {
-    /// The `axe.copy` or `axe.copy_async`.
-    op: AxeOp<'c, 'a>,
-    /// The planner's answer.
-    plan: TmaPlan,
-    /// The global side: the kernel and the argument index of its storage.
-    global: (OperationRef<'c, 'a>, usize),
-    /// The shared side: the `axe.alloc`.
-    shared: AxeOp<'c, 'a>,
-    /// An `axe.mbarrier_arrive_expect_tx` announces this load's bytes: it does not arrive on its barrier itself.
-    announced: bool,
-    /// The run-time offsets of the global region, in the order of the plan's `DynamicOffset`s.
-    offsets: Vec<Value<'c, 'a>>,
-    /// The run-time offsets of the shared region (a ring's stage), in the order of the plan's shared offsets.
-    shared_offsets: Vec<Value<'c, 'a>>,
-    /// For a run-time-sized global tensor (`#axe.row_major`): `globalDim` and `globalStrides` as expressions of
-    /// the kernel's arguments (`arg5 * 2`); the plan's own dims and strides are a stand-in instance's.
-    runtime: Option<RuntimeFields>,
-    /// A multicast load (the shared alloc replicated over the cluster's CTA axes): its mask and issuers.
-    multicast: Option<Multicast>,
-}
-
-/// The cluster part of a multicast load (`axe_layout::tma::plan_multicast`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct Multicast {
-    /// `ctaMask`: bit `r` for every receiving CTA of `%cluster_ctarank` r.
-    mask: u16,
-    /// Per issue of the plan: the `%cluster_ctarank` that issues it.
-    issuer: Vec<u32>,
-}
-
-/// The descriptor fields of a run-time-sized tensor that the host computes from kernel arguments at launch.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct RuntimeFields {
-    /// `globalDim`, innermost first.
-    global_dims: Vec<String>,
-    /// `globalStrides` in bytes.
-    global_strides_bytes: Vec<String>,
-    /// What the launch must guarantee for the map to be valid and the plan to hold (`arg5 % 16 == 0`, the
-    /// driver's `globalDim <= 2^32` and stride `< 2^40` limits on the expressions).
-    preconditions: Vec<String>,
-}
-
 /// Lowers every TMA copy under `root`; on refusal reports each at its op and returns how many were refused.
 pub fn lower_tma(root: OperationRef) -> Result<LowerTmaStats, usize> {
     let missing = ffi::load_dialects(root, CREATES);
@@ -179,13 +127,19 @@ pub fn lower_tma(root: OperationRef) -> Result<LowerTmaStats, usize> {
     let mut ops = Vec::new();
     walk_preorder(root, &mut |op| ops.extend(AxeOp::new(op)));
     let (mut copies, mut failed) = (Vec::new(), 0);
-    // Only the copies the shared ownership rule gives to TMA; the rest are --lower-copy's or --lower-mma's.
-    for op in ops.iter().filter(|op| ownership::owner(**op) == Some(Owner::Tma)) {
-        match plan_copy(*op) {
+    // Only the copies the shared ownership rule gives to TMA; the rest are --lower-copy's or --lower-mma's. The
+    // rule's question (does TMA take it?) plans the copy; that answer is the one lowered: one plan per copy.
+    for op in &ops {
+        let mut answer: Option<Result<PlannedCopy, Refusal>> = None;
+        let owner = ownership::owner_with(*op, &mut |op| request::takes(answer.insert(request::plan(op))));
+        if owner != Some(Owner::Tma) {
+            continue;
+        }
+        match answer.unwrap_or_else(|| request::plan(*op)) {
             Ok(copy) => copies.push(copy),
-            Err(message) => {
+            Err(refusal) => {
                 failed += 1;
-                ffi::emit_error(op.operation().location(), &message);
+                ffi::emit_error(op.operation().location(), &refusal.message);
             }
         }
     }
@@ -212,255 +166,9 @@ pub fn lower_tma(root: OperationRef) -> Result<LowerTmaStats, usize> {
     })
 }
 
-/// The refusal of a shared tensor that is not an `axe.alloc` (a view, or an alloc another pass lowered first).
-const SHARED_STORAGE: &str = "tma: shared tensor must come from axe.alloc (views of shared memrefs are not supported)";
-
-/// True when TMA takes `op` (what `ownership::owner` asks on chips with TMA): [`plan_copy`] accepts it, or refuses
-/// only its shared storage, which depends on the order the passes run in (the copy stays TMA's and is refused
-/// here, rather than becoming a cp.async when another pass lowered the alloc first).
-pub(crate) fn accepts(op: AxeOp) -> bool {
-    match plan_copy(op) {
-        Ok(_) => true,
-        Err(message) => message == SHARED_STORAGE,
-    }
-}
-
-/// Plans one copy: scope, memory scopes, dtype, the two traced regions, then `axe_layout::tma::plan`.
-fn plan_copy<'c, 'a>(op: AxeOp<'c, 'a>) -> Result<PlannedCopy<'c, 'a>, String> {
-    let name = op.kind().name();
-    match op.scope() {
-        // Cluster scope: a multicast load (checked against the shared layout in `plan_regions`).
-        Some(Ok(ExecScope::Cta | ExecScope::Cluster)) => {}
-        Some(Ok(other)) => return Err(format!("tma: {name} must run at cta scope, got {}", other.name())),
-        Some(Err(e)) => return Err(format!("tma: {e}")),
-        None => return Err(format!("tma: {name} must have a scope")),
-    }
-    if op.threads().is_some() {
-        return Err(format!("tma: {name} with a thread subset is not supported, run it on the whole cta"));
-    }
-    let (Some(source), Some(dest)) = (op.operand(0), op.operand(1)) else {
-        return Err(format!("tma: {name} must have source and dest tensors"));
-    };
-    let (source, dest) = (trace(op, source)?, trace(op, dest)?);
-    let (global, shared, direction) = match (source.tensor.mem, dest.tensor.mem) {
-        (MemScope::Global, MemScope::Shared) => (source, dest, Direction::G2S),
-        (MemScope::Shared, MemScope::Global) => (dest, source, Direction::S2G),
-        (from, to) => {
-            return Err(format!("tma: {name} must copy between global and shared memory, got {from} to {to}"))
-        }
-    };
-    if global.tensor.dtype != shared.tensor.dtype {
-        return Err(format!(
-            "tma: dtype: {name} source and dest dtypes must agree, got {} and {}",
-            global.tensor.dtype, shared.tensor.dtype
-        ));
-    }
-    let dtype = ElemType::from_name(&global.tensor.dtype)
-        .ok_or_else(|| format!("tma: dtype: TMA copies 1, 2, 4 or 8-byte numbers, got {}", global.tensor.dtype))?;
-    let (plan, runtime, multicast) = if global.tensor.layout == LayoutSpec::RowMajor {
-        let (plan, fields) = plan_runtime(op, &global, &shared, dtype, direction)?;
-        (plan, Some(fields), None)
-    } else {
-        let (plan, multicast) = plan_regions(op, &global, &shared, dtype, direction)?;
-        (plan, None, multicast)
-    };
-    // The planner may pad swizzled box rows narrower than the span (the hardware does, boxDim[0] * elemsize <= span);
-    // nvgpu's tensormap descriptor type accepts only rows of exactly the span, so such plans are not lowered here.
-    let desc = &plan.desc;
-    let row_bytes = i64::from(desc.box_dims.first().copied().unwrap_or(0)) * desc.data_type.bytes();
-    if desc.swizzle != axe_layout::SwizzleMode::None && row_bytes != desc.swizzle.bytes() {
-        return Err(format!(
-            "tma: inner-box-bytes rule: the plan's box rows are {row_bytes} bytes, padded by the hardware to the {} \
-             swizzle span of {} bytes; nvgpu's tensormap descriptor accepts only rows of exactly the span, so this \
-             lowering does not emit it (axe-layout tma-plan shows the plan)",
-            desc.swizzle.name(),
-            desc.swizzle.bytes()
-        ));
-    }
-    if let Some(barrier) = op.operand(2) {
-        let from_alloc = access::defining_op(barrier)
-            .and_then(AxeOp::new)
-            .is_some_and(|alloc| alloc.kind() == OpKind::MbarrierAlloc);
-        if !from_alloc {
-            return Err("tma: the completion barrier must come from axe.mbarrier_alloc".to_string());
-        }
-    }
-    let kernel_arg = match global.storage {
-        Storage::KernelArgument(kernel, index) => (kernel, index),
-        _ => return Err("tma: global tensor must be a view of a gpu.func kernel argument".to_string()),
-    };
-    let Storage::Alloc(alloc) = shared.storage else {
-        return Err(SHARED_STORAGE.to_string());
-    };
-    let offsets = global.dynamic.iter().map(|&(_, value)| value).collect();
-    let shared_offsets = shared.dynamic.iter().map(|&(_, value)| value).collect();
-    Ok(PlannedCopy {
-        op,
-        plan,
-        global: kernel_arg,
-        shared: alloc,
-        announced: false,
-        offsets,
-        shared_offsets,
-        runtime,
-        multicast,
-    })
-}
-
-/// The bytes a TMA copy delivers (the plan's total), when the planner accepts it.
-pub(crate) fn planned_bytes(op: AxeOp) -> Option<u64> {
-    plan_copy(op).ok().map(|copy| copy.plan.total_bytes())
-}
-
-/// The planner's call on the two traced regions, with both sides' run-time offsets and their multiples; a shared
-/// layout over the cluster's CTA axes is a multicast load (`plan_multicast`, the cluster shape from the kernel's
-/// `known_cluster_size`).
-fn plan_regions(
-    op: AxeOp,
-    global: &Traced,
-    shared: &Traced,
-    dtype: ElemType,
-    direction: Direction,
-) -> Result<(TmaPlan, Option<Multicast>), String> {
-    let (dynamic, shared_dynamic) = (dynamic_offsets(global), dynamic_offsets(shared));
-    let (global_layout, shared_layout) = (global.layout()?, shared.layout()?);
-    let request = TmaRequest {
-        global: &global_layout,
-        global_shape: &global.tensor.shape,
-        global_region: &global.region,
-        shared: &shared_layout,
-        shared_shape: &shared.tensor.shape,
-        shared_region: &shared.region,
-        dtype,
-        direction,
-        options: TmaOptions::default(),
-    };
-    let cluster_scope = matches!(op.scope(), Some(Ok(ExecScope::Cluster)));
-    if !on_cluster_ctas(&shared_layout) {
-        if cluster_scope {
-            return Err(format!(
-                "tma: {} at cluster scope must load into a shared tile replicated over the cluster's CTAs (a \
-                 multicast); a copy into one CTA's shared memory runs at cta scope",
-                op.kind().name()
-            ));
-        }
-        return plan_offsets(&request, &dynamic, &shared_dynamic).map(|p| (p, None)).map_err(|e| e.to_string());
-    }
-    if !cluster_scope {
-        return Err(format!(
-            "tma: multicast rule: the shared tile is replicated over the cluster's CTAs, so {} must run at cluster \
-             scope (every CTA of the cluster takes part)",
-            op.kind().name()
-        ));
-    }
-    let cluster = known_cluster_size(op)?;
-    let m = plan_multicast(&request, &dynamic, &shared_dynamic, cluster).map_err(|e| e.to_string())?;
-    Ok((m.plan, Some(Multicast { mask: m.cta_mask, issuer: m.issuer })))
-}
-
-/// True when a layout names a cluster's CTA axes (`cbx`, `cby`, `cbz`): the tile is held by several CTAs.
-fn on_cluster_ctas(layout: &axe_layout::Layout) -> bool {
-    let tile = layout.tile();
-    let cta = |a: axe_layout::Axis| {
-        matches!(a.kind(), axe_layout::AxisKind::Thread { unit: ExecScope::Cta, within: ExecScope::Cluster })
-    };
-    tile.shard().iter().chain(tile.replica()).any(|i| cta(i.axis)) || tile.offset().keys().any(|a| cta(*a))
-}
-
-/// The cluster shape of the kernel around `op`: its `known_cluster_size` (`array<i32: x, y, z>`).
-fn known_cluster_size(op: AxeOp) -> Result<Cluster, String> {
-    let missing = || {
-        "tma: multicast rule: the shared tensor is replicated over the cluster's CTAs; the kernel needs \
-         known_cluster_size = array<i32: x, y, z> to place them"
-            .to_string()
-    };
-    let kernel = axe_dialect::ops::enclosing_function(op.operation()).ok_or_else(missing)?;
-    let text = kernel.attribute("known_cluster_size").map_err(|_| missing())?.to_string();
-    let inner = text.trim().strip_prefix("array<i32:").and_then(|t| t.strip_suffix('>')).ok_or_else(missing)?;
-    let dims: Vec<i64> =
-        inner.split(',').map(|d| d.trim().parse::<i64>()).collect::<Result<_, _>>().map_err(|_| missing())?;
-    let [x, y, z] = dims[..] else {
-        return Err(missing());
-    };
-    Ok(Cluster { dims: [x, y, z] })
-}
-
-/// The run-time offsets of a traced side, with the multiples the IR shows.
-fn dynamic_offsets(traced: &Traced) -> Vec<DynamicOffset> {
-    traced
-        .dynamic
-        .iter()
-        .map(|&(dim, value)| DynamicOffset { dim, multiple: multiple::known_multiple(value) })
-        .collect()
-}
-
-/// Plans a copy of a run-time-sized global tensor (`#axe.row_major` view with extent operands) with
-/// `axe_layout::tma::plan_extents`: every extent must be a kernel argument (the host encodes the map at launch),
-/// and the view's `multiples` are what the planner may assume (docs/dialect.md, "Run-time sizes").
-fn plan_runtime(
-    op: AxeOp,
-    global: &Traced,
-    shared: &Traced,
-    dtype: ElemType,
-    direction: Direction,
-) -> Result<(TmaPlan, RuntimeFields), String> {
-    let view = global.root;
-    let shape = &global.tensor.shape;
-    let multiples = match view.attribute_text("multiples") {
-        Some(text) => parse_i64_array(&text).map_err(|e| format!("tma: view multiples {e}"))?,
-        None => vec![1; shape.len()],
-    };
-    let (mut extents, mut names, mut preconditions, mut operand) = (Vec::new(), Vec::new(), Vec::new(), 1);
-    for (d, &extent) in shape.iter().enumerate() {
-        let multiple = multiples.get(d).copied().unwrap_or(1);
-        if extent != axe_dialect::ops::DYNAMIC {
-            extents.push(Extent { value: Some(extent), multiple });
-            names.push(extent.to_string());
-            continue;
-        }
-        let value = view.operand(operand).ok_or("tma: the view lacks an extent operand")?;
-        operand += 1;
-        let trace::Storage::KernelArgument(_, index) = trace::kernel_argument(op, value) else {
-            return Err(format!(
-                "tma: dynamic-extent rule: the run-time extent of dimension {d} must be a kernel argument (the host \
-                 encodes the tensor map from it at launch)"
-            ));
-        };
-        extents.push(Extent { value: None, multiple });
-        names.push(format!("arg{index}"));
-        preconditions.push(format!("arg{index} >= 1"));
-        if multiple > 1 {
-            preconditions.push(format!("arg{index} % {multiple} == 0"));
-        }
-    }
-    let request = ExtentRequest {
-        extents: &extents,
-        global_region: &global.region,
-        shared: &shared.layout()?,
-        shared_shape: &shared.tensor.shape,
-        shared_region: &shared.region,
-        dtype,
-        direction,
-        options: TmaOptions::default(),
-    };
-    let planned = plan_extents(&request, &dynamic_offsets(global), &dynamic_offsets(shared)).map_err(|e| {
-        let named: Vec<String> = names.iter().enumerate().map(|(d, name)| format!("d{d} = {name}")).collect();
-        format!("{e} ({})", named.join(", "))
-    })?;
-    let text = |exprs: &[axe_layout::tma::ExtentExpr]| exprs.iter().map(|e| e.text(&names)).collect();
-    let (global_dims, global_strides_bytes): (Vec<String>, Vec<String>) =
-        (text(&planned.global_dims), text(&planned.global_strides_bytes));
-    // cuTensorMapEncodeTiled's magnitude rules, which only the launch can check.
-    preconditions.extend(global_dims.iter().filter(|d| d.contains("arg")).map(|d| format!("{d} <= 4294967296")));
-    preconditions
-        .extend(global_strides_bytes.iter().filter(|s| s.contains("arg")).map(|s| format!("{s} < 1099511627776")));
-    let fields = RuntimeFields { global_dims, global_strides_bytes, preconditions };
-    Ok((planned.plan, fields))
-}
-
 /// The melior pass behind `--lower-tma`.
 pub fn create() -> melior::pass::Pass {
-    external_pass_creating(&ID, "LowerTma", FLAG, SUMMARY, CREATES, |operation| lower_tma(operation).is_ok())
+    external_pass_creating(&ID, "LowerTma", &PASS, CREATES, |operation| lower_tma(operation).is_ok())
 }
 
 #[cfg(test)]

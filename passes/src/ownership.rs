@@ -4,10 +4,10 @@
 //! The rule reads the op alone (its memories, scope, thread subset and the chip named by `axe.target`):
 //! 1. **TMA** (`--lower-tma`): a copy at `cta` scope without a `threads` subset between a global and a shared
 //!    tensor, when the module names no chip (TMA is then assumed, as before chips were named), or when the chip
-//!    has TMA (sm_90 and later) and the TMA planner accepts the copy (`lower_tma::accepts`). On sm_80, and for
+//!    has TMA (sm_90 and later) and the TMA planner accepts the copy (`request::tma::accepts`). On sm_80, and for
 //!    layouts TMA cannot express on later chips, the copy is `--lower-copy`'s (`cp.async`, `ld`/`st`).
 //! 2. **MMA** (`--lower-mma`): an `axe.copy` from tensor memory to registers that `--lower-mma`'s own read-back
-//!    pattern accepts (`lower_mma::accepts_tmem_load`: the M=128 data path to one row per thread, `32x32b` at CTA
+//!    pattern accepts (`request::tmem_load::accepts`: the M=128 data path to one row per thread, `32x32b` at CTA
 //!    scope, which it lowered before `--lower-copy` existed); the copy planner would choose the same instruction.
 //! 0. **Collectives** (`--lower-collectives`), first: an `axe.copy` between two global tensors either of whose
 //!    layouts names a device axis, or that carries `reduce` (a copy between distributed tensors: NVSHMEM,
@@ -18,12 +18,12 @@
 //!    (which it refuses: cp.async does not complete on an mbarrier).
 
 use crate::{
-    lower_mma::{self, TARGET_ATTRIBUTE},
-    lower_tma,
+    ir::target::target_name,
+    request::{tma, tmem_load},
 };
 use axe_dialect::{AxeOp, MemScope, OpKind};
 use axe_layout::{mma::Chip, ExecScope};
-use melior::ir::{operation::OperationLike, OperationRef};
+use melior::ir::operation::OperationLike;
 
 /// The pass that lowers a copy.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -38,20 +38,14 @@ pub(crate) enum Owner {
     Collectives,
 }
 
-/// The text of the nearest `axe.target` on `op` or an op enclosing it, unquoted (`None` when there is none).
-pub(crate) fn target_name(op: OperationRef) -> Option<String> {
-    let mut current = Some(op);
-    while let Some(o) = current {
-        if let Ok(attribute) = o.attribute(TARGET_ATTRIBUTE) {
-            return Some(attribute.to_string().trim_matches('"').to_string());
-        }
-        current = o.parent_operation();
-    }
-    None
-}
-
 /// Who lowers `op`: `None` for ops that are not copies (see the module documentation for the rule).
 pub(crate) fn owner(op: AxeOp) -> Option<Owner> {
+    owner_with(op, &mut tma::accepts)
+}
+
+/// [`owner`], asking `tma_takes` whether TMA takes the copy (rule 1) when the rule needs to know: `--lower-tma`
+/// passes a planner that keeps its answer, so the copy it lowers is planned once.
+pub(crate) fn owner_with<'c, 'a>(op: AxeOp<'c, 'a>, tma_takes: &mut dyn FnMut(AxeOp<'c, 'a>) -> bool) -> Option<Owner> {
     if !matches!(op.kind(), OpKind::Copy | OpKind::CopyAsync) {
         return None;
     }
@@ -70,7 +64,7 @@ pub(crate) fn owner(op: AxeOp) -> Option<Owner> {
         }
     }
     let read_back = op.kind() == OpKind::Copy && source == Some(MemScope::Tmem) && dest == Some(MemScope::Reg);
-    if read_back && lower_mma::accepts_tmem_load(op) {
+    if read_back && tmem_load::accepts(op) {
         return Some(Owner::Mma);
     }
     let between = matches!(
@@ -88,7 +82,7 @@ pub(crate) fn owner(op: AxeOp) -> Option<Owner> {
     let tma = match target_name(op.operation()).map(|name| Chip::from_name(&name)) {
         None => true,
         Some(Some(Chip::Sm80)) | Some(None) => false,
-        Some(Some(_)) => lower_tma::accepts(op),
+        Some(Some(_)) => tma_takes(op),
     };
     Some(if tma { Owner::Tma } else { Owner::Copy })
 }

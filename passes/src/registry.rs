@@ -41,72 +41,17 @@ convert-gpu-to-nvvm,convert-to-llvm,canonicalize,cse),reconcile-unrealized-casts
 
 /// Every pass and pipeline alias, in the order `--help` lists them.
 pub static REGISTRY: &[PassInfo] = &[
-    PassInfo {
-        flag: canonicalize::FLAG,
-        summary: canonicalize::SUMMARY,
-        description: canonicalize::DESCRIPTION,
-        kind: PassKind::Rust(canonicalize::create),
-    },
-    PassInfo {
-        flag: slice::FLAG,
-        summary: slice::SUMMARY,
-        description: slice::DESCRIPTION,
-        kind: PassKind::Rust(slice::create),
-    },
-    PassInfo {
-        flag: lower_tma::FLAG,
-        summary: lower_tma::SUMMARY,
-        description: lower_tma::DESCRIPTION,
-        kind: PassKind::Rust(lower_tma::create),
-    },
-    PassInfo {
-        flag: lower_mma::FLAG,
-        summary: lower_mma::SUMMARY,
-        description: lower_mma::DESCRIPTION,
-        kind: PassKind::Rust(lower_mma::create),
-    },
-    PassInfo {
-        flag: barrier_check::FLAG,
-        summary: barrier_check::SUMMARY,
-        description: barrier_check::DESCRIPTION,
-        kind: PassKind::Rust(barrier_check::create),
-    },
-    PassInfo {
-        flag: lower_copy::FLAG,
-        summary: lower_copy::SUMMARY,
-        description: lower_copy::DESCRIPTION,
-        kind: PassKind::Rust(lower_copy::create),
-    },
-    PassInfo {
-        flag: lower_collectives::FLAG,
-        summary: lower_collectives::SUMMARY,
-        description: lower_collectives::DESCRIPTION,
-        kind: PassKind::Rust(lower_collectives::create),
-    },
-    PassInfo {
-        flag: dynamic_shared::FLAG,
-        summary: dynamic_shared::SUMMARY,
-        description: dynamic_shared::DESCRIPTION,
-        kind: PassKind::Rust(dynamic_shared::create),
-    },
-    PassInfo {
-        flag: hoist_allocas::FLAG,
-        summary: hoist_allocas::SUMMARY,
-        description: hoist_allocas::DESCRIPTION,
-        kind: PassKind::Rust(hoist_allocas::create),
-    },
-    PassInfo {
-        flag: verify::FLAG,
-        summary: verify::SUMMARY,
-        description: verify::DESCRIPTION,
-        kind: PassKind::Rust(verify::create),
-    },
-    PassInfo {
-        flag: strip_annotations::FLAG,
-        summary: strip_annotations::SUMMARY,
-        description: strip_annotations::DESCRIPTION,
-        kind: PassKind::Rust(strip_annotations::create),
-    },
+    canonicalize::PASS,
+    slice::PASS,
+    lower_tma::PASS,
+    lower_mma::PASS,
+    barrier_check::PASS,
+    lower_copy::PASS,
+    lower_collectives::PASS,
+    dynamic_shared::PASS,
+    hoist_allocas::PASS,
+    verify::PASS,
+    strip_annotations::PASS,
     PassInfo {
         flag: "lower-to-nvvm",
         summary: "Lower every gpu.module to llvm and nvvm ops with the upstream passes",
@@ -180,7 +125,7 @@ mod tests {
             ffi::add_pass_by_name(manager.as_operation_pass_manager(), info.flag, "")
                 .unwrap_or_else(|error| panic!("{}: {error}", info.flag));
         }
-        let pipeline = format!("builtin.module({},canonicalize)", strip_annotations::FLAG);
+        let pipeline = format!("builtin.module({},canonicalize)", strip_annotations::PASS.flag);
         ffi::set_anchored_pipeline(&manager, &pipeline).expect("axe pass in pipeline text");
     }
 }

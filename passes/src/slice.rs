@@ -21,6 +21,7 @@
 //! ```
 
 use crate::glue::{external_pass, PassId};
+use crate::registry::{PassInfo, PassKind};
 use axe_dialect::{
     ffi,
     ops::walk_preorder,
@@ -33,15 +34,16 @@ use melior::{
     pass::Pass,
 };
 
-/// The pass's flag.
-pub const FLAG: &str = "axe-slice";
-/// One-line summary for `--help`.
-pub const SUMMARY: &str = "Give every axe.slice result the sliced layout of its source";
-/// Longer description.
-pub const DESCRIPTION: &str = "Input: a verified module. Each axe.slice with a #axe.deferred result layout and\n\
+/// `--axe-slice` as `axe-opt` lists it: flag, summary, description, constructor (the registry's entry).
+pub const PASS: PassInfo = PassInfo {
+    flag: "axe-slice",
+    summary: "Give every axe.slice result the sliced layout of its source",
+    description: "Input: a verified module. Each axe.slice with a #axe.deferred result layout and\n\
 static offsets gets the canonical sliced layout (paper App. E) in its result type; a region no layout\n\
 can map is an error naming the dimension and why. Dynamic-offset slices stay deferred.\n\
-Runs after --axe-canonicalize, before --lower-tma.";
+Runs after --axe-canonicalize, before --lower-tma.",
+    kind: PassKind::Rust(create),
+};
 
 static ID: PassId = PassId::new();
 
@@ -109,7 +111,7 @@ fn sliced_type(slice: AxeOp) -> Result<Option<String>, String> {
 
 /// The melior pass behind `--axe-slice`.
 pub fn create() -> Pass {
-    external_pass(&ID, "AxeSlice", FLAG, SUMMARY, |operation| slice_layouts(operation).is_ok())
+    external_pass(&ID, "AxeSlice", &PASS, |operation| slice_layouts(operation).is_ok())
 }
 
 #[cfg(test)]

@@ -23,7 +23,7 @@
 //! tensor is the same storage from the same base, with its own layout (an explicit slice layout already holds its
 //! offset into the root's storage).
 
-use crate::lower_tma::build::{segments, Builder, WORKGROUP};
+use crate::ir::build::{segments, Builder, WORKGROUP};
 use axe_dialect::{
     access::{self, OpKey},
     ffi,
@@ -579,7 +579,7 @@ pub(crate) fn slice_offsets<'c, 'a>(
                     .operand(operand)
                     .ok_or_else(|| format!("slice lacks the run-time offset of dimension {d}"))?;
                 operand += 1;
-                crate::lower_tma::multiple::constant(v).map_or(Int::Value(v), Int::Static)
+                crate::ir::multiple::constant(v).map_or(Int::Value(v), Int::Static)
             }
         });
     }

@@ -10,6 +10,7 @@
 //! ```
 
 use crate::glue::{external_pass, PassId};
+use crate::registry::{PassInfo, PassKind};
 use axe_dialect::{names::ANNOTATE_OP, ops::walk_preorder};
 use melior::{
     ir::{operation::OperationLike, OperationRef},
@@ -17,14 +18,15 @@ use melior::{
     IrRewriter,
 };
 
-/// The pass's flag.
-pub const FLAG: &str = "axe-strip-annotations";
-/// One-line summary for `--help`.
-pub const SUMMARY: &str = "Erase every axe.annotate op";
-/// Longer description.
-pub const DESCRIPTION: &str = "Input: any module. Output: the same module without axe.annotate ops\n\
+/// `--axe-strip-annotations` as `axe-opt` lists it: flag, summary, description, constructor (the registry's entry).
+pub const PASS: PassInfo = PassInfo {
+    flag: "axe-strip-annotations",
+    summary: "Erase every axe.annotate op",
+    description: "Input: any module. Output: the same module without axe.annotate ops\n\
 (they carry no semantics). Other ops and their #axe.layout attributes are kept.\n\
-Can run anywhere in the pipeline; run it before lowering to LLVM.";
+Can run anywhere in the pipeline; run it before lowering to LLVM.",
+    kind: PassKind::Rust(create),
+};
 
 static ID: PassId = PassId::new();
 
@@ -44,7 +46,7 @@ pub fn strip_annotations(root: OperationRef) -> usize {
 
 /// The melior pass behind `--axe-strip-annotations`.
 pub fn create() -> Pass {
-    external_pass(&ID, "AxeStripAnnotations", FLAG, SUMMARY, |operation| {
+    external_pass(&ID, "AxeStripAnnotations", &PASS, |operation| {
         strip_annotations(operation);
         true
     })

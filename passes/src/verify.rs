@@ -5,20 +5,22 @@
 //! IR breaking an axe rule fails with the rule's diagnostic at the offending op. It changes nothing.
 
 use crate::glue::{external_pass, PassId};
+use crate::registry::{PassInfo, PassKind};
 use melior::pass::Pass;
 
-/// The pass's flag.
-pub const FLAG: &str = "axe-verify";
-/// One-line summary for `--help`.
-pub const SUMMARY: &str = "Check the axe semantic rules and fail on any violation";
-/// Longer description.
-pub const DESCRIPTION: &str = "Input: any module. Runs MLIR's verifier and then every axe rule (layouts parse\n\
+/// `--axe-verify` as `axe-opt` lists it: flag, summary, description, constructor (the registry's entry).
+pub const PASS: PassInfo = PassInfo {
+    flag: "axe-verify",
+    summary: "Check the axe semantic rules and fail on any violation",
+    description: "Input: any module. Runs MLIR's verifier and then every axe rule (layouts parse\n\
 and admit shapes, axes fit memory scopes, scopes nest, dtypes/shapes/regions agree), reporting all\n\
-violations at their ops. Changes nothing. axe-opt runs it after every pass unless --no-verify.";
+violations at their ops. Changes nothing. axe-opt runs it after every pass unless --no-verify.",
+    kind: PassKind::Rust(create),
+};
 
 static ID: PassId = PassId::new();
 
 /// The melior pass behind `--axe-verify`.
 pub fn create() -> Pass {
-    external_pass(&ID, "AxeVerify", FLAG, SUMMARY, axe_dialect::verify_op)
+    external_pass(&ID, "AxeVerify", &PASS, axe_dialect::verify_op)
 }

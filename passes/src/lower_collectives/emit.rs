@@ -3,7 +3,7 @@
 //! scaled by the element size.
 
 use super::{Buffer, LowerCollectivesStats, PlannedCollective, SYMMETRIC_ATTRIBUTE};
-use crate::lower_tma::build::Builder;
+use crate::ir::build::Builder;
 use axe_dialect::{access, ffi};
 use axe_layout::distributed::{
     collective::{Slice, StepOp},

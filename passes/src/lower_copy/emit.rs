@@ -5,7 +5,7 @@
 
 use super::{moving::Int, LowerCopyStats, PlannedCopy, PlannedElementwise};
 use crate::{
-    lower_tma::build::{segments, Builder, WORKGROUP},
+    ir::build::{segments, Builder, WORKGROUP},
     storage::{memref_type, Source, Storage, Traced},
 };
 use axe_dialect::{

@@ -3,11 +3,11 @@
 //!
 //! The planner gets the sliced tensor's source sliced at the static part of the offsets (each run-time offset
 //! taken as 0) and, per run-time offset, a `CopyMove`: the source's layout and shape, the dimension, and the
-//! multiple the IR shows the offset to be (`crate::lower_tma::multiple`: `arith.muli %bid, %c128` is a multiple of
+//! multiple the IR shows the offset to be (`crate::ir::multiple`: `arith.muli %bid, %c128` is a multiple of
 //! 128, an `scf.for` counter one of its step). `axe_layout::copy::plan_moving` answers with the address terms or
 //! refuses (`dynamic-offset` rule); the emitter adds the terms to the side's base address.
 
-use crate::lower_tma::multiple::known_multiple;
+use crate::ir::multiple::known_multiple;
 pub(crate) use crate::storage::Int;
 use crate::storage::{self, Source, Traced};
 use axe_dialect::{access, AxeOp, LayoutSpec, OpKind};

@@ -3,9 +3,10 @@
 //! and views left without uses are erased. Every number (registers, descriptors, idesc, addresses, columns,
 //! issuing warps, alignment) comes from the plans.
 
-use super::{LowerMmaStats, PlannedGemm, TmemLoad, Traced};
+use super::{LowerMmaStats, PlannedGemm, Traced};
+use crate::request::tmem_load::TmemLoad;
 use crate::{
-    lower_tma::build::{segments, Builder, WORKGROUP},
+    ir::build::{segments, Builder, WORKGROUP},
     storage::{self, memref_type as memref, register_element, Source, Storage},
 };
 use axe_dialect::{

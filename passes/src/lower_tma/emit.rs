@@ -3,10 +3,11 @@
 //! host descriptors on first use; phase 2 erases the lowered ops and the views and slices left without uses.
 
 use super::{
-    build::{box_memref, descriptor_type, segments, Builder, BARRIER_TYPE, TRY_WAIT_TICKS},
+    descriptor::{box_memref, descriptor_type, BARRIER_TYPE, TRY_WAIT_TICKS},
     host::{annotate_argument, host_descriptor, kernel_symbol, launch_index, record_tensor_map, retype_function},
     LowerTmaStats, PlannedCopy,
 };
+use crate::ir::build::{segments, Builder, WORKGROUP};
 use axe_dialect::{
     access::{self, OpKey},
     ffi,
@@ -204,7 +205,7 @@ impl<'c, 'a> Lowering<'c, 'a> {
             .map(|(_, list)| list.trim_end_matches('>').split(',').filter_map(|d| d.trim().parse().ok()).collect())
             .unwrap_or_default();
         // elect.sync is sm_90+: a module naming an older chip (or one not known) keeps the comparison.
-        let chip = crate::ownership::target_name(self.functions[f].op).map(|name| Chip::from_name(&name));
+        let chip = crate::ir::target::target_name(self.functions[f].op).map(|name| Chip::from_name(&name));
         let elect_sync = matches!(chip, None | Some(Some(Chip::Sm90 | Chip::Sm90a | Chip::Sm100a)));
         let whole_warps = dims.len() == 3 && dims.iter().all(|&d| d > 0) && dims.iter().product::<u64>() % 32 == 0;
         let whole_warps = whole_warps && elect_sync;
@@ -436,7 +437,7 @@ impl<'c, 'a> Lowering<'c, 'a> {
         let layout = tensor.layout.parse().and_then(Result::ok).ok_or("tma: alloc layout does not parse")?;
         let elem = ElemType::from_name(&tensor.dtype).ok_or("tma: alloc dtype is not a TMA type")?;
         let bytes = layout.tile().span_memory() * elem.bytes();
-        let memref = format!("memref<{bytes}xi8, {}>", super::build::WORKGROUP);
+        let memref = format!("memref<{bytes}xi8, {}>", WORKGROUP);
         let name = format!("__axe_smem_{}", self.buffers.len());
         let func = enclosing_function(operation).ok_or("tma: alloc is not inside a function")?;
         let table = func.block().ok_or("tma: function is not in a module")?;
@@ -553,7 +554,7 @@ fn typed_buffer<'c, 'a>(
     tensor: &axe_dialect::TensorType,
 ) -> Result<Value<'c, 'a>, String> {
     let layout = tensor.layout.parse().and_then(Result::ok).ok_or("tma: alloc layout does not parse")?;
-    let ty = format!("memref<{}x{}, {}>", layout.tile().span_memory(), tensor.dtype, super::build::WORKGROUP);
+    let ty = format!("memref<{}x{}, {}>", layout.tile().span_memory(), tensor.dtype, WORKGROUP);
     let zero = b.index(0)?;
     b.value("memref.view", &[buffer, zero], &ty, &[])
 }

@@ -5,7 +5,8 @@
 //! and as the `axe.tma_descriptor` attribute of the kernel argument (what the kernel expects, so a module without
 //! a launch, compiled for another host, still says which map to pass).
 
-use super::build::{descriptor_attributes, Builder};
+use super::descriptor::descriptor_attributes;
+use crate::ir::build::Builder;
 use axe_dialect::{
     access, ffi,
     types::{parse_i64_array, split_top_level, unquote},
@@ -61,7 +62,7 @@ pub(super) fn record_tensor_map(
     kernel: OperationRef,
     index: usize,
     plan: &TmaPlan,
-    runtime: Option<&super::RuntimeFields>,
+    runtime: Option<&crate::request::tma::RuntimeFields>,
 ) -> Result<(), String> {
     let quoted = |items: &[String]| {
         let items: Vec<String> = items.iter().map(|s| format!("\"{s}\"")).collect();

@@ -178,7 +178,7 @@ fn target_of(module: &melior::ir::Module) -> Option<String> {
     use melior::ir::{block::BlockLike, operation::OperationLike};
     std::iter::successors(module.body().first_operation(), |op| op.next_in_block())
         .filter(|op| op.name().as_string_ref().as_str() == Ok("gpu.module"))
-        .find_map(|op| op.attribute(axe_passes::lower_mma::TARGET_ATTRIBUTE).ok())
+        .find_map(|op| op.attribute(axe_passes::TARGET_ATTRIBUTE).ok())
         .and_then(crate::launch::string_bytes)
         .map(|bytes| String::from_utf8_lossy(&bytes).into_owned())
 }

@@ -286,7 +286,7 @@ fn build_pass_manager<'c>(context: &'c AxeContext, options: &Options) -> Result<
     let verify = |manager: &PassManager| {
         if options.verify_each {
             // The axe verifier is registered under its flag; adding it cannot fail.
-            let _ = ffi::add_pass_by_name(manager.as_operation_pass_manager(), axe_passes::verify::FLAG, "");
+            let _ = ffi::add_pass_by_name(manager.as_operation_pass_manager(), axe_passes::verify::PASS.flag, "");
         }
     };
     let unknown_location = |message: &str| {

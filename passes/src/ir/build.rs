@@ -1,14 +1,12 @@
-//! IR building for `--lower-tma`: the upstream `nvgpu`/`nvvm`/`scf`/`memref` ops one planned copy becomes.
+//! Building upstream ops (`nvgpu`, `nvvm`, `scf`, `memref`, `arith`, `llvm`) where a lowering puts them: the one
+//! builder every pass uses.
 //!
 //! Every op is built in generic form from MLIR text (types and attributes parse through the context), inserted
 //! before an anchor op or appended to a block, and located at the axe op it lowers. Nothing here decides a layout
-//! fact: descriptor fields, coordinates, byte offsets and counts all come from `axe_layout::tma::TmaPlan`.
+//! fact: what to build comes from the planners' answers. Its errors are internal (`internal: ...`): text the
+//! passes write that does not parse is a bug of the pass, which the pass's driver reports at the op.
 
 use axe_dialect::{access, ffi};
-use axe_layout::{
-    tma::{Interleave, L2Promotion, OobFill, TensorMapDataType, TensorMapDesc},
-    SwizzleMode,
-};
 use melior::ir::{
     block::BlockLike, operation::OperationLike, Block, BlockRef, Location, OperationRef, Region, RegionLike, Type,
     Value,
@@ -16,10 +14,6 @@ use melior::ir::{
 
 /// `#gpu.address_space<workgroup>`: shared memory.
 pub(crate) const WORKGROUP: &str = "#gpu.address_space<workgroup>";
-/// The nvgpu barrier type the axe mbarriers become (one mbarrier per group).
-pub(super) const BARRIER_TYPE: &str = "!nvgpu.mbarrier.group<memorySpace = #gpu.address_space<workgroup>>";
-/// Suspend-time hint of `mbarrier.try_wait.parity` in nanoseconds (the value upstream's examples use).
-pub(super) const TRY_WAIT_TICKS: i64 = 10_000_000;
 
 /// Where new ops go: before an anchor op, or at the end of a block; all located at the lowered op.
 #[derive(Clone, Copy)]
@@ -34,7 +28,7 @@ pub(crate) struct Builder<'c, 'a> {
 impl<'c, 'a> Builder<'c, 'a> {
     /// Inserts before `anchor` (which must be in a block), located at `anchor`.
     pub(crate) fn before(anchor: OperationRef<'c, 'a>) -> Result<Self, String> {
-        let block = anchor.block().ok_or("tma: op is not in a block")?;
+        let block = anchor.block().ok_or("internal: the op is not in a block")?;
         Ok(Builder { context: anchor, location: anchor.location(), block, before: Some(anchor) })
     }
 
@@ -55,7 +49,7 @@ impl<'c, 'a> Builder<'c, 'a> {
 
     /// Parses a type.
     pub(crate) fn ty(&self, text: &str) -> Result<Type<'c>, String> {
-        ffi::parse_type(self.context, text).ok_or_else(|| format!("tma: internal: type {text} does not parse"))
+        ffi::parse_type(self.context, text).ok_or_else(|| format!("internal: type {text} does not parse"))
     }
 
     /// Builds and inserts `name(operands) {attributes} : results`, with `regions`.
@@ -73,14 +67,14 @@ impl<'c, 'a> Builder<'c, 'a> {
             .add_results(&results)
             .add_regions_vec(regions)
             .build()
-            .map_err(|e| format!("tma: internal: cannot build {name}: {e}"))?;
+            .map_err(|e| format!("internal: cannot build {name}: {e}"))?;
         let op = match self.before {
             Some(anchor) => self.block.insert_operation_before(anchor, op),
             None => self.block.append_operation(op),
         };
         for (key, text) in attributes {
             let value = ffi::parse_attribute(self.context, text)
-                .ok_or_else(|| format!("tma: internal: attribute {text} does not parse"))?;
+                .ok_or_else(|| format!("internal: attribute {text} does not parse"))?;
             ffi::set_attribute(op, key, value);
         }
         Ok(op)
@@ -106,7 +100,7 @@ impl<'c, 'a> Builder<'c, 'a> {
         attributes: &[(&str, String)],
     ) -> Result<Value<'c, 'a>, String> {
         let op = self.op(name, operands, &[result], attributes)?;
-        access::result(op, 0).ok_or_else(|| format!("tma: internal: {name} has no result"))
+        access::result(op, 0).ok_or_else(|| format!("internal: {name} has no result"))
     }
 
     /// `arith.constant <value> : <ty>`.
@@ -128,91 +122,12 @@ impl<'c, 'a> Builder<'c, 'a> {
         let then = Region::new();
         then.append_block(Block::new(&[]));
         let op = self.op_with_regions("scf.if", &[condition], &[], &[], vec![then, Region::new()])?;
-        let block = access::entry_block(op).ok_or("tma: internal: scf.if has no block")?;
+        let block = access::entry_block(op).ok_or("internal: scf.if has no block")?;
         let inner = Builder { context: self.context, location: self.location, block, before: None };
         body(&inner)?;
         inner.op("scf.yield", &[], &[], &[])?;
         Ok(())
     }
-}
-
-/// The MLIR element type that has the descriptor type's size (the box memref's element type).
-pub(super) fn mlir_element(data_type: TensorMapDataType) -> &'static str {
-    match data_type {
-        TensorMapDataType::Uint8 => "i8",
-        TensorMapDataType::Uint16 => "i16",
-        TensorMapDataType::Float16 => "f16",
-        TensorMapDataType::Bfloat16 => "bf16",
-        TensorMapDataType::Uint32 | TensorMapDataType::Int32 => "i32",
-        TensorMapDataType::Float32
-        | TensorMapDataType::Float32Ftz
-        | TensorMapDataType::Tfloat32
-        | TensorMapDataType::Tfloat32Ftz => "f32",
-        TensorMapDataType::Uint64 | TensorMapDataType::Int64 => "i64",
-        TensorMapDataType::Float64 => "f64",
-    }
-}
-
-/// The shared-memory memref one box fills: box dims outermost first, in the descriptor's element type.
-pub(super) fn box_memref(desc: &TensorMapDesc) -> String {
-    let dims: Vec<String> = desc.box_dims.iter().rev().map(u32::to_string).collect();
-    format!("memref<{}x{}, {WORKGROUP}>", dims.join("x"), mlir_element(desc.data_type))
-}
-
-/// `!nvgpu.tensormap.descriptor<...>` for `desc` (the device-side type of the kernel argument).
-pub(super) fn descriptor_type(desc: &TensorMapDesc) -> String {
-    let swizzle = match desc.swizzle {
-        SwizzleMode::None => "none",
-        SwizzleMode::B32 => "swizzle_32b",
-        SwizzleMode::B64 => "swizzle_64b",
-        SwizzleMode::B128 => "swizzle_128b",
-    };
-    let l2 = match desc.l2_promotion {
-        L2Promotion::None => "none",
-        L2Promotion::L64B => "l2promo_64b",
-        L2Promotion::L128B => "l2promo_128b",
-        L2Promotion::L256B => "l2promo_256b",
-    };
-    let oob = match desc.oob_fill {
-        OobFill::None => "zero",
-        OobFill::NanRequestZeroFma => "nan",
-    };
-    let interleave = match desc.interleave {
-        Interleave::None => "none",
-        Interleave::B16 => "interleave_16b",
-        Interleave::B32 => "interleave_32b",
-    };
-    format!(
-        "!nvgpu.tensormap.descriptor<tensor = {}, swizzle = {swizzle}, l2promo = {l2}, oob = {oob}, interleave = \
-         {interleave}>",
-        box_memref(desc)
-    )
-}
-
-/// The attributes of `axe.tma_descriptor`: every `cuTensorMapEncodeTiled` field, arrays innermost first, enums
-/// as the CUDA driver numbers them.
-pub(super) fn descriptor_attributes(desc: &TensorMapDesc, global_offset_bytes: u64) -> Vec<(&'static str, String)> {
-    fn array<T: ToString>(values: &[T]) -> String {
-        let items: Vec<String> = values.iter().map(T::to_string).collect();
-        if items.is_empty() {
-            "array<i64>".to_string()
-        } else {
-            format!("array<i64: {}>", items.join(", "))
-        }
-    }
-    vec![
-        ("data_type", format!("{} : i32", desc.data_type.code())),
-        ("rank", format!("{} : i32", desc.rank)),
-        ("global_dims", array(&desc.global_dims)),
-        ("global_strides_bytes", array(&desc.global_strides_bytes)),
-        ("box_dims", array(&desc.box_dims)),
-        ("element_strides", array(&desc.element_strides)),
-        ("interleave", format!("{} : i32", desc.interleave as u32)),
-        ("swizzle", format!("{} : i32", desc.swizzle as u32)),
-        ("l2_promotion", format!("{} : i32", desc.l2_promotion as u32)),
-        ("oob_fill", format!("{} : i32", desc.oob_fill as u32)),
-        ("global_offset_bytes", format!("{global_offset_bytes} : i64")),
-    ]
 }
 
 /// `operandSegmentSizes` text.

@@ -4,7 +4,7 @@
 //! lowering wants the storage (an `axe.alloc`, or the kernel argument under the global views). A slice offset that
 //! is an SSA value is folded into the region when it is an `arith.constant`, else kept as a run-time offset of the
 //! root dimension (the region then starts at the static part), with the multiple the IR shows
-//! ([`super::multiple`]).
+//! (`crate::ir::multiple`).
 
 use axe_dialect::{
     access,
@@ -15,7 +15,7 @@ use axe_layout::Layout;
 use melior::ir::{operation::OperationLike, OperationRef, Value};
 
 /// Where a tensor's elements are stored.
-pub(super) enum Storage<'c, 'a> {
+pub(crate) enum Storage<'c, 'a> {
     /// An `axe.alloc`.
     Alloc(AxeOp<'c, 'a>),
     /// Argument `index` of the `gpu.func` kernel that holds the copy.
@@ -25,22 +25,22 @@ pub(super) enum Storage<'c, 'a> {
 }
 
 /// A copy operand as the planner sees it.
-pub(super) struct Traced<'c, 'a> {
+pub(crate) struct Traced<'c, 'a> {
     /// The root tensor's type (the `axe.view` or `axe.alloc` under the slices).
-    pub(super) tensor: TensorType,
+    pub(crate) tensor: TensorType,
     /// The operand's region in the root's indices, half-open per dimension (at run-time offsets 0).
-    pub(super) region: Vec<(i64, i64)>,
+    pub(crate) region: Vec<(i64, i64)>,
     /// Run-time offsets of the region: (root dimension, value), in slice-chain order, outermost slice last.
-    pub(super) dynamic: Vec<(usize, Value<'c, 'a>)>,
+    pub(crate) dynamic: Vec<(usize, Value<'c, 'a>)>,
     /// The storage under the root.
-    pub(super) storage: Storage<'c, 'a>,
+    pub(crate) storage: Storage<'c, 'a>,
     /// The root `axe.view` or `axe.alloc` (a run-time-sized view holds its extents and `multiples`).
-    pub(super) root: AxeOp<'c, 'a>,
+    pub(crate) root: AxeOp<'c, 'a>,
 }
 
 impl Traced<'_, '_> {
     /// The root's layout.
-    pub(super) fn layout(&self) -> Result<Layout, String> {
+    pub(crate) fn layout(&self) -> Result<Layout, String> {
         match self.tensor.layout.parse() {
             Some(Ok(layout)) => Ok(layout),
             Some(Err(e)) => Err(format!("tma: layout does not parse: {e}")),
@@ -55,7 +55,7 @@ fn defining<'c, 'a>(value: Value<'c, 'a>) -> Option<AxeOp<'c, 'a>> {
 }
 
 /// Traces `value` (an operand of `copy`) to its root tensor, region and storage.
-pub(super) fn trace<'c, 'a>(copy: AxeOp<'c, 'a>, value: Value<'c, 'a>) -> Result<Traced<'c, 'a>, String> {
+pub(crate) fn trace<'c, 'a>(copy: AxeOp<'c, 'a>, value: Value<'c, 'a>) -> Result<Traced<'c, 'a>, String> {
     let tensor = tensor_of(value)?.ok_or("tma: copy operand is not an !axe.tensor")?;
     let mut begin = vec![0i64; tensor.shape.len()];
     let mut dynamic = Vec::new();
@@ -104,7 +104,7 @@ fn storage<'c, 'a>(copy: AxeOp<'c, 'a>, mut root: AxeOp<'c, 'a>) -> Storage<'c, 
 }
 
 /// `KernelArgument` when `value` is an argument of the `gpu.func` kernel enclosing `copy`.
-pub(super) fn kernel_argument<'c, 'a>(copy: AxeOp<'c, 'a>, value: Value<'c, 'a>) -> Storage<'c, 'a> {
+pub(crate) fn kernel_argument<'c, 'a>(copy: AxeOp<'c, 'a>, value: Value<'c, 'a>) -> Storage<'c, 'a> {
     let Some(kernel) = enclosing_function(copy.operation()) else { return Storage::Other };
     if kernel.name().as_string_ref().as_str() != Ok("gpu.func") || !kernel.has_attribute("gpu.kernel") {
         return Storage::Other;
