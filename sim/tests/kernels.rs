@@ -429,3 +429,91 @@ fn elect_sync_elects_one_lane_of_each_converged_warp() {
     let expected: Vec<f64> = (0..64).map(|t| if t % 32 == 0 { 1.0 } else { 0.0 }).collect();
     assert_eq!(elected, expected);
 }
+
+// ---- warps ordered by mbarriers alone (no CTA barrier between the rounds) ----
+
+/// A 64-thread kernel, warp 1 producing into a shared buffer and warp 0 consuming it, in two rounds ordered only
+/// by a `full` and an `empty` mbarrier (32 arrivals each, initialized by thread 0, fenced, then one CTA
+/// barrier): round r's values `tid + 100 r` of warp 1 land in `out[32 r + lane]`.
+fn handoff_source() -> String {
+    let group = "<memorySpace = #gpu.address_space<workgroup>>";
+    let smem = "memref<32xi32, #gpu.address_space<workgroup>>";
+    format!(
+        r#"module attributes {{gpu.container_module}} {{
+  gpu.module @m {{
+    memref.global "private" @buf : {smem} {{alignment = 16 : i64}}
+    gpu.func @handoff(%out: memref<64xi32>) kernel attributes {{known_block_size = array<i32: 64, 1, 1>}} {{
+      %c0 = arith.constant 0 : index
+      %c32 = arith.constant 32 : index
+      %c100 = arith.constant 100 : i32
+      %spin = arith.constant 10000000 : index
+      %false = arith.constant false
+      %true = arith.constant true
+      %tid = gpu.thread_id x
+      %buf = memref.get_global @buf : {smem}
+      %full = nvgpu.mbarrier.create -> {group}
+      %empty = nvgpu.mbarrier.create -> {group}
+      %first = arith.cmpi eq, %tid, %c0 : index
+      scf.if %first {{
+        nvgpu.mbarrier.init %full[%c0], %c32 : {group}
+        nvgpu.mbarrier.init %empty[%c0], %c32 : {group}
+        nvvm.fence.mbarrier.init
+      }}
+      gpu.barrier
+      %producer = arith.cmpi uge, %tid, %c32 : index
+      %consumer = arith.cmpi ult, %tid, %c32 : index
+      %lane = arith.remui %tid, %c32 : index
+      %v0 = arith.index_cast %tid : index to i32
+      %v1 = arith.addi %v0, %c100 : i32
+      %o1 = arith.addi %lane, %c32 : index
+      scf.if %producer {{
+        memref.store %v0, %buf[%lane] : {smem}
+        %t = nvgpu.mbarrier.arrive %full[%c0] : {group} -> !nvgpu.mbarrier.token
+      }}
+      scf.if %consumer {{
+        nvgpu.mbarrier.try_wait.parity %full[%c0], %false, %spin : {group}
+        %x = memref.load %buf[%lane] : {smem}
+        memref.store %x, %out[%lane] : memref<64xi32>
+        %t = nvgpu.mbarrier.arrive %empty[%c0] : {group} -> !nvgpu.mbarrier.token
+      }}
+      scf.if %producer {{
+        nvgpu.mbarrier.try_wait.parity %empty[%c0], %false, %spin : {group}
+        memref.store %v1, %buf[%lane] : {smem}
+        %t = nvgpu.mbarrier.arrive %full[%c0] : {group} -> !nvgpu.mbarrier.token
+      }}
+      scf.if %consumer {{
+        nvgpu.mbarrier.try_wait.parity %full[%c0], %true, %spin : {group}
+        %x = memref.load %buf[%lane] : {smem}
+        memref.store %x, %out[%o1] : memref<64xi32>
+      }}
+      gpu.return
+    }}
+  }}
+}}"#
+    )
+}
+
+#[test]
+fn mbarriers_alone_order_a_producer_warp_and_a_consumer_warp() {
+    let run = |text: &str| simulate(text, "handoff", [0, 0, 0], vec![Arg::Buffer(Buffer::zeros(Scalar::I(32), 64))]);
+    let text = handoff_source();
+    let out = run(&text).unwrap_or_else(|e| panic!("{e}"));
+    let expected: Vec<f64> = (0..64).map(|i| if i < 32 { 32.0 + i as f64 } else { 100.0 + i as f64 }).collect();
+    assert_eq!(out.buffers[0].as_ref().unwrap().to_f64(), expected);
+    // Without the consumer's first wait, its read of warp 1's writes is ordered by nothing.
+    let wait = "nvgpu.mbarrier.try_wait.parity %full[%c0], %false";
+    let lines: String = text.lines().filter(|l| !l.contains(wait)).map(|l| format!("{l}\n")).collect();
+    let e = run(&lines).unwrap_err();
+    assert!(e.message.contains("a read-after-write race (no CTA barrier or mbarrier wait"), "{e}");
+    assert!(e.message.contains("which thread 32 wrote at kernel.mlir:"), "{e}");
+    // Without the producer's wait on `empty`, its second round overwrites what warp 0 read.
+    let wait = "nvgpu.mbarrier.try_wait.parity %empty";
+    let lines: String = text.lines().filter(|l| !l.contains(wait)).map(|l| format!("{l}\n")).collect();
+    let e = run(&lines).unwrap_err();
+    assert!(e.message.contains("write of shared byte") && e.message.contains("a write-after-read race"), "{e}");
+    assert!(e.message.contains("which warp 0 read at kernel.mlir:"), "{e}");
+    // With `empty` initialized by thread 0 but waited on before any CTA barrier: not visible to warp 1.
+    let text = text.replacen("      gpu.barrier\n", "", 1);
+    let e = run(&text).unwrap_err();
+    assert!(e.message.contains("missing barrier after mbarrier init"), "{e}");
+}
