@@ -313,6 +313,29 @@ fn sm80_missing_barrier() {
 }
 
 #[test]
+fn sm80_barrier_after_the_next_loads() {
+    // The loop's barrier moved from after the wait to after the next tile's copies: tile kt is still visible to
+    // every warp before ldmatrix reads it, but the copies of tile kt + 2 overwrite the stage every warp read in
+    // iteration kt - 1 with nothing ordering those reads first.
+    let text = mutant(
+        "gemm_sm80",
+        "        nvvm.cp.async.wait.group 1\n        gpu.barrier\n",
+        "        nvvm.cp.async.wait.group 1\n",
+    );
+    let (from, to) = (
+        "        nvvm.cp.async.commit.group\n        // The warp's rows",
+        "        nvvm.cp.async.commit.group\n        gpu.barrier\n        // The warp's rows",
+    );
+    assert!(text.contains(from), "the example changed: update this test");
+    let text = text.replacen(from, to, 1);
+    let results = sm80(&text, 232);
+    assert_caught("sm80: barrier after the next loads", &results, &["cp.async write of shared byte", WAR]);
+    for r in &results {
+        assert!(r.as_ref().unwrap_err().contains(WAR), "{r:?}");
+    }
+}
+
+#[test]
 fn sm80_stage_reused_early() {
     // Tile kt + 2 loaded into the stage read in iteration kt: its copies are in flight when ldmatrix reads it.
     let text = mutant("gemm_sm80", "iter_args(%cur = %c0, %nxt = %c2)", "iter_args(%cur = %c0, %nxt = %c0)");
