@@ -29,6 +29,9 @@
 //!   (the idesc's transpose-A bit must be 0) on the same data path: element `(i, k)` is in D's lane for row `i`,
 //!   column `a_col + k / (32 / bits)`, byte `(k % (32 / bits)) * bits / 8` (packed, 9.7.16.10.4). An accumulator write into a cell that holds A, or
 //!   an A read of a cell the accumulator wrote, fails the test (the two must not overlap).
+//! - `.tf32` (mma.sync m16n8k8, wgmma m64nNk8, tcgen05 `.kind::tf32` K = 8): 32-bit containers decoded as the
+//!   ISA's format says, the ISA's tf32 fragments, wgmma shared operands K-major only (`model/mma_hw.rs`'s `//!`;
+//!   the tf32 plans are run in `mma_tf32.rs`).
 
 #[path = "model/mma_hw.rs"]
 mod mma_hw;
@@ -471,8 +474,8 @@ fn run_ring(
     let (kk, nn) = (a_shape[1], b_shape[1]);
     for s in 0..stages {
         let mut mach = Machine::default();
-        store(&mut mach, a_ring, 'a', bytes, &va);
-        store(&mut mach, b_ring, 'b', bytes, &vb);
+        store(&mut mach, a_ring, 'a', bytes, &encode(dtype, &va));
+        store(&mut mach, b_ring, 'b', bytes, &encode(dtype, &vb));
         store(&mut mach, c, 'c', acc_bytes, &vc);
         let run = resolve_starts(&p, &[a_rows * s, b_rows * s]);
         for issue in &run.issues {

@@ -1,12 +1,20 @@
 //! tf32 GEMMs (issue 21, item 3): `mma.sync.m16n8k8` `.tf32` (sm_80), `wgmma.mma_async.m64nNk8` `.tf32` (sm_90a)
 //! and `tcgen05.mma .kind::tf32` K=8 (sm_100a), each into f32. Expected opcodes, descriptor fields and
 //! instruction descriptors are worked out by hand from the PTX ISA; mma.sync plans are executed on a small model
-//! of the instruction written here from the ISA's tf32 fragment tables (9.7.14.5.7), independently of the planner.
+//! of the instruction written here from the ISA's tf32 fragment tables (9.7.14.5.7), independently of the planner,
+//! and every tf32 plan form (mma.sync; wgmma with A in registers or shared memory, every swizzle mode; tcgen05
+//! with A in shared or tensor memory, M = 128 and 64) also runs on the tensor-core model of `model/mma_hw.rs`
+//! (issue 32), which stores each element as a 32-bit tf32 container with noise in the bits the hardware ignores.
+//! Plans broken on purpose (registers of a fragment swapped, a descriptor or a tensor-memory column moved, the
+//! instruction descriptor's type changed) must fail on that model.
 
 use axe_layout::mma::{plan, Access, Chip, DType, GemmRequest, Major, Mem, MmaPlan, MmaRule, Operand};
 use axe_layout::notation::parse_layout;
 use axe_layout::{Layout, SwizzleMode};
 use std::collections::HashMap;
+
+#[path = "model/mma_hw.rs"]
+mod mma_hw;
 
 fn l(text: &str) -> Layout {
     parse_layout(text).unwrap_or_else(|e| panic!("{text}: {e}"))
@@ -230,4 +238,201 @@ fn tcgen05_tf32_idesc() {
     assert_eq!(p.idesc, Some((1 << 4) | (2 << 7) | (2 << 10) | (8 << 17) | (8 << 24)));
     assert_eq!(p.idesc, Some(0x0810_0910));
     assert_eq!(p.issues.len(), 4);
+}
+
+// ---------------------------------------------------------------- the tensor-core model (model/mma_hw.rs)
+
+/// The request of `ops` (tf32 into f32 on `chip`) with its layouts, for running a plan (or a broken copy of it)
+/// on the model.
+struct Gemm {
+    chip: Chip,
+    layouts: Vec<Layout>,
+    shapes: Vec<[i64; 2]>,
+    mems: Vec<Mem>,
+}
+
+impl Gemm {
+    fn new(chip: Chip, ops: [(&str, [i64; 2], Mem); 3]) -> Gemm {
+        Gemm {
+            chip,
+            layouts: ops.iter().map(|o| l(o.0)).collect(),
+            shapes: ops.iter().map(|o| o.1).collect(),
+            mems: ops.iter().map(|o| o.2).collect(),
+        }
+    }
+
+    fn req(&self) -> GemmRequest<'_> {
+        let op = |i: usize| Operand { layout: &self.layouts[i], shape: &self.shapes[i], mem: self.mems[i] };
+        GemmRequest { chip: self.chip, dtype: DType::TF32, acc_dtype: DType::F32, a: op(0), b: op(1), c: op(2) }
+    }
+
+    /// Plans, runs the plan on the model (which checks `C += A * B` exactly) and returns it.
+    fn run(&self) -> MmaPlan {
+        let p = plan(&self.req()).unwrap_or_else(|e| panic!("{e}"));
+        mma_hw::check_plan(&self.req(), &p);
+        p
+    }
+
+    /// Whether `p` (a broken copy of a plan of this request) fails on the model.
+    fn fails(&self, p: &MmaPlan) -> bool {
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| mma_hw::check_plan(&self.req(), p))).is_err()
+    }
+}
+
+/// A K-major shared tf32 operand over `[rows, cols]` (`b`: the operand is B, `[K, N]`) in the ISA's canonical
+/// layout (9.7.15.5.1.2): swizzled modes store rows of `span / 4` elements, 8-row atoms stacked (the layout's
+/// swizzle is `Swizzle(2, log2(span / 16), 3)` on element offsets: 4 elements to a 16-byte chunk); the
+/// unswizzled mode stores 8-row x 16-byte core matrices, the K-adjacent cores contiguous (LBO 128, SBO 256 when
+/// K = 8).
+fn k_major(span: i64, b: bool, [r, c]: [i64; 2]) -> String {
+    let (mn, k) = if b { (c, r) } else { (r, c) };
+    let w = span / 4;
+    // (mn, k) -> element offset, written for A ([mn, k]) and transposed for B ([k, mn]).
+    let tile = match (span, b) {
+        (0, false) => format!("S[({},8,{},4):({},4,32,1)]", mn / 8, k / 4, 8 * k),
+        (0, true) => format!("S[({},4,{},8):(32,1,{},4)]", k / 4, mn / 8, 8 * k),
+        (_, false) => format!("S[({mn},{},{w}):({w},{},1)]", k / w, mn * w),
+        (_, true) => format!("S[({},{w},{mn}):({},1,{w})]", k / w, mn * w),
+    };
+    match span {
+        0 => tile,
+        _ => format!("Swizzle(2,{},3) o {tile}", (span / 16).ilog2()),
+    }
+}
+
+/// The wgmma accumulator fragment over `[64, n]` (9.7.15.5.1.1).
+fn wg_c(n: i64) -> String {
+    format!("S[(4,2,8,{},4,2):(1@wid_in_wg,2,4@laneid,4,1@laneid,1)]", n / 8)
+}
+
+/// The tf32 containers decode as the ISA's format says, values worked out by hand: 3.0 is 0x40400000 (exponent
+/// 128, mantissa 0.5), -4.0 is 0xC0800000, 1.0 is 0x3F800000; the low 13 bits do not count.
+#[test]
+fn tf32_containers_decode_by_the_format() {
+    assert_eq!(mma_hw::tf32_value(0x4040_0000), 3);
+    assert_eq!(mma_hw::tf32_value(0x4040_0FFF), 3);
+    assert_eq!(mma_hw::tf32_value(0x4040_1FFF), 3, "the 13 low bits are not part of the value");
+    assert_eq!(mma_hw::tf32_value(0xC080_0000), -4);
+    assert_eq!(mma_hw::tf32_value(0x3F80_0000), 1);
+    assert_eq!(mma_hw::tf32_value(0x0000_0ABC), 0);
+    assert_eq!(mma_hw::tf32_container(-3, 0xABC), 0xC040_0ABC);
+    assert_eq!(mma_hw::tf32_container(1, 0), 0x3F80_0000);
+    assert_eq!(mma_hw::tf32_container(-4, 0x1001), 0xC080_0001, "noise keeps to the low 12 bits");
+    // 3 + 2^-9 (mantissa bit 13 set) is a tf32 value, but not an integer: the model refuses to read it.
+    assert!(std::panic::catch_unwind(|| mma_hw::tf32_value(0x4040_2000)).is_err());
+}
+
+/// mma.sync m16n8k8 tf32 on the model: one instruction, and two warps with two K steps; swapping registers a1 and
+/// a2 (rows g+8 and g, columns t and t+4) or b0 and b1 of one issue must fail.
+#[test]
+fn mma_sync_tf32_on_the_model() {
+    let g =
+        Gemm::new(Chip::Sm80, [(A_TF32, [16, 8], Mem::Reg), (B_TF32, [8, 8], Mem::Reg), (C_F32, [16, 8], Mem::Reg)]);
+    let p = g.run();
+    assert_eq!(p.instruction, "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32");
+    let mut bad = p.clone();
+    bad.issues[0].a = Access::Regs(vec![0, 2, 1, 3]);
+    assert!(g.fails(&bad), "a1 and a2 swapped");
+    let mut bad = p.clone();
+    bad.issues[0].b = Access::Regs(vec![1, 0]);
+    assert!(g.fails(&bad), "b0 and b1 swapped");
+    let a = "S[(2,2,8,2,2,4):(32@tid,1,4@tid,4,2,1@tid)]";
+    let b = "S[(2,2,4,8):(2,1,1@tid,4@tid)] + R[2:32@tid]";
+    let c = "S[(2,2,8,4,2):(32@tid,2,4@tid,1@tid,1)]";
+    let g = Gemm::new(Chip::Sm80, [(a, [32, 16], Mem::Reg), (b, [16, 8], Mem::Reg), (c, [32, 8], Mem::Reg)]);
+    let p = g.run();
+    assert_eq!(p.issues.len(), 4);
+    let mut bad = p.clone();
+    bad.issues.swap(0, 1);
+    bad.issues[0].k = 0;
+    bad.issues[1].k = 8;
+    let (first, second) = (bad.issues[0].a.clone(), bad.issues[1].a.clone());
+    bad.issues[0].a = second;
+    bad.issues[1].a = first;
+    assert!(g.fails(&bad), "the two K steps' A registers exchanged");
+}
+
+/// wgmma m64nNk8 tf32 on the model, A and B K-major in shared memory in every swizzle mode (K = 8, 16, 32: one
+/// to four K steps), N = 8, 32 and 64; moving A's descriptor start by one 16-byte chunk must fail.
+#[test]
+fn wgmma_tf32_smem_every_swizzle_mode_on_the_model() {
+    for (span, k) in [(0, 16), (32, 8), (64, 16), (128, 32)] {
+        for n in [8, 32, 64] {
+            let (a, b, c) = (k_major(span, false, [64, k]), k_major(span, true, [k, n]), wg_c(n));
+            let g = Gemm::new(
+                Chip::Sm90a,
+                [(&a, [64, k], Mem::Shared), (&b, [k, n], Mem::Shared), (&c, [64, n], Mem::Reg)],
+            );
+            let p = g.run();
+            assert_eq!(p.instruction, format!("wgmma.mma_async.sync.aligned.m64n{n}k8.f32.tf32.tf32"), "{a}");
+            assert_eq!(p.issues.len() as i64, k / 8);
+            let mut bad = p.clone();
+            let Access::Smem(d) = &mut bad.issues[0].a else { panic!("A is shared") };
+            d.desc += 1; // the start address field counts 16-byte units
+            assert!(g.fails(&bad), "A one chunk off, span {span}");
+        }
+    }
+}
+
+/// wgmma tf32 with A in registers (the per-warp m16n8k8 fragment, two K steps), B 64B-swizzled; swapping a0
+/// and a1 of the first issue must fail.
+#[test]
+fn wgmma_tf32_a_in_registers_on_the_model() {
+    // A [64,16]: rows (warp, 8*bit0, groupID), columns (K step, 4*bit1, threadID_in_group): 8 registers a thread.
+    let a = "S[(4,2,8,2,2,4):(1@wid_in_wg,1,4@laneid,4,2,1@laneid)]";
+    let b_text = k_major(64, true, [16, 64]);
+    let c = wg_c(64);
+    let g =
+        Gemm::new(Chip::Sm90a, [(a, [64, 16], Mem::Reg), (&b_text, [16, 64], Mem::Shared), (&c, [64, 64], Mem::Reg)]);
+    let p = g.run();
+    assert_eq!(p.instruction, "wgmma.mma_async.sync.aligned.m64n64k8.f32.tf32.tf32");
+    assert_eq!(p.issues[0].a, Access::Regs(vec![0, 1, 2, 3]));
+    assert_eq!(p.issues[1].a, Access::Regs(vec![4, 5, 6, 7]));
+    let mut bad = p.clone();
+    bad.issues[0].a = Access::Regs(vec![1, 0, 2, 3]);
+    assert!(g.fails(&bad), "a0 and a1 swapped");
+}
+
+/// tcgen05 kind::tf32 on the model: M = 128 and 64, K-major shared operands in every swizzle mode, D at a
+/// non-zero column; the instruction descriptor's A/B type set to f16's (0), or D moved by a column, must fail.
+#[test]
+fn tcgen05_tf32_smem_on_the_model() {
+    for (span, k) in [(0, 8), (32, 16), (64, 16), (128, 32)] {
+        for (m, c) in [(128, "S[(128,64):(1@TLane,1@TCol)] + 64@TCol"), (64, "S[(4,16,64):(32@TLane,1@TLane,1@TCol)]")]
+        {
+            let (a, b) = (k_major(span, false, [m, k]), k_major(span, true, [k, 64]));
+            let g = Gemm::new(
+                Chip::Sm100a,
+                [(&a, [m, k], Mem::Shared), (&b, [k, 64], Mem::Shared), (c, [m, 64], Mem::Tmem)],
+            );
+            let p = g.run();
+            assert_eq!(p.instruction, "tcgen05.mma.cta_group::1.kind::tf32");
+            assert_eq!((p.inst_shape, p.issues.len() as i64), ([m, 64, 8], k / 8));
+            let mut bad = p.clone();
+            bad.idesc = bad.idesc.map(|d| d & !(7 << 7) & !(7 << 10));
+            assert!(g.fails(&bad), "idesc says f16");
+            let mut bad = p.clone();
+            let Access::Smem(d) = &mut bad.issues[0].b else { panic!("B is shared") };
+            d.desc += 1;
+            assert!(g.fails(&bad), "B one chunk off, span {span}");
+        }
+    }
+}
+
+/// tcgen05 kind::tf32 with A in tensor memory: one tf32 element to a 32-bit column, so a K step is 8 columns; A
+/// from column 32, D from column 0. Moving A's column by one must fail.
+#[test]
+fn tcgen05_tf32_a_in_tmem_on_the_model() {
+    let a = "S[(128,32):(1@TLane,1@TCol)] + 128@TCol";
+    let b = k_major(128, true, [32, 64]);
+    let c = "S[(128,64):(1@TLane,1@TCol)]";
+    let g =
+        Gemm::new(Chip::Sm100a, [(a, [128, 32], Mem::Tmem), (&b, [32, 64], Mem::Shared), (c, [128, 64], Mem::Tmem)]);
+    let p = g.run();
+    let cols: Vec<Access> = p.issues.iter().map(|i| i.a.clone()).collect();
+    let want: Vec<Access> = [128, 136, 144, 152].iter().map(|&col| Access::Tmem { lane: 0, col }).collect();
+    assert_eq!(cols, want);
+    let mut bad = p.clone();
+    bad.issues[1].a = Access::Tmem { lane: 0, col: 137 };
+    assert!(g.fails(&bad), "A one column off");
 }

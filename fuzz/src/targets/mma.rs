@@ -1,6 +1,7 @@
 //! In-process target over the tensor-core GEMM planner (`axe_layout::mma::plan`).
 //!
-//! Inputs are `key: value` documents: chip, dtype, accumulator dtype, and for each of A (`[M,K]`), B (`[K,N]`)
+//! Inputs are `key: value` documents: chip, dtype (f16, bf16, e4m3, e5m2, tf32, and f32, which no instruction
+//! takes), accumulator dtype, and for each of A (`[M,K]`), B (`[K,N]`)
 //! and C (`[M,N]`) a layout, a shape and a memory. The generator builds operands from the planner's own atoms
 //! (mma.sync and wgmma register fragments, tensor-memory data paths, shared swizzle atoms in both majors) tiled
 //! by small outer layouts over registers and warps, so most requests reach the matching stages; one operand in
@@ -94,9 +95,15 @@ fn generate(rng: &mut Rng) -> String {
         (_, 1) => "sm_90a",
         _ => "sm_100a",
     };
-    let dtype = *["f16", "f16", "bf16", "e4m3", "e5m2", "f32"].choose(rng).unwrap_or(&"f16");
+    let dtype = *["f16", "f16", "bf16", "e4m3", "e5m2", "tf32", "tf32", "f32"].choose(rng).unwrap_or(&"f16");
     let acc = *["f32", "f32", "f16"].choose(rng).unwrap_or(&"f32");
     let bits = DType::from_name(dtype).map_or(16, DType::bits);
+    // K of one wgmma or tcgen05 instruction: 32 for 8-bit types, 8 for 32-bit (tf32), 16 otherwise.
+    let inst_k = match bits {
+        8 => 32,
+        32 => 8,
+        _ => 16,
+    };
     // One set of outer factors for M, N and K, so the three operands chain `[M,K] x [K,N] -> [M,N]`.
     let (fm, fnn, fk) = (
         *[1i64, 1, 2, 4].choose(rng).unwrap_or(&1),
@@ -111,16 +118,22 @@ fn generate(rng: &mut Rng) -> String {
     };
     let (a, b, c) = match family {
         0 => {
-            let k = if rng.random_bool(0.7) { 16 } else { 8 };
+            // tf32 has m16n8k8 only, with its own fragments.
+            let k = if bits != 32 && rng.random_bool(0.7) { 16 } else { 8 };
+            let (fa, fb) = if bits == 32 {
+                (atoms::mma_sync_a_tf32(), atoms::mma_sync_b_tf32())
+            } else {
+                (atoms::mma_sync_a(k), atoms::mma_sync_b(k))
+            };
             (
-                (reg(rng, tile_text(atoms::mma_sync_a(k)), [16, k], "warpid", [fm, fk]), "reg"),
-                (reg(rng, tile_text(atoms::mma_sync_b(k)), [k, 8], "warpid", [fk, fnn]), "reg"),
+                (reg(rng, tile_text(fa), [16, k], "warpid", [fm, fk]), "reg"),
+                (reg(rng, tile_text(fb), [k, 8], "warpid", [fk, fnn]), "reg"),
                 (reg(rng, tile_text(atoms::mma_sync_c()), [16, 8], "warpid", [fm, fnn]), "reg"),
             )
         }
         1 => {
             let n = *[8i64, 16, 64, 128, 256].choose(rng).unwrap_or(&64);
-            let kk = if bits == 8 { 32 } else { 16 };
+            let kk = inst_k;
             let a = if rng.random_bool(0.5) {
                 (reg(rng, tile_text(atoms::wgmma_a(bits)), [64, kk], "wgid", [fm, fk]), "reg")
             } else {
@@ -131,7 +144,7 @@ fn generate(rng: &mut Rng) -> String {
         }
         _ => {
             let (m, n) = (*[64i64, 128].choose(rng).unwrap_or(&128), *[16i64, 64, 128, 256].choose(rng).unwrap_or(&64));
-            let kk = if bits == 8 { 32 } else { 16 } * fk;
+            let kk = inst_k * fk;
             let a = (shared(rng, Role::A, bits, [m, kk]), "shared");
             let b = (shared(rng, Role::B, bits, [kk, n]), "shared");
             let c = tile_text(atoms::tmem_d(m, n)).map_or("S[]".into(), |l| l.to_string());

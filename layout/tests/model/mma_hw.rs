@@ -2,6 +2,19 @@
 //! the instructions, written from the PTX ISA independently of the planner (it decodes descriptors itself and
 //! never calls planner code), that executes a plan on small integer matrices and checks `C += A * B` exactly.
 //! The machine and the instructions are described in `layout/tests/mma_model.rs`.
+//!
+//! tf32 (`.tf32`, `.kind::tf32`): an element is a 32-bit container, stored whole, and the model decodes it the
+//! way the tensor core reads it (PTX ISA 5.2.3, "Alternate Floating-Point Data Formats": tf32 has f32's sign
+//! and 8-bit exponent and a 10-bit mantissa, held in a 32-bit register or memory word whose low 13 bits are not
+//! part of the value; [`tf32_value`] drops them). The test data put garbage in the low 12 of those bits (bit 12
+//! clear, below half a tf32 unit), so truncation and rounding to nearest read the same value, and a model or
+//! plan that moved half containers, or read the low bits as data, cannot give the exact product. The fragments
+//! are the ISA's own (9.7.14.5.7, m16n8k8 `.tf32`, Figure 72 for A; B is the `.tf32` table of the same section;
+//! 9.7.15.5.1.1.2, wgmma m64nNk8: warp `w` of the warpgroup holds rows `16w..16w+16` as the m16n8k8 A
+//! fragment); wgmma reads `.tf32` operands from shared memory K-major only (9.7.15.5.1.2.1: the transpose
+//! operands `imm-trans-a/b` exist for `.f16`/`.bf16` alone), so the model reads them K-major whatever the plan
+//! says and checks that the plan says so; tcgen05 `.kind::tf32` is K = 8 with A/B type 2 in the instruction
+//! descriptor (9.7.16.4.2).
 
 #![allow(dead_code)] // each includer uses its part
 
@@ -174,6 +187,73 @@ pub fn frag_c(l: i64, i: i64) -> (i64, i64) {
 pub fn frag_a_fp8(l: i64, i: i64) -> (i64, i64) {
     let (g, t) = (l >> 2, l % 4);
     (if i < 4 || (8..12).contains(&i) { g } else { g + 8 }, t * 4 + (i & 3) + if i < 8 { 0 } else { 16 })
+}
+
+/// m16n8k8 `.tf32` A (PTX ISA 9.7.14.5.7, Figure 72): a0..a3 one element per `.b32` register; row `groupID` for
+/// a0 and a2, `groupID + 8` for a1 and a3; column `threadID_in_group` for a0 and a1, `threadID_in_group + 4` for
+/// a2 and a3.
+pub fn frag_a_tf32(l: i64, i: i64) -> (i64, i64) {
+    let (g, t) = (l >> 2, l % 4);
+    (g + if i % 2 == 1 { 8 } else { 0 }, t + if i >= 2 { 4 } else { 0 })
+}
+
+/// m16n8k8 `.tf32` B (PTX ISA 9.7.14.5.7): b0, b1 one element per `.b32` register; row `threadID_in_group` for b0,
+/// `threadID_in_group + 4` for b1; column `groupID`.
+pub fn frag_b_tf32(l: i64, i: i64) -> (i64, i64) {
+    let (g, t) = (l >> 2, l % 4);
+    (t + 4 * i, g)
+}
+
+/// The value the tensor core reads from a `.tf32` container (PTX ISA 5.2.3): bit 31 the sign, bits 23..31 the
+/// biased exponent (bias 127, as f32), bits 13..23 the 10-bit mantissa; bits 0..13 are not part of the value.
+/// The model's numbers are integers, so the value must be one (panics otherwise: a container that was not the
+/// one stored, e.g. half of two).
+pub fn tf32_value(container: i64) -> i64 {
+    let bits = container as u64 & 0xFFFF_FFFF;
+    let (sign, exp, mant) = ((bits >> 31) & 1, ((bits >> 23) & 0xFF) as i64, ((bits >> 13) & 0x3FF) as i64);
+    let magnitude = match exp {
+        0 if mant == 0 => 0,
+        0 | 255 => panic!("tf32 container {bits:#010x} is a subnormal, an infinity or a NaN, not a model number"),
+        // (1 + mant / 2^10) * 2^(exp - 127) = (2^10 + mant) * 2^(exp - 137)
+        e if e >= 137 => (1024 + mant) << (e - 137),
+        e => {
+            let (num, shift) = (1024 + mant, 137 - e);
+            assert!(shift < 63 && num % (1 << shift) == 0, "tf32 container {bits:#010x} is not an integer");
+            num >> shift
+        }
+    };
+    if sign == 1 {
+        -magnitude
+    } else {
+        magnitude
+    }
+}
+
+/// The `.tf32` container of the small integer `v` (|v| < 2^11): its f32 encoding, written out (sign, exponent
+/// `127 + floor(log2 |v|)`, the bits below the leading one as the top of the mantissa), with `noise` in the low
+/// 12 bits, which the tensor core does not read.
+pub fn tf32_container(v: i64, noise: u64) -> i64 {
+    let noise = (noise & 0xFFF) as i64;
+    if v == 0 {
+        return noise;
+    }
+    let (sign, m) = (i64::from(v < 0) << 31, v.abs());
+    assert!(m < 1 << 11, "{v} is not a small integer");
+    let lead = 63 - i64::from(m.leading_zeros());
+    let frac = (m - (1 << lead)) << (23 - lead);
+    sign | ((127 + lead) << 23) | frac | noise
+}
+
+/// The values as the memory holds them for `dtype`: `.tf32` containers (with noise from a hash of the index in
+/// their ignored bits) for tf32, the values themselves otherwise.
+pub fn encode(dtype: DType, vals: &[i64]) -> Vec<i64> {
+    if dtype != DType::TF32 {
+        return vals.to_vec();
+    }
+    vals.iter()
+        .enumerate()
+        .map(|(x, &v)| tf32_container(v, (x as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 40))
+        .collect()
 }
 
 /// Gathers a `[rows, cols]` tile from registers: `frag(thread, i) -> (row, col)` for `threads` threads.
@@ -349,9 +429,19 @@ pub fn execute(mach: &mut Machine, p: &MmaPlan, issue: &MmaIssue, bytes: i64) {
     let ins = p.instruction.as_str();
     let tcgen05 = ins.starts_with("tcgen05.mma.cta_group::1");
     let wgmma = ins.starts_with("wgmma.mma_async.sync.aligned");
+    // The input type as the opcode states it: `.tf32.tf32` (mma.sync, wgmma) or `.kind::tf32` (tcgen05).
+    let tf32 = ins.contains(".tf32.tf32") || ins.ends_with(".kind::tf32");
+    // wgmma transposes (imm-trans-a/b) only .f16/.bf16 operands; others are read K-major (9.7.15.5.1.2.1).
+    let wgmma_k_major_only = wgmma && !(ins.ends_with(".f16.f16") || ins.ends_with(".bf16.bf16"));
     let (m, n, k, idesc) = if tcgen05 {
         let d = decode_idesc(p.idesc.expect("tcgen05 has an instruction descriptor"));
-        let k = if ins.ends_with("kind::f8f6f4") { 32 } else { 16 };
+        let k = if ins.ends_with("kind::f8f6f4") {
+            32
+        } else if tf32 {
+            8
+        } else {
+            16
+        };
         (d.m, d.n, k, Some(d))
     } else {
         let shape = ins.split('.').find(|s| s.starts_with('m') && s.contains('n') && s.contains('k')).unwrap();
@@ -363,17 +453,32 @@ pub fn execute(mach: &mut Machine, p: &MmaPlan, issue: &MmaIssue, bytes: i64) {
     // layoutA/B (imm-trans) operands, which the lowering writes from the plan's major.
     let major_of = |acc: &Access, from_idesc: Option<bool>| match (acc, from_idesc) {
         (_, Some(mn)) => !mn,
+        (Access::Smem(s), None) if wgmma_k_major_only => {
+            assert_eq!(s.major, Major::K, "{ins} reads shared operands K-major only (no imm-trans)");
+            true
+        }
         (Access::Smem(s), None) => s.major == Major::K,
         _ => true,
     };
     let a = match &issue.a {
         Access::Regs(r) if !wgmma => {
             assert_eq!(r.len() as i64, m * k / 32);
-            gather_regs(mach, 'a', issue.thread_base, 32, r, m, k, if k == 16 { &frag_a16 } else { &frag_a8 })
+            let frag: &dyn Fn(i64, i64) -> (i64, i64) = match (tf32, k) {
+                (true, 8) => &frag_a_tf32,
+                (true, _) => panic!("mma.sync .tf32 is m16n8k8 only, not {ins}"),
+                (false, 16) => &frag_a16,
+                (false, _) => &frag_a8,
+            };
+            gather_regs(mach, 'a', issue.thread_base, 32, r, m, k, frag)
         }
         Access::Regs(r) => {
             assert_eq!(r.len() as i64, m * k / 128);
-            let frag: &dyn Fn(i64, i64) -> (i64, i64) = if k == 32 { &frag_a_fp8 } else { &frag_a16 };
+            let frag: &dyn Fn(i64, i64) -> (i64, i64) = match (tf32, k) {
+                (true, 8) => &frag_a_tf32,
+                (true, _) => panic!("wgmma .tf32 is m64nNk8 only, not {ins}"),
+                (false, 32) => &frag_a_fp8,
+                (false, _) => &frag_a16,
+            };
             gather_regs(mach, 'a', issue.thread_base, 128, r, m, k, &|th, i| {
                 let (r, c) = frag(th % 32, i);
                 (16 * (th / 32) + r, c)
@@ -399,7 +504,12 @@ pub fn execute(mach: &mut Machine, p: &MmaPlan, issue: &MmaIssue, bytes: i64) {
     };
     let b = match &issue.b {
         Access::Regs(r) => {
-            gather_regs(mach, 'b', issue.thread_base, 32, r, k, n, if k == 16 { &frag_b16 } else { &frag_b8 })
+            let frag: &dyn Fn(i64, i64) -> (i64, i64) = match (tf32, k) {
+                (true, _) => &frag_b_tf32,
+                (false, 16) => &frag_b16,
+                (false, _) => &frag_b8,
+            };
+            gather_regs(mach, 'b', issue.thread_base, 32, r, k, n, frag)
         }
         Access::Smem(s) => {
             let kmaj = major_of(&issue.b, idesc.as_ref().map(|d| d.b_mn_major));
@@ -407,8 +517,16 @@ pub fn execute(mach: &mut Machine, p: &MmaPlan, issue: &MmaIssue, bytes: i64) {
         }
         Access::Tmem { .. } => panic!("B is never in tensor memory"),
     };
-    let (a, b): (Vec<i64>, Vec<i64>) =
-        (a.into_iter().map(Option::unwrap).collect(), b.into_iter().map(Option::unwrap).collect());
+    // The multiplicands as the tensor core reads them: a tf32 container decoded, other types as stored.
+    let read = |x: Option<i64>| {
+        let x = x.unwrap();
+        if tf32 {
+            tf32_value(x)
+        } else {
+            x
+        }
+    };
+    let (a, b): (Vec<i64>, Vec<i64>) = (a.into_iter().map(read).collect(), b.into_iter().map(read).collect());
     let wg_frag_c = |th: i64, i: i64| {
         let (r, c) = frag_c(th % 32, i % 4);
         (16 * (th / 32) + r, 8 * (i / 4) + c)
@@ -493,16 +611,33 @@ pub fn check_plan(req: &GemmRequest, p: &MmaPlan) {
     let (a, b, c) = (&op(&req.a), &op(&req.b), &op(&req.c));
     let dtype = req.dtype;
     if let Some(idesc) = p.idesc {
-        // Table 42: D type F16 = 0, F32 = 1; A/B type (kind::f16) F16 = 0, BF16 = 1, (kind::f8f6f4) E4M3 = 0, E5M2 = 1.
+        // Table 42: D type F16 = 0, F32 = 1; A/B type (kind::f16) F16 = 0, BF16 = 1, (kind::tf32) TF32 = 2,
+        // (kind::f8f6f4) E4M3 = 0, E5M2 = 1.
         let d = decode_idesc(idesc);
         assert_eq!(d.d_f32, req.acc_dtype == DType::F32, "idesc D type");
-        assert_eq!(d.ab_type, u32::from(matches!(dtype, DType::BF16 | DType::E5M2)), "idesc A/B type");
+        let ab = match dtype {
+            DType::F16 | DType::E4M3 => 0,
+            DType::BF16 | DType::E5M2 => 1,
+            DType::TF32 => 2,
+            other => panic!("{} is no tcgen05 input type", other.name()),
+        };
+        assert_eq!(d.ab_type, ab, "idesc A/B type");
+        let kind = match dtype {
+            DType::F16 | DType::BF16 => "f16",
+            DType::TF32 => "tf32",
+            _ => "f8f6f4",
+        };
+        assert!(p.instruction.ends_with(&format!(".kind::{kind}")), "{} for {}", p.instruction, dtype.name());
+    } else {
+        // mma.sync and wgmma name the A and B types in the opcode.
+        let ab = format!(".{0}.{0}", dtype.name());
+        assert!(p.instruction.contains(&ab), "{} for {}", p.instruction, dtype.name());
     }
     let bytes = i64::from(dtype.bits() / 8);
     let (va, vb, vc) = (values(a.shape, 1), values(b.shape, 2), values(c.shape, 3));
     let mut mach = Machine::default();
-    store(&mut mach, a, 'a', bytes, &va);
-    store(&mut mach, b, 'b', bytes, &vb);
+    store(&mut mach, a, 'a', bytes, &encode(dtype, &va));
+    store(&mut mach, b, 'b', bytes, &encode(dtype, &vb));
     let acc_bytes = i64::from(req.acc_dtype.bits() / 8);
     store(&mut mach, c, 'c', acc_bytes, &vc);
     for issue in &p.issues {
