@@ -57,9 +57,10 @@ mod emit;
 mod model_tests;
 
 use crate::glue::{external_pass_creating, PassId};
+use crate::lowering::Run;
 use crate::ownership::{self, Owner};
 use crate::registry::{PassInfo, PassKind};
-use axe_dialect::{access, ffi, mesh::enclosing_mesh, ops::walk_preorder, AxeOp, TensorType};
+use axe_dialect::{access, mesh::enclosing_mesh, AxeOp, TensorType};
 use axe_layout::{
     distributed::{
         collective::{plan, CollectiveKind, CollectivePlan, StepOp},
@@ -140,30 +141,9 @@ pub(crate) struct PlannedCollective<'c, 'a> {
 /// Lowers every copy `--lower-collectives` owns under `root`; on refusal reports each at its op and returns how
 /// many were refused.
 pub fn lower_collectives(root: OperationRef) -> Result<LowerCollectivesStats, usize> {
-    let missing = ffi::load_dialects(root, CREATES);
-    if !missing.is_empty() {
-        ffi::emit_error(root.location(), &format!("collectives: internal: dialects {missing:?} are not registered"));
-        return Err(1);
-    }
-    let mut ops = Vec::new();
-    walk_preorder(root, &mut |op| ops.extend(AxeOp::new(op)));
-    let (mut planned, mut failed) = (Vec::new(), 0);
-    for op in ops.into_iter().filter(|op| ownership::owner(*op) == Some(Owner::Collectives)) {
-        match plan_collective(op) {
-            Ok(p) => planned.push(p),
-            Err(message) => {
-                failed += 1;
-                ffi::emit_error(op.operation().location(), &message);
-            }
-        }
-    }
-    if failed > 0 {
-        return Err(failed);
-    }
-    emit::rewrite(root, &planned).map_err(|(location, message)| {
-        ffi::emit_error(location, &message);
-        1
-    })
+    let mut run = Run::begin(root, "collectives", CREATES)?;
+    let planned = run.plan(|op| (ownership::owner(op) == Some(Owner::Collectives)).then(|| plan_collective(op)));
+    run.rewrite(|_| emit::rewrite(root, &planned))
 }
 
 /// Plans one copy: mesh, scope, both sides' buffers, the planner, then what this pass lowers of the plan.

@@ -84,11 +84,12 @@ mod moving;
 
 use crate::{
     glue::{external_pass_creating, PassId},
+    lowering::Run,
     ownership::{self, Owner},
     registry::{PassInfo, PassKind},
     storage::{self, check_tmem_alloc, shared_global, Int, Source, Traced},
 };
-use axe_dialect::{ffi, ops::walk_preorder, AxeOp, MemScope, OpKind};
+use axe_dialect::{ffi, AxeOp, MemScope, OpKind};
 use axe_layout::{
     copy::{
         plan, plan_moving, plan_runtime, Chip, CopyMove, CopyPlan, CopyRequest, CopySide, ElemType, Mem, RuntimeRows,
@@ -158,37 +159,29 @@ pub(crate) struct PlannedElementwise<'c, 'a> {
 /// Lowers every copy `--lower-copy` owns and every elementwise op under `root`; on refusal reports each at its op
 /// and returns how many were refused.
 pub fn lower_copy(root: OperationRef) -> Result<LowerCopyStats, usize> {
-    let missing = ffi::load_dialects(root, CREATES);
-    if !missing.is_empty() {
-        ffi::emit_error(root.location(), &format!("copy: internal: dialects {missing:?} are not registered"));
-        return Err(1);
-    }
-    let mut ops = Vec::new();
-    walk_preorder(root, &mut |op| ops.extend(AxeOp::new(op)));
-    let (mut copies, mut elementwise, mut failed) = (Vec::new(), Vec::new(), 0);
-    let mut fail = |op: &AxeOp, message: String| {
-        failed += 1;
-        ffi::emit_error(op.operation().location(), &message);
-    };
-    for op in &ops {
-        if op.kind().is_elementwise() {
-            match plan_elementwise(*op) {
-                Ok(planned) => elementwise.push(planned),
-                Err(message) => fail(op, message),
-            }
-        } else if ownership::owner(*op) == Some(Owner::Copy) {
-            match plan_copy(*op) {
-                Ok(planned) => copies.push(planned),
-                Err(message) => fail(op, message),
+    let mut run = Run::begin(root, "copy", CREATES)?;
+    let elementwise = run.plan(|op| op.kind().is_elementwise().then(|| plan_elementwise(op)));
+    let copies = run
+        .plan(|op| (!op.kind().is_elementwise() && ownership::owner(op) == Some(Owner::Copy)).then(|| plan_copy(op)));
+    run.rewrite(|ops| {
+        // The preconditions and views go on each copy's kernel; the kernels are found before the rewrite replaces
+        // the copies.
+        let kernels = kernel_facts(&copies);
+        let stats = emit::rewrite(root, ops, &copies, &elementwise)?;
+        for (kernel, preconditions, views) in kernels {
+            for (name, entries) in [(PRECONDITIONS_ATTRIBUTE, preconditions), (VIEWS_ATTRIBUTE, views)] {
+                append_entries(kernel, name, &entries).map_err(|message| (kernel.location(), message))?;
             }
         }
-    }
-    if failed > 0 {
-        return Err(failed);
-    }
-    // The preconditions and views go on each copy's kernel before the rewrite replaces the copies.
+        Ok(stats)
+    })
+}
+
+/// Per kernel, the [`PRECONDITIONS_ATTRIBUTE`] and [`VIEWS_ATTRIBUTE`] entries its copies add, in IR order.
+#[allow(clippy::type_complexity)]
+fn kernel_facts<'c, 'a>(copies: &[PlannedCopy<'c, 'a>]) -> Vec<(OperationRef<'c, 'a>, Vec<String>, Vec<String>)> {
     let mut kernels: Vec<(OperationRef, Vec<String>, Vec<String>)> = Vec::new();
-    for copy in &copies {
+    for copy in copies {
         let Some(kernel) = axe_dialect::ops::enclosing_function(copy.op.operation()) else { continue };
         if copy.preconditions.is_empty() && copy.views.is_empty() {
             continue;
@@ -204,19 +197,7 @@ pub fn lower_copy(root: OperationRef) -> Result<LowerCopyStats, usize> {
         kernels[index].1.extend(copy.preconditions.iter().map(|p| format!("\"{p}\"")));
         kernels[index].2.extend(copy.views.iter().cloned());
     }
-    let stats = emit::rewrite(root, &ops, &copies, &elementwise).map_err(|(location, message)| {
-        ffi::emit_error(location, &message);
-        1usize
-    })?;
-    for (kernel, preconditions, views) in kernels {
-        for (name, entries) in [(PRECONDITIONS_ATTRIBUTE, preconditions), (VIEWS_ATTRIBUTE, views)] {
-            append_entries(kernel, name, &entries).map_err(|message| {
-                ffi::emit_error(kernel.location(), &message);
-                1usize
-            })?;
-        }
-    }
-    Ok(stats)
+    kernels
 }
 
 /// The kernel attribute listing what a kernel's code needs of its arguments (strings over `arg<i>`), which

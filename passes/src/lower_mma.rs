@@ -83,12 +83,13 @@ mod emit;
 
 use crate::{
     glue::{external_pass_creating, PassId},
+    lowering::Run,
     ownership::{self, Owner},
     registry::{PassInfo, PassKind},
     request::tmem_load,
     storage::{self, shared_global, Source, Traced},
 };
-use axe_dialect::{access, ffi, ops::walk_preorder, AxeOp, MemScope, OpKind};
+use axe_dialect::{access, AxeOp, MemScope, OpKind};
 use axe_layout::{
     mma::{
         plan_moving, plan_with, Access, Chip, DType, Family, GemmRequest, Mem, MmaPlan, Operand, OperandMove, Role,
@@ -183,43 +184,11 @@ fn trace_ring<'c, 'a>(role: &str, value: Value<'c, 'a>) -> Result<Option<Ring<'c
 
 /// Lowers every `axe.gemm` under `root`; on refusal reports each at its op and returns how many were refused.
 pub fn lower_mma(root: OperationRef) -> Result<LowerMmaStats, usize> {
-    let missing = ffi::load_dialects(root, CREATES);
-    if !missing.is_empty() {
-        ffi::emit_error(root.location(), &format!("mma: internal: dialects {missing:?} are not registered"));
-        return Err(1);
-    }
-    let mut ops = Vec::new();
-    walk_preorder(root, &mut |op| ops.extend(AxeOp::new(op)));
-    let (mut gemms, mut loads, mut failed) = (Vec::new(), Vec::new(), 0);
-    let mut fail = |op: &AxeOp, message: String| {
-        failed += 1;
-        ffi::emit_error(op.operation().location(), &message);
-    };
-    for op in &ops {
-        match op.kind() {
-            OpKind::Gemm => match plan_gemm(*op) {
-                Ok(gemm) => gemms.push(gemm),
-                Err(message) => fail(op, message),
-            },
-            OpKind::Fill => {
-                if let Err(message) = check_fill(*op) {
-                    fail(op, message);
-                }
-            }
-            OpKind::Copy if ownership::owner(*op) == Some(Owner::Mma) => match tmem_load::plan(*op) {
-                Ok(load) => loads.push(load),
-                Err(message) => fail(op, message),
-            },
-            _ => {}
-        }
-    }
-    if failed > 0 {
-        return Err(failed);
-    }
-    emit::rewrite(root, &ops, &gemms, &loads).map_err(|(location, message)| {
-        ffi::emit_error(location, &message);
-        1
-    })
+    let mut run = Run::begin(root, "mma", CREATES)?;
+    let gemms = run.plan(|op| (op.kind() == OpKind::Gemm).then(|| plan_gemm(op)));
+    run.plan(|op| (op.kind() == OpKind::Fill).then(|| check_fill(op)));
+    let loads = run.plan(|op| (ownership::owner(op) == Some(Owner::Mma)).then(|| tmem_load::plan(op)));
+    run.rewrite(|ops| emit::rewrite(root, ops, &gemms, &loads))
 }
 
 /// The chip named by the nearest `axe.target` on `op` or an op enclosing it.

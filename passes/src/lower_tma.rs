@@ -77,17 +77,13 @@ mod host;
 use crate::{
     barrier_check,
     glue::{external_pass_creating, PassId},
+    lowering::Run,
     ownership::{self, Owner},
     registry::{PassInfo, PassKind},
     request::tma::{self as request, PlannedCopy, Refusal},
 };
-use axe_dialect::{
-    access::{self, OpKey},
-    ffi,
-    ops::walk_preorder,
-    AxeOp,
-};
-use melior::ir::{operation::OperationLike, OperationRef};
+use axe_dialect::access::{self, OpKey};
+use melior::ir::OperationRef;
 use std::collections::HashMap;
 
 /// `--lower-tma` as `axe-opt` lists it: flag, summary, description, constructor (the registry's entry).
@@ -119,30 +115,14 @@ pub struct LowerTmaStats {
 
 /// Lowers every TMA copy under `root`; on refusal reports each at its op and returns how many were refused.
 pub fn lower_tma(root: OperationRef) -> Result<LowerTmaStats, usize> {
-    let missing = ffi::load_dialects(root, CREATES);
-    if !missing.is_empty() {
-        ffi::emit_error(root.location(), &format!("tma: internal: dialects {missing:?} are not registered"));
-        return Err(1);
-    }
-    let mut ops = Vec::new();
-    walk_preorder(root, &mut |op| ops.extend(AxeOp::new(op)));
-    let (mut copies, mut failed) = (Vec::new(), 0);
+    let mut run = Run::begin(root, "tma", CREATES)?;
     // Only the copies the shared ownership rule gives to TMA; the rest are --lower-copy's or --lower-mma's. The
     // rule's question (does TMA take it?) plans the copy; that answer is the one lowered: one plan per copy.
-    for op in &ops {
+    let mut copies = run.plan(|op| {
         let mut answer: Option<Result<PlannedCopy, Refusal>> = None;
-        let owner = ownership::owner_with(*op, &mut |op| request::takes(answer.insert(request::plan(op))));
-        if owner != Some(Owner::Tma) {
-            continue;
-        }
-        match answer.unwrap_or_else(|| request::plan(*op)) {
-            Ok(copy) => copies.push(copy),
-            Err(refusal) => {
-                failed += 1;
-                ffi::emit_error(op.operation().location(), &refusal.message);
-            }
-        }
-    }
+        let owner = ownership::owner_with(op, &mut |op| request::takes(answer.insert(request::plan(op))));
+        (owner == Some(Owner::Tma)).then(|| answer.unwrap_or_else(|| request::plan(op)).map_err(|r| r.message))
+    });
     // The barrier protocol, with each planned load's bytes (a refused copy's bytes are unknown).
     let bytes: HashMap<OpKey, u64> =
         copies.iter().map(|copy| (access::key(copy.op.operation()), copy.plan.total_bytes())).collect();
@@ -152,18 +132,12 @@ pub fn lower_tma(root: OperationRef) -> Result<LowerTmaStats, usize> {
                 copy.announced = protocol.is_announced(copy.op.operation());
             }
         }
-        Err(errors) => failed += errors,
+        Err(errors) => run.refuse(errors),
     }
-    if failed == 0 {
-        failed += emit::check_descriptors_agree(&copies);
+    if !run.failed() {
+        run.refuse(emit::check_descriptors_agree(&copies));
     }
-    if failed > 0 {
-        return Err(failed);
-    }
-    emit::rewrite(root, &ops, &copies).map_err(|(location, message)| {
-        ffi::emit_error(location, &message);
-        1
-    })
+    run.rewrite(|ops| emit::rewrite(root, ops, &copies))
 }
 
 /// The melior pass behind `--lower-tma`.
