@@ -11,9 +11,9 @@
 //! plan that moved half containers, or read the low bits as data, cannot give the exact product. The fragments
 //! are the ISA's own (9.7.14.5.7, m16n8k8 `.tf32`, Figure 72 for A; B is the `.tf32` table of the same section;
 //! 9.7.15.5.1.1.2, wgmma m64nNk8: warp `w` of the warpgroup holds rows `16w..16w+16` as the m16n8k8 A
-//! fragment); wgmma reads `.tf32` operands from shared memory K-major only (9.7.15.5.1.2.1: the transpose
-//! operands `imm-trans-a/b` exist for `.f16`/`.bf16` alone), so the model reads them K-major whatever the plan
-//! says and checks that the plan says so; tcgen05 `.kind::tf32` is K = 8 with A/B type 2 in the instruction
+//! fragment); wgmma reads `.tf32` operands from shared memory K-major only (the description of
+//! `wgmma.mma_async`, 9.7.15.5.2: the transpose operands `imm-trans-a/b` are for `.f16`/`.bf16` alone), so the
+//! model reads them K-major whatever the plan says and checks that the plan says so; tcgen05 `.kind::tf32` is K = 8 with A/B type 2 in the instruction
 //! descriptor (9.7.16.4.2).
 
 #![allow(dead_code)] // each includer uses its part
@@ -431,7 +431,7 @@ pub fn execute(mach: &mut Machine, p: &MmaPlan, issue: &MmaIssue, bytes: i64) {
     let wgmma = ins.starts_with("wgmma.mma_async.sync.aligned");
     // The input type as the opcode states it: `.tf32.tf32` (mma.sync, wgmma) or `.kind::tf32` (tcgen05).
     let tf32 = ins.contains(".tf32.tf32") || ins.ends_with(".kind::tf32");
-    // wgmma transposes (imm-trans-a/b) only .f16/.bf16 operands; others are read K-major (9.7.15.5.1.2.1).
+    // wgmma transposes (imm-trans-a/b) only .f16/.bf16 operands; others are read K-major (9.7.15.5.2).
     let wgmma_k_major_only = wgmma && !(ins.ends_with(".f16.f16") || ins.ends_with(".bf16.bf16"));
     let (m, n, k, idesc) = if tcgen05 {
         let d = decode_idesc(p.idesc.expect("tcgen05 has an instruction descriptor"));
