@@ -524,6 +524,27 @@ fn tcgen05_over_a_ring_stage_at_run_time() {
     assert_eq!(terms, vec![(Role::A, 1, 64), (Role::B, 32, 4096)]);
 }
 
+/// tf32 over 3-stage rings (4-byte elements, tf32 containers on the model): wgmma m64n64k8 with 128B K-major A
+/// (64x32, 8192 bytes a stage) and B (32x64, 8192 bytes a stage), and tcgen05 kind::tf32 m128n64k8 with 64B
+/// K-major A (128x16, 8192 bytes) and B (16x64, 4096 bytes). A's rows are one dense digit (128 and 64 bytes a
+/// row); B keeps its stage digit (8192 bytes per 32 rows, 4096 per 16).
+#[test]
+fn tf32_over_a_ring_stage_at_run_time() {
+    let a = Op::new("Swizzle(2,3,3) o S[(3,64,32):(2048,32,1)]", [192, 32], Mem::Shared);
+    let b = Op::new("Swizzle(2,3,3) o S[(3,32,64):(2048,1,32)]", [96, 64], Mem::Shared);
+    let p = run_ring("sm_90a", "tf32", "f32", (&a, 64), (&b, 32), &Op::new(&wg_c(64), [64, 64], Mem::Reg), 3);
+    assert_eq!((p.instruction.as_str(), p.issues.len()), ("wgmma.mma_async.sync.aligned.m64n64k8.f32.tf32.tf32", 4));
+    let terms: Vec<(Role, i64, i64)> = p.dynamic.iter().map(|t| (t.role, t.divisor, t.bytes)).collect();
+    assert_eq!(terms, vec![(Role::A, 1, 128), (Role::B, 32, 8192)]);
+    let a = Op::new("Swizzle(2,2,3) o S[(3,128,16):(2048,16,1)]", [384, 16], Mem::Shared);
+    let b = Op::new("Swizzle(2,2,3) o S[(3,16,64):(1024,1,16)]", [48, 64], Mem::Shared);
+    let c = Op::new("S[(128,64):(1@TLane,1@TCol)]", [128, 64], Mem::Tmem);
+    let p = run_ring("sm_100a", "tf32", "f32", (&a, 128), (&b, 16), &c, 3);
+    assert_eq!((p.instruction.as_str(), p.issues.len()), ("tcgen05.mma.cta_group::1.kind::tf32", 2));
+    let terms: Vec<(Role, i64, i64)> = p.dynamic.iter().map(|t| (t.role, t.divisor, t.bytes)).collect();
+    assert_eq!(terms, vec![(Role::A, 1, 64), (Role::B, 16, 4096)]);
+}
+
 /// Moves the `dynamic-start` rule refuses, with the numbers: a padded ring (stages 8320 bytes apart, not a
 /// multiple of the 1024-byte 128B repeat), an offset not known to move whole stages, and an operand in registers.
 /// The first is what the static `alignment` rule refuses at stage 1 (base offset 0 is only right for a pattern
