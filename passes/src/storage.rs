@@ -23,7 +23,7 @@
 //! tensor is the same storage from the same base, with its own layout (an explicit slice layout already holds its
 //! offset into the root's storage).
 
-use crate::ir::build::{segments, Builder, WORKGROUP};
+use crate::ir::build::{segments, Builder, Cmp, WORKGROUP};
 use axe_dialect::{
     access::{self, OpKey},
     ffi,
@@ -301,7 +301,7 @@ impl<'c, 'a> Storage<'c, 'a> {
         if let Some(units) = units {
             which = b.value("arith.remui", &[which, b.index(units)?], "index", &[])?;
         }
-        b.value("arith.cmpi", &[which, b.index(index)?], "i1", &[("predicate", "0 : i64".into())])
+        b.cmpi(Cmp::Eq, which, b.index(index)?)
     }
 
     /// `i1`: true on exactly one thread of the CTA, the lane of warp 0 (`tid.x < 32`) that `elect.sync
@@ -310,7 +310,7 @@ impl<'c, 'a> Storage<'c, 'a> {
     /// tcgen05.commit, mbarrier init) once; a `tid.x == 0` test makes it wrap each in an ELECT/BRA.U.ANY loop.
     pub(crate) fn elected(&mut self, b: &Builder<'c, 'a>, op: OperationRef<'c, 'a>) -> Result<Value<'c, 'a>, String> {
         let tid = self.tid(op)?;
-        let warp0 = b.value("arith.cmpi", &[tid, b.index(32)?], "i1", &[("predicate", "6 : i64".into())])?;
+        let warp0 = b.cmpi(Cmp::Ult, tid, b.index(32)?)?;
         let elected = b.value("nvvm.elect.sync", &[], "i1", &[])?;
         b.value("arith.andi", &[warp0, elected], "i1", &[])
     }

@@ -15,6 +15,19 @@ use melior::ir::{
 /// `#gpu.address_space<workgroup>`: shared memory.
 pub(crate) const WORKGROUP: &str = "#gpu.address_space<workgroup>";
 
+/// The predicate of `arith.cmpi`, numbered as the arith dialect numbers it (`arith::CmpIPredicate`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Cmp {
+    /// `eq`.
+    Eq = 0,
+    /// `slt`: signed less than.
+    Slt = 2,
+    /// `ult`: unsigned less than.
+    Ult = 6,
+    /// `uge`: unsigned greater or equal.
+    Uge = 9,
+}
+
 /// Where new ops go: before an anchor op, or at the end of a block; all located at the lowered op.
 #[derive(Clone, Copy)]
 pub(crate) struct Builder<'c, 'a> {
@@ -50,6 +63,11 @@ impl<'c, 'a> Builder<'c, 'a> {
     /// Parses a type.
     pub(crate) fn ty(&self, text: &str) -> Result<Type<'c>, String> {
         ffi::parse_type(self.context, text).ok_or_else(|| format!("internal: type {text} does not parse"))
+    }
+
+    /// `arith.cmpi predicate, lhs, rhs` (an `i1`).
+    pub(crate) fn cmpi(&self, predicate: Cmp, lhs: Value<'c, 'a>, rhs: Value<'c, 'a>) -> Result<Value<'c, 'a>, String> {
+        self.value("arith.cmpi", &[lhs, rhs], "i1", &[("predicate", format!("{} : i64", predicate as i64))])
     }
 
     /// Builds and inserts `name(operands) {attributes} : results`, with `regions`.

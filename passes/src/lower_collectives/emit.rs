@@ -3,7 +3,7 @@
 //! scaled by the element size.
 
 use super::{Buffer, LowerCollectivesStats, PlannedCollective, SYMMETRIC_ATTRIBUTE};
-use crate::ir::build::Builder;
+use crate::ir::build::{Builder, Cmp};
 use axe_dialect::{access, ffi};
 use axe_layout::distributed::{
     collective::{Slice, StepOp},
@@ -174,7 +174,7 @@ fn lower(p: &PlannedCollective) -> Result<usize, String> {
     let mut first = None;
     for d in ["x", "y", "z"] {
         let id = outer.value("gpu.block_id", &[], "index", &[("dimension", format!("#gpu<dim {d}>"))])?;
-        let is_zero = outer.value("arith.cmpi", &[id, zero], "i1", &[("predicate", "0 : i64".into())])?;
+        let is_zero = outer.cmpi(Cmp::Eq, id, zero)?;
         first = Some(match first {
             None => is_zero,
             Some(all) => outer.value("arith.andi", &[all, is_zero], "i1", &[])?,
@@ -271,7 +271,7 @@ fn lower_multimem<'c, 'a>(p: &PlannedCollective<'c, 'a>, b: &Builder<'c, 'a>) ->
         let pointer = call(b, MC_PTR, &[team, side.value], Some("!llvm.ptr"))?
             .ok_or("collectives: internal: mc_ptr has no result")?;
         let address = b.value("llvm.ptrtoint", &[pointer], "i64", &[])?;
-        let missing = b.value("arith.cmpi", &[address, null], "i1", &[("predicate", "0 : i64".into())])?;
+        let missing = b.cmpi(Cmp::Eq, address, null)?;
         b.guarded(missing, |then| then.op("llvm.intr.trap", &[], &[], &[]).map(|_| ()))?;
         bases.push(address);
     }

@@ -5,7 +5,7 @@
 
 use super::{moving::Int, LowerCopyStats, PlannedCopy, PlannedElementwise};
 use crate::{
-    ir::build::{segments, Builder, WORKGROUP},
+    ir::build::{segments, Builder, Cmp, WORKGROUP},
     storage::{memref_type, Source, Storage, Traced},
 };
 use axe_dialect::{
@@ -210,8 +210,8 @@ fn region_address<'c, 'a>(
             (row, col, address)
         }
     };
-    let below = b.value("arith.cmpi", &[row, region.rows], "i1", &[("predicate", "2 : i64".into())])?;
-    let left = b.value("arith.cmpi", &[col, region.stride], "i1", &[("predicate", "2 : i64".into())])?;
+    let below = b.cmpi(Cmp::Slt, row, region.rows)?;
+    let left = b.cmpi(Cmp::Slt, col, region.stride)?;
     let inside = b.value("arith.andi", &[below, left], "i1", &[])?;
     Ok(Some((address, inside)))
 }
@@ -575,10 +575,10 @@ fn thread_set<'c, 'a>(b: &Builder<'c, 'a>, t: Value<'c, 'a>, set: &ThreadSet) ->
         let mut checks = Vec::new();
         if cond.begin > 0 {
             // uge
-            checks.push(b.value("arith.cmpi", &[q, b.index(cond.begin)?], "i1", &[("predicate", "9 : i64".into())])?);
+            checks.push(b.cmpi(Cmp::Uge, q, b.index(cond.begin)?)?);
         }
         // ult
-        checks.push(b.value("arith.cmpi", &[q, b.index(cond.end)?], "i1", &[("predicate", "6 : i64".into())])?);
+        checks.push(b.cmpi(Cmp::Ult, q, b.index(cond.end)?)?);
         for check in checks {
             all = Some(match all {
                 Some(prev) => b.value("arith.andi", &[prev, check], "i1", &[])?,

@@ -6,7 +6,7 @@
 use super::{LowerMmaStats, PlannedGemm, Traced};
 use crate::request::tmem_load::TmemLoad;
 use crate::{
-    ir::build::{segments, Builder, WORKGROUP},
+    ir::build::{segments, Builder, Cmp, WORKGROUP},
     storage::{self, memref_type as memref, register_element, Source, Storage},
 };
 use axe_dialect::{
@@ -472,7 +472,7 @@ impl<'c, 'a> Lowering<'c, 'a> {
         let regs_mem = self.storage.memref_of(&load.regs)?;
         let b = Builder::before(operation)?;
         let tid = self.storage.tid(operation)?;
-        let in_path = b.value("arith.cmpi", &[tid, b.index(128)?], "i1", &[("predicate", "6 : i64".into())])?;
+        let in_path = b.cmpi(Cmp::Ult, tid, b.index(128)?)?;
         let columns = load.columns;
         let column = load.column;
         b.guarded(in_path, |t| {

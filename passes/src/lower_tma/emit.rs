@@ -7,7 +7,7 @@ use super::{
     host::{annotate_argument, host_descriptor, kernel_symbol, launch_index, record_tensor_map, retype_function},
     LowerTmaStats, PlannedCopy,
 };
-use crate::ir::build::{segments, Builder, WORKGROUP};
+use crate::ir::build::{segments, Builder, Cmp, WORKGROUP};
 use axe_dialect::{
     access::{self, OpKey},
     ffi,
@@ -218,18 +218,17 @@ impl<'c, 'a> Lowering<'c, 'a> {
             let (y, z) = (tid("y")?, tid("z")?);
             rest = Some(b.value("arith.ori", &[y, z], "index", &[])?);
         }
-        let eq = ("predicate", "0 : i64".to_string());
         if !whole_warps {
             let linear = match rest {
                 Some(rest) => b.value("arith.ori", &[x, rest], "index", &[])?,
                 None => x,
             };
-            return Ok((b.value("arith.cmpi", &[linear, zero], "i1", &[eq])?, false));
+            return Ok((b.cmpi(Cmp::Eq, linear, zero)?, false));
         }
         let lanes = b.index(32)?;
-        let mut warp0 = b.value("arith.cmpi", &[x, lanes], "i1", &[("predicate", "6 : i64".into())])?;
+        let mut warp0 = b.cmpi(Cmp::Ult, x, lanes)?;
         if let Some(rest) = rest {
-            let row0 = b.value("arith.cmpi", &[rest, zero], "i1", &[eq])?;
+            let row0 = b.cmpi(Cmp::Eq, rest, zero)?;
             warp0 = b.value("arith.andi", &[warp0, row0], "i1", &[])?;
         }
         Ok((warp0, true))
@@ -398,7 +397,7 @@ impl<'c, 'a> Lowering<'c, 'a> {
                 operands.push(mask);
                 let sizes = segments(&[1, 1, 1, issue.coordinates.len(), 1, 1, 0]);
                 let who = t.constant(i64::from(issuer.get(k).copied().unwrap_or(0)), "i32")?;
-                let mine = t.value("arith.cmpi", &[rank, who], "i1", &[("predicate", "0 : i64".into())])?;
+                let mine = t.cmpi(Cmp::Eq, rank, who)?;
                 t.guarded(mine, |u| {
                     u.op("nvgpu.tma.async.load", &operands, &[], &[("operandSegmentSizes", sizes)]).map(drop)
                 })?;
