@@ -80,6 +80,7 @@
 //! ```
 
 mod emit;
+mod instruction;
 mod moving;
 
 use crate::{

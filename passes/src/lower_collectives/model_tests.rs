@@ -204,6 +204,8 @@ impl Interpreter<'_> {
         self.phase == self.active && (!collective || self.thread == 0)
     }
 
+    /// Runs a block's ops in order. Long by design: one match over every op the model interprets, a table to read
+    /// top to bottom (test code, not a planner).
     fn run_block(&mut self, block: BlockRef) -> Result<(), String> {
         let rank = self.rank as usize;
         let mut next = block.first_operation();

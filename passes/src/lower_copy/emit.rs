@@ -3,7 +3,7 @@
 //! they lower; then the lowered ops, and the allocs and views left without uses, are erased. Every address,
 //! register, thread set, shape and barrier count comes from the plans.
 
-use super::{moving::Int, LowerCopyStats, PlannedCopy, PlannedElementwise};
+use super::{instruction::instruction, moving::Int, LowerCopyStats, PlannedCopy, PlannedElementwise};
 use crate::{
     ir::build::{segments, Builder, Cmp, WORKGROUP},
     storage::{memref_type, Source, Storage, Traced},
@@ -14,8 +14,8 @@ use axe_dialect::{
 };
 use axe_layout::{
     copy::{
-        Completion, CopyIssue, CopyKind, CopySide, CopyStep, ElemType, Operand, PerThread, RegionCoord, Staging,
-        ThreadSet, ThreadTerm, TmemShape,
+        Completion, CopyKind, CopySide, CopyStep, ElemType, Operand, PerThread, RegionCoord, Staging, ThreadSet,
+        ThreadTerm,
     },
     ExecScope, Swizzle,
 };
@@ -95,7 +95,7 @@ pub(super) fn rewrite<'c, 'a>(
 
 /// How one side of a copy is reached at run time.
 #[derive(Clone, Copy)]
-enum Handle<'c, 'a> {
+pub(super) enum Handle<'c, 'a> {
     /// A register tensor: the thread's private memref.
     Regs(Value<'c, 'a>),
     /// Global (address space 1) or shared (3) memory: the base address as `i64`.
@@ -105,22 +105,22 @@ enum Handle<'c, 'a> {
 }
 
 /// What every instruction of one copy needs.
-struct Context<'c, 'a> {
+pub(super) struct Context<'c, 'a> {
     /// The scope-relative thread index (`index`).
-    t: Value<'c, 'a>,
+    pub(super) t: Value<'c, 'a>,
     /// `thread_id x` (`index`), for barrier ids.
     tid: Value<'c, 'a>,
     scope: ExecScope,
     scope_threads: i64,
-    dtype: ElemType,
+    pub(super) dtype: ElemType,
     /// The MLIR element type (`f16`, `f32`, ...).
-    element: String,
+    pub(super) element: String,
     /// Source and destination.
-    sides: [Handle<'c, 'a>; 2],
+    pub(super) sides: [Handle<'c, 'a>; 2],
     /// The staging buffer of a register-to-register copy through shared memory.
     staging: Option<Handle<'c, 'a>>,
     /// Per side that is a region of a run-time-sized tensor: its coordinates (see [`region_address`]).
-    regions: [Option<Region<'c, 'a>>; 2],
+    pub(super) regions: [Option<Region<'c, 'a>>; 2],
     /// Offsets computed by the current step's unguarded issues, for the next ones to reuse (see [`Reuse`]).
     reuse: RefCell<Reuse<'c, 'a>>,
 }
@@ -155,7 +155,7 @@ struct RegionValues<'c, 'a> {
 
 /// A side that is a region of a row-major tensor with run-time extents: per issue the plan's row and column
 /// formulas, the region's origin, the tensor's row count and row stride (its column count), all `index`.
-struct Region<'c, 'a> {
+pub(super) struct Region<'c, 'a> {
     issues: Vec<RegionCoord>,
     origin: [Value<'c, 'a>; 2],
     rows: Value<'c, 'a>,
@@ -165,7 +165,7 @@ struct Region<'c, 'a> {
 /// For side `which` when it is a run-time-sized region: issue `index`'s address in this thread, `base +
 /// ((row0 + row(t)) * W + col0 + col(t)) * bytes` (`i64`), and whether the access is inside the tensor
 /// (`row0 + row(t) < rows` and `col0 + col(t) < W`; the plan's rule makes W a multiple of the vector).
-fn region_address<'c, 'a>(
+pub(super) fn region_address<'c, 'a>(
     b: &Builder<'c, 'a>,
     cx: &Context<'c, 'a>,
     which: usize,
@@ -565,7 +565,11 @@ fn barrier<'c, 'a>(b: &Builder<'c, 'a>, cx: &Context<'c, 'a>, set: &ThreadSet, t
 }
 
 /// `i1`: every condition of `set` holds for `t` (`None` when the set has no condition).
-fn thread_set<'c, 'a>(b: &Builder<'c, 'a>, t: Value<'c, 'a>, set: &ThreadSet) -> Result<Option<Value<'c, 'a>>, String> {
+pub(super) fn thread_set<'c, 'a>(
+    b: &Builder<'c, 'a>,
+    t: Value<'c, 'a>,
+    set: &ThreadSet,
+) -> Result<Option<Value<'c, 'a>>, String> {
     let mut all: Option<Value<'c, 'a>> = None;
     for cond in &set.conds {
         let mut q = if cond.div > 1 { b.value("arith.divui", &[t, b.index(cond.div)?], "index", &[])? } else { t };
@@ -590,7 +594,11 @@ fn thread_set<'c, 'a>(b: &Builder<'c, 'a>, t: Value<'c, 'a>, set: &ThreadSet) ->
 }
 
 /// A [`PerThread`] value as `index`: `base + sum of ((t / div) % modulus) * coef`.
-fn per_thread<'c, 'a>(b: &Builder<'c, 'a>, t: Value<'c, 'a>, value: &PerThread) -> Result<Value<'c, 'a>, String> {
+pub(super) fn per_thread<'c, 'a>(
+    b: &Builder<'c, 'a>,
+    t: Value<'c, 'a>,
+    value: &PerThread,
+) -> Result<Value<'c, 'a>, String> {
     let mut sum = b.index(value.base)?;
     for term in &value.terms {
         let mut q = if term.div > 1 { b.value("arith.divui", &[t, b.index(term.div)?], "index", &[])? } else { t };
@@ -613,7 +621,7 @@ fn swizzle<'c, 'a>(b: &Builder<'c, 'a>, a: Value<'c, 'a>, s: Swizzle) -> Result<
 
 /// The memory handle a `Mem` operand of side `which` (0 source, 1 destination) addresses: the side's memory, or
 /// the staging buffer when that side is registers.
-fn memory<'c, 'a>(cx: &Context<'c, 'a>, which: usize) -> Result<(Value<'c, 'a>, u32), String> {
+pub(super) fn memory<'c, 'a>(cx: &Context<'c, 'a>, which: usize) -> Result<(Value<'c, 'a>, u32), String> {
     match (cx.sides[which], cx.staging) {
         (Handle::Memory { base, space }, _) | (_, Some(Handle::Memory { base, space })) => Ok((base, space)),
         _ => Err("copy: internal: a memory operand on a side without memory".to_string()),
@@ -621,7 +629,7 @@ fn memory<'c, 'a>(cx: &Context<'c, 'a>, which: usize) -> Result<(Value<'c, 'a>, 
 }
 
 /// The pointer (`!llvm.ptr<space>`) a `Mem` operand of side `which` reaches in thread `t`.
-fn pointer<'c, 'a>(
+pub(super) fn pointer<'c, 'a>(
     b: &Builder<'c, 'a>,
     cx: &Context<'c, 'a>,
     which: usize,
@@ -658,16 +666,8 @@ fn pointer<'c, 'a>(
     b.value("llvm.inttoptr", &[address], &format!("!llvm.ptr<{space}>"), &[])
 }
 
-/// The register slots of a `Regs` operand.
-fn slots(operand: &Operand) -> Result<&[i64], String> {
-    match operand {
-        Operand::Regs(regs) => Ok(regs),
-        _ => Err("copy: internal: expected a register operand".to_string()),
-    }
-}
-
 /// The private memref of side `which` (registers).
-fn registers<'c, 'a>(cx: &Context<'c, 'a>, which: usize) -> Result<Value<'c, 'a>, String> {
+pub(super) fn registers<'c, 'a>(cx: &Context<'c, 'a>, which: usize) -> Result<Value<'c, 'a>, String> {
     match cx.sides[which] {
         Handle::Regs(memref) => Ok(memref),
         _ => Err("copy: internal: a register operand on a side that is not registers".to_string()),
@@ -675,7 +675,7 @@ fn registers<'c, 'a>(cx: &Context<'c, 'a>, which: usize) -> Result<Value<'c, 'a>
 }
 
 /// `vector<n x element>`, or the element itself for one.
-fn vector_type(n: usize, element: &str) -> String {
+pub(super) fn vector_type(n: usize, element: &str) -> String {
     if n == 1 {
         element.to_string()
     } else {
@@ -686,7 +686,7 @@ fn vector_type(n: usize, element: &str) -> String {
 /// The registers `slots` as one `vector<n x element>` (or one element), loaded one by one: scalar accesses are
 /// what LLVM promotes the private memref to registers for (a vector access beside scalar ones can leave it in
 /// local memory).
-fn read<'c, 'a>(
+pub(super) fn read<'c, 'a>(
     b: &Builder<'c, 'a>,
     memref: Value<'c, 'a>,
     slots: &[i64],
@@ -708,7 +708,7 @@ fn read<'c, 'a>(
 }
 
 /// Stores `value` (a `vector<n x element>` or one element) into the registers `slots`, one by one.
-fn write<'c, 'a>(
+pub(super) fn write<'c, 'a>(
     b: &Builder<'c, 'a>,
     memref: Value<'c, 'a>,
     slots: &[i64],
@@ -725,269 +725,5 @@ fn write<'c, 'a>(
             }
             Ok(())
         }
-    }
-}
-
-/// The registers a tensor-memory shape moves per thread for `.x<num>` (PTX ISA, tcgen05.ld/st: 32x32b and 16x64b
-/// one 32-bit register per repetition, 16x128b two, 16x256b four).
-fn tmem_registers(shape: TmemShape, num: u32) -> usize {
-    let per = match shape {
-        TmemShape::S32x32b | TmemShape::S16x64b => 1,
-        TmemShape::S16x128b => 2,
-        TmemShape::S16x256b => 4,
-    };
-    per * num as usize
-}
-
-/// The NVVM spelling of a tensor-memory shape.
-fn tmem_shape(shape: TmemShape) -> String {
-    format!("#nvvm.tcgen05_ldst_shape<shape_{}>", shape.name())
-}
-
-/// A tensor-memory address: the allocation plus `lane << 16 | column`, the lane per thread.
-fn tmem_address<'c, 'a>(
-    b: &Builder<'c, 'a>,
-    cx: &Context<'c, 'a>,
-    base: Value<'c, 'a>,
-    operand: &Operand,
-) -> Result<Value<'c, 'a>, String> {
-    let Operand::Tmem { lane, col } = operand else {
-        return Err("copy: internal: expected a tensor-memory operand".to_string());
-    };
-    let lane = per_thread(b, cx.t, lane)?;
-    let lane = b.value("arith.index_cast", &[lane], "i32", &[])?;
-    let field = b.value("arith.shli", &[lane, b.constant(16, "i32")?], "i32", &[])?;
-    let column = per_thread(b, cx.t, col)?;
-    let column = b.value("arith.index_cast", &[column], "i32", &[])?;
-    let raw = b.value("llvm.ptrtoint", &[base], "i32", &[])?;
-    let address = b.value("arith.addi", &[raw, field], "i32", &[])?;
-    let address = b.value("arith.addi", &[address, column], "i32", &[])?;
-    b.value("llvm.inttoptr", &[address], "!llvm.ptr<6>", &[])
-}
-
-/// The tensor-memory address of side `which`.
-fn tmem<'c, 'a>(cx: &Context<'c, 'a>, which: usize) -> Result<Value<'c, 'a>, String> {
-    match cx.sides[which] {
-        Handle::Tmem(address) => Ok(address),
-        _ => Err("copy: internal: a tensor-memory operand on a side that is not tensor memory".to_string()),
-    }
-}
-
-/// The integer type of the element's width (`i16` for `f16`).
-fn bits_type(dtype: ElemType) -> String {
-    format!("i{}", dtype.bytes() * 8)
-}
-
-/// One instruction of a step (see the module docs of `lower_copy` for what each kind becomes).
-fn instruction<'c, 'a>(
-    b: &Builder<'c, 'a>,
-    cx: &Context<'c, 'a>,
-    step: &CopyStep,
-    issue: &CopyIssue,
-    index: usize,
-) -> Result<(), String> {
-    let element = cx.element.as_str();
-    let lanes = (step.vector_bytes / cx.dtype.bytes()).max(1) as usize;
-    match step.kind {
-        CopyKind::Load(_) => {
-            let regs = slots(&issue.dst)?;
-            if regs.len() != lanes {
-                return Err(format!("copy: internal: {} registers for a {lanes}-element load", regs.len()));
-            }
-            if cx.regions[0].is_some() {
-                return Err("copy: internal: a load from a run-time-sized tensor".to_string());
-            }
-            let address = pointer(b, cx, 0, &issue.src, step.src_swizzle)?;
-            let ty = vector_type(lanes, element);
-            let value =
-                b.value("llvm.load", &[address], &ty, &[("alignment", format!("{} : i64", step.vector_bytes))])?;
-            write(b, registers(cx, 1)?, regs, value, element)
-        }
-        CopyKind::Store(_) => {
-            let regs = slots(&issue.src)?;
-            if regs.len() != lanes {
-                return Err(format!("copy: internal: {} registers for a {lanes}-element store", regs.len()));
-            }
-            let value = read(b, registers(cx, 0)?, regs, element)?;
-            let store = |g: &Builder<'c, 'a>, address: Value<'c, 'a>| {
-                g.op("llvm.store", &[value, address], &[], &[("alignment", format!("{} : i64", step.vector_bytes))])
-                    .map(drop)
-            };
-            match region_address(b, cx, 1, index)? {
-                // A run-time-sized destination: the store is predicated on the access lying inside the tensor.
-                Some((address, inside)) => {
-                    b.guarded(inside, |g| store(g, g.value("llvm.inttoptr", &[address], "!llvm.ptr<1>", &[])?))
-                }
-                None => store(b, pointer(b, cx, 1, &issue.dst, step.dst_swizzle)?),
-            }
-        }
-        CopyKind::Ldmatrix { count, trans } => {
-            let regs = slots(&issue.dst)?;
-            if regs.len() != 2 * count as usize || cx.dtype.bytes() != 2 {
-                return Err(format!("copy: internal: ldmatrix x{count} of {element} into {} registers", regs.len()));
-            }
-            let address = pointer(b, cx, 0, &issue.src, step.src_swizzle)?;
-            let ty = if count == 1 {
-                "i32".to_string()
-            } else {
-                format!("!llvm.struct<({})>", vec!["i32"; count as usize].join(", "))
-            };
-            let attributes = [
-                ("num", format!("{count} : i32")),
-                ("layout", format!("#nvvm.mma_layout<{}>", if trans { "col" } else { "row" })),
-                ("shape", "#nvvm.ld_st_matrix_shape<m = 8, n = 8>".to_string()),
-                ("eltType", "#nvvm.ld_st_matrix_elt_type<b16>".to_string()),
-            ];
-            let result = b.value("nvvm.ldmatrix", &[address], &ty, &attributes)?;
-            let memref = registers(cx, 1)?;
-            let pair = vector_type(2, element);
-            for i in 0..count as usize {
-                let word = if count == 1 {
-                    result
-                } else {
-                    b.value("llvm.extractvalue", &[result], "i32", &[("position", format!("array<i64: {i}>"))])?
-                };
-                let two = b.value("llvm.bitcast", &[word], &pair, &[])?;
-                write(b, memref, &regs[2 * i..2 * i + 2], two, element)?;
-            }
-            Ok(())
-        }
-        CopyKind::Stmatrix { count, trans } => {
-            let regs = slots(&issue.src)?;
-            if regs.len() != 2 * count as usize || cx.dtype.bytes() != 2 {
-                return Err(format!("copy: internal: stmatrix x{count} of {element} from {} registers", regs.len()));
-            }
-            let memref = registers(cx, 0)?;
-            let mut operands = vec![pointer(b, cx, 1, &issue.dst, step.dst_swizzle)?];
-            for i in 0..count as usize {
-                let two = read(b, memref, &regs[2 * i..2 * i + 2], element)?;
-                operands.push(b.value("llvm.bitcast", &[two], "i32", &[])?);
-            }
-            let attributes = [
-                ("layout", format!("#nvvm.mma_layout<{}>", if trans { "col" } else { "row" })),
-                ("shape", "#nvvm.ld_st_matrix_shape<m = 8, n = 8>".to_string()),
-                ("eltType", "#nvvm.ld_st_matrix_elt_type<b16>".to_string()),
-            ];
-            b.op("nvvm.stmatrix", &operands, &[], &attributes).map(drop)
-        }
-        CopyKind::CpAsync { bytes } => {
-            let dest = pointer(b, cx, 1, &issue.dst, step.dst_swizzle)?;
-            let cache = if bytes == 16 { "cg" } else { "ca" };
-            let attributes =
-                [("size", format!("{bytes} : i32")), ("modifier", format!("#nvvm<load_cache_modifier {cache}>"))];
-            match region_address(b, cx, 0, index)? {
-                // A run-time-sized source: outside the tensor, src-size 0 zero-fills the destination (and the
-                // address read is the tensor's base, so no address past it is formed for the instruction).
-                Some((address, inside)) => {
-                    let (base, _) = memory(cx, 0)?;
-                    let address = b.value("arith.select", &[inside, address, base], "i64", &[])?;
-                    let source = b.value("llvm.inttoptr", &[address], "!llvm.ptr<1>", &[])?;
-                    let size = b.value(
-                        "arith.select",
-                        &[inside, b.constant(i64::from(bytes), "i32")?, b.constant(0, "i32")?],
-                        "i32",
-                        &[],
-                    )?;
-                    b.op("nvvm.cp.async.shared.global", &[dest, source, size], &[], &attributes).map(drop)
-                }
-                None => {
-                    let source = pointer(b, cx, 0, &issue.src, step.src_swizzle)?;
-                    b.op("nvvm.cp.async.shared.global", &[dest, source], &[], &attributes).map(drop)
-                }
-            }
-        }
-        CopyKind::Tcgen05Ld { shape, num } => {
-            let regs = slots(&issue.dst)?;
-            let n = tmem_registers(shape, num);
-            if regs.len() != n || cx.dtype.bytes() != 4 {
-                return Err(format!("copy: internal: tcgen05.ld of {n} registers into {} of {element}", regs.len()));
-            }
-            let address = tmem_address(b, cx, tmem(cx, 0)?, &issue.src)?;
-            let raw =
-                b.value("nvvm.tcgen05.ld", &[address], &vector_type(n, "i32"), &[("shape", tmem_shape(shape))])?;
-            let value =
-                if element == "i32" { raw } else { b.value("llvm.bitcast", &[raw], &vector_type(n, element), &[])? };
-            write(b, registers(cx, 1)?, regs, value, element)
-        }
-        CopyKind::Tcgen05St { shape, num } => {
-            let regs = slots(&issue.src)?;
-            let n = tmem_registers(shape, num);
-            if regs.len() != n || cx.dtype.bytes() != 4 {
-                return Err(format!("copy: internal: tcgen05.st of {n} registers from {} of {element}", regs.len()));
-            }
-            let value = read(b, registers(cx, 0)?, regs, element)?;
-            let raw =
-                if element == "i32" { value } else { b.value("llvm.bitcast", &[value], &vector_type(n, "i32"), &[])? };
-            let address = tmem_address(b, cx, tmem(cx, 1)?, &issue.dst)?;
-            b.op("nvvm.tcgen05.st", &[address, raw], &[], &[("shape", tmem_shape(shape))]).map(drop)
-        }
-        CopyKind::Shuffle => {
-            let Operand::Shfl { lane, reg } = &issue.src else {
-                return Err("copy: internal: a shuffle without a lane".to_string());
-            };
-            let regs = slots(&issue.dst)?;
-            let [slot] = regs else {
-                return Err(format!("copy: internal: a shuffle writes one register, got {}", regs.len()));
-            };
-            let sent = b.value("memref.load", &[registers(cx, 0)?, b.index(*reg)?], element, &[])?;
-            let word = to_word(b, sent, cx.dtype, element)?;
-            let lane = per_thread(b, cx.t, lane)?;
-            let lane = b.value("arith.index_cast", &[lane], "i32", &[])?;
-            let (mask, clamp) = (b.constant(-1, "i32")?, b.constant(31, "i32")?);
-            let kind = ("kind", "#nvvm<shfl_kind idx>".to_string());
-            let got = b.value("nvvm.shfl.sync", &[mask, word, lane, clamp], "i32", &[kind])?;
-            let value = from_word(b, got, cx.dtype, element)?;
-            let memref = registers(cx, 1)?;
-            match &issue.only {
-                Some(only) => {
-                    let keep = thread_set(b, cx.t, only)?.ok_or("copy: internal: empty only-set")?;
-                    b.guarded(keep, |g| g.op("memref.store", &[value, memref, g.index(*slot)?], &[], &[]).map(drop))
-                }
-                None => b.op("memref.store", &[value, memref, b.index(*slot)?], &[], &[]).map(drop),
-            }
-        }
-        CopyKind::Mov => {
-            let (from, to) = (slots(&issue.src)?, slots(&issue.dst)?);
-            if from.len() != to.len() {
-                return Err(format!("copy: internal: mov of {} registers into {}", from.len(), to.len()));
-            }
-            let value = read(b, registers(cx, 0)?, from, element)?;
-            write(b, registers(cx, 1)?, to, value, element)
-        }
-    }
-}
-
-/// One register as the `i32` a shuffle moves (bitcast, zero-extended when narrower).
-fn to_word<'c, 'a>(
-    b: &Builder<'c, 'a>,
-    value: Value<'c, 'a>,
-    dtype: ElemType,
-    element: &str,
-) -> Result<Value<'c, 'a>, String> {
-    if dtype.bytes() > 4 {
-        return Err(format!("copy: internal: a shuffle moves 32 bits, got {element}"));
-    }
-    let bits = bits_type(dtype);
-    let integer = if element == bits { value } else { b.value("arith.bitcast", &[value], &bits, &[])? };
-    if dtype.bytes() == 4 {
-        Ok(integer)
-    } else {
-        b.value("arith.extui", &[integer], "i32", &[])
-    }
-}
-
-/// The inverse of [`to_word`].
-fn from_word<'c, 'a>(
-    b: &Builder<'c, 'a>,
-    word: Value<'c, 'a>,
-    dtype: ElemType,
-    element: &str,
-) -> Result<Value<'c, 'a>, String> {
-    let bits = bits_type(dtype);
-    let integer = if dtype.bytes() == 4 { word } else { b.value("arith.trunci", &[word], &bits, &[])? };
-    if element == bits {
-        Ok(integer)
-    } else {
-        b.value("arith.bitcast", &[integer], element, &[])
     }
 }
