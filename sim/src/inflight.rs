@@ -4,14 +4,14 @@
 //! - `wgmma.mma_async` (9.7.15.5, 9.7.15.6-8): its shared operands are read, and its accumulator registers
 //!   written, until the `wgmma.wait_group` that retires its group (`wgmma.commit_group` closes a group;
 //!   `wait_group N` retires all but the newest N). Writing the operands before then, reading the accumulator
-//!   before then (the interpreter's register taint, `exec.rs`), or issuing it on accumulator registers written
+//!   before then (the interpreter's register taint, `exec/mod.rs`), or issuing it on accumulator registers written
 //!   after the last `wgmma.fence` is an error.
 //! - `tcgen05.mma` (9.7.16.10.9, 9.7.16.11.1 "tcgen05.commit"): it runs in issue order and completes at some
 //!   point before the arrival its `tcgen05.commit` makes on an mbarrier; a thread may touch its operands and its
 //!   tensor-memory result only once a wait observed that arrival's phase, and then (9.7.16.6.4.2
 //!   "tcgen05.fence") only after `tcgen05.fence::after_thread_sync`.
 //! - `tcgen05.ld` (9.7.16.8.3, 9.7.16.8.5 "tcgen05.wait"): its registers are undefined until
-//!   `tcgen05.wait::ld` (register taint, `exec.rs`).
+//!   `tcgen05.wait::ld` (register taint, `exec/mod.rs`).
 //! - TMA / bulk stores (9.7.9.25.5.2, 9.7.9.25.4.3-4 "cp.async.bulk.commit_group / wait_group"): the shared
 //!   source is read until a `wait_group.read` retires the store's bulk group, the global bytes are written by a
 //!   `wait_group` (without `.read`) or, as late as allowed, by the kernel's end.

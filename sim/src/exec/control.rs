@@ -1,0 +1,145 @@
+//! Control flow under the active-thread mask: blocks, regions, `scf.yield`, and `scf.if`, `scf.for`,
+//! `scf.index_switch` (divergent sides and cases one after the other, in the schedule's order).
+
+use super::{array_ints, err, key, loc_of, Exec, Flow};
+use crate::schedule::WarpOrder;
+use crate::value::{sext, wrap, V};
+use crate::SimError;
+use axe_dialect::access;
+use melior::ir::block::BlockLike;
+use melior::ir::operation::OperationLike;
+use melior::ir::{BlockRef, OperationRef, RegionLike, Value};
+
+impl Exec<'_> {
+    /// Runs `block` under `mask`: the values it yields (none at its end), or `None` once the kernel returned.
+    pub(super) fn run_block(&mut self, block: BlockRef, mask: &[bool]) -> Result<Option<Vec<V>>, SimError> {
+        let mut cursor = block.first_operation();
+        while let Some(op) = cursor {
+            match self.exec(op, mask)? {
+                Flow::Next => {}
+                Flow::Yield(v) => return Ok(Some(v)),
+                Flow::Return => return Ok(None),
+            }
+            cursor = op.next_in_block();
+        }
+        Ok(Some(Vec::new()))
+    }
+
+    /// Runs region `r` of `op` with its block's arguments bound to `args`; its yielded values.
+    fn run_region(
+        &mut self,
+        op: OperationRef,
+        r: usize,
+        args: &[V],
+        mask: &[bool],
+        loc: &str,
+    ) -> Result<Vec<V>, SimError> {
+        let region = access::region(op, r).ok_or_else(|| SimError::new(loc, format!("missing region {r}")))?;
+        let Some(block) = region.first_block() else { return Ok(Vec::new()) };
+        for (a, v) in access::arguments(block).zip(args) {
+            let value: Value = a.into();
+            self.env.insert(key(value), v.clone());
+        }
+        match self.run_block(block, mask)? {
+            Some(v) => Ok(v),
+            None => err(loc, "not modelled: gpu.return inside a region"),
+        }
+    }
+
+    /// `scf.yield`: its operands, for the region's op.
+    pub(super) fn scf_yield(&self, op: OperationRef) -> Result<Flow, SimError> {
+        let loc = || loc_of(op);
+        let vals = (0..op.operand_count()).map(|i| self.operand(op, i, &loc())).collect::<Result<_, _>>()?;
+        Ok(Flow::Yield(vals))
+    }
+
+    /// `scf.if`: each side under the threads whose condition selects it; results merged per thread.
+    pub(super) fn scf_if(&mut self, op: OperationRef, mask: &[bool]) -> Result<(), SimError> {
+        let loc = loc_of(op);
+        let c = self.scalars(op, 0, &loc)?;
+        let then_m: Vec<bool> = mask.iter().zip(&c).map(|(m, c)| *m && *c != 0).collect();
+        let else_m: Vec<bool> = mask.iter().zip(&c).map(|(m, c)| *m && *c == 0).collect();
+        let mut results: Vec<V> = Vec::new();
+        let mut other: Vec<V> = Vec::new();
+        // Divergent sides run one after the other, in the schedule's order.
+        let else_first = self.reversed();
+        if else_first && else_m.iter().any(|x| *x) && op.region_count() > 1 {
+            other = self.run_region(op, 1, &[], &else_m, &loc)?;
+        }
+        if then_m.iter().any(|x| *x) {
+            results = self.run_region(op, 0, &[], &then_m, &loc)?;
+        }
+        if !else_first && else_m.iter().any(|x| *x) && op.region_count() > 1 {
+            other = self.run_region(op, 1, &[], &else_m, &loc)?;
+        }
+        if !other.is_empty() {
+            results = if results.is_empty() {
+                other
+            } else {
+                results.iter().zip(&other).map(|(a, b)| a.select(b, &then_m)).collect()
+            };
+        }
+        for (i, v) in results.into_iter().enumerate() {
+            self.set(op, i, v);
+        }
+        Ok(())
+    }
+
+    /// `scf.for`: bounds and step uniform over the active threads, the body under the same mask each iteration.
+    pub(super) fn scf_for(&mut self, op: OperationRef, mask: &[bool]) -> Result<(), SimError> {
+        let loc = loc_of(op);
+        let ty = self.operand_ty(op, 0, &loc)?;
+        let w = ty.scalar().map(|s| s.bits()).unwrap_or(64);
+        let lb = sext(w, self.uniform(&self.scalars(op, 0, &loc)?, mask, "scf.for lower bound", &loc)?);
+        let ub = sext(w, self.uniform(&self.scalars(op, 1, &loc)?, mask, "scf.for upper bound", &loc)?);
+        let step = sext(w, self.uniform(&self.scalars(op, 2, &loc)?, mask, "scf.for step", &loc)?);
+        if step <= 0 {
+            return err(&loc, format!("scf.for step {step} is not positive"));
+        }
+        let mut carried: Vec<V> =
+            (3..op.operand_count()).map(|i| self.operand(op, i, &loc)).collect::<Result<_, _>>()?;
+        let mut i = lb;
+        while i < ub {
+            let mut args = vec![V::S(vec![wrap(w, i as u64); self.n])];
+            args.extend(carried.iter().cloned());
+            let out = self.run_region(op, 0, &args, mask, &loc)?;
+            carried = out;
+            i += step;
+        }
+        for (k, v) in carried.into_iter().enumerate() {
+            self.set(op, k, v);
+        }
+        Ok(())
+    }
+
+    /// `scf.index_switch`: each case region under the threads that select it; results merged per thread.
+    pub(super) fn scf_switch(&mut self, op: OperationRef, mask: &[bool]) -> Result<(), SimError> {
+        let loc = loc_of(op);
+        let sel = self.scalars(op, 0, &loc)?;
+        let cases = op.attribute("cases").map(|a| array_ints(&a.to_string())).unwrap_or_default();
+        // Region 0 is the default; region i + 1 is case i.
+        let region_of = |x: u64| cases.iter().position(|c| *c as u64 == x).map(|p| p + 1).unwrap_or(0);
+        let mut results: Option<Vec<V>> = None;
+        let mut order: Vec<usize> = (0..op.region_count()).collect();
+        match self.warps {
+            WarpOrder::Forward => {}
+            WarpOrder::Reverse => order.reverse(),
+            WarpOrder::Shuffled(_) => self.rng.shuffle(&mut order),
+        }
+        for r in order {
+            let m: Vec<bool> = (0..self.n).map(|t| mask[t] && region_of(sel[t]) == r).collect();
+            if !m.iter().any(|x| *x) {
+                continue;
+            }
+            let out = self.run_region(op, r, &[], &m, &loc)?;
+            results = Some(match results {
+                None => out,
+                Some(prev) => out.iter().zip(&prev).map(|(a, b)| a.select(b, &m)).collect(),
+            });
+        }
+        for (i, v) in results.unwrap_or_default().into_iter().enumerate() {
+            self.set(op, i, v);
+        }
+        Ok(())
+    }
+}
