@@ -47,6 +47,11 @@ use melior::ir::{
 };
 use serde::Serialize;
 
+mod expr;
+mod json;
+
+use expr::{check_expression, is_name, rename_args};
+
 use axe_passes::lower_copy::PRECONDITIONS_ATTRIBUTE;
 
 /// The launch record of one module.
@@ -310,63 +315,8 @@ fn kernel_fields(op: OperationRef, name: &str) -> Result<KernelRecord, String> {
         }
         None => None,
     };
-    let names: Vec<String> = match launch.and_then(|d| d.element_by_name("params")) {
-        Some(params) => {
-            strings(params).ok_or_else(|| format!("axe.launch params must be UTF-8 strings, got {params}"))?
-        }
-        None => (0..types.len()).map(|i| format!("param{i}")).collect(),
-    };
-    if names.len() != types.len() {
-        return Err(format!(
-            "axe.launch names {} parameters but the lowered kernel has {} (memref arguments expand into several PTX \
-             parameters: use pointers and scalars)",
-            names.len(),
-            types.len()
-        ));
-    }
-    for (i, n) in names.iter().enumerate() {
-        if !is_name(n) {
-            return Err(format!("axe.launch parameter {i} is named '{n}', not an identifier ([A-Za-z_][A-Za-z0-9_]*)"));
-        }
-        if names[..i].contains(n) {
-            return Err(format!("axe.launch names two parameters '{n}'"));
-        }
-    }
-    let grid = match launch.and_then(|d| d.element_by_name("grid")) {
-        Some(grid) => {
-            let grid = strings(grid).ok_or_else(|| format!("axe.launch grid must be UTF-8 strings, got {grid}"))?;
-            let grid: [String; 3] = grid
-                .try_into()
-                .map_err(|g: Vec<String>| format!("axe.launch grid must have 3 entries (x, y, z), got {}", g.len()))?;
-            for g in &grid {
-                check_expression(g, &names, false).map_err(|e| format!("grid expression '{g}': {e}"))?;
-            }
-            Some(grid)
-        }
-        None => None,
-    };
-    let block = block_dims(op)?;
-    let dynamic_shared_bytes = match op.attribute("axe.dynamic_shared_bytes").ok() {
-        Some(a) => IntegerAttribute::try_from(a)
-            .ok()
-            .and_then(|i| u64::try_from(i.value()).ok())
-            .ok_or_else(|| format!("axe.dynamic_shared_bytes must be a non-negative integer, got {a}"))?,
-        None => 0,
-    };
-    let maps: Vec<Attribute> = match op.attribute("axe.tensor_maps").ok() {
-        Some(a) => {
-            let array =
-                ArrayAttribute::try_from(a).map_err(|_| format!("axe.tensor_maps must be an array, got {a}"))?;
-            (0..array.len()).filter_map(|i| array.element(i).ok()).collect()
-        }
-        None => Vec::new(),
-    };
-    let mut tensor_maps = Vec::new();
-    for (i, map) in maps.into_iter().enumerate() {
-        let dict = DictionaryAttribute::try_from(map)
-            .map_err(|_| format!("tensor map {i} must be a dictionary, got {map}"))?;
-        tensor_maps.push(map_record(dict, &names).map_err(|e| format!("tensor map {i}: {e}"))?);
-    }
+    let names = param_names(launch, types.len())?;
+    let tensor_maps = tensor_map_records(op, &names)?;
     let params = types
         .iter()
         .enumerate()
@@ -383,33 +333,105 @@ fn kernel_fields(op: OperationRef, name: &str) -> Result<KernelRecord, String> {
             },
         })
         .collect();
-    let symmetric = symmetric_records(op, &names)?;
-    let views = view_records(op, &names)?;
+    Ok(KernelRecord {
+        name: name.to_string(),
+        grid: grid(launch, &names)?,
+        block: block_dims(op)?,
+        dynamic_shared_bytes: dynamic_shared_bytes(op)?,
+        params,
+        symmetric: symmetric_records(op, &names)?,
+        views: view_records(op, &names)?,
+        preconditions: preconditions(op, &names, &tensor_maps)?,
+        tensor_maps,
+    })
+}
+
+/// `axe.launch = {params = [...]}`: one identifier per argument, all different (`param<i>` without it).
+fn param_names(launch: Option<DictionaryAttribute>, count: usize) -> Result<Vec<String>, String> {
+    let names: Vec<String> = match launch.and_then(|d| d.element_by_name("params")) {
+        Some(params) => {
+            strings(params).ok_or_else(|| format!("axe.launch params must be UTF-8 strings, got {params}"))?
+        }
+        None => (0..count).map(|i| format!("param{i}")).collect(),
+    };
+    if names.len() != count {
+        return Err(format!(
+            "axe.launch names {} parameters but the lowered kernel has {count} (memref arguments expand into several \
+             PTX parameters: use pointers and scalars)",
+            names.len()
+        ));
+    }
+    for (i, n) in names.iter().enumerate() {
+        if !is_name(n) {
+            return Err(format!("axe.launch parameter {i} is named '{n}', not an identifier ([A-Za-z_][A-Za-z0-9_]*)"));
+        }
+        if names[..i].contains(n) {
+            return Err(format!("axe.launch names two parameters '{n}'"));
+        }
+    }
+    Ok(names)
+}
+
+/// `axe.launch = {grid = [x, y, z]}`: three expressions of the parameters, when present.
+fn grid(launch: Option<DictionaryAttribute>, names: &[String]) -> Result<Option<[String; 3]>, String> {
+    let Some(grid) = launch.and_then(|d| d.element_by_name("grid")) else { return Ok(None) };
+    let grid = strings(grid).ok_or_else(|| format!("axe.launch grid must be UTF-8 strings, got {grid}"))?;
+    let grid: [String; 3] = grid
+        .try_into()
+        .map_err(|g: Vec<String>| format!("axe.launch grid must have 3 entries (x, y, z), got {}", g.len()))?;
+    for g in &grid {
+        check_expression(g, names, false).map_err(|e| format!("grid expression '{g}': {e}"))?;
+    }
+    Ok(Some(grid))
+}
+
+/// `axe.dynamic_shared_bytes` (0 without it).
+fn dynamic_shared_bytes(op: OperationRef) -> Result<u64, String> {
+    match op.attribute("axe.dynamic_shared_bytes").ok() {
+        Some(a) => IntegerAttribute::try_from(a)
+            .ok()
+            .and_then(|i| u64::try_from(i.value()).ok())
+            .ok_or_else(|| format!("axe.dynamic_shared_bytes must be a non-negative integer, got {a}")),
+        None => Ok(0),
+    }
+}
+
+/// Every map of `axe.tensor_maps`, in order.
+fn tensor_map_records(op: OperationRef, names: &[String]) -> Result<Vec<TensorMap>, String> {
+    let maps: Vec<Attribute> = match op.attribute("axe.tensor_maps").ok() {
+        Some(a) => {
+            let array =
+                ArrayAttribute::try_from(a).map_err(|_| format!("axe.tensor_maps must be an array, got {a}"))?;
+            (0..array.len()).filter_map(|i| array.element(i).ok()).collect()
+        }
+        None => Vec::new(),
+    };
+    let mut tensor_maps = Vec::new();
+    for (i, map) in maps.into_iter().enumerate() {
+        let dict = DictionaryAttribute::try_from(map)
+            .map_err(|_| format!("tensor map {i} must be a dictionary, got {map}"))?;
+        tensor_maps.push(map_record(dict, names).map_err(|e| format!("tensor map {i}: {e}"))?);
+    }
+    Ok(tensor_maps)
+}
+
+/// The kernel's own `axe.preconditions` (over `arg<i>`, renamed), then every tensor map's, without repeats.
+fn preconditions(op: OperationRef, names: &[String], tensor_maps: &[TensorMap]) -> Result<Vec<String>, String> {
     let mut preconditions = Vec::new();
     if let Ok(a) = op.attribute(PRECONDITIONS_ATTRIBUTE) {
         let own = strings(a).ok_or_else(|| format!("{PRECONDITIONS_ATTRIBUTE} must be UTF-8 strings, got {a}"))?;
         for p in own {
-            let p = rename_args(&p, &names);
-            check_expression(&p, &names, true).map_err(|e| format!("precondition '{p}': {e}"))?;
+            let p = rename_args(&p, names);
+            check_expression(&p, names, true).map_err(|e| format!("precondition '{p}': {e}"))?;
             preconditions.push(p);
         }
     }
-    for map in &tensor_maps {
+    for map in tensor_maps {
         preconditions.extend(map.preconditions.iter().cloned());
     }
     let mut seen = std::collections::HashSet::new();
     preconditions.retain(|p| seen.insert(p.clone()));
-    Ok(KernelRecord {
-        name: name.to_string(),
-        grid,
-        block,
-        dynamic_shared_bytes,
-        params,
-        tensor_maps,
-        symmetric,
-        views,
-        preconditions,
-    })
+    Ok(preconditions)
 }
 
 /// `gpu.known_block_size` (or `nvvm.maxntid`): three positive dimensions when present.
@@ -624,261 +646,6 @@ fn ptx_type(ty: &str) -> &'static str {
         "f32" => "f32",
         "f64" => "f64",
         _ => "unknown",
-    }
-}
-
-/// A parameter name: an identifier, not a number and not `ceildiv`.
-fn is_name(text: &str) -> bool {
-    let mut chars = text.chars();
-    chars.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
-        && text != "ceildiv"
-}
-
-/// `argN` tokens replaced by the parameter names.
-fn rename_args(text: &str, names: &[String]) -> String {
-    let mut out = String::new();
-    let mut token = String::new();
-    let flush = |token: &mut String, out: &mut String| {
-        let renamed = token
-            .strip_prefix("arg")
-            .and_then(|n| n.parse::<usize>().ok())
-            .and_then(|i| names.get(i))
-            .cloned()
-            .unwrap_or_else(|| token.clone());
-        out.push_str(&renamed);
-        token.clear();
-    };
-    for c in text.chars() {
-        if c.is_ascii_alphanumeric() || c == '_' {
-            token.push(c);
-        } else {
-            flush(&mut token, &mut out);
-            out.push(c);
-        }
-    }
-    flush(&mut token, &mut out);
-    out
-}
-
-/// Checks an expression against the record's grammar (module docs): a sum of products of integers, parameter
-/// names, `ceildiv(a, b)` and parenthesized sums; with `comparison`, exactly one comparison of two sums.
-fn check_expression(text: &str, names: &[String], comparison: bool) -> Result<(), String> {
-    let tokens = tokenize(text)?;
-    let mut parser = Parser { tokens: &tokens, at: 0, names };
-    parser.sum()?;
-    if comparison {
-        match parser.peek() {
-            Some(Token::Compare) => {
-                parser.at += 1;
-                parser.sum()?;
-            }
-            _ => return Err("a precondition must compare two expressions".to_string()),
-        }
-    }
-    match parser.peek() {
-        None => Ok(()),
-        Some(Token::Compare) => Err("a comparison belongs only in a precondition".to_string()),
-        Some(token) => Err(format!("unexpected {}", token.describe())),
-    }
-}
-
-#[derive(Clone, Debug, PartialEq, Eq)]
-enum Token {
-    Number,
-    Name(String),
-    Op(char),
-    Compare,
-    Open,
-    Close,
-    Comma,
-}
-
-impl Token {
-    fn describe(&self) -> String {
-        match self {
-            Token::Number => "a number".to_string(),
-            Token::Name(n) => format!("'{n}'"),
-            Token::Op(c) => format!("'{c}'"),
-            Token::Compare => "a comparison".to_string(),
-            Token::Open => "'('".to_string(),
-            Token::Close => "')'".to_string(),
-            Token::Comma => "','".to_string(),
-        }
-    }
-}
-
-fn tokenize(text: &str) -> Result<Vec<Token>, String> {
-    let chars: Vec<char> = text.chars().collect();
-    let mut tokens = Vec::new();
-    let mut i = 0;
-    while i < chars.len() {
-        let c = chars[i];
-        if c == ' ' {
-            i += 1;
-            continue;
-        }
-        if c.is_ascii_alphanumeric() || c == '_' {
-            let start = i;
-            while i < chars.len() && (chars[i].is_ascii_alphanumeric() || chars[i] == '_') {
-                i += 1;
-            }
-            let word: String = chars[start..i].iter().collect();
-            if word.chars().all(|c| c.is_ascii_digit()) {
-                word.parse::<i64>().map_err(|_| format!("the number {word} is past 64 bits"))?;
-                tokens.push(Token::Number);
-            } else {
-                tokens.push(Token::Name(word));
-            }
-            continue;
-        }
-        let two: String = chars[i..(i + 2).min(chars.len())].iter().collect();
-        if ["==", "!=", "<=", ">="].contains(&two.as_str()) {
-            tokens.push(Token::Compare);
-            i += 2;
-            continue;
-        }
-        tokens.push(match c {
-            '+' | '*' | '/' | '%' => Token::Op(c),
-            '<' | '>' => Token::Compare,
-            '(' => Token::Open,
-            ')' => Token::Close,
-            ',' => Token::Comma,
-            other => return Err(format!("unexpected '{other}'")),
-        });
-        i += 1;
-    }
-    Ok(tokens)
-}
-
-struct Parser<'t> {
-    tokens: &'t [Token],
-    at: usize,
-    names: &'t [String],
-}
-
-impl Parser<'_> {
-    fn peek(&self) -> Option<&Token> {
-        self.tokens.get(self.at)
-    }
-
-    fn advance(&mut self) -> Option<Token> {
-        let token = self.tokens.get(self.at).cloned();
-        self.at += 1;
-        token
-    }
-
-    fn expect(&mut self, want: Token) -> Result<(), String> {
-        match self.advance() {
-            Some(t) if t == want => Ok(()),
-            Some(t) => Err(format!("expected {}, got {}", want.describe(), t.describe())),
-            None => Err(format!("expected {} at the end", want.describe())),
-        }
-    }
-
-    fn sum(&mut self) -> Result<(), String> {
-        self.product()?;
-        while self.peek() == Some(&Token::Op('+')) {
-            self.at += 1;
-            self.product()?;
-        }
-        Ok(())
-    }
-
-    fn product(&mut self) -> Result<(), String> {
-        self.atom()?;
-        while matches!(self.peek(), Some(Token::Op('*' | '/' | '%'))) {
-            self.at += 1;
-            self.atom()?;
-        }
-        Ok(())
-    }
-
-    fn atom(&mut self) -> Result<(), String> {
-        match self.advance() {
-            Some(Token::Number) => Ok(()),
-            Some(Token::Name(n)) if n == "ceildiv" => {
-                self.expect(Token::Open)?;
-                self.sum()?;
-                self.expect(Token::Comma)?;
-                self.sum()?;
-                self.expect(Token::Close)
-            }
-            Some(Token::Name(n)) if self.names.contains(&n) => Ok(()),
-            Some(Token::Name(n)) => Err(format!("'{n}' is neither an integer nor a parameter name")),
-            Some(Token::Open) => {
-                self.sum()?;
-                self.expect(Token::Close)
-            }
-            Some(t) => Err(format!("unexpected {}", t.describe())),
-            None => Err("the expression ends early".to_string()),
-        }
-    }
-}
-
-/// serde_json's compact form with a space after each `,` and `:` (one object per line in the record).
-struct Spaced;
-
-impl serde_json::ser::Formatter for Spaced {
-    fn begin_array_value<W: ?Sized + std::io::Write>(&mut self, writer: &mut W, first: bool) -> std::io::Result<()> {
-        if first {
-            Ok(())
-        } else {
-            writer.write_all(b", ")
-        }
-    }
-
-    fn begin_object_key<W: ?Sized + std::io::Write>(&mut self, writer: &mut W, first: bool) -> std::io::Result<()> {
-        if first {
-            Ok(())
-        } else {
-            writer.write_all(b", ")
-        }
-    }
-
-    fn begin_object_value<W: ?Sized + std::io::Write>(&mut self, writer: &mut W) -> std::io::Result<()> {
-        writer.write_all(b": ")
-    }
-}
-
-/// `value` as one line of JSON.
-fn inline<T: Serialize + ?Sized>(value: &T) -> Result<String, String> {
-    let mut out = Vec::new();
-    value.serialize(&mut serde_json::Serializer::with_formatter(&mut out, Spaced)).map_err(|e| e.to_string())?;
-    String::from_utf8(out).map_err(|e| e.to_string())
-}
-
-/// A list of objects, one a line at `indent`, closed at `indent - 2`; `[]` when empty.
-fn lines<T: Serialize>(items: &[T], indent: usize) -> Result<String, String> {
-    if items.is_empty() {
-        return Ok("[]".to_string());
-    }
-    let pad = " ".repeat(indent);
-    let rows: Vec<String> = items.iter().map(|i| inline(i).map(|t| format!("{pad}{t}"))).collect::<Result<_, _>>()?;
-    Ok(format!("[\n{}\n{}]", rows.join(",\n"), " ".repeat(indent - 2)))
-}
-
-impl LaunchRecord {
-    /// The record as `--emit=launch` prints it: serde_json's output, laid out with one parameter, tensor map or
-    /// buffer a line.
-    pub fn to_json(&self) -> Result<String, String> {
-        let mut kernels = Vec::new();
-        for k in &self.kernels {
-            let fields = [
-                ("name", inline(&k.name)?),
-                ("grid", inline(&k.grid)?),
-                ("block", inline(&k.block)?),
-                ("dynamic_shared_bytes", inline(&k.dynamic_shared_bytes)?),
-                ("params", lines(&k.params, 8)?),
-                ("tensor_maps", lines(&k.tensor_maps, 8)?),
-                ("symmetric", lines(&k.symmetric, 8)?),
-                ("views", lines(&k.views, 8)?),
-                ("preconditions", inline(&k.preconditions)?),
-            ];
-            let body: Vec<String> = fields.iter().map(|(key, value)| format!("      \"{key}\": {value}")).collect();
-            kernels.push(format!("    {{\n{}\n    }}", body.join(",\n")));
-        }
-        Ok(format!("{{\n  \"chip\": {},\n  \"kernels\": [\n{}\n  ]\n}}\n", inline(&self.chip)?, kernels.join(",\n")))
     }
 }
 
