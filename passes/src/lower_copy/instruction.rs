@@ -90,22 +90,15 @@ fn ldmatrix<'c, 'a>(
     trans: bool,
 ) -> Result<(), String> {
     let element = cx.element.as_str();
-    let regs = slots(&issue.dst)?;
-    if regs.len() != 2 * count as usize || cx.dtype.bytes() != 2 {
-        return Err(format!("copy: internal: ldmatrix x{count} of {element} into {} registers", regs.len()));
-    }
+    let regs = matrix_registers(cx, &issue.dst, "ldmatrix", count)?;
     let address = pointer(b, cx, 0, &issue.src, step.src_swizzle)?;
     let ty = if count == 1 {
         "i32".to_string()
     } else {
         format!("!llvm.struct<({})>", vec!["i32"; count as usize].join(", "))
     };
-    let attributes = [
-        ("num", format!("{count} : i32")),
-        ("layout", format!("#nvvm.mma_layout<{}>", if trans { "col" } else { "row" })),
-        ("shape", "#nvvm.ld_st_matrix_shape<m = 8, n = 8>".to_string()),
-        ("eltType", "#nvvm.ld_st_matrix_elt_type<b16>".to_string()),
-    ];
+    let mut attributes = matrix_attributes(trans).to_vec();
+    attributes.push(("num", format!("{count} : i32")));
     let result = b.value("nvvm.ldmatrix", &[address], &ty, &attributes)?;
     let memref = registers(cx, 1)?;
     let pair = vector_type(2, element);
@@ -121,6 +114,24 @@ fn ldmatrix<'c, 'a>(
     Ok(())
 }
 
+/// The register slots of an `ldmatrix`/`stmatrix` x`count`: two 16-bit elements per matrix.
+fn matrix_registers<'o>(cx: &Context, operand: &'o Operand, what: &str, count: u8) -> Result<&'o [i64], String> {
+    let regs = slots(operand)?;
+    if regs.len() != 2 * count as usize || cx.dtype.bytes() != 2 {
+        return Err(format!("copy: internal: {what} x{count} of {} with {} registers", cx.element, regs.len()));
+    }
+    Ok(regs)
+}
+
+/// The attributes `ldmatrix` and `stmatrix` share: 8x8 matrices of b16, row-major or transposed (`.trans`).
+fn matrix_attributes(trans: bool) -> [(&'static str, String); 3] {
+    [
+        ("layout", format!("#nvvm.mma_layout<{}>", if trans { "col" } else { "row" })),
+        ("shape", "#nvvm.ld_st_matrix_shape<m = 8, n = 8>".to_string()),
+        ("eltType", "#nvvm.ld_st_matrix_elt_type<b16>".to_string()),
+    ]
+}
+
 /// `stmatrix`: register pairs to 8x8 b16 matrices.
 fn stmatrix<'c, 'a>(
     b: &Builder<'c, 'a>,
@@ -131,22 +142,14 @@ fn stmatrix<'c, 'a>(
     trans: bool,
 ) -> Result<(), String> {
     let element = cx.element.as_str();
-    let regs = slots(&issue.src)?;
-    if regs.len() != 2 * count as usize || cx.dtype.bytes() != 2 {
-        return Err(format!("copy: internal: stmatrix x{count} of {element} from {} registers", regs.len()));
-    }
+    let regs = matrix_registers(cx, &issue.src, "stmatrix", count)?;
     let memref = registers(cx, 0)?;
     let mut operands = vec![pointer(b, cx, 1, &issue.dst, step.dst_swizzle)?];
     for i in 0..count as usize {
         let two = read(b, memref, &regs[2 * i..2 * i + 2], element)?;
         operands.push(b.value("llvm.bitcast", &[two], "i32", &[])?);
     }
-    let attributes = [
-        ("layout", format!("#nvvm.mma_layout<{}>", if trans { "col" } else { "row" })),
-        ("shape", "#nvvm.ld_st_matrix_shape<m = 8, n = 8>".to_string()),
-        ("eltType", "#nvvm.ld_st_matrix_elt_type<b16>".to_string()),
-    ];
-    b.op("nvvm.stmatrix", &operands, &[], &attributes).map(drop)
+    b.op("nvvm.stmatrix", &operands, &[], &matrix_attributes(trans)).map(drop)
 }
 
 /// `cp.async` of 4, 8 or 16 bytes (zero fill outside a run-time-sized source).
