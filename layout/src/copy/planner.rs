@@ -10,18 +10,12 @@ use super::tmem::tmem_step;
 use super::vector::{cp_async_step, reg_mem_step, Entry, Pair, Threads};
 use super::{Chip, CopyError, CopyKind, CopyPlan, CopyRequest, CopyRule, CopyStep, Mem, Space, Staging, ThreadCond};
 use crate::axis::{AxisKind, ExecScope};
+use crate::layout::Layout;
 
 /// Plans one `axe.copy` (see the module documentation). Errors name the rule and the numbers, e.g.
 /// `copy: vector rule: cp.async moves 4, 8 or 16 bytes per thread, ...`.
 pub fn plan(req: &CopyRequest<'_>) -> Result<CopyPlan, CopyError> {
-    // The register axis is one slot axis however it is spelled: `reg` is `m` (crate::threads).
-    let register_axis = |side: &super::Side<'_>, what: &str| match side.mem {
-        Mem::Reg => crate::threads::register_axis(side.layout)
-            .map(Some)
-            .map_err(|e| err(CopyRule::Input, format!("{what}: {}", e.message))),
-        _ => Ok(None),
-    };
-    let (src_regs, dst_regs) = (register_axis(&req.src, "source")?, register_axis(&req.dst, "destination")?);
+    let (src_regs, dst_regs) = register_layouts(req)?;
     let mut named = *req;
     if let Some(l) = &src_regs {
         named.src.layout = l;
@@ -37,6 +31,50 @@ pub fn plan(req: &CopyRequest<'_>) -> Result<CopyPlan, CopyError> {
     if matches!(src, Table::Reg { .. }) {
         check_injective(&src, "source")?;
     }
+    let known = known_threads(req)?;
+    let limit = known.unwrap_or(MAX_CTA_THREADS);
+    let subset = req.threads.as_ref().map(|s| subset_cond(s, req.scope)).transpose()?;
+    for (table, what) in [(&src, "source"), (&dst, "destination")] {
+        if let Table::Reg { holders } = table {
+            check_threads(holders, limit, subset.as_ref(), what)?;
+        }
+    }
+    let digits = layout_digits(req);
+    let ctx = Threads { limit, known: known.is_some(), digits: &digits };
+    let routed = route(req, &src, &dst, subset, &ctx)?;
+    Ok(finish(routed.steps, routed.staging, esize, limit, routed.src_align, routed.dst_align))
+}
+
+/// The steps of one route, with the staging buffer and the base alignments they assume.
+struct Routed {
+    steps: Vec<CopyStep>,
+    staging: Option<Staging>,
+    src_align: Option<i64>,
+    dst_align: Option<i64>,
+}
+
+impl Routed {
+    /// One step that assumes the given alignments.
+    fn one(step: CopyStep, src_align: Option<i64>, dst_align: Option<i64>) -> Routed {
+        Routed { steps: vec![step], staging: None, src_align, dst_align }
+    }
+}
+
+/// The register layouts with their register axis named `m` however it is spelled (`reg` is `m`,
+/// crate::threads), for the sides in registers.
+fn register_layouts(req: &CopyRequest<'_>) -> Result<(Option<Layout>, Option<Layout>), CopyError> {
+    let register_axis = |side: &super::Side<'_>, what: &str| match side.mem {
+        Mem::Reg => crate::threads::register_axis(side.layout)
+            .map(Some)
+            .map_err(|e| err(CopyRule::Input, format!("{what}: {}", e.message))),
+        _ => Ok(None),
+    };
+    Ok((register_axis(&req.src, "source")?, register_axis(&req.dst, "destination")?))
+}
+
+/// The scope's thread count when known (fixed by the scope, or the CTA's given count), refusing a CTA count out of
+/// range and a scope no copy runs at.
+fn known_threads(req: &CopyRequest<'_>) -> Result<Option<i64>, CopyError> {
     let scope = req.scope;
     let known = match (scope.fixed_threads(), req.cta_threads) {
         (Some(n), _) => Some(n),
@@ -51,100 +89,108 @@ pub fn plan(req: &CopyRequest<'_>) -> Result<CopyPlan, CopyError> {
     if !matches!(scope, ExecScope::Thread | ExecScope::Warp | ExecScope::Warpgroup | ExecScope::Cta) {
         return Err(err(CopyRule::Scope, format!("copies run at thread, warp, warpgroup or cta scope, got {scope}")));
     }
-    let limit = known.unwrap_or(MAX_CTA_THREADS);
-    let subset = req.threads.as_ref().map(|s| subset_cond(s, scope)).transpose()?;
-    for (table, what) in [(&src, "source"), (&dst, "destination")] {
-        if let Table::Reg { holders } = table {
-            check_threads(holders, limit, subset.as_ref(), what)?;
-        }
-    }
-    let digits = layout_digits(req);
-    let ctx = Threads { limit, known: known.is_some(), digits: &digits };
-    let mut src_align = None;
-    let mut dst_align = None;
-    let mut staging = None;
-    let steps = match (&src, &dst) {
+    Ok(known)
+}
+
+/// Dispatches on the pair of memories: one instruction family per pair (registers to registers possibly two
+/// steps through shared memory).
+fn route(
+    req: &CopyRequest<'_>,
+    src: &Table,
+    dst: &Table,
+    subset: Option<ThreadCond>,
+    ctx: &Threads<'_>,
+) -> Result<Routed, CopyError> {
+    let esize = req.dtype.bytes();
+    Ok(match (src, dst) {
         (Table::Mem { pre, post, swizzle }, Table::Reg { holders }) => {
             let entries = reg_entries(holders, pre, post, true);
-            let step = match (req.src.mem, matrix_step(req.dst.layout, req.dst.shape, &src, true, esize, &ctx)) {
+            let step = match (req.src.mem, matrix_step(req.dst.layout, req.dst.shape, src, true, esize, ctx)) {
                 (Mem::Shared, Some(s)) => s,
-                _ => reg_mem_step(&entries, esize, space(req.src.mem), true, *swizzle, &ctx)?,
+                _ => reg_mem_step(&entries, esize, space(req.src.mem), true, *swizzle, ctx)?,
             };
-            src_align = Some(align_of(&step));
-            vec![step]
+            let align = Some(align_of(&step));
+            Routed::one(step, align, None)
         }
         (Table::Reg { holders }, Table::Mem { pre, post, swizzle }) => {
             let stmatrix = req.dst.mem == Mem::Shared && req.chip != Chip::Sm80;
             let matrix =
-                if stmatrix { matrix_step(req.src.layout, req.src.shape, &dst, false, esize, &ctx) } else { None };
+                if stmatrix { matrix_step(req.src.layout, req.src.shape, dst, false, esize, ctx) } else { None };
             let step = match matrix {
                 Some(s) => s,
                 None => {
                     let entries = reg_entries(holders, pre, post, false);
-                    reg_mem_step(&entries, esize, space(req.dst.mem), false, *swizzle, &ctx)?
+                    reg_mem_step(&entries, esize, space(req.dst.mem), false, *swizzle, ctx)?
                 }
             };
-            dst_align = Some(align_of(&step));
-            vec![step]
+            let align = Some(align_of(&step));
+            Routed::one(step, None, align)
         }
         (Table::Mem { pre: gp, post: ga, swizzle: gs }, Table::Mem { pre: sp, post: sa, swizzle: ss }) => {
             let pairs: Vec<Pair> = (0..gp.len()).map(|k| (gp[k], ga[k], sp[k], sa[k])).collect();
-            let runners: Vec<i64> = (0..limit).filter(|&t| subset.is_none_or(|c| c.holds(t))).collect();
-            if known.is_none() && subset.is_none() {
+            let runners: Vec<i64> = (0..ctx.limit).filter(|&t| subset.is_none_or(|c| c.holds(t))).collect();
+            if !ctx.known && subset.is_none() {
                 return Err(err(
                     CopyRule::Scope,
                     "a CTA-scope cp.async spreads its work over the CTA's threads: give the CTA's thread count or a \
                      thread subset",
                 ));
             }
-            let step = cp_async_step(&pairs, esize, (*gs, *ss), &runners, &ctx)?;
-            src_align = Some(step.vector_bytes);
-            dst_align = Some(step.vector_bytes);
-            vec![step]
+            let step = cp_async_step(&pairs, esize, (*gs, *ss), &runners, ctx)?;
+            let align = Some(step.vector_bytes);
+            Routed::one(step, align, align)
         }
-        (Table::Tmem { .. }, Table::Reg { holders }) => vec![tmem_step(&src, holders, true, &ctx)?],
+        (Table::Tmem { .. }, Table::Reg { holders }) => Routed::one(tmem_step(src, holders, true, ctx)?, None, None),
         (Table::Reg { holders }, Table::Tmem { .. }) => {
             let first: Vec<Vec<(i64, i64)>> = holders.iter().map(|h| h.iter().take(1).copied().collect()).collect();
-            vec![tmem_step(&dst, &first, false, &ctx)?]
+            Routed::one(tmem_step(dst, &first, false, ctx)?, None, None)
         }
-        (Table::Reg { holders: s }, Table::Reg { holders: d }) => {
-            if let Some(step) = mov_step(s, d, esize, &ctx)? {
-                vec![step]
-            } else if let Some(step) = shuffle_step(s, d, esize, subset.as_ref(), &ctx)? {
-                vec![step]
-            } else {
-                if let Some(c) = subset.filter(|c| c.div == 1 && c.modulus.is_some()) {
-                    return Err(err(
-                        CopyRule::Scope,
-                        format!(
-                            "a register copy through shared memory needs whole warps, but the subset selects lanes \
-                             {}..{}",
-                            c.begin, c.end
-                        ),
-                    ));
-                }
-                let bytes = req.src.layout.size() * esize;
-                let capacity = if req.chip == Chip::Sm80 { 163 * 1024 } else { 227 * 1024 };
-                if bytes > capacity {
-                    return Err(err(
-                        CopyRule::Limit,
-                        format!(
-                            "this register copy moves elements between warps through shared memory, but its {bytes} \
-                             bytes exceed the {capacity} bytes of shared memory a CTA has on {}",
-                            req.chip.name()
-                        ),
-                    ));
-                }
-                let barrier = subset.map(|c| (c.end - c.begin) * c.div);
-                let (st, store, load) =
-                    staged(req.src.shape, req.src.layout, req.dst.layout, s, d, esize, scope, barrier, &ctx)?;
-                staging = Some(st);
-                vec![store, load]
-            }
-        }
+        (Table::Reg { holders: s }, Table::Reg { holders: d }) => register_copy(req, s, d, subset, ctx)?,
         _ => return Err(route_error(req)),
-    };
-    Ok(finish(steps, staging, esize, limit, src_align, dst_align))
+    })
+}
+
+/// Registers to registers: `mov` within a thread, else `shfl` within a warp, else through a shared staging buffer
+/// (a store and a load), which needs whole warps and fits the CTA's shared memory.
+fn register_copy(
+    req: &CopyRequest<'_>,
+    s: &[Vec<(i64, i64)>],
+    d: &[Vec<(i64, i64)>],
+    subset: Option<ThreadCond>,
+    ctx: &Threads<'_>,
+) -> Result<Routed, CopyError> {
+    let esize = req.dtype.bytes();
+    if let Some(step) = mov_step(s, d, esize, ctx)? {
+        return Ok(Routed::one(step, None, None));
+    }
+    if let Some(step) = shuffle_step(s, d, esize, subset.as_ref(), ctx)? {
+        return Ok(Routed::one(step, None, None));
+    }
+    if let Some(c) = subset.filter(|c| c.div == 1 && c.modulus.is_some()) {
+        return Err(err(
+            CopyRule::Scope,
+            format!(
+                "a register copy through shared memory needs whole warps, but the subset selects lanes {}..{}",
+                c.begin, c.end
+            ),
+        ));
+    }
+    let bytes = req.src.layout.size() * esize;
+    let capacity = if req.chip == Chip::Sm80 { 163 * 1024 } else { 227 * 1024 };
+    if bytes > capacity {
+        return Err(err(
+            CopyRule::Limit,
+            format!(
+                "this register copy moves elements between warps through shared memory, but its {bytes} bytes exceed \
+                 the {capacity} bytes of shared memory a CTA has on {}",
+                req.chip.name()
+            ),
+        ));
+    }
+    let barrier = subset.map(|c| (c.end - c.begin) * c.div);
+    let (st, store, load) =
+        staged(req.src.shape, req.src.layout, req.dst.layout, s, d, esize, req.scope, barrier, ctx)?;
+    Ok(Routed { steps: vec![store, load], staging: Some(st), src_align: None, dst_align: None })
 }
 
 fn space(mem: Mem) -> Space {

@@ -84,125 +84,146 @@ pub(crate) fn subset_cond(subset: &ThreadSubset, scope: ExecScope) -> Result<Thr
 
 /// Evaluates one side (`what` is `source` or `destination` in messages).
 pub(crate) fn evaluate(side: &Side<'_>, scope: ExecScope, what: &str) -> Result<Table, CopyError> {
-    let input = |m: String| err(CopyRule::Input, format!("{what}: {m}"));
-    side.layout.admits(side.shape).map_err(|e| input(e.message))?;
+    side.layout.admits(side.shape).map_err(|e| input(what, e.message))?;
     let n = side.layout.size();
     if n > MAX_ELEMENTS {
         return Err(err(CopyRule::Limit, format!("{what} has {n} elements, more than the {MAX_ELEMENTS} planned")));
     }
     match side.mem {
-        Mem::Global | Mem::Shared => {
-            if let Some(a) = side.layout.axes().into_iter().find(|a| *a != Axis::M) {
-                return Err(input(format!("a {} tensor's layout maps onto m only, found '{a}'", side.mem)));
-            }
-            let ev = Evaluator::for_tile(side.layout.tile()).map_err(|e| input(e.message))?;
-            let swizzle = side.layout.swizzle();
-            let (mut pre, mut post) = (Vec::with_capacity(n as usize), Vec::with_capacity(n as usize));
-            for k in 0..n {
-                let points = ev.values(k).map_err(|e| input(e.message))?;
-                if points.len() != 1 {
-                    return Err(input(format!(
-                        "element {k} is at {} addresses; a memory tensor keeps one copy of each element",
-                        points.len()
-                    )));
-                }
-                let a = points[0].first().copied().unwrap_or(0);
-                pre.push(a);
-                post.push(swizzle.map_or(a, |s| s.apply(a)));
-            }
-            Ok(Table::Mem { pre, post, swizzle })
+        Mem::Global | Mem::Shared => memory_table(side, n, what),
+        Mem::Reg => register_table(side, n, scope, what),
+        Mem::Tmem => tmem_table(side, n, what),
+    }
+}
+
+/// An `input` rule refusal of side `what`.
+fn input(what: &str, m: String) -> CopyError {
+    err(CopyRule::Input, format!("{what}: {m}"))
+}
+
+/// A global or shared side's `n` elements: one address each on `m`, before and after the layout's swizzle.
+fn memory_table(side: &Side<'_>, n: i64, what: &str) -> Result<Table, CopyError> {
+    let input = |m: String| input(what, m);
+    if let Some(a) = side.layout.axes().into_iter().find(|a| *a != Axis::M) {
+        return Err(input(format!("a {} tensor's layout maps onto m only, found '{a}'", side.mem)));
+    }
+    let ev = Evaluator::for_tile(side.layout.tile()).map_err(|e| input(e.message))?;
+    let swizzle = side.layout.swizzle();
+    let (mut pre, mut post) = (Vec::with_capacity(n as usize), Vec::with_capacity(n as usize));
+    for k in 0..n {
+        let points = ev.values(k).map_err(|e| input(e.message))?;
+        if points.len() != 1 {
+            return Err(input(format!(
+                "element {k} is at {} addresses; a memory tensor keeps one copy of each element",
+                points.len()
+            )));
         }
-        Mem::Reg => {
-            if side.layout.swizzle().is_some() {
-                return Err(input("a register layout has no swizzle".into()));
-            }
-            let ev = Evaluator::new(side.layout).map_err(|e| input(e.message))?;
-            let axes = ev.axes().to_vec();
-            let mut units = Vec::with_capacity(axes.len());
-            for a in &axes {
-                if *a == Axis::M {
-                    units.push((0, None));
-                } else if a.is_thread() {
-                    units.push(unit_threads(*a, scope).map_err(|e| err(CopyRule::Scope, format!("{what}: {e}")))?);
-                } else {
-                    return Err(input(format!(
-                        "a register layout maps onto thread axes and the register axis m, found '{a}'"
-                    )));
-                }
-            }
-            if (n as usize).saturating_mul(ev.replica_len()) > MAX_HOLDERS {
-                return Err(err(
-                    CopyRule::Limit,
-                    format!(
-                        "{what}: {n} elements held by up to {} threads each exceed the {MAX_HOLDERS} holders planned",
-                        ev.replica_len()
-                    ),
-                ));
-            }
-            let mut holders = Vec::with_capacity(n as usize);
-            for k in 0..n {
-                let mut hs = Vec::new();
-                for p in ev.values(k).map_err(|e| input(e.message))? {
-                    let (mut t, mut r) = (0i64, 0i64);
-                    for ((a, &v), &(per, extent)) in axes.iter().zip(&p).zip(&units) {
-                        if *a == Axis::M {
-                            r = v;
-                            continue;
-                        }
-                        if v < 0 || extent.is_some_and(|e| v >= e) {
-                            return Err(err(
-                                CopyRule::Scope,
-                                format!(
-                                    "{what}: element {k} is on {a} = {v}, outside its {} values",
-                                    extent.map_or("non-negative".to_owned(), |e| format!("0..{e}"))
-                                ),
-                            ));
-                        }
-                        t += v * per;
-                    }
-                    if r < 0 {
-                        return Err(input(format!("element {k} is in register {r}, below 0")));
-                    }
-                    hs.push((t, r));
-                }
-                hs.sort_unstable();
-                hs.dedup();
-                holders.push(hs);
-            }
-            Ok(Table::Reg { holders })
-        }
-        Mem::Tmem => {
-            let (lane, col) = (Axis::named("TLane"), Axis::named("TCol"));
-            let (Ok(lane), Ok(col)) = (lane, col) else {
-                return Err(input("the TLane and TCol axes are missing".into()));
-            };
-            if side.layout.swizzle().is_some() {
-                return Err(input("a tensor-memory layout has no swizzle".into()));
-            }
-            if let Some(a) = side.layout.axes().into_iter().find(|a| *a != lane && *a != col) {
-                return Err(input(format!("a tensor-memory layout maps onto TLane and TCol only, found '{a}'")));
-            }
-            let ev = Evaluator::new(side.layout).map_err(|e| input(e.message))?;
-            let slot = |a: Axis| ev.axes().iter().position(|x| *x == a);
-            let (ls, cs) = (slot(lane), slot(col));
-            let mut cells = Vec::with_capacity(n as usize);
-            for k in 0..n {
-                let points = ev.values(k).map_err(|e| input(e.message))?;
-                if points.len() != 1 {
-                    return Err(input(format!("element {k} is in {} tensor-memory cells", points.len())));
-                }
-                let p = &points[0];
-                let (l, c) = (ls.map_or(0, |i| p[i]), cs.map_or(0, |i| p[i]));
-                if !(0..128).contains(&l) || !(0..512).contains(&c) {
-                    return Err(input(format!(
-                        "element {k} is at lane {l}, column {c}; tensor memory has lanes 0..128 and columns 0..512"
-                    )));
-                }
-                cells.push((l, c));
-            }
-            Ok(Table::Tmem { cells })
+        let a = points[0].first().copied().unwrap_or(0);
+        pre.push(a);
+        post.push(swizzle.map_or(a, |s| s.apply(a)));
+    }
+    Ok(Table::Mem { pre, post, swizzle })
+}
+
+/// A register side's `n` elements: every `(thread, register)` holding each, the thread index relative to the
+/// `scope` from the layout's thread axes and the register from `m`.
+fn register_table(side: &Side<'_>, n: i64, scope: ExecScope, what: &str) -> Result<Table, CopyError> {
+    let input = |m: String| input(what, m);
+    if side.layout.swizzle().is_some() {
+        return Err(input("a register layout has no swizzle".into()));
+    }
+    let ev = Evaluator::new(side.layout).map_err(|e| input(e.message))?;
+    let axes = ev.axes().to_vec();
+    let mut units = Vec::with_capacity(axes.len());
+    for a in &axes {
+        if *a == Axis::M {
+            units.push((0, None));
+        } else if a.is_thread() {
+            units.push(unit_threads(*a, scope).map_err(|e| err(CopyRule::Scope, format!("{what}: {e}")))?);
+        } else {
+            return Err(input(format!("a register layout maps onto thread axes and the register axis m, found '{a}'")));
         }
     }
+    if (n as usize).saturating_mul(ev.replica_len()) > MAX_HOLDERS {
+        return Err(err(
+            CopyRule::Limit,
+            format!(
+                "{what}: {n} elements held by up to {} threads each exceed the {MAX_HOLDERS} holders planned",
+                ev.replica_len()
+            ),
+        ));
+    }
+    let mut holders = Vec::with_capacity(n as usize);
+    for k in 0..n {
+        let mut hs = Vec::new();
+        for p in ev.values(k).map_err(|e| input(e.message))? {
+            hs.push(holder(&axes, &units, &p, k, what)?);
+        }
+        hs.sort_unstable();
+        hs.dedup();
+        holders.push(hs);
+    }
+    Ok(Table::Reg { holders })
+}
+
+/// One place `p` of element `k` on the register layout's `axes` as `(thread, register)`: each thread axis's value
+/// inside its extent times its threads per index (`units`), the register from `m`.
+fn holder(axes: &[Axis], units: &[(i64, Option<i64>)], p: &[i64], k: i64, what: &str) -> Result<(i64, i64), CopyError> {
+    let (mut t, mut r) = (0i64, 0i64);
+    for ((a, &v), &(per, extent)) in axes.iter().zip(p).zip(units) {
+        if *a == Axis::M {
+            r = v;
+            continue;
+        }
+        if v < 0 || extent.is_some_and(|e| v >= e) {
+            return Err(err(
+                CopyRule::Scope,
+                format!(
+                    "{what}: element {k} is on {a} = {v}, outside its {} values",
+                    extent.map_or("non-negative".to_owned(), |e| format!("0..{e}"))
+                ),
+            ));
+        }
+        t += v * per;
+    }
+    if r < 0 {
+        return Err(input(what, format!("element {k} is in register {r}, below 0")));
+    }
+    Ok((t, r))
+}
+
+/// A tensor-memory side's `n` elements: one `(lane, column)` cell each, inside 128 lanes and 512 columns.
+fn tmem_table(side: &Side<'_>, n: i64, what: &str) -> Result<Table, CopyError> {
+    let input = |m: String| input(what, m);
+    let (lane, col) = (Axis::named("TLane"), Axis::named("TCol"));
+    let (Ok(lane), Ok(col)) = (lane, col) else {
+        return Err(input("the TLane and TCol axes are missing".into()));
+    };
+    if side.layout.swizzle().is_some() {
+        return Err(input("a tensor-memory layout has no swizzle".into()));
+    }
+    if let Some(a) = side.layout.axes().into_iter().find(|a| *a != lane && *a != col) {
+        return Err(input(format!("a tensor-memory layout maps onto TLane and TCol only, found '{a}'")));
+    }
+    let ev = Evaluator::new(side.layout).map_err(|e| input(e.message))?;
+    let slot = |a: Axis| ev.axes().iter().position(|x| *x == a);
+    let (ls, cs) = (slot(lane), slot(col));
+    let mut cells = Vec::with_capacity(n as usize);
+    for k in 0..n {
+        let points = ev.values(k).map_err(|e| input(e.message))?;
+        if points.len() != 1 {
+            return Err(input(format!("element {k} is in {} tensor-memory cells", points.len())));
+        }
+        let p = &points[0];
+        let (l, c) = (ls.map_or(0, |i| p[i]), cs.map_or(0, |i| p[i]));
+        if !(0..128).contains(&l) || !(0..512).contains(&c) {
+            return Err(input(format!(
+                "element {k} is at lane {l}, column {c}; tensor memory has lanes 0..128 and columns 0..512"
+            )));
+        }
+        cells.push((l, c));
+    }
+    Ok(Table::Tmem { cells })
 }
 
 /// The two sides of a request, evaluated, after checking their shapes agree ([`CopyRequest::check_shapes`]) and

@@ -93,7 +93,31 @@ pub(crate) fn tmem_step(
     let Table::Tmem { cells } = tmem else {
         return Err(err(CopyRule::Input, "tensor-memory side expected"));
     };
-    // Per warp: (lane, col) -> (lane in warp, register).
+    let warps = warp_cells(cells, holders)?;
+    let (shape, n, plan) = best_cover(&warps)?;
+    let all: BTreeSet<i64> = plan.keys().flat_map(|w| 32 * w..32 * w + 32).collect();
+    let threads = ctx.set(&all, "issue tcgen05")?;
+    let issues = tmem_issues(&plan, &all, load, ctx)?;
+    let (op, kind, completion) = if load {
+        ("ld", CopyKind::Tcgen05Ld { shape, num: n as u32 }, Completion::Tcgen05WaitLd)
+    } else {
+        ("st", CopyKind::Tcgen05St { shape, num: n as u32 }, Completion::Tcgen05WaitSt)
+    };
+    Ok(CopyStep {
+        kind,
+        instruction: format!("tcgen05.{op}.sync.aligned.{}.x{n}.b32", shape.name()),
+        vector_bytes: 4 * regs_per_rep(shape) * n,
+        threads,
+        issues,
+        src_swizzle: None,
+        dst_swizzle: None,
+        completion,
+    })
+}
+
+/// Per warp, its cells: `(lane, col) -> (lane in warp, register)`, refusing a cell outside the warp's lane window
+/// or held by two lanes of one warp (`tmem-lanes`).
+fn warp_cells(cells: &[(i64, i64)], holders: &[Vec<(i64, i64)>]) -> Result<BTreeMap<i64, Cells>, CopyError> {
     let mut warps: BTreeMap<i64, Cells> = BTreeMap::new();
     for (k, (&(lane, col), hs)) in cells.iter().zip(holders).enumerate() {
         for &(t, r) in hs {
@@ -121,7 +145,16 @@ pub(crate) fn tmem_step(
             }
         }
     }
-    let mut best: Option<(TmemShape, i64, BTreeMap<i64, Vec<Inst>>)> = None;
+    Ok(warps)
+}
+
+/// A tcgen05 shape, its repeat count `.xN` and each warp's instructions.
+type Cover = (TmemShape, i64, BTreeMap<i64, Vec<Inst>>);
+
+/// The shape and repeat count whose instructions cover every warp's cells with the same registers in every warp,
+/// fewest instructions first (per shape the widest repeat that covers), with each warp's instructions.
+fn best_cover(warps: &BTreeMap<i64, Cells>) -> Result<Cover, CopyError> {
+    let mut best: Option<Cover> = None;
     for shape in SHAPES {
         for n in (0..8).map(|p| 128i64 >> p).filter(|n| n * regs_per_rep(shape) <= 128) {
             let mut plan = BTreeMap::new();
@@ -143,18 +176,26 @@ pub(crate) fn tmem_step(
             }
         }
     }
-    let Some((shape, n, plan)) = best else {
-        return Err(err(
+    best.ok_or_else(|| {
+        err(
             CopyRule::TmemLanes,
             format!(
                 "no tcgen05 shape (32x32b, 16x64b, 16x128b, 16x256b) with .x1 to .x128 covers the cells of the {} \
                  warp(s) with the same registers in every lane and warp",
                 warps.len()
             ),
-        ));
-    };
-    let all: BTreeSet<i64> = plan.keys().flat_map(|w| 32 * w..32 * w + 32).collect();
-    let threads = ctx.set(&all, "issue tcgen05")?;
+        )
+    })
+}
+
+/// One issue per instruction of the cover: the lane and column as formulas of the issuing threads `all`, the
+/// registers (the same in every warp).
+fn tmem_issues(
+    plan: &BTreeMap<i64, Vec<Inst>>,
+    all: &BTreeSet<i64>,
+    load: bool,
+    ctx: &Threads<'_>,
+) -> Result<Vec<CopyIssue>, CopyError> {
     let ts: Vec<i64> = all.iter().copied().collect();
     let fitter: Fitter = ctx.fitter(&ts);
     let count = plan.values().next().map_or(0, Vec::len);
@@ -174,19 +215,5 @@ pub(crate) fn tmem_step(
         let (src, dst) = if load { (at, regs) } else { (regs, at) };
         issues.push(CopyIssue { src, dst, only: None });
     }
-    let (op, kind, completion) = if load {
-        ("ld", CopyKind::Tcgen05Ld { shape, num: n as u32 }, Completion::Tcgen05WaitLd)
-    } else {
-        ("st", CopyKind::Tcgen05St { shape, num: n as u32 }, Completion::Tcgen05WaitSt)
-    };
-    Ok(CopyStep {
-        kind,
-        instruction: format!("tcgen05.{op}.sync.aligned.{}.x{n}.b32", shape.name()),
-        vector_bytes: 4 * regs_per_rep(shape) * n,
-        threads,
-        issues,
-        src_swizzle: None,
-        dst_swizzle: None,
-        completion,
-    })
+    Ok(issues)
 }

@@ -121,6 +121,34 @@ pub fn plan_extents(
     dynamic: &[DynamicOffset],
     shared: &[DynamicOffset],
 ) -> Result<ExtentPlan, TmaError> {
+    check_extents(req)?;
+    check_strides(req)?;
+    let mut plans = Vec::new();
+    for (instance, primes) in PRIMES.iter().enumerate() {
+        plans.push(plan_instance(req, instance, primes, dynamic, shared)?);
+    }
+    let (a, b) = (&plans[0], &plans[1]);
+    let strip = |p: &TmaPlan| {
+        let mut p = p.clone();
+        p.desc.global_dims.clear();
+        p.desc.global_strides_bytes.clear();
+        p
+    };
+    if strip(a) != strip(b) {
+        return Err(refuse(
+            "the plan depends on the run-time extents (two instances planned differently); use static extents"
+                .to_string(),
+        ));
+    }
+    let global_dims = global_dims(req, a)?;
+    let rank = req.extents.len();
+    let bytes = req.dtype.bytes();
+    let global_strides_bytes = (1..rank).map(|j| stride_expr(req.extents, rank - 1 - j, bytes)).collect();
+    Ok(ExtentPlan { plan: plans.swap_remove(0), global_dims, global_strides_bytes })
+}
+
+/// Rank 1 to 5, a region of that rank, and every extent (or its known multiple) at least 1.
+fn check_extents(req: &ExtentRequest<'_>) -> Result<(), TmaError> {
     let rank = req.extents.len();
     if rank == 0 || rank > 5 || req.global_region.len() != rank {
         return Err(refuse(format!(
@@ -138,9 +166,14 @@ pub fn plan_extents(
             return Err(refuse(format!("dimension {d}: extent {:?} with multiple {}", extent.value, extent.multiple)));
         }
     }
+    Ok(())
+}
+
+/// The driver's stride rule, on what the launch guarantees: stride of tensor dimension t (t < r-1) is
+/// bytes * prod_{j>t} d_j, a multiple of 16 for every allowed extent.
+fn check_strides(req: &ExtentRequest<'_>) -> Result<(), TmaError> {
+    let rank = req.extents.len();
     let bytes = req.dtype.bytes();
-    // The driver's stride rule, on what the launch guarantees: stride of tensor dimension t (t < r-1) is
-    // bytes * prod_{j>t} d_j.
     for t in 0..rank.saturating_sub(1) {
         let expr = stride_expr(req.extents, t, bytes);
         let guaranteed = req.extents[t + 1..]
@@ -156,52 +189,54 @@ pub fn plan_extents(
             )));
         }
     }
-    let mut plans = Vec::new();
-    for (instance, primes) in PRIMES.iter().enumerate() {
-        let mut shape = Vec::with_capacity(rank);
-        for (d, (e, &(_, end))) in req.extents.iter().zip(req.global_region).enumerate() {
-            shape.push(match e.value {
-                Some(v) => v,
-                None => stand_in(primes[d], e.multiple, end).ok_or_else(|| {
-                    refuse(format!(
-                        "dimension {d}: no stand-in extent for multiple {} past the region's end {end}",
-                        e.multiple
-                    ))
-                })?,
-            });
-        }
-        let layout = parse_layout(&row_major_text(&shape))
-            .map_err(|e| refuse(format!("stand-in instance {instance} does not build: {e}")))?;
-        let request = TmaRequest {
-            global: &layout,
-            global_shape: &shape,
-            global_region: req.global_region,
-            shared: req.shared,
-            shared_shape: req.shared_shape,
-            shared_region: req.shared_region,
-            dtype: req.dtype,
-            direction: req.direction,
-            options: req.options,
-        };
-        let plan = plan_offsets(&request, dynamic, shared)?;
-        check_row_major(&plan, &shape, bytes)?;
-        plans.push(plan);
+    Ok(())
+}
+
+/// The plan of stand-in instance `instance` (its run-time extents from `primes`), checked to be the row-major
+/// tensor's.
+fn plan_instance(
+    req: &ExtentRequest<'_>,
+    instance: usize,
+    primes: &[i64; 5],
+    dynamic: &[DynamicOffset],
+    shared: &[DynamicOffset],
+) -> Result<TmaPlan, TmaError> {
+    let mut shape = Vec::with_capacity(req.extents.len());
+    for (d, (e, &(_, end))) in req.extents.iter().zip(req.global_region).enumerate() {
+        shape.push(match e.value {
+            Some(v) => v,
+            None => stand_in(primes[d], e.multiple, end).ok_or_else(|| {
+                refuse(format!(
+                    "dimension {d}: no stand-in extent for multiple {} past the region's end {end}",
+                    e.multiple
+                ))
+            })?,
+        });
     }
-    let (a, b) = (&plans[0], &plans[1]);
-    let strip = |p: &TmaPlan| {
-        let mut p = p.clone();
-        p.desc.global_dims.clear();
-        p.desc.global_strides_bytes.clear();
-        p
+    let layout = parse_layout(&row_major_text(&shape))
+        .map_err(|e| refuse(format!("stand-in instance {instance} does not build: {e}")))?;
+    let request = TmaRequest {
+        global: &layout,
+        global_shape: &shape,
+        global_region: req.global_region,
+        shared: req.shared,
+        shared_shape: req.shared_shape,
+        shared_region: req.shared_region,
+        dtype: req.dtype,
+        direction: req.direction,
+        options: req.options,
     };
-    if strip(a) != strip(b) {
-        return Err(refuse(
-            "the plan depends on the run-time extents (two instances planned differently); use static extents"
-                .to_string(),
-        ));
-    }
-    let promotion = a.desc.data_type.bytes() / bytes;
-    let global_dims = (0..rank)
+    let plan = plan_offsets(&request, dynamic, shared)?;
+    check_row_major(&plan, &shape, req.dtype.bytes())?;
+    Ok(plan)
+}
+
+/// The descriptor's `globalDim`s (innermost first) as expressions of the extents, the innermost divided by the
+/// plan's promotion factor, which the launch must guarantee divides it.
+fn global_dims(req: &ExtentRequest<'_>, a: &TmaPlan) -> Result<Vec<ExtentExpr>, TmaError> {
+    let rank = req.extents.len();
+    let promotion = a.desc.data_type.bytes() / req.dtype.bytes();
+    (0..rank)
         .map(|j| {
             let t = rank - 1 - j;
             let mut expr = dim_expr(req.extents, t);
@@ -218,9 +253,7 @@ pub fn plan_extents(
             }
             Ok(expr)
         })
-        .collect::<Result<Vec<_>, _>>()?;
-    let global_strides_bytes = (1..rank).map(|j| stride_expr(req.extents, rank - 1 - j, bytes)).collect();
-    Ok(ExtentPlan { plan: plans.swap_remove(0), global_dims, global_strides_bytes })
+        .collect()
 }
 
 /// The stand-in extent of a run-time dimension: `q * multiple` with `q` the first number `prime + 30 k` for which
