@@ -3,7 +3,7 @@
 
 use super::{err, ints_in, Exec};
 use crate::inflight::{ranges_of, BulkStore};
-use crate::isa;
+use crate::isa::{self, TensorMap};
 use crate::machine::PendingLoad;
 use crate::schedule::Completion;
 use crate::value::{Scalar, Ty};
@@ -12,6 +12,11 @@ use melior::ir::operation::OperationLike;
 use melior::ir::OperationRef;
 
 impl Exec<'_> {
+    /// The tensor map a descriptor handle (a kernel argument's value) stands for.
+    fn tensor_map(&self, handle: u64, loc: &str) -> Result<TensorMap, SimError> {
+        self.descs.get(handle as usize).cloned().ok_or_else(|| SimError::new(loc, "unknown TMA descriptor"))
+    }
+
     /// The TMA and bulk-group ops.
     pub(super) fn tma_op(&mut self, op: OperationRef, name: &str, mask: &[bool], loc: &str) -> Result<(), SimError> {
         match name {
@@ -42,11 +47,7 @@ impl Exec<'_> {
         let ids = self.scalars(op, count - 1, loc)?;
         let coords: Vec<Vec<u64>> = (3..count - 1).map(|i| self.scalars(op, i, loc)).collect::<Result<_, _>>()?;
         for t in self.active(mask) {
-            let map = self
-                .descs
-                .get(desc[t] as usize)
-                .cloned()
-                .ok_or_else(|| SimError::new(loc, "unknown TMA descriptor"))?;
+            let map = self.tensor_map(desc[t], loc)?;
             if coords.len() != map.dims.len() {
                 return err(loc, format!("{} coordinates for a rank-{} tensor map", coords.len(), map.dims.len()));
             }
@@ -117,11 +118,7 @@ impl Exec<'_> {
         let desc = self.scalars(op, 1, loc)?;
         let coords: Vec<Vec<u64>> = (2..count).map(|i| self.scalars(op, i, loc)).collect::<Result<_, _>>()?;
         for t in self.active(mask) {
-            let map = self
-                .descs
-                .get(desc[t] as usize)
-                .cloned()
-                .ok_or_else(|| SimError::new(loc, "unknown TMA descriptor"))?;
+            let map = self.tensor_map(desc[t], loc)?;
             if coords.len() != map.dims.len() {
                 return err(loc, "not modelled: predicated TMA store");
             }
