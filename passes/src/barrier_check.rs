@@ -43,7 +43,7 @@
 //! per wait over its barrier's arrivals (in walk order).
 
 use crate::glue::{external_pass, PassId};
-use crate::registry::{PassInfo, PassKind};
+use crate::glue::{PassInfo, PassKind};
 use axe_dialect::{
     access::{self, OpKey},
     ffi, AxeOp, OpKind,

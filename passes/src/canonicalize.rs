@@ -23,7 +23,7 @@
 //! its source's, so folding keeps every use's meaning).
 
 use crate::glue::{external_pass, PassId};
-use crate::registry::{PassInfo, PassKind};
+use crate::glue::{PassInfo, PassKind};
 use axe_dialect::{
     access, ffi,
     ops::{tensor_of, walk_preorder},

@@ -25,8 +25,8 @@
 
 use crate::{
     glue::{external_pass_creating, PassId},
+    glue::{PassInfo, PassKind},
     ir::build::Builder,
-    registry::{PassInfo, PassKind},
 };
 use axe_dialect::{
     access::{self, OpKey},

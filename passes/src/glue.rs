@@ -4,12 +4,33 @@
 //! identity, its registry entry and a function over the anchor op, and gets a melior
 //! [`Pass`] that any pass manager accepts next to upstream passes.
 
-use crate::registry::PassInfo;
 use melior::{
     dialect::DialectHandle,
     ir::{r#type::TypeId, OperationRef},
     pass::{create_external, ExternalPass, Pass},
 };
+
+/// What a registry entry adds to the pass manager.
+#[derive(Clone, Copy, Debug)]
+pub enum PassKind {
+    /// A pass written in Rust; the function builds a fresh instance.
+    Rust(fn() -> Pass),
+    /// Textual pipeline elements run on `builtin.module` (an alias for upstream passes).
+    Pipeline(&'static str),
+}
+
+/// One `axe-opt --<flag>` option.
+#[derive(Clone, Copy, Debug)]
+pub struct PassInfo {
+    /// The flag without dashes, e.g. `axe-strip-annotations`.
+    pub flag: &'static str,
+    /// One sentence saying what changes in the IR.
+    pub summary: &'static str,
+    /// Two to five lines: inputs, outputs, position in the pipeline.
+    pub description: &'static str,
+    /// How to build it.
+    pub kind: PassKind,
+}
 
 /// A pass's identity: MLIR tells passes apart by the address of a static.
 ///

@@ -18,8 +18,8 @@
 
 use crate::{
     glue::{external_pass, PassId},
+    glue::{PassInfo, PassKind},
     ir::build::Builder,
-    registry::{PassInfo, PassKind},
 };
 use axe_dialect::{access, ffi, ops::walk_preorder};
 use melior::ir::{block::BlockLike, operation::OperationLike, OperationRef, ValueLike};

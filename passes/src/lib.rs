@@ -29,5 +29,6 @@ pub mod strip_annotations;
 mod testing;
 pub mod verify;
 
+pub use glue::{PassInfo, PassKind};
 pub use ir::target::TARGET_ATTRIBUTE;
-pub use registry::{lookup, register_passes, PassInfo, PassKind, LOWER_TO_NVVM_PIPELINE, REGISTRY};
+pub use registry::{lookup, register_passes, LOWER_TO_NVVM_PIPELINE, REGISTRY};

@@ -57,9 +57,9 @@ mod emit;
 mod model_tests;
 
 use crate::glue::{external_pass_creating, PassId};
+use crate::glue::{PassInfo, PassKind};
 use crate::lowering::Run;
 use crate::ownership::{self, Owner};
-use crate::registry::{PassInfo, PassKind};
 use axe_dialect::{access, mesh::enclosing_mesh, AxeOp, TensorType};
 use axe_layout::{
     distributed::{

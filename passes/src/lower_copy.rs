@@ -85,9 +85,9 @@ mod moving;
 
 use crate::{
     glue::{external_pass_creating, PassId},
+    glue::{PassInfo, PassKind},
     lowering::Run,
     ownership::{self, Owner},
-    registry::{PassInfo, PassKind},
     storage::{self, check_tmem_alloc, shared_global, Int, Source, Traced},
 };
 use axe_dialect::{ffi, AxeOp, MemScope, OpKind};

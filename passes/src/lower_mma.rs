@@ -83,9 +83,9 @@ mod emit;
 
 use crate::{
     glue::{external_pass_creating, PassId},
+    glue::{PassInfo, PassKind},
     lowering::Run,
     ownership::{self, Owner},
-    registry::{PassInfo, PassKind},
     request::tmem_load,
     storage::{self, shared_global, Source, Traced},
 };

@@ -77,9 +77,9 @@ mod host;
 use crate::{
     barrier_check,
     glue::{external_pass_creating, PassId},
+    glue::{PassInfo, PassKind},
     lowering::Run,
     ownership::{self, Owner},
-    registry::{PassInfo, PassKind},
     request::tma::{self as request, PlannedCopy, Refusal},
 };
 use axe_dialect::access::{self, OpKey};

@@ -4,34 +4,12 @@
 //! one: as a flag added by name (nested under its anchor op as mlir-opt nests flags) and inside `--pass-pipeline`
 //! text (`builtin.module(lower-tma,canonicalize)`).
 
+use crate::glue::{PassInfo, PassKind};
 use crate::{
     barrier_check, canonicalize, dynamic_shared, hoist_allocas, lower_collectives, lower_copy, lower_mma, lower_tma,
     slice, strip_annotations, verify,
 };
 use axe_dialect::ffi;
-use melior::pass::Pass;
-
-/// What a registry entry adds to the pass manager.
-#[derive(Clone, Copy, Debug)]
-pub enum PassKind {
-    /// A pass written in Rust; the function builds a fresh instance.
-    Rust(fn() -> Pass),
-    /// Textual pipeline elements run on `builtin.module` (an alias for upstream passes).
-    Pipeline(&'static str),
-}
-
-/// One `axe-opt --<flag>` option.
-#[derive(Clone, Copy, Debug)]
-pub struct PassInfo {
-    /// The flag without dashes, e.g. `axe-strip-annotations`.
-    pub flag: &'static str,
-    /// One sentence saying what changes in the IR.
-    pub summary: &'static str,
-    /// Two to five lines: inputs, outputs, position in the pipeline.
-    pub description: &'static str,
-    /// How to build it.
-    pub kind: PassKind,
-}
 
 /// The upstream lowering of a `gpu.module` holding func/scf/arith/memref/gpu/nvgpu
 /// ops to llvm and nvvm ops, ready for `axe-translate` (pipeline elements on

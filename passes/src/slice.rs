@@ -21,7 +21,7 @@
 //! ```
 
 use crate::glue::{external_pass, PassId};
-use crate::registry::{PassInfo, PassKind};
+use crate::glue::{PassInfo, PassKind};
 use axe_dialect::{
     ffi,
     ops::walk_preorder,

@@ -10,7 +10,7 @@
 //! ```
 
 use crate::glue::{external_pass, PassId};
-use crate::registry::{PassInfo, PassKind};
+use crate::glue::{PassInfo, PassKind};
 use axe_dialect::{names::ANNOTATE_OP, ops::walk_preorder};
 use melior::{
     ir::{operation::OperationLike, OperationRef},

@@ -5,7 +5,7 @@
 //! IR breaking an axe rule fails with the rule's diagnostic at the offending op. It changes nothing.
 
 use crate::glue::{external_pass, PassId};
-use crate::registry::{PassInfo, PassKind};
+use crate::glue::{PassInfo, PassKind};
 use melior::pass::Pass;
 
 /// `--axe-verify` as `axe-opt` lists it: flag, summary, description, constructor (the registry's entry).
