@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Start-up of axe-opt as fresh processes: medians of wall time and CPU (user + system) over N runs.
 
-Usage: bench/startup.py [--runs 40] AXE_OPT [AXE_OPT ...]   (release builds; ARCHITECTURE.md, "Where start-up
+Usage: bench/startup.py [--runs 40] AXE_OPT [AXE_OPT ...]   (release builds; docs/performance.md, "Where start-up
 time goes"). Cases: `--version`, an empty module, and an empty module with one upstream pass flag (the passes are
 registered only when named). Several binaries are measured interleaved, so load on the machine hits them alike.
 """
