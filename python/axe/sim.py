@@ -7,6 +7,8 @@ The simulator executes the axe IR the kernel was compiled from (lowered by `--lo
 
 from __future__ import annotations
 
+import numpy as np
+
 from .bind import Bound
 from .record import LaunchError
 
@@ -32,6 +34,13 @@ def run(kernel, bound: Bound) -> None:
         if array is None:
             args.append(("float" if param.ptx_type.startswith("f") else "int", value))
             continue
+        if not isinstance(array.obj, np.ndarray):
+            raise LaunchError(
+                kernel.name,
+                f"the simulator takes numpy arrays, got {type(array.obj).__module__}.{type(array.obj).__name__} "
+                "(a CPU torch tensor: pass tensor.numpy(), which shares its memory)",
+                param=param.name,
+            )
         if not array.is_row_major():
             raise LaunchError(kernel.name, "the simulator takes densely packed (C-contiguous) arrays", param=param.name)
         args.append(("buffer", array.dtype, bytes(memoryview(array.obj).cast("B"))))

@@ -67,6 +67,21 @@ def test_host_arrays_choose_the_simulator_and_say_so():
         kernel(a, b, c, m, n, k)  # the warning is given once per kernel
 
 
+class HostBuffer:
+    """A host tensor that is not a numpy array (as a CPU torch tensor is): it exposes the array interface only."""
+
+    def __init__(self, array):
+        self.array = array
+        self.__array_interface__ = array.__array_interface__
+
+
+def test_the_simulator_says_it_takes_numpy_arrays():
+    kernel = compiled("gemm_sm90a").kernel
+    a, b, c = small((16, 16), 1), small((16, 16), 2), np.zeros((16, 16), np.float16)
+    with pytest.raises(axe.LaunchError, match="argument A: the simulator takes numpy arrays, got .*HostBuffer"):
+        kernel(HostBuffer(a), b, c, 16, 16, 16, device="sim")
+
+
 def test_device_gpu_refuses_host_arrays_before_anything_runs():
     kernel = compiled("gemm_sm90a").kernel
     a, b, c = small((16, 16), 1), small((16, 16), 2), np.zeros((16, 16), np.float16)
