@@ -27,6 +27,7 @@
 //! A pending use resolved by a definition in a region opened after the use is refused, at the use.
 
 use crate::diagnostics::Diagnostic;
+use crate::guards::skip_trivia;
 use std::collections::HashMap;
 
 /// One open `{`: where it opened and the names defined directly in it.
@@ -132,9 +133,10 @@ pub fn check(source: &str, source_name: &str) -> Option<Diagnostic> {
                     }
                 }
                 let (name, after) = ssa_name(bytes, offset);
-                let next = next_byte(bytes, after);
-                let defines = (next == Some(b'=') && bytes.get(skip_space(bytes, after) + 1) != Some(&b'='))
-                    || (next == Some(b':') && bytes.get(skip_space(bytes, after) + 1) != Some(&b':'));
+                let at_next = skip_trivia(bytes, after);
+                let next = bytes.get(at_next).copied();
+                let defines = (next == Some(b'=') && bytes.get(at_next + 1) != Some(&b'='))
+                    || (next == Some(b':') && bytes.get(at_next + 1) != Some(&b':'));
                 if defines {
                     scan.deferred.push((name, offset));
                 } else {
@@ -228,9 +230,11 @@ fn results(bytes: &[u8], mut at: usize) -> Option<(Vec<(String, usize)>, usize)>
         if bytes.get(after) == Some(&b':') {
             after += 1 + bytes[after + 1..].iter().take_while(|b| b.is_ascii_digit()).count();
         }
-        let next = skip_space(bytes, after);
+        // The `=` and the names of a result list may be on later lines, after comments (`{ %v\n = ...`): the
+        // lexer skips both, so a definition written that way is still one (issue 22's long fuzz run).
+        let next = skip_trivia(bytes, after);
         match bytes.get(next) {
-            Some(b',') => at = skip_space(bytes, next + 1),
+            Some(b',') => at = skip_trivia(bytes, next + 1),
             Some(b'=') if bytes.get(next + 1) != Some(&b'=') => return Some((names, next + 1)),
             _ => return None,
         }

@@ -69,14 +69,29 @@ pub const UPSTREAM_GUARDS: &[UpstreamGuard] = &[
     },
 ];
 
+/// The offset of the first byte at or after `at` that MLIR's lexer does not skip: whitespace, newlines included,
+/// and `//` comments are trivia between tokens anywhere (a scanner that reads tokens must skip exactly these, or
+/// a construct split by a line break or a comment slips past it: issue 22's long fuzz run found both).
+pub(crate) fn skip_trivia(bytes: &[u8], mut at: usize) -> usize {
+    loop {
+        while at < bytes.len() && bytes[at].is_ascii_whitespace() {
+            at += 1;
+        }
+        if bytes[at..].starts_with(b"//") {
+            at = line_end(bytes, at);
+        } else {
+            return at;
+        }
+    }
+}
+
 /// Whether the text after an attribute name is `= value` with a value other than an integer literal (an optional
 /// sign, then decimal or `0x` hex digits not followed by a fraction or exponent, or `true`/`false`, which MLIR
 /// parses as i1 integers).
 fn not_an_integer(after: &[u8]) -> bool {
-    let skip_space = |text: &[u8]| text.iter().take_while(|b| b.is_ascii_whitespace()).count();
-    let after = &after[skip_space(after)..];
+    let after = &after[skip_trivia(after, 0)..];
     let Some(value) = after.strip_prefix(b"=") else { return false };
-    let value = &value[skip_space(value)..];
+    let value = &value[skip_trivia(value, 0)..];
     if value.starts_with(b"true") || value.starts_with(b"false") {
         return false;
     }
@@ -90,10 +105,20 @@ fn not_an_integer(after: &[u8]) -> bool {
 }
 
 /// Whether the position of the `llvm.insertvalue`/`extractvalue` whose text follows holds a value of 2^32 or
-/// more: the first `[...]` (custom form) or `array<i64: ...>` (generic form) on the op's line.
+/// more: the first `[...]` (custom form) or `array<i64: ...>` (generic form) after the op's name, comments
+/// skipped and line breaks allowed (the operands before it hold neither).
 fn position_from_2_pow_32(after: &[u8]) -> bool {
-    let line = &after[..after.iter().position(|&b| b == b'\n').unwrap_or(after.len())];
-    let text = String::from_utf8_lossy(line);
+    let mut code = Vec::with_capacity(after.len().min(1 << 16));
+    let mut at = 0;
+    while at < after.len() && code.len() < 1 << 16 {
+        if after[at..].starts_with(b"//") {
+            at = line_end(after, at);
+        } else {
+            code.push(after[at]);
+            at += 1;
+        }
+    }
+    let text = String::from_utf8_lossy(&code);
     let list = match (text.find('['), text.find("array<i64:")) {
         (Some(open), generic) if generic.is_none_or(|g| open < g) => text[open + 1..].split(']').next(),
         (_, Some(g)) => text[g + "array<i64:".len()..].split('>').next(),
@@ -181,7 +206,7 @@ fn line_end(bytes: &[u8], offset: usize) -> usize {
     bytes[offset..].iter().position(|&b| b == b'\n').map_or(bytes.len(), |i| offset + i)
 }
 
-/// Whether the word at `offset` begins `guard`'s token sequence (a whole word, whitespace between tokens).
+/// Whether the word at `offset` begins `guard`'s token sequence (a whole word, trivia between tokens).
 fn starts_with_tokens(bytes: &[u8], offset: usize, guard: &UpstreamGuard) -> bool {
     let word_char = |b: &u8| b.is_ascii_alphanumeric() || *b == b'_' || *b == b'.' || *b == b'$';
     if offset > 0 && word_char(&bytes[offset - 1]) {
@@ -190,7 +215,7 @@ fn starts_with_tokens(bytes: &[u8], offset: usize, guard: &UpstreamGuard) -> boo
     let mut at = offset;
     for (index, token) in guard.tokens.iter().enumerate() {
         if index > 0 {
-            at += bytes[at..].iter().take_while(|b| b.is_ascii_whitespace()).count();
+            at = skip_trivia(bytes, at);
         }
         if !bytes[at..].starts_with(token.as_bytes()) {
             return false;
@@ -254,7 +279,13 @@ mod tests {
 
     #[test]
     fn upstream_guards_match_whole_tokens() {
-        for source in ["%x = array<index: 32>", "{a = array < index>}", "array<\n  index: 1>"] {
+        for source in [
+            "%x = array<index: 32>",
+            "{a = array < index>}",
+            "array<\n  index: 1>",
+            "a = array <\n// a comment\n    index: 1, 2>",
+            "array // c\n < // d\n index>",
+        ] {
             let (_, _, message) = problem(source).unwrap_or_else(|| panic!("refused: {source}"));
             assert!(message.contains("179045"), "{message}");
         }
@@ -272,6 +303,9 @@ mod tests {
             "%2 = llvm.extractvalue %0[0, 4294967297] : !llvm.struct<(struct<(i64)>)>",
             "%1 = \"llvm.extractvalue\"(%0) <{position = array<i64: 4294967296>}> : (!llvm.struct<(i64)>) -> i64",
             "%1 = llvm.extractvalue %0[99999999999999999999999] : !llvm.struct<(i64)>",
+            // MLIR's lexer skips line breaks and comments between the operands and the position.
+            "%1 = llvm.insertvalue %p, %0\n    [4294967296] : !llvm.struct<(i64, i64)>",
+            "%1 = llvm.extractvalue %0 // the position:\n[4294967296] : !llvm.struct<(i64)>",
         ] {
             let (_, column, message) = problem(source).unwrap_or_else(|| panic!("refused: {source}"));
             assert!(message.contains("position of 2^32 or more"), "{message}");
@@ -324,6 +358,13 @@ mod tests {
         // The same text with the definition first is left to MLIR.
         let source = "%v = arith.constant 1 : i32\n\"t.use\"(%v) : (i32) -> ()\n";
         assert_eq!(problem(source), None);
+        // The definition's `=` on the next line, or after a comment, is still a definition (the long fuzz run found
+        // the first: axe-opt aborted with heap corruption).
+        for definition in ["%v\n  = arith.constant 1 : i32", "%v // the value\n = arith.constant 1 : i32"] {
+            let source = format!("\"t.use\"(%v) : (i32) -> ()\nscf.index_switch %c\ncase 0 {{ {definition}\n}}\n");
+            let (line, column, message) = problem(&source).unwrap_or_else(|| panic!("refused: {source}"));
+            assert_eq!((line, column), (1, 9), "{message}");
+        }
     }
 
     #[test]

@@ -18,6 +18,17 @@ func.func private @g() attributes {
 
 // -----
 
+// Comments are trivia between the tokens, as for MLIR's lexer: a comment line inside `array < ... index` hid it
+// from the guard, and MLIR 22 crashed (SIGSEGV; issue 22's long fuzz run, seed 2612).
+func.func private @g2() attributes {
+  // expected-error @+1 {{llvm-project issue 179045, fixed by PR 179075}}
+  a = array < // the element type follows
+// a comment line between the tokens
+    index: 1, 2>
+}
+
+// -----
+
 // No diagnostics here: the construct is only in a string.
 func.func private @h() attributes {a = "array<index: 1>", b = array<i64: 1>}
 
