@@ -1,6 +1,10 @@
 //! Parsing source text into a module whose locations carry the real file name.
 
-use crate::{context::AxeContext, diagnostics::DiagnosticSink, ffi, guards};
+use crate::{
+    context::AxeContext,
+    diagnostics::{Diagnostic, DiagnosticSink},
+    ffi, guards,
+};
 use melior::{ir::Module, Context};
 
 /// Parses `source` into a module, naming `source_name` in every location.
@@ -29,7 +33,58 @@ pub(crate) fn parse_in<'c>(
     }
     // One parse, as mlir-opt's: a second parse of the same text in one context would rename the resources the
     // first declared (`dense_resource<blob1>` -> `blob1_1`).
-    Module::from_operation(ffi::parse_module_for_tool(ctx, source, source_name)?)
+    let errors = sink.len();
+    let parsed = ffi::parse_module_for_tool(ctx, source, source_name);
+    if parsed.is_none() && sink.len() == errors {
+        sink.push(silent_failure(source, source_name));
+    }
+    Module::from_operation(parsed?)
+}
+
+/// The diagnostic for a parse that failed without one. MLIR 22's parser fails silently on an IRDL op written in
+/// custom form (`%a = axe.alloc : ...`: IRDL ops have no custom syntax; upstream mlir-opt exits 1 without a word,
+/// found by axe-fuzz), so a tool would refuse without saying why; the first such op is named, at its position.
+fn silent_failure(source: &str, source_name: &str) -> Diagnostic {
+    match custom_axe_op(source) {
+        Some((offset, name)) => Diagnostic::error(
+            Some(guards::locate(source.as_bytes(), offset, source_name)),
+            format!(
+                "custom op '{name}' has no custom syntax: axe ops are written in MLIR's generic form \
+                 (\"{name}\"(operands) {{attributes}} : (types) -> types); the dialect is defined in IRDL"
+            ),
+        ),
+        None => Diagnostic::error(
+            Some(guards::locate(source.as_bytes(), 0, source_name)),
+            "the input does not parse, and MLIR's parser gave no reason",
+        ),
+    }
+}
+
+/// The offset and name of the first `axe.<name>` written where an op name goes in custom form (after `=` or at
+/// the start of a line), outside strings and comments.
+fn custom_axe_op(source: &str) -> Option<(usize, String)> {
+    let mut line_start = 0;
+    for line in source.split_inclusive('\n') {
+        let code = line.split("//").next().unwrap_or("");
+        let mut in_string = false;
+        let mut previous = None;
+        for (i, c) in code.char_indices() {
+            if c == '"' {
+                in_string = !in_string;
+            }
+            if in_string || c.is_whitespace() {
+                continue;
+            }
+            if code[i..].starts_with("axe.") && matches!(previous, None | Some('=')) {
+                let name: String =
+                    code[i..].chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == '.').collect();
+                return Some((line_start + i, name));
+            }
+            previous = Some(c);
+        }
+        line_start += line.len();
+    }
+    None
 }
 
 #[cfg(test)]
@@ -43,6 +98,20 @@ mod tests {
         let module = parse_module(&context, input, "t.mlir").expect("parses");
         assert!(verify(&module), "{:?}", context.diagnostics().take());
         assert_eq!(module.as_operation().to_string(), expected);
+    }
+
+    #[test]
+    fn a_parse_that_fails_silently_still_says_why() {
+        let context = create_context().expect("context");
+        assert!(parse_module(&context, "func.func @f() {\n  %a = axe.alloc : i32\n  return\n}\n", "t.mlir").is_none());
+        let diagnostics = context.diagnostics().take();
+        assert_eq!(diagnostics.len(), 1, "{diagnostics:?}");
+        assert_eq!(diagnostics[0].location, Some(SourceLoc { file: "t.mlir".into(), line: 2, column: 8 }));
+        assert!(diagnostics[0].message.starts_with("custom op 'axe.alloc' has no custom syntax"));
+        // In a string or a comment it is not an op; a parse error with MLIR's own diagnostic gets no second one.
+        assert_eq!(custom_axe_op("\"t.x\"() {a = \"axe.alloc\"} : () -> ()\n// %a = axe.alloc\n"), None);
+        assert!(parse_module(&context, "func.func @f( {", "t.mlir").is_none());
+        assert_eq!(context.diagnostics().take().len(), 1);
     }
 
     #[test]
