@@ -60,10 +60,10 @@ def kernel(index):
     """One kernel and its host launch, in family `index % 4`."""
     gshape, offsets, tshape, dtype, glayout, slayout = FAMILIES[index % len(FAMILIES)]
     memref = f"memref<{'x'.join(str(d) for d in gshape)}x{dtype}>"
-    gt = f'!axe.tensor<array<i64: {shape(gshape)}>, {dtype}, #axe.layout<"{glayout}">, #axe.mem<"global">>'
-    gr = f'!axe.tensor<array<i64: {shape(tshape)}>, {dtype}, #axe.deferred, #axe.mem<"global">>'
-    st = f'!axe.tensor<array<i64: {shape(tshape)}>, {dtype}, #axe.layout<"{slayout}">, #axe.mem<"shared">>'
-    cta = '{scope = #axe.exec<"cta">}'
+    gt = f'!axe.tensor<{shape(gshape)}x{dtype}, global, {glayout}>'
+    gr = f'!axe.tensor<{shape(tshape)}x{dtype}, global>'
+    st = f'!axe.tensor<{shape(tshape)}x{dtype}, shared, {slayout}>'
+    cta = '{scope = #axe.exec<cta>}'
     host = f"""  func.func @host_{index}(%a: {memref}, %b: {memref}) {{
     %c1 = arith.constant 1 : index
     %c128 = arith.constant 128 : index
@@ -73,12 +73,12 @@ def kernel(index):
 """
     device = f"""  gpu.module @k{index} {{
     gpu.func @kernel(%a: {memref}, %b: {memref}) kernel attributes {{known_block_size = array<i32: 128, 1, 1>}} {{
-      %in = "axe.view"(%a) : ({memref}) -> {gt}
-      %out = "axe.view"(%b) : ({memref}) -> {gt}
+      %in = axe.view %a : {memref} -> {gt}
+      %out = axe.view %b : {memref} -> {gt}
       %r = "axe.slice"(%in) {{offsets = array<i64: {shape(offsets)}>, sizes = array<i64: {shape(tshape)}>}} : ({gt}) -> {gr}
       %s = "axe.alloc"() {cta} : () -> {st}
       %bar = "axe.mbarrier_alloc"() {cta} : () -> !axe.mbarrier
-      "axe.mbarrier_init"(%bar) {{count = 1 : i64, scope = #axe.exec<"cta">}} : (!axe.mbarrier) -> ()
+      "axe.mbarrier_init"(%bar) {{count = 1 : i64, scope = #axe.exec<cta>}} : (!axe.mbarrier) -> ()
       "axe.copy_async"(%r, %s, %bar) {cta} : ({gr}, {st}, !axe.mbarrier) -> ()
       %phase = arith.constant false
       "axe.mbarrier_wait"(%bar, %phase) {cta} : (!axe.mbarrier, i1) -> ()

@@ -17,16 +17,16 @@
 // from the nvidia-nvshmem-cu13 wheel) into the module before PTX is emitted. The kernel is launched on every PE
 // after NVSHMEM is initialized; its first CTA runs the collective (README, "Distributed kernels").
 
-!src = !axe.tensor<array<i64: 8, 4>, f32, #axe.layout<"S[(4,8):(1@gpuid,1)]">, #axe.mem<"global">>
-!dst = !axe.tensor<array<i64: 8, 4>, f32, #axe.layout<"S[32:1] + R[4:1@gpuid]">, #axe.mem<"global">>
+!src = !axe.tensor<8x4xf32, global, S[(4,8):(1@gpuid,1)]>
+!dst = !axe.tensor<8x4xf32, global, S[32:1] + R[4:1@gpuid]>
 
 module attributes {gpu.container_module, axe.mesh = {gpuid = 4 : i64}} {
   gpu.module @kernels {
     gpu.func @allgather(%src: !llvm.ptr, %dst: !llvm.ptr {axe.symmetric}) kernel
         attributes {known_block_size = array<i32: 128, 1, 1>, axe.launch = {grid = ["1", "1", "1"], params = ["src", "dst"]}} {
-      %in = "axe.view"(%src) : (!llvm.ptr) -> !src
-      %out = "axe.view"(%dst) : (!llvm.ptr) -> !dst
-      "axe.copy"(%in, %out) {scope = #axe.exec<"cta">} : (!src, !dst) -> ()
+      %in = axe.view %src : !llvm.ptr -> !src
+      %out = axe.view %dst : !llvm.ptr -> !dst
+      axe.copy cta %in to %out : !src to !dst
       gpu.return
     }
   }

@@ -19,23 +19,23 @@
 // all PEs' sources with `multimem.ld_reduce.relaxed.sys.global.add.f32` and stores it to all PEs' destinations
 // with `multimem.st.relaxed.sys.global.f32`: every element crosses NVLink once per PE instead of once per pair.
 
-!part = !axe.tensor<array<i64: 64, 32>, f32, #axe.layout<"S[2048:1] + R[4:1@gpuid]">, #axe.mem<"global">>
+!part = !axe.tensor<64x32xf32, global, S[2048:1] + R[4:1@gpuid]>
 
 module attributes {gpu.container_module, axe.mesh = {gpuid = 4 : i64}} {
   gpu.module @kernels {
     gpu.func @allreduce(%src: !llvm.ptr {axe.symmetric}, %dst: !llvm.ptr) kernel
         attributes {known_block_size = array<i32: 256, 1, 1>, axe.launch = {grid = ["1", "1", "1"], params = ["src", "dst"]}} {
-      %in = "axe.view"(%src) : (!llvm.ptr) -> !part
-      %out = "axe.view"(%dst) : (!llvm.ptr) -> !part
-      "axe.copy"(%in, %out) {scope = #axe.exec<"cta">, reduce = "sum"} : (!part, !part) -> ()
+      %in = axe.view %src : !llvm.ptr -> !part
+      %out = axe.view %dst : !llvm.ptr -> !part
+      axe.copy cta %in to %out {reduce = "sum"} : !part to !part
       gpu.return
     }
 
     gpu.func @allreduce_multimem(%src: !llvm.ptr {axe.symmetric}, %dst: !llvm.ptr {axe.symmetric}) kernel
         attributes {known_block_size = array<i32: 256, 1, 1>, axe.launch = {grid = ["1", "1", "1"], params = ["src", "dst"]}} {
-      %in = "axe.view"(%src) : (!llvm.ptr) -> !part
-      %out = "axe.view"(%dst) : (!llvm.ptr) -> !part
-      "axe.copy"(%in, %out) {scope = #axe.exec<"cta">, reduce = "sum", multimem} : (!part, !part) -> ()
+      %in = axe.view %src : !llvm.ptr -> !part
+      %out = axe.view %dst : !llvm.ptr -> !part
+      axe.copy cta %in to %out {reduce = "sum", multimem} : !part to !part
       gpu.return
     }
   }

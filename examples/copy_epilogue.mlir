@@ -14,38 +14,38 @@
 !gA = memref<128x16xf16>
 !gB = memref<16x16xf16>
 !gC = memref<128x16xf16>
-!globalA = !axe.tensor<array<i64: 128, 16>, f16, #axe.layout<"S[(128,16):(16,1)]">, #axe.mem<"global">>
-!globalB = !axe.tensor<array<i64: 16, 16>, f16, #axe.layout<"S[(16,16):(16,1)]">, #axe.mem<"global">>
-!globalC = !axe.tensor<array<i64: 128, 16>, f16, #axe.layout<"S[(128,16):(16,1)]">, #axe.mem<"global">>
-!a = !axe.tensor<array<i64: 128, 16>, f16, #axe.layout<"Swizzle(3,1,3) o S[(128,16):(16,1)]">, #axe.mem<"shared">>
-!rowsB = !axe.tensor<array<i64: 16, 16>, f16, #axe.layout<"Swizzle(3,1,3) o S[(16,16):(16,1)]">, #axe.mem<"shared">>
-!b = !axe.tensor<array<i64: 16, 16>, f16, #axe.layout<"Swizzle(3,1,3) o S[(16,16):(1,16)]">, #axe.mem<"shared">>
-!c = !axe.tensor<array<i64: 128, 16>, f32, #axe.layout<"S[(128,16):(1@TLane,1@TCol)]">, #axe.mem<"tmem">>
-!rows = !axe.tensor<array<i64: 128, 16>, f32, #axe.layout<"S[(4,32,16):(1@warpid,1@laneid,1)]">, #axe.mem<"reg">>
-!rows16 = !axe.tensor<array<i64: 128, 16>, f16, #axe.layout<"S[(4,32,16):(1@warpid,1@laneid,1)]">, #axe.mem<"reg">>
+!globalA = !axe.tensor<128x16xf16, global, S[(128,16):(16,1)]>
+!globalB = !axe.tensor<16x16xf16, global, S[(16,16):(16,1)]>
+!globalC = !axe.tensor<128x16xf16, global, S[(128,16):(16,1)]>
+!a = !axe.tensor<128x16xf16, shared, Swizzle(3,1,3) o S[(128,16):(16,1)]>
+!rowsB = !axe.tensor<16x16xf16, shared, Swizzle(3,1,3) o S[(16,16):(16,1)]>
+!b = !axe.tensor<16x16xf16, shared, Swizzle(3,1,3) o S[(16,16):(1,16)]>
+!c = !axe.tensor<128x16xf32, tmem, S[(128,16):(1@TLane,1@TCol)]>
+!rows = !axe.tensor<128x16xf32, reg, S[(4,32,16):(1@warpid,1@laneid,1)]>
+!rows16 = !axe.tensor<128x16xf16, reg, S[(4,32,16):(1@warpid,1@laneid,1)]>
 
 module attributes {gpu.container_module} {
   gpu.module @kernels attributes {axe.target = "sm_100a"} {
     gpu.func @copy_epilogue(%ga: !gA, %gb: !gB, %gc: !gC, %alpha: f32) kernel attributes {known_block_size = array<i32: 128, 1, 1>} {
-      %in_a = "axe.view"(%ga) : (!gA) -> !globalA
-      %in_b = "axe.view"(%gb) : (!gB) -> !globalB
-      %out = "axe.view"(%gc) : (!gC) -> !globalC
-      %a = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !a
-      %rows_b = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !rowsB
-      %c = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !c
-      "axe.copy"(%in_a, %a) {scope = #axe.exec<"cta">} : (!globalA, !a) -> ()
-      "axe.copy"(%in_b, %rows_b) {scope = #axe.exec<"cta">} : (!globalB, !rowsB) -> ()
-      %b = "axe.view"(%rows_b) : (!rowsB) -> !b
+      %in_a = axe.view %ga : !gA -> !globalA
+      %in_b = axe.view %gb : !gB -> !globalB
+      %out = axe.view %gc : !gC -> !globalC
+      %a = axe.alloc cta : !a
+      %rows_b = axe.alloc cta : !rowsB
+      %c = axe.alloc cta : !c
+      axe.copy cta %in_a to %a : !globalA to !a
+      axe.copy cta %in_b to %rows_b : !globalB to !rowsB
+      %b = axe.view %rows_b : !rowsB -> !b
       %zero = arith.constant 0.0 : f32
-      "axe.fill"(%c, %zero) {scope = #axe.exec<"cta">} : (!c, f32) -> ()
-      "axe.gemm"(%a, %b, %c) {scope = #axe.exec<"cta">} : (!a, !b, !c) -> ()
+      axe.fill cta %c, %zero : !c, f32
+      axe.gemm cta %a, %b, %c : !a, !b, !c
       // Epilogue: out = f16(alpha * c), thread r holding row r throughout.
-      %acc = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !rows
-      "axe.copy"(%c, %acc) {scope = #axe.exec<"cta">} : (!c, !rows) -> ()
-      "axe.scale"(%acc, %acc, %alpha) {scope = #axe.exec<"cta">} : (!rows, !rows, f32) -> ()
-      %half = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !rows16
-      "axe.cast"(%acc, %half) {scope = #axe.exec<"cta">} : (!rows, !rows16) -> ()
-      "axe.copy"(%half, %out) {scope = #axe.exec<"cta">} : (!rows16, !globalC) -> ()
+      %acc = axe.alloc cta : !rows
+      axe.copy cta %c to %acc : !c to !rows
+      axe.scale cta %acc by %alpha to %acc : !rows to !rows
+      %half = axe.alloc cta : !rows16
+      axe.cast cta %acc to %half : !rows to !rows16
+      axe.copy cta %half to %out : !rows16 to !globalC
       gpu.return
     }
   }

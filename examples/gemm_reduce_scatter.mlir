@@ -16,42 +16,42 @@
 
 !gA = memref<128x16xf16>
 !gB = memref<16x16xf16>
-!globalA = !axe.tensor<array<i64: 128, 16>, f16, #axe.layout<"S[(128,16):(16,1)]">, #axe.mem<"global">>
-!globalB = !axe.tensor<array<i64: 16, 16>, f16, #axe.layout<"S[(16,16):(16,1)]">, #axe.mem<"global">>
-!a = !axe.tensor<array<i64: 128, 16>, f16, #axe.layout<"Swizzle(3,1,3) o S[(128,16):(16,1)]">, #axe.mem<"shared">>
-!rowsB = !axe.tensor<array<i64: 16, 16>, f16, #axe.layout<"Swizzle(3,1,3) o S[(16,16):(16,1)]">, #axe.mem<"shared">>
-!b = !axe.tensor<array<i64: 16, 16>, f16, #axe.layout<"Swizzle(3,1,3) o S[(16,16):(1,16)]">, #axe.mem<"shared">>
-!c = !axe.tensor<array<i64: 128, 16>, f32, #axe.layout<"S[(128,16):(1@TLane,1@TCol)]">, #axe.mem<"tmem">>
-!rows = !axe.tensor<array<i64: 128, 16>, f32, #axe.layout<"S[(4,32,16):(1@warpid,1@laneid,1)]">, #axe.mem<"reg">>
+!globalA = !axe.tensor<128x16xf16, global, S[(128,16):(16,1)]>
+!globalB = !axe.tensor<16x16xf16, global, S[(16,16):(16,1)]>
+!a = !axe.tensor<128x16xf16, shared, Swizzle(3,1,3) o S[(128,16):(16,1)]>
+!rowsB = !axe.tensor<16x16xf16, shared, Swizzle(3,1,3) o S[(16,16):(16,1)]>
+!b = !axe.tensor<16x16xf16, shared, Swizzle(3,1,3) o S[(16,16):(1,16)]>
+!c = !axe.tensor<128x16xf32, tmem, S[(128,16):(1@TLane,1@TCol)]>
+!rows = !axe.tensor<128x16xf32, reg, S[(4,32,16):(1@warpid,1@laneid,1)]>
 // The rank's partial product in its symmetric buffer: row-major locally, and as a distributed tensor Partial(sum).
-!local = !axe.tensor<array<i64: 128, 16>, f32, #axe.layout<"S[(128,16):(16,1)]">, #axe.mem<"global">>
-!partial = !axe.tensor<array<i64: 128, 16>, f32, #axe.layout<"S[2048:1] + R[4:1@gpuid]">, #axe.mem<"global">>
-!scattered = !axe.tensor<array<i64: 128, 16>, f32, #axe.layout<"S[(4,512):(1@gpuid,1)]">, #axe.mem<"global">>
+!local = !axe.tensor<128x16xf32, global, S[(128,16):(16,1)]>
+!partial = !axe.tensor<128x16xf32, global, S[2048:1] + R[4:1@gpuid]>
+!scattered = !axe.tensor<128x16xf32, global, S[(4,512):(1@gpuid,1)]>
 
 module attributes {gpu.container_module, axe.mesh = {gpuid = 4 : i64}} {
   gpu.module @kernels attributes {axe.target = "sm_100a"} {
     gpu.func @gemm_reduce_scatter(%ga: !gA, %gb: !gB, %gpartial: !llvm.ptr<1> {axe.symmetric}, %gout: !llvm.ptr<1>) kernel
         attributes {known_block_size = array<i32: 128, 1, 1>} {
-      %in_a = "axe.view"(%ga) : (!gA) -> !globalA
-      %in_b = "axe.view"(%gb) : (!gB) -> !globalB
-      %a = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !a
-      %rows_b = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !rowsB
-      %c = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !c
-      "axe.copy"(%in_a, %a) {scope = #axe.exec<"cta">} : (!globalA, !a) -> ()
-      "axe.copy"(%in_b, %rows_b) {scope = #axe.exec<"cta">} : (!globalB, !rowsB) -> ()
-      %b = "axe.view"(%rows_b) : (!rowsB) -> !b
+      %in_a = axe.view %ga : !gA -> !globalA
+      %in_b = axe.view %gb : !gB -> !globalB
+      %a = axe.alloc cta : !a
+      %rows_b = axe.alloc cta : !rowsB
+      %c = axe.alloc cta : !c
+      axe.copy cta %in_a to %a : !globalA to !a
+      axe.copy cta %in_b to %rows_b : !globalB to !rowsB
+      %b = axe.view %rows_b : !rowsB -> !b
       %zero = arith.constant 0.0 : f32
-      "axe.fill"(%c, %zero) {scope = #axe.exec<"cta">} : (!c, f32) -> ()
-      "axe.gemm"(%a, %b, %c) {scope = #axe.exec<"cta">} : (!a, !b, !c) -> ()
+      axe.fill cta %c, %zero : !c, f32
+      axe.gemm cta %a, %b, %c : !a, !b, !c
       // Epilogue: the partial product to the symmetric buffer, thread r holding row r.
-      %acc = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !rows
-      "axe.copy"(%c, %acc) {scope = #axe.exec<"cta">} : (!c, !rows) -> ()
-      %mine = "axe.view"(%gpartial) : (!llvm.ptr<1>) -> !local
-      "axe.copy"(%acc, %mine) {scope = #axe.exec<"cta">} : (!rows, !local) -> ()
+      %acc = axe.alloc cta : !rows
+      axe.copy cta %c to %acc : !c to !rows
+      %mine = axe.view %gpartial : !llvm.ptr<1> -> !local
+      axe.copy cta %acc to %mine : !rows to !local
       // Reduce-scatter: out (rows 32r.. on rank r) = the sum over ranks of their partial products.
-      %sum_in = "axe.view"(%gpartial) : (!llvm.ptr<1>) -> !partial
-      %out = "axe.view"(%gout) : (!llvm.ptr<1>) -> !scattered
-      "axe.copy"(%sum_in, %out) {scope = #axe.exec<"cta">, reduce = "sum"} : (!partial, !scattered) -> ()
+      %sum_in = axe.view %gpartial : !llvm.ptr<1> -> !partial
+      %out = axe.view %gout : !llvm.ptr<1> -> !scattered
+      axe.copy cta %sum_in to %out {reduce = "sum"} : !partial to !scattered
       gpu.return
     }
   }

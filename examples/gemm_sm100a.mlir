@@ -16,20 +16,20 @@
 //     axe-translate --emit=ptx --chip=sm_100a
 //   (and --emit=launch for the launch record)
 
-!gA = !axe.tensor<array<i64: -9223372036854775808, -9223372036854775808>, f16, #axe.row_major, #axe.mem<"global">>
-!gB = !axe.tensor<array<i64: -9223372036854775808, -9223372036854775808>, f16, #axe.row_major, #axe.mem<"global">>
-!gC = !axe.tensor<array<i64: -9223372036854775808, -9223372036854775808>, f16, #axe.row_major, #axe.mem<"global">>
-!tileA = !axe.tensor<array<i64: 128, 64>, f16, #axe.deferred, #axe.mem<"global">>
-!tileB = !axe.tensor<array<i64: 64, 128>, f16, #axe.deferred, #axe.mem<"global">>
-!tileC = !axe.tensor<array<i64: 128, 128>, f16, #axe.deferred, #axe.mem<"global">>
-!ringA = !axe.tensor<array<i64: 384, 64>, f16, #axe.layout<"Swizzle(3,3,3) o S[(384,64):(64,1)]">, #axe.mem<"shared">>
-!ringB = !axe.tensor<array<i64: 192, 128>, f16, #axe.layout<"Swizzle(3,3,3) o S[(3,64,2,64):(8192,64,4096,1)]">, #axe.mem<"shared">>
-!stageA = !axe.tensor<array<i64: 128, 64>, f16, #axe.deferred, #axe.mem<"shared">>
-!stageB = !axe.tensor<array<i64: 64, 128>, f16, #axe.deferred, #axe.mem<"shared">>
-!smemC = !axe.tensor<array<i64: 128, 128>, f16, #axe.layout<"Swizzle(3,3,3) o S[(128,2,64):(64,8192,1)]">, #axe.mem<"shared">>
-!acc = !axe.tensor<array<i64: 128, 128>, f32, #axe.layout<"S[(128,128):(1@TLane,1@TCol)]">, #axe.mem<"tmem">>
-!rows = !axe.tensor<array<i64: 128, 128>, f32, #axe.layout<"S[(4,32,128):(1@warpid,1@laneid,1)]">, #axe.mem<"reg">>
-!out = !axe.tensor<array<i64: 128, 128>, f16, #axe.layout<"S[(4,32,128):(1@warpid,1@laneid,1)]">, #axe.mem<"reg">>
+!gA = !axe.tensor<?x?xf16, global, row_major>
+!gB = !axe.tensor<?x?xf16, global, row_major>
+!gC = !axe.tensor<?x?xf16, global, row_major>
+!tileA = !axe.tensor<128x64xf16, global>
+!tileB = !axe.tensor<64x128xf16, global>
+!tileC = !axe.tensor<128x128xf16, global>
+!ringA = !axe.tensor<384x64xf16, shared, Swizzle(3,3,3) o S[(384,64):(64,1)]>
+!ringB = !axe.tensor<192x128xf16, shared, Swizzle(3,3,3) o S[(3,64,2,64):(8192,64,4096,1)]>
+!stageA = !axe.tensor<128x64xf16, shared>
+!stageB = !axe.tensor<64x128xf16, shared>
+!smemC = !axe.tensor<128x128xf16, shared, Swizzle(3,3,3) o S[(128,2,64):(64,8192,1)]>
+!acc = !axe.tensor<128x128xf32, tmem, S[(128,128):(1@TLane,1@TCol)]>
+!rows = !axe.tensor<128x128xf32, reg, S[(4,32,128):(1@warpid,1@laneid,1)]>
+!out = !axe.tensor<128x128xf16, reg, S[(4,32,128):(1@warpid,1@laneid,1)]>
 
 module attributes {gpu.container_module} {
   gpu.module @kernels attributes {axe.target = "sm_100a"} {
@@ -45,12 +45,12 @@ module attributes {gpu.container_module} {
       %zero = arith.constant 0.0 : f32
       // The accumulator in tensor memory; its rows and their f16 copy: per-thread register arrays, allocated
       // first so that they sit in the kernel's entry block (LLVM promotes only entry-block allocas to registers).
-      %rows = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !rows
-      %out = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !out
-      %acc = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !acc
-      %ga = "axe.view"(%a, %m, %k) {multiples = array<i64: 16, 16>} : (!llvm.ptr<1>, i32, i32) -> !gA
-      %gb = "axe.view"(%b, %k, %n) {multiples = array<i64: 16, 16>} : (!llvm.ptr<1>, i32, i32) -> !gB
-      %gc = "axe.view"(%c, %m, %n) {multiples = array<i64: 16, 16>} : (!llvm.ptr<1>, i32, i32) -> !gC
+      %rows = axe.alloc cta : !rows
+      %out = axe.alloc cta : !out
+      %acc = axe.alloc cta : !acc
+      %ga = axe.view %a(%m, %k : i32, i32) multiples [16, 16] : !llvm.ptr<1> -> !gA
+      %gb = axe.view %b(%k, %n : i32, i32) multiples [16, 16] : !llvm.ptr<1> -> !gB
+      %gc = axe.view %c(%m, %n : i32, i32) multiples [16, 16] : !llvm.ptr<1> -> !gC
       // This CTA's tile: rows m0 = by * 128, columns n0 = bx * 128; K tiles: ceildiv(K, 64).
       %bx = gpu.block_id x
       %by = gpu.block_id y
@@ -65,35 +65,35 @@ module attributes {gpu.container_module} {
       %i2 = arith.constant 2 : i32
       %i3 = arith.constant 3 : i32
       %ktiles32 = arith.index_castui %ktiles : index to i32
-      %ring_a = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !ringA
-      %ring_b = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !ringB
-      %smem_c = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !smemC
-      %bar0 = "axe.mbarrier_alloc"() {scope = #axe.exec<"cta">} : () -> !axe.mbarrier
-      %bar1 = "axe.mbarrier_alloc"() {scope = #axe.exec<"cta">} : () -> !axe.mbarrier
-      %bar2 = "axe.mbarrier_alloc"() {scope = #axe.exec<"cta">} : () -> !axe.mbarrier
+      %ring_a = axe.alloc cta : !ringA
+      %ring_b = axe.alloc cta : !ringB
+      %smem_c = axe.alloc cta : !smemC
+      %bar0 = axe.mbarrier_alloc cta : !axe.mbarrier
+      %bar1 = axe.mbarrier_alloc cta : !axe.mbarrier
+      %bar2 = axe.mbarrier_alloc cta : !axe.mbarrier
       // Each stage's barrier takes one arrival per load round: one arrive.expect_tx of the round's 32768 bytes
       // (A 128x64 + B 64x128 f16) announces both TMA loads, which then only complete transactions.
-      "axe.mbarrier_init"(%bar0) {count = 1 : i64, scope = #axe.exec<"cta">} : (!axe.mbarrier) -> ()
-      "axe.mbarrier_init"(%bar1) {count = 1 : i64, scope = #axe.exec<"cta">} : (!axe.mbarrier) -> ()
-      "axe.mbarrier_init"(%bar2) {count = 1 : i64, scope = #axe.exec<"cta">} : (!axe.mbarrier) -> ()
-      "axe.fill"(%acc, %zero) {scope = #axe.exec<"cta">} : (!acc, f32) -> ()
+      axe.mbarrier_init cta %bar0 count 1 : !axe.mbarrier
+      axe.mbarrier_init cta %bar1 count 1 : !axe.mbarrier
+      axe.mbarrier_init cta %bar2 count 1 : !axe.mbarrier
+      axe.fill cta %acc, %zero : !acc, f32
       // Prologue: K tiles 0 and 1 into stages 0 and 1, when they exist.
-      %a0 = "axe.slice"(%ga, %m0) {offsets = array<i64: -9223372036854775808, 0>, sizes = array<i64: 128, 64>} : (!gA, index) -> !tileA
-      %b0 = "axe.slice"(%gb, %n0) {offsets = array<i64: 0, -9223372036854775808>, sizes = array<i64: 64, 128>} : (!gB, index) -> !tileB
-      %sa0 = "axe.slice"(%ring_a) {offsets = array<i64: 0, 0>, sizes = array<i64: 128, 64>} : (!ringA) -> !stageA
-      %sb0 = "axe.slice"(%ring_b) {offsets = array<i64: 0, 0>, sizes = array<i64: 64, 128>} : (!ringB) -> !stageB
-      "axe.mbarrier_arrive_expect_tx"(%bar0) {bytes = 32768 : i64, scope = #axe.exec<"cta">} : (!axe.mbarrier) -> ()
-      "axe.copy_async"(%a0, %sa0, %bar0) {scope = #axe.exec<"cta">} : (!tileA, !stageA, !axe.mbarrier) -> ()
-      "axe.copy_async"(%b0, %sb0, %bar0) {scope = #axe.exec<"cta">} : (!tileB, !stageB, !axe.mbarrier) -> ()
+      %a0 = axe.slice %ga[%m0, 0] [128, 64] : !gA to !tileA
+      %b0 = axe.slice %gb[0, %n0] [64, 128] : !gB to !tileB
+      %sa0 = axe.slice %ring_a[0, 0] [128, 64] : !ringA to !stageA
+      %sb0 = axe.slice %ring_b[0, 0] [64, 128] : !ringB to !stageB
+      axe.mbarrier_arrive_expect_tx cta %bar0 bytes 32768 : !axe.mbarrier
+      axe.copy_async cta %a0 to %sa0, %bar0 : !tileA to !stageA, !axe.mbarrier
+      axe.copy_async cta %b0 to %sb0, %bar0 : !tileB to !stageB, !axe.mbarrier
       %has1 = arith.cmpi ugt, %ktiles, %c1 : index
       scf.if %has1 {
-        %a1 = "axe.slice"(%ga, %m0) {offsets = array<i64: -9223372036854775808, 64>, sizes = array<i64: 128, 64>} : (!gA, index) -> !tileA
-        %b1 = "axe.slice"(%gb, %n0) {offsets = array<i64: 64, -9223372036854775808>, sizes = array<i64: 64, 128>} : (!gB, index) -> !tileB
-        %sa1 = "axe.slice"(%ring_a) {offsets = array<i64: 128, 0>, sizes = array<i64: 128, 64>} : (!ringA) -> !stageA
-        %sb1 = "axe.slice"(%ring_b) {offsets = array<i64: 64, 0>, sizes = array<i64: 64, 128>} : (!ringB) -> !stageB
-        "axe.mbarrier_arrive_expect_tx"(%bar1) {bytes = 32768 : i64, scope = #axe.exec<"cta">} : (!axe.mbarrier) -> ()
-        "axe.copy_async"(%a1, %sa1, %bar1) {scope = #axe.exec<"cta">} : (!tileA, !stageA, !axe.mbarrier) -> ()
-        "axe.copy_async"(%b1, %sb1, %bar1) {scope = #axe.exec<"cta">} : (!tileB, !stageB, !axe.mbarrier) -> ()
+        %a1 = axe.slice %ga[%m0, 64] [128, 64] : !gA to !tileA
+        %b1 = axe.slice %gb[64, %n0] [64, 128] : !gB to !tileB
+        %sa1 = axe.slice %ring_a[128, 0] [128, 64] : !ringA to !stageA
+        %sb1 = axe.slice %ring_b[64, 0] [64, 128] : !ringB to !stageB
+        axe.mbarrier_arrive_expect_tx cta %bar1 bytes 32768 : !axe.mbarrier
+        axe.copy_async cta %a1 to %sa1, %bar1 : !tileA to !stageA, !axe.mbarrier
+        axe.copy_async cta %b1 to %sb1, %bar1 : !tileB to !stageB, !axe.mbarrier
       }
       // The stage read (kt mod 3), the stage loaded (kt + 2 mod 3) and the read stage's parity ((kt / 3) mod 2)
       // are carried across iterations and advanced by a compare and a select, not divided out of kt.
@@ -110,27 +110,27 @@ module attributes {gpu.container_module} {
           %k2 = arith.muli %kt2_index, %c64 : index
           %row_a = arith.muli %next_index, %c128 : index
           %row_b = arith.muli %next_index, %c64 : index
-          %an = "axe.slice"(%ga, %m0, %k2) {offsets = array<i64: -9223372036854775808, -9223372036854775808>, sizes = array<i64: 128, 64>} : (!gA, index, index) -> !tileA
-          %bn = "axe.slice"(%gb, %k2, %n0) {offsets = array<i64: -9223372036854775808, -9223372036854775808>, sizes = array<i64: 64, 128>} : (!gB, index, index) -> !tileB
-          %san = "axe.slice"(%ring_a, %row_a) {offsets = array<i64: -9223372036854775808, 0>, sizes = array<i64: 128, 64>} : (!ringA, index) -> !stageA
-          %sbn = "axe.slice"(%ring_b, %row_b) {offsets = array<i64: -9223372036854775808, 0>, sizes = array<i64: 64, 128>} : (!ringB, index) -> !stageB
+          %an = axe.slice %ga[%m0, %k2] [128, 64] : !gA to !tileA
+          %bn = axe.slice %gb[%k2, %n0] [64, 128] : !gB to !tileB
+          %san = axe.slice %ring_a[%row_a, 0] [128, 64] : !ringA to !stageA
+          %sbn = axe.slice %ring_b[%row_b, 0] [64, 128] : !ringB to !stageB
           scf.index_switch %next_index
           case 0 {
-            "axe.mbarrier_arrive_expect_tx"(%bar0) {bytes = 32768 : i64, scope = #axe.exec<"cta">} : (!axe.mbarrier) -> ()
-            "axe.copy_async"(%an, %san, %bar0) {scope = #axe.exec<"cta">} : (!tileA, !stageA, !axe.mbarrier) -> ()
-            "axe.copy_async"(%bn, %sbn, %bar0) {scope = #axe.exec<"cta">} : (!tileB, !stageB, !axe.mbarrier) -> ()
+            axe.mbarrier_arrive_expect_tx cta %bar0 bytes 32768 : !axe.mbarrier
+            axe.copy_async cta %an to %san, %bar0 : !tileA to !stageA, !axe.mbarrier
+            axe.copy_async cta %bn to %sbn, %bar0 : !tileB to !stageB, !axe.mbarrier
             scf.yield
           }
           case 1 {
-            "axe.mbarrier_arrive_expect_tx"(%bar1) {bytes = 32768 : i64, scope = #axe.exec<"cta">} : (!axe.mbarrier) -> ()
-            "axe.copy_async"(%an, %san, %bar1) {scope = #axe.exec<"cta">} : (!tileA, !stageA, !axe.mbarrier) -> ()
-            "axe.copy_async"(%bn, %sbn, %bar1) {scope = #axe.exec<"cta">} : (!tileB, !stageB, !axe.mbarrier) -> ()
+            axe.mbarrier_arrive_expect_tx cta %bar1 bytes 32768 : !axe.mbarrier
+            axe.copy_async cta %an to %san, %bar1 : !tileA to !stageA, !axe.mbarrier
+            axe.copy_async cta %bn to %sbn, %bar1 : !tileB to !stageB, !axe.mbarrier
             scf.yield
           }
           default {
-            "axe.mbarrier_arrive_expect_tx"(%bar2) {bytes = 32768 : i64, scope = #axe.exec<"cta">} : (!axe.mbarrier) -> ()
-            "axe.copy_async"(%an, %san, %bar2) {scope = #axe.exec<"cta">} : (!tileA, !stageA, !axe.mbarrier) -> ()
-            "axe.copy_async"(%bn, %sbn, %bar2) {scope = #axe.exec<"cta">} : (!tileB, !stageB, !axe.mbarrier) -> ()
+            axe.mbarrier_arrive_expect_tx cta %bar2 bytes 32768 : !axe.mbarrier
+            axe.copy_async cta %an to %san, %bar2 : !tileA to !stageA, !axe.mbarrier
+            axe.copy_async cta %bn to %sbn, %bar2 : !tileB to !stageB, !axe.mbarrier
             scf.yield
           }
         }
@@ -138,22 +138,22 @@ module attributes {gpu.container_module} {
         %cur_index = arith.index_castui %cur : i32 to index
         scf.index_switch %cur_index
         case 0 {
-          "axe.mbarrier_wait"(%bar0, %parity) {scope = #axe.exec<"cta">} : (!axe.mbarrier, i1) -> ()
+          axe.mbarrier_wait cta %bar0, %parity : !axe.mbarrier
           scf.yield
         }
         case 1 {
-          "axe.mbarrier_wait"(%bar1, %parity) {scope = #axe.exec<"cta">} : (!axe.mbarrier, i1) -> ()
+          axe.mbarrier_wait cta %bar1, %parity : !axe.mbarrier
           scf.yield
         }
         default {
-          "axe.mbarrier_wait"(%bar2, %parity) {scope = #axe.exec<"cta">} : (!axe.mbarrier, i1) -> ()
+          axe.mbarrier_wait cta %bar2, %parity : !axe.mbarrier
           scf.yield
         }
         %row_a = arith.muli %cur_index, %c128 : index
         %row_b = arith.muli %cur_index, %c64 : index
-        %sa = "axe.slice"(%ring_a, %row_a) {offsets = array<i64: -9223372036854775808, 0>, sizes = array<i64: 128, 64>} : (!ringA, index) -> !stageA
-        %sb = "axe.slice"(%ring_b, %row_b) {offsets = array<i64: -9223372036854775808, 0>, sizes = array<i64: 64, 128>} : (!ringB, index) -> !stageB
-        "axe.gemm"(%sa, %sb, %acc) {scope = #axe.exec<"cta">} : (!stageA, !stageB, !acc) -> ()
+        %sa = axe.slice %ring_a[%row_a, 0] [128, 64] : !ringA to !stageA
+        %sb = axe.slice %ring_b[%row_b, 0] [64, 128] : !ringB to !stageB
+        axe.gemm cta %sa, %sb, %acc : !stageA, !stageB, !acc
         // Advance the ring: each stage index wraps 2 -> 0; the read stage's parity flips when it wraps (a new round).
         %cur1 = arith.addi %cur, %i1 : i32
         %cur_wraps = arith.cmpi eq, %cur1, %i3 : i32
@@ -166,11 +166,11 @@ module attributes {gpu.container_module} {
       }
       // Epilogue: tensor memory -> registers (tcgen05.ld, thread r row r), f32 -> f16, registers -> the shared C
       // tile, one TMA store (clipped at M and N).
-      "axe.copy"(%acc, %rows) {scope = #axe.exec<"cta">} : (!acc, !rows) -> ()
-      "axe.cast"(%rows, %out) {scope = #axe.exec<"cta">} : (!rows, !out) -> ()
-      "axe.copy"(%out, %smem_c) {scope = #axe.exec<"cta">} : (!out, !smemC) -> ()
-      %tc = "axe.slice"(%gc, %m0, %n0) {offsets = array<i64: -9223372036854775808, -9223372036854775808>, sizes = array<i64: 128, 128>} : (!gC, index, index) -> !tileC
-      "axe.copy_async"(%smem_c, %tc) {scope = #axe.exec<"cta">} : (!smemC, !tileC) -> ()
+      axe.copy cta %acc to %rows : !acc to !rows
+      axe.cast cta %rows to %out : !rows to !out
+      axe.copy cta %out to %smem_c : !out to !smemC
+      %tc = axe.slice %gc[%m0, %n0] [128, 128] : !gC to !tileC
+      axe.copy_async cta %smem_c to %tc : !smemC to !tileC
       gpu.return
     }
   }

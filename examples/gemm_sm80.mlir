@@ -37,24 +37,24 @@
 // A (K or N of B) has src-size 0 and fills its shared chunk with zeros, and a store past row M or column N of C is
 // skipped.
 
-!gA = !axe.tensor<array<i64: -9223372036854775808, -9223372036854775808>, f16, #axe.row_major, #axe.mem<"global">>
-!gB = !axe.tensor<array<i64: -9223372036854775808, -9223372036854775808>, f16, #axe.row_major, #axe.mem<"global">>
-!gC = !axe.tensor<array<i64: -9223372036854775808, -9223372036854775808>, f16, #axe.row_major, #axe.mem<"global">>
-!tileA = !axe.tensor<array<i64: 128, 64>, f16, #axe.deferred, #axe.mem<"global">>
-!tileB = !axe.tensor<array<i64: 64, 128>, f16, #axe.deferred, #axe.mem<"global">>
-!tileC = !axe.tensor<array<i64: 64, 64>, f16, #axe.deferred, #axe.mem<"global">>
-!ringA = !axe.tensor<array<i64: 384, 64>, f16, #axe.layout<"Swizzle(3,3,3) o S[(384,64):(64,1)]">, #axe.mem<"shared">>
-!ringB = !axe.tensor<array<i64: 192, 128>, f16, #axe.layout<"Swizzle(3,3,3) o S[(192,2,64):(64,12288,1)]">, #axe.mem<"shared">>
-!stageA = !axe.tensor<array<i64: 128, 64>, f16, #axe.deferred, #axe.mem<"shared">>
-!stageB = !axe.tensor<array<i64: 64, 128>, f16, #axe.deferred, #axe.mem<"shared">>
-!kA = !axe.tensor<array<i64: 64, 16>, f16, #axe.deferred, #axe.mem<"shared">>
-!kB = !axe.tensor<array<i64: 16, 64>, f16, #axe.deferred, #axe.mem<"shared">>
+!gA = !axe.tensor<?x?xf16, global, row_major>
+!gB = !axe.tensor<?x?xf16, global, row_major>
+!gC = !axe.tensor<?x?xf16, global, row_major>
+!tileA = !axe.tensor<128x64xf16, global>
+!tileB = !axe.tensor<64x128xf16, global>
+!tileC = !axe.tensor<64x64xf16, global>
+!ringA = !axe.tensor<384x64xf16, shared, Swizzle(3,3,3) o S[(384,64):(64,1)]>
+!ringB = !axe.tensor<192x128xf16, shared, Swizzle(3,3,3) o S[(192,2,64):(64,12288,1)]>
+!stageA = !axe.tensor<128x64xf16, shared>
+!stageB = !axe.tensor<64x128xf16, shared>
+!kA = !axe.tensor<64x16xf16, shared>
+!kB = !axe.tensor<16x64xf16, shared>
 // The m16n8k16 fragments of the CTA's 128x16 A and 16x128 B k16 slices: each warp holds its 64 rows of A (and
 // the warp beside it the same: R[2:2@warpid]) and its 64 columns of B.
-!fA = !axe.tensor<array<i64: 64, 16>, f16, #axe.layout<"S[(4,2,8,2,4,2):(8,2,4@laneid,4,1@laneid,1)]">, #axe.mem<"reg">>
-!fB = !axe.tensor<array<i64: 16, 64>, f16, #axe.layout<"S[(2,4,2,8,8):(2,1@laneid,1,4,4@laneid)]">, #axe.mem<"reg">>
-!c = !axe.tensor<array<i64: 64, 64>, f32, #axe.layout<"S[(4,2,8,8,4,2):(32,2,4@laneid,4,1@laneid,1)]">, #axe.mem<"reg">>
-!c16 = !axe.tensor<array<i64: 64, 64>, f16, #axe.layout<"S[(4,2,8,8,4,2):(32,2,4@laneid,4,1@laneid,1)]">, #axe.mem<"reg">>
+!fA = !axe.tensor<64x16xf16, reg, S[(4,2,8,2,4,2):(8,2,4@laneid,4,1@laneid,1)]>
+!fB = !axe.tensor<16x64xf16, reg, S[(2,4,2,8,8):(2,1@laneid,1,4,4@laneid)]>
+!c = !axe.tensor<64x64xf32, reg, S[(4,2,8,8,4,2):(32,2,4@laneid,4,1@laneid,1)]>
+!c16 = !axe.tensor<64x64xf16, reg, S[(4,2,8,8,4,2):(32,2,4@laneid,4,1@laneid,1)]>
 !acc = memref<128xf32, #gpu.address_space<private>>
 
 module attributes {gpu.container_module} {
@@ -76,18 +76,18 @@ module attributes {gpu.container_module} {
       %m0 = arith.muli %bx, %c128 : index
       %n0 = arith.muli %by, %c128 : index
       // A [M, K], B [K, N], C [M, N], row-major; K and N are multiples of 8 (16-byte rows), M is any.
-      %ga = "axe.view"(%a, %mm, %kk) {multiples = array<i64: 1, 8>} : (!llvm.ptr<1>, i32, i32) -> !gA
-      %gb = "axe.view"(%b, %kk, %nn) {multiples = array<i64: 1, 8>} : (!llvm.ptr<1>, i32, i32) -> !gB
-      %gc = "axe.view"(%c, %mm, %nn) {multiples = array<i64: 1, 8>} : (!llvm.ptr<1>, i32, i32) -> !gC
-      %ring_a = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !ringA
-      %ring_b = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !ringB
-      %fa = "axe.alloc"() {scope = #axe.exec<"warp">} : () -> !fA
-      %fb = "axe.alloc"() {scope = #axe.exec<"warp">} : () -> !fB
+      %ga = axe.view %a(%mm, %kk : i32, i32) multiples [1, 8] : !llvm.ptr<1> -> !gA
+      %gb = axe.view %b(%kk, %nn : i32, i32) multiples [1, 8] : !llvm.ptr<1> -> !gB
+      %gc = axe.view %c(%mm, %nn : i32, i32) multiples [1, 8] : !llvm.ptr<1> -> !gC
+      %ring_a = axe.alloc cta : !ringA
+      %ring_b = axe.alloc cta : !ringB
+      %fa = axe.alloc warp : !fA
+      %fb = axe.alloc warp : !fB
       %acc = memref.alloca() : !acc
       // Register tensors are allocated in the entry block, where LLVM promotes them to registers.
-      %h = "axe.alloc"() {scope = #axe.exec<"warp">} : () -> !c16
-      %cc = "axe.view"(%acc) : (!acc) -> !c
-      "axe.fill"(%cc, %zero) {scope = #axe.exec<"warp">} : (!c, f32) -> ()
+      %h = axe.alloc warp : !c16
+      %cc = axe.view %acc : !acc -> !c
+      axe.fill warp %cc, %zero : !c, f32
       // Warp w computes rows 64 (w % 2) and columns 64 (w / 2) of the CTA's tile.
       %tid = gpu.thread_id x
       %warp = arith.divui %tid, %c32 : index
@@ -96,23 +96,23 @@ module attributes {gpu.container_module} {
       %wr = arith.muli %wm, %c64 : index
       %wc = arith.muli %wn, %c64 : index
       // Prologue: K tile 0 into stage 0 and tile 1 into stage 1, one cp.async group each.
-      %a0 = "axe.slice"(%ga, %m0) {offsets = array<i64: -9223372036854775808, 0>, sizes = array<i64: 128, 64>} : (!gA, index) -> !tileA
-      %b0 = "axe.slice"(%gb, %n0) {offsets = array<i64: 0, -9223372036854775808>, sizes = array<i64: 64, 128>} : (!gB, index) -> !tileB
-      %sa0 = "axe.slice"(%ring_a) {offsets = array<i64: 0, 0>, sizes = array<i64: 128, 64>} : (!ringA) -> !stageA
-      %sb0 = "axe.slice"(%ring_b) {offsets = array<i64: 0, 0>, sizes = array<i64: 64, 128>} : (!ringB) -> !stageB
-      "axe.copy_async"(%a0, %sa0) {scope = #axe.exec<"cta">} : (!tileA, !stageA) -> ()
-      "axe.copy_async"(%b0, %sb0) {scope = #axe.exec<"cta">} : (!tileB, !stageB) -> ()
+      %a0 = axe.slice %ga[%m0, 0] [128, 64] : !gA to !tileA
+      %b0 = axe.slice %gb[0, %n0] [64, 128] : !gB to !tileB
+      %sa0 = axe.slice %ring_a[0, 0] [128, 64] : !ringA to !stageA
+      %sb0 = axe.slice %ring_b[0, 0] [64, 128] : !ringB to !stageB
+      axe.copy_async cta %a0 to %sa0 : !tileA to !stageA
+      axe.copy_async cta %b0 to %sb0 : !tileB to !stageB
       nvvm.cp.async.commit.group
       // K tile 1 only when there is one (K > 64); its group is committed either way (empty when K <= 64), so
       // that the loop's wait_group 1 always means "tile kt has landed".
       %has1 = arith.cmpi ult, %c64, %K : index
       scf.if %has1 {
-        %a1 = "axe.slice"(%ga, %m0) {offsets = array<i64: -9223372036854775808, 64>, sizes = array<i64: 128, 64>} : (!gA, index) -> !tileA
-        %b1 = "axe.slice"(%gb, %n0) {offsets = array<i64: 64, -9223372036854775808>, sizes = array<i64: 64, 128>} : (!gB, index) -> !tileB
-        %sa1 = "axe.slice"(%ring_a) {offsets = array<i64: 128, 0>, sizes = array<i64: 128, 64>} : (!ringA) -> !stageA
-        %sb1 = "axe.slice"(%ring_b) {offsets = array<i64: 64, 0>, sizes = array<i64: 64, 128>} : (!ringB) -> !stageB
-        "axe.copy_async"(%a1, %sa1) {scope = #axe.exec<"cta">} : (!tileA, !stageA) -> ()
-        "axe.copy_async"(%b1, %sb1) {scope = #axe.exec<"cta">} : (!tileB, !stageB) -> ()
+        %a1 = axe.slice %ga[%m0, 64] [128, 64] : !gA to !tileA
+        %b1 = axe.slice %gb[64, %n0] [64, 128] : !gB to !tileB
+        %sa1 = axe.slice %ring_a[128, 0] [128, 64] : !ringA to !stageA
+        %sb1 = axe.slice %ring_b[64, 0] [64, 128] : !ringB to !stageB
+        axe.copy_async cta %a1 to %sa1 : !tileA to !stageA
+        axe.copy_async cta %b1 to %sb1 : !tileB to !stageB
       }
       nvvm.cp.async.commit.group
       // The stage read (kt mod 3) and the stage loaded (kt + 2 mod 3) are carried from iteration to iteration.
@@ -124,14 +124,14 @@ module attributes {gpu.container_module} {
         %k2 = arith.addi %k, %c128 : index
         %more = arith.cmpi ult, %k2, %K : index
         scf.if %more {
-          %an = "axe.slice"(%ga, %m0, %k2) {offsets = array<i64: -9223372036854775808, -9223372036854775808>, sizes = array<i64: 128, 64>} : (!gA, index, index) -> !tileA
-          %bn = "axe.slice"(%gb, %k2, %n0) {offsets = array<i64: -9223372036854775808, -9223372036854775808>, sizes = array<i64: 64, 128>} : (!gB, index, index) -> !tileB
+          %an = axe.slice %ga[%m0, %k2] [128, 64] : !gA to !tileA
+          %bn = axe.slice %gb[%k2, %n0] [64, 128] : !gB to !tileB
           %rna = arith.muli %nxt, %c128 : index
           %rnb = arith.muli %nxt, %c64 : index
-          %san = "axe.slice"(%ring_a, %rna) {offsets = array<i64: -9223372036854775808, 0>, sizes = array<i64: 128, 64>} : (!ringA, index) -> !stageA
-          %sbn = "axe.slice"(%ring_b, %rnb) {offsets = array<i64: -9223372036854775808, 0>, sizes = array<i64: 64, 128>} : (!ringB, index) -> !stageB
-          "axe.copy_async"(%an, %san) {scope = #axe.exec<"cta">} : (!tileA, !stageA) -> ()
-          "axe.copy_async"(%bn, %sbn) {scope = #axe.exec<"cta">} : (!tileB, !stageB) -> ()
+          %san = axe.slice %ring_a[%rna, 0] [128, 64] : !ringA to !stageA
+          %sbn = axe.slice %ring_b[%rnb, 0] [64, 128] : !ringB to !stageB
+          axe.copy_async cta %an to %san : !tileA to !stageA
+          axe.copy_async cta %bn to %sbn : !tileB to !stageB
         }
         // One group per iteration (an empty one past the last tile), so that wait_group 1 always means tile kt.
         nvvm.cp.async.commit.group
@@ -140,32 +140,32 @@ module attributes {gpu.container_module} {
         %ra = arith.addi %ra0, %wr : index
         %rb = arith.muli %cur, %c64 : index
         // k16 step 0: the warp's 64 rows of A, columns 0..; rows 0.. of its 64 columns of B.
-        %ka0 = "axe.slice"(%ring_a, %ra) {offsets = array<i64: -9223372036854775808, 0>, sizes = array<i64: 64, 16>} : (!ringA, index) -> !kA
-        %kb0 = "axe.slice"(%ring_b, %rb, %wc) {offsets = array<i64: -9223372036854775808, -9223372036854775808>, sizes = array<i64: 16, 64>} : (!ringB, index, index) -> !kB
-        "axe.copy"(%ka0, %fa) {scope = #axe.exec<"warp">} : (!kA, !fA) -> ()
-        "axe.copy"(%kb0, %fb) {scope = #axe.exec<"warp">} : (!kB, !fB) -> ()
-        "axe.gemm"(%fa, %fb, %cc) {scope = #axe.exec<"warp">} : (!fA, !fB, !c) -> ()
+        %ka0 = axe.slice %ring_a[%ra, 0] [64, 16] : !ringA to !kA
+        %kb0 = axe.slice %ring_b[%rb, %wc] [16, 64] : !ringB to !kB
+        axe.copy warp %ka0 to %fa : !kA to !fA
+        axe.copy warp %kb0 to %fb : !kB to !fB
+        axe.gemm warp %fa, %fb, %cc : !fA, !fB, !c
         // k16 step 1: the warp's 64 rows of A, columns 16..; rows 16.. of its 64 columns of B.
-        %ka1 = "axe.slice"(%ring_a, %ra) {offsets = array<i64: -9223372036854775808, 16>, sizes = array<i64: 64, 16>} : (!ringA, index) -> !kA
+        %ka1 = axe.slice %ring_a[%ra, 16] [64, 16] : !ringA to !kA
         %rb1 = arith.addi %rb, %c16 : index
-        %kb1 = "axe.slice"(%ring_b, %rb1, %wc) {offsets = array<i64: -9223372036854775808, -9223372036854775808>, sizes = array<i64: 16, 64>} : (!ringB, index, index) -> !kB
-        "axe.copy"(%ka1, %fa) {scope = #axe.exec<"warp">} : (!kA, !fA) -> ()
-        "axe.copy"(%kb1, %fb) {scope = #axe.exec<"warp">} : (!kB, !fB) -> ()
-        "axe.gemm"(%fa, %fb, %cc) {scope = #axe.exec<"warp">} : (!fA, !fB, !c) -> ()
+        %kb1 = axe.slice %ring_b[%rb1, %wc] [16, 64] : !ringB to !kB
+        axe.copy warp %ka1 to %fa : !kA to !fA
+        axe.copy warp %kb1 to %fb : !kB to !fB
+        axe.gemm warp %fa, %fb, %cc : !fA, !fB, !c
         // k16 step 2: the warp's 64 rows of A, columns 32..; rows 32.. of its 64 columns of B.
-        %ka2 = "axe.slice"(%ring_a, %ra) {offsets = array<i64: -9223372036854775808, 32>, sizes = array<i64: 64, 16>} : (!ringA, index) -> !kA
+        %ka2 = axe.slice %ring_a[%ra, 32] [64, 16] : !ringA to !kA
         %rb2 = arith.addi %rb, %c32 : index
-        %kb2 = "axe.slice"(%ring_b, %rb2, %wc) {offsets = array<i64: -9223372036854775808, -9223372036854775808>, sizes = array<i64: 16, 64>} : (!ringB, index, index) -> !kB
-        "axe.copy"(%ka2, %fa) {scope = #axe.exec<"warp">} : (!kA, !fA) -> ()
-        "axe.copy"(%kb2, %fb) {scope = #axe.exec<"warp">} : (!kB, !fB) -> ()
-        "axe.gemm"(%fa, %fb, %cc) {scope = #axe.exec<"warp">} : (!fA, !fB, !c) -> ()
+        %kb2 = axe.slice %ring_b[%rb2, %wc] [16, 64] : !ringB to !kB
+        axe.copy warp %ka2 to %fa : !kA to !fA
+        axe.copy warp %kb2 to %fb : !kB to !fB
+        axe.gemm warp %fa, %fb, %cc : !fA, !fB, !c
         // k16 step 3: the warp's 64 rows of A, columns 48..; rows 48.. of its 64 columns of B.
-        %ka3 = "axe.slice"(%ring_a, %ra) {offsets = array<i64: -9223372036854775808, 48>, sizes = array<i64: 64, 16>} : (!ringA, index) -> !kA
+        %ka3 = axe.slice %ring_a[%ra, 48] [64, 16] : !ringA to !kA
         %rb3 = arith.addi %rb, %c48 : index
-        %kb3 = "axe.slice"(%ring_b, %rb3, %wc) {offsets = array<i64: -9223372036854775808, -9223372036854775808>, sizes = array<i64: 16, 64>} : (!ringB, index, index) -> !kB
-        "axe.copy"(%ka3, %fa) {scope = #axe.exec<"warp">} : (!kA, !fA) -> ()
-        "axe.copy"(%kb3, %fb) {scope = #axe.exec<"warp">} : (!kB, !fB) -> ()
-        "axe.gemm"(%fa, %fb, %cc) {scope = #axe.exec<"warp">} : (!fA, !fB, !c) -> ()
+        %kb3 = axe.slice %ring_b[%rb3, %wc] [16, 64] : !ringB to !kB
+        axe.copy warp %ka3 to %fa : !kA to !fA
+        axe.copy warp %kb3 to %fb : !kB to !fB
+        axe.gemm warp %fa, %fb, %cc : !fA, !fB, !c
         %cur1 = arith.addi %cur, %c1 : index
         %cur_wraps = arith.cmpi eq, %cur1, %c3 : index
         %cur2 = arith.select %cur_wraps, %c0, %cur1 : index
@@ -178,11 +178,11 @@ module attributes {gpu.container_module} {
       // pending are empty ones past the last tile, so this wait costs nothing, and --axe-check-barriers proves it.
       nvvm.cp.async.wait.group 0
       // Epilogue: f32 -> f16 in registers, then each thread stores its pairs of columns into its warp's tile of C.
-      "axe.cast"(%cc, %h) {scope = #axe.exec<"warp">} : (!c, !c16) -> ()
+      axe.cast warp %cc to %h : !c to !c16
       %mw = arith.addi %m0, %wr : index
       %nw = arith.addi %n0, %wc : index
-      %tc = "axe.slice"(%gc, %mw, %nw) {offsets = array<i64: -9223372036854775808, -9223372036854775808>, sizes = array<i64: 64, 64>} : (!gC, index, index) -> !tileC
-      "axe.copy"(%h, %tc) {scope = #axe.exec<"warp">} : (!c16, !tileC) -> ()
+      %tc = axe.slice %gc[%mw, %nw] [64, 64] : !gC to !tileC
+      axe.copy warp %h to %tc : !c16 to !tileC
       gpu.return
     }
   }

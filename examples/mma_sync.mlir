@@ -16,9 +16,9 @@
 // axe.fill. C is a view of a private memref, so the epilogue reads the accumulators as memref elements: thread
 // t stores its four to out[4t..4t+4] (each is K = 32).
 
-!a = !axe.tensor<array<i64: 16, 32>, f16, #axe.layout<"S[(2,8,2,2,4,2):(2,4@laneid,8,4,1@laneid,1)] + R[2:1@warpid]">, #axe.mem<"reg">>
-!b = !axe.tensor<array<i64: 32, 16>, f16, #axe.layout<"S[(2,2,4,2,2,8):(4,2,1@laneid,1,1@warpid,4@laneid)]">, #axe.mem<"reg">>
-!c = !axe.tensor<array<i64: 16, 16>, f32, #axe.layout<"S[(2,8,2,4,2):(2,4@laneid,1@warpid,1@laneid,1)]">, #axe.mem<"reg">>
+!a = !axe.tensor<16x32xf16, reg, S[(2,8,2,2,4,2):(2,4@laneid,8,4,1@laneid,1)] + R[2:1@warpid]>
+!b = !axe.tensor<32x16xf16, reg, S[(2,2,4,2,2,8):(4,2,1@laneid,1,1@warpid,4@laneid)]>
+!c = !axe.tensor<16x16xf32, reg, S[(2,8,2,4,2):(2,4@laneid,1@warpid,1@laneid,1)]>
 !regs = memref<4xf32, #gpu.address_space<private>>
 
 module attributes {gpu.container_module} {
@@ -26,14 +26,14 @@ module attributes {gpu.container_module} {
     gpu.func @mma_sync(%out: memref<256xf32>) kernel attributes {known_block_size = array<i32: 64, 1, 1>} {
       %one = arith.constant 1.0 : f16
       %zero = arith.constant 0.0 : f32
-      %a = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !a
-      %b = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !b
+      %a = axe.alloc cta : !a
+      %b = axe.alloc cta : !b
       %acc = memref.alloca() : !regs
-      %c = "axe.view"(%acc) : (!regs) -> !c
-      "axe.fill"(%a, %one) {scope = #axe.exec<"cta">} : (!a, f16) -> ()
-      "axe.fill"(%b, %one) {scope = #axe.exec<"cta">} : (!b, f16) -> ()
-      "axe.fill"(%c, %zero) {scope = #axe.exec<"cta">} : (!c, f32) -> ()
-      "axe.gemm"(%a, %b, %c) {scope = #axe.exec<"cta">} : (!a, !b, !c) -> ()
+      %c = axe.view %acc : !regs -> !c
+      axe.fill cta %a, %one : !a, f16
+      axe.fill cta %b, %one : !b, f16
+      axe.fill cta %c, %zero : !c, f32
+      axe.gemm cta %a, %b, %c : !a, !b, !c
       // Epilogue: thread t writes its accumulator registers 0..3 to out[4t..4t+4].
       %tid = gpu.thread_id x
       %c0 = arith.constant 0 : index

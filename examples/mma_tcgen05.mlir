@@ -17,34 +17,34 @@
 
 !gA = memref<128x16xf16>
 !gB = memref<16x16xf16>
-!globalA = !axe.tensor<array<i64: 128, 16>, f16, #axe.layout<"S[(128,16):(16,1)]">, #axe.mem<"global">>
-!globalB = !axe.tensor<array<i64: 16, 16>, f16, #axe.layout<"S[(16,16):(16,1)]">, #axe.mem<"global">>
-!a = !axe.tensor<array<i64: 128, 16>, f16, #axe.layout<"Swizzle(3,1,3) o S[(128,16):(16,1)]">, #axe.mem<"shared">>
-!rowsB = !axe.tensor<array<i64: 16, 16>, f16, #axe.layout<"Swizzle(3,1,3) o S[(16,16):(16,1)]">, #axe.mem<"shared">>
-!b = !axe.tensor<array<i64: 16, 16>, f16, #axe.layout<"Swizzle(3,1,3) o S[(16,16):(1,16)]">, #axe.mem<"shared">>
-!c = !axe.tensor<array<i64: 128, 16>, f32, #axe.layout<"S[(128,16):(1@TLane,1@TCol)] + 32@TCol">, #axe.mem<"tmem">>
-!rows = !axe.tensor<array<i64: 128, 16>, f32, #axe.layout<"S[(4,32,16):(1@warpid,1@laneid,1)]">, #axe.mem<"reg">>
+!globalA = !axe.tensor<128x16xf16, global, S[(128,16):(16,1)]>
+!globalB = !axe.tensor<16x16xf16, global, S[(16,16):(16,1)]>
+!a = !axe.tensor<128x16xf16, shared, Swizzle(3,1,3) o S[(128,16):(16,1)]>
+!rowsB = !axe.tensor<16x16xf16, shared, Swizzle(3,1,3) o S[(16,16):(16,1)]>
+!b = !axe.tensor<16x16xf16, shared, Swizzle(3,1,3) o S[(16,16):(1,16)]>
+!c = !axe.tensor<128x16xf32, tmem, S[(128,16):(1@TLane,1@TCol)] + 32@TCol>
+!rows = !axe.tensor<128x16xf32, reg, S[(4,32,16):(1@warpid,1@laneid,1)]>
 !regs = memref<16xf32, #gpu.address_space<private>>
 
 module attributes {gpu.container_module} {
   gpu.module @kernels attributes {axe.target = "sm_100a"} {
     gpu.func @mma_tcgen05(%ga: !gA, %gb: !gB, %out: memref<2048xf32>) kernel attributes {known_block_size = array<i32: 128, 1, 1>} {
-      %in_a = "axe.view"(%ga) : (!gA) -> !globalA
-      %in_b = "axe.view"(%gb) : (!gB) -> !globalB
-      %a = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !a
-      %rows_b = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !rowsB
-      %c = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !c
-      "axe.copy"(%in_a, %a) {scope = #axe.exec<"cta">} : (!globalA, !a) -> ()
-      "axe.copy"(%in_b, %rows_b) {scope = #axe.exec<"cta">} : (!globalB, !rowsB) -> ()
+      %in_a = axe.view %ga : !gA -> !globalA
+      %in_b = axe.view %gb : !gB -> !globalB
+      %a = axe.alloc cta : !a
+      %rows_b = axe.alloc cta : !rowsB
+      %c = axe.alloc cta : !c
+      axe.copy cta %in_a to %a : !globalA to !a
+      axe.copy cta %in_b to %rows_b : !globalB to !rowsB
       // The same 16 rows of 16 K values, seen as B = [K, N]: K contiguous (K-major).
-      %b = "axe.view"(%rows_b) : (!rowsB) -> !b
+      %b = axe.view %rows_b : !rowsB -> !b
       %zero = arith.constant 0.0 : f32
-      "axe.fill"(%c, %zero) {scope = #axe.exec<"cta">} : (!c, f32) -> ()
-      "axe.gemm"(%a, %b, %c) {scope = #axe.exec<"cta">} : (!a, !b, !c) -> ()
+      axe.fill cta %c, %zero : !c, f32
+      axe.gemm cta %a, %b, %c : !a, !b, !c
       // Thread r gets row r of the accumulator in its 16 registers.
       %acc = memref.alloca() : !regs
-      %r = "axe.view"(%acc) : (!regs) -> !rows
-      "axe.copy"(%c, %r) {scope = #axe.exec<"cta">} : (!c, !rows) -> ()
+      %r = axe.view %acc : !regs -> !rows
+      axe.copy cta %c to %r : !c to !rows
       // Epilogue: thread t writes row t to out[16t..16t+16].
       %tid = gpu.thread_id x
       %c16 = arith.constant 16 : index

@@ -14,30 +14,30 @@
 
 !gA = memref<64x64xf16>
 !gB = memref<16x64xf16>
-!globalA = !axe.tensor<array<i64: 64, 64>, f16, #axe.layout<"S[(64,64):(64,1)]">, #axe.mem<"global">>
-!globalB = !axe.tensor<array<i64: 16, 64>, f16, #axe.layout<"S[(16,64):(64,1)]">, #axe.mem<"global">>
-!rowsB = !axe.tensor<array<i64: 16, 64>, f16, #axe.layout<"Swizzle(3,3,3) o S[(16,64):(64,1)]">, #axe.mem<"shared">>
-!a = !axe.tensor<array<i64: 64, 64>, f16, #axe.layout<"Swizzle(3,3,3) o S[(64,64):(64,1)]">, #axe.mem<"shared">>
-!b = !axe.tensor<array<i64: 64, 16>, f16, #axe.layout<"Swizzle(3,3,3) o S[(64,16):(1,64)]">, #axe.mem<"shared">>
-!c = !axe.tensor<array<i64: 64, 16>, f32, #axe.layout<"S[(4,2,8,2,4,2):(1@wid_in_wg,2,4@laneid,4,1@laneid,1)]">, #axe.mem<"reg">>
+!globalA = !axe.tensor<64x64xf16, global, S[(64,64):(64,1)]>
+!globalB = !axe.tensor<16x64xf16, global, S[(16,64):(64,1)]>
+!rowsB = !axe.tensor<16x64xf16, shared, Swizzle(3,3,3) o S[(16,64):(64,1)]>
+!a = !axe.tensor<64x64xf16, shared, Swizzle(3,3,3) o S[(64,64):(64,1)]>
+!b = !axe.tensor<64x16xf16, shared, Swizzle(3,3,3) o S[(64,16):(1,64)]>
+!c = !axe.tensor<64x16xf32, reg, S[(4,2,8,2,4,2):(1@wid_in_wg,2,4@laneid,4,1@laneid,1)]>
 !regs = memref<8xf32, #gpu.address_space<private>>
 
 module attributes {gpu.container_module} {
   gpu.module @kernels attributes {axe.target = "sm_90a"} {
     gpu.func @mma_wgmma(%ga: !gA, %gb: !gB, %out: memref<1024xf32>) kernel attributes {known_block_size = array<i32: 128, 1, 1>} {
-      %in_a = "axe.view"(%ga) : (!gA) -> !globalA
-      %in_b = "axe.view"(%gb) : (!gB) -> !globalB
-      %a = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !a
-      %rows_b = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !rowsB
-      "axe.copy"(%in_a, %a) {scope = #axe.exec<"cta">} : (!globalA, !a) -> ()
-      "axe.copy"(%in_b, %rows_b) {scope = #axe.exec<"cta">} : (!globalB, !rowsB) -> ()
+      %in_a = axe.view %ga : !gA -> !globalA
+      %in_b = axe.view %gb : !gB -> !globalB
+      %a = axe.alloc cta : !a
+      %rows_b = axe.alloc cta : !rowsB
+      axe.copy cta %in_a to %a : !globalA to !a
+      axe.copy cta %in_b to %rows_b : !globalB to !rowsB
       // The same 16 rows of 64 K values, seen as B = [K, N]: K contiguous (K-major).
-      %b = "axe.view"(%rows_b) : (!rowsB) -> !b
+      %b = axe.view %rows_b : !rowsB -> !b
       %zero = arith.constant 0.0 : f32
       %acc = memref.alloca() : !regs
-      %c = "axe.view"(%acc) : (!regs) -> !c
-      "axe.fill"(%c, %zero) {scope = #axe.exec<"warpgroup">} : (!c, f32) -> ()
-      "axe.gemm"(%a, %b, %c) {scope = #axe.exec<"warpgroup">} : (!a, !b, !c) -> ()
+      %c = axe.view %acc : !regs -> !c
+      axe.fill warpgroup %c, %zero : !c, f32
+      axe.gemm warpgroup %a, %b, %c : !a, !b, !c
       // Epilogue: thread t writes its accumulator registers 0..7 to out[8t..8t+8].
       %tid = gpu.thread_id x
       %c8 = arith.constant 8 : index

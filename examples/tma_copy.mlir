@@ -15,8 +15,8 @@
 // (axe-translate translates the gpu.module only).
 
 !gmem = memref<128x64xf16>
-!global = !axe.tensor<array<i64: 128, 64>, f16, #axe.layout<"S[(128,64):(64,1)]">, #axe.mem<"global">>
-!tile = !axe.tensor<array<i64: 128, 64>, f16, #axe.layout<"Swizzle(3,3,3) o S[(128,64):(64,1)]">, #axe.mem<"shared">>
+!global = !axe.tensor<128x64xf16, global, S[(128,64):(64,1)]>
+!tile = !axe.tensor<128x64xf16, shared, Swizzle(3,3,3) o S[(128,64):(64,1)]>
 
 module attributes {gpu.container_module} {
   // Host: launch one CTA of 128 threads on the two tensors.
@@ -31,16 +31,16 @@ module attributes {gpu.container_module} {
 
   gpu.module @kernels {
     gpu.func @tma_copy(%src: !gmem, %dst: !gmem) kernel attributes {known_block_size = array<i32: 128, 1, 1>} {
-      %in = "axe.view"(%src) : (!gmem) -> !global
-      %out = "axe.view"(%dst) : (!gmem) -> !global
-      %tile = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !tile
-      %bar = "axe.mbarrier_alloc"() {scope = #axe.exec<"cta">} : () -> !axe.mbarrier
-      "axe.mbarrier_init"(%bar) {count = 1 : i64, scope = #axe.exec<"cta">} : (!axe.mbarrier) -> ()
+      %in = axe.view %src : !gmem -> !global
+      %out = axe.view %dst : !gmem -> !global
+      %tile = axe.alloc cta : !tile
+      %bar = axe.mbarrier_alloc cta : !axe.mbarrier
+      axe.mbarrier_init cta %bar count 1 : !axe.mbarrier
       // The load arrives on %bar with the bytes it moves; phase 0 completes when they have landed.
-      "axe.copy_async"(%in, %tile, %bar) {scope = #axe.exec<"cta">} : (!global, !tile, !axe.mbarrier) -> ()
+      axe.copy_async cta %in to %tile, %bar : !global to !tile, !axe.mbarrier
       %phase = arith.constant false
-      "axe.mbarrier_wait"(%bar, %phase) {scope = #axe.exec<"cta">} : (!axe.mbarrier, i1) -> ()
-      "axe.copy_async"(%tile, %out) {scope = #axe.exec<"cta">} : (!tile, !global) -> ()
+      axe.mbarrier_wait cta %bar, %phase : !axe.mbarrier
+      axe.copy_async cta %tile to %out : !tile to !global
       gpu.return
     }
   }

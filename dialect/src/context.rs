@@ -3,11 +3,9 @@
 use crate::{
     diagnostics::{Diagnostic, DiagnosticSink},
     ffi,
-    parse::parse_in,
-    IRDL_FILE_NAME, IRDL_SOURCE,
 };
-use anyhow::{anyhow, Result};
-use melior::{dialect::DialectRegistry, utility::load_irdl_dialects, Context};
+use anyhow::Result;
+use melior::{dialect::DialectRegistry, Context};
 
 /// A melior context with everything axe needs, plus the diagnostics it emitted.
 ///
@@ -49,9 +47,9 @@ impl AxeContext {
 ///   and the diagnostic sink is never touched from another thread;
 /// - attaches a diagnostic handler that copies each diagnostic into
 ///   [`AxeContext::diagnostics`] (nothing is printed: drivers decide);
-/// - loads the axe dialect from [`IRDL_SOURCE`].
+/// - loads the axe dialect (`cpp/axe/Axe.td`, compiled in).
 ///
-/// Fails only when the embedded IRDL does not load, which the tests rule out.
+/// Does not fail today; the `Result` leaves room for set-up that can.
 pub fn create_context() -> Result<AxeContext> {
     crate::intern::forget_handles();
     let registry = DialectRegistry::new();
@@ -63,7 +61,7 @@ pub fn create_context() -> Result<AxeContext> {
     let sink = diagnostics.clone();
     ffi::attach_diagnostic_handler(&context, move |diagnostic| sink.push(Diagnostic::from_mlir(diagnostic)));
 
-    load_axe_dialect(&context, &diagnostics)?;
+    ffi::load_axe_dialect(&context);
     Ok(AxeContext { context, diagnostics })
 }
 
@@ -76,23 +74,6 @@ pub fn create_context() -> Result<AxeContext> {
 /// all, for listings and tests.
 pub fn register_upstream_passes() {
     ffi::register_all_upstream_passes();
-}
-
-/// Parses the embedded IRDL and registers the dialects it defines.
-fn load_axe_dialect(context: &Context, diagnostics: &DiagnosticSink) -> Result<()> {
-    let failure = |what: &str| {
-        let details: String = diagnostics
-            .take()
-            .iter()
-            .map(|diagnostic| diagnostic.render(Some((IRDL_FILE_NAME, IRDL_SOURCE))))
-            .collect();
-        anyhow!("{what} the axe dialect from {IRDL_FILE_NAME}\n{details}")
-    };
-    let module = parse_in(context, diagnostics, IRDL_SOURCE, IRDL_FILE_NAME).ok_or_else(|| failure("cannot parse"))?;
-    if !load_irdl_dialects(&module) {
-        return Err(failure("cannot load"));
-    }
-    Ok(())
 }
 
 #[cfg(test)]

@@ -86,7 +86,6 @@ const UPSTREAM_DIALECTS: &[(&str, unsafe extern "C" fn() -> mlir_sys::MlirDialec
     ("func", mlir_sys::mlirGetDialectHandle__func__),
     ("gpu", mlir_sys::mlirGetDialectHandle__gpu__),
     ("index", mlir_sys::mlirGetDialectHandle__index__),
-    ("irdl", mlir_sys::mlirGetDialectHandle__irdl__),
     ("llvm", mlir_sys::mlirGetDialectHandle__llvm__),
     ("math", mlir_sys::mlirGetDialectHandle__math__),
     ("memref", mlir_sys::mlirGetDialectHandle__memref__),
@@ -104,6 +103,7 @@ pub fn upstream_dialects() -> impl Iterator<Item = &'static str> {
 
 // `cpp/registration.cpp`, compiled by `build.rs`: what the C API registers only all at once.
 unsafe extern "C" {
+    fn mlirGetDialectHandle__axe__() -> mlir_sys::MlirDialectHandle;
     fn axeRegisterDialectExtensions(registry: mlir_sys::MlirDialectRegistry);
     fn axeRegisterLLVMTranslations(context: mlir_sys::MlirContext);
     fn axeParseSourceForTool(
@@ -145,6 +145,17 @@ pub fn register_upstream_dialects(registry: &DialectRegistry) {
             mlir_sys::mlirDialectHandleInsertDialect(handle(), registry.to_raw());
         }
         axeRegisterDialectExtensions(registry.to_raw());
+    }
+}
+
+/// Registers the axe dialect (`cpp/axe/Axe.td`, compiled by `build.rs`) in `context` and loads it: parsing would
+/// load it on first use, but building an axe op by name (`OperationBuilder`) needs it loaded.
+pub fn load_axe_dialect(context: &Context) {
+    // SAFETY: the handle getter returns a static handle; the context is live and only gains a dialect.
+    unsafe {
+        let handle = mlirGetDialectHandle__axe__();
+        mlir_sys::mlirDialectHandleRegisterDialect(handle, context.to_raw());
+        mlir_sys::mlirDialectHandleLoadDialect(handle, context.to_raw());
     }
 }
 

@@ -104,7 +104,7 @@ mod tests {
         }
         assert!(layout("S[(8:").is_err() && layout("S[(8:").is_err());
         assert_eq!(canonical_text("S[(8:"), None);
-        let ty = "!axe.tensor<array<i64: 8>, f16, #axe.layout<\"S[8:1]\">, #axe.mem<\"shared\">>";
+        let ty = "!axe.tensor<8xf16, shared, S[8:1]>";
         assert_eq!(tensor_type(ty), TensorType::parse(ty));
         assert_eq!(tensor_type(ty), TensorType::parse(ty));
         assert_eq!(tensor_type("f16"), Ok(None));
@@ -112,7 +112,7 @@ mod tests {
 
     #[test]
     fn a_full_table_is_cleared_not_grown() {
-        let ty = "!axe.tensor<array<i64: 8>, f16, #axe.layout<\"S[8:1]\">, #axe.mem<\"shared\">>";
+        let ty = "!axe.tensor<8xf16, shared, S[8:1]>";
         for i in 0..MAX_ENTRIES + 10 {
             let _ = tensor_type(&format!("t{i}"));
         }

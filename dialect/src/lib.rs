@@ -1,8 +1,7 @@
 //! The axe MLIR dialect, and the one place that sets up melior.
 //!
-//! The dialect is defined in IRDL (`dialect/axe.irdl.mlir`, embedded here with
-//! `include_str!`) and loaded into a melior [`Context`](melior::Context) at run
-//! time. [`create_context`] is the only function in the workspace that builds a
+//! The dialect is defined in ODS (`cpp/axe/Axe.td`; `cpp/AxeDialect.cpp` holds its hand-written syntax), compiled
+//! in by `build.rs` and loaded into a melior [`Context`](melior::Context) through its C API handle. [`create_context`] is the only function in the workspace that builds a
 //! `Context`: it registers the upstream dialects and LLVM translations axe uses
 //! (loaded on first use), loads the axe dialect and attaches the diagnostic
 //! handler that collects diagnostics into a [`DiagnosticSink`];
@@ -37,23 +36,15 @@ pub use parse::parse_module;
 pub use types::{LayoutSpec, MemScope, TensorType, Threads};
 pub use verify::{verify, verify_op, Rule, Violation};
 
-/// The IRDL definition of the axe dialect (`dialect/axe.irdl.mlir`).
-pub const IRDL_SOURCE: &str = include_str!("../axe.irdl.mlir");
-
-/// The file name that locations inside [`IRDL_SOURCE`] carry.
-pub const IRDL_FILE_NAME: &str = "axe.irdl.mlir";
-
 /// The dialect's namespace, the prefix of every axe op and attribute.
 pub const DIALECT_NAME: &str = "axe";
 
 /// Names of the dialect's attributes and ops, as they appear in IR.
 pub mod names {
-    /// `#axe.layout<"...">`: a layout in the axe-layout text notation.
+    /// `#axe.layout<S[...]>`: a layout in the axe-layout text notation.
     pub const LAYOUT_ATTR: &str = "axe.layout";
-    /// `"axe.annotate"(%v) {layout = #axe.layout<"...">}`: a layout note on a value.
+    /// `axe.annotate %v layout(S[...]) : T`: a layout note on a value.
     pub const ANNOTATE_OP: &str = "axe.annotate";
-    /// `#axe.deferred`: a slice layout `--axe-slice` has not computed yet.
-    pub const DEFERRED_ATTR: &str = "axe.deferred";
-    /// `!axe.tensor<shape, dtype, layout, mem>`.
+    /// `!axe.tensor<128x64xf16, shared, S[...]>`.
     pub const TENSOR_TYPE: &str = "axe.tensor";
 }

@@ -1,21 +1,19 @@
 //! The axe attributes and types as plain Rust data, read from and printed to their MLIR text.
 //!
-//! IRDL-defined attributes and types have no C API for their parameters, so these views read the printed form
-//! (`!axe.tensor<array<i64: 128, 64>, f16, #axe.layout<"...">, #axe.mem<"shared">>`) with a small splitter that
-//! respects nesting and quotes, and build new ones by printing text that MLIR parses back. Nothing here panics:
-//! every reader returns `Err(message)` on text it does not understand.
+//! These views read the printed form (`!axe.tensor<128x64xf16, shared, S[(128,64):(64,1)]>`, the syntax of
+//! `cpp/AxeDialect.cpp`) with a small splitter that respects nesting and quotes, and build new ones by printing
+//! text that MLIR parses back: the Rust side needs no C API per parameter, and the text is what users read and
+//! diff. Nothing here panics: every reader returns `Err(message)` on text it does not understand.
 
 use axe_layout::{ExecScope, Layout, LayoutError};
 use std::fmt;
 
 /// Prefix of the printed tensor type.
 const TENSOR_PREFIX: &str = "!axe.tensor<";
-/// Printed form of the deferred layout.
-pub const DEFERRED: &str = "#axe.deferred";
-/// The attribute text of the run-time-extent row-major layout.
-pub const ROW_MAJOR: &str = "#axe.row_major";
+/// The tensor type's layout keyword for dense row-major over run-time extents.
+pub const ROW_MAJOR: &str = "row_major";
 
-/// Where a tensor's elements live (`#axe.mem<"...">`).
+/// Where a tensor's elements live (the tensor type's memory keyword).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum MemScope {
     /// Device global memory.
@@ -57,11 +55,11 @@ impl fmt::Display for MemScope {
 /// The layout parameter of a tensor type: layout text, or deferred to `--axe-slice`.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum LayoutSpec {
-    /// `#axe.layout<"text">`, the text unescaped.
+    /// A layout in the notation.
     Text(String),
-    /// `#axe.deferred`.
+    /// No layout yet: a slice result `--axe-slice` has not computed (the type's layout left out).
     Deferred,
-    /// `#axe.row_major`: dense row-major over a shape whose extents may be run-time values (docs/dialect.md,
+    /// `row_major`: dense row-major over a shape whose extents may be run-time values (docs/dialect.md,
     /// "Run-time sizes"); the layout notation cannot state run-time strides, so it has no [`Layout`].
     RowMajor,
 }
@@ -75,17 +73,22 @@ impl LayoutSpec {
         }
     }
 
-    /// The attribute text (`#axe.layout<"...">` or `#axe.deferred`).
-    pub fn attribute_text(&self) -> String {
+    /// The layout as a message names it: the notation, `row_major`, or `no layout (deferred)`.
+    pub fn describe(&self) -> &str {
+        self.type_text().unwrap_or("no layout (deferred)")
+    }
+
+    /// The tensor type's layout parameter: the notation, `row_major`, or `None` when deferred (left out).
+    pub fn type_text(&self) -> Option<&str> {
         match self {
-            LayoutSpec::Text(text) => layout_attribute_text(text),
-            LayoutSpec::Deferred => DEFERRED.to_string(),
-            LayoutSpec::RowMajor => ROW_MAJOR.to_string(),
+            LayoutSpec::Text(text) => Some(text),
+            LayoutSpec::Deferred => None,
+            LayoutSpec::RowMajor => Some(ROW_MAJOR),
         }
     }
 }
 
-/// `!axe.tensor<shape, dtype, layout, mem>` as data.
+/// `!axe.tensor<128x?xf16, shared, layout>` as data.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct TensorType {
     /// The logical shape.
@@ -105,19 +108,14 @@ impl TensorType {
             return Ok(None);
         };
         let parts = split_top_level(body);
-        let [shape, dtype, layout, mem] = parts.as_slice() else {
-            return Err(format!("tensor type must have 4 parameters, got {}", parts.len()));
+        let (shaped, mem, layout) = match parts.as_slice() {
+            [shaped, mem] => (*shaped, *mem, LayoutSpec::Deferred),
+            [shaped, mem, ROW_MAJOR] => (*shaped, *mem, LayoutSpec::RowMajor),
+            [shaped, mem, layout] => (*shaped, *mem, LayoutSpec::Text(layout.to_string())),
+            _ => return Err(format!("tensor type must be <shape x type, memory[, layout]>, got {text}")),
         };
-        let shape = parse_i64_array(shape).map_err(|e| format!("tensor shape {e}"))?;
-        if let Some(bad) = shape.iter().find(|&&e| e < 1 && e != crate::ops::DYNAMIC) {
-            return Err(format!("tensor shape dimensions must be at least 1 (or run-time, {}), got {bad}", i64::MIN));
-        }
-        let layout = match *layout {
-            DEFERRED => LayoutSpec::Deferred,
-            ROW_MAJOR => LayoutSpec::RowMajor,
-            text => LayoutSpec::Text(parse_layout_attribute(text)?),
-        };
-        let mem = parse_mem_attribute(mem)?;
+        let (shape, dtype) = parse_shaped(shaped)?;
+        let mem = MemScope::from_name(mem).ok_or_else(|| format!("unknown memory \"{mem}\""))?;
         Ok(Some(TensorType { shape, dtype: dtype.to_string(), layout, mem }))
     }
 
@@ -136,13 +134,13 @@ impl TensorType {
 
     /// The type's text, which MLIR parses back to the same type.
     pub fn to_text(&self) -> String {
-        format!(
-            "{TENSOR_PREFIX}{}, {}, {}, #axe.mem<\"{}\">>",
-            i64_array_text(&self.shape),
-            self.dtype,
-            self.layout.attribute_text(),
-            self.mem
-        )
+        let mut text = format!("{TENSOR_PREFIX}{}{}, {}", shape_prefix(&self.shape), self.dtype, self.mem);
+        if let Some(layout) = self.layout.type_text() {
+            text.push_str(", ");
+            text.push_str(layout);
+        }
+        text.push('>');
+        text
     }
 
     /// The same tensor with another layout.
@@ -151,7 +149,7 @@ impl TensorType {
     }
 }
 
-/// A thread subset (`#axe.threads<"warpid", array<i64: 0, 4>>`): units `[begin, end)` on a thread axis.
+/// A thread subset (`#axe.threads<warpid[0:4]>`): units `[begin, end)` on a thread axis.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Threads {
     /// The thread axis name.
@@ -163,57 +161,68 @@ pub struct Threads {
 }
 
 impl Threads {
-    /// Reads `#axe.threads<"axis", array<i64: begin, end>>`.
+    /// Reads `#axe.threads<axis[begin:end]>`.
     pub fn parse(text: &str) -> Result<Threads, String> {
-        let body = text
-            .strip_prefix("#axe.threads<")
-            .and_then(|t| t.strip_suffix('>'))
-            .ok_or_else(|| format!("expected #axe.threads<...>, got {text}"))?;
-        let parts = split_top_level(body);
-        let [axis, range] = parts.as_slice() else {
-            return Err(format!("thread subset must have 2 parameters, got {}", parts.len()));
-        };
-        let axis = unquote(axis)?;
-        let range = parse_i64_array(range).map_err(|e| format!("thread subset range {e}"))?;
-        let [begin, end] = range.as_slice() else {
-            return Err(format!("thread subset range must have 2 values [begin, end), got {}", range.len()));
-        };
-        Ok(Threads { axis, begin: *begin, end: *end })
+        let bad = || format!("expected #axe.threads<axis[begin:end]>, got {text}");
+        let body = text.strip_prefix("#axe.threads<").and_then(|t| t.strip_suffix("]>")).ok_or_else(bad)?;
+        let (axis, range) = body.split_once('[').ok_or_else(bad)?;
+        let (begin, end) = range.split_once(':').ok_or_else(bad)?;
+        let number = |n: &str| n.trim().parse::<i64>().map_err(|_| bad());
+        Ok(Threads { axis: axis.trim().to_string(), begin: number(begin)?, end: number(end)? })
     }
 }
 
-/// Reads `#axe.exec<"cta">`.
+/// Reads `#axe.exec<cta>`.
 pub fn parse_exec_attribute(text: &str) -> Result<ExecScope, String> {
     let name = text
         .strip_prefix("#axe.exec<")
         .and_then(|t| t.strip_suffix('>'))
         .ok_or_else(|| format!("expected #axe.exec<...>, got {text}"))?;
-    let name = unquote(name)?;
-    ExecScope::from_name(&name).ok_or_else(|| format!("unknown execution scope \"{name}\""))
+    ExecScope::from_name(name).ok_or_else(|| format!("unknown execution scope \"{name}\""))
 }
 
-/// Reads `#axe.mem<"shared">`.
-pub fn parse_mem_attribute(text: &str) -> Result<MemScope, String> {
-    let name = text
-        .strip_prefix("#axe.mem<")
-        .and_then(|t| t.strip_suffix('>'))
-        .ok_or_else(|| format!("expected #axe.mem<...>, got {text}"))?;
-    let name = unquote(name)?;
-    MemScope::from_name(&name).ok_or_else(|| format!("unknown memory scope \"{name}\""))
-}
-
-/// Reads `#axe.layout<"text">` and returns the unescaped text.
+/// Reads `#axe.layout<text>` and returns the text.
 pub fn parse_layout_attribute(text: &str) -> Result<String, String> {
-    let inner = text
-        .strip_prefix("#axe.layout<")
+    text.strip_prefix("#axe.layout<")
         .and_then(|t| t.strip_suffix('>'))
-        .ok_or_else(|| format!("expected #axe.layout<...> or #axe.deferred, got {text}"))?;
-    unquote(inner)
+        .map(str::to_string)
+        .ok_or_else(|| format!("expected #axe.layout<...>, got {text}"))
 }
 
-/// `#axe.layout<"text">` with MLIR string escapes.
+/// `#axe.layout<text>`: the layout notation needs no quotes (it lexes as MLIR tokens).
 pub fn layout_attribute_text(text: &str) -> String {
-    format!("#axe.layout<{}>", quote(text))
+    format!("#axe.layout<{text}>")
+}
+
+/// `128x?x`: a shape as the prefix of a shaped type (`?` for a run-time extent, [`crate::ops::DYNAMIC`]).
+pub fn shape_prefix(shape: &[i64]) -> String {
+    shape.iter().map(|&e| if e == crate::ops::DYNAMIC { "?x".to_string() } else { format!("{e}x") }).collect()
+}
+
+/// Reads `128x?xf16` into the shape and the element type's text.
+fn parse_shaped(text: &str) -> Result<(Vec<i64>, &str), String> {
+    let mut shape = Vec::new();
+    let mut rest = text;
+    loop {
+        let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+        let (extent, after) = if rest.starts_with("?x") {
+            (crate::ops::DYNAMIC, &rest[2..])
+        } else if digits > 0 && rest[digits..].starts_with('x') {
+            let extent = rest[..digits].parse::<i64>().map_err(|_| format!("tensor extent too large in {text}"))?;
+            if extent < 1 {
+                return Err(format!("tensor extents must be at least 1 (or ?), got {extent}"));
+            }
+            (extent, &rest[digits + 1..])
+        } else {
+            break;
+        };
+        shape.push(extent);
+        rest = after;
+    }
+    if rest.is_empty() {
+        return Err(format!("tensor type {text} has no element type"));
+    }
+    Ok((shape, rest))
 }
 
 /// `array<i64: 1, 2>` (or `array<i64>` when empty).
@@ -329,7 +338,7 @@ mod tests {
 
     #[test]
     fn tensor_type_reads_and_prints() {
-        let text = "!axe.tensor<array<i64: 128, 64>, f16, #axe.layout<\"S[(128,64):(64,1)]\">, #axe.mem<\"shared\">>";
+        let text = "!axe.tensor<128x64xf16, shared, S[(128,64):(64,1)]>";
         let t = TensorType::parse(text).expect("reads").expect("is a tensor");
         assert_eq!(t.shape, vec![128, 64]);
         assert_eq!(t.dtype, "f16");
@@ -340,12 +349,18 @@ mod tests {
     }
 
     #[test]
-    fn deferred_and_nested_dtypes() {
-        let text = "!axe.tensor<array<i64: 4>, !llvm.struct<(i32, f32)>, #axe.deferred, #axe.mem<\"reg\">>";
+    fn deferred_row_major_and_nested_dtypes() {
+        let text = "!axe.tensor<4x!llvm.struct<(i32, f32)>, reg>";
         let t = TensorType::parse(text).expect("reads").expect("is a tensor");
         assert_eq!(t.dtype, "!llvm.struct<(i32, f32)>");
         assert_eq!(t.layout, LayoutSpec::Deferred);
         assert_eq!(t.to_text(), text);
+        let text = "!axe.tensor<?x64xf16, global, row_major>";
+        let t = TensorType::parse(text).expect("reads").expect("is a tensor");
+        assert_eq!((t.shape.clone(), t.layout.clone()), (vec![crate::ops::DYNAMIC, 64], LayoutSpec::RowMajor));
+        assert_eq!(t.to_text(), text);
+        let scalar = TensorType::parse("!axe.tensor<f32, reg, S[1:1]>").expect("reads").expect("is a tensor");
+        assert_eq!((scalar.shape.len(), scalar.dtype.as_str()), (0, "f32"));
     }
 
     #[test]
@@ -353,24 +368,28 @@ mod tests {
         assert_eq!(TensorType::parse("f16"), Ok(None));
         for bad in [
             "!axe.tensor<>",
-            "!axe.tensor<array<i32: 1>, f16, #axe.deferred, #axe.mem<\"reg\">>",
-            "!axe.tensor<array<i64: 0>, f16, #axe.deferred, #axe.mem<\"reg\">>",
-            "!axe.tensor<array<i64: 1>, f16, #axe.layout<S>, #axe.mem<\"reg\">>",
-            "!axe.tensor<array<i64: 1>, f16, #axe.deferred, #axe.mem<\"l2\">>",
+            "!axe.tensor<4xf16>",
+            "!axe.tensor<0xf16, reg>",
+            "!axe.tensor<4x, reg>",
+            "!axe.tensor<99999999999999999999xf16, reg>",
+            "!axe.tensor<4xf16, l2>",
+            "!axe.tensor<4xf16, reg, S[4:1], x>",
         ] {
             assert!(TensorType::parse(bad).is_err(), "{bad}");
         }
         assert!(unquote("\"a\\").is_err());
-        assert!(Threads::parse("#axe.threads<\"warpid\", array<i64: 0>>").is_err());
+        assert!(Threads::parse("#axe.threads<warpid[0]>").is_err());
+        assert!(Threads::parse("#axe.threads<warpid 0:4>").is_err());
     }
 
     #[test]
     fn attributes_read() {
-        assert_eq!(parse_exec_attribute("#axe.exec<\"warpgroup\">"), Ok(ExecScope::Warpgroup));
+        assert_eq!(parse_exec_attribute("#axe.exec<warpgroup>"), Ok(ExecScope::Warpgroup));
         assert_eq!(
-            Threads::parse("#axe.threads<\"warpid\", array<i64: 4, 8>>"),
+            Threads::parse("#axe.threads<warpid[4:8]>"),
             Ok(Threads { axis: "warpid".into(), begin: 4, end: 8 })
         );
+        assert_eq!(parse_layout_attribute("#axe.layout<S[4:1] + 2@m>"), Ok("S[4:1] + 2@m".to_string()));
         assert_eq!(unquote(&quote("a\"b\\c")), Ok("a\"b\\c".to_string()));
         assert_eq!(split_top_level("a, b<c, d>, \"e,f\""), vec!["a", "b<c, d>", "\"e,f\""]);
     }

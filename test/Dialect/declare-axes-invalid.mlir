@@ -34,9 +34,9 @@ module attributes {axe.axes = {q3 = 3 : i64}} {
 // A declared thread axis still obeys the scope rule: `grp` indexes warps within a CTA, beyond a warp-scope op.
 module attributes {axe.axes = {grp = "thread:warp:cta"}} {
   func.func @declared_axis_outside_scope(%v: f32) {
-    %r = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !axe.tensor<array<i64: 4>, f32, #axe.layout<"S[4:1@grp]">, #axe.mem<"reg">>
+    %r = axe.alloc cta : !axe.tensor<4xf32, reg, S[4:1@grp]>
     // expected-error @+1 {{op at warp scope cannot touch a layout over grp (dest): grp indexes warps within a cta}}
-    "axe.fill"(%r, %v) {scope = #axe.exec<"warp">} : (!axe.tensor<array<i64: 4>, f32, #axe.layout<"S[4:1@grp]">, #axe.mem<"reg">>, f32) -> ()
+    axe.fill warp %r, %v : !axe.tensor<4xf32, reg, S[4:1@grp]>, f32
     return
   }
 }
@@ -46,6 +46,6 @@ module attributes {axe.axes = {grp = "thread:warp:cta"}} {
 // Never declared: the layout does not parse.
 func.func @undeclared_axis() {
   // expected-error @+1 {{unknown axis 'octet'}}
-  %r = "axe.alloc"() {scope = #axe.exec<"warp">} : () -> !axe.tensor<array<i64: 8>, f32, #axe.layout<"S[8:1@octet]">, #axe.mem<"reg">>
+  %r = axe.alloc warp : !axe.tensor<8xf32, reg, S[8:1@octet]>
   return
 }

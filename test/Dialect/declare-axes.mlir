@@ -7,11 +7,11 @@
 // op may touch it.
 // CHECK: module attributes {axe.axes = {quad = "thread:thread:warp"}}
 // CHECK-LABEL: func.func @declared_thread_axis
-// CHECK: "axe.fill"(%{{.*}}, %{{.*}}) {scope = #axe.exec<"warp">}
+// CHECK: "axe.fill"(%{{.*}}, %{{.*}}) {scope = #axe.exec<warp>}
 module attributes {axe.axes = {quad = "thread:thread:warp"}} {
   func.func @declared_thread_axis(%v: f32) {
-    %r = "axe.alloc"() {scope = #axe.exec<"warp">} : () -> !axe.tensor<array<i64: 4, 2>, f32, #axe.layout<"S[(4,2):(1@quad,1)]">, #axe.mem<"reg">>
-    "axe.fill"(%r, %v) {scope = #axe.exec<"warp">} : (!axe.tensor<array<i64: 4, 2>, f32, #axe.layout<"S[(4,2):(1@quad,1)]">, #axe.mem<"reg">>, f32) -> ()
+    %r = axe.alloc warp : !axe.tensor<4x2xf32, reg, S[(4,2):(1@quad,1)]>
+    axe.fill warp %r, %v : !axe.tensor<4x2xf32, reg, S[(4,2):(1@quad,1)]>, f32
     return
   }
 }

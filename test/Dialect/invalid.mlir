@@ -3,7 +3,7 @@
 
 // layout-parses
 // expected-error @+1 {{layout "S[(4,8):(8,1)" does not parse}}
-func.func @layout_does_not_parse(%t: !axe.tensor<array<i64: 32>, f16, #axe.layout<"S[(4,8):(8,1)">, #axe.mem<"shared">>) {
+func.func @layout_does_not_parse(%t: !axe.tensor<32xf16, shared, S[(4,8):(8,1)>) {
   return
 }
 
@@ -11,7 +11,7 @@ func.func @layout_does_not_parse(%t: !axe.tensor<array<i64: 32>, f16, #axe.layou
 
 // layout-parses: an unknown axis is an error of the layout crate
 // expected-error @+1 {{unknown axis 'lane'}}
-func.func @layout_unknown_axis(%t: !axe.tensor<array<i64: 32>, f32, #axe.layout<"S[32:1@lane]">, #axe.mem<"reg">>) {
+func.func @layout_unknown_axis(%t: !axe.tensor<32xf32, reg, S[32:1@lane]>) {
   return
 }
 
@@ -19,7 +19,7 @@ func.func @layout_unknown_axis(%t: !axe.tensor<array<i64: 32>, f32, #axe.layout<
 
 // layout-admits-shape
 // expected-error @+1 {{layout does not admit shape [128,64]: layout maps 4096 elements, shape has 8192}}
-func.func @layout_does_not_admit_shape(%t: !axe.tensor<array<i64: 128, 64>, f16, #axe.layout<"S[(64,64):(64,1)]">, #axe.mem<"shared">>) {
+func.func @layout_does_not_admit_shape(%t: !axe.tensor<128x64xf16, shared, S[(64,64):(64,1)]>) {
   return
 }
 
@@ -28,7 +28,7 @@ func.func @layout_does_not_admit_shape(%t: !axe.tensor<array<i64: 128, 64>, f16,
 // layout-fits-memory: shared memory is addressed on m only
 func.func @shared_layout_on_thread_axis() {
   // expected-error @+1 {{layout of a shared tensor must use the memory axis m only, got axis laneid}}
-  %t = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !axe.tensor<array<i64: 32>, f16, #axe.layout<"S[32:1@laneid]">, #axe.mem<"shared">>
+  %t = axe.alloc cta : !axe.tensor<32xf16, shared, S[32:1@laneid]>
   return
 }
 
@@ -37,7 +37,7 @@ func.func @shared_layout_on_thread_axis() {
 // layout-fits-memory: tensor memory is addressed on TLane/TCol
 func.func @tmem_layout_on_m() {
   // expected-error @+1 {{layout of a tmem tensor must use TLane and TCol only, got axis m}}
-  %t = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !axe.tensor<array<i64: 128, 4>, f32, #axe.layout<"S[(128,4):(1@TLane,1)]">, #axe.mem<"tmem">>
+  %t = axe.alloc cta : !axe.tensor<128x4xf32, tmem, S[(128,4):(1@TLane,1)]>
   return
 }
 
@@ -46,7 +46,7 @@ func.func @tmem_layout_on_m() {
 // layout-fits-memory: registers live on thread axes plus m/reg
 func.func @reg_layout_on_tmem_axis() {
   // expected-error @+1 {{layout of a reg tensor must use thread axes and m or reg only, got axis TCol}}
-  %t = "axe.alloc"() {scope = #axe.exec<"warp">} : () -> !axe.tensor<array<i64: 32>, f32, #axe.layout<"S[32:1@TCol]">, #axe.mem<"reg">>
+  %t = axe.alloc warp : !axe.tensor<32xf32, reg, S[32:1@TCol]>
   return
 }
 
@@ -55,27 +55,27 @@ func.func @reg_layout_on_tmem_axis() {
 // layout-fits-memory: swizzles address memory
 func.func @swizzled_registers() {
   // expected-error @+1 {{swizzled layout needs a global or shared tensor, got a reg tensor}}
-  %t = "axe.alloc"() {scope = #axe.exec<"thread">} : () -> !axe.tensor<array<i64: 512>, f16, #axe.layout<"Swizzle(3,3,3) o S[512:1]">, #axe.mem<"reg">>
+  %t = axe.alloc thread : !axe.tensor<512xf16, reg, Swizzle(3,3,3) o S[512:1]>
   return
 }
 
 // -----
 
 // scope-covers-layout: a warp-scope op cannot reach the warps of a CTA
-!frag = !axe.tensor<array<i64: 4, 32>, f32, #axe.layout<"S[(4,32):(1@warpid,1@laneid)]">, #axe.mem<"reg">>
+!frag = !axe.tensor<4x32xf32, reg, S[(4,32):(1@warpid,1@laneid)]>
 func.func @warp_op_on_cta_layout(%t: !frag, %v: f32) {
   // expected-error @+1 {{op at warp scope cannot touch a layout over warpid (dest): warpid indexes warps within a cta}}
-  "axe.fill"(%t, %v) {scope = #axe.exec<"warp">} : (!frag, f32) -> ()
+  axe.fill warp %t, %v : !frag, f32
   return
 }
 
 // -----
 
 // scope-covers-layout: a thread-scope op cannot reach other lanes
-!frag = !axe.tensor<array<i64: 32>, f32, #axe.layout<"S[32:1@laneid]">, #axe.mem<"reg">>
+!frag = !axe.tensor<32xf32, reg, S[32:1@laneid]>
 func.func @thread_op_on_warp_layout() {
   // expected-error @+1 {{op at thread scope cannot touch a layout over laneid (result): laneid indexes threads within a warp}}
-  %t = "axe.alloc"() {scope = #axe.exec<"thread">} : () -> !frag
+  %t = axe.alloc thread : !frag
   return
 }
 
@@ -84,7 +84,7 @@ func.func @thread_op_on_warp_layout() {
 // threads-in-scope: the subset's axis must be local to the scope
 func.func @threads_outside_scope() {
   // expected-error @+1 {{thread subset must select units inside the warp scope, got warpid (warps within a cta)}}
-  "axe.sync"() {scope = #axe.exec<"warp">, threads = #axe.threads<"warpid", array<i64: 0, 4>>} : () -> ()
+  axe.sync warp(warpid[0:4])
   return
 }
 
@@ -93,7 +93,7 @@ func.func @threads_outside_scope() {
 // threads-in-scope: a warp has 32 lanes
 func.func @threads_range_too_large() {
   // expected-error @+1 {{thread subset range [0,40) exceeds the 32 values of laneid}}
-  "axe.sync"() {scope = #axe.exec<"warp">, threads = #axe.threads<"laneid", array<i64: 0, 40>>} : () -> ()
+  axe.sync warp(laneid[0:40])
   return
 }
 
@@ -102,21 +102,21 @@ func.func @threads_range_too_large() {
 // threads-in-scope: empty range, and a memory axis is no thread subset
 func.func @threads_bad_range_and_axis() {
   // expected-error @+1 {{thread subset range must satisfy 0 <= begin < end, got [4,4)}}
-  "axe.sync"() {scope = #axe.exec<"cta">, threads = #axe.threads<"warpid", array<i64: 4, 4>>} : () -> ()
+  axe.sync cta(warpid[4:4])
   // expected-error @+1 {{thread subset axis m is not a thread axis}}
-  "axe.sync"() {scope = #axe.exec<"cta">, threads = #axe.threads<"m", array<i64: 0, 4>>} : () -> ()
+  axe.sync cta(m[0:4])
   return
 }
 
 // -----
 
 // dtypes-agree and shapes-agree on copy: both errors are reported
-!a = !axe.tensor<array<i64: 64, 128>, f16, #axe.layout<"S[8192:1]">, #axe.mem<"global">>
-!b = !axe.tensor<array<i64: 128, 64>, f32, #axe.layout<"S[8192:1]">, #axe.mem<"shared">>
+!a = !axe.tensor<64x128xf16, global, S[8192:1]>
+!b = !axe.tensor<128x64xf32, shared, S[8192:1]>
 func.func @copy_mismatch(%a: !a, %b: !b) {
   // expected-error @+2 {{copy source and dest dtypes must agree, got f16 and f32}}
   // expected-error @+1 {{copy source and dest shapes must agree, got [64,128] and [128,64]}}
-  "axe.copy"(%a, %b) {scope = #axe.exec<"cta">} : (!a, !b) -> ()
+  axe.copy cta %a to %b : !a to !b
   return
 }
 
@@ -124,21 +124,21 @@ func.func @copy_mismatch(%a: !a, %b: !b) {
 
 // shapes-agree is the copy planner's rule too (axe_layout::copy::shapes_agree, issue 21 item 4): the same 4096
 // elements as [64,64] and as [4096] are refused here and by `axe-layout copy-plan` (test/Layout/copy-plan-errors.test)
-!g = !axe.tensor<array<i64: 64, 64>, f16, #axe.layout<"S[(64,64):(64,1)]">, #axe.mem<"global">>
-!s = !axe.tensor<array<i64: 4096>, f16, #axe.layout<"S[4096:1]">, #axe.mem<"shared">>
+!g = !axe.tensor<64x64xf16, global, S[(64,64):(64,1)]>
+!s = !axe.tensor<4096xf16, shared, S[4096:1]>
 func.func @copy_reshape(%g: !g, %s: !s) {
   // expected-error @+1 {{copy source and dest shapes must agree, got [64,64] and [4096]}}
-  "axe.copy"(%g, %s) {scope = #axe.exec<"cta">} : (!g, !s) -> ()
+  axe.copy cta %g to %s : !g to !s
   return
 }
 
 // -----
 
 // dtypes-agree: fill value
-!t = !axe.tensor<array<i64: 32>, f32, #axe.layout<"S[32:1@laneid]">, #axe.mem<"reg">>
+!t = !axe.tensor<32xf32, reg, S[32:1@laneid]>
 func.func @fill_value_type(%t: !t, %v: f16) {
   // expected-error @+1 {{fill value type must equal the dest dtype f32, got f16}}
-  "axe.fill"(%t, %v) {scope = #axe.exec<"warp">} : (!t, f16) -> ()
+  axe.fill warp %t, %v : !t, f16
   return
 }
 
@@ -147,53 +147,53 @@ func.func @fill_value_type(%t: !t, %v: f16) {
 // dtypes-agree: view element type
 func.func @view_element_type(%m: memref<64xf32>) {
   // expected-error @+1 {{view source element type f32 must equal the tensor dtype f16}}
-  %t = "axe.view"(%m) : (memref<64xf32>) -> !axe.tensor<array<i64: 64>, f16, #axe.layout<"S[64:1]">, #axe.mem<"global">>
+  %t = axe.view %m : memref<64xf32> -> !axe.tensor<64xf16, global, S[64:1]>
   return
 }
 
 // -----
 
 // shapes-agree: gemm is [M,K] x [K,N] -> [M,N]
-!a = !axe.tensor<array<i64: 64, 16>, f16, #axe.layout<"S[1024:1]">, #axe.mem<"shared">>
-!b = !axe.tensor<array<i64: 32, 64>, f16, #axe.layout<"S[2048:1]">, #axe.mem<"shared">>
-!c = !axe.tensor<array<i64: 64, 64>, f32, #axe.layout<"S[(128,32):(1@tid_in_wg,1)]">, #axe.mem<"reg">>
+!a = !axe.tensor<64x16xf16, shared, S[1024:1]>
+!b = !axe.tensor<32x64xf16, shared, S[2048:1]>
+!c = !axe.tensor<64x64xf32, reg, S[(128,32):(1@tid_in_wg,1)]>
 func.func @gemm_shapes(%a: !a, %b: !b, %c: !c) {
   // expected-error @+1 {{gemm shapes must be a [M,K], b [K,N], c [M,N], got [64,16], [32,64], [64,64]}}
-  "axe.gemm"(%a, %b, %c) {scope = #axe.exec<"warpgroup">} : (!a, !b, !c) -> ()
+  axe.gemm warpgroup %a, %b, %c : !a, !b, !c
   return
 }
 
 // -----
 
 // region-in-bounds
-!t = !axe.tensor<array<i64: 128, 64>, f16, #axe.layout<"S[8192:1]">, #axe.mem<"shared">>
+!t = !axe.tensor<128x64xf16, shared, S[8192:1]>
 func.func @slice_out_of_bounds(%t: !t) {
   // expected-error @+1 {{slice region of dimension 1 must lie in [0,64), got offset 48 size 32}}
-  %s = "axe.slice"(%t) {offsets = array<i64: 0, 48>, sizes = array<i64: 128, 32>} : (!t) -> !axe.tensor<array<i64: 128, 32>, f16, #axe.deferred, #axe.mem<"shared">>
+  %s = axe.slice %t[0, 48] [128, 32] : !t to !axe.tensor<128x32xf16, shared>
   return
 }
 
 // -----
 
 // region-in-bounds: rank, result shape, dynamic offsets
-!t = !axe.tensor<array<i64: 128, 64>, f16, #axe.layout<"S[8192:1]">, #axe.mem<"shared">>
+!t = !axe.tensor<128x64xf16, shared, S[8192:1]>
 func.func @slice_rank_and_shape(%t: !t, %k: index) {
   // expected-error @+1 {{slice region rank must equal the source rank 2, got 1 offsets and 1 sizes}}
-  %a = "axe.slice"(%t) {offsets = array<i64: 0>, sizes = array<i64: 128>} : (!t) -> !axe.tensor<array<i64: 128>, f16, #axe.deferred, #axe.mem<"shared">>
+  %a = axe.slice %t[0] [128] : !t to !axe.tensor<128xf16, shared>
   // expected-error @+1 {{slice result shape must equal the sizes [64,64], got [128,64]}}
-  %b = "axe.slice"(%t) {offsets = array<i64: 64, 0>, sizes = array<i64: 64, 64>} : (!t) -> !axe.tensor<array<i64: 128, 64>, f16, #axe.deferred, #axe.mem<"shared">>
+  %b = axe.slice %t[64, 0] [64, 64] : !t to !axe.tensor<128x64xf16, shared>
   // expected-error @+1 {{slice has 0 dynamic offsets but 1 offset operands}}
-  %c = "axe.slice"(%t, %k) {offsets = array<i64: 64, 0>, sizes = array<i64: 64, 64>} : (!t, index) -> !axe.tensor<array<i64: 64, 64>, f16, #axe.deferred, #axe.mem<"shared">>
+  %c = axe.slice %t[64, 0] [64, 64] : !t to !axe.tensor<64x64xf16, shared>
   return
 }
 
 // -----
 
 // slice-layout-matches: rows 64..127 start at 4096, not 64
-!t = !axe.tensor<array<i64: 128, 64>, f16, #axe.layout<"S[(128,64):(64,1)]">, #axe.mem<"shared">>
+!t = !axe.tensor<128x64xf16, shared, S[(128,64):(64,1)]>
 func.func @slice_wrong_layout(%t: !t) {
   // expected-error @+1 {{slice result layout is not the sliced layout: index [0,0] maps to {m:64} but the source maps index [64,0] to {m:4096}}}
-  %s = "axe.slice"(%t) {offsets = array<i64: 64, 0>, sizes = array<i64: 64, 64>} : (!t) -> !axe.tensor<array<i64: 64, 64>, f16, #axe.layout<"S[(64,64):(64,1)] + 64">, #axe.mem<"shared">>
+  %s = axe.slice %t[64, 0] [64, 64] : !t to !axe.tensor<64x64xf16, shared, S[(64,64):(64,1)] + 64>
   return
 }
 
@@ -202,36 +202,36 @@ func.func @slice_wrong_layout(%t: !t) {
 // memory-scopes: alloc never makes global memory
 func.func @alloc_global() {
   // expected-error @+1 {{alloc cannot allocate global memory: view a memref or pointer instead}}
-  %t = "axe.alloc"() {scope = #axe.exec<"kernel">} : () -> !axe.tensor<array<i64: 64>, f16, #axe.layout<"S[64:1]">, #axe.mem<"global">>
+  %t = axe.alloc kernel : !axe.tensor<64xf16, global, S[64:1]>
   return
 }
 
 // -----
 
 // memory-scopes: copy_async directions and barriers
-!g = !axe.tensor<array<i64: 64>, f16, #axe.layout<"S[64:1]">, #axe.mem<"global">>
-!s = !axe.tensor<array<i64: 64>, f16, #axe.layout<"S[64:1]">, #axe.mem<"shared">>
-!r = !axe.tensor<array<i64: 64>, f16, #axe.layout<"S[64:1]">, #axe.mem<"reg">>
+!g = !axe.tensor<64xf16, global, S[64:1]>
+!s = !axe.tensor<64xf16, shared, S[64:1]>
+!r = !axe.tensor<64xf16, reg, S[64:1]>
 func.func @copy_async_memories(%g: !g, %s: !s, %r: !r, %bar: !axe.mbarrier) {
   // A load without a barrier is a cp.async group (completed by cp.async.wait_group): no error.
-  "axe.copy_async"(%g, %s) {scope = #axe.exec<"thread">} : (!g, !s) -> ()
+  axe.copy_async thread %g to %s : !g to !s
   // expected-error @+1 {{copy_async store to global memory completes through bulk groups and takes no barrier operand}}
-  "axe.copy_async"(%s, %g, %bar) {scope = #axe.exec<"thread">} : (!s, !g, !axe.mbarrier) -> ()
+  axe.copy_async thread %s to %g, %bar : !s to !g, !axe.mbarrier
   // expected-error @+1 {{copy_async must copy global to shared or shared to global, got global to reg}}
-  "axe.copy_async"(%g, %r, %bar) {scope = #axe.exec<"thread">} : (!g, !r, !axe.mbarrier) -> ()
+  axe.copy_async thread %g to %r, %bar : !g to !r, !axe.mbarrier
   return
 }
 
 // -----
 
 // memory-scopes: gemm operands
-!a = !axe.tensor<array<i64: 64, 16>, f16, #axe.layout<"S[1024:1]">, #axe.mem<"global">>
-!b = !axe.tensor<array<i64: 16, 64>, f16, #axe.layout<"S[1024:1]">, #axe.mem<"shared">>
-!c = !axe.tensor<array<i64: 64, 64>, f32, #axe.layout<"S[4096:1]">, #axe.mem<"shared">>
+!a = !axe.tensor<64x16xf16, global, S[1024:1]>
+!b = !axe.tensor<16x64xf16, shared, S[1024:1]>
+!c = !axe.tensor<64x64xf32, shared, S[4096:1]>
 func.func @gemm_memories(%a: !a, %b: !b, %c: !c) {
   // expected-error @+2 {{gemm a must be in shared, reg or tmem, got global}}
   // expected-error @+1 {{gemm c must be in reg or tmem, got shared}}
-  "axe.gemm"(%a, %b, %c) {scope = #axe.exec<"warpgroup">} : (!a, !b, !c) -> ()
+  axe.gemm warpgroup %a, %b, %c : !a, !b, !c
   return
 }
 
@@ -240,7 +240,7 @@ func.func @gemm_memories(%a: !a, %b: !b, %c: !c) {
 // memory-scopes: a workgroup memref holds shared data
 func.func @view_workgroup_as_global(%w: memref<64xf16, #gpu.address_space<workgroup>>) {
   // expected-error @+1 {{view of workgroup memref storage must be a shared tensor, got global}}
-  %t = "axe.view"(%w) : (memref<64xf16, #gpu.address_space<workgroup>>) -> !axe.tensor<array<i64: 64>, f16, #axe.layout<"S[64:1]">, #axe.mem<"global">>
+  %t = axe.view %w : memref<64xf16, #gpu.address_space<workgroup>> -> !axe.tensor<64xf16, global, S[64:1]>
   return
 }
 
@@ -249,7 +249,7 @@ func.func @view_workgroup_as_global(%w: memref<64xf16, #gpu.address_space<workgr
 // view-fits-storage
 func.func @view_past_the_end(%m: memref<4096xf16>) {
   // expected-error @+1 {{view layout spans 8192 elements of m, but the memref holds 4096}}
-  %t = "axe.view"(%m) : (memref<4096xf16>) -> !axe.tensor<array<i64: 128, 64>, f16, #axe.layout<"S[(128,64):(64,1)]">, #axe.mem<"global">>
+  %t = axe.view %m : memref<4096xf16> -> !axe.tensor<128x64xf16, global, S[(128,64):(64,1)]>
   return
 }
 
@@ -257,11 +257,11 @@ func.func @view_past_the_end(%m: memref<4096xf16>) {
 
 // counts
 func.func @zero_counts() {
-  %bar = "axe.mbarrier_alloc"() {scope = #axe.exec<"cta">} : () -> !axe.mbarrier
+  %bar = axe.mbarrier_alloc cta : !axe.mbarrier
   // expected-error @+1 {{mbarrier_init count must be at least 1, got 0}}
-  "axe.mbarrier_init"(%bar) {count = 0 : i64, scope = #axe.exec<"cta">} : (!axe.mbarrier) -> ()
+  axe.mbarrier_init cta %bar count 0 : !axe.mbarrier
   // expected-error @+1 {{mbarrier_arrive_expect_tx bytes must be at least 1, got 0}}
-  "axe.mbarrier_arrive_expect_tx"(%bar) {bytes = 0 : i64, scope = #axe.exec<"thread">} : (!axe.mbarrier) -> ()
+  axe.mbarrier_arrive_expect_tx thread %bar bytes 0 : !axe.mbarrier
   return
 }
 
@@ -269,7 +269,7 @@ func.func @zero_counts() {
 
 // IRDL structure: the memory scope is one of four words (checked by MLIR while parsing)
 // expected-error @+1 {{'"l2"' does not satisfy the constraint}}
-func.func @unknown_memory(%t: !axe.tensor<array<i64: 4>, f16, #axe.layout<"S[4:1]">, #axe.mem<"l2">>) {
+func.func @unknown_memory(%t: !axe.tensor<4xf16, l2, S[4:1]>) {
   return
 }
 
@@ -285,85 +285,85 @@ func.func @missing_scope() {
 // -----
 
 // memory-scopes: cast converts registers (each thread its own); shared memory is copied, not cast
-!acc = !axe.tensor<array<i64: 32, 4>, f32, #axe.layout<"S[(32,4):(1@laneid,1)]">, #axe.mem<"reg">>
-!smem = !axe.tensor<array<i64: 32, 4>, f16, #axe.layout<"S[(32,4):(4,1)]">, #axe.mem<"shared">>
+!acc = !axe.tensor<32x4xf32, reg, S[(32,4):(1@laneid,1)]>
+!smem = !axe.tensor<32x4xf16, shared, S[(32,4):(4,1)]>
 func.func @cast_to_shared(%a: !acc, %s: !smem) {
   // expected-error @+1 {{cast works on register tensors, got dest in shared}}
-  "axe.cast"(%a, %s) {scope = #axe.exec<"warp">} : (!acc, !smem) -> ()
+  axe.cast warp %a to %s : !acc to !smem
   return
 }
 
 // -----
 
 // dtypes-agree: cast narrows f32 to f16 or bf16 or widens them back; f16 to f16 is not a cast
-!a = !axe.tensor<array<i64: 32, 4>, f16, #axe.layout<"S[(32,4):(1@laneid,1)]">, #axe.mem<"reg">>
+!a = !axe.tensor<32x4xf16, reg, S[(32,4):(1@laneid,1)]>
 func.func @cast_same_dtype(%x: !a, %y: !a) {
   // expected-error @+1 {{cast converts f32 to f16 or bf16, or f16 or bf16 to f32, got f16 to f16}}
-  "axe.cast"(%x, %y) {scope = #axe.exec<"warp">} : (!a, !a) -> ()
+  axe.cast warp %x to %y : !a to !a
   return
 }
 
 // -----
 
 // dtypes-agree: no f16 <-> bf16 cast (go through f32)
-!h = !axe.tensor<array<i64: 32, 4>, f16, #axe.layout<"S[(32,4):(1@laneid,1)]">, #axe.mem<"reg">>
-!b = !axe.tensor<array<i64: 32, 4>, bf16, #axe.layout<"S[(32,4):(1@laneid,1)]">, #axe.mem<"reg">>
+!h = !axe.tensor<32x4xf16, reg, S[(32,4):(1@laneid,1)]>
+!b = !axe.tensor<32x4xbf16, reg, S[(32,4):(1@laneid,1)]>
 func.func @cast_f16_to_bf16(%x: !h, %y: !b) {
   // expected-error @+1 {{cast converts f32 to f16 or bf16, or f16 or bf16 to f32, got f16 to bf16}}
-  "axe.cast"(%x, %y) {scope = #axe.exec<"warp">} : (!h, !b) -> ()
+  axe.cast warp %x to %y : !h to !b
   return
 }
 
 // -----
 
 // layouts-agree: a cast keeps each element in its thread and register (a different owner is a copy)
-!acc = !axe.tensor<array<i64: 32, 4>, f32, #axe.layout<"S[(32,4):(1@laneid,1)]">, #axe.mem<"reg">>
-!out = !axe.tensor<array<i64: 32, 4>, f16, #axe.layout<"S[(32,4):(1,8@laneid)]">, #axe.mem<"reg">>
+!acc = !axe.tensor<32x4xf32, reg, S[(32,4):(1@laneid,1)]>
+!out = !axe.tensor<32x4xf16, reg, S[(32,4):(1,8@laneid)]>
 func.func @cast_other_layout(%a: !acc, %o: !out) {
   // expected-error @+1 {{cast source and dest must have the same layout (each element in the same thread and register), got S[(32,4):(1@laneid,1)] and S[(32,4):(1,8@laneid)]}}
-  "axe.cast"(%a, %o) {scope = #axe.exec<"warp">} : (!acc, !out) -> ()
+  axe.cast warp %a to %o : !acc to !out
   return
 }
 
 // -----
 
 // shapes-agree: elementwise operands have one shape
-!x = !axe.tensor<array<i64: 32, 4>, f32, #axe.layout<"S[(32,4):(1@laneid,1)]">, #axe.mem<"reg">>
-!y = !axe.tensor<array<i64: 4, 32>, f32, #axe.layout<"S[(4,32):(1,1@laneid)]">, #axe.mem<"reg">>
+!x = !axe.tensor<32x4xf32, reg, S[(32,4):(1@laneid,1)]>
+!y = !axe.tensor<4x32xf32, reg, S[(4,32):(1,1@laneid)]>
 func.func @add_shapes(%a: !x, %b: !y, %c: !x) {
   // expected-error @+1 {{add rhs and dest shapes must agree, got [4,32] and [32,4]}}
-  "axe.add"(%a, %b, %c) {scope = #axe.exec<"warp">} : (!x, !y, !x) -> ()
+  axe.add warp %a, %b to %c : !x, !y to !x
   return
 }
 
 // -----
 
 // dtypes-agree: scale works in one float dtype
-!x = !axe.tensor<array<i64: 32, 4>, i32, #axe.layout<"S[(32,4):(1@laneid,1)]">, #axe.mem<"reg">>
+!x = !axe.tensor<32x4xi32, reg, S[(32,4):(1@laneid,1)]>
 func.func @scale_integers(%a: !x, %alpha: f32) {
   // expected-error @+1 {{scale takes tensors of one dtype, f32, f16 or bf16, got i32, i32}}
-  "axe.scale"(%a, %a, %alpha) {scope = #axe.exec<"warp">} : (!x, !x, f32) -> ()
+  axe.scale warp %a by %alpha to %a : !x to !x
   return
 }
 
 // -----
 
 // IRDL structure: the scale factor is an f32 value
-!x = !axe.tensor<array<i64: 32, 4>, f16, #axe.layout<"S[(32,4):(1@laneid,1)]">, #axe.mem<"reg">>
+!x = !axe.tensor<32x4xf16, reg, S[(32,4):(1@laneid,1)]>
 func.func @scale_f16_alpha(%a: !x, %alpha: f16) {
   // expected-error @+1 {{expected 'f32' but got 'f16'}}
-  "axe.scale"(%a, %a, %alpha) {scope = #axe.exec<"warp">} : (!x, !x, f16) -> ()
+  axe.scale warp %a by %alpha to %a : !x to !x
   return
 }
 
 // -----
 
 // scope-covers-layout: a warp-scope add cannot touch a layout over warps
-!x = !axe.tensor<array<i64: 4, 32>, f32, #axe.layout<"S[(4,32):(1@warpid,1@laneid)]">, #axe.mem<"reg">>
+!x = !axe.tensor<4x32xf32, reg, S[(4,32):(1@warpid,1@laneid)]>
 func.func @add_scope(%a: !x) {
   // expected-error @+3 {{op at warp scope cannot touch a layout over warpid (lhs)}}
   // expected-error @+2 {{op at warp scope cannot touch a layout over warpid (rhs)}}
   // expected-error @+1 {{op at warp scope cannot touch a layout over warpid (dest)}}
-  "axe.add"(%a, %a, %a) {scope = #axe.exec<"warp">} : (!x, !x, !x) -> ()
+  axe.add warp %a, %a to %a : !x, !x to !x
   return
 }

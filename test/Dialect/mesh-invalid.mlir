@@ -35,7 +35,7 @@ module attributes {axe.mesh = {gpuid_x = 32 : i64, gpuid_y = 64 : i64}} {
 module attributes {axe.mesh = {gpuid = 4 : i64}} {
   func.func @other_axis(%local: memref<16xf32>) {
     // expected-error @+1 {{layout uses device axis gpuid_x, which is not an axis of the mesh gpuid=4}}
-    %t = "axe.view"(%local) : (memref<16xf32>) -> !axe.tensor<array<i64: 64>, f32, #axe.layout<"S[(4,16):(1@gpuid_x,1)]">, #axe.mem<"global">>
+    %t = axe.view %local : memref<16xf32> -> !axe.tensor<64xf32, global, S[(4,16):(1@gpuid_x,1)]>
     return
   }
 }
@@ -46,7 +46,7 @@ module attributes {axe.mesh = {gpuid = 4 : i64}} {
 module attributes {axe.mesh = {gpuid = 4 : i64}} {
   func.func @too_many_ranks(%local: memref<8xf32>) {
     // expected-error @+1 {{layout reaches coordinates 0..=7 of device axis gpuid, but the mesh has 4 device(s) along it}}
-    %t = "axe.view"(%local) : (memref<8xf32>) -> !axe.tensor<array<i64: 64>, f32, #axe.layout<"S[(8,8):(1@gpuid,1)]">, #axe.mem<"global">>
+    %t = axe.view %local : memref<8xf32> -> !axe.tensor<64xf32, global, S[(8,8):(1@gpuid,1)]>
     return
   }
 }
@@ -57,7 +57,7 @@ module attributes {axe.mesh = {gpuid = 4 : i64}} {
 // location).
 module attributes {axe.mesh = {gpuid = 4 : i64}} {
   // expected-error @+1 {{layout reaches coordinates 1..=7 of device axis gpuid, but the mesh has 4 device(s) along it}}
-  func.func @replica_past_mesh(%t: !axe.tensor<array<i64: 8>, f32, #axe.layout<"S[8:1] + R[4:2@gpuid] + 1@gpuid">, #axe.mem<"global">>) {
+  func.func @replica_past_mesh(%t: !axe.tensor<8xf32, global, S[8:1] + R[4:2@gpuid] + 1@gpuid>) {
     return
   }
 }
@@ -68,7 +68,7 @@ module attributes {axe.mesh = {gpuid = 4 : i64}} {
 module {
   func.func @no_mesh(%local: memref<16xf32>) {
     // expected-error @+1 {{layout uses device axis gpuid but the module declares no mesh (axe.mesh = {gpuid = N : i64})}}
-    %t = "axe.view"(%local) : (memref<16xf32>) -> !axe.tensor<array<i64: 64>, f32, #axe.layout<"S[(4,16):(1@gpuid,1)]">, #axe.mem<"global">>
+    %t = axe.view %local : memref<16xf32> -> !axe.tensor<64xf32, global, S[(4,16):(1@gpuid,1)]>
     return
   }
 }

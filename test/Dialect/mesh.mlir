@@ -10,7 +10,7 @@
 // CHECK: "axe.view"
 module attributes {axe.mesh = {gpuid_x = 2 : i64, gpuid_y = 4 : i64}} {
   func.func @sharded_rows(%local: memref<32x128xf32>) {
-    %t = "axe.view"(%local) : (memref<32x128xf32>) -> !axe.tensor<array<i64: 64, 128>, f32, #axe.layout<"S[(2,4096):(1@gpuid_x,1)] + R[4:1@gpuid_y]">, #axe.mem<"global">>
+    %t = axe.view %local : memref<32x128xf32> -> !axe.tensor<64x128xf32, global, S[(2,4096):(1@gpuid_x,1)] + R[4:1@gpuid_y]>
     return
   }
 }
@@ -23,7 +23,7 @@ module attributes {axe.mesh = {gpuid_x = 2 : i64, gpuid_y = 4 : i64}} {
 // CHECK-LABEL: func.func @on_one_rank
 module attributes {axe.axes = {gpuid_z = "device"}, axe.mesh = {gpuid = 4 : i64}} {
   func.func @on_one_rank(%local: memref<16xf32>) {
-    %t = "axe.view"(%local) : (memref<16xf32>) -> !axe.tensor<array<i64: 16>, f32, #axe.layout<"S[16:1] + 3@gpuid">, #axe.mem<"global">>
+    %t = axe.view %local : memref<16xf32> -> !axe.tensor<16xf32, global, S[16:1] + 3@gpuid>
     return
   }
 }

@@ -3,31 +3,31 @@
 // multiples that divide; slices of them keep static sizes and a deferred layout. Each case is one split chunk.
 // RUN: axe-opt %s --split-input-file --verify-diagnostics
 
-!dyn = !axe.tensor<array<i64: -9223372036854775808, -9223372036854775808>, f16, #axe.row_major, #axe.mem<"global">>
+!dyn = !axe.tensor<?x?xf16, global, row_major>
 
 // A well-formed view and slice verify (the slice's region past a run-time extent is the lowering's business).
 func.func @accepted(%a: !llvm.ptr<1>, %m: index, %k: index, %i: index) {
-  %g = "axe.view"(%a, %m, %k) {multiples = array<i64: 16, 8>} : (!llvm.ptr<1>, index, index) -> !dyn
-  %t = "axe.slice"(%g, %i) {offsets = array<i64: -9223372036854775808, 4096>, sizes = array<i64: 128, 64>} : (!dyn, index) -> !axe.tensor<array<i64: 128, 64>, f16, #axe.deferred, #axe.mem<"global">>
+  %g = axe.view %a(%m, %k : index, index) multiples [16, 8] : !llvm.ptr<1> -> !dyn
+  %t = axe.slice %g[%i, 4096] [128, 64] : !dyn to !axe.tensor<128x64xf16, global>
   return
 }
 
 // -----
 
-!dyn = !axe.tensor<array<i64: -9223372036854775808, -9223372036854775808>, f16, #axe.row_major, #axe.mem<"global">>
+!dyn = !axe.tensor<?x?xf16, global, row_major>
 func.func @mixed_extent_types(%a: !llvm.ptr<1>, %m: i32, %k: index) {
   // IRDL: the extents are of one type, i32 or index.
   // expected-error @+1 {{expected 'i32' but got 'index'}}
-  %g = "axe.view"(%a, %m, %k) : (!llvm.ptr<1>, i32, index) -> !dyn
+  %g = axe.view %a(%m, %k : i32, index) : !llvm.ptr<1> -> !dyn
   return
 }
 
 // -----
 
-!dyn = !axe.tensor<array<i64: -9223372036854775808, -9223372036854775808>, f16, #axe.row_major, #axe.mem<"global">>
+!dyn = !axe.tensor<?x?xf16, global, row_major>
 func.func @missing_extent(%a: !llvm.ptr<1>, %m: i32) {
   // expected-error @+1 {{view has 2 run-time extents but 1 extent operands}}
-  %g = "axe.view"(%a, %m) : (!llvm.ptr<1>, i32) -> !dyn
+  %g = axe.view %a(%m : i32) : !llvm.ptr<1> -> !dyn
   return
 }
 
@@ -35,7 +35,7 @@ func.func @missing_extent(%a: !llvm.ptr<1>, %m: i32) {
 
 func.func @extent_on_static_view(%a: !llvm.ptr<1>, %m: i32) {
   // expected-error @+1 {{view has 0 run-time extents but 1 extent operands}}
-  %g = "axe.view"(%a, %m) : (!llvm.ptr<1>, i32) -> !axe.tensor<array<i64: 64>, f16, #axe.layout<"S[64:1]">, #axe.mem<"global">>
+  %g = axe.view %a(%m : i32) : !llvm.ptr<1> -> !axe.tensor<64xf16, global, S[64:1]>
   return
 }
 
@@ -43,7 +43,7 @@ func.func @extent_on_static_view(%a: !llvm.ptr<1>, %m: i32) {
 
 func.func @runtime_needs_row_major(%a: !llvm.ptr<1>, %m: i32) {
   // expected-error @+1 {{a tensor with run-time extents [?, 64] must have layout #axe.row_major, got #axe.deferred}}
-  %g = "axe.view"(%a, %m) : (!llvm.ptr<1>, i32) -> !axe.tensor<array<i64: -9223372036854775808, 64>, f16, #axe.deferred, #axe.mem<"global">>
+  %g = axe.view %a(%m : i32) : !llvm.ptr<1> -> !axe.tensor<?x64xf16, global>
   return
 }
 
@@ -51,16 +51,16 @@ func.func @runtime_needs_row_major(%a: !llvm.ptr<1>, %m: i32) {
 
 func.func @row_major_is_global(%s: memref<64xf16, #gpu.address_space<workgroup>>) {
   // expected-error @+1 {{run-time extents and #axe.row_major are for global tensors, got shared}}
-  %g = "axe.view"(%s) : (memref<64xf16, #gpu.address_space<workgroup>>) -> !axe.tensor<array<i64: 64>, f16, #axe.row_major, #axe.mem<"shared">>
+  %g = axe.view %s : memref<64xf16, #gpu.address_space<workgroup>> -> !axe.tensor<64xf16, shared, row_major>
   return
 }
 
 // -----
 
-!dyn = !axe.tensor<array<i64: -9223372036854775808, -9223372036854775808>, f16, #axe.row_major, #axe.mem<"global">>
+!dyn = !axe.tensor<?x?xf16, global, row_major>
 func.func @bad_multiples(%a: !llvm.ptr<1>, %m: i32, %k: i32) {
   // expected-error @+1 {{view multiple of dimension 1 must be at least 1 and divide a static extent, got 0 for extent ?}}
-  %g = "axe.view"(%a, %m, %k) {multiples = array<i64: 16, 0>} : (!llvm.ptr<1>, i32, i32) -> !dyn
+  %g = axe.view %a(%m, %k : i32, i32) multiples [16, 0] : !llvm.ptr<1> -> !dyn
   return
 }
 
@@ -68,39 +68,39 @@ func.func @bad_multiples(%a: !llvm.ptr<1>, %m: i32, %k: i32) {
 
 func.func @multiple_divides_static(%a: !llvm.ptr<1>, %m: i32) {
   // expected-error @+1 {{view multiple of dimension 1 must be at least 1 and divide a static extent, got 48 for extent 64}}
-  %g = "axe.view"(%a, %m) {multiples = array<i64: 16, 48>} : (!llvm.ptr<1>, i32) -> !axe.tensor<array<i64: -9223372036854775808, 64>, f16, #axe.row_major, #axe.mem<"global">>
+  %g = axe.view %a(%m : i32) multiples [16, 48] : !llvm.ptr<1> -> !axe.tensor<?x64xf16, global, row_major>
   return
 }
 
 // -----
 
-!dyn = !axe.tensor<array<i64: -9223372036854775808, -9223372036854775808>, f16, #axe.row_major, #axe.mem<"global">>
-func.func @copy_of_runtime_tensor(%a: !llvm.ptr<1>, %m: i32, %k: i32, %s: !axe.tensor<array<i64: 64>, f16, #axe.layout<"S[64:1]">, #axe.mem<"shared">>) {
-  %g = "axe.view"(%a, %m, %k) : (!llvm.ptr<1>, i32, i32) -> !dyn
+!dyn = !axe.tensor<?x?xf16, global, row_major>
+func.func @copy_of_runtime_tensor(%a: !llvm.ptr<1>, %m: i32, %k: i32, %s: !axe.tensor<64xf16, shared, S[64:1]>) {
+  %g = axe.view %a(%m, %k : i32, i32) : !llvm.ptr<1> -> !dyn
   // expected-error @+2 {{copy source has run-time extents: only an axe.view result (and an axe.slice source) may, slice it to static sizes first}}
   // expected-error @+1 {{copy source and dest shapes must agree}}
-  "axe.copy"(%g, %s) {scope = #axe.exec<"cta">} : (!dyn, !axe.tensor<array<i64: 64>, f16, #axe.layout<"S[64:1]">, #axe.mem<"shared">>) -> ()
+  axe.copy cta %g to %s : !dyn to !axe.tensor<64xf16, shared, S[64:1]>
   return
 }
 
 // -----
 
-!dyn = !axe.tensor<array<i64: -9223372036854775808, -9223372036854775808>, f16, #axe.row_major, #axe.mem<"global">>
+!dyn = !axe.tensor<?x?xf16, global, row_major>
 func.func @slice_layout_stays_deferred(%a: !llvm.ptr<1>, %m: i32, %k: i32) {
-  %g = "axe.view"(%a, %m, %k) : (!llvm.ptr<1>, i32, i32) -> !dyn
-  // expected-error @+1 {{a slice of a #axe.row_major tensor has run-time strides: its layout must be #axe.deferred, got #axe.layout<"S[(2,2):(2,1)]">}}
-  %t = "axe.slice"(%g) {offsets = array<i64: 0, 0>, sizes = array<i64: 2, 2>} : (!dyn) -> !axe.tensor<array<i64: 2, 2>, f16, #axe.layout<"S[(2,2):(2,1)]">, #axe.mem<"global">>
+  %g = axe.view %a(%m, %k : i32, i32) : !llvm.ptr<1> -> !dyn
+  // expected-error @+1 {{a slice of a #axe.row_major tensor has run-time strides: its layout must be #axe.deferred, got #axe.layout<S[(2,2):(2,1)]>}}
+  %t = axe.slice %g[0, 0] [2, 2] : !dyn to !axe.tensor<2x2xf16, global, S[(2,2):(2,1)]>
   return
 }
 
 // -----
 
-!dyn = !axe.tensor<array<i64: -9223372036854775808, -9223372036854775808>, f16, #axe.row_major, #axe.mem<"global">>
+!dyn = !axe.tensor<?x?xf16, global, row_major>
 func.func @view_of_runtime_tensor(%a: !llvm.ptr<1>, %m: i32, %k: i32) {
-  %g = "axe.view"(%a, %m, %k) : (!llvm.ptr<1>, i32, i32) -> !dyn
+  %g = axe.view %a(%m, %k : i32, i32) : !llvm.ptr<1> -> !dyn
   // expected-error @+2 {{view source has run-time extents}}
   // expected-error @+1 {{a view with run-time extents or #axe.row_major must view a memref or pointer, not a tensor}}
-  %h = "axe.view"(%g, %m, %k) : (!dyn, i32, i32) -> !dyn
+  %h = axe.view %g(%m, %k : i32, i32) : !dyn -> !dyn
   return
 }
 
@@ -109,6 +109,6 @@ func.func @view_of_runtime_tensor(%a: !llvm.ptr<1>, %m: i32, %k: i32) {
 func.func @negative_static_extent(%a: !llvm.ptr<1>) {
   // expected-error @+2 {{invalid tensor type: tensor shape dimensions must be at least 1}}
   // expected-error @+1 {{invalid tensor type of result: tensor shape dimensions must be at least 1}}
-  %g = "axe.view"(%a) : (!llvm.ptr<1>) -> !axe.tensor<array<i64: -4>, f16, #axe.row_major, #axe.mem<"global">>
+  %g = axe.view %a : !llvm.ptr<1> -> !axe.tensor<-4xf16, global, row_major>
   return
 }

@@ -4,32 +4,32 @@
 // RUN: axe-opt %s --split-input-file --verify-diagnostics | FileCheck %s
 
 // Row r of 128 in thread r, spelled both ways: the same layout.
-!acc = !axe.tensor<array<i64: 128, 4>, f32, #axe.layout<"S[(128,4):(1@tid,1)]">, #axe.mem<"reg">>
-!out = !axe.tensor<array<i64: 128, 4>, f16, #axe.layout<"S[(4,32,4):(1@warpid,1@laneid,1@reg)]">, #axe.mem<"reg">>
+!acc = !axe.tensor<128x4xf32, reg, S[(128,4):(1@tid,1)]>
+!out = !axe.tensor<128x4xf16, reg, S[(4,32,4):(1@warpid,1@laneid,1@reg)]>
 // CHECK-LABEL: func.func @cast_across_spellings
 func.func @cast_across_spellings(%a: !acc, %o: !out) {
   // CHECK: "axe.cast"
-  "axe.cast"(%a, %o) {scope = #axe.exec<"cta">} : (!acc, !out) -> ()
+  axe.cast cta %a to %o : !acc to !out
   return
 }
 
 // -----
 
 // Different threads are still different: row r in thread r + 1 is not row r in thread r.
-!acc = !axe.tensor<array<i64: 128, 4>, f32, #axe.layout<"S[(128,4):(1@tid,1)]">, #axe.mem<"reg">>
-!out = !axe.tensor<array<i64: 128, 4>, f16, #axe.layout<"S[(4,32,4):(1@warpid,1@laneid,1)] + 1@laneid">, #axe.mem<"reg">>
+!acc = !axe.tensor<128x4xf32, reg, S[(128,4):(1@tid,1)]>
+!out = !axe.tensor<128x4xf16, reg, S[(4,32,4):(1@warpid,1@laneid,1)] + 1@laneid>
 func.func @cast_other_threads(%a: !acc, %o: !out) {
   // expected-error @+1 {{cast source and dest must have the same layout (each element in the same thread and register), got S[(128,4):(1@tid,1)] and S[(4,32,4):(1@warpid,1@laneid,1)] + 1@laneid}}
-  "axe.cast"(%a, %o) {scope = #axe.exec<"cta">} : (!acc, !out) -> ()
+  axe.cast cta %a to %o : !acc to !out
   return
 }
 
 // -----
 
 // Four registers on reg do not fit a two-element memref.
-!r = !axe.tensor<array<i64: 32, 4>, f32, #axe.layout<"S[(32,4):(1@laneid,1@reg)]">, #axe.mem<"reg">>
+!r = !axe.tensor<32x4xf32, reg, S[(32,4):(1@laneid,1@reg)]>
 func.func @reg_span(%m: memref<2xf32, #gpu.address_space<private>>) {
   // expected-error @+1 {{view layout spans 4 elements of m, but the memref holds 2}}
-  %t = "axe.view"(%m) : (memref<2xf32, #gpu.address_space<private>>) -> !r
+  %t = axe.view %m : memref<2xf32, #gpu.address_space<private>> -> !r
   return
 }

@@ -94,38 +94,38 @@
 // ATMEM-NOT: tcgen05.alloc
 // ATMEM: tcgen05.dealloc.cta_group::1.sync.aligned.b32 [[T1]],
 
-!b = !axe.tensor<array<i64: 32, 64>, f16, #axe.layout<"Swizzle(3,1,3) o S[(2,16,64):(1024,1,16)]">, #axe.mem<"shared">>
-!a = !axe.tensor<array<i64: 128, 32>, f16, #axe.layout<"S[(128,32):(1@TLane,1@TCol)] + 64@TCol">, #axe.mem<"tmem">>
-!c = !axe.tensor<array<i64: 128, 64>, f32, #axe.layout<"S[(128,64):(1@TLane,1@TCol)] + 32@TCol">, #axe.mem<"tmem">>
-!a8 = !axe.tensor<array<i64: 128, 32>, f8E4M3FN, #axe.layout<"S[(128,32):(1@TLane,1@TCol)]">, #axe.mem<"tmem">>
-!b8 = !axe.tensor<array<i64: 32, 16>, f8E4M3FN, #axe.layout<"Swizzle(4,1,3) o S[(32,16):(1,32)]">, #axe.mem<"shared">>
-!c8 = !axe.tensor<array<i64: 128, 16>, f32, #axe.layout<"S[(128,16):(1@TLane,1@TCol)]">, #axe.mem<"tmem">>
-!all = !axe.tensor<array<i64: 128, 256>, f16, #axe.layout<"S[(128,256):(1@TLane,1@TCol)]">, #axe.mem<"tmem">>
-!ah = !axe.tensor<array<i64: 128, 16>, f16, #axe.layout<"S[(128,16):(1@TLane,1@TCol)] + 192@TCol">, #axe.mem<"tmem">>
-!bh = !axe.tensor<array<i64: 16, 64>, f16, #axe.layout<"Swizzle(3,1,3) o S[(16,64):(1,16)]">, #axe.mem<"shared">>
-!ch = !axe.tensor<array<i64: 128, 64>, f16, #axe.layout<"S[(128,64):(1@TLane,2@TCol)]">, #axe.mem<"tmem">>
+!b = !axe.tensor<32x64xf16, shared, Swizzle(3,1,3) o S[(2,16,64):(1024,1,16)]>
+!a = !axe.tensor<128x32xf16, tmem, S[(128,32):(1@TLane,1@TCol)] + 64@TCol>
+!c = !axe.tensor<128x64xf32, tmem, S[(128,64):(1@TLane,1@TCol)] + 32@TCol>
+!a8 = !axe.tensor<128x32xf8E4M3FN, tmem, S[(128,32):(1@TLane,1@TCol)]>
+!b8 = !axe.tensor<32x16xf8E4M3FN, shared, Swizzle(4,1,3) o S[(32,16):(1,32)]>
+!c8 = !axe.tensor<128x16xf32, tmem, S[(128,16):(1@TLane,1@TCol)]>
+!all = !axe.tensor<128x256xf16, tmem, S[(128,256):(1@TLane,1@TCol)]>
+!ah = !axe.tensor<128x16xf16, tmem, S[(128,16):(1@TLane,1@TCol)] + 192@TCol>
+!bh = !axe.tensor<16x64xf16, shared, Swizzle(3,1,3) o S[(16,64):(1,16)]>
+!ch = !axe.tensor<128x64xf16, tmem, S[(128,64):(1@TLane,2@TCol)]>
 module attributes {gpu.container_module} {
   gpu.module @kernels attributes {axe.target = "sm_100a"} {
     gpu.func @a_tmem() kernel attributes {known_block_size = array<i32: 128, 1, 1>} {
-      %a = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !a
-      %b = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !b
-      %c = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !c
-      "axe.gemm"(%a, %b, %c) {scope = #axe.exec<"cta">} : (!a, !b, !c) -> ()
+      %a = axe.alloc cta : !a
+      %b = axe.alloc cta : !b
+      %c = axe.alloc cta : !c
+      axe.gemm cta %a, %b, %c : !a, !b, !c
       gpu.return
     }
     gpu.func @a_tmem_fp8() kernel attributes {known_block_size = array<i32: 128, 1, 1>} {
-      %a = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !a8
-      %b = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !b8
-      %c = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !c8
-      "axe.gemm"(%a, %b, %c) {scope = #axe.exec<"cta">} : (!a8, !b8, !c8) -> ()
+      %a = axe.alloc cta : !a8
+      %b = axe.alloc cta : !b8
+      %c = axe.alloc cta : !c8
+      axe.gemm cta %a, %b, %c : !a8, !b8, !c8
       gpu.return
     }
     gpu.func @one_alloc() kernel attributes {known_block_size = array<i32: 128, 1, 1>} {
-      %t = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !all
-      %a = "axe.view"(%t) : (!all) -> !ah
-      %c = "axe.view"(%t) : (!all) -> !ch
-      %b = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !bh
-      "axe.gemm"(%a, %b, %c) {scope = #axe.exec<"cta">} : (!ah, !bh, !ch) -> ()
+      %t = axe.alloc cta : !all
+      %a = axe.view %t : !all -> !ah
+      %c = axe.view %t : !all -> !ch
+      %b = axe.alloc cta : !bh
+      axe.gemm cta %a, %b, %c : !ah, !bh, !ch
       gpu.return
     }
   }

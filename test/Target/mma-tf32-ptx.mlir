@@ -19,12 +19,12 @@
 // CHECK: wgmma.mma_async.sync.aligned.m64n16k8.f32.tf32.tf32 {{{(%r[0-9]+, ){7}%r[0-9]+}}}, %rd{{[0-9]+}}, %rd{{[0-9]+}}, p, 1, 1;
 // CHECK: wgmma.wait_group.sync.aligned 0;
 
-!a = !axe.tensor<array<i64: 16, 8>, tf32, #axe.layout<"S[(2,8,2,4):(1,4@laneid,2,1@laneid)]">, #axe.mem<"reg">>
-!b = !axe.tensor<array<i64: 8, 8>, tf32, #axe.layout<"S[(2,4,8):(1,1@laneid,4@laneid)]">, #axe.mem<"reg">>
-!c = !axe.tensor<array<i64: 16, 8>, f32, #axe.layout<"S[(2,8,4,2):(2,4@laneid,1@laneid,1)]">, #axe.mem<"reg">>
-!sa = !axe.tensor<array<i64: 64, 8>, tf32, #axe.layout<"Swizzle(2,1,3) o S[(64,8):(8,1)]">, #axe.mem<"shared">>
-!sb = !axe.tensor<array<i64: 8, 16>, tf32, #axe.layout<"Swizzle(2,1,3) o S[(8,16):(1,8)]">, #axe.mem<"shared">>
-!f = !axe.tensor<array<i64: 64, 16>, f32, #axe.layout<"S[(4,2,8,2,4,2):(32@tid_in_wg,2,4@tid_in_wg,4,1@tid_in_wg,1)]">, #axe.mem<"reg">>
+!a = !axe.tensor<16x8xtf32, reg, S[(2,8,2,4):(1,4@laneid,2,1@laneid)]>
+!b = !axe.tensor<8x8xtf32, reg, S[(2,4,8):(1,1@laneid,4@laneid)]>
+!c = !axe.tensor<16x8xf32, reg, S[(2,8,4,2):(2,4@laneid,1@laneid,1)]>
+!sa = !axe.tensor<64x8xtf32, shared, Swizzle(2,1,3) o S[(64,8):(8,1)]>
+!sb = !axe.tensor<8x16xtf32, shared, Swizzle(2,1,3) o S[(8,16):(1,8)]>
+!f = !axe.tensor<64x16xf32, reg, S[(4,2,8,2,4,2):(32@tid_in_wg,2,4@tid_in_wg,4,1@tid_in_wg,1)]>
 !regs4 = memref<4xf32, #gpu.address_space<private>>
 !regs8 = memref<8xf32, #gpu.address_space<private>>
 
@@ -33,14 +33,14 @@ module attributes {gpu.container_module} {
     gpu.func @tf32_sync(%out: memref<128xf32>) kernel attributes {known_block_size = array<i32: 32, 1, 1>} {
       %one = arith.constant 1.0 : f32
       %zero = arith.constant 0.0 : f32
-      %a = "axe.alloc"() {scope = #axe.exec<"warp">} : () -> !a
-      %b = "axe.alloc"() {scope = #axe.exec<"warp">} : () -> !b
+      %a = axe.alloc warp : !a
+      %b = axe.alloc warp : !b
       %acc = memref.alloca() : !regs4
-      %c = "axe.view"(%acc) : (!regs4) -> !c
-      "axe.fill"(%a, %one) {scope = #axe.exec<"warp">} : (!a, f32) -> ()
-      "axe.fill"(%b, %one) {scope = #axe.exec<"warp">} : (!b, f32) -> ()
-      "axe.fill"(%c, %zero) {scope = #axe.exec<"warp">} : (!c, f32) -> ()
-      "axe.gemm"(%a, %b, %c) {scope = #axe.exec<"warp">} : (!a, !b, !c) -> ()
+      %c = axe.view %acc : !regs4 -> !c
+      axe.fill warp %a, %one : !a, f32
+      axe.fill warp %b, %one : !b, f32
+      axe.fill warp %c, %zero : !c, f32
+      axe.gemm warp %a, %b, %c : !a, !b, !c
       %tid = gpu.thread_id x
       %c4 = arith.constant 4 : index
       %base = arith.muli %tid, %c4 : index
@@ -64,12 +64,12 @@ module attributes {gpu.container_module} {
 
     gpu.func @tf32_wgmma(%out: memref<1024xf32>) kernel attributes {known_block_size = array<i32: 128, 1, 1>} {
       %zero = arith.constant 0.0 : f32
-      %a = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !sa
-      %b = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !sb
+      %a = axe.alloc cta : !sa
+      %b = axe.alloc cta : !sb
       %acc = memref.alloca() : !regs8
-      %c = "axe.view"(%acc) : (!regs8) -> !f
-      "axe.fill"(%c, %zero) {scope = #axe.exec<"warpgroup">} : (!f, f32) -> ()
-      "axe.gemm"(%a, %b, %c) {scope = #axe.exec<"warpgroup">} : (!sa, !sb, !f) -> ()
+      %c = axe.view %acc : !regs8 -> !f
+      axe.fill warpgroup %c, %zero : !f, f32
+      axe.gemm warpgroup %a, %b, %c : !sa, !sb, !f
       %tid = gpu.thread_id x
       %c0 = arith.constant 0 : index
       %c7 = arith.constant 7 : index

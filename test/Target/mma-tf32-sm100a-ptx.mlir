@@ -9,17 +9,17 @@
 // CHECK: mov.b32 [[IDESC:%r[0-9]+]], 134482192;
 // CHECK: tcgen05.mma.cta_group::1.kind::tf32.collector::a::discard [{{%r[0-9]+}}], {{%rd[0-9]+}}, {{%rd[0-9]+}}, [[IDESC]], {{%p[0-9]+}};
 
-!a = !axe.tensor<array<i64: 128, 8>, tf32, #axe.layout<"Swizzle(2,1,3) o S[(128,8):(8,1)]">, #axe.mem<"shared">>
-!b = !axe.tensor<array<i64: 8, 16>, tf32, #axe.layout<"Swizzle(2,1,3) o S[(8,16):(1,8)]">, #axe.mem<"shared">>
-!c = !axe.tensor<array<i64: 128, 16>, f32, #axe.layout<"S[(128,16):(1@TLane,1@TCol)]">, #axe.mem<"tmem">>
+!a = !axe.tensor<128x8xtf32, shared, Swizzle(2,1,3) o S[(128,8):(8,1)]>
+!b = !axe.tensor<8x16xtf32, shared, Swizzle(2,1,3) o S[(8,16):(1,8)]>
+!c = !axe.tensor<128x16xf32, tmem, S[(128,16):(1@TLane,1@TCol)]>
 
 module attributes {gpu.container_module} {
   gpu.module @kernels attributes {axe.target = "sm_100a"} {
     gpu.func @tf32() kernel attributes {known_block_size = array<i32: 128, 1, 1>} {
-      %a = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !a
-      %b = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !b
-      %c = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !c
-      "axe.gemm"(%a, %b, %c) {scope = #axe.exec<"cta">} : (!a, !b, !c) -> ()
+      %a = axe.alloc cta : !a
+      %b = axe.alloc cta : !b
+      %c = axe.alloc cta : !c
+      axe.gemm cta %a, %b, %c : !a, !b, !c
       gpu.return
     }
   }

@@ -21,18 +21,18 @@
 // CHECK-LABEL: .visible .entry fp8_wgmma(
 // CHECK: wgmma.mma_async.sync.aligned.m64n16k32.f32.e4m3.e4m3 {{{(%r[0-9]+, ){7}%r[0-9]+}}}, %rd{{[0-9]+}}, %rd{{[0-9]+}}, p, 1, 1;
 
-!a = !axe.tensor<array<i64: 16, 16>, bf16, #axe.layout<"S[(2,8,2,4,2):(2,4@laneid,4,1@laneid,1)]">, #axe.mem<"reg">>
-!b = !axe.tensor<array<i64: 16, 8>, bf16, #axe.layout<"S[(2,4,2,8):(2,1@laneid,1,4@laneid)]">, #axe.mem<"reg">>
-!c = !axe.tensor<array<i64: 16, 8>, f32, #axe.layout<"S[(2,8,4,2):(2,4@laneid,1@laneid,1)]">, #axe.mem<"reg">>
-!sa = !axe.tensor<array<i64: 64, 16>, f16, #axe.layout<"Swizzle(3,3,3) o S[(64,16):(64,1)]">, #axe.mem<"shared">>
-!sb = !axe.tensor<array<i64: 16, 16>, f16, #axe.layout<"Swizzle(3,3,3) o S[(16,16):(1,64)]">, #axe.mem<"shared">>
-!h = !axe.tensor<array<i64: 64, 16>, f16, #axe.layout<"S[(4,2,8,2,4,2):(1@wid_in_wg,2,4@laneid,4,1@laneid,1)]">, #axe.mem<"reg">>
-!ra = !axe.tensor<array<i64: 64, 16>, f16, #axe.layout<"S[(4,2,8,2,4,2):(1@wid_in_wg,2,4@laneid,4,1@laneid,1)]">, #axe.mem<"reg">>
-!f = !axe.tensor<array<i64: 64, 16>, f32, #axe.layout<"S[(4,2,8,2,4,2):(1@wid_in_wg,2,4@laneid,4,1@laneid,1)]">, #axe.mem<"reg">>
+!a = !axe.tensor<16x16xbf16, reg, S[(2,8,2,4,2):(2,4@laneid,4,1@laneid,1)]>
+!b = !axe.tensor<16x8xbf16, reg, S[(2,4,2,8):(2,1@laneid,1,4@laneid)]>
+!c = !axe.tensor<16x8xf32, reg, S[(2,8,4,2):(2,4@laneid,1@laneid,1)]>
+!sa = !axe.tensor<64x16xf16, shared, Swizzle(3,3,3) o S[(64,16):(64,1)]>
+!sb = !axe.tensor<16x16xf16, shared, Swizzle(3,3,3) o S[(16,16):(1,64)]>
+!h = !axe.tensor<64x16xf16, reg, S[(4,2,8,2,4,2):(1@wid_in_wg,2,4@laneid,4,1@laneid,1)]>
+!ra = !axe.tensor<64x16xf16, reg, S[(4,2,8,2,4,2):(1@wid_in_wg,2,4@laneid,4,1@laneid,1)]>
+!f = !axe.tensor<64x16xf32, reg, S[(4,2,8,2,4,2):(1@wid_in_wg,2,4@laneid,4,1@laneid,1)]>
 !regs4 = memref<4xf32, #gpu.address_space<private>>
 !regs8f = memref<8xf32, #gpu.address_space<private>>
-!fa = !axe.tensor<array<i64: 64, 32>, f8E4M3FN, #axe.layout<"Swizzle(4,1,3) o S[(64,32):(32,1)]">, #axe.mem<"shared">>
-!fb = !axe.tensor<array<i64: 32, 16>, f8E4M3FN, #axe.layout<"Swizzle(4,1,3) o S[(32,16):(1,32)]">, #axe.mem<"shared">>
+!fa = !axe.tensor<64x32xf8E4M3FN, shared, Swizzle(4,1,3) o S[(64,32):(32,1)]>
+!fb = !axe.tensor<32x16xf8E4M3FN, shared, Swizzle(4,1,3) o S[(32,16):(1,32)]>
 !regs8 = memref<8xf16, #gpu.address_space<private>>
 
 module attributes {gpu.container_module} {
@@ -40,14 +40,14 @@ module attributes {gpu.container_module} {
     gpu.func @bf16_sync(%out: memref<128xf32>) kernel attributes {known_block_size = array<i32: 32, 1, 1>} {
       %one = arith.constant 1.0 : bf16
       %zero = arith.constant 0.0 : f32
-      %a = "axe.alloc"() {scope = #axe.exec<"warp">} : () -> !a
-      %b = "axe.alloc"() {scope = #axe.exec<"warp">} : () -> !b
+      %a = axe.alloc warp : !a
+      %b = axe.alloc warp : !b
       %acc = memref.alloca() : !regs4
-      %c = "axe.view"(%acc) : (!regs4) -> !c
-      "axe.fill"(%a, %one) {scope = #axe.exec<"warp">} : (!a, bf16) -> ()
-      "axe.fill"(%b, %one) {scope = #axe.exec<"warp">} : (!b, bf16) -> ()
-      "axe.fill"(%c, %zero) {scope = #axe.exec<"warp">} : (!c, f32) -> ()
-      "axe.gemm"(%a, %b, %c) {scope = #axe.exec<"warp">} : (!a, !b, !c) -> ()
+      %c = axe.view %acc : !regs4 -> !c
+      axe.fill warp %a, %one : !a, bf16
+      axe.fill warp %b, %one : !b, bf16
+      axe.fill warp %c, %zero : !c, f32
+      axe.gemm warp %a, %b, %c : !a, !b, !c
       %tid = gpu.thread_id x
       %c4 = arith.constant 4 : index
       %base = arith.muli %tid, %c4 : index
@@ -71,12 +71,12 @@ module attributes {gpu.container_module} {
 
     gpu.func @f16_wgmma(%out: memref<1024xf16>) kernel attributes {known_block_size = array<i32: 128, 1, 1>} {
       %zero = arith.constant 0.0 : f16
-      %a = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !sa
-      %b = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !sb
+      %a = axe.alloc cta : !sa
+      %b = axe.alloc cta : !sb
       %acc = memref.alloca() : !regs8
-      %c = "axe.view"(%acc) : (!regs8) -> !h
-      "axe.fill"(%c, %zero) {scope = #axe.exec<"warpgroup">} : (!h, f16) -> ()
-      "axe.gemm"(%a, %b, %c) {scope = #axe.exec<"warpgroup">} : (!sa, !sb, !h) -> ()
+      %c = axe.view %acc : !regs8 -> !h
+      axe.fill warpgroup %c, %zero : !h, f16
+      axe.gemm warpgroup %a, %b, %c : !sa, !sb, !h
       %tid = gpu.thread_id x
       %c8 = arith.constant 8 : index
       %base = arith.muli %tid, %c8 : index
@@ -117,13 +117,13 @@ module attributes {gpu.container_module} {
     gpu.func @regs_a_wgmma(%out: memref<1024xf32>) kernel attributes {known_block_size = array<i32: 128, 1, 1>} {
       %one = arith.constant 1.0 : f16
       %zero = arith.constant 0.0 : f32
-      %a = "axe.alloc"() {scope = #axe.exec<"warpgroup">} : () -> !ra
-      %b = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !sb
+      %a = axe.alloc warpgroup : !ra
+      %b = axe.alloc cta : !sb
       %acc = memref.alloca() : !regs8f
-      %c = "axe.view"(%acc) : (!regs8f) -> !f
-      "axe.fill"(%a, %one) {scope = #axe.exec<"warpgroup">} : (!ra, f16) -> ()
-      "axe.fill"(%c, %zero) {scope = #axe.exec<"warpgroup">} : (!f, f32) -> ()
-      "axe.gemm"(%a, %b, %c) {scope = #axe.exec<"warpgroup">} : (!ra, !sb, !f) -> ()
+      %c = axe.view %acc : !regs8f -> !f
+      axe.fill warpgroup %a, %one : !ra, f16
+      axe.fill warpgroup %c, %zero : !f, f32
+      axe.gemm warpgroup %a, %b, %c : !ra, !sb, !f
       %tid = gpu.thread_id x
       %c0 = arith.constant 0 : index
       %v0 = memref.load %acc[%c0] : !regs8f
@@ -133,12 +133,12 @@ module attributes {gpu.container_module} {
 
     gpu.func @fp8_wgmma(%out: memref<1024xf32>) kernel attributes {known_block_size = array<i32: 128, 1, 1>} {
       %zero = arith.constant 0.0 : f32
-      %a = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !fa
-      %b = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !fb
+      %a = axe.alloc cta : !fa
+      %b = axe.alloc cta : !fb
       %acc = memref.alloca() : !regs8f
-      %c = "axe.view"(%acc) : (!regs8f) -> !f
-      "axe.fill"(%c, %zero) {scope = #axe.exec<"warpgroup">} : (!f, f32) -> ()
-      "axe.gemm"(%a, %b, %c) {scope = #axe.exec<"warpgroup">} : (!fa, !fb, !f) -> ()
+      %c = axe.view %acc : !regs8f -> !f
+      axe.fill warpgroup %c, %zero : !f, f32
+      axe.gemm warpgroup %a, %b, %c : !fa, !fb, !f
       %tid = gpu.thread_id x
       %c0 = arith.constant 0 : index
       %v0 = memref.load %acc[%c0] : !regs8f

@@ -11,27 +11,27 @@
 // CHECK: mov.b32 [[IDESC64:%r[0-9]+]], 67371024;
 // CHECK: tcgen05.mma.cta_group::1.kind::f16.collector::a::discard [{{%r[0-9]+}}], {{%rd[0-9]+}}, {{%rd[0-9]+}}, [[IDESC64]], {{%p[0-9]+}};
 
-!a8 = !axe.tensor<array<i64: 128, 32>, f8E4M3FN, #axe.layout<"Swizzle(4,1,3) o S[(128,32):(32,1)]">, #axe.mem<"shared">>
-!b8 = !axe.tensor<array<i64: 32, 16>, f8E4M3FN, #axe.layout<"Swizzle(4,1,3) o S[(32,16):(1,32)]">, #axe.mem<"shared">>
-!c128 = !axe.tensor<array<i64: 128, 16>, f32, #axe.layout<"S[(128,16):(1@TLane,1@TCol)]">, #axe.mem<"tmem">>
-!a64 = !axe.tensor<array<i64: 64, 16>, f16, #axe.layout<"Swizzle(3,1,3) o S[(64,16):(16,1)]">, #axe.mem<"shared">>
-!b16 = !axe.tensor<array<i64: 16, 16>, f16, #axe.layout<"Swizzle(3,1,3) o S[(16,16):(1,16)]">, #axe.mem<"shared">>
-!c64 = !axe.tensor<array<i64: 64, 16>, f32, #axe.layout<"S[(4,16,16):(32@TLane,1@TLane,1@TCol)]">, #axe.mem<"tmem">>
+!a8 = !axe.tensor<128x32xf8E4M3FN, shared, Swizzle(4,1,3) o S[(128,32):(32,1)]>
+!b8 = !axe.tensor<32x16xf8E4M3FN, shared, Swizzle(4,1,3) o S[(32,16):(1,32)]>
+!c128 = !axe.tensor<128x16xf32, tmem, S[(128,16):(1@TLane,1@TCol)]>
+!a64 = !axe.tensor<64x16xf16, shared, Swizzle(3,1,3) o S[(64,16):(16,1)]>
+!b16 = !axe.tensor<16x16xf16, shared, Swizzle(3,1,3) o S[(16,16):(1,16)]>
+!c64 = !axe.tensor<64x16xf32, tmem, S[(4,16,16):(32@TLane,1@TLane,1@TCol)]>
 
 module attributes {gpu.container_module} {
   gpu.module @kernels attributes {axe.target = "sm_100a"} {
     gpu.func @fp8() kernel attributes {known_block_size = array<i32: 128, 1, 1>} {
-      %a = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !a8
-      %b = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !b8
-      %c = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !c128
-      "axe.gemm"(%a, %b, %c) {scope = #axe.exec<"cta">} : (!a8, !b8, !c128) -> ()
+      %a = axe.alloc cta : !a8
+      %b = axe.alloc cta : !b8
+      %c = axe.alloc cta : !c128
+      axe.gemm cta %a, %b, %c : !a8, !b8, !c128
       gpu.return
     }
     gpu.func @m64() kernel attributes {known_block_size = array<i32: 128, 1, 1>} {
-      %a = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !a64
-      %b = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !b16
-      %c = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !c64
-      "axe.gemm"(%a, %b, %c) {scope = #axe.exec<"cta">} : (!a64, !b16, !c64) -> ()
+      %a = axe.alloc cta : !a64
+      %b = axe.alloc cta : !b16
+      %c = axe.alloc cta : !c64
+      axe.gemm cta %a, %b, %c : !a64, !b16, !c64
       gpu.return
     }
   }

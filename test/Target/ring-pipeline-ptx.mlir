@@ -51,12 +51,12 @@
 
 // PTXAS: 0 bytes spill stores, 0 bytes spill loads
 
-!gA = !axe.tensor<array<i64: 256, 4096>, f16, #axe.layout<"S[(256,4096):(4096,1)]">, #axe.mem<"global">>
-!gB = !axe.tensor<array<i64: 4096, 256>, f16, #axe.layout<"S[(4096,256):(256,1)]">, #axe.mem<"global">>
-!tile = !axe.tensor<array<i64: 64, 64>, f16, #axe.deferred, #axe.mem<"global">>
-!ring = !axe.tensor<array<i64: 192, 64>, f16, #axe.layout<"Swizzle(3,3,3) o S[(192,64):(64,1)]">, #axe.mem<"shared">>
-!stage = !axe.tensor<array<i64: 64, 64>, f16, #axe.deferred, #axe.mem<"shared">>
-!c = !axe.tensor<array<i64: 64, 64>, f32, #axe.layout<"S[(4,2,8,8,4,2):(1@wid_in_wg,2,4@laneid,4,1@laneid,1)]">, #axe.mem<"reg">>
+!gA = !axe.tensor<256x4096xf16, global, S[(256,4096):(4096,1)]>
+!gB = !axe.tensor<4096x256xf16, global, S[(4096,256):(256,1)]>
+!tile = !axe.tensor<64x64xf16, global>
+!ring = !axe.tensor<192x64xf16, shared, Swizzle(3,3,3) o S[(192,64):(64,1)]>
+!stage = !axe.tensor<64x64xf16, shared>
+!c = !axe.tensor<64x64xf32, reg, S[(4,2,8,8,4,2):(1@wid_in_wg,2,4@laneid,4,1@laneid,1)]>
 !regs = memref<32xf32, #gpu.address_space<private>>
 module attributes {gpu.container_module} {
   gpu.module @kernels attributes {axe.target = "sm_90a"} {
@@ -71,32 +71,32 @@ module attributes {gpu.container_module} {
       %by = gpu.block_id y
       %m0 = arith.muli %bx, %c64 : index
       %n0 = arith.muli %by, %c64 : index
-      %ga = "axe.view"(%a) : (memref<256x4096xf16>) -> !gA
-      %gb = "axe.view"(%b) : (memref<4096x256xf16>) -> !gB
-      %ring_a = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !ring
-      %ring_b = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !ring
-      %bar0 = "axe.mbarrier_alloc"() {scope = #axe.exec<"cta">} : () -> !axe.mbarrier
-      %bar1 = "axe.mbarrier_alloc"() {scope = #axe.exec<"cta">} : () -> !axe.mbarrier
-      %bar2 = "axe.mbarrier_alloc"() {scope = #axe.exec<"cta">} : () -> !axe.mbarrier
-      "axe.mbarrier_init"(%bar0) {count = 2 : i64, scope = #axe.exec<"cta">} : (!axe.mbarrier) -> ()
-      "axe.mbarrier_init"(%bar1) {count = 2 : i64, scope = #axe.exec<"cta">} : (!axe.mbarrier) -> ()
-      "axe.mbarrier_init"(%bar2) {count = 2 : i64, scope = #axe.exec<"cta">} : (!axe.mbarrier) -> ()
+      %ga = axe.view %a : memref<256x4096xf16> -> !gA
+      %gb = axe.view %b : memref<4096x256xf16> -> !gB
+      %ring_a = axe.alloc cta : !ring
+      %ring_b = axe.alloc cta : !ring
+      %bar0 = axe.mbarrier_alloc cta : !axe.mbarrier
+      %bar1 = axe.mbarrier_alloc cta : !axe.mbarrier
+      %bar2 = axe.mbarrier_alloc cta : !axe.mbarrier
+      axe.mbarrier_init cta %bar0 count 2 : !axe.mbarrier
+      axe.mbarrier_init cta %bar1 count 2 : !axe.mbarrier
+      axe.mbarrier_init cta %bar2 count 2 : !axe.mbarrier
       %acc = memref.alloca() : !regs
-      %c = "axe.view"(%acc) : (!regs) -> !c
-      "axe.fill"(%c, %zero) {scope = #axe.exec<"warpgroup">} : (!c, f32) -> ()
+      %c = axe.view %acc : !regs -> !c
+      axe.fill warpgroup %c, %zero : !c, f32
       // Prologue: K tiles 0 and 1 into stages 0 and 1.
-      %a0 = "axe.slice"(%ga, %m0) {offsets = array<i64: -9223372036854775808, 0>, sizes = array<i64: 64, 64>} : (!gA, index) -> !tile
-      %b0 = "axe.slice"(%gb, %n0) {offsets = array<i64: 0, -9223372036854775808>, sizes = array<i64: 64, 64>} : (!gB, index) -> !tile
-      %sa0 = "axe.slice"(%ring_a) {offsets = array<i64: 0, 0>, sizes = array<i64: 64, 64>} : (!ring) -> !stage
-      %sb0 = "axe.slice"(%ring_b) {offsets = array<i64: 0, 0>, sizes = array<i64: 64, 64>} : (!ring) -> !stage
-      "axe.copy_async"(%a0, %sa0, %bar0) {scope = #axe.exec<"cta">} : (!tile, !stage, !axe.mbarrier) -> ()
-      "axe.copy_async"(%b0, %sb0, %bar0) {scope = #axe.exec<"cta">} : (!tile, !stage, !axe.mbarrier) -> ()
-      %a1 = "axe.slice"(%ga, %m0) {offsets = array<i64: -9223372036854775808, 64>, sizes = array<i64: 64, 64>} : (!gA, index) -> !tile
-      %b1 = "axe.slice"(%gb, %n0) {offsets = array<i64: 64, -9223372036854775808>, sizes = array<i64: 64, 64>} : (!gB, index) -> !tile
-      %sa1 = "axe.slice"(%ring_a) {offsets = array<i64: 64, 0>, sizes = array<i64: 64, 64>} : (!ring) -> !stage
-      %sb1 = "axe.slice"(%ring_b) {offsets = array<i64: 64, 0>, sizes = array<i64: 64, 64>} : (!ring) -> !stage
-      "axe.copy_async"(%a1, %sa1, %bar1) {scope = #axe.exec<"cta">} : (!tile, !stage, !axe.mbarrier) -> ()
-      "axe.copy_async"(%b1, %sb1, %bar1) {scope = #axe.exec<"cta">} : (!tile, !stage, !axe.mbarrier) -> ()
+      %a0 = axe.slice %ga[%m0, 0] [64, 64] : !gA to !tile
+      %b0 = axe.slice %gb[0, %n0] [64, 64] : !gB to !tile
+      %sa0 = axe.slice %ring_a[0, 0] [64, 64] : !ring to !stage
+      %sb0 = axe.slice %ring_b[0, 0] [64, 64] : !ring to !stage
+      axe.copy_async cta %a0 to %sa0, %bar0 : !tile to !stage, !axe.mbarrier
+      axe.copy_async cta %b0 to %sb0, %bar0 : !tile to !stage, !axe.mbarrier
+      %a1 = axe.slice %ga[%m0, 64] [64, 64] : !gA to !tile
+      %b1 = axe.slice %gb[64, %n0] [64, 64] : !gB to !tile
+      %sa1 = axe.slice %ring_a[64, 0] [64, 64] : !ring to !stage
+      %sb1 = axe.slice %ring_b[64, 0] [64, 64] : !ring to !stage
+      axe.copy_async cta %a1 to %sa1, %bar1 : !tile to !stage, !axe.mbarrier
+      axe.copy_async cta %b1 to %sb1, %bar1 : !tile to !stage, !axe.mbarrier
       scf.for %k = %c0 to %k_end step %c64 {
         // Every warp has finished the previous iteration's wgmma (its wait_group 0) before the stage it read is
         // loaded again.
@@ -109,24 +109,24 @@ module attributes {gpu.container_module} {
           %kt2 = arith.addi %kt, %c2 : index
           %next = arith.remui %kt2, %c3 : index
           %row = arith.muli %next, %c64 : index
-          %an = "axe.slice"(%ga, %m0, %k2) {offsets = array<i64: -9223372036854775808, -9223372036854775808>, sizes = array<i64: 64, 64>} : (!gA, index, index) -> !tile
-          %bn = "axe.slice"(%gb, %k2, %n0) {offsets = array<i64: -9223372036854775808, -9223372036854775808>, sizes = array<i64: 64, 64>} : (!gB, index, index) -> !tile
-          %san = "axe.slice"(%ring_a, %row) {offsets = array<i64: -9223372036854775808, 0>, sizes = array<i64: 64, 64>} : (!ring, index) -> !stage
-          %sbn = "axe.slice"(%ring_b, %row) {offsets = array<i64: -9223372036854775808, 0>, sizes = array<i64: 64, 64>} : (!ring, index) -> !stage
+          %an = axe.slice %ga[%m0, %k2] [64, 64] : !gA to !tile
+          %bn = axe.slice %gb[%k2, %n0] [64, 64] : !gB to !tile
+          %san = axe.slice %ring_a[%row, 0] [64, 64] : !ring to !stage
+          %sbn = axe.slice %ring_b[%row, 0] [64, 64] : !ring to !stage
           scf.index_switch %next
           case 0 {
-            "axe.copy_async"(%an, %san, %bar0) {scope = #axe.exec<"cta">} : (!tile, !stage, !axe.mbarrier) -> ()
-            "axe.copy_async"(%bn, %sbn, %bar0) {scope = #axe.exec<"cta">} : (!tile, !stage, !axe.mbarrier) -> ()
+            axe.copy_async cta %an to %san, %bar0 : !tile to !stage, !axe.mbarrier
+            axe.copy_async cta %bn to %sbn, %bar0 : !tile to !stage, !axe.mbarrier
             scf.yield
           }
           case 1 {
-            "axe.copy_async"(%an, %san, %bar1) {scope = #axe.exec<"cta">} : (!tile, !stage, !axe.mbarrier) -> ()
-            "axe.copy_async"(%bn, %sbn, %bar1) {scope = #axe.exec<"cta">} : (!tile, !stage, !axe.mbarrier) -> ()
+            axe.copy_async cta %an to %san, %bar1 : !tile to !stage, !axe.mbarrier
+            axe.copy_async cta %bn to %sbn, %bar1 : !tile to !stage, !axe.mbarrier
             scf.yield
           }
           default {
-            "axe.copy_async"(%an, %san, %bar2) {scope = #axe.exec<"cta">} : (!tile, !stage, !axe.mbarrier) -> ()
-            "axe.copy_async"(%bn, %sbn, %bar2) {scope = #axe.exec<"cta">} : (!tile, !stage, !axe.mbarrier) -> ()
+            axe.copy_async cta %an to %san, %bar2 : !tile to !stage, !axe.mbarrier
+            axe.copy_async cta %bn to %sbn, %bar2 : !tile to !stage, !axe.mbarrier
             scf.yield
           }
         }
@@ -137,21 +137,21 @@ module attributes {gpu.container_module} {
         %parity = arith.cmpi ne, %odd, %c0 : index
         scf.index_switch %cur
         case 0 {
-          "axe.mbarrier_wait"(%bar0, %parity) {scope = #axe.exec<"cta">} : (!axe.mbarrier, i1) -> ()
+          axe.mbarrier_wait cta %bar0, %parity : !axe.mbarrier
           scf.yield
         }
         case 1 {
-          "axe.mbarrier_wait"(%bar1, %parity) {scope = #axe.exec<"cta">} : (!axe.mbarrier, i1) -> ()
+          axe.mbarrier_wait cta %bar1, %parity : !axe.mbarrier
           scf.yield
         }
         default {
-          "axe.mbarrier_wait"(%bar2, %parity) {scope = #axe.exec<"cta">} : (!axe.mbarrier, i1) -> ()
+          axe.mbarrier_wait cta %bar2, %parity : !axe.mbarrier
           scf.yield
         }
         %row = arith.muli %cur, %c64 : index
-        %sa = "axe.slice"(%ring_a, %row) {offsets = array<i64: -9223372036854775808, 0>, sizes = array<i64: 64, 64>} : (!ring, index) -> !stage
-        %sb = "axe.slice"(%ring_b, %row) {offsets = array<i64: -9223372036854775808, 0>, sizes = array<i64: 64, 64>} : (!ring, index) -> !stage
-        "axe.gemm"(%sa, %sb, %c) {scope = #axe.exec<"warpgroup">} : (!stage, !stage, !c) -> ()
+        %sa = axe.slice %ring_a[%row, 0] [64, 64] : !ring to !stage
+        %sb = axe.slice %ring_b[%row, 0] [64, 64] : !ring to !stage
+        axe.gemm warpgroup %sa, %sb, %c : !stage, !stage, !c
       }
       %tid = gpu.thread_id x
       %v0 = memref.load %acc[%c0] : !regs

@@ -25,11 +25,11 @@
 // PTXAS: 0 bytes spill stores, 0 bytes spill loads
 
 !A = memref<256x512xf16>
-!gt = !axe.tensor<array<i64: 256, 512>, f16, #axe.layout<"S[(256,512):(512,1)]">, #axe.mem<"global">>
-!gr = !axe.tensor<array<i64: 128, 64>, f16, #axe.deferred, #axe.mem<"global">>
-!s = !axe.tensor<array<i64: 128, 64>, f16, #axe.layout<"Swizzle(3,3,3) o S[(128,64):(64,1)]">, #axe.mem<"shared">>
+!gt = !axe.tensor<256x512xf16, global, S[(256,512):(512,1)]>
+!gr = !axe.tensor<128x64xf16, global>
+!s = !axe.tensor<128x64xf16, shared, Swizzle(3,3,3) o S[(128,64):(64,1)]>
 !C = memref<256x512xf16>
-!half = !axe.tensor<array<i64: 64, 64>, f16, #axe.deferred, #axe.mem<"global">>
+!half = !axe.tensor<64x64xf16, global>
 module attributes {gpu.container_module} {
   gpu.module @kernels {
     gpu.func @k_loop(%a: !A, %c: !C, %k_end: index) kernel attributes {known_block_size = array<i32: 128, 1, 1>} {
@@ -40,17 +40,17 @@ module attributes {gpu.container_module} {
       %true = arith.constant true
       %bid = gpu.block_id x
       %m0 = arith.muli %bid, %c128 : index
-      %t = "axe.view"(%a) : (!A) -> !gt
-      %out = "axe.view"(%c) : (!C) -> !gt
-      %s = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !s
-      %bar = "axe.mbarrier_alloc"() {scope = #axe.exec<"cta">} : () -> !axe.mbarrier
-      "axe.mbarrier_init"(%bar) {count = 1 : i64, scope = #axe.exec<"cta">} : (!axe.mbarrier) -> ()
+      %t = axe.view %a : !A -> !gt
+      %out = axe.view %c : !C -> !gt
+      %s = axe.alloc cta : !s
+      %bar = axe.mbarrier_alloc cta : !axe.mbarrier
+      axe.mbarrier_init cta %bar count 1 : !axe.mbarrier
       %last = scf.for %k = %c0 to %k_end step %c64 iter_args(%p = %false) -> (i1) {
-        %tile = "axe.slice"(%t, %m0, %k) {offsets = array<i64: -9223372036854775808, -9223372036854775808>, sizes = array<i64: 128, 64>} : (!gt, index, index) -> !gr
-        "axe.copy_async"(%tile, %s, %bar) {scope = #axe.exec<"cta">} : (!gr, !s, !axe.mbarrier) -> ()
-        "axe.mbarrier_wait"(%bar, %p) {scope = #axe.exec<"cta">} : (!axe.mbarrier, i1) -> ()
-        %dst = "axe.slice"(%out, %m0, %k) {offsets = array<i64: -9223372036854775808, -9223372036854775808>, sizes = array<i64: 128, 64>} : (!gt, index, index) -> !gr
-        "axe.copy_async"(%s, %dst) {scope = #axe.exec<"cta">} : (!s, !gr) -> ()
+        %tile = axe.slice %t[%m0, %k] [128, 64] : !gt to !gr
+        axe.copy_async cta %tile to %s, %bar : !gr to !s, !axe.mbarrier
+        axe.mbarrier_wait cta %bar, %p : !axe.mbarrier
+        %dst = axe.slice %out[%m0, %k] [128, 64] : !gt to !gr
+        axe.copy_async cta %s to %dst : !s to !gr
         %next = arith.xori %p, %true : i1
         scf.yield %next : i1
       }

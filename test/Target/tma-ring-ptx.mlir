@@ -38,10 +38,10 @@
 // PTXAS: 0 bytes spill stores, 0 bytes spill loads
 
 !A = memref<256x512xf16>
-!gt = !axe.tensor<array<i64: 1, 256, 512>, f16, #axe.layout<"S[(1,256,512):(0,512,1)]">, #axe.mem<"global">>
-!gr = !axe.tensor<array<i64: 1, 128, 64>, f16, #axe.deferred, #axe.mem<"global">>
-!ring = !axe.tensor<array<i64: 3, 128, 64>, f16, #axe.layout<"Swizzle(3,3,3) o S[(3,128,64):(8192,64,1)]">, #axe.mem<"shared">>
-!st = !axe.tensor<array<i64: 1, 128, 64>, f16, #axe.deferred, #axe.mem<"shared">>
+!gt = !axe.tensor<1x256x512xf16, global, S[(1,256,512):(0,512,1)]>
+!gr = !axe.tensor<1x128x64xf16, global>
+!ring = !axe.tensor<3x128x64xf16, shared, Swizzle(3,3,3) o S[(3,128,64):(8192,64,1)]>
+!st = !axe.tensor<1x128x64xf16, shared>
 module attributes {gpu.container_module} {
   gpu.module @kernels {
     gpu.func @ring_loop(%a: !A, %c: !A, %k_end: index) kernel attributes {known_block_size = array<i32: 128, 1, 1>} {
@@ -53,20 +53,20 @@ module attributes {gpu.container_module} {
       %true = arith.constant true
       %bid = gpu.block_id x
       %m0 = arith.muli %bid, %c128 : index
-      %t = "axe.view"(%a) : (!A) -> !gt
-      %out = "axe.view"(%c) : (!A) -> !gt
-      %ring = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !ring
-      %bar = "axe.mbarrier_alloc"() {scope = #axe.exec<"cta">} : () -> !axe.mbarrier
-      "axe.mbarrier_init"(%bar) {count = 1 : i64, scope = #axe.exec<"cta">} : (!axe.mbarrier) -> ()
+      %t = axe.view %a : !A -> !gt
+      %out = axe.view %c : !A -> !gt
+      %ring = axe.alloc cta : !ring
+      %bar = axe.mbarrier_alloc cta : !axe.mbarrier
+      axe.mbarrier_init cta %bar count 1 : !axe.mbarrier
       %last = scf.for %k = %c0 to %k_end step %c64 iter_args(%p = %false) -> (i1) {
         %kt = arith.divui %k, %c64 : index
         %stage = arith.remui %kt, %c3 : index
-        %tile = "axe.slice"(%t, %m0, %k) {offsets = array<i64: 0, -9223372036854775808, -9223372036854775808>, sizes = array<i64: 1, 128, 64>} : (!gt, index, index) -> !gr
-        %st = "axe.slice"(%ring, %stage) {offsets = array<i64: -9223372036854775808, 0, 0>, sizes = array<i64: 1, 128, 64>} : (!ring, index) -> !st
-        "axe.copy_async"(%tile, %st, %bar) {scope = #axe.exec<"cta">} : (!gr, !st, !axe.mbarrier) -> ()
-        "axe.mbarrier_wait"(%bar, %p) {scope = #axe.exec<"cta">} : (!axe.mbarrier, i1) -> ()
-        %dst = "axe.slice"(%out, %m0, %k) {offsets = array<i64: 0, -9223372036854775808, -9223372036854775808>, sizes = array<i64: 1, 128, 64>} : (!gt, index, index) -> !gr
-        "axe.copy_async"(%st, %dst) {scope = #axe.exec<"cta">} : (!st, !gr) -> ()
+        %tile = axe.slice %t[0, %m0, %k] [1, 128, 64] : !gt to !gr
+        %st = axe.slice %ring[%stage, 0, 0] [1, 128, 64] : !ring to !st
+        axe.copy_async cta %tile to %st, %bar : !gr to !st, !axe.mbarrier
+        axe.mbarrier_wait cta %bar, %p : !axe.mbarrier
+        %dst = axe.slice %out[0, %m0, %k] [1, 128, 64] : !gt to !gr
+        axe.copy_async cta %st to %dst : !st to !gr
         %next = arith.xori %p, %true : i1
         scf.yield %next : i1
       }

@@ -6,6 +6,6 @@
 // CHECK: diagnostic-invalid-utf8.mlir:[[# @LINE + 3]]:8: error: unregistered operation 'axe.m{{.+}}rrier_alloc' found in dialect ('axe')
 // CHECK-NOT: panicked
 func.func @f() {
-  %0 = "axe.m\barrier_alloc"() {scope = #axe.exec<"cta">} : () -> !axe.mbarrier
+  %0 = "axe.m\barrier_alloc"() {scope = #axe.exec<cta>} : () -> !axe.mbarrier
   return
 }

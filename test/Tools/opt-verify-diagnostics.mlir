@@ -5,7 +5,7 @@
 
 func.func @same_line_and_relative(%a: f32) {
   // expected-error@+1 {{expected base attribute 'axe.layout'}}
-  "axe.annotate"(%a) {layout = 3} : (f32) -> ()
+  axe.annotate %a layout(3) : f32
   return
 }
 

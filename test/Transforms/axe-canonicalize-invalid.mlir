@@ -9,7 +9,7 @@
 // A misspelt axis: no canonical form exists for text that is not a layout.
 func.func @unknown_axis(%m: memref<128x64xf16>) {
   // expected-error @+1 {{layout "S[(128,64):(64,1@lanid)]" does not parse: column 18: unknown axis 'lanid'}}
-  %t = "axe.view"(%m) : (memref<128x64xf16>) -> !axe.tensor<array<i64: 128, 64>, f16, #axe.layout<"S[(128,64):(64,1@lanid)]">, #axe.mem<"global">>
+  %t = axe.view %m : memref<128x64xf16> -> !axe.tensor<128x64xf16, global, S[(128,64):(64,1@lanid)]>
   return
 }
 
@@ -18,7 +18,7 @@ func.func @unknown_axis(%m: memref<128x64xf16>) {
 // S[(64,64):(64,1)] maps 4096 elements; the tensor has 128 * 64 = 8192.
 func.func @shape_not_admitted(%m: memref<128x64xf16>) {
   // expected-error @+1 {{layout does not admit shape [128,64]}}
-  %t = "axe.view"(%m) : (memref<128x64xf16>) -> !axe.tensor<array<i64: 128, 64>, f16, #axe.layout<"S[(64,64):(64,1)]">, #axe.mem<"global">>
+  %t = axe.view %m : memref<128x64xf16> -> !axe.tensor<128x64xf16, global, S[(64,64):(64,1)]>
   return
 }
 
@@ -27,6 +27,6 @@ func.func @shape_not_admitted(%m: memref<128x64xf16>) {
 // A swizzle composes only with a layout on the memory axis m.
 func.func @swizzle_on_a_thread_axis() {
   // expected-error @+1 {{a swizzle composes only with a layout on the memory axis m, found axis 'laneid'}}
-  %t = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !axe.tensor<array<i64: 32>, f16, #axe.layout<"Swizzle(3,3,3) o S[32:1@laneid]">, #axe.mem<"shared">>
+  %t = axe.alloc cta : !axe.tensor<32xf16, shared, Swizzle(3,3,3) o S[32:1@laneid]>
   return
 }

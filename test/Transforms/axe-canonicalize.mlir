@@ -9,9 +9,9 @@
 
 // Row-major 128x64: (128,64),(64,1) fuses since 64 == 64*1.
 // CHECK-LABEL: func.func @row_major_fuses
-// CHECK{LITERAL}: "axe.view"(%arg0) : (memref<8192xf16>) -> !axe.tensor<array<i64: 128, 64>, f16, #axe.layout<"S[8192:1]">, #axe.mem<"global">>
+// CHECK{LITERAL}: axe.view %arg0 : memref<8192xf16> -> !axe.tensor<128x64xf16, global, S[8192:1]>
 func.func @row_major_fuses(%m: memref<8192xf16>) {
-  %t = "axe.view"(%m) : (memref<8192xf16>) -> !axe.tensor<array<i64: 128, 64>, f16, #axe.layout<"S[(128,64):(64,1)]">, #axe.mem<"global">>
+  %t = axe.view %m : memref<8192xf16> -> !axe.tensor<128x64xf16, global, S[(128,64):(64,1)]>
   return
 }
 
@@ -19,9 +19,9 @@ func.func @row_major_fuses(%m: memref<8192xf16>) {
 
 // Function signatures too: (2,4,8):(32,8,1) fuses twice; the zero offset is dropped.
 // CHECK-LABEL: func.func @signature
-// CHECK-SAME{LITERAL}: !axe.tensor<array<i64: 64>, f16, #axe.layout<"S[64:1]">, #axe.mem<"shared">>
+// CHECK-SAME{LITERAL}: !axe.tensor<64xf16, shared, S[64:1]>
 // CHECK-NOT: S[(2,4,8)
-func.func @signature(%t: !axe.tensor<array<i64: 64>, f16, #axe.layout<"S[(2,4,8):(32,8,1)] + 0">, #axe.mem<"shared">>) {
+func.func @signature(%t: !axe.tensor<64xf16, shared, S[(2,4,8):(32,8,1)] + 0>) {
   return
 }
 
@@ -30,11 +30,11 @@ func.func @signature(%t: !axe.tensor<array<i64: 64>, f16, #axe.layout<"S[(2,4,8)
 // Register fragments: the two laneid iters fuse ((8,4@laneid),(4,1@laneid): 4 == 4*1), the m iters do not
 // touch; an extent-1 iter is dropped; R[(2,2):(1@warpid,2@warpid)] covers warps 0..3 = R[4:1@warpid].
 // CHECK-LABEL: func.func @registers
-// CHECK{LITERAL}: #axe.layout<"S[(2,32,2):(2,1@laneid,1)]">
-// CHECK{LITERAL}: #axe.layout<"S[32:1@laneid] + R[4:1@warpid]">
+// CHECK{LITERAL}: #axe.layout<S[(2,32,2):(2,1@laneid,1)]>
+// CHECK{LITERAL}: #axe.layout<S[32:1@laneid] + R[4:1@warpid]>
 func.func @registers() {
-  %a = "axe.alloc"() {scope = #axe.exec<"warp">} : () -> !axe.tensor<array<i64: 16, 8>, f32, #axe.layout<"S[(2,8,4,2):(2,4@laneid,1@laneid,1)]">, #axe.mem<"reg">>
-  %b = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !axe.tensor<array<i64: 32>, f32, #axe.layout<"S[(1,32):(5,1@laneid)] + R[(2,2):(1@warpid,2@warpid)]">, #axe.mem<"reg">>
+  %a = axe.alloc warp : !axe.tensor<16x8xf32, reg, S[(2,8,4,2):(2,4@laneid,1@laneid,1)]>
+  %b = axe.alloc cta : !axe.tensor<32xf32, reg, S[(1,32):(5,1@laneid)] + R[(2,2):(1@warpid,2@warpid)]>
   return
 }
 
@@ -42,27 +42,27 @@ func.func @registers() {
 
 // Swizzled layouts keep the swizzle; layout attributes of other ops are rewritten as well.
 // CHECK-LABEL: func.func @swizzle_and_attribute
-// CHECK{LITERAL}: #axe.layout<"Swizzle(3,3,3) o S[8192:1]">, #axe.mem<"shared">>
-// CHECK{LITERAL}: "axe.annotate"(%arg0) {layout = #axe.layout<"S[32:1]">} : (f32) -> ()
+// CHECK{LITERAL}: #axe.layout<Swizzle(3,3,3) o S[8192:1]>, #axe.mem<"shared">>
+// CHECK{LITERAL}: axe.annotate %arg0 layout(S[32:1]) : f32
 func.func @swizzle_and_attribute(%a: f32) {
-  %s = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !axe.tensor<array<i64: 128, 64>, f16, #axe.layout<"Swizzle(3,3,3) o S[(128,64):(64,1)]">, #axe.mem<"shared">>
-  "axe.annotate"(%a) {layout = #axe.layout<"S[(4,8):(8,1)]">} : (f32) -> ()
+  %s = axe.alloc cta : !axe.tensor<128x64xf16, shared, Swizzle(3,3,3) o S[(128,64):(64,1)]>
+  axe.annotate %a layout(S[(4,8):(8,1)]) : f32
   return
 }
 
 // -----
 
 // A slice over the whole source is the source; so is a view of a tensor with the same type.
-!t = !axe.tensor<array<i64: 128, 64>, f16, #axe.layout<"S[8192:1]">, #axe.mem<"shared">>
+!t = !axe.tensor<128x64xf16, shared, S[8192:1]>
 // CHECK-LABEL: func.func @fold_full_slice_and_same_type_view
 // CHECK-SAME: (%[[T:.*]]: !axe.tensor
 // CHECK-NOT: axe.slice
 // CHECK-NOT: axe.view
 // CHECK: "axe.copy"(%[[T]], %[[T]])
 func.func @fold_full_slice_and_same_type_view(%t: !t) {
-  %s = "axe.slice"(%t) {offsets = array<i64: 0, 0>, sizes = array<i64: 128, 64>} : (!t) -> !axe.tensor<array<i64: 128, 64>, f16, #axe.deferred, #axe.mem<"shared">>
-  %v = "axe.view"(%t) : (!t) -> !t
-  "axe.copy"(%s, %v) {scope = #axe.exec<"cta">} : (!axe.tensor<array<i64: 128, 64>, f16, #axe.deferred, #axe.mem<"shared">>, !t) -> ()
+  %s = axe.slice %t[0, 0] [128, 64] : !t to !axe.tensor<128x64xf16, shared>
+  %v = axe.view %t : !t -> !t
+  axe.copy cta %s to %v : !axe.tensor<128x64xf16, shared> to !t
   return
 }
 
@@ -71,11 +71,11 @@ func.func @fold_full_slice_and_same_type_view(%t: !t) {
 // A view of a view is a view of the storage; the inner view goes when unused. Partial slices stay.
 // CHECK-LABEL: func.func @view_of_view
 // CHECK-SAME: (%[[M:.*]]: memref<8192xf16>)
-// CHECK-NEXT: %[[V:.*]] = "axe.view"(%[[M]]) : (memref<8192xf16>) -> !axe.tensor<array<i64: 64, 128>
+// CHECK-NEXT: %[[V:.*]] = axe.view %[[M]] : memref<8192xf16> -> !axe.tensor<array<i64: 64, 128>
 // CHECK-NEXT: "axe.slice"(%[[V]]) {offsets = array<i64: 0, 64>
 func.func @view_of_view(%m: memref<8192xf16>) {
-  %a = "axe.view"(%m) : (memref<8192xf16>) -> !axe.tensor<array<i64: 128, 64>, f16, #axe.layout<"S[8192:1]">, #axe.mem<"global">>
-  %b = "axe.view"(%a) : (!axe.tensor<array<i64: 128, 64>, f16, #axe.layout<"S[8192:1]">, #axe.mem<"global">>) -> !axe.tensor<array<i64: 64, 128>, f16, #axe.layout<"S[8192:1]">, #axe.mem<"global">>
-  %c = "axe.slice"(%b) {offsets = array<i64: 0, 64>, sizes = array<i64: 64, 64>} : (!axe.tensor<array<i64: 64, 128>, f16, #axe.layout<"S[8192:1]">, #axe.mem<"global">>) -> !axe.tensor<array<i64: 64, 64>, f16, #axe.deferred, #axe.mem<"global">>
+  %a = axe.view %m : memref<8192xf16> -> !axe.tensor<128x64xf16, global, S[8192:1]>
+  %b = axe.view %a : !axe.tensor<128x64xf16, global, S[8192:1]> -> !axe.tensor<64x128xf16, global, S[8192:1]>
+  %c = axe.slice %b[0, 64] [64, 64] : !axe.tensor<64x128xf16, global, S[8192:1]> to !axe.tensor<64x64xf16, global>
   return
 }

@@ -9,23 +9,23 @@
 // issue 21's gemm_sm80 before the fix: the prologue commits two groups (tile 1 always, zero-filled when K <= 64),
 // each iteration waits for all but the newest group, may load, and commits; nothing waits after the loop. At the
 // return the newest two groups (tile 1's or the last iteration's load, and the last commit) may be in flight.
-!g = !axe.tensor<array<i64: 64, 64>, f16, #axe.layout<"S[(64,64):(64,1)]">, #axe.mem<"global">>
-!s = !axe.tensor<array<i64: 64, 64>, f16, #axe.layout<"Swizzle(3,3,3) o S[(64,64):(64,1)]">, #axe.mem<"shared">>
+!g = !axe.tensor<64x64xf16, global, S[(64,64):(64,1)]>
+!s = !axe.tensor<64x64xf16, shared, Swizzle(3,3,3) o S[(64,64):(64,1)]>
 gpu.module @kernels attributes {axe.target = "sm_80"} {
   gpu.func @old_prologue(%in: memref<4096xf16>, %n: index, %more: i1) kernel attributes {known_block_size = array<i32: 128, 1, 1>} {
     %c0 = arith.constant 0 : index
     %c64 = arith.constant 64 : index
-    %g = "axe.view"(%in) : (memref<4096xf16>) -> !g
-    %s = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !s
-    "axe.copy_async"(%g, %s) {scope = #axe.exec<"cta">} : (!g, !s) -> ()
+    %g = axe.view %in : memref<4096xf16> -> !g
+    %s = axe.alloc cta : !s
+    axe.copy_async cta %g to %s : !g to !s
     nvvm.cp.async.commit.group
-    "axe.copy_async"(%g, %s) {scope = #axe.exec<"cta">} : (!g, !s) -> ()
+    axe.copy_async cta %g to %s : !g to !s
     nvvm.cp.async.commit.group
     scf.for %k = %c0 to %n step %c64 {
       nvvm.cp.async.wait.group 1
       gpu.barrier
       scf.if %more {
-        "axe.copy_async"(%g, %s) {scope = #axe.exec<"cta">} : (!g, !s) -> ()
+        axe.copy_async cta %g to %s : !g to !s
       }
       nvvm.cp.async.commit.group
     }
@@ -37,13 +37,13 @@ gpu.module @kernels attributes {axe.target = "sm_80"} {
 // -----
 
 // A copy never committed: wait_group completes committed groups only.
-!g = !axe.tensor<array<i64: 64, 64>, f16, #axe.layout<"S[(64,64):(64,1)]">, #axe.mem<"global">>
-!s = !axe.tensor<array<i64: 64, 64>, f16, #axe.layout<"Swizzle(3,3,3) o S[(64,64):(64,1)]">, #axe.mem<"shared">>
+!g = !axe.tensor<64x64xf16, global, S[(64,64):(64,1)]>
+!s = !axe.tensor<64x64xf16, shared, Swizzle(3,3,3) o S[(64,64):(64,1)]>
 gpu.module @kernels attributes {axe.target = "sm_80"} {
   gpu.func @never_committed(%in: memref<4096xf16>) kernel attributes {known_block_size = array<i32: 128, 1, 1>} {
-    %g = "axe.view"(%in) : (memref<4096xf16>) -> !g
-    %s = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !s
-    "axe.copy_async"(%g, %s) {scope = #axe.exec<"cta">} : (!g, !s) -> ()
+    %g = axe.view %in : memref<4096xf16> -> !g
+    %s = axe.alloc cta : !s
+    axe.copy_async cta %g to %s : !g to !s
     nvvm.cp.async.wait.group 0
     // expected-error @+1 {{barrier: async-exit rule: gpu.return may leave asynchronous copies in flight on some path, which keep using shared memory the next CTA gets: cp.async: copies never committed to a group (commit and add nvvm.cp.async.wait.group 0 before it)}}
     gpu.return

@@ -5,36 +5,36 @@
 // RUN: axe-opt %s --split-input-file --axe-check-barriers --verify-diagnostics
 
 // expect_tx announces one operand's stage (8192 bytes) but the case loads A's and B's (2 x 64x64 f16).
-!gA = !axe.tensor<array<i64: 256, 4096>, f16, #axe.layout<"S[(256,4096):(4096,1)]">, #axe.mem<"global">>
-!tile = !axe.tensor<array<i64: 64, 64>, f16, #axe.deferred, #axe.mem<"global">>
-!ring = !axe.tensor<array<i64: 192, 64>, f16, #axe.layout<"Swizzle(3,3,3) o S[(192,64):(64,1)]">, #axe.mem<"shared">>
-!stage = !axe.tensor<array<i64: 64, 64>, f16, #axe.deferred, #axe.mem<"shared">>
+!gA = !axe.tensor<256x4096xf16, global, S[(256,4096):(4096,1)]>
+!tile = !axe.tensor<64x64xf16, global>
+!ring = !axe.tensor<192x64xf16, shared, Swizzle(3,3,3) o S[(192,64):(64,1)]>
+!stage = !axe.tensor<64x64xf16, shared>
 gpu.module @k {
   gpu.func @stage_bytes(%a: memref<256x4096xf16>, %k: index, %next: index) kernel {
     %c64 = arith.constant 64 : index
-    %ga = "axe.view"(%a) : (memref<256x4096xf16>) -> !gA
-    %ring_a = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !ring
-    %ring_b = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !ring
-    %bar0 = "axe.mbarrier_alloc"() {scope = #axe.exec<"cta">} : () -> !axe.mbarrier
-    %bar1 = "axe.mbarrier_alloc"() {scope = #axe.exec<"cta">} : () -> !axe.mbarrier
-    "axe.mbarrier_init"(%bar0) {count = 1 : i64, scope = #axe.exec<"cta">} : (!axe.mbarrier) -> ()
-    "axe.mbarrier_init"(%bar1) {count = 1 : i64, scope = #axe.exec<"cta">} : (!axe.mbarrier) -> ()
+    %ga = axe.view %a : memref<256x4096xf16> -> !gA
+    %ring_a = axe.alloc cta : !ring
+    %ring_b = axe.alloc cta : !ring
+    %bar0 = axe.mbarrier_alloc cta : !axe.mbarrier
+    %bar1 = axe.mbarrier_alloc cta : !axe.mbarrier
+    axe.mbarrier_init cta %bar0 count 1 : !axe.mbarrier
+    axe.mbarrier_init cta %bar1 count 1 : !axe.mbarrier
     %row = arith.muli %next, %c64 : index
-    %an = "axe.slice"(%ga, %k) {offsets = array<i64: 0, -9223372036854775808>, sizes = array<i64: 64, 64>} : (!gA, index) -> !tile
-    %san = "axe.slice"(%ring_a, %row) {offsets = array<i64: -9223372036854775808, 0>, sizes = array<i64: 64, 64>} : (!ring, index) -> !stage
-    %sbn = "axe.slice"(%ring_b, %row) {offsets = array<i64: -9223372036854775808, 0>, sizes = array<i64: 64, 64>} : (!ring, index) -> !stage
+    %an = axe.slice %ga[0, %k] [64, 64] : !gA to !tile
+    %san = axe.slice %ring_a[%row, 0] [64, 64] : !ring to !stage
+    %sbn = axe.slice %ring_b[%row, 0] [64, 64] : !ring to !stage
     scf.index_switch %next
     case 0 {
-      "axe.mbarrier_arrive_expect_tx"(%bar0) {bytes = 16384 : i64, scope = #axe.exec<"cta">} : (!axe.mbarrier) -> ()
-      "axe.copy_async"(%an, %san, %bar0) {scope = #axe.exec<"cta">} : (!tile, !stage, !axe.mbarrier) -> ()
-      "axe.copy_async"(%an, %sbn, %bar0) {scope = #axe.exec<"cta">} : (!tile, !stage, !axe.mbarrier) -> ()
+      axe.mbarrier_arrive_expect_tx cta %bar0 bytes 16384 : !axe.mbarrier
+      axe.copy_async cta %an to %san, %bar0 : !tile to !stage, !axe.mbarrier
+      axe.copy_async cta %an to %sbn, %bar0 : !tile to !stage, !axe.mbarrier
       scf.yield
     }
     default {
       // expected-error @+1 {{barrier: tx-bytes rule: axe.mbarrier_arrive_expect_tx expects 8192 bytes but the 2 copies it announces deliver 16384 bytes}}
-      "axe.mbarrier_arrive_expect_tx"(%bar1) {bytes = 8192 : i64, scope = #axe.exec<"cta">} : (!axe.mbarrier) -> ()
-      "axe.copy_async"(%an, %san, %bar1) {scope = #axe.exec<"cta">} : (!tile, !stage, !axe.mbarrier) -> ()
-      "axe.copy_async"(%an, %sbn, %bar1) {scope = #axe.exec<"cta">} : (!tile, !stage, !axe.mbarrier) -> ()
+      axe.mbarrier_arrive_expect_tx cta %bar1 bytes 8192 : !axe.mbarrier
+      axe.copy_async cta %an to %san, %bar1 : !tile to !stage, !axe.mbarrier
+      axe.copy_async cta %an to %sbn, %bar1 : !tile to !stage, !axe.mbarrier
       scf.yield
     }
     gpu.return
@@ -50,29 +50,29 @@ gpu.module @k {
     %c0 = arith.constant 0 : index
     %c1 = arith.constant 1 : index
     %c3 = arith.constant 3 : index
-    %bar0 = "axe.mbarrier_alloc"() {scope = #axe.exec<"cta">} : () -> !axe.mbarrier
-    %bar1 = "axe.mbarrier_alloc"() {scope = #axe.exec<"cta">} : () -> !axe.mbarrier
-    %bar2 = "axe.mbarrier_alloc"() {scope = #axe.exec<"cta">} : () -> !axe.mbarrier
-    "axe.mbarrier_init"(%bar0) {count = 1 : i64, scope = #axe.exec<"cta">} : (!axe.mbarrier) -> ()
-    "axe.mbarrier_init"(%bar1) {count = 1 : i64, scope = #axe.exec<"cta">} : (!axe.mbarrier) -> ()
+    %bar0 = axe.mbarrier_alloc cta : !axe.mbarrier
+    %bar1 = axe.mbarrier_alloc cta : !axe.mbarrier
+    %bar2 = axe.mbarrier_alloc cta : !axe.mbarrier
+    axe.mbarrier_init cta %bar0 count 1 : !axe.mbarrier
+    axe.mbarrier_init cta %bar1 count 1 : !axe.mbarrier
     scf.for %kt = %c0 to %n step %c1 {
       %first = arith.cmpi eq, %kt, %c0 : index
       scf.if %first {
-        "axe.mbarrier_init"(%bar2) {count = 1 : i64, scope = #axe.exec<"cta">} : (!axe.mbarrier) -> ()
+        axe.mbarrier_init cta %bar2 count 1 : !axe.mbarrier
       }
       %cur = arith.remui %kt, %c3 : index
       scf.index_switch %cur
       case 0 {
-        "axe.mbarrier_wait"(%bar0, %parity) {scope = #axe.exec<"cta">} : (!axe.mbarrier, i1) -> ()
+        axe.mbarrier_wait cta %bar0, %parity : !axe.mbarrier
         scf.yield
       }
       case 1 {
-        "axe.mbarrier_wait"(%bar1, %parity) {scope = #axe.exec<"cta">} : (!axe.mbarrier, i1) -> ()
+        axe.mbarrier_wait cta %bar1, %parity : !axe.mbarrier
         scf.yield
       }
       default {
         // expected-error @+1 {{barrier: init rule: axe.mbarrier_wait uses a barrier that is not initialized on every path to it}}
-        "axe.mbarrier_wait"(%bar2, %parity) {scope = #axe.exec<"cta">} : (!axe.mbarrier, i1) -> ()
+        axe.mbarrier_wait cta %bar2, %parity : !axe.mbarrier
         scf.yield
       }
     }

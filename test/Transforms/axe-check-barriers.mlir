@@ -11,15 +11,15 @@
 // CHECK: "axe.mbarrier_init"
 // CHECK: "axe.mbarrier_arrive"
 func.func @init_in_both_branches(%c: i1) {
-  %bar = "axe.mbarrier_alloc"() {scope = #axe.exec<"cta">} : () -> !axe.mbarrier
+  %bar = axe.mbarrier_alloc cta : !axe.mbarrier
   scf.if %c {
-    "axe.mbarrier_init"(%bar) {count = 1 : i64, scope = #axe.exec<"cta">} : (!axe.mbarrier) -> ()
+    axe.mbarrier_init cta %bar count 1 : !axe.mbarrier
   } else {
-    "axe.mbarrier_init"(%bar) {count = 1 : i64, scope = #axe.exec<"cta">} : (!axe.mbarrier) -> ()
+    axe.mbarrier_init cta %bar count 1 : !axe.mbarrier
   }
-  "axe.mbarrier_arrive"(%bar) {scope = #axe.exec<"cta">} : (!axe.mbarrier) -> ()
+  axe.mbarrier_arrive cta %bar : !axe.mbarrier
   %phase = arith.constant false
-  "axe.mbarrier_wait"(%bar, %phase) {scope = #axe.exec<"cta">} : (!axe.mbarrier, i1) -> ()
+  axe.mbarrier_wait cta %bar, %phase : !axe.mbarrier
   return
 }
 
@@ -31,11 +31,11 @@ func.func @init_in_both_branches(%c: i1) {
 // CHECK: "axe.mbarrier_wait"
 // CHECK: "axe.mbarrier_arrive"
 func.func @first_wait_on_parity_one() {
-  %bar = "axe.mbarrier_alloc"() {scope = #axe.exec<"cta">} : () -> !axe.mbarrier
-  "axe.mbarrier_init"(%bar) {count = 1 : i64, scope = #axe.exec<"cta">} : (!axe.mbarrier) -> ()
+  %bar = axe.mbarrier_alloc cta : !axe.mbarrier
+  axe.mbarrier_init cta %bar count 1 : !axe.mbarrier
   %phase = arith.constant true
-  "axe.mbarrier_wait"(%bar, %phase) {scope = #axe.exec<"cta">} : (!axe.mbarrier, i1) -> ()
-  "axe.mbarrier_arrive"(%bar) {scope = #axe.exec<"cta">} : (!axe.mbarrier) -> ()
+  axe.mbarrier_wait cta %bar, %phase : !axe.mbarrier
+  axe.mbarrier_arrive cta %bar : !axe.mbarrier
   return
 }
 
@@ -48,13 +48,13 @@ func.func @first_wait_on_parity_one() {
 // CHECK: } else {
 // CHECK: "axe.mbarrier_wait"
 func.func @specialized(%producer: i1) {
-  %bar = "axe.mbarrier_alloc"() {scope = #axe.exec<"cta">} : () -> !axe.mbarrier
-  "axe.mbarrier_init"(%bar) {count = 1 : i64, scope = #axe.exec<"cta">} : (!axe.mbarrier) -> ()
+  %bar = axe.mbarrier_alloc cta : !axe.mbarrier
+  axe.mbarrier_init cta %bar count 1 : !axe.mbarrier
   scf.if %producer {
-    "axe.mbarrier_arrive"(%bar) {scope = #axe.exec<"cta">} : (!axe.mbarrier) -> ()
+    axe.mbarrier_arrive cta %bar : !axe.mbarrier
   } else {
     %phase = arith.constant false
-    "axe.mbarrier_wait"(%bar, %phase) {scope = #axe.exec<"cta">} : (!axe.mbarrier, i1) -> ()
+    axe.mbarrier_wait cta %bar, %phase : !axe.mbarrier
   }
   return
 }
@@ -64,13 +64,13 @@ func.func @specialized(%producer: i1) {
 // A wait inside an scf.if, the arrival after it: the threads that skip the branch arrive.
 // CHECK-LABEL: func.func @wait_in_a_branch
 func.func @wait_in_a_branch(%consumer: i1) {
-  %bar = "axe.mbarrier_alloc"() {scope = #axe.exec<"cta">} : () -> !axe.mbarrier
-  "axe.mbarrier_init"(%bar) {count = 1 : i64, scope = #axe.exec<"cta">} : (!axe.mbarrier) -> ()
+  %bar = axe.mbarrier_alloc cta : !axe.mbarrier
+  axe.mbarrier_init cta %bar count 1 : !axe.mbarrier
   scf.if %consumer {
     %phase = arith.constant false
-    "axe.mbarrier_wait"(%bar, %phase) {scope = #axe.exec<"cta">} : (!axe.mbarrier, i1) -> ()
+    axe.mbarrier_wait cta %bar, %phase : !axe.mbarrier
   }
-  "axe.mbarrier_arrive"(%bar) {scope = #axe.exec<"cta">} : (!axe.mbarrier) -> ()
+  axe.mbarrier_arrive cta %bar : !axe.mbarrier
   return
 }
 
@@ -84,11 +84,11 @@ func.func @loop_parity_starts_at_one(%n: index) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %true = arith.constant true
-  %empty = "axe.mbarrier_alloc"() {scope = #axe.exec<"cta">} : () -> !axe.mbarrier
-  "axe.mbarrier_init"(%empty) {count = 1 : i64, scope = #axe.exec<"cta">} : (!axe.mbarrier) -> ()
+  %empty = axe.mbarrier_alloc cta : !axe.mbarrier
+  axe.mbarrier_init cta %empty count 1 : !axe.mbarrier
   %last = scf.for %i = %c0 to %n step %c1 iter_args(%p = %true) -> (i1) {
-    "axe.mbarrier_wait"(%empty, %p) {scope = #axe.exec<"cta">} : (!axe.mbarrier, i1) -> ()
-    "axe.mbarrier_arrive"(%empty) {scope = #axe.exec<"cta">} : (!axe.mbarrier) -> ()
+    axe.mbarrier_wait cta %empty, %p : !axe.mbarrier
+    axe.mbarrier_arrive cta %empty : !axe.mbarrier
     %next = arith.xori %p, %true : i1
     scf.yield %next : i1
   }
@@ -101,9 +101,9 @@ func.func @loop_parity_starts_at_one(%n: index) {
 // stage loads its A and B tiles. --lower-tma emits the announced count once and the loads without an arrival of
 // their own (each unannounced load would arrive with its own expect_tx).
 !m = memref<128x64xf16>
-!g = !axe.tensor<array<i64: 128, 64>, f16, #axe.layout<"S[(128,64):(64,1)]">, #axe.mem<"global">>
-!gr = !axe.tensor<array<i64: 64, 64>, f16, #axe.deferred, #axe.mem<"global">>
-!s = !axe.tensor<array<i64: 64, 64>, f16, #axe.layout<"Swizzle(3,3,3) o S[(64,64):(64,1)]">, #axe.mem<"shared">>
+!g = !axe.tensor<128x64xf16, global, S[(128,64):(64,1)]>
+!gr = !axe.tensor<64x64xf16, global>
+!s = !axe.tensor<64x64xf16, shared, Swizzle(3,3,3) o S[(64,64):(64,1)]>
 // CHECK-LABEL: gpu.func @announced
 // CHECK: "axe.mbarrier_arrive_expect_tx"
 // CHECK-COUNT-2: "axe.copy_async"
@@ -123,18 +123,18 @@ func.func @loop_parity_starts_at_one(%n: index) {
 // TMA: nvgpu.mbarrier.try_wait.parity [[BAR]]
 gpu.module @k {
   gpu.func @announced(%m: !m) kernel {
-    %g = "axe.view"(%m) : (!m) -> !g
-    %top = "axe.slice"(%g) {offsets = array<i64: 0, 0>, sizes = array<i64: 64, 64>} : (!g) -> !gr
-    %bottom = "axe.slice"(%g) {offsets = array<i64: 64, 0>, sizes = array<i64: 64, 64>} : (!g) -> !gr
-    %s0 = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !s
-    %s1 = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !s
-    %bar = "axe.mbarrier_alloc"() {scope = #axe.exec<"cta">} : () -> !axe.mbarrier
-    "axe.mbarrier_init"(%bar) {count = 1 : i64, scope = #axe.exec<"cta">} : (!axe.mbarrier) -> ()
-    "axe.mbarrier_arrive_expect_tx"(%bar) {bytes = 16384 : i64, scope = #axe.exec<"cta">} : (!axe.mbarrier) -> ()
-    "axe.copy_async"(%top, %s0, %bar) {scope = #axe.exec<"cta">} : (!gr, !s, !axe.mbarrier) -> ()
-    "axe.copy_async"(%bottom, %s1, %bar) {scope = #axe.exec<"cta">} : (!gr, !s, !axe.mbarrier) -> ()
+    %g = axe.view %m : !m -> !g
+    %top = axe.slice %g[0, 0] [64, 64] : !g to !gr
+    %bottom = axe.slice %g[64, 0] [64, 64] : !g to !gr
+    %s0 = axe.alloc cta : !s
+    %s1 = axe.alloc cta : !s
+    %bar = axe.mbarrier_alloc cta : !axe.mbarrier
+    axe.mbarrier_init cta %bar count 1 : !axe.mbarrier
+    axe.mbarrier_arrive_expect_tx cta %bar bytes 16384 : !axe.mbarrier
+    axe.copy_async cta %top to %s0, %bar : !gr to !s, !axe.mbarrier
+    axe.copy_async cta %bottom to %s1, %bar : !gr to !s, !axe.mbarrier
     %phase = arith.constant false
-    "axe.mbarrier_wait"(%bar, %phase) {scope = #axe.exec<"cta">} : (!axe.mbarrier, i1) -> ()
+    axe.mbarrier_wait cta %bar, %phase : !axe.mbarrier
     gpu.return
   }
 }

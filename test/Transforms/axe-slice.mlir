@@ -3,39 +3,39 @@
 // after the pass, checks each one element by element as well.
 // RUN: axe-opt %s --split-input-file --axe-slice | FileCheck %s
 
-!t = !axe.tensor<array<i64: 128, 64>, f16, #axe.layout<"S[(128,64):(64,1)]">, #axe.mem<"shared">>
+!t = !axe.tensor<128x64xf16, shared, S[(128,64):(64,1)]>
 // L(y0, y1) = 64*y0 + y1. Columns 32..63: 64*y0 + y1 + 32. Rows 64..127: 64*y0 + y1 + 4096 = S[4096:1] + 4096.
 // CHECK-LABEL: func.func @row_major_blocks
-// CHECK{LITERAL}: -> !axe.tensor<array<i64: 128, 32>, f16, #axe.layout<"S[(128,32):(64,1)] + 32">, #axe.mem<"shared">>
-// CHECK{LITERAL}: -> !axe.tensor<array<i64: 64, 64>, f16, #axe.layout<"S[4096:1] + 4096">, #axe.mem<"shared">>
+// CHECK{LITERAL}: -> !axe.tensor<128x32xf16, shared, S[(128,32):(64,1)] + 32>
+// CHECK{LITERAL}: -> !axe.tensor<64x64xf16, shared, S[4096:1] + 4096>
 func.func @row_major_blocks(%t: !t) {
-  %cols = "axe.slice"(%t) {offsets = array<i64: 0, 32>, sizes = array<i64: 128, 32>} : (!t) -> !axe.tensor<array<i64: 128, 32>, f16, #axe.deferred, #axe.mem<"shared">>
-  %rows = "axe.slice"(%t) {offsets = array<i64: 64, 0>, sizes = array<i64: 64, 64>} : (!t) -> !axe.tensor<array<i64: 64, 64>, f16, #axe.deferred, #axe.mem<"shared">>
+  %cols = axe.slice %t[0, 32] [128, 32] : !t to !axe.tensor<128x32xf16, shared>
+  %rows = axe.slice %t[64, 0] [64, 64] : !t to !axe.tensor<64x64xf16, shared>
   return
 }
 
 // -----
 
 // A slice of a deferred slice: rows 64..127 of columns 32..63 = 64*y0 + y1 + 4096 + 32.
-!t = !axe.tensor<array<i64: 128, 64>, f16, #axe.layout<"S[(128,64):(64,1)]">, #axe.mem<"shared">>
-!d = !axe.tensor<array<i64: 128, 32>, f16, #axe.deferred, #axe.mem<"shared">>
+!t = !axe.tensor<128x64xf16, shared, S[(128,64):(64,1)]>
+!d = !axe.tensor<128x32xf16, shared>
 // CHECK-LABEL: func.func @slice_of_slice
-// CHECK{LITERAL}: #axe.layout<"S[(128,32):(64,1)] + 32">
-// CHECK{LITERAL}: -> !axe.tensor<array<i64: 64, 32>, f16, #axe.layout<"S[(64,32):(64,1)] + 4128">, #axe.mem<"shared">>
+// CHECK{LITERAL}: #axe.layout<S[(128,32):(64,1)] + 32>
+// CHECK{LITERAL}: -> !axe.tensor<64x32xf16, shared, S[(64,32):(64,1)] + 4128>
 func.func @slice_of_slice(%t: !t) {
-  %a = "axe.slice"(%t) {offsets = array<i64: 0, 32>, sizes = array<i64: 128, 32>} : (!t) -> !d
-  %b = "axe.slice"(%a) {offsets = array<i64: 64, 0>, sizes = array<i64: 64, 32>} : (!d) -> !axe.tensor<array<i64: 64, 32>, f16, #axe.deferred, #axe.mem<"shared">>
+  %a = axe.slice %t[0, 32] [128, 32] : !t to !d
+  %b = axe.slice %a[64, 0] [64, 32] : !d to !axe.tensor<64x32xf16, shared>
   return
 }
 
 // -----
 
 // The swizzle stays; the offset lands inside the swizzled address (rows 64..127 start at 4096).
-!t = !axe.tensor<array<i64: 128, 64>, f16, #axe.layout<"Swizzle(3,3,3) o S[8192:1]">, #axe.mem<"shared">>
+!t = !axe.tensor<128x64xf16, shared, Swizzle(3,3,3) o S[8192:1]>
 // CHECK-LABEL: func.func @swizzled
-// CHECK{LITERAL}: #axe.layout<"Swizzle(3,3,3) o S[4096:1] + 4096">
+// CHECK{LITERAL}: #axe.layout<Swizzle(3,3,3) o S[4096:1] + 4096>
 func.func @swizzled(%t: !t) {
-  %a = "axe.slice"(%t) {offsets = array<i64: 64, 0>, sizes = array<i64: 64, 64>} : (!t) -> !axe.tensor<array<i64: 64, 64>, f16, #axe.deferred, #axe.mem<"shared">>
+  %a = axe.slice %t[64, 0] [64, 64] : !t to !axe.tensor<64x64xf16, shared>
   return
 }
 
@@ -43,36 +43,36 @@ func.func @swizzled(%t: !t) {
 
 // mma.sync C fragment 16x8: row = 8*h + lane/4 (h on m stride 2), col = 2*(lane%4) + j.
 // Rows 8..15 fix h = 1 (offset 2) and keep lane/4 and the columns: (8,4@laneid),(4,1@laneid) fuse to 32:1@laneid.
-!frag = !axe.tensor<array<i64: 16, 8>, f32, #axe.layout<"S[(2,8,4,2):(2,4@laneid,1@laneid,1)]">, #axe.mem<"reg">>
+!frag = !axe.tensor<16x8xf32, reg, S[(2,8,4,2):(2,4@laneid,1@laneid,1)]>
 // CHECK-LABEL: func.func @register_fragment
-// CHECK{LITERAL}: #axe.layout<"S[(32,2):(1@laneid,1)] + 2">, #axe.mem<"reg">>
+// CHECK{LITERAL}: #axe.layout<S[(32,2):(1@laneid,1)] + 2>, #axe.mem<"reg">>
 func.func @register_fragment() {
-  %f = "axe.alloc"() {scope = #axe.exec<"warp">} : () -> !frag
-  %h = "axe.slice"(%f) {offsets = array<i64: 8, 0>, sizes = array<i64: 8, 8>} : (!frag) -> !axe.tensor<array<i64: 8, 8>, f32, #axe.deferred, #axe.mem<"reg">>
+  %f = axe.alloc warp : !frag
+  %h = axe.slice %f[8, 0] [8, 8] : !frag to !axe.tensor<8x8xf32, reg>
   return
 }
 
 // -----
 
 // Tensor memory: columns 128..255 of a 128x256 accumulator start at column 128.
-!acc = !axe.tensor<array<i64: 128, 256>, f32, #axe.layout<"S[(128,256):(1@TLane,1@TCol)]">, #axe.mem<"tmem">>
+!acc = !axe.tensor<128x256xf32, tmem, S[(128,256):(1@TLane,1@TCol)]>
 // CHECK-LABEL: func.func @tensor_memory
-// CHECK{LITERAL}: #axe.layout<"S[(128,128):(1@TLane,1@TCol)] + 128@TCol">, #axe.mem<"tmem">>
+// CHECK{LITERAL}: #axe.layout<S[(128,128):(1@TLane,1@TCol)] + 128@TCol>, #axe.mem<"tmem">>
 func.func @tensor_memory() {
-  %a = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !acc
-  %b = "axe.slice"(%a) {offsets = array<i64: 0, 128>, sizes = array<i64: 128, 128>} : (!acc) -> !axe.tensor<array<i64: 128, 128>, f32, #axe.deferred, #axe.mem<"tmem">>
+  %a = axe.alloc cta : !acc
+  %b = axe.slice %a[0, 128] [128, 128] : !acc to !axe.tensor<128x128xf32, tmem>
   return
 }
 
 // -----
 
 // Dynamic offsets and explicit layouts are left alone.
-!g = !axe.tensor<array<i64: 128, 256>, f16, #axe.layout<"S[(128,256):(256,1)]">, #axe.mem<"global">>
+!g = !axe.tensor<128x256xf16, global, S[(128,256):(256,1)]>
 // CHECK-LABEL: func.func @not_resolved
-// CHECK: "axe.slice"(%{{.*}}, %{{.*}}) {{.*}} -> !axe.tensor<array<i64: 128, 64>, f16, #axe.deferred, #axe.mem<"global">>
-// CHECK{LITERAL}: #axe.layout<"S[(128,64):(256,1)] + 64">
+// CHECK: "axe.slice"(%{{.*}}, %{{.*}}) {{.*}} -> !axe.tensor<128x64xf16, global>
+// CHECK{LITERAL}: #axe.layout<S[(128,64):(256,1)] + 64>
 func.func @not_resolved(%g: !g, %k: index) {
-  %a = "axe.slice"(%g, %k) {offsets = array<i64: 0, -9223372036854775808>, sizes = array<i64: 128, 64>} : (!g, index) -> !axe.tensor<array<i64: 128, 64>, f16, #axe.deferred, #axe.mem<"global">>
-  %b = "axe.slice"(%g) {offsets = array<i64: 0, 64>, sizes = array<i64: 128, 64>} : (!g) -> !axe.tensor<array<i64: 128, 64>, f16, #axe.layout<"S[(128,64):(256,1)] + 64">, #axe.mem<"global">>
+  %a = axe.slice %g[0, %k] [128, 64] : !g to !axe.tensor<128x64xf16, global>
+  %b = axe.slice %g[0, 64] [128, 64] : !g to !axe.tensor<128x64xf16, global, S[(128,64):(256,1)] + 64>
   return
 }

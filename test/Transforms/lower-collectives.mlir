@@ -99,14 +99,14 @@
 // CHECK-NEXT: }
 // CHECK-NEXT: gpu.return
 
-!src = !axe.tensor<array<i64: 8, 4>, f32, #axe.layout<"S[(4,8):(1@gpuid,1)]">, #axe.mem<"global">>
-!dst = !axe.tensor<array<i64: 8, 4>, f32, #axe.layout<"S[32:1] + R[4:1@gpuid]">, #axe.mem<"global">>
+!src = !axe.tensor<8x4xf32, global, S[(4,8):(1@gpuid,1)]>
+!dst = !axe.tensor<8x4xf32, global, S[32:1] + R[4:1@gpuid]>
 module attributes {axe.mesh = {gpuid = 4 : i64}} {
   gpu.module @kernels {
     gpu.func @allgather(%src: !llvm.ptr, %dst: !llvm.ptr {axe.symmetric}) kernel {
-      %in = "axe.view"(%src) : (!llvm.ptr) -> !src
-      %out = "axe.view"(%dst) : (!llvm.ptr) -> !dst
-      "axe.copy"(%in, %out) {scope = #axe.exec<"cta">} : (!src, !dst) -> ()
+      %in = axe.view %src : !llvm.ptr -> !src
+      %out = axe.view %dst : !llvm.ptr -> !dst
+      axe.copy cta %in to %out : !src to !dst
       gpu.return
     }
   }
@@ -153,14 +153,14 @@ module attributes {axe.mesh = {gpuid = 4 : i64}} {
 // CHECK: llvm.call @nvshmemx_putmem_nbi_block
 // CHECK: llvm.call @nvshmemx_barrier_all_block
 
-!src2 = !axe.tensor<array<i64: 4, 8>, f32, #axe.layout<"S[(4,2,4):(4,1@gpuid,1)]">, #axe.mem<"global">>
-!dst2 = !axe.tensor<array<i64: 4, 8>, f32, #axe.layout<"S[32:1] + R[2:1@gpuid]">, #axe.mem<"global">>
+!src2 = !axe.tensor<4x8xf32, global, S[(4,2,4):(4,1@gpuid,1)]>
+!dst2 = !axe.tensor<4x8xf32, global, S[32:1] + R[2:1@gpuid]>
 module attributes {axe.mesh = {gpuid = 2 : i64}} {
   gpu.module @kernels {
     gpu.func @gather_columns(%src: memref<4x4xf32>, %dst: !llvm.ptr {axe.symmetric}) kernel {
-      %in = "axe.view"(%src) : (memref<4x4xf32>) -> !src2
-      %out = "axe.view"(%dst) : (!llvm.ptr) -> !dst2
-      "axe.copy"(%in, %out) {scope = #axe.exec<"cta">} : (!src2, !dst2) -> ()
+      %in = axe.view %src : memref<4x4xf32> -> !src2
+      %out = axe.view %dst : !llvm.ptr -> !dst2
+      axe.copy cta %in to %out : !src2 to !dst2
       gpu.return
     }
   }
@@ -221,13 +221,13 @@ module attributes {axe.mesh = {gpuid = 2 : i64}} {
 // CHECK-NEXT: }
 // CHECK-NEXT: gpu.return
 
-!part = !axe.tensor<array<i64: 2, 4>, f32, #axe.layout<"S[8:1] + R[4:1@gpuid]">, #axe.mem<"global">>
+!part = !axe.tensor<2x4xf32, global, S[8:1] + R[4:1@gpuid]>
 module attributes {axe.mesh = {gpuid = 4 : i64}} {
   gpu.module @kernels {
     gpu.func @allreduce(%src: !llvm.ptr {axe.symmetric}, %dst: !llvm.ptr) kernel {
-      %in = "axe.view"(%src) : (!llvm.ptr) -> !part
-      %out = "axe.view"(%dst) : (!llvm.ptr) -> !part
-      "axe.copy"(%in, %out) {scope = #axe.exec<"cta">, reduce = "sum"} : (!part, !part) -> ()
+      %in = axe.view %src : !llvm.ptr -> !part
+      %out = axe.view %dst : !llvm.ptr -> !part
+      axe.copy cta %in to %out {reduce = "sum"} : !part to !part
       gpu.return
     }
   }
@@ -254,14 +254,14 @@ module attributes {axe.mesh = {gpuid = 4 : i64}} {
 // CHECK-NEXT: %[[OLD:.*]] = llvm.load %{{.*}} : !llvm.ptr -> bf16
 // CHECK-NEXT: arith.maximumf %[[OLD]], %[[REMOTE]] : bf16
 
-!part2 = !axe.tensor<array<i64: 4, 2>, bf16, #axe.layout<"S[8:1] + R[2:1@gpuid]">, #axe.mem<"global">>
-!rows = !axe.tensor<array<i64: 4, 2>, bf16, #axe.layout<"S[(2,4):(1@gpuid,1)]">, #axe.mem<"global">>
+!part2 = !axe.tensor<4x2xbf16, global, S[8:1] + R[2:1@gpuid]>
+!rows = !axe.tensor<4x2xbf16, global, S[(2,4):(1@gpuid,1)]>
 module attributes {axe.mesh = {gpuid = 2 : i64}} {
   gpu.module @kernels {
     gpu.func @reduce_scatter_max(%src: !llvm.ptr {axe.symmetric}, %dst: !llvm.ptr) kernel {
-      %in = "axe.view"(%src) : (!llvm.ptr) -> !part2
-      %out = "axe.view"(%dst) : (!llvm.ptr) -> !rows
-      "axe.copy"(%in, %out) {scope = #axe.exec<"cta">, reduce = "max"} : (!part2, !rows) -> ()
+      %in = axe.view %src : !llvm.ptr -> !part2
+      %out = axe.view %dst : !llvm.ptr -> !rows
+      axe.copy cta %in to %out {reduce = "max"} : !part2 to !rows
       gpu.return
     }
   }
@@ -310,13 +310,13 @@ module attributes {axe.mesh = {gpuid = 2 : i64}} {
 // CHECK-NEXT: }
 // CHECK-NEXT: gpu.return
 
-!part3 = !axe.tensor<array<i64: 2, 4>, f32, #axe.layout<"S[8:1] + R[4:1@gpuid]">, #axe.mem<"global">>
+!part3 = !axe.tensor<2x4xf32, global, S[8:1] + R[4:1@gpuid]>
 module attributes {axe.mesh = {gpuid = 4 : i64}} {
   gpu.module @kernels attributes {axe.target = "sm_100a"} {
     gpu.func @allreduce_multimem(%src: !llvm.ptr {axe.symmetric}, %dst: !llvm.ptr {axe.symmetric}) kernel {
-      %in = "axe.view"(%src) : (!llvm.ptr) -> !part3
-      %out = "axe.view"(%dst) : (!llvm.ptr) -> !part3
-      "axe.copy"(%in, %out) {scope = #axe.exec<"cta">, reduce = "sum", multimem} : (!part3, !part3) -> ()
+      %in = axe.view %src : !llvm.ptr -> !part3
+      %out = axe.view %dst : !llvm.ptr -> !part3
+      axe.copy cta %in to %out {reduce = "sum", multimem} : !part3 to !part3
       gpu.return
     }
   }

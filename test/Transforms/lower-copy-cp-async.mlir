@@ -13,22 +13,22 @@
 // A 64x64 f16 tile (8 KB) into 128B-swizzled shared memory by a CTA of 128 threads: 512 chunks of 16 bytes,
 // four per thread; chunk t + 128i is elements e = 8t + 1024i, stored at e ^ (((e >> 6) & 7) << 3)
 // (Swizzle(3,3,3): the 16-byte chunk within a 128-byte row XOR the row within 8).
-!g = !axe.tensor<array<i64: 64, 64>, f16, #axe.layout<"S[(64,64):(64,1)]">, #axe.mem<"global">>
-!s = !axe.tensor<array<i64: 64, 64>, f16, #axe.layout<"Swizzle(3,3,3) o S[(64,64):(64,1)]">, #axe.mem<"shared">>
+!g = !axe.tensor<64x64xf16, global, S[(64,64):(64,1)]>
+!s = !axe.tensor<64x64xf16, shared, Swizzle(3,3,3) o S[(64,64):(64,1)]>
 // 32x4 f32, column-major in global memory, row-major in shared: no two elements are adjacent on both sides,
 // so each thread moves single 4-byte elements.
-!gc = !axe.tensor<array<i64: 32, 4>, f32, #axe.layout<"S[(32,4):(1,32)]">, #axe.mem<"global">>
-!sr = !axe.tensor<array<i64: 32, 4>, f32, #axe.layout<"S[(32,4):(4,1)]">, #axe.mem<"shared">>
+!gc = !axe.tensor<32x4xf32, global, S[(32,4):(1,32)]>
+!sr = !axe.tensor<32x4xf32, shared, S[(32,4):(4,1)]>
 // 32x2 f32, row-major on both sides: 256 contiguous bytes.
-!g2 = !axe.tensor<array<i64: 32, 2>, f32, #axe.layout<"S[(32,2):(2,1)]">, #axe.mem<"global">>
-!s2 = !axe.tensor<array<i64: 32, 2>, f32, #axe.layout<"S[(32,2):(2,1)]">, #axe.mem<"shared">>
-!r = !axe.tensor<array<i64: 64, 64>, f16, #axe.layout<"S[(4,16,2,32):(1@warpid,2@laneid,1@laneid,1)]">, #axe.mem<"reg">>
+!g2 = !axe.tensor<32x2xf32, global, S[(32,2):(2,1)]>
+!s2 = !axe.tensor<32x2xf32, shared, S[(32,2):(2,1)]>
+!r = !axe.tensor<64x64xf16, reg, S[(4,16,2,32):(1@warpid,2@laneid,1@laneid,1)]>
 module attributes {gpu.container_module} {
   gpu.module @kernels attributes {axe.target = "sm_80"} {
     // CHECK-LABEL: gpu.func @swizzled_tile
     gpu.func @swizzled_tile(%in: memref<4096xf16>, %out: memref<4096xf16>) kernel attributes {known_block_size = array<i32: 128, 1, 1>} {
-      %g = "axe.view"(%in) : (memref<4096xf16>) -> !g
-      %s = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !s
+      %g = axe.view %in : memref<4096xf16> -> !g
+      %s = axe.alloc cta : !s
       // CHECK: %[[TID:.*]] = gpu.thread_id x
       // CHECK: %[[SMEM:.*]] = memref.get_global @__axe_copy_smem_0 : memref<8192xi8, #gpu.address_space<workgroup>>
       // CHECK: %[[E:.*]] = arith.muli %[[TID]], %c8 : index
@@ -53,12 +53,12 @@ module attributes {gpu.container_module} {
       // CHECK-NEXT: nvvm.cp.async.commit.group
       // CHECK-NEXT: nvvm.cp.async.wait.group 0
       // CHECK-NEXT: gpu.barrier
-      "axe.copy"(%g, %s) {scope = #axe.exec<"cta">} : (!g, !s) -> ()
+      axe.copy cta %g to %s : !g to !s
       // Read back (ld.shared, through the swizzle) and store, so the PTX keeps the copy.
-      %r = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !r
-      %h = "axe.view"(%out) : (memref<4096xf16>) -> !g
-      "axe.copy"(%s, %r) {scope = #axe.exec<"cta">} : (!s, !r) -> ()
-      "axe.copy"(%r, %h) {scope = #axe.exec<"cta">} : (!r, !g) -> ()
+      %r = axe.alloc cta : !r
+      %h = axe.view %out : memref<4096xf16> -> !g
+      axe.copy cta %s to %r : !s to !r
+      axe.copy cta %r to %h : !r to !g
       gpu.return
     }
 
@@ -66,12 +66,12 @@ module attributes {gpu.container_module} {
     // (r, c) = (t % 32, t / 32): global offset t, shared offset 4(t % 32) + t / 32.
     // CHECK-LABEL: gpu.func @transpose_words
     gpu.func @transpose_words(%in: memref<128xf32>) kernel attributes {known_block_size = array<i32: 128, 1, 1>} {
-      %g = "axe.view"(%in) : (memref<128xf32>) -> !gc
-      %s = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !sr
+      %g = axe.view %in : memref<128xf32> -> !gc
+      %s = axe.alloc cta : !sr
       // CHECK: nvvm.cp.async.shared.global %{{.*}}, %{{.*}}, 4, cache = ca : !llvm.ptr<3>, !llvm.ptr<1>
       // CHECK-NOT: nvvm.cp.async.shared.global
       // CHECK: nvvm.cp.async.commit.group
-      "axe.copy"(%g, %s) {scope = #axe.exec<"cta">} : (!gc, !sr) -> ()
+      axe.copy cta %g to %s : !gc to !sr
       gpu.return
     }
 
@@ -79,8 +79,8 @@ module attributes {gpu.container_module} {
     // others idle; then every lane waits at the warp barrier, so the copy is complete for all of them.
     // CHECK-LABEL: gpu.func @warp_rows
     gpu.func @warp_rows(%in: memref<64xf32>) kernel attributes {known_block_size = array<i32: 32, 1, 1>} {
-      %g = "axe.view"(%in) : (memref<64xf32>) -> !g2
-      %s = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !s2
+      %g = axe.view %in : memref<64xf32> -> !g2
+      %s = axe.alloc cta : !s2
       // CHECK: %[[LANE:.*]] = arith.remui %{{.*}}, %c32 : index
       // CHECK: %[[FIRST:.*]] = arith.cmpi ult, %[[LANE]], %c16 : index
       // CHECK: scf.if %[[FIRST]] {
@@ -90,7 +90,7 @@ module attributes {gpu.container_module} {
       // CHECK-NEXT: nvvm.cp.async.wait.group 0
       // CHECK-NEXT: %[[ALL:.*]] = arith.constant -1 : i32
       // CHECK-NEXT: nvvm.bar.warp.sync %[[ALL]] : i32
-      "axe.copy"(%g, %s) {scope = #axe.exec<"warp">} : (!g2, !s2) -> ()
+      axe.copy warp %g to %s : !g2 to !s2
       gpu.return
     }
   }

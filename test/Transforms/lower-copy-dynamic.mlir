@@ -10,11 +10,11 @@
 // RUN: FileCheck %s --check-prefix=PTX < %t.ptx
 // RUN: ptxas -arch=sm_80 %t.ptx -o %t.cubin
 
-!g = !axe.tensor<array<i64: -9223372036854775808, -9223372036854775808>, f16, #axe.row_major, #axe.mem<"global">>
-!gt = !axe.tensor<array<i64: 32, 64>, f16, #axe.deferred, #axe.mem<"global">>
-!ring = !axe.tensor<array<i64: 96, 64>, f16, #axe.layout<"Swizzle(3,3,3) o S[(96,64):(64,1)]">, #axe.mem<"shared">>
-!st = !axe.tensor<array<i64: 32, 64>, f16, #axe.deferred, #axe.mem<"shared">>
-!r = !axe.tensor<array<i64: 32, 64>, f16, #axe.layout<"S[(4,8,4,2,8):(1@warpid,4@laneid,1@laneid,8,1)]">, #axe.mem<"reg">>
+!g = !axe.tensor<?x?xf16, global, row_major>
+!gt = !axe.tensor<32x64xf16, global>
+!ring = !axe.tensor<96x64xf16, shared, Swizzle(3,3,3) o S[(96,64):(64,1)]>
+!st = !axe.tensor<32x64xf16, shared>
+!r = !axe.tensor<32x64xf16, reg, S[(4,8,4,2,8):(1@warpid,4@laneid,1@laneid,8,1)]>
 module attributes {gpu.container_module} {
   gpu.module @kernels attributes {axe.target = "sm_80"} {
     // CHECK-LABEL: gpu.func @ring_of_a_runtime_tensor
@@ -26,17 +26,17 @@ module attributes {gpu.container_module} {
       %K = arith.index_castui %kk : i32 to index
       %bid = gpu.block_id x
       %m0 = arith.muli %bid, %c32 : index
-      %g = "axe.view"(%p, %mm, %kk) {multiples = array<i64: 1, 8>} : (!llvm.ptr<1>, i32, i32) -> !g
-      %out = "axe.view"(%q, %mm, %kk) {multiples = array<i64: 1, 8>} : (!llvm.ptr<1>, i32, i32) -> !g
-      %ring = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !ring
-      %r = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !r
+      %g = axe.view %p(%mm, %kk : i32, i32) multiples [1, 8] : !llvm.ptr<1> -> !g
+      %out = axe.view %q(%mm, %kk : i32, i32) multiples [1, 8] : !llvm.ptr<1> -> !g
+      %ring = axe.alloc cta : !ring
+      %r = axe.alloc cta : !r
       // CHECK: scf.for %[[K:.*]] = %c0 to %{{.*}} step %c64
       scf.for %k = %c0 to %K step %c64 {
         %kt = arith.divui %k, %c64 : index
         %s = arith.remui %kt, %c3 : index
         %row = arith.muli %s, %c32 : index
-        %t = "axe.slice"(%g, %m0, %k) {offsets = array<i64: -9223372036854775808, -9223372036854775808>, sizes = array<i64: 32, 64>} : (!g, index, index) -> !gt
-        %st = "axe.slice"(%ring, %row) {offsets = array<i64: -9223372036854775808, 0>, sizes = array<i64: 32, 64>} : (!ring, index) -> !st
+        %t = axe.slice %g[%m0, %k] [32, 64] : !g to !gt
+        %st = axe.slice %ring[%row, 0] [32, 64] : !ring to !st
         // The stage: 128 bytes per ring row, added to the ring's base.
         // CHECK: %[[MOVED:.*]] = arith.muli %{{.*}}, %c128 : index
         // CHECK: %[[MOVED64:.*]] = arith.index_cast %[[MOVED]] : index to i64
@@ -53,19 +53,19 @@ module attributes {gpu.container_module} {
         // CHECK: nvvm.cp.async.shared.global %{{.*}}, %{{.*}}, 16, cache = cg, %[[SIZE]] : !llvm.ptr<3>, !llvm.ptr<1>, i32
         // The second chunk is 16 rows on: the first's address plus 16 * K * 2 bytes.
         // CHECK: arith.addi %[[ROW]], %c16 : index
-        "axe.copy_async"(%t, %st) {scope = #axe.exec<"cta">} : (!gt, !st) -> ()
+        axe.copy_async cta %t to %st : !gt to !st
         nvvm.cp.async.commit.group
         nvvm.cp.async.wait.group 0
         gpu.barrier
         // Back through registers to the same region of another run-time-sized tensor: each store under its bounds.
-        "axe.copy"(%st, %r) {scope = #axe.exec<"cta">} : (!st, !r) -> ()
-        %o = "axe.slice"(%out, %m0, %k) {offsets = array<i64: -9223372036854775808, -9223372036854775808>, sizes = array<i64: 32, 64>} : (!g, index, index) -> !gt
+        axe.copy cta %st to %r : !st to !r
+        %o = axe.slice %out[%m0, %k] [32, 64] : !g to !gt
         // CHECK: nvvm.cp.async.wait.group 0
         // CHECK: llvm.load %{{.*}} : !llvm.ptr<3> -> vector<8xf16>
         // CHECK: %[[SIN:.*]] = arith.andi %{{.*}}, %{{.*}} : i1
         // CHECK: scf.if %[[SIN]] {
         // CHECK: llvm.store %{{.*}}, %{{.*}} {alignment = 16 : i64} : vector<8xf16>, !llvm.ptr<1>
-        "axe.copy"(%r, %o) {scope = #axe.exec<"cta">} : (!r, !gt) -> ()
+        axe.copy cta %r to %o : !r to !gt
       }
       gpu.return
     }

@@ -12,15 +12,15 @@
 // RUN: ptxas -arch=sm_90a %t.sm90a.ptx -o %t.sm90a.cubin
 
 // The m16n8 accumulator fragment: m iters (2):(2) and (2):(1), so registers 0, 1, 2, 3; f32 -> f16 narrows each.
-!acc = !axe.tensor<array<i64: 16, 8>, f32, #axe.layout<"S[(2,8,4,2):(2,4@laneid,1@laneid,1)]">, #axe.mem<"reg">>
-!out = !axe.tensor<array<i64: 16, 8>, f16, #axe.layout<"S[(2,8,4,2):(2,4@laneid,1@laneid,1)]">, #axe.mem<"reg">>
+!acc = !axe.tensor<16x8xf32, reg, S[(2,8,4,2):(2,4@laneid,1@laneid,1)]>
+!out = !axe.tensor<16x8xf16, reg, S[(2,8,4,2):(2,4@laneid,1@laneid,1)]>
 // A layout with holes: S[(32,2):(1@laneid,2)] holds registers 0 and 2 only.
-!b = !axe.tensor<array<i64: 32, 2>, bf16, #axe.layout<"S[(32,2):(1@laneid,2)]">, #axe.mem<"reg">>
-!f = !axe.tensor<array<i64: 32, 2>, f32, #axe.layout<"S[(32,2):(1@laneid,2)]">, #axe.mem<"reg">>
+!b = !axe.tensor<32x2xbf16, reg, S[(32,2):(1@laneid,2)]>
+!f = !axe.tensor<32x2xf32, reg, S[(32,2):(1@laneid,2)]>
 // The second half of an 8-register fragment (offset 4 on m): registers 4, 5, 6, 7.
-!half = !axe.tensor<array<i64: 16, 8>, bf16, #axe.layout<"S[(2,8,4,2):(2,4@laneid,1@laneid,1)] + 4">, #axe.mem<"reg">>
+!half = !axe.tensor<16x8xbf16, reg, S[(2,8,4,2):(2,4@laneid,1@laneid,1)] + 4>
 // Two halves per lane: registers 0 and 1.
-!h = !axe.tensor<array<i64: 32, 2>, f16, #axe.layout<"S[(32,2):(1@laneid,1)]">, #axe.mem<"reg">>
+!h = !axe.tensor<32x2xf16, reg, S[(32,2):(1@laneid,1)]>
 module attributes {gpu.container_module} {
   gpu.module @kernels {
     // CHECK-LABEL: gpu.func @cast_fragment
@@ -35,8 +35,8 @@ module attributes {gpu.container_module} {
       memref.store %in, %a[%c1] : memref<4xf32, #gpu.address_space<private>>
       memref.store %in, %a[%c2] : memref<4xf32, #gpu.address_space<private>>
       memref.store %in, %a[%c3] : memref<4xf32, #gpu.address_space<private>>
-      %acc = "axe.view"(%a) : (memref<4xf32, #gpu.address_space<private>>) -> !acc
-      %o = "axe.view"(%h) : (memref<4xf16, #gpu.address_space<private>>) -> !out
+      %acc = axe.view %a : memref<4xf32, #gpu.address_space<private>> -> !acc
+      %o = axe.view %h : memref<4xf16, #gpu.address_space<private>> -> !out
       // f32 -> f16 two registers at a time: registers 0 and 1 loaded into a vector<2xf32>, truncated as one
       // vector<2xf16> (cvt.rn.f16x2.f32 on sm_80+), stored back register by register; then registers 2 and 3.
       // CHECK-NOT: axe.
@@ -60,7 +60,7 @@ module attributes {gpu.container_module} {
       // CHECK: memref.store %{{.*}}, %[[H]][%c3{{.*}}]
       // CHECK-NOT: arith.truncf
       // CHECK: gpu.lane_id
-      "axe.cast"(%acc, %o) {scope = #axe.exec<"warp">} : (!acc, !out) -> ()
+      axe.cast warp %acc to %o : !acc to !out
       %lane = gpu.lane_id
       %c4 = arith.constant 4 : index
       %base = arith.muli %lane, %c4 : index
@@ -76,8 +76,8 @@ module attributes {gpu.container_module} {
       %q = memref.alloca() : memref<3xf32, #gpu.address_space<private>>
       %c2 = arith.constant 2 : index
       memref.store %in, %p[%c2] : memref<3xbf16, #gpu.address_space<private>>
-      %x = "axe.view"(%p) : (memref<3xbf16, #gpu.address_space<private>>) -> !b
-      %y = "axe.view"(%q) : (memref<3xf32, #gpu.address_space<private>>) -> !f
+      %x = axe.view %p : memref<3xbf16, #gpu.address_space<private>> -> !b
+      %y = axe.view %q : memref<3xf32, #gpu.address_space<private>> -> !f
       // CHECK: %[[R0:.*]] = arith.constant 0 : index
       // CHECK-NEXT: memref.load %[[P:.*]][%[[R0]]]
       // CHECK-NEXT: arith.extf %{{.*}} : bf16 to f32
@@ -87,7 +87,7 @@ module attributes {gpu.container_module} {
       // CHECK-NEXT: arith.extf
       // CHECK-NEXT: memref.store %{{.*}}, %[[Q]][%[[R2]]]
       // CHECK-NEXT: gpu.lane_id
-      "axe.cast"(%x, %y) {scope = #axe.exec<"warp">} : (!b, !f) -> ()
+      axe.cast warp %x to %y : !b to !f
       %lane = gpu.lane_id
       %v = memref.load %q[%c2] : memref<3xf32, #gpu.address_space<private>>
       memref.store %v, %out[%lane] : memref<32xf32>
@@ -101,7 +101,7 @@ module attributes {gpu.container_module} {
       %p = memref.alloca() : memref<8xbf16, #gpu.address_space<private>>
       %c7 = arith.constant 7 : index
       memref.store %in, %p[%c7] : memref<8xbf16, #gpu.address_space<private>>
-      %x = "axe.view"(%p) : (memref<8xbf16, #gpu.address_space<private>>) -> !half
+      %x = axe.view %p : memref<8xbf16, #gpu.address_space<private>> -> !half
       // CHECK: %[[R4:.*]] = arith.constant 4 : index
       // CHECK-NEXT: %[[X:.*]] = memref.load %[[P:.*]][%[[R4]]] : memref<8xbf16, #gpu.address_space<private>>
       // CHECK-NEXT: %[[W:.*]] = arith.extf %[[X]] : bf16 to f32
@@ -113,7 +113,7 @@ module attributes {gpu.container_module} {
       // CHECK: arith.constant 7 : index
       // CHECK-NOT: arith.constant {{[0-3]}} : index
       // CHECK: gpu.lane_id
-      "axe.scale"(%x, %x, %alpha) {scope = #axe.exec<"warp">} : (!half, !half, f32) -> ()
+      axe.scale warp %x by %alpha to %x : !half to !half
       %lane = gpu.lane_id
       %v = memref.load %p[%c7] : memref<8xbf16, #gpu.address_space<private>>
       memref.store %v, %out[%lane] : memref<32xbf16>
@@ -126,8 +126,8 @@ module attributes {gpu.container_module} {
     gpu.func @add_and_store(%out: memref<64xf16>, %u: f16, %v: f16) kernel {
       %p = memref.alloca() : memref<2xf16, #gpu.address_space<private>>
       %q = memref.alloca() : memref<2xf16, #gpu.address_space<private>>
-      %x = "axe.view"(%p) : (memref<2xf16, #gpu.address_space<private>>) -> !h
-      %y = "axe.view"(%q) : (memref<2xf16, #gpu.address_space<private>>) -> !h
+      %x = axe.view %p : memref<2xf16, #gpu.address_space<private>> -> !h
+      %y = axe.view %q : memref<2xf16, #gpu.address_space<private>> -> !h
       %c0 = arith.constant 0 : index
       %c1 = arith.constant 1 : index
       memref.store %u, %p[%c0] : memref<2xf16, #gpu.address_space<private>>
@@ -141,7 +141,7 @@ module attributes {gpu.container_module} {
       // CHECK-NEXT: %[[S:.*]] = arith.addf %[[A32]], %[[B32]] : f32
       // CHECK-NEXT: %[[S16:.*]] = arith.truncf %[[S]] : f32 to f16
       // CHECK-NEXT: memref.store %[[S16]], %[[P]][%[[R0]]]
-      "axe.add"(%x, %y, %x) {scope = #axe.exec<"warp">} : (!h, !h, !h) -> ()
+      axe.add warp %x, %y to %x : !h, !h to !h
       %lane = gpu.lane_id
       %c2 = arith.constant 2 : index
       %i0 = arith.muli %lane, %c2 : index

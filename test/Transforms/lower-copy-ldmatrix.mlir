@@ -15,31 +15,31 @@
 // RUN: ptxas -arch=sm_90a %t.sm90a.ptx -o %t.sm90a.cubin
 
 // A: 16x16 f16 row-major in shared memory (rows of 32 bytes), into the m16n8k16 A fragment.
-!ga = !axe.tensor<array<i64: 16, 16>, f16, #axe.layout<"S[(16,16):(16,1)]">, #axe.mem<"global">>
-!sa = !axe.tensor<array<i64: 16, 16>, f16, #axe.layout<"S[(16,16):(16,1)]">, #axe.mem<"shared">>
-!a = !axe.tensor<array<i64: 16, 16>, f16, #axe.layout<"S[(2,8,2,4,2):(2,4@laneid,4,1@laneid,1)]">, #axe.mem<"reg">>
+!ga = !axe.tensor<16x16xf16, global, S[(16,16):(16,1)]>
+!sa = !axe.tensor<16x16xf16, shared, S[(16,16):(16,1)]>
+!a = !axe.tensor<16x16xf16, reg, S[(2,8,2,4,2):(2,4@laneid,4,1@laneid,1)]>
 // B: 16x8 (K x N) f16 row-major in shared memory (rows of N = 16 bytes), into the m16n8k16 B fragment, which
 // holds two consecutive k of one n: the transposed load.
-!gb = !axe.tensor<array<i64: 16, 8>, f16, #axe.layout<"S[(16,8):(8,1)]">, #axe.mem<"global">>
-!sb = !axe.tensor<array<i64: 16, 8>, f16, #axe.layout<"S[(16,8):(8,1)]">, #axe.mem<"shared">>
-!b = !axe.tensor<array<i64: 16, 8>, f16, #axe.layout<"S[(2,4,2,8):(2,1@laneid,1,4@laneid)]">, #axe.mem<"reg">>
+!gb = !axe.tensor<16x8xf16, global, S[(16,8):(8,1)]>
+!sb = !axe.tensor<16x8xf16, shared, S[(16,8):(8,1)]>
+!b = !axe.tensor<16x8xf16, reg, S[(2,4,2,8):(2,1@laneid,1,4@laneid)]>
 // C: a 16x8 f16 accumulator fragment, stored to shared rows of 16 bytes; read back by 16 lanes, one row each.
-!c = !axe.tensor<array<i64: 16, 8>, f16, #axe.layout<"S[(2,8,4,2):(2,4@laneid,1@laneid,1)]">, #axe.mem<"reg">>
-!rows = !axe.tensor<array<i64: 16, 8>, f16, #axe.layout<"S[(16,8):(1@laneid,1)]">, #axe.mem<"reg">>
+!c = !axe.tensor<16x8xf16, reg, S[(2,8,4,2):(2,4@laneid,1@laneid,1)]>
+!rows = !axe.tensor<16x8xf16, reg, S[(16,8):(1@laneid,1)]>
 module attributes {gpu.container_module} {
   gpu.module @sm80 attributes {axe.target = "sm_80"} {
     // CHECK-LABEL: gpu.func @fragments
     gpu.func @fragments(%ma: memref<256xf16>, %mb: memref<128xf16>, %oa: memref<256xf16>, %ob: memref<128xf16>) kernel attributes {known_block_size = array<i32: 32, 1, 1>} {
-      %ga = "axe.view"(%ma) : (memref<256xf16>) -> !ga
-      %gb = "axe.view"(%mb) : (memref<128xf16>) -> !gb
-      %ha = "axe.view"(%oa) : (memref<256xf16>) -> !ga
-      %hb = "axe.view"(%ob) : (memref<128xf16>) -> !gb
-      %sa = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !sa
-      %sb = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !sb
-      %a = "axe.alloc"() {scope = #axe.exec<"warp">} : () -> !a
-      %b = "axe.alloc"() {scope = #axe.exec<"warp">} : () -> !b
-      "axe.copy"(%ga, %sa) {scope = #axe.exec<"cta">} : (!ga, !sa) -> ()
-      "axe.copy"(%gb, %sb) {scope = #axe.exec<"cta">} : (!gb, !sb) -> ()
+      %ga = axe.view %ma : memref<256xf16> -> !ga
+      %gb = axe.view %mb : memref<128xf16> -> !gb
+      %ha = axe.view %oa : memref<256xf16> -> !ga
+      %hb = axe.view %ob : memref<128xf16> -> !gb
+      %sa = axe.alloc cta : !sa
+      %sb = axe.alloc cta : !sb
+      %a = axe.alloc warp : !a
+      %b = axe.alloc warp : !b
+      axe.copy cta %ga to %sa : !ga to !sa
+      axe.copy cta %gb to %sb : !gb to !sb
       // x4: matrix i is rows 8(i%2).., columns 8(i/2).. (A's register pairs 0..3 in that order), so thread t
       // gives row 8((t/8)%2) + t%8, column 8(t/16): element 16(t%8) + 128((t/8)%2) + 8(t/16), which is
       // 16(t%16) + 8((t/16)%2) for t < 32.
@@ -59,25 +59,25 @@ module attributes {gpu.container_module} {
       // CHECK: llvm.extractvalue %[[X4]][3]
       // CHECK: memref.store %{{.*}}, %[[A]][%c6]
       // CHECK: memref.store %{{.*}}, %[[A]][%c7]
-      "axe.copy"(%sa, %a) {scope = #axe.exec<"warp">} : (!sa, !a) -> ()
+      axe.copy warp %sa to %a : !sa to !a
       // x2 .trans: matrix i is k rows 8i..8i+7; thread t < 16 gives row k = t: element 8t.
       // CHECK: %[[E:.*]] = arith.muli %[[T]], %c8 : index
       // CHECK: nvvm.ldmatrix %{{.*}} {eltType = #nvvm.ld_st_matrix_elt_type<b16>, layout = #nvvm.mma_layout<col>, num = 2 : i32, shape = #nvvm.ld_st_matrix_shape<m = 8, n = 8>} : (!llvm.ptr<3>) -> !llvm.struct<(i32, i32)>
-      "axe.copy"(%sb, %b) {scope = #axe.exec<"warp">} : (!sb, !b) -> ()
-      "axe.copy"(%a, %ha) {scope = #axe.exec<"warp">} : (!a, !ga) -> ()
-      "axe.copy"(%b, %hb) {scope = #axe.exec<"warp">} : (!b, !gb) -> ()
+      axe.copy warp %sb to %b : !sb to !b
+      axe.copy warp %a to %ha : !a to !ga
+      axe.copy warp %b to %hb : !b to !gb
       gpu.return
     }
   }
   gpu.module @sm90a attributes {axe.target = "sm_90a"} {
     // CHECK-LABEL: gpu.func @store_fragment
     gpu.func @store_fragment(%mc: memref<128xf16>, %oc: memref<128xf16>) kernel attributes {known_block_size = array<i32: 32, 1, 1>} {
-      %gc = "axe.view"(%mc) : (memref<128xf16>) -> !gb
-      %hc = "axe.view"(%oc) : (memref<128xf16>) -> !gb
-      %c = "axe.alloc"() {scope = #axe.exec<"warp">} : () -> !c
-      %sc = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !sb
-      %rows = "axe.alloc"() {scope = #axe.exec<"warp">} : () -> !rows
-      "axe.copy"(%gc, %c) {scope = #axe.exec<"warp">} : (!gb, !c) -> ()
+      %gc = axe.view %mc : memref<128xf16> -> !gb
+      %hc = axe.view %oc : memref<128xf16> -> !gb
+      %c = axe.alloc warp : !c
+      %sc = axe.alloc cta : !sb
+      %rows = axe.alloc warp : !rows
+      axe.copy warp %gc to %c : !gb to !c
       // stmatrix x2: matrix 0 is rows 0..7 (registers 0, 1), matrix 1 rows 8..15 (registers 2, 3); thread t < 16
       // gives row t: element 8t.
       // CHECK: %[[T:.*]] = arith.remui %{{.*}}, %c32 : index
@@ -91,9 +91,9 @@ module attributes {gpu.container_module} {
       // CHECK: %[[R23:.*]] = llvm.insertelement %{{.*}} : vector<2xf16>
       // CHECK-NEXT: %[[W1:.*]] = llvm.bitcast %[[R23]] : vector<2xf16> to i32
       // CHECK-NEXT: nvvm.stmatrix %{{.*}}, %[[W0]], %[[W1]] {eltType = #nvvm.ld_st_matrix_elt_type<b16>, layout = #nvvm.mma_layout<row>, shape = #nvvm.ld_st_matrix_shape<m = 8, n = 8>} : !llvm.ptr<3>, i32, i32
-      "axe.copy"(%c, %sc) {scope = #axe.exec<"warp">} : (!c, !sb) -> ()
-      "axe.copy"(%sc, %rows) {scope = #axe.exec<"warp">} : (!sb, !rows) -> ()
-      "axe.copy"(%rows, %hc) {scope = #axe.exec<"warp">} : (!rows, !gb) -> ()
+      axe.copy warp %c to %sc : !c to !sb
+      axe.copy warp %sc to %rows : !sb to !rows
+      axe.copy warp %rows to %hc : !rows to !gb
       gpu.return
     }
   }

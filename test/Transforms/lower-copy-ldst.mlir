@@ -12,28 +12,28 @@
 // RUN: axe-opt %s --lower-copy --lower-to-nvvm | diff %t.mlir -
 
 // A 32x8 f16 tile, row-major in memory; lane l holds row l in registers 0..7.
-!g = !axe.tensor<array<i64: 32, 8>, f16, #axe.layout<"S[(32,8):(8,1)]">, #axe.mem<"global">>
-!r = !axe.tensor<array<i64: 32, 8>, f16, #axe.layout<"S[(32,8):(1@laneid,1)]">, #axe.mem<"reg">>
+!g = !axe.tensor<32x8xf16, global, S[(32,8):(8,1)]>
+!r = !axe.tensor<32x8xf16, reg, S[(32,8):(1@laneid,1)]>
 // The same tile column-major: row l's elements are 32 apart.
-!gt = !axe.tensor<array<i64: 32, 8>, f16, #axe.layout<"S[(32,8):(1,32)]">, #axe.mem<"global">>
-!s = !axe.tensor<array<i64: 32, 8>, f16, #axe.layout<"S[(32,8):(8,1)]">, #axe.mem<"shared">>
-!rx = !axe.tensor<array<i64: 32, 8>, f16, #axe.layout<"S[(4,8,8):(1@laneid,4@laneid,1)]">, #axe.mem<"reg">>
+!gt = !axe.tensor<32x8xf16, global, S[(32,8):(1,32)]>
+!s = !axe.tensor<32x8xf16, shared, S[(32,8):(8,1)]>
+!rx = !axe.tensor<32x8xf16, reg, S[(4,8,8):(1@laneid,4@laneid,1)]>
 // 32x2 f32: two floats (8 bytes) per lane.
-!g2 = !axe.tensor<array<i64: 32, 2>, f32, #axe.layout<"S[(32,2):(2,1)]">, #axe.mem<"global">>
-!r2 = !axe.tensor<array<i64: 32, 2>, f32, #axe.layout<"S[(32,2):(1@laneid,1)]">, #axe.mem<"reg">>
+!g2 = !axe.tensor<32x2xf32, global, S[(32,2):(2,1)]>
+!r2 = !axe.tensor<32x2xf32, reg, S[(32,2):(1@laneid,1)]>
 // 128x8 f32 over a CTA of 128 threads: thread t holds row t, 32 bytes.
-!gc = !axe.tensor<array<i64: 128, 8>, f32, #axe.layout<"S[(128,8):(8,1)]">, #axe.mem<"global">>
-!rc = !axe.tensor<array<i64: 128, 8>, f32, #axe.layout<"S[(4,32,8):(1@warpid,1@laneid,1)]">, #axe.mem<"reg">>
+!gc = !axe.tensor<128x8xf32, global, S[(128,8):(8,1)]>
+!rc = !axe.tensor<128x8xf32, reg, S[(4,32,8):(1@warpid,1@laneid,1)]>
 // Rows 64..127 held by warps 2 and 3.
-!gh = !axe.tensor<array<i64: 64, 8>, f32, #axe.layout<"S[(64,8):(8,1)]">, #axe.mem<"global">>
-!rh = !axe.tensor<array<i64: 64, 8>, f32, #axe.layout<"S[(2,32,8):(1@warpid,1@laneid,1)] + 2@warpid">, #axe.mem<"reg">>
+!gh = !axe.tensor<64x8xf32, global, S[(64,8):(8,1)]>
+!rh = !axe.tensor<64x8xf32, reg, S[(2,32,8):(1@warpid,1@laneid,1)] + 2@warpid>
 module attributes {gpu.container_module} {
   gpu.module @kernels attributes {axe.target = "sm_80"} {
     // CHECK-LABEL: gpu.func @row_per_lane
     gpu.func @row_per_lane(%in: memref<256xf16>, %out: memref<256xf16>) kernel attributes {known_block_size = array<i32: 32, 1, 1>} {
-      %g = "axe.view"(%in) : (memref<256xf16>) -> !g
-      %h = "axe.view"(%out) : (memref<256xf16>) -> !g
-      %r = "axe.alloc"() {scope = #axe.exec<"warp">} : () -> !r
+      %g = axe.view %in : memref<256xf16> -> !g
+      %h = axe.view %out : memref<256xf16> -> !g
+      %r = axe.alloc warp : !r
       // Lane l reads elements 8l..8l+8: bytes 16l, one 16-byte vector into registers 0..7.
       // CHECK: %[[TID:.*]] = gpu.thread_id x
       // CHECK: %[[REGS:.*]] = memref.alloca() : memref<8xf16, #gpu.address_space<private>>
@@ -46,12 +46,12 @@ module attributes {gpu.container_module} {
       // CHECK: memref.store %[[V0]], %[[REGS]][%c0] : memref<8xf16, #gpu.address_space<private>>
       // CHECK: %[[V7:.*]] = llvm.extractelement %[[V]][%c7_i32 : i32] : vector<8xf16>
       // CHECK: memref.store %[[V7]], %[[REGS]][%c7] : memref<8xf16, #gpu.address_space<private>>
-      "axe.copy"(%g, %r) {scope = #axe.exec<"warp">} : (!g, !r) -> ()
+      axe.copy warp %g to %r : !g to !r
       // CHECK: memref.load %[[REGS]][%c0] : memref<8xf16, #gpu.address_space<private>>
       // CHECK: memref.load %[[REGS]][%c7] : memref<8xf16, #gpu.address_space<private>>
       // CHECK: %[[W:.*]] = llvm.insertelement %{{.*}}[%c7_i32 : i32] : vector<8xf16>
       // CHECK: llvm.store %[[W]], %{{.*}} {alignment = 16 : i64} : vector<8xf16>, !llvm.ptr<1>
-      "axe.copy"(%r, %h) {scope = #axe.exec<"warp">} : (!r, !g) -> ()
+      axe.copy warp %r to %h : !r to !g
       gpu.return
     }
 
@@ -59,9 +59,9 @@ module attributes {gpu.container_module} {
     // element at a time (the plan says scalar): 8 two-byte loads, register j from element l + 32j.
     // CHECK-LABEL: gpu.func @column_major_scalar
     gpu.func @column_major_scalar(%in: memref<256xf16>, %out: memref<256xf16>) kernel attributes {known_block_size = array<i32: 32, 1, 1>} {
-      %gt = "axe.view"(%in) : (memref<256xf16>) -> !gt
-      %h = "axe.view"(%out) : (memref<256xf16>) -> !g
-      %r = "axe.alloc"() {scope = #axe.exec<"warp">} : () -> !r
+      %gt = axe.view %in : memref<256xf16> -> !gt
+      %h = axe.view %out : memref<256xf16> -> !g
+      %r = axe.alloc warp : !r
       // CHECK: llvm.load %{{.*}} {alignment = 2 : i64} : !llvm.ptr<1> -> f16
       // CHECK: memref.store %{{.*}}, %[[REGS:.*]][%c0]
       // CHECK: arith.addi %{{.*}}, %c224 : index
@@ -69,8 +69,8 @@ module attributes {gpu.container_module} {
       // CHECK: memref.store %{{.*}}, %[[REGS]][%c7]
       // CHECK-NOT: llvm.load
       // CHECK: llvm.store %{{.*}} {alignment = 16 : i64} : vector<8xf16>, !llvm.ptr<1>
-      "axe.copy"(%gt, %r) {scope = #axe.exec<"warp">} : (!gt, !r) -> ()
-      "axe.copy"(%r, %h) {scope = #axe.exec<"warp">} : (!r, !g) -> ()
+      axe.copy warp %gt to %r : !gt to !r
+      axe.copy warp %r to %h : !r to !g
       gpu.return
     }
 
@@ -79,36 +79,36 @@ module attributes {gpu.container_module} {
     // i+4j).
     // CHECK-LABEL: gpu.func @through_shared
     gpu.func @through_shared(%in: memref<256xf16>, %out: memref<256xf16>) kernel attributes {known_block_size = array<i32: 32, 1, 1>} {
-      %g = "axe.view"(%in) : (memref<256xf16>) -> !g
-      %h = "axe.view"(%out) : (memref<256xf16>) -> !g
-      %r = "axe.alloc"() {scope = #axe.exec<"warp">} : () -> !r
-      %x = "axe.alloc"() {scope = #axe.exec<"warp">} : () -> !rx
-      %s = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !s
-      "axe.copy"(%g, %r) {scope = #axe.exec<"warp">} : (!g, !r) -> ()
+      %g = axe.view %in : memref<256xf16> -> !g
+      %h = axe.view %out : memref<256xf16> -> !g
+      %r = axe.alloc warp : !r
+      %x = axe.alloc warp : !rx
+      %s = axe.alloc cta : !s
+      axe.copy warp %g to %r : !g to !r
       // CHECK: %[[SMEM:.*]] = memref.get_global @__axe_copy_smem_0 : memref<512xi8, #gpu.address_space<workgroup>>
       // CHECK: llvm.store %{{.*}} {alignment = 16 : i64} : vector<8xf16>, !llvm.ptr<3>
-      "axe.copy"(%r, %s) {scope = #axe.exec<"warp">} : (!r, !s) -> ()
+      axe.copy warp %r to %s : !r to !s
       // CHECK: %[[I:.*]] = arith.remui %[[LANE:.*]], %c4 : index
       // CHECK: %[[I8:.*]] = arith.muli %[[I]], %c64 : index
       // CHECK: %[[J:.*]] = arith.divui %[[LANE]], %c4 : index
       // CHECK: %[[J2:.*]] = arith.remui %[[J]], %c8 : index
       // CHECK: %[[J8:.*]] = arith.muli %[[J2]], %c8 : index
       // CHECK: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<3> -> vector<8xf16>
-      "axe.copy"(%s, %x) {scope = #axe.exec<"warp">} : (!s, !rx) -> ()
-      "axe.copy"(%x, %h) {scope = #axe.exec<"warp">} : (!rx, !g) -> ()
+      axe.copy warp %s to %x : !s to !rx
+      axe.copy warp %x to %h : !rx to !g
       gpu.return
     }
 
     // Two floats per lane, 8 bytes at 8l.
     // CHECK-LABEL: gpu.func @pairs
     gpu.func @pairs(%in: memref<64xf32>, %out: memref<64xf32>) kernel attributes {known_block_size = array<i32: 32, 1, 1>} {
-      %g = "axe.view"(%in) : (memref<64xf32>) -> !g2
-      %h = "axe.view"(%out) : (memref<64xf32>) -> !g2
-      %r = "axe.alloc"() {scope = #axe.exec<"warp">} : () -> !r2
+      %g = axe.view %in : memref<64xf32> -> !g2
+      %h = axe.view %out : memref<64xf32> -> !g2
+      %r = axe.alloc warp : !r2
       // CHECK: llvm.load %{{.*}} {alignment = 8 : i64} : !llvm.ptr<1> -> vector<2xf32>
-      "axe.copy"(%g, %r) {scope = #axe.exec<"warp">} : (!g2, !r2) -> ()
+      axe.copy warp %g to %r : !g2 to !r2
       // CHECK: llvm.store %{{.*}} {alignment = 8 : i64} : vector<2xf32>, !llvm.ptr<1>
-      "axe.copy"(%r, %h) {scope = #axe.exec<"warp">} : (!r2, !g2) -> ()
+      axe.copy warp %r to %h : !r2 to !g2
       gpu.return
     }
 
@@ -117,8 +117,8 @@ module attributes {gpu.container_module} {
     // 64 <= tid < 128.
     // CHECK-LABEL: gpu.func @cta_rows
     gpu.func @cta_rows(%in: memref<1024xf32>, %out: memref<1024xf32>) kernel attributes {known_block_size = array<i32: 128, 1, 1>} {
-      %g = "axe.view"(%in) : (memref<1024xf32>) -> !gc
-      %r = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !rc
+      %g = axe.view %in : memref<1024xf32> -> !gc
+      %r = axe.alloc cta : !rc
       // CHECK: %[[TID:.*]] = gpu.thread_id x
       // CHECK: arith.muli %[[TID]], %c8 : index
       // CHECK: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xf32>
@@ -128,9 +128,9 @@ module attributes {gpu.container_module} {
       // CHECK: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xf32>
       // CHECK: memref.store %{{.*}}, %[[REGS]][%c4]
       // CHECK: memref.store %{{.*}}, %[[REGS]][%c7]
-      "axe.copy"(%g, %r) {scope = #axe.exec<"cta">} : (!gc, !rc) -> ()
-      %h = "axe.view"(%out) : (memref<1024xf32>) -> !gh
-      %rh = "axe.view"(%r) : (!rc) -> !rh
+      axe.copy cta %g to %r : !gc to !rc
+      %h = axe.view %out : memref<1024xf32> -> !gh
+      %rh = axe.view %r : !rc -> !rh
       // CHECK: %[[LO:.*]] = arith.cmpi uge, %[[TID]], %c64 : index
       // CHECK: %[[HI:.*]] = arith.cmpi ult, %[[TID]], %c128 : index
       // CHECK: %[[IN:.*]] = arith.andi %[[LO]], %[[HI]] : i1
@@ -138,7 +138,7 @@ module attributes {gpu.container_module} {
       // CHECK: llvm.store %{{.*}} {alignment = 16 : i64} : vector<4xf32>, !llvm.ptr<1>
       // CHECK: llvm.store %{{.*}} {alignment = 16 : i64} : vector<4xf32>, !llvm.ptr<1>
       // CHECK: }
-      "axe.copy"(%rh, %h) {scope = #axe.exec<"cta">, threads = #axe.threads<"warpid", array<i64: 2, 4>>} : (!rh, !gh) -> ()
+      axe.copy cta(warpid[2:4]) %rh to %h : !rh to !gh
       gpu.return
     }
   }

@@ -11,41 +11,41 @@
 // RUN: ptxas -arch=sm_90a %t.sm90a.ptx -o %t.sm90a.cubin
 
 // 32x2 f32, lane l holds row l.
-!g = !axe.tensor<array<i64: 32, 2>, f32, #axe.layout<"S[(32,2):(2,1)]">, #axe.mem<"global">>
-!a = !axe.tensor<array<i64: 32, 2>, f32, #axe.layout<"S[(32,2):(1@laneid,1)]">, #axe.mem<"reg">>
+!g = !axe.tensor<32x2xf32, global, S[(32,2):(2,1)]>
+!a = !axe.tensor<32x2xf32, reg, S[(32,2):(1@laneid,1)]>
 // The same owners, column c in register 2c: registers 0 and 2.
-!m = !axe.tensor<array<i64: 32, 2>, f32, #axe.layout<"S[(32,2):(1@laneid,2)]">, #axe.mem<"reg">>
+!m = !axe.tensor<32x2xf32, reg, S[(32,2):(1@laneid,2)]>
 // Row 16i + j in lane i + 2j: lane l reads lane 16(l%2) + l/2.
-!p = !axe.tensor<array<i64: 32, 2>, f32, #axe.layout<"S[(2,16,2):(1@laneid,2@laneid,1)]">, #axe.mem<"reg">>
+!p = !axe.tensor<32x2xf32, reg, S[(2,16,2):(1@laneid,2@laneid,1)]>
 // 128x4 f32 over 4 warps: row 32w + l in thread 32w + l, then row 4l + w in thread 32w + l (owners cross warps).
-!gc = !axe.tensor<array<i64: 128, 4>, f32, #axe.layout<"S[(128,4):(4,1)]">, #axe.mem<"global">>
-!c = !axe.tensor<array<i64: 128, 4>, f32, #axe.layout<"S[(4,32,4):(1@warpid,1@laneid,1)]">, #axe.mem<"reg">>
-!d = !axe.tensor<array<i64: 128, 4>, f32, #axe.layout<"S[(32,4,4):(1@laneid,1@warpid,1)]">, #axe.mem<"reg">>
+!gc = !axe.tensor<128x4xf32, global, S[(128,4):(4,1)]>
+!c = !axe.tensor<128x4xf32, reg, S[(4,32,4):(1@warpid,1@laneid,1)]>
+!d = !axe.tensor<128x4xf32, reg, S[(32,4,4):(1@laneid,1@warpid,1)]>
 module attributes {gpu.container_module} {
   gpu.module @kernels attributes {axe.target = "sm_80"} {
     // CHECK-LABEL: gpu.func @move
     gpu.func @move(%in: memref<64xf32>, %out: memref<64xf32>) kernel attributes {known_block_size = array<i32: 32, 1, 1>} {
-      %g = "axe.view"(%in) : (memref<64xf32>) -> !g
-      %h = "axe.view"(%out) : (memref<64xf32>) -> !g
-      %a = "axe.alloc"() {scope = #axe.exec<"warp">} : () -> !a
-      %b = "axe.alloc"() {scope = #axe.exec<"warp">} : () -> !m
-      "axe.copy"(%g, %a) {scope = #axe.exec<"warp">} : (!g, !a) -> ()
+      %g = axe.view %in : memref<64xf32> -> !g
+      %h = axe.view %out : memref<64xf32> -> !g
+      %a = axe.alloc warp : !a
+      %b = axe.alloc warp : !m
+      axe.copy warp %g to %a : !g to !a
       // CHECK: %[[X0:.*]] = memref.load %[[A:.*]][%c0] : memref<2xf32, #gpu.address_space<private>>
       // CHECK: memref.store %[[X0]], %[[B:.*]][%c0] : memref<3xf32, #gpu.address_space<private>>
       // CHECK: %[[X1:.*]] = memref.load %[[A]][%c1]
       // CHECK: memref.store %[[X1]], %[[B]][%c2]
-      "axe.copy"(%a, %b) {scope = #axe.exec<"warp">} : (!a, !m) -> ()
-      "axe.copy"(%b, %h) {scope = #axe.exec<"warp">} : (!m, !g) -> ()
+      axe.copy warp %a to %b : !a to !m
+      axe.copy warp %b to %h : !m to !g
       gpu.return
     }
 
     // CHECK-LABEL: gpu.func @shuffle
     gpu.func @shuffle(%in: memref<64xf32>, %out: memref<64xf32>) kernel attributes {known_block_size = array<i32: 32, 1, 1>} {
-      %g = "axe.view"(%in) : (memref<64xf32>) -> !g
-      %h = "axe.view"(%out) : (memref<64xf32>) -> !g
-      %a = "axe.alloc"() {scope = #axe.exec<"warp">} : () -> !a
-      %b = "axe.alloc"() {scope = #axe.exec<"warp">} : () -> !p
-      "axe.copy"(%g, %a) {scope = #axe.exec<"warp">} : (!g, !a) -> ()
+      %g = axe.view %in : memref<64xf32> -> !g
+      %h = axe.view %out : memref<64xf32> -> !g
+      %a = axe.alloc warp : !a
+      %b = axe.alloc warp : !p
+      axe.copy warp %g to %a : !g to !a
       // CHECK: %[[L:.*]] = arith.remui %{{.*}}, %c32 : index
       // CHECK: %[[V0:.*]] = memref.load %[[A:.*]][%c0]
       // CHECK-NEXT: %[[W0:.*]] = arith.bitcast %[[V0]] : f32 to i32
@@ -58,18 +58,18 @@ module attributes {gpu.container_module} {
       // CHECK: memref.store %[[F0]], %[[B:.*]][%c0]
       // CHECK: nvvm.shfl.sync idx %c-1_i32, %{{.*}}, %[[SRC]], %c31_i32 : i32 -> i32
       // CHECK: memref.store %{{.*}}, %[[B]][%c1]
-      "axe.copy"(%a, %b) {scope = #axe.exec<"warp">} : (!a, !p) -> ()
-      "axe.copy"(%b, %h) {scope = #axe.exec<"warp">} : (!p, !g) -> ()
+      axe.copy warp %a to %b : !a to !p
+      axe.copy warp %b to %h : !p to !g
       gpu.return
     }
 
     // CHECK-LABEL: gpu.func @staged
     gpu.func @staged(%in: memref<512xf32>, %out: memref<512xf32>) kernel attributes {known_block_size = array<i32: 128, 1, 1>} {
-      %g = "axe.view"(%in) : (memref<512xf32>) -> !gc
-      %h = "axe.view"(%out) : (memref<512xf32>) -> !gc
-      %c = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !c
-      %d = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !d
-      "axe.copy"(%g, %c) {scope = #axe.exec<"cta">} : (!gc, !c) -> ()
+      %g = axe.view %in : memref<512xf32> -> !gc
+      %h = axe.view %out : memref<512xf32> -> !gc
+      %c = axe.alloc cta : !c
+      %d = axe.alloc cta : !d
+      axe.copy cta %g to %c : !gc to !c
       // The staging buffer holds the 2048 bytes; its layout (and so the vector width) is the planner's pick for
       // the fewest bank conflicts: each thread stores its 16 bytes, all wait, each loads its new row's 16 bytes,
       // all wait again.
@@ -78,8 +78,8 @@ module attributes {gpu.container_module} {
       // CHECK: gpu.barrier
       // CHECK: llvm.load %{{.*}} : !llvm.ptr<3> -> vector<{{[24]}}xf32>
       // CHECK: gpu.barrier
-      "axe.copy"(%c, %d) {scope = #axe.exec<"cta">} : (!c, !d) -> ()
-      "axe.copy"(%d, %h) {scope = #axe.exec<"cta">} : (!d, !gc) -> ()
+      axe.copy cta %c to %d : !c to !d
+      axe.copy cta %d to %h : !d to !gc
       gpu.return
     }
   }

@@ -12,28 +12,28 @@
 // RUN: ptxas -arch=sm_100a %t.ptx -o %t.cubin
 
 // 128x16 f32 accumulator in tensor memory (row r in lane r); thread 32w + l holds row 32w + l in 16 registers.
-!t = !axe.tensor<array<i64: 128, 16>, f32, #axe.layout<"S[(128,16):(1@TLane,1@TCol)]">, #axe.mem<"tmem">>
-!r = !axe.tensor<array<i64: 128, 16>, f32, #axe.layout<"S[(4,32,16):(1@warpid,1@laneid,1)]">, #axe.mem<"reg">>
+!t = !axe.tensor<128x16xf32, tmem, S[(128,16):(1@TLane,1@TCol)]>
+!r = !axe.tensor<128x16xf32, reg, S[(4,32,16):(1@warpid,1@laneid,1)]>
 // Rows 0..15, columns 16..23 of it, as the m16n8 accumulator fragment of warp 0: the 16x256b shape.
-!q = !axe.tensor<array<i64: 16, 8>, f32, #axe.layout<"S[(16,8):(1@TLane,1@TCol)] + 16@TCol">, #axe.mem<"tmem">>
-!qr = !axe.tensor<array<i64: 16, 8>, f32, #axe.layout<"S[(2,8,4,2):(2,4@laneid,1@laneid,1)]">, #axe.mem<"reg">>
-!g = !axe.tensor<array<i64: 128, 16>, f32, #axe.layout<"S[(128,16):(16,1)]">, #axe.mem<"global">>
-!gq = !axe.tensor<array<i64: 16, 8>, f32, #axe.layout<"S[(16,8):(8,1)]">, #axe.mem<"global">>
+!q = !axe.tensor<16x8xf32, tmem, S[(16,8):(1@TLane,1@TCol)] + 16@TCol>
+!qr = !axe.tensor<16x8xf32, reg, S[(2,8,4,2):(2,4@laneid,1@laneid,1)]>
+!g = !axe.tensor<128x16xf32, global, S[(128,16):(16,1)]>
+!gq = !axe.tensor<16x8xf32, global, S[(16,8):(8,1)]>
 module attributes {gpu.container_module} {
   gpu.module @kernels attributes {axe.target = "sm_100a"} {
     // CHECK-LABEL: gpu.func @round_trip
     gpu.func @round_trip(%in: memref<2048xf32>, %out: memref<2048xf32>, %part: memref<128xf32>) kernel attributes {known_block_size = array<i32: 128, 1, 1>} {
-      %g = "axe.view"(%in) : (memref<2048xf32>) -> !g
-      %h = "axe.view"(%out) : (memref<2048xf32>) -> !g
-      %hq = "axe.view"(%part) : (memref<128xf32>) -> !gq
+      %g = axe.view %in : memref<2048xf32> -> !g
+      %h = axe.view %out : memref<2048xf32> -> !g
+      %hq = axe.view %part : memref<128xf32> -> !gq
       // 16 columns: 32 allocated, by warp 0.
       // CHECK: %[[TID:.*]] = gpu.thread_id x
       // CHECK: %[[WARP:.*]] = arith.divui %[[TID]], %c32 : index
       // CHECK: nvvm.tcgen05.alloc %{{.*}}, %c32_i32
-      %t = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !t
-      %r = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !r
-      %qr = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !qr
-      "axe.copy"(%g, %r) {scope = #axe.exec<"cta">} : (!g, !r) -> ()
+      %t = axe.alloc cta : !t
+      %r = axe.alloc cta : !r
+      %qr = axe.alloc cta : !qr
+      axe.copy cta %g to %r : !g to !r
       // Every warp stores its 32 rows: lane field 32w, column 0, 16 registers in order.
       // CHECK: memref.load %[[R:.*]][%c0] : memref<16xf32, #gpu.address_space<private>>
       // CHECK: memref.load %[[R]][%c15] : memref<16xf32, #gpu.address_space<private>>
@@ -42,8 +42,8 @@ module attributes {gpu.container_module} {
       // CHECK: %[[LANE:.*]] = arith.muli %[[WARP]], %c32 : index
       // CHECK: nvvm.tcgen05.st %{{.*}}, %[[BITS]] {shape = #nvvm.tcgen05_ldst_shape<shape_32x32b>} : vector<16xi32>
       // CHECK-NEXT: nvvm.tcgen05.wait <store>
-      "axe.copy"(%r, %t) {scope = #axe.exec<"cta">} : (!r, !t) -> ()
-      %q = "axe.view"(%t) : (!t) -> !q
+      axe.copy cta %r to %t : !r to !t
+      %q = axe.view %t : !t -> !q
       // Warp 0 alone (the subset) loads lanes 0..15, column 16, with one 16x256b: registers 0..3 in order.
       // CHECK: %[[W0:.*]] = arith.cmpi ult, %[[TID]], %c32 : index
       // CHECK: scf.if %[[W0]] {
@@ -54,11 +54,11 @@ module attributes {gpu.container_module} {
       // CHECK: memref.store %[[F0]], %[[QR:.*]][%c0] : memref<4xf32, #gpu.address_space<private>>
       // CHECK: memref.store %{{.*}}, %[[QR]][%c3]
       // CHECK: nvvm.tcgen05.wait <load>
-      "axe.copy"(%q, %qr) {scope = #axe.exec<"cta">, threads = #axe.threads<"warpid", array<i64: 0, 1>>} : (!q, !qr) -> ()
+      axe.copy cta(warpid[0:1]) %q to %qr : !q to !qr
       // CHECK: nvvm.tcgen05.ld %{{.*}} {shape = #nvvm.tcgen05_ldst_shape<shape_32x32b>} : vector<16xi32>
-      "axe.copy"(%t, %r) {scope = #axe.exec<"cta">} : (!t, !r) -> ()
-      "axe.copy"(%r, %h) {scope = #axe.exec<"cta">} : (!r, !g) -> ()
-      "axe.copy"(%qr, %hq) {scope = #axe.exec<"warp">} : (!qr, !gq) -> ()
+      axe.copy cta %t to %r : !t to !r
+      axe.copy cta %r to %h : !r to !g
+      axe.copy warp %qr to %hq : !qr to !gq
       // CHECK: nvvm.tcgen05.dealloc %{{.*}}, %c32_i32
       gpu.return
     }

@@ -10,11 +10,11 @@
 // RUN: FileCheck %s --check-prefix=PTX < %t.ptx
 // RUN: ptxas -arch=sm_90a %t.ptx -o %t.cubin
 
-!ringA = !axe.tensor<array<i64: 192, 64>, f16, #axe.layout<"Swizzle(3,3,3) o S[(192,64):(64,1)]">, #axe.mem<"shared">>
-!ringB = !axe.tensor<array<i64: 64, 48>, f16, #axe.layout<"Swizzle(3,3,3) o S[(64,3,16):(1,2048,64)]">, #axe.mem<"shared">>
-!a = !axe.tensor<array<i64: 64, 64>, f16, #axe.deferred, #axe.mem<"shared">>
-!b = !axe.tensor<array<i64: 64, 16>, f16, #axe.deferred, #axe.mem<"shared">>
-!c = !axe.tensor<array<i64: 64, 16>, f32, #axe.layout<"S[(4,2,8,2,4,2):(1@wid_in_wg,2,4@laneid,4,1@laneid,1)]">, #axe.mem<"reg">>
+!ringA = !axe.tensor<192x64xf16, shared, Swizzle(3,3,3) o S[(192,64):(64,1)]>
+!ringB = !axe.tensor<64x48xf16, shared, Swizzle(3,3,3) o S[(64,3,16):(1,2048,64)]>
+!a = !axe.tensor<64x64xf16, shared>
+!b = !axe.tensor<64x16xf16, shared>
+!c = !axe.tensor<64x16xf32, reg, S[(4,2,8,2,4,2):(1@wid_in_wg,2,4@laneid,4,1@laneid,1)]>
 !regs = memref<8xf32, #gpu.address_space<private>>
 
 // CHECK-LABEL: gpu.func @ring_stage
@@ -80,15 +80,15 @@ module attributes {gpu.container_module} {
       %c16 = arith.constant 16 : index
       %r = arith.muli %s, %c64 : index
       %n = arith.muli %s, %c16 : index
-      %ring_a = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !ringA
-      %ring_b = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !ringB
-      %a = "axe.slice"(%ring_a, %r) {offsets = array<i64: -9223372036854775808, 0>, sizes = array<i64: 64, 64>} : (!ringA, index) -> !a
-      %b = "axe.slice"(%ring_b, %n) {offsets = array<i64: 0, -9223372036854775808>, sizes = array<i64: 64, 16>} : (!ringB, index) -> !b
+      %ring_a = axe.alloc cta : !ringA
+      %ring_b = axe.alloc cta : !ringB
+      %a = axe.slice %ring_a[%r, 0] [64, 64] : !ringA to !a
+      %b = axe.slice %ring_b[0, %n] [64, 16] : !ringB to !b
       %zero = arith.constant 0.0 : f32
       %acc = memref.alloca() : !regs
-      %c = "axe.view"(%acc) : (!regs) -> !c
-      "axe.fill"(%c, %zero) {scope = #axe.exec<"warpgroup">} : (!c, f32) -> ()
-      "axe.gemm"(%a, %b, %c) {scope = #axe.exec<"warpgroup">} : (!a, !b, !c) -> ()
+      %c = axe.view %acc : !regs -> !c
+      axe.fill warpgroup %c, %zero : !c, f32
+      axe.gemm warpgroup %a, %b, %c : !a, !b, !c
       %tid = gpu.thread_id x
       %c0 = arith.constant 0 : index
       %v0 = memref.load %acc[%c0] : !regs

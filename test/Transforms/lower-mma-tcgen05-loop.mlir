@@ -5,19 +5,19 @@
 // and set true after each gemm. (In the fill's block the choice stays static: lower-mma-tcgen05.mlir.)
 // RUN: axe-opt %s --lower-mma --cse | FileCheck %s
 
-!a = !axe.tensor<array<i64: 128, 16>, f16, #axe.layout<"Swizzle(3,1,3) o S[(128,16):(16,1)]">, #axe.mem<"shared">>
-!b = !axe.tensor<array<i64: 16, 16>, f16, #axe.layout<"Swizzle(3,1,3) o S[(16,16):(1,16)]">, #axe.mem<"shared">>
-!c = !axe.tensor<array<i64: 128, 16>, f32, #axe.layout<"S[(128,16):(1@TLane,1@TCol)]">, #axe.mem<"tmem">>
+!a = !axe.tensor<128x16xf16, shared, Swizzle(3,1,3) o S[(128,16):(16,1)]>
+!b = !axe.tensor<16x16xf16, shared, Swizzle(3,1,3) o S[(16,16):(1,16)]>
+!c = !axe.tensor<128x16xf32, tmem, S[(128,16):(1@TLane,1@TCol)]>
 module attributes {axe.target = "sm_100a"} {
   // CHECK-LABEL: func.func @loop
   func.func @loop(%n: index) {
     // CHECK: %[[FLAG:.*]] = memref.alloca() : memref<1xi1>
-    %a = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !a
-    %b = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !b
-    %c = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !c
+    %a = axe.alloc cta : !a
+    %b = axe.alloc cta : !b
+    %c = axe.alloc cta : !c
     %zero = arith.constant 0.0 : f32
     // CHECK: memref.store %false, %[[FLAG]][%c0] : memref<1xi1>
-    "axe.fill"(%c, %zero) {scope = #axe.exec<"cta">} : (!c, f32) -> ()
+    axe.fill cta %c, %zero : !c, f32
     %c0 = arith.constant 0 : index
     %c1 = arith.constant 1 : index
     // CHECK: scf.for
@@ -27,7 +27,7 @@ module attributes {axe.target = "sm_100a"} {
       // CHECK: nvvm.tcgen05.mma %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[WRITTEN]]
       // CHECK: nvvm.tcgen05.commit
       // CHECK: memref.store %true, %[[FLAG]][%c0] : memref<1xi1>
-      "axe.gemm"(%a, %b, %c) {scope = #axe.exec<"cta">} : (!a, !b, !c) -> ()
+      axe.gemm cta %a, %b, %c : !a, !b, !c
     }
     return
   }

@@ -5,10 +5,10 @@
 // RUN: axe-opt %s --split-input-file --lower-mma --cse | FileCheck %s
 
 // 32B-swizzled K-major A [128,16] and B [16,16]; C at tensor-memory column 32 (48 columns used: 64 allocated).
-!a = !axe.tensor<array<i64: 128, 16>, f16, #axe.layout<"Swizzle(3,1,3) o S[(128,16):(16,1)]">, #axe.mem<"shared">>
-!b = !axe.tensor<array<i64: 16, 16>, f16, #axe.layout<"Swizzle(3,1,3) o S[(16,16):(1,16)]">, #axe.mem<"shared">>
-!c = !axe.tensor<array<i64: 128, 16>, f32, #axe.layout<"S[(128,16):(1@TLane,1@TCol)] + 32@TCol">, #axe.mem<"tmem">>
-!rows = !axe.tensor<array<i64: 128, 16>, f32, #axe.layout<"S[(4,32,16):(1@warpid,1@laneid,1)]">, #axe.mem<"reg">>
+!a = !axe.tensor<128x16xf16, shared, Swizzle(3,1,3) o S[(128,16):(16,1)]>
+!b = !axe.tensor<16x16xf16, shared, Swizzle(3,1,3) o S[(16,16):(1,16)]>
+!c = !axe.tensor<128x16xf32, tmem, S[(128,16):(1@TLane,1@TCol)] + 32@TCol>
+!rows = !axe.tensor<128x16xf32, reg, S[(4,32,16):(1@warpid,1@laneid,1)]>
 module attributes {axe.target = "sm_100a"} {
   // 32B swizzle repeats every 256 bytes: the planner asks for 256-byte bases.
   // CHECK-DAG: memref.global "private" @[[$GA:__axe_mma_smem_[0-9]+]] : memref<4096xi8, #gpu.address_space<workgroup>> {alignment = 256 : i64}
@@ -32,8 +32,8 @@ module attributes {axe.target = "sm_100a"} {
     // CHECK: gpu.barrier
     // CHECK: %[[PHASE:.*]] = memref.alloca() : memref<1xi32>
     // CHECK: memref.store %c0_i32, %[[PHASE]][%c0]
-    %a = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !a
-    %b = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !b
+    %a = axe.alloc cta : !a
+    %b = axe.alloc cta : !b
     // The alloc: warp 0 allocates 64 columns into the slot and gives up the permit; then fence, sync, fence.
     // CHECK: %[[SLOT:.*]] = memref.get_global @[[$SLOT]]
     // CHECK: %[[SLOTP:.*]] = llvm.inttoptr %{{.*}} : i64 to !llvm.ptr<3>
@@ -47,9 +47,9 @@ module attributes {axe.target = "sm_100a"} {
     // CHECK-NEXT: nvvm.tcgen05.fence <after>
     // CHECK-NEXT: %[[RAW:.*]] = memref.load %[[SLOT]][%c0]
     // CHECK-NEXT: %[[TMEM:.*]] = llvm.inttoptr %[[RAW]] : i32 to !llvm.ptr<6>
-    %c = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !c
+    %c = axe.alloc cta : !c
     %zero = arith.constant 0.0 : f32
-    "axe.fill"(%c, %zero) {scope = #axe.exec<"cta">} : (!c, f32) -> ()
+    axe.fill cta %c, %zero : !c, f32
     // The gemm: warp 0's elected lane issues (a fresh elect.sync at the issue point); D = allocation + column 32; idesc 0x08040010 = 134479888 (f32 D at bit 4,
     // N >> 3 = 2 at bit 17, M >> 4 = 8 at bit 24); descriptors 0xc000401000010000 (32B swizzle = 6 at bit 61,
     // version 1 at bit 46, SBO 256 >> 4 = 16 at bit 32, LBO 1 at bit 16) + base; the zero fill makes the
@@ -70,7 +70,7 @@ module attributes {axe.target = "sm_100a"} {
     // CHECK: %[[Q:.*]] = arith.xori %[[P]], %c1_i32 : i32
     // CHECK: memref.store %[[Q]], %[[PHASE]][%c0]
     // CHECK: nvvm.tcgen05.fence <after>
-    "axe.gemm"(%a, %b, %c) {scope = #axe.exec<"cta">} : (!a, !b, !c) -> ()
+    axe.gemm cta %a, %b, %c : !a, !b, !c
     // The load: the 4 warps of the data path, warp w at lane 32w (bits 16..) and column 32; 16 registers.
     // CHECK: %[[IN:.*]] = arith.cmpi ult, %[[TID]], %c128 : index
     // CHECK: scf.if %[[IN]] {
@@ -81,8 +81,8 @@ module attributes {axe.target = "sm_100a"} {
     // CHECK: %[[E15:.*]] = llvm.extractelement %[[V]][%c15_i32 : i32] : vector<16xi32>
     // CHECK: %[[F15:.*]] = arith.bitcast %[[E15]] : i32 to f32
     // CHECK: memref.store %[[F15]], %arg0[%c15]
-    %r = "axe.view"(%acc) : (memref<16xf32, #gpu.address_space<private>>) -> !rows
-    "axe.copy"(%c, %r) {scope = #axe.exec<"cta">} : (!c, !rows) -> ()
+    %r = axe.view %acc : memref<16xf32, #gpu.address_space<private>> -> !rows
+    axe.copy cta %c to %r : !c to !rows
     // Before the return: fence, sync, warp 0 frees the 64 columns.
     // CHECK: nvvm.tcgen05.fence <before>
     // CHECK-NEXT: gpu.barrier
@@ -97,15 +97,15 @@ module attributes {axe.target = "sm_100a"} {
 
 // K = 32 without a fill: two instructions, both accumulating. The second K half of A is a separate 128x16
 // panel 2048 halves = 4096 bytes further (start field +256), that of B 256 halves = 512 bytes (+32).
-!a = !axe.tensor<array<i64: 128, 32>, f16, #axe.layout<"Swizzle(3,1,3) o S[(128,2,16):(16,2048,1)]">, #axe.mem<"shared">>
-!b = !axe.tensor<array<i64: 32, 16>, f16, #axe.layout<"Swizzle(3,1,3) o S[(2,16,16):(256,1,16)]">, #axe.mem<"shared">>
-!c = !axe.tensor<array<i64: 128, 16>, f32, #axe.layout<"S[(128,16):(1@TLane,1@TCol)]">, #axe.mem<"tmem">>
+!a = !axe.tensor<128x32xf16, shared, Swizzle(3,1,3) o S[(128,2,16):(16,2048,1)]>
+!b = !axe.tensor<32x16xf16, shared, Swizzle(3,1,3) o S[(2,16,16):(256,1,16)]>
+!c = !axe.tensor<128x16xf32, tmem, S[(128,16):(1@TLane,1@TCol)]>
 module attributes {axe.target = "sm_100a"} {
   // CHECK-LABEL: func.func @two_k_steps
   func.func @two_k_steps() {
-    %a = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !a
-    %b = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !b
-    %c = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !c
+    %a = axe.alloc cta : !a
+    %b = axe.alloc cta : !b
+    %c = axe.alloc cta : !c
     // CHECK: nvvm.tcgen05.alloc %{{.*}}, %c32_i32
     // CHECK: %[[A0:.*]] = arith.addi %c-4611615580963667968_i64, %[[BA:.*]] : i64
     // CHECK: %[[B0:.*]] = arith.addi %c-4611615580963667968_i64, %[[BB:.*]] : i64
@@ -115,7 +115,7 @@ module attributes {axe.target = "sm_100a"} {
     // CHECK: nvvm.tcgen05.mma %[[TMEM]], %[[A1]], %[[B1]], %c134479888_i32, %true
     // CHECK-NOT: nvvm.tcgen05.mma
     // CHECK: nvvm.tcgen05.commit
-    "axe.gemm"(%a, %b, %c) {scope = #axe.exec<"cta">} : (!a, !b, !c) -> ()
+    axe.gemm cta %a, %b, %c : !a, !b, !c
     return
   }
 }
@@ -124,8 +124,8 @@ module attributes {axe.target = "sm_100a"} {
 
 // An accumulator only loaded from (written elsewhere): columns 32..96 are read, so 128 are allocated; the load
 // is 64 columns wide from column 32.
-!t = !axe.tensor<array<i64: 128, 64>, f32, #axe.layout<"S[(128,64):(1@TLane,1@TCol)] + 32@TCol">, #axe.mem<"tmem">>
-!r = !axe.tensor<array<i64: 128, 64>, f32, #axe.layout<"S[(4,32,64):(1@warpid,1@laneid,1)]">, #axe.mem<"reg">>
+!t = !axe.tensor<128x64xf32, tmem, S[(128,64):(1@TLane,1@TCol)] + 32@TCol>
+!r = !axe.tensor<128x64xf32, reg, S[(4,32,64):(1@warpid,1@laneid,1)]>
 module attributes {axe.target = "sm_100a"} {
   // CHECK-LABEL: func.func @load_only
   func.func @load_only() {
@@ -135,9 +135,9 @@ module attributes {axe.target = "sm_100a"} {
     // CHECK: %[[ADDR:.*]] = arith.addi %[[LANE]], %c32_i32 : i32
     // CHECK: nvvm.tcgen05.ld %{{.*}} {shape = #nvvm.tcgen05_ldst_shape<shape_32x32b>} : vector<64xi32>
     // CHECK: nvvm.tcgen05.dealloc %{{.*}}, %c128_i32
-    %t = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !t
-    %r = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !r
-    "axe.copy"(%t, %r) {scope = #axe.exec<"cta">} : (!t, !r) -> ()
+    %t = axe.alloc cta : !t
+    %r = axe.alloc cta : !r
+    axe.copy cta %t to %r : !t to !r
     return
   }
 }

@@ -5,9 +5,9 @@
 
 // The mma.sync accumulator of two warps along M on tid (32@tid is warp 1), registers spelled reg: A holds 8
 // halves a thread, B 4, C 4 (the span on reg), and each warp issues its own m16n8k16 under tid / 32 == w.
-!a = !axe.tensor<array<i64: 32, 16>, f16, #axe.layout<"S[(2,2,8,2,4,2):(32@tid,2@reg,4@tid,4@reg,1@tid,1@reg)]">, #axe.mem<"reg">>
-!b = !axe.tensor<array<i64: 16, 8>, f16, #axe.layout<"S[(2,4,2,8):(2@reg,1@tid,1@reg,4@tid)] + R[2:32@tid]">, #axe.mem<"reg">>
-!c = !axe.tensor<array<i64: 32, 8>, f32, #axe.layout<"S[(2,2,8,4,2):(32@tid,2@reg,4@tid,1@tid,1@reg)]">, #axe.mem<"reg">>
+!a = !axe.tensor<32x16xf16, reg, S[(2,2,8,2,4,2):(32@tid,2@reg,4@tid,4@reg,1@tid,1@reg)]>
+!b = !axe.tensor<16x8xf16, reg, S[(2,4,2,8):(2@reg,1@tid,1@reg,4@tid)] + R[2:32@tid]>
+!c = !axe.tensor<32x8xf32, reg, S[(2,2,8,4,2):(32@tid,2@reg,4@tid,1@tid,1@reg)]>
 module attributes {axe.target = "sm_80"} {
   // CHECK-LABEL: gpu.func @two_warps_on_tid
   gpu.module @kernels {
@@ -16,9 +16,9 @@ module attributes {axe.target = "sm_80"} {
       // CHECK-DAG: memref.alloca() : memref<8xf16, #gpu.address_space<private>>
       // CHECK-DAG: memref.alloca() : memref<4xf16, #gpu.address_space<private>>
       // CHECK-DAG: memref.alloca() : memref<4xf32, #gpu.address_space<private>>
-      %a = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !a
-      %b = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !b
-      %c = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !c
+      %a = axe.alloc cta : !a
+      %b = axe.alloc cta : !b
+      %c = axe.alloc cta : !c
       // CHECK: %[[W:.*]] = arith.divui %[[TID]], %c32 : index
       // CHECK: %[[IS0:.*]] = arith.cmpi eq, %[[W]], %c0 : index
       // CHECK: scf.if %[[IS0]] {
@@ -28,7 +28,7 @@ module attributes {axe.target = "sm_80"} {
       // CHECK: scf.if %[[IS1]] {
       // CHECK: nvvm.mma.sync
       // CHECK-NOT: nvvm.mma.sync
-      "axe.gemm"(%a, %b, %c) {scope = #axe.exec<"cta">} : (!a, !b, !c) -> ()
+      axe.gemm cta %a, %b, %c : !a, !b, !c
       gpu.return
     }
   }
@@ -38,24 +38,24 @@ module attributes {axe.target = "sm_80"} {
 
 // The tcgen05.ld read-back of the M=128 accumulator into thread r holding row r: spelled on tid
 // (S[(128,16):(1@tid,1)]) it is the 32x32b fragment S[(4,32,16):(1@warpid,1@laneid,1)], 16 registers.
-!a = !axe.tensor<array<i64: 128, 16>, f16, #axe.layout<"Swizzle(3,1,3) o S[(128,16):(16,1)]">, #axe.mem<"shared">>
-!b = !axe.tensor<array<i64: 16, 16>, f16, #axe.layout<"Swizzle(3,1,3) o S[(16,16):(1,16)]">, #axe.mem<"shared">>
-!c = !axe.tensor<array<i64: 128, 16>, f32, #axe.layout<"S[(128,16):(1@TLane,1@TCol)]">, #axe.mem<"tmem">>
-!rows = !axe.tensor<array<i64: 128, 16>, f32, #axe.layout<"S[(128,16):(1@tid,1)]">, #axe.mem<"reg">>
+!a = !axe.tensor<128x16xf16, shared, Swizzle(3,1,3) o S[(128,16):(16,1)]>
+!b = !axe.tensor<16x16xf16, shared, Swizzle(3,1,3) o S[(16,16):(1,16)]>
+!c = !axe.tensor<128x16xf32, tmem, S[(128,16):(1@TLane,1@TCol)]>
+!rows = !axe.tensor<128x16xf32, reg, S[(128,16):(1@tid,1)]>
 module attributes {axe.target = "sm_100a"} {
   // CHECK-LABEL: func.func @load_on_tid
   func.func @load_on_tid(%acc: memref<16xf32, #gpu.address_space<private>>) {
-    %a = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !a
-    %b = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !b
-    %c = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !c
+    %a = axe.alloc cta : !a
+    %b = axe.alloc cta : !b
+    %c = axe.alloc cta : !c
     %zero = arith.constant 0.0 : f32
-    "axe.fill"(%c, %zero) {scope = #axe.exec<"cta">} : (!c, f32) -> ()
+    axe.fill cta %c, %zero : !c, f32
     // CHECK: nvvm.tcgen05.mma
-    "axe.gemm"(%a, %b, %c) {scope = #axe.exec<"cta">} : (!a, !b, !c) -> ()
+    axe.gemm cta %a, %b, %c : !a, !b, !c
     // CHECK: nvvm.tcgen05.ld %{{.*}} {shape = #nvvm.tcgen05_ldst_shape<shape_32x32b>} : vector<16xi32>
     // CHECK: memref.store %{{.*}}, %arg0[%c15]
-    %r = "axe.view"(%acc) : (memref<16xf32, #gpu.address_space<private>>) -> !rows
-    "axe.copy"(%c, %r) {scope = #axe.exec<"cta">} : (!c, !rows) -> ()
+    %r = axe.view %acc : memref<16xf32, #gpu.address_space<private>> -> !rows
+    axe.copy cta %c to %r : !c to !rows
     // CHECK-NOT: "axe.
     return
   }

@@ -3,9 +3,9 @@
 // RUN: axe-opt %s --split-input-file --lower-mma --cse | FileCheck %s
 
 // K-major A and B in 128B-swizzled tiles, one warpgroup: m64n16k16, four K steps.
-!a = !axe.tensor<array<i64: 64, 64>, f16, #axe.layout<"Swizzle(3,3,3) o S[(64,64):(64,1)]">, #axe.mem<"shared">>
-!b = !axe.tensor<array<i64: 64, 16>, f16, #axe.layout<"Swizzle(3,3,3) o S[(64,16):(1,64)]">, #axe.mem<"shared">>
-!c = !axe.tensor<array<i64: 64, 16>, f32, #axe.layout<"S[(4,2,8,2,4,2):(1@wid_in_wg,2,4@laneid,4,1@laneid,1)]">, #axe.mem<"reg">>
+!a = !axe.tensor<64x64xf16, shared, Swizzle(3,3,3) o S[(64,64):(64,1)]>
+!b = !axe.tensor<64x16xf16, shared, Swizzle(3,3,3) o S[(64,16):(1,64)]>
+!c = !axe.tensor<64x16xf32, reg, S[(4,2,8,2,4,2):(1@wid_in_wg,2,4@laneid,4,1@laneid,1)]>
 module attributes {axe.target = "sm_90a"} {
   // A is 64x64 halves = 8192 bytes, B 64x16 = 2048; both 1024-byte aligned (the 128B pattern repeats every
   // 8 rows of 128 bytes).
@@ -16,9 +16,9 @@ module attributes {axe.target = "sm_90a"} {
     // CHECK: %[[A:.*]] = memref.get_global @[[$GA]]
     // CHECK: %[[B:.*]] = memref.get_global @[[$GB]]
     // CHECK: %[[C:.*]] = memref.alloca() : memref<8xf32, #gpu.address_space<private>>
-    %a = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !a
-    %b = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !b
-    %c = "axe.alloc"() {scope = #axe.exec<"warpgroup">} : () -> !c
+    %a = axe.alloc cta : !a
+    %b = axe.alloc cta : !b
+    %c = axe.alloc warpgroup : !c
     // The base address field: (address >> 4) & 0x3FFF, on the address's low 32 bits, widened for the descriptor.
     // CHECK: %[[PA:.*]] = memref.extract_aligned_pointer_as_index %[[A]]
     // CHECK: %[[IA:.*]] = arith.index_cast %[[PA]] : index to i64
@@ -51,7 +51,7 @@ module attributes {axe.target = "sm_90a"} {
     // CHECK-NOT: nvvm.wgmma.mma_async
     // CHECK: nvvm.wgmma.commit.group.sync.aligned
     // CHECK-NEXT: nvvm.wgmma.wait.group.sync.aligned 0
-    "axe.gemm"(%a, %b, %c) {scope = #axe.exec<"warpgroup">} : (!a, !b, !c) -> ()
+    axe.gemm warpgroup %a, %b, %c : !a, !b, !c
     return
   }
 }
@@ -59,18 +59,18 @@ module attributes {axe.target = "sm_90a"} {
 // -----
 
 // MN-major A (M contiguous: `S[(64,16):(1,64)]` over [M,K]) is the transposed form: layoutA = col.
-!a = !axe.tensor<array<i64: 64, 16>, f16, #axe.layout<"Swizzle(3,3,3) o S[(64,16):(1,64)]">, #axe.mem<"shared">>
-!b = !axe.tensor<array<i64: 16, 16>, f16, #axe.layout<"Swizzle(3,3,3) o S[(16,16):(1,64)]">, #axe.mem<"shared">>
-!c = !axe.tensor<array<i64: 64, 16>, f32, #axe.layout<"S[(4,2,8,2,4,2):(1@wid_in_wg,2,4@laneid,4,1@laneid,1)]">, #axe.mem<"reg">>
+!a = !axe.tensor<64x16xf16, shared, Swizzle(3,3,3) o S[(64,16):(1,64)]>
+!b = !axe.tensor<16x16xf16, shared, Swizzle(3,3,3) o S[(16,16):(1,64)]>
+!c = !axe.tensor<64x16xf32, reg, S[(4,2,8,2,4,2):(1@wid_in_wg,2,4@laneid,4,1@laneid,1)]>
 module attributes {axe.target = "sm_90a"} {
   // CHECK-LABEL: func.func @mn_major_a
   func.func @mn_major_a() {
-    %a = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !a
-    %b = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !b
-    %c = "axe.alloc"() {scope = #axe.exec<"warpgroup">} : () -> !c
+    %a = axe.alloc cta : !a
+    %b = axe.alloc cta : !b
+    %c = axe.alloc warpgroup : !c
     // CHECK: nvvm.wgmma.mma_async
     // CHECK-SAME: A[<f16>, <one>, <col>], B[<f16>, <one>, <col>]
-    "axe.gemm"(%a, %b, %c) {scope = #axe.exec<"warpgroup">} : (!a, !b, !c) -> ()
+    axe.gemm warpgroup %a, %b, %c : !a, !b, !c
     return
   }
 }
@@ -78,17 +78,17 @@ module attributes {axe.target = "sm_90a"} {
 // -----
 
 // Two warpgroups split M at cta scope: the second issues under tid / 128 == 1.
-!a = !axe.tensor<array<i64: 128, 16>, f16, #axe.layout<"Swizzle(3,1,3) o S[(128,16):(16,1)]">, #axe.mem<"shared">>
-!b = !axe.tensor<array<i64: 16, 16>, f16, #axe.layout<"Swizzle(3,1,3) o S[(16,16):(1,16)]">, #axe.mem<"shared">>
-!c = !axe.tensor<array<i64: 128, 16>, f32, #axe.layout<"S[(2,4,2,8,2,4,2):(1@wgid,1@wid_in_wg,2,4@laneid,4,1@laneid,1)]">, #axe.mem<"reg">>
+!a = !axe.tensor<128x16xf16, shared, Swizzle(3,1,3) o S[(128,16):(16,1)]>
+!b = !axe.tensor<16x16xf16, shared, Swizzle(3,1,3) o S[(16,16):(1,16)]>
+!c = !axe.tensor<128x16xf32, reg, S[(2,4,2,8,2,4,2):(1@wgid,1@wid_in_wg,2,4@laneid,4,1@laneid,1)]>
 module attributes {axe.target = "sm_90a"} {
   // CHECK-LABEL: gpu.func @two_warpgroups
   gpu.module @kernels {
     gpu.func @two_warpgroups() kernel {
       // CHECK: %[[TID:.*]] = gpu.thread_id x
-      %a = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !a
-      %b = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !b
-      %c = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !c
+      %a = axe.alloc cta : !a
+      %b = axe.alloc cta : !b
+      %c = axe.alloc cta : !c
       // CHECK: %[[G:.*]] = arith.divui %[[TID]], %c128 : index
       // CHECK: %[[IS0:.*]] = arith.cmpi eq, %[[G]], %c0 : index
       // CHECK: scf.if %[[IS0]] {
@@ -97,7 +97,7 @@ module attributes {axe.target = "sm_90a"} {
       // CHECK: %[[IS1:.*]] = arith.cmpi eq, %[[G]], %c1 : index
       // CHECK: scf.if %[[IS1]] {
       // CHECK: nvvm.wgmma.fence.aligned
-      "axe.gemm"(%a, %b, %c) {scope = #axe.exec<"cta">} : (!a, !b, !c) -> ()
+      axe.gemm cta %a, %b, %c : !a, !b, !c
       gpu.return
     }
   }
@@ -107,15 +107,15 @@ module attributes {axe.target = "sm_90a"} {
 
 // f16 accumulators: m64n16 gives each thread 8 halves, 4 .f16x2 registers (pairs of consecutive fragment
 // elements), in and out of the struct.
-!a = !axe.tensor<array<i64: 64, 16>, f16, #axe.layout<"Swizzle(3,3,3) o S[(64,16):(64,1)]">, #axe.mem<"shared">>
-!b = !axe.tensor<array<i64: 16, 16>, f16, #axe.layout<"Swizzle(3,3,3) o S[(16,16):(1,64)]">, #axe.mem<"shared">>
-!c = !axe.tensor<array<i64: 64, 16>, f16, #axe.layout<"S[(4,2,8,2,4,2):(1@wid_in_wg,2,4@laneid,4,1@laneid,1)]">, #axe.mem<"reg">>
+!a = !axe.tensor<64x16xf16, shared, Swizzle(3,3,3) o S[(64,16):(64,1)]>
+!b = !axe.tensor<16x16xf16, shared, Swizzle(3,3,3) o S[(16,16):(1,64)]>
+!c = !axe.tensor<64x16xf16, reg, S[(4,2,8,2,4,2):(1@wid_in_wg,2,4@laneid,4,1@laneid,1)]>
 module attributes {axe.target = "sm_90a"} {
   // CHECK-LABEL: func.func @f16_accumulator
   func.func @f16_accumulator() {
-    %a = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !a
-    %b = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !b
-    %c = "axe.alloc"() {scope = #axe.exec<"warpgroup">} : () -> !c
+    %a = axe.alloc cta : !a
+    %b = axe.alloc cta : !b
+    %c = axe.alloc warpgroup : !c
     // CHECK: %[[C:.*]] = memref.alloca() : memref<8xf16, #gpu.address_space<private>>
     // CHECK: %[[C6:.*]] = memref.load %[[C]][%c6]
     // CHECK: %[[C7:.*]] = memref.load %[[C]][%c7]
@@ -128,7 +128,7 @@ module attributes {axe.target = "sm_90a"} {
     // CHECK: %[[R3:.*]] = llvm.extractvalue %[[R]][3]
     // CHECK: %[[H7:.*]] = llvm.extractelement %[[R3]][%c1_i32 : i32] : vector<2xf16>
     // CHECK: memref.store %[[H7]], %[[C]][%c7]
-    "axe.gemm"(%a, %b, %c) {scope = #axe.exec<"warpgroup">} : (!a, !b, !c) -> ()
+    axe.gemm warpgroup %a, %b, %c : !a, !b, !c
     return
   }
 }
@@ -138,16 +138,16 @@ module attributes {axe.target = "sm_90a"} {
 // A in registers (the wgmma A fragment: warp w holds rows 16w.., as mma.sync's A): nvvm.wgmma.mma_async cannot
 // take it, so the instruction is inline PTX with the accumulators tied in and out, a0..a7 packed into four
 // .b32 registers, B's descriptor, and imm-trans-b 0 (B is K-major).
-!a = !axe.tensor<array<i64: 64, 16>, f16, #axe.layout<"S[(4,2,8,2,4,2):(1@wid_in_wg,2,4@laneid,4,1@laneid,1)]">, #axe.mem<"reg">>
-!b = !axe.tensor<array<i64: 16, 16>, f16, #axe.layout<"Swizzle(3,3,3) o S[(16,16):(1,64)]">, #axe.mem<"shared">>
-!c = !axe.tensor<array<i64: 64, 16>, f32, #axe.layout<"S[(4,2,8,2,4,2):(1@wid_in_wg,2,4@laneid,4,1@laneid,1)]">, #axe.mem<"reg">>
+!a = !axe.tensor<64x16xf16, reg, S[(4,2,8,2,4,2):(1@wid_in_wg,2,4@laneid,4,1@laneid,1)]>
+!b = !axe.tensor<16x16xf16, shared, Swizzle(3,3,3) o S[(16,16):(1,64)]>
+!c = !axe.tensor<64x16xf32, reg, S[(4,2,8,2,4,2):(1@wid_in_wg,2,4@laneid,4,1@laneid,1)]>
 module attributes {axe.target = "sm_90a"} {
   // CHECK-LABEL: func.func @a_in_registers
   func.func @a_in_registers() {
     // CHECK-DAG: %[[A:.*]] = memref.alloca() : memref<8xf16, #gpu.address_space<private>>
-    %a = "axe.alloc"() {scope = #axe.exec<"warpgroup">} : () -> !a
-    %b = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !b
-    %c = "axe.alloc"() {scope = #axe.exec<"warpgroup">} : () -> !c
+    %a = axe.alloc warpgroup : !a
+    %b = axe.alloc cta : !b
+    %c = axe.alloc warpgroup : !c
     // CHECK: nvvm.wgmma.fence.aligned
     // CHECK: memref.load %[[A]][%c0]
     // CHECK: memref.load %[[A]][%c7]
@@ -157,7 +157,7 @@ module attributes {axe.target = "sm_90a"} {
     // CHECK: llvm.extractvalue %[[R]][7]
     // CHECK: nvvm.wgmma.commit.group.sync.aligned
     // CHECK-NEXT: nvvm.wgmma.wait.group.sync.aligned 0
-    "axe.gemm"(%a, %b, %c) {scope = #axe.exec<"warpgroup">} : (!a, !b, !c) -> ()
+    axe.gemm warpgroup %a, %b, %c : !a, !b, !c
     return
   }
 }

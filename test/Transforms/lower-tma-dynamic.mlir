@@ -9,9 +9,9 @@
 // the parity flips each iteration.
 
 !A = memref<256x512xf16>
-!gt = !axe.tensor<array<i64: 256, 512>, f16, #axe.layout<"S[(256,512):(512,1)]">, #axe.mem<"global">>
-!gr = !axe.tensor<array<i64: 128, 64>, f16, #axe.deferred, #axe.mem<"global">>
-!s = !axe.tensor<array<i64: 128, 64>, f16, #axe.layout<"Swizzle(3,3,3) o S[(128,64):(64,1)]">, #axe.mem<"shared">>
+!gt = !axe.tensor<256x512xf16, global, S[(256,512):(512,1)]>
+!gr = !axe.tensor<128x64xf16, global>
+!s = !axe.tensor<128x64xf16, shared, Swizzle(3,3,3) o S[(128,64):(64,1)]>
 module attributes {gpu.container_module} {
   // CHECK-LABEL: func.func @host_k_loop
   // CHECK: "axe.tma_descriptor"(%arg0) {box_dims = array<i64: 64, 128>, data_type = 6 : i32, element_strides = array<i64: 1, 1>, global_dims = array<i64: 512, 256>, global_offset_bytes = 0 : i64, global_strides_bytes = array<i64: 1024>, interleave = 0 : i32, l2_promotion = 2 : i32, oob_fill = 0 : i32, rank = 2 : i32, swizzle = 3 : i32}
@@ -47,14 +47,14 @@ module attributes {gpu.container_module} {
       %true = arith.constant true
       %bid = gpu.block_id x
       %m0 = arith.muli %bid, %c128 : index
-      %t = "axe.view"(%a) : (!A) -> !gt
-      %s = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !s
-      %bar = "axe.mbarrier_alloc"() {scope = #axe.exec<"cta">} : () -> !axe.mbarrier
-      "axe.mbarrier_init"(%bar) {count = 1 : i64, scope = #axe.exec<"cta">} : (!axe.mbarrier) -> ()
+      %t = axe.view %a : !A -> !gt
+      %s = axe.alloc cta : !s
+      %bar = axe.mbarrier_alloc cta : !axe.mbarrier
+      axe.mbarrier_init cta %bar count 1 : !axe.mbarrier
       %last = scf.for %k = %c0 to %k_end step %c64 iter_args(%p = %false) -> (i1) {
-        %tile = "axe.slice"(%t, %m0, %k) {offsets = array<i64: -9223372036854775808, -9223372036854775808>, sizes = array<i64: 128, 64>} : (!gt, index, index) -> !gr
-        "axe.copy_async"(%tile, %s, %bar) {scope = #axe.exec<"cta">} : (!gr, !s, !axe.mbarrier) -> ()
-        "axe.mbarrier_wait"(%bar, %p) {scope = #axe.exec<"cta">} : (!axe.mbarrier, i1) -> ()
+        %tile = axe.slice %t[%m0, %k] [128, 64] : !gt to !gr
+        axe.copy_async cta %tile to %s, %bar : !gr to !s, !axe.mbarrier
+        axe.mbarrier_wait cta %bar, %p : !axe.mbarrier
         %next = arith.xori %p, %true : i1
         scf.yield %next : i1
       }
@@ -69,10 +69,10 @@ module attributes {gpu.container_module} {
 // back. Row coordinate 64 + m0 (arith.addi), column 0 + n0 (the offset alone); box [64, 64], 8192 bytes.
 
 !C = memref<256x256xf16>
-!gt = !axe.tensor<array<i64: 256, 256>, f16, #axe.layout<"S[(256,256):(256,1)]">, #axe.mem<"global">>
-!band = !axe.tensor<array<i64: 128, 64>, f16, #axe.deferred, #axe.mem<"global">>
-!half = !axe.tensor<array<i64: 64, 64>, f16, #axe.deferred, #axe.mem<"global">>
-!s = !axe.tensor<array<i64: 64, 64>, f16, #axe.layout<"Swizzle(3,3,3) o S[(64,64):(64,1)]">, #axe.mem<"shared">>
+!gt = !axe.tensor<256x256xf16, global, S[(256,256):(256,1)]>
+!band = !axe.tensor<128x64xf16, global>
+!half = !axe.tensor<64x64xf16, global>
+!s = !axe.tensor<64x64xf16, shared, Swizzle(3,3,3) o S[(64,64):(64,1)]>
 // CHECK-LABEL: gpu.func @store_static_plus_dynamic
 // CHECK: [[DESC:%.+]] = builtin.unrealized_conversion_cast %arg0
 // CHECK: nvvm.fence.proxy
@@ -84,11 +84,11 @@ module attributes {gpu.container_module} {
 // CHECK-NEXT: nvgpu.tma.async.store [[BOX]] to [[DESC]]{{\[}}%arg2, [[ROW]]{{\]}}
 gpu.module @k {
   gpu.func @store_static_plus_dynamic(%c: !C, %m0: index, %n0: index) kernel {
-    %t = "axe.view"(%c) : (!C) -> !gt
-    %band = "axe.slice"(%t, %m0, %n0) {offsets = array<i64: -9223372036854775808, -9223372036854775808>, sizes = array<i64: 128, 64>} : (!gt, index, index) -> !band
-    %half = "axe.slice"(%band) {offsets = array<i64: 64, 0>, sizes = array<i64: 64, 64>} : (!band) -> !half
-    %s = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !s
-    "axe.copy_async"(%s, %half) {scope = #axe.exec<"cta">} : (!s, !half) -> ()
+    %t = axe.view %c : !C -> !gt
+    %band = axe.slice %t[%m0, %n0] [128, 64] : !gt to !band
+    %half = axe.slice %band[64, 0] [64, 64] : !band to !half
+    %s = axe.alloc cta : !s
+    axe.copy_async cta %s to %half : !s to !half
     gpu.return
   }
 }
@@ -100,9 +100,9 @@ gpu.module @k {
 // (columns, rows, panels), box [64, 128, 1]; a constant offset (the row 0 operand) folds into the static part.
 
 !A = memref<32768xf16>
-!gt = !axe.tensor<array<i64: 128, 256>, f16, #axe.layout<"S[(128,4,64):(64,8192,1)]">, #axe.mem<"global">>
-!gr = !axe.tensor<array<i64: 128, 64>, f16, #axe.deferred, #axe.mem<"global">>
-!s = !axe.tensor<array<i64: 128, 64>, f16, #axe.layout<"Swizzle(3,3,3) o S[(128,64):(64,1)]">, #axe.mem<"shared">>
+!gt = !axe.tensor<128x256xf16, global, S[(128,4,64):(64,8192,1)]>
+!gr = !axe.tensor<128x64xf16, global>
+!s = !axe.tensor<128x64xf16, shared, Swizzle(3,3,3) o S[(128,64):(64,1)]>
 // CHECK-LABEL: gpu.func @panels(%arg0: !llvm.ptr {axe.tma_descriptor = {box_dims = array<i64: 64, 128, 1>, data_type = 6 : i32, element_strides = array<i64: 1, 1, 1>, global_dims = array<i64: 64, 128, 4>, global_offset_bytes = 0 : i64, global_strides_bytes = array<i64: 128, 16384>, interleave = 0 : i32, l2_promotion = 2 : i32, oob_fill = 0 : i32, rank = 3 : i32, swizzle = 3 : i32}}
 // CHECK: scf.for [[K:%[a-z0-9_]+]] =
 // CHECK: scf.if
@@ -120,14 +120,14 @@ gpu.module @k {
     %c256 = arith.constant 256 : index
     %false = arith.constant false
     %true = arith.constant true
-    %t = "axe.view"(%a) : (!A) -> !gt
-    %s = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !s
-    %bar = "axe.mbarrier_alloc"() {scope = #axe.exec<"cta">} : () -> !axe.mbarrier
-    "axe.mbarrier_init"(%bar) {count = 1 : i64, scope = #axe.exec<"cta">} : (!axe.mbarrier) -> ()
+    %t = axe.view %a : !A -> !gt
+    %s = axe.alloc cta : !s
+    %bar = axe.mbarrier_alloc cta : !axe.mbarrier
+    axe.mbarrier_init cta %bar count 1 : !axe.mbarrier
     %last = scf.for %k = %c0 to %c256 step %c64 iter_args(%p = %false) -> (i1) {
-      %tile = "axe.slice"(%t, %c0, %k) {offsets = array<i64: -9223372036854775808, -9223372036854775808>, sizes = array<i64: 128, 64>} : (!gt, index, index) -> !gr
-      "axe.copy_async"(%tile, %s, %bar) {scope = #axe.exec<"cta">} : (!gr, !s, !axe.mbarrier) -> ()
-      "axe.mbarrier_wait"(%bar, %p) {scope = #axe.exec<"cta">} : (!axe.mbarrier, i1) -> ()
+      %tile = axe.slice %t[%c0, %k] [128, 64] : !gt to !gr
+      axe.copy_async cta %tile to %s, %bar : !gr to !s, !axe.mbarrier
+      axe.mbarrier_wait cta %bar, %p : !axe.mbarrier
       %next = arith.xori %p, %true : i1
       scf.yield %next : i1
     }

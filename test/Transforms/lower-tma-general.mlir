@@ -7,8 +7,8 @@
 // coordinate 0 (rows of 8 bytes alone would break the 16-byte inner-box rule).
 
 !g = memref<32x8xui8>
-!gt = !axe.tensor<array<i64: 32, 8>, ui8, #axe.layout<"S[(32,8):(8,1)]">, #axe.mem<"global">>
-!s = !axe.tensor<array<i64: 32, 8>, ui8, #axe.layout<"S[(32,8):(8,1)]">, #axe.mem<"shared">>
+!gt = !axe.tensor<32x8xui8, global, S[(32,8):(8,1)]>
+!s = !axe.tensor<32x8xui8, shared, S[(32,8):(8,1)]>
 module attributes {gpu.container_module} {
   // CHECK-LABEL: func.func @host_merged
   // CHECK: "axe.tma_descriptor"(%arg0) {box_dims = array<i64: 256>, data_type = 0 : i32, element_strides = array<i64: 1>, global_dims = array<i64: 256>, global_offset_bytes = 0 : i64, global_strides_bytes = array<i64>, interleave = 0 : i32, l2_promotion = 2 : i32, oob_fill = 0 : i32, rank = 1 : i32, swizzle = 0 : i32}
@@ -25,13 +25,13 @@ module attributes {gpu.container_module} {
   // CHECK-NEXT: nvgpu.tma.async.load {{%.+}}{{\[}}[[X]]{{\]}}
   gpu.module @k {
     gpu.func @merged(%g: !g) kernel {
-      %t = "axe.view"(%g) : (!g) -> !gt
-      %s = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !s
-      %bar = "axe.mbarrier_alloc"() {scope = #axe.exec<"cta">} : () -> !axe.mbarrier
-      "axe.mbarrier_init"(%bar) {count = 1 : i64, scope = #axe.exec<"cta">} : (!axe.mbarrier) -> ()
-      "axe.copy_async"(%t, %s, %bar) {scope = #axe.exec<"cta">} : (!gt, !s, !axe.mbarrier) -> ()
+      %t = axe.view %g : !g -> !gt
+      %s = axe.alloc cta : !s
+      %bar = axe.mbarrier_alloc cta : !axe.mbarrier
+      axe.mbarrier_init cta %bar count 1 : !axe.mbarrier
+      axe.copy_async cta %t to %s, %bar : !gt to !s, !axe.mbarrier
       %phase = arith.constant false
-      "axe.mbarrier_wait"(%bar, %phase) {scope = #axe.exec<"cta">} : (!axe.mbarrier, i1) -> ()
+      axe.mbarrier_wait cta %bar, %phase : !axe.mbarrier
       gpu.return
     }
   }
@@ -45,9 +45,9 @@ module attributes {gpu.container_module} {
 // 64 * 32 * 2 = 4096 bytes.
 
 !g = memref<128x128xf16>
-!gt = !axe.tensor<array<i64: 128, 128>, f16, #axe.layout<"S[(128,128):(1,128)]">, #axe.mem<"global">>
-!gr = !axe.tensor<array<i64: 64, 32>, f16, #axe.deferred, #axe.mem<"global">>
-!s = !axe.tensor<array<i64: 64, 32>, f16, #axe.layout<"Swizzle(3,3,3) o S[(64,32):(1,64)]">, #axe.mem<"shared">>
+!gt = !axe.tensor<128x128xf16, global, S[(128,128):(1,128)]>
+!gr = !axe.tensor<64x32xf16, global>
+!s = !axe.tensor<64x32xf16, shared, Swizzle(3,3,3) o S[(64,32):(1,64)]>
 module attributes {gpu.container_module} {
   // CHECK-LABEL: func.func @host_colmajor
   // CHECK: "axe.tma_descriptor"(%arg0) {box_dims = array<i64: 64, 32>, data_type = 6 : i32, element_strides = array<i64: 1, 1>, global_dims = array<i64: 128, 128>, global_offset_bytes = 0 : i64, global_strides_bytes = array<i64: 256>, interleave = 0 : i32, l2_promotion = 2 : i32, oob_fill = 0 : i32, rank = 2 : i32, swizzle = 3 : i32}
@@ -66,14 +66,14 @@ module attributes {gpu.container_module} {
   // CHECK-NEXT: nvgpu.tma.async.load {{%.+}}{{\[}}[[X]], [[Y]]{{\]}}
   gpu.module @k {
     gpu.func @colmajor(%g: !g) kernel {
-      %t = "axe.view"(%g) : (!g) -> !gt
-      %r = "axe.slice"(%t) {offsets = array<i64: 0, 32>, sizes = array<i64: 64, 32>} : (!gt) -> !gr
-      %s = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !s
-      %bar = "axe.mbarrier_alloc"() {scope = #axe.exec<"cta">} : () -> !axe.mbarrier
-      "axe.mbarrier_init"(%bar) {count = 1 : i64, scope = #axe.exec<"cta">} : (!axe.mbarrier) -> ()
-      "axe.copy_async"(%r, %s, %bar) {scope = #axe.exec<"cta">} : (!gr, !s, !axe.mbarrier) -> ()
+      %t = axe.view %g : !g -> !gt
+      %r = axe.slice %t[0, 32] [64, 32] : !gt to !gr
+      %s = axe.alloc cta : !s
+      %bar = axe.mbarrier_alloc cta : !axe.mbarrier
+      axe.mbarrier_init cta %bar count 1 : !axe.mbarrier
+      axe.copy_async cta %r to %s, %bar : !gr to !s, !axe.mbarrier
       %phase = arith.constant false
-      "axe.mbarrier_wait"(%bar, %phase) {scope = #axe.exec<"cta">} : (!axe.mbarrier, i1) -> ()
+      axe.mbarrier_wait cta %bar, %phase : !axe.mbarrier
       gpu.return
     }
   }
@@ -85,9 +85,9 @@ module attributes {gpu.container_module} {
 // dimension stays in the descriptor (global dim 4, stride 128 * 64 * 2 = 16384 bytes) with box 1 and coordinate 2.
 
 !g = memref<4x128x64xf16>
-!gt = !axe.tensor<array<i64: 4, 128, 64>, f16, #axe.layout<"S[(4,128,64):(8192,64,1)]">, #axe.mem<"global">>
-!gr = !axe.tensor<array<i64: 1, 128, 64>, f16, #axe.deferred, #axe.mem<"global">>
-!s = !axe.tensor<array<i64: 1, 128, 64>, f16, #axe.layout<"Swizzle(3,3,3) o S[(128,64):(64,1)]">, #axe.mem<"shared">>
+!gt = !axe.tensor<4x128x64xf16, global, S[(4,128,64):(8192,64,1)]>
+!gr = !axe.tensor<1x128x64xf16, global>
+!s = !axe.tensor<1x128x64xf16, shared, Swizzle(3,3,3) o S[(128,64):(64,1)]>
 module attributes {gpu.container_module} {
   // CHECK-LABEL: func.func @host_batch
   // CHECK: "axe.tma_descriptor"(%arg0) {box_dims = array<i64: 64, 128, 1>, data_type = 6 : i32, element_strides = array<i64: 1, 1, 1>, global_dims = array<i64: 64, 128, 4>, global_offset_bytes = 0 : i64, global_strides_bytes = array<i64: 128, 16384>, interleave = 0 : i32, l2_promotion = 2 : i32, oob_fill = 0 : i32, rank = 3 : i32, swizzle = 3 : i32}
@@ -104,14 +104,14 @@ module attributes {gpu.container_module} {
   // CHECK-NEXT: nvgpu.tma.async.load {{%.+}}{{\[}}[[X]], [[Y]], [[Z]]{{\]}}
   gpu.module @k {
     gpu.func @batch(%g: !g) kernel {
-      %t = "axe.view"(%g) : (!g) -> !gt
-      %r = "axe.slice"(%t) {offsets = array<i64: 2, 0, 0>, sizes = array<i64: 1, 128, 64>} : (!gt) -> !gr
-      %s = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !s
-      %bar = "axe.mbarrier_alloc"() {scope = #axe.exec<"cta">} : () -> !axe.mbarrier
-      "axe.mbarrier_init"(%bar) {count = 1 : i64, scope = #axe.exec<"cta">} : (!axe.mbarrier) -> ()
-      "axe.copy_async"(%r, %s, %bar) {scope = #axe.exec<"cta">} : (!gr, !s, !axe.mbarrier) -> ()
+      %t = axe.view %g : !g -> !gt
+      %r = axe.slice %t[2, 0, 0] [1, 128, 64] : !gt to !gr
+      %s = axe.alloc cta : !s
+      %bar = axe.mbarrier_alloc cta : !axe.mbarrier
+      axe.mbarrier_init cta %bar count 1 : !axe.mbarrier
+      axe.copy_async cta %r to %s, %bar : !gr to !s, !axe.mbarrier
       %phase = arith.constant false
-      "axe.mbarrier_wait"(%bar, %phase) {scope = #axe.exec<"cta">} : (!axe.mbarrier, i1) -> ()
+      axe.mbarrier_wait cta %bar, %phase : !axe.mbarrier
       gpu.return
     }
   }
@@ -125,9 +125,9 @@ module attributes {gpu.container_module} {
 // 1024 bytes, box 2 from block 2): coordinates [0, 0, 0, 2], 16 * 64 * 2 = 2048 bytes.
 
 !g = memref<64x64xf16>
-!gt = !axe.tensor<array<i64: 64, 64>, f16, #axe.layout<"S[(8,8,8,8):(512,8,64,1)]">, #axe.mem<"global">>
-!gr = !axe.tensor<array<i64: 16, 64>, f16, #axe.deferred, #axe.mem<"global">>
-!s = !axe.tensor<array<i64: 16, 64>, f16, #axe.layout<"S[(16,64):(64,1)]">, #axe.mem<"shared">>
+!gt = !axe.tensor<64x64xf16, global, S[(8,8,8,8):(512,8,64,1)]>
+!gr = !axe.tensor<16x64xf16, global>
+!s = !axe.tensor<16x64xf16, shared, S[(16,64):(64,1)]>
 module attributes {gpu.container_module} {
   // CHECK-LABEL: func.func @host_blocked
   // CHECK: "axe.tma_descriptor"(%arg0) {box_dims = array<i64: 8, 8, 8, 2>, data_type = 6 : i32, element_strides = array<i64: 1, 1, 1, 1>, global_dims = array<i64: 8, 8, 8, 8>, global_offset_bytes = 0 : i64, global_strides_bytes = array<i64: 128, 16, 1024>, interleave = 0 : i32, l2_promotion = 2 : i32, oob_fill = 0 : i32, rank = 4 : i32, swizzle = 0 : i32}
@@ -147,14 +147,14 @@ module attributes {gpu.container_module} {
   // CHECK-NEXT: nvgpu.tma.async.load {{%.+}}{{\[}}[[C0]], [[C1]], [[C2]], [[C3]]{{\]}}
   gpu.module @k {
     gpu.func @blocked(%g: !g) kernel {
-      %t = "axe.view"(%g) : (!g) -> !gt
-      %r = "axe.slice"(%t) {offsets = array<i64: 16, 0>, sizes = array<i64: 16, 64>} : (!gt) -> !gr
-      %s = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !s
-      %bar = "axe.mbarrier_alloc"() {scope = #axe.exec<"cta">} : () -> !axe.mbarrier
-      "axe.mbarrier_init"(%bar) {count = 1 : i64, scope = #axe.exec<"cta">} : (!axe.mbarrier) -> ()
-      "axe.copy_async"(%r, %s, %bar) {scope = #axe.exec<"cta">} : (!gr, !s, !axe.mbarrier) -> ()
+      %t = axe.view %g : !g -> !gt
+      %r = axe.slice %t[16, 0] [16, 64] : !gt to !gr
+      %s = axe.alloc cta : !s
+      %bar = axe.mbarrier_alloc cta : !axe.mbarrier
+      axe.mbarrier_init cta %bar count 1 : !axe.mbarrier
+      axe.copy_async cta %r to %s, %bar : !gr to !s, !axe.mbarrier
       %phase = arith.constant false
-      "axe.mbarrier_wait"(%bar, %phase) {scope = #axe.exec<"cta">} : (!axe.mbarrier, i1) -> ()
+      axe.mbarrier_wait cta %bar, %phase : !axe.mbarrier
       gpu.return
     }
   }
@@ -167,9 +167,9 @@ module attributes {gpu.container_module} {
 // position 64 = (row 0, panel 1), 32 * 128 = 4096 bytes on; 8192 bytes in all.
 
 !g = memref<16384xf16>
-!gt = !axe.tensor<array<i64: 128, 64>, f16, #axe.layout<"S[(2,64,64):(8192,64,1)]">, #axe.mem<"global">>
-!gr = !axe.tensor<array<i64: 64, 64>, f16, #axe.deferred, #axe.mem<"global">>
-!s = !axe.tensor<array<i64: 64, 64>, f16, #axe.layout<"Swizzle(3,3,3) o S[(64,64):(64,1)]">, #axe.mem<"shared">>
+!gt = !axe.tensor<128x64xf16, global, S[(2,64,64):(8192,64,1)]>
+!gr = !axe.tensor<64x64xf16, global>
+!s = !axe.tensor<64x64xf16, shared, Swizzle(3,3,3) o S[(64,64):(64,1)]>
 module attributes {gpu.container_module} {
   // CHECK-LABEL: func.func @host_straddle
   // CHECK: "axe.tma_descriptor"(%arg0) {box_dims = array<i64: 64, 32, 1>, data_type = 6 : i32, element_strides = array<i64: 1, 1, 1>, global_dims = array<i64: 64, 64, 2>, global_offset_bytes = 0 : i64, global_strides_bytes = array<i64: 128, 16384>, interleave = 0 : i32, l2_promotion = 2 : i32, oob_fill = 0 : i32, rank = 3 : i32, swizzle = 3 : i32}
@@ -195,14 +195,14 @@ module attributes {gpu.container_module} {
   // CHECK-NEXT: nvgpu.tma.async.load {{%.+}}{{\[}}[[B0]], [[B1]], [[B2]]{{\]}}
   gpu.module @k {
     gpu.func @straddle(%g: !g) kernel {
-      %t = "axe.view"(%g) : (!g) -> !gt
-      %r = "axe.slice"(%t) {offsets = array<i64: 32, 0>, sizes = array<i64: 64, 64>} : (!gt) -> !gr
-      %s = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !s
-      %bar = "axe.mbarrier_alloc"() {scope = #axe.exec<"cta">} : () -> !axe.mbarrier
-      "axe.mbarrier_init"(%bar) {count = 1 : i64, scope = #axe.exec<"cta">} : (!axe.mbarrier) -> ()
-      "axe.copy_async"(%r, %s, %bar) {scope = #axe.exec<"cta">} : (!gr, !s, !axe.mbarrier) -> ()
+      %t = axe.view %g : !g -> !gt
+      %r = axe.slice %t[32, 0] [64, 64] : !gt to !gr
+      %s = axe.alloc cta : !s
+      %bar = axe.mbarrier_alloc cta : !axe.mbarrier
+      axe.mbarrier_init cta %bar count 1 : !axe.mbarrier
+      axe.copy_async cta %r to %s, %bar : !gr to !s, !axe.mbarrier
       %phase = arith.constant false
-      "axe.mbarrier_wait"(%bar, %phase) {scope = #axe.exec<"cta">} : (!axe.mbarrier, i1) -> ()
+      axe.mbarrier_wait cta %bar, %phase : !axe.mbarrier
       gpu.return
     }
   }

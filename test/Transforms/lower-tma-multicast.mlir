@@ -13,9 +13,9 @@
 // barrier (every CTA's mbarrier is initialized before another CTA's TMA signals it).
 
 !g = memref<256x256xf16>
-!gt = !axe.tensor<array<i64: 256, 256>, f16, #axe.layout<"S[(256,256):(256,1)]">, #axe.mem<"global">>
-!gr = !axe.tensor<array<i64: 128, 64>, f16, #axe.deferred, #axe.mem<"global">>
-!s = !axe.tensor<array<i64: 128, 64>, f16, #axe.layout<"Swizzle(3,3,3) o S[(128,64):(64,1)] + R[2:1@cbx]">, #axe.mem<"shared">>
+!gt = !axe.tensor<256x256xf16, global, S[(256,256):(256,1)]>
+!gr = !axe.tensor<128x64xf16, global>
+!s = !axe.tensor<128x64xf16, shared, Swizzle(3,3,3) o S[(128,64):(64,1)] + R[2:1@cbx]>
 module attributes {gpu.container_module} {
   // CHECK-LABEL: func.func @host
   // CHECK: "axe.tma_descriptor"(%arg0) {box_dims = array<i64: 64, 64>, data_type = 6 : i32, element_strides = array<i64: 1, 1>, global_dims = array<i64: 256, 256>, global_offset_bytes = 0 : i64, global_strides_bytes = array<i64: 512>, interleave = 0 : i32, l2_promotion = 2 : i32, oob_fill = 0 : i32, rank = 2 : i32, swizzle = 3 : i32}
@@ -66,14 +66,14 @@ module attributes {gpu.container_module} {
   // PTX: cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster
   gpu.module @k {
     gpu.func @multicast(%g: !g) kernel attributes {known_cluster_size = array<i32: 2, 1, 1>} {
-      %t = "axe.view"(%g) : (!g) -> !gt
-      %r = "axe.slice"(%t) {offsets = array<i64: 128, 64>, sizes = array<i64: 128, 64>} : (!gt) -> !gr
-      %s = "axe.alloc"() {scope = #axe.exec<"cluster">} : () -> !s
-      %bar = "axe.mbarrier_alloc"() {scope = #axe.exec<"cta">} : () -> !axe.mbarrier
-      "axe.mbarrier_init"(%bar) {count = 1 : i64, scope = #axe.exec<"cta">} : (!axe.mbarrier) -> ()
-      "axe.copy_async"(%r, %s, %bar) {scope = #axe.exec<"cluster">} : (!gr, !s, !axe.mbarrier) -> ()
+      %t = axe.view %g : !g -> !gt
+      %r = axe.slice %t[128, 64] [128, 64] : !gt to !gr
+      %s = axe.alloc cluster : !s
+      %bar = axe.mbarrier_alloc cta : !axe.mbarrier
+      axe.mbarrier_init cta %bar count 1 : !axe.mbarrier
+      axe.copy_async cluster %r to %s, %bar : !gr to !s, !axe.mbarrier
       %phase = arith.constant false
-      "axe.mbarrier_wait"(%bar, %phase) {scope = #axe.exec<"cta">} : (!axe.mbarrier, i1) -> ()
+      axe.mbarrier_wait cta %bar, %phase : !axe.mbarrier
       gpu.return
     }
   }

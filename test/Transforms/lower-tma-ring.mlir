@@ -8,10 +8,10 @@
 // The pipeline's load: stage = k/64 mod 3 (arith.remui), A[m0.., k..] at run-time coordinates [k, m0] (A viewed
 // with a unit leading dimension, so that both sides of the copy have the stage's shape [1, 128, 64]).
 !A = memref<256x512xf16>
-!gt = !axe.tensor<array<i64: 1, 256, 512>, f16, #axe.layout<"S[(1,256,512):(0,512,1)]">, #axe.mem<"global">>
-!gr = !axe.tensor<array<i64: 1, 128, 64>, f16, #axe.deferred, #axe.mem<"global">>
-!ring = !axe.tensor<array<i64: 3, 128, 64>, f16, #axe.layout<"Swizzle(3,3,3) o S[(3,128,64):(8192,64,1)]">, #axe.mem<"shared">>
-!st = !axe.tensor<array<i64: 1, 128, 64>, f16, #axe.deferred, #axe.mem<"shared">>
+!gt = !axe.tensor<1x256x512xf16, global, S[(1,256,512):(0,512,1)]>
+!gr = !axe.tensor<1x128x64xf16, global>
+!ring = !axe.tensor<3x128x64xf16, shared, Swizzle(3,3,3) o S[(3,128,64):(8192,64,1)]>
+!st = !axe.tensor<1x128x64xf16, shared>
 // CHECK-LABEL: gpu.func @ring_load
 // CHECK: [[DESC:%.+]] = builtin.unrealized_conversion_cast %arg0
 // CHECK: scf.for [[K:%[a-z0-9_]+]] =
@@ -36,17 +36,17 @@ gpu.module @k {
     %true = arith.constant true
     %bid = gpu.block_id x
     %m0 = arith.muli %bid, %c128 : index
-    %t = "axe.view"(%a) : (!A) -> !gt
-    %ring = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !ring
-    %bar = "axe.mbarrier_alloc"() {scope = #axe.exec<"cta">} : () -> !axe.mbarrier
-    "axe.mbarrier_init"(%bar) {count = 1 : i64, scope = #axe.exec<"cta">} : (!axe.mbarrier) -> ()
+    %t = axe.view %a : !A -> !gt
+    %ring = axe.alloc cta : !ring
+    %bar = axe.mbarrier_alloc cta : !axe.mbarrier
+    axe.mbarrier_init cta %bar count 1 : !axe.mbarrier
     %last = scf.for %k = %c0 to %k_end step %c64 iter_args(%p = %false) -> (i1) {
       %kt = arith.divui %k, %c64 : index
       %stage = arith.remui %kt, %c3 : index
-      %tile = "axe.slice"(%t, %m0, %k) {offsets = array<i64: 0, -9223372036854775808, -9223372036854775808>, sizes = array<i64: 1, 128, 64>} : (!gt, index, index) -> !gr
-      %st = "axe.slice"(%ring, %stage) {offsets = array<i64: -9223372036854775808, 0, 0>, sizes = array<i64: 1, 128, 64>} : (!ring, index) -> !st
-      "axe.copy_async"(%tile, %st, %bar) {scope = #axe.exec<"cta">} : (!gr, !st, !axe.mbarrier) -> ()
-      "axe.mbarrier_wait"(%bar, %p) {scope = #axe.exec<"cta">} : (!axe.mbarrier, i1) -> ()
+      %tile = axe.slice %t[0, %m0, %k] [1, 128, 64] : !gt to !gr
+      %st = axe.slice %ring[%stage, 0, 0] [1, 128, 64] : !ring to !st
+      axe.copy_async cta %tile to %st, %bar : !gr to !st, !axe.mbarrier
+      axe.mbarrier_wait cta %bar, %p : !axe.mbarrier
       %next = arith.xori %p, %true : i1
       scf.yield %next : i1
     }
@@ -60,11 +60,11 @@ gpu.module @k {
 // %r = 128 * %s (arith.muli: a multiple of 128 rows, 16384 bytes, a multiple of the 1024-byte period). The box is
 // rows 64..128 of the stage: byte offset 8192 (static) + 128 * %r (128 bytes per row); box [64, 64].
 !C = memref<256x256xf16>
-!gt = !axe.tensor<array<i64: 256, 256>, f16, #axe.layout<"S[(256,256):(256,1)]">, #axe.mem<"global">>
-!gr = !axe.tensor<array<i64: 64, 64>, f16, #axe.deferred, #axe.mem<"global">>
-!ring = !axe.tensor<array<i64: 256, 64>, f16, #axe.layout<"Swizzle(3,3,3) o S[(256,64):(64,1)]">, #axe.mem<"shared">>
-!st = !axe.tensor<array<i64: 128, 64>, f16, #axe.deferred, #axe.mem<"shared">>
-!half = !axe.tensor<array<i64: 64, 64>, f16, #axe.deferred, #axe.mem<"shared">>
+!gt = !axe.tensor<256x256xf16, global, S[(256,256):(256,1)]>
+!gr = !axe.tensor<64x64xf16, global>
+!ring = !axe.tensor<256x64xf16, shared, Swizzle(3,3,3) o S[(256,64):(64,1)]>
+!st = !axe.tensor<128x64xf16, shared>
+!half = !axe.tensor<64x64xf16, shared>
 // CHECK-LABEL: gpu.func @ring_store
 // CHECK: [[R:%.+]] = arith.muli %arg1, %{{.+}} : index
 // CHECK: nvvm.fence.proxy
@@ -79,12 +79,12 @@ gpu.module @k {
   gpu.func @ring_store(%c: !C, %s: index) kernel {
     %c128 = arith.constant 128 : index
     %r = arith.muli %s, %c128 : index
-    %t = "axe.view"(%c) : (!C) -> !gt
-    %out = "axe.slice"(%t) {offsets = array<i64: 0, 0>, sizes = array<i64: 64, 64>} : (!gt) -> !gr
-    %ring = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !ring
-    %st = "axe.slice"(%ring, %r) {offsets = array<i64: -9223372036854775808, 0>, sizes = array<i64: 128, 64>} : (!ring, index) -> !st
-    %half = "axe.slice"(%st) {offsets = array<i64: 64, 0>, sizes = array<i64: 64, 64>} : (!st) -> !half
-    "axe.copy_async"(%half, %out) {scope = #axe.exec<"cta">} : (!half, !gr) -> ()
+    %t = axe.view %c : !C -> !gt
+    %out = axe.slice %t[0, 0] [64, 64] : !gt to !gr
+    %ring = axe.alloc cta : !ring
+    %st = axe.slice %ring[%r, 0] [128, 64] : !ring to !st
+    %half = axe.slice %st[64, 0] [64, 64] : !st to !half
+    axe.copy_async cta %half to %out : !half to !gr
     gpu.return
   }
 }

@@ -7,8 +7,8 @@
 // it is 16 rows: one box of 256 x 16 at coordinates [0, 0], 8192 bytes, written as 16 rows of 256 in shared memory.
 
 !g = memref<1024x4xf16>
-!gt = !axe.tensor<array<i64: 1024, 4>, f16, #axe.layout<"S[(1024,4):(4,1)]">, #axe.mem<"global">>
-!s = !axe.tensor<array<i64: 1024, 4>, f16, #axe.layout<"S[(1024,4):(4,1)]">, #axe.mem<"shared">>
+!gt = !axe.tensor<1024x4xf16, global, S[(1024,4):(4,1)]>
+!s = !axe.tensor<1024x4xf16, shared, S[(1024,4):(4,1)]>
 module attributes {gpu.container_module} {
   // CHECK-LABEL: func.func @host_rows
   // CHECK: "axe.tma_descriptor"(%arg0) {box_dims = array<i64: 256, 16>, data_type = 6 : i32, element_strides = array<i64: 1, 1>, global_dims = array<i64: 256, 16>, global_offset_bytes = 0 : i64, global_strides_bytes = array<i64: 512>, interleave = 0 : i32, l2_promotion = 2 : i32, oob_fill = 0 : i32, rank = 2 : i32, swizzle = 0 : i32}
@@ -24,13 +24,13 @@ module attributes {gpu.container_module} {
   // CHECK: nvgpu.tma.async.load {{.*}} swizzle = none
   gpu.module @k {
     gpu.func @rows(%g: !g) kernel {
-      %t = "axe.view"(%g) : (!g) -> !gt
-      %s = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !s
-      %bar = "axe.mbarrier_alloc"() {scope = #axe.exec<"cta">} : () -> !axe.mbarrier
-      "axe.mbarrier_init"(%bar) {count = 1 : i64, scope = #axe.exec<"cta">} : (!axe.mbarrier) -> ()
-      "axe.copy_async"(%t, %s, %bar) {scope = #axe.exec<"cta">} : (!gt, !s, !axe.mbarrier) -> ()
+      %t = axe.view %g : !g -> !gt
+      %s = axe.alloc cta : !s
+      %bar = axe.mbarrier_alloc cta : !axe.mbarrier
+      axe.mbarrier_init cta %bar count 1 : !axe.mbarrier
+      axe.copy_async cta %t to %s, %bar : !gt to !s, !axe.mbarrier
       %phase = arith.constant false
-      "axe.mbarrier_wait"(%bar, %phase) {scope = #axe.exec<"cta">} : (!axe.mbarrier, i1) -> ()
+      axe.mbarrier_wait cta %bar, %phase : !axe.mbarrier
       gpu.return
     }
   }
@@ -42,8 +42,8 @@ module attributes {gpu.container_module} {
 // span: one box of 128 x 4, 512 bytes, written as 4 rows of 128 (swizzled by the hardware on absolute addresses).
 
 !g = memref<64x8xui8>
-!gt = !axe.tensor<array<i64: 64, 8>, ui8, #axe.layout<"S[(64,8):(8,1)]">, #axe.mem<"global">>
-!s = !axe.tensor<array<i64: 64, 8>, ui8, #axe.layout<"Swizzle(4,3,3) o S[(64,8):(8,1)]">, #axe.mem<"shared">>
+!gt = !axe.tensor<64x8xui8, global, S[(64,8):(8,1)]>
+!s = !axe.tensor<64x8xui8, shared, Swizzle(4,3,3) o S[(64,8):(8,1)]>
 module attributes {gpu.container_module} {
   // CHECK-LABEL: func.func @host_span_rows
   // CHECK: "axe.tma_descriptor"(%arg0) {box_dims = array<i64: 128, 4>, data_type = 0 : i32, element_strides = array<i64: 1, 1>, global_dims = array<i64: 128, 4>, global_offset_bytes = 0 : i64, global_strides_bytes = array<i64: 128>, interleave = 0 : i32, l2_promotion = 2 : i32, oob_fill = 0 : i32, rank = 2 : i32, swizzle = 3 : i32}
@@ -59,13 +59,13 @@ module attributes {gpu.container_module} {
   // CHECK: nvgpu.tma.async.load {{.*}} swizzle = swizzle_128b
   gpu.module @k {
     gpu.func @span_rows(%g: !g) kernel {
-      %t = "axe.view"(%g) : (!g) -> !gt
-      %s = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !s
-      %bar = "axe.mbarrier_alloc"() {scope = #axe.exec<"cta">} : () -> !axe.mbarrier
-      "axe.mbarrier_init"(%bar) {count = 1 : i64, scope = #axe.exec<"cta">} : (!axe.mbarrier) -> ()
-      "axe.copy_async"(%t, %s, %bar) {scope = #axe.exec<"cta">} : (!gt, !s, !axe.mbarrier) -> ()
+      %t = axe.view %g : !g -> !gt
+      %s = axe.alloc cta : !s
+      %bar = axe.mbarrier_alloc cta : !axe.mbarrier
+      axe.mbarrier_init cta %bar count 1 : !axe.mbarrier
+      axe.copy_async cta %t to %s, %bar : !gt to !s, !axe.mbarrier
       %phase = arith.constant false
-      "axe.mbarrier_wait"(%bar, %phase) {scope = #axe.exec<"cta">} : (!axe.mbarrier, i1) -> ()
+      axe.mbarrier_wait cta %bar, %phase : !axe.mbarrier
       gpu.return
     }
   }

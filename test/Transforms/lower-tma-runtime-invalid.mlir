@@ -3,17 +3,17 @@
 // RUN: axe-opt --lower-tma %s --split-input-file --verify-diagnostics
 
 // K is only known to be a multiple of 4: the row stride K * 2 bytes is a multiple of 8, not the 16 TMA needs.
-!gA = !axe.tensor<array<i64: -9223372036854775808, -9223372036854775808>, f16, #axe.row_major, #axe.mem<"global">>
-!tile = !axe.tensor<array<i64: 128, 64>, f16, #axe.deferred, #axe.mem<"global">>
-!smem = !axe.tensor<array<i64: 128, 64>, f16, #axe.layout<"Swizzle(3,3,3) o S[(128,64):(64,1)]">, #axe.mem<"shared">>
+!gA = !axe.tensor<?x?xf16, global, row_major>
+!tile = !axe.tensor<128x64xf16, global>
+!smem = !axe.tensor<128x64xf16, shared, Swizzle(3,3,3) o S[(128,64):(64,1)]>
 module attributes {gpu.container_module} {
   gpu.module @kernels {
     gpu.func @stride(%a: !llvm.ptr<1>, %m: i32, %k: i32) kernel {
-      %ga = "axe.view"(%a, %m, %k) {multiples = array<i64: 16, 4>} : (!llvm.ptr<1>, i32, i32) -> !gA
-      %t = "axe.slice"(%ga) {offsets = array<i64: 0, 0>, sizes = array<i64: 128, 64>} : (!gA) -> !tile
-      %s = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !smem
+      %ga = axe.view %a(%m, %k : i32, i32) multiples [16, 4] : !llvm.ptr<1> -> !gA
+      %t = axe.slice %ga[0, 0] [128, 64] : !gA to !tile
+      %s = axe.alloc cta : !smem
       // expected-error @+1 {{tma: dynamic-extent rule: the global stride of dimension 0 is d1 * 2 bytes, which the stated multiples make a multiple of 8 only; TMA needs a multiple of 16 (state larger multiples on the view) (d0 = arg1, d1 = arg2)}}
-      "axe.copy_async"(%s, %t) {scope = #axe.exec<"cta">} : (!smem, !tile) -> ()
+      axe.copy_async cta %s to %t : !smem to !tile
       gpu.return
     }
   }
@@ -22,17 +22,17 @@ module attributes {gpu.container_module} {
 // -----
 
 // No multiples stated: nothing is known of K.
-!gA = !axe.tensor<array<i64: -9223372036854775808, -9223372036854775808>, f16, #axe.row_major, #axe.mem<"global">>
-!tile = !axe.tensor<array<i64: 128, 64>, f16, #axe.deferred, #axe.mem<"global">>
-!smem = !axe.tensor<array<i64: 128, 64>, f16, #axe.layout<"Swizzle(3,3,3) o S[(128,64):(64,1)]">, #axe.mem<"shared">>
+!gA = !axe.tensor<?x?xf16, global, row_major>
+!tile = !axe.tensor<128x64xf16, global>
+!smem = !axe.tensor<128x64xf16, shared, Swizzle(3,3,3) o S[(128,64):(64,1)]>
 module attributes {gpu.container_module} {
   gpu.module @kernels {
     gpu.func @no_multiples(%a: !llvm.ptr<1>, %m: i32, %k: i32) kernel {
-      %ga = "axe.view"(%a, %m, %k) : (!llvm.ptr<1>, i32, i32) -> !gA
-      %t = "axe.slice"(%ga) {offsets = array<i64: 0, 0>, sizes = array<i64: 128, 64>} : (!gA) -> !tile
-      %s = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !smem
+      %ga = axe.view %a(%m, %k : i32, i32) : !llvm.ptr<1> -> !gA
+      %t = axe.slice %ga[0, 0] [128, 64] : !gA to !tile
+      %s = axe.alloc cta : !smem
       // expected-error @+1 {{multiple of 2 only}}
-      "axe.copy_async"(%s, %t) {scope = #axe.exec<"cta">} : (!smem, !tile) -> ()
+      axe.copy_async cta %s to %t : !smem to !tile
       gpu.return
     }
   }
@@ -41,19 +41,19 @@ module attributes {gpu.container_module} {
 // -----
 
 // The extent is computed in the kernel: the host could not encode the map from the arguments.
-!gA = !axe.tensor<array<i64: -9223372036854775808, 64>, f16, #axe.row_major, #axe.mem<"global">>
-!tile = !axe.tensor<array<i64: 128, 64>, f16, #axe.deferred, #axe.mem<"global">>
-!smem = !axe.tensor<array<i64: 128, 64>, f16, #axe.layout<"Swizzle(3,3,3) o S[(128,64):(64,1)]">, #axe.mem<"shared">>
+!gA = !axe.tensor<?x64xf16, global, row_major>
+!tile = !axe.tensor<128x64xf16, global>
+!smem = !axe.tensor<128x64xf16, shared, Swizzle(3,3,3) o S[(128,64):(64,1)]>
 module attributes {gpu.container_module} {
   gpu.module @kernels {
     gpu.func @computed(%a: !llvm.ptr<1>, %m: i32) kernel {
       %c2 = arith.constant 2 : i32
       %rows = arith.muli %m, %c2 : i32
-      %ga = "axe.view"(%a, %rows) : (!llvm.ptr<1>, i32) -> !gA
-      %t = "axe.slice"(%ga) {offsets = array<i64: 0, 0>, sizes = array<i64: 128, 64>} : (!gA) -> !tile
-      %s = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !smem
+      %ga = axe.view %a(%rows : i32) : !llvm.ptr<1> -> !gA
+      %t = axe.slice %ga[0, 0] [128, 64] : !gA to !tile
+      %s = axe.alloc cta : !smem
       // expected-error @+1 {{tma: dynamic-extent rule: the run-time extent of dimension 0 must be a kernel argument (the host encodes the tensor map from it at launch)}}
-      "axe.copy_async"(%s, %t) {scope = #axe.exec<"cta">} : (!smem, !tile) -> ()
+      axe.copy_async cta %s to %t : !smem to !tile
       gpu.return
     }
   }
@@ -62,17 +62,17 @@ module attributes {gpu.container_module} {
 // -----
 
 // A launch of a kernel with a run-time-sized map: the host side is not lowered (launch from --emit=launch).
-!gA = !axe.tensor<array<i64: -9223372036854775808, 64>, f16, #axe.row_major, #axe.mem<"global">>
-!tile = !axe.tensor<array<i64: 128, 64>, f16, #axe.deferred, #axe.mem<"global">>
-!smem = !axe.tensor<array<i64: 128, 64>, f16, #axe.layout<"Swizzle(3,3,3) o S[(128,64):(64,1)]">, #axe.mem<"shared">>
+!gA = !axe.tensor<?x64xf16, global, row_major>
+!tile = !axe.tensor<128x64xf16, global>
+!smem = !axe.tensor<128x64xf16, shared, Swizzle(3,3,3) o S[(128,64):(64,1)]>
 module attributes {gpu.container_module} {
   gpu.module @kernels {
     gpu.func @launched(%a: !llvm.ptr<1>, %m: i32) kernel {
-      %ga = "axe.view"(%a, %m) : (!llvm.ptr<1>, i32) -> !gA
-      %t = "axe.slice"(%ga) {offsets = array<i64: 0, 0>, sizes = array<i64: 128, 64>} : (!gA) -> !tile
-      %s = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !smem
+      %ga = axe.view %a(%m : i32) : !llvm.ptr<1> -> !gA
+      %t = axe.slice %ga[0, 0] [128, 64] : !gA to !tile
+      %s = axe.alloc cta : !smem
       // expected-error @+1 {{tma: dynamic-extent rule: kernel argument 0 is a run-time-sized tensor; encoding its map at gpu.launch_func is not lowered}}
-      "axe.copy_async"(%s, %t) {scope = #axe.exec<"cta">} : (!smem, !tile) -> ()
+      axe.copy_async cta %s to %t : !smem to !tile
       gpu.return
     }
   }

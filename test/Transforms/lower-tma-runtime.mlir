@@ -14,24 +14,24 @@
 // CHECK: nvgpu.tma.async.load %{{.*}}[%{{.*}}, %{{.*}}], %{{.*}}[%{{.*}}] to %{{.*}}
 // CHECK: nvgpu.tma.async.store %{{.*}} to %{{.*}}[%{{.*}}, %{{.*}}]
 
-!gA = !axe.tensor<array<i64: -9223372036854775808, -9223372036854775808>, f16, #axe.row_major, #axe.mem<"global">>
-!tile = !axe.tensor<array<i64: 128, 64>, f16, #axe.deferred, #axe.mem<"global">>
-!smem = !axe.tensor<array<i64: 128, 64>, f16, #axe.layout<"Swizzle(3,3,3) o S[(128,64):(64,1)]">, #axe.mem<"shared">>
+!gA = !axe.tensor<?x?xf16, global, row_major>
+!tile = !axe.tensor<128x64xf16, global>
+!smem = !axe.tensor<128x64xf16, shared, Swizzle(3,3,3) o S[(128,64):(64,1)]>
 module attributes {gpu.container_module} {
   gpu.module @kernels attributes {axe.target = "sm_90a"} {
     gpu.func @tile(%a: !llvm.ptr<1>, %m: i32, %k: i32) kernel attributes {known_block_size = array<i32: 128, 1, 1>} {
       %c128 = arith.constant 128 : index
       %bx = gpu.block_id x
       %m0 = arith.muli %bx, %c128 : index
-      %ga = "axe.view"(%a, %m, %k) {multiples = array<i64: 16, 16>} : (!llvm.ptr<1>, i32, i32) -> !gA
-      %t = "axe.slice"(%ga, %m0) {offsets = array<i64: -9223372036854775808, 0>, sizes = array<i64: 128, 64>} : (!gA, index) -> !tile
-      %s = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !smem
-      %bar = "axe.mbarrier_alloc"() {scope = #axe.exec<"cta">} : () -> !axe.mbarrier
-      "axe.mbarrier_init"(%bar) {count = 1 : i64, scope = #axe.exec<"cta">} : (!axe.mbarrier) -> ()
-      "axe.copy_async"(%t, %s, %bar) {scope = #axe.exec<"cta">} : (!tile, !smem, !axe.mbarrier) -> ()
+      %ga = axe.view %a(%m, %k : i32, i32) multiples [16, 16] : !llvm.ptr<1> -> !gA
+      %t = axe.slice %ga[%m0, 0] [128, 64] : !gA to !tile
+      %s = axe.alloc cta : !smem
+      %bar = axe.mbarrier_alloc cta : !axe.mbarrier
+      axe.mbarrier_init cta %bar count 1 : !axe.mbarrier
+      axe.copy_async cta %t to %s, %bar : !tile to !smem, !axe.mbarrier
       %p = arith.constant false
-      "axe.mbarrier_wait"(%bar, %p) {scope = #axe.exec<"cta">} : (!axe.mbarrier, i1) -> ()
-      "axe.copy_async"(%s, %t) {scope = #axe.exec<"cta">} : (!smem, !tile) -> ()
+      axe.mbarrier_wait cta %bar, %p : !axe.mbarrier
+      axe.copy_async cta %s to %t : !smem to !tile
       gpu.return
     }
   }

@@ -9,12 +9,12 @@
 // region start becomes the coordinates [64, 128]; 128*64*2 = 16384 bytes; the 128B atom needs 1024-byte alignment.
 
 !g = memref<256x256xf16>
-!gt = !axe.tensor<array<i64: 256, 256>, f16, #axe.layout<"S[(256,256):(256,1)]">, #axe.mem<"global">>
-!gr = !axe.tensor<array<i64: 128, 64>, f16, #axe.deferred, #axe.mem<"global">>
-!s = !axe.tensor<array<i64: 128, 64>, f16, #axe.layout<"Swizzle(3,3,3) o S[(128,64):(64,1)]">, #axe.mem<"shared">>
+!gt = !axe.tensor<256x256xf16, global, S[(256,256):(256,1)]>
+!gr = !axe.tensor<128x64xf16, global>
+!s = !axe.tensor<128x64xf16, shared, Swizzle(3,3,3) o S[(128,64):(64,1)]>
 module attributes {gpu.container_module} {
   // CHECK-LABEL: func.func @host_128b
-  // CHECK: [[D:%.+]] = "axe.tma_descriptor"(%arg0) {box_dims = array<i64: 64, 128>, data_type = 6 : i32, element_strides = array<i64: 1, 1>, global_dims = array<i64: 256, 256>, global_offset_bytes = 0 : i64, global_strides_bytes = array<i64: 512>, interleave = 0 : i32, l2_promotion = 2 : i32, oob_fill = 0 : i32, rank = 2 : i32, swizzle = 3 : i32} : (memref<256x256xf16>) -> !llvm.ptr
+  // CHECK: [[D:%.+]] = axe.tma_descriptor %arg0 {box_dims = array<i64: 64, 128>, data_type = 6 : i32, element_strides = array<i64: 1, 1>, global_dims = array<i64: 256, 256>, global_offset_bytes = 0 : i64, global_strides_bytes = array<i64: 512>, interleave = 0 : i32, l2_promotion = 2 : i32, oob_fill = 0 : i32, rank = 2 : i32, swizzle = 3 : i32} : memref<256x256xf16> -> !llvm.ptr
   // CHECK-NEXT: gpu.launch_func @k::@swizzle_128b {{.*}} args([[D]] : !llvm.ptr)
   func.func @host_128b(%g: !g) {
     %c1 = arith.constant 1 : index
@@ -53,14 +53,14 @@ module attributes {gpu.container_module} {
   // CHECK: gpu.return
   gpu.module @k {
     gpu.func @swizzle_128b(%g: !g) kernel {
-      %t = "axe.view"(%g) : (!g) -> !gt
-      %r = "axe.slice"(%t) {offsets = array<i64: 128, 64>, sizes = array<i64: 128, 64>} : (!gt) -> !gr
-      %s = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !s
-      %bar = "axe.mbarrier_alloc"() {scope = #axe.exec<"cta">} : () -> !axe.mbarrier
-      "axe.mbarrier_init"(%bar) {count = 1 : i64, scope = #axe.exec<"cta">} : (!axe.mbarrier) -> ()
-      "axe.copy_async"(%r, %s, %bar) {scope = #axe.exec<"cta">} : (!gr, !s, !axe.mbarrier) -> ()
+      %t = axe.view %g : !g -> !gt
+      %r = axe.slice %t[128, 64] [128, 64] : !gt to !gr
+      %s = axe.alloc cta : !s
+      %bar = axe.mbarrier_alloc cta : !axe.mbarrier
+      axe.mbarrier_init cta %bar count 1 : !axe.mbarrier
+      axe.copy_async cta %r to %s, %bar : !gr to !s, !axe.mbarrier
       %phase = arith.constant false
-      "axe.mbarrier_wait"(%bar, %phase) {scope = #axe.exec<"cta">} : (!axe.mbarrier, i1) -> ()
+      axe.mbarrier_wait cta %bar, %phase : !axe.mbarrier
       gpu.return
     }
   }
@@ -73,9 +73,9 @@ module attributes {gpu.container_module} {
 // [16, 32], 32*16*4 = 2048 bytes, 512-byte alignment. With known_block_size (128, 1, 1) only tid.x is tested.
 
 !g = memref<64x128xf32>
-!gt = !axe.tensor<array<i64: 64, 128>, f32, #axe.layout<"S[(64,128):(128,1)]">, #axe.mem<"global">>
-!gr = !axe.tensor<array<i64: 32, 16>, f32, #axe.deferred, #axe.mem<"global">>
-!s = !axe.tensor<array<i64: 32, 16>, f32, #axe.layout<"Swizzle(2,2,3) o S[(32,16):(16,1)]">, #axe.mem<"shared">>
+!gt = !axe.tensor<64x128xf32, global, S[(64,128):(128,1)]>
+!gr = !axe.tensor<32x16xf32, global>
+!s = !axe.tensor<32x16xf32, shared, Swizzle(2,2,3) o S[(32,16):(16,1)]>
 module attributes {gpu.container_module} {
   // CHECK-LABEL: func.func @host_64b
   // CHECK: "axe.tma_descriptor"(%arg0) {box_dims = array<i64: 16, 32>, data_type = 7 : i32, element_strides = array<i64: 1, 1>, global_dims = array<i64: 128, 64>, global_offset_bytes = 0 : i64, global_strides_bytes = array<i64: 512>, interleave = 0 : i32, l2_promotion = 2 : i32, oob_fill = 0 : i32, rank = 2 : i32, swizzle = 2 : i32}
@@ -106,14 +106,14 @@ module attributes {gpu.container_module} {
   // CHECK-NEXT: nvgpu.tma.async.load %{{.+}}{{\[}}[[X]], [[Y]]{{\]}}
   gpu.module @k {
     gpu.func @swizzle_64b(%g: !g) kernel attributes {known_block_size = array<i32: 128, 1, 1>} {
-      %t = "axe.view"(%g) : (!g) -> !gt
-      %r = "axe.slice"(%t) {offsets = array<i64: 32, 16>, sizes = array<i64: 32, 16>} : (!gt) -> !gr
-      %s = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !s
-      %bar = "axe.mbarrier_alloc"() {scope = #axe.exec<"cta">} : () -> !axe.mbarrier
-      "axe.mbarrier_init"(%bar) {count = 1 : i64, scope = #axe.exec<"cta">} : (!axe.mbarrier) -> ()
-      "axe.copy_async"(%r, %s, %bar) {scope = #axe.exec<"cta">} : (!gr, !s, !axe.mbarrier) -> ()
+      %t = axe.view %g : !g -> !gt
+      %r = axe.slice %t[32, 16] [32, 16] : !gt to !gr
+      %s = axe.alloc cta : !s
+      %bar = axe.mbarrier_alloc cta : !axe.mbarrier
+      axe.mbarrier_init cta %bar count 1 : !axe.mbarrier
+      axe.copy_async cta %r to %s, %bar : !gr to !s, !axe.mbarrier
       %phase = arith.constant false
-      "axe.mbarrier_wait"(%bar, %phase) {scope = #axe.exec<"cta">} : (!axe.mbarrier, i1) -> ()
+      axe.mbarrier_wait cta %bar, %phase : !axe.mbarrier
       gpu.return
     }
   }
@@ -127,9 +127,9 @@ module attributes {gpu.container_module} {
 // has been read.
 
 !g = memref<64x64xf16>
-!gt = !axe.tensor<array<i64: 64, 64>, f16, #axe.layout<"S[(64,64):(64,1)]">, #axe.mem<"global">>
-!gr = !axe.tensor<array<i64: 64, 16>, f16, #axe.deferred, #axe.mem<"global">>
-!s = !axe.tensor<array<i64: 64, 16>, f16, #axe.layout<"Swizzle(3,1,3) o S[(64,16):(16,1)]">, #axe.mem<"shared">>
+!gt = !axe.tensor<64x64xf16, global, S[(64,64):(64,1)]>
+!gr = !axe.tensor<64x16xf16, global>
+!s = !axe.tensor<64x16xf16, shared, Swizzle(3,1,3) o S[(64,16):(16,1)]>
 module attributes {gpu.container_module} {
   // CHECK-LABEL: func.func @host_32b
   // CHECK: "axe.tma_descriptor"(%arg0) {box_dims = array<i64: 16, 64>, data_type = 6 : i32, element_strides = array<i64: 1, 1>, global_dims = array<i64: 64, 64>, global_offset_bytes = 0 : i64, global_strides_bytes = array<i64: 128>, interleave = 0 : i32, l2_promotion = 2 : i32, oob_fill = 0 : i32, rank = 2 : i32, swizzle = 1 : i32}
@@ -156,10 +156,10 @@ module attributes {gpu.container_module} {
   // CHECK-NEXT: }
   gpu.module @k {
     gpu.func @swizzle_32b_store(%g: !g) kernel {
-      %t = "axe.view"(%g) : (!g) -> !gt
-      %r = "axe.slice"(%t) {offsets = array<i64: 0, 48>, sizes = array<i64: 64, 16>} : (!gt) -> !gr
-      %s = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !s
-      "axe.copy_async"(%s, %r) {scope = #axe.exec<"cta">} : (!s, !gr) -> ()
+      %t = axe.view %g : !g -> !gt
+      %r = axe.slice %t[0, 48] [64, 16] : !gt to !gr
+      %s = axe.alloc cta : !s
+      axe.copy_async cta %s to %r : !s to !gr
       gpu.return
     }
   }
@@ -172,9 +172,9 @@ module attributes {gpu.container_module} {
 // 2048 bytes, 128-byte alignment (the unswizzled TMA minimum).
 
 !g = memref<128x256xi8>
-!gt = !axe.tensor<array<i64: 128, 256>, i8, #axe.layout<"S[(128,256):(256,1)]">, #axe.mem<"global">>
-!gr = !axe.tensor<array<i64: 32, 64>, i8, #axe.deferred, #axe.mem<"global">>
-!s = !axe.tensor<array<i64: 32, 64>, i8, #axe.layout<"S[(32,64):(64,1)]">, #axe.mem<"shared">>
+!gt = !axe.tensor<128x256xi8, global, S[(128,256):(256,1)]>
+!gr = !axe.tensor<32x64xi8, global>
+!s = !axe.tensor<32x64xi8, shared, S[(32,64):(64,1)]>
 module attributes {gpu.container_module} {
   // CHECK-LABEL: func.func @host_none
   // CHECK: "axe.tma_descriptor"(%arg0) {box_dims = array<i64: 64, 32>, data_type = 0 : i32, element_strides = array<i64: 1, 1>, global_dims = array<i64: 256, 128>, global_offset_bytes = 0 : i64, global_strides_bytes = array<i64: 256>, interleave = 0 : i32, l2_promotion = 2 : i32, oob_fill = 0 : i32, rank = 2 : i32, swizzle = 0 : i32}
@@ -192,14 +192,14 @@ module attributes {gpu.container_module} {
   // CHECK-NEXT: nvgpu.tma.async.load %{{.+}}{{\[}}[[X]], [[Y]]{{\]}}
   gpu.module @k {
     gpu.func @no_swizzle(%g: !g) kernel {
-      %t = "axe.view"(%g) : (!g) -> !gt
-      %r = "axe.slice"(%t) {offsets = array<i64: 32, 64>, sizes = array<i64: 32, 64>} : (!gt) -> !gr
-      %s = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !s
-      %bar = "axe.mbarrier_alloc"() {scope = #axe.exec<"cta">} : () -> !axe.mbarrier
-      "axe.mbarrier_init"(%bar) {count = 1 : i64, scope = #axe.exec<"cta">} : (!axe.mbarrier) -> ()
-      "axe.copy_async"(%r, %s, %bar) {scope = #axe.exec<"cta">} : (!gr, !s, !axe.mbarrier) -> ()
+      %t = axe.view %g : !g -> !gt
+      %r = axe.slice %t[32, 64] [32, 64] : !gt to !gr
+      %s = axe.alloc cta : !s
+      %bar = axe.mbarrier_alloc cta : !axe.mbarrier
+      axe.mbarrier_init cta %bar count 1 : !axe.mbarrier
+      axe.copy_async cta %r to %s, %bar : !gr to !s, !axe.mbarrier
       %phase = arith.constant false
-      "axe.mbarrier_wait"(%bar, %phase) {scope = #axe.exec<"cta">} : (!axe.mbarrier, i1) -> ()
+      axe.mbarrier_wait cta %bar, %phase : !axe.mbarrier
       gpu.return
     }
   }
@@ -212,9 +212,9 @@ module attributes {gpu.container_module} {
 // into shared memory; expect_tx counts both: 16384 bytes.
 
 !g = memref<128x128xf16>
-!gt = !axe.tensor<array<i64: 128, 128>, f16, #axe.layout<"S[(128,128):(128,1)]">, #axe.mem<"global">>
-!gr = !axe.tensor<array<i64: 64, 128>, f16, #axe.deferred, #axe.mem<"global">>
-!s = !axe.tensor<array<i64: 64, 128>, f16, #axe.layout<"Swizzle(3,3,3) o S[(64,2,64):(64,4096,1)]">, #axe.mem<"shared">>
+!gt = !axe.tensor<128x128xf16, global, S[(128,128):(128,1)]>
+!gr = !axe.tensor<64x128xf16, global>
+!s = !axe.tensor<64x128xf16, shared, Swizzle(3,3,3) o S[(64,2,64):(64,4096,1)]>
 module attributes {gpu.container_module} {
   // CHECK-LABEL: func.func @host_panels
   // CHECK: "axe.tma_descriptor"(%arg0) {box_dims = array<i64: 64, 64>, data_type = 6 : i32, element_strides = array<i64: 1, 1>, global_dims = array<i64: 128, 128>, global_offset_bytes = 0 : i64, global_strides_bytes = array<i64: 256>, interleave = 0 : i32, l2_promotion = 2 : i32, oob_fill = 0 : i32, rank = 2 : i32, swizzle = 3 : i32}
@@ -240,14 +240,14 @@ module attributes {gpu.container_module} {
   // CHECK-NEXT: }
   gpu.module @k {
     gpu.func @two_panels(%g: !g) kernel {
-      %t = "axe.view"(%g) : (!g) -> !gt
-      %r = "axe.slice"(%t) {offsets = array<i64: 64, 0>, sizes = array<i64: 64, 128>} : (!gt) -> !gr
-      %s = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !s
-      %bar = "axe.mbarrier_alloc"() {scope = #axe.exec<"cta">} : () -> !axe.mbarrier
-      "axe.mbarrier_init"(%bar) {count = 1 : i64, scope = #axe.exec<"cta">} : (!axe.mbarrier) -> ()
-      "axe.copy_async"(%r, %s, %bar) {scope = #axe.exec<"cta">} : (!gr, !s, !axe.mbarrier) -> ()
+      %t = axe.view %g : !g -> !gt
+      %r = axe.slice %t[64, 0] [64, 128] : !gt to !gr
+      %s = axe.alloc cta : !s
+      %bar = axe.mbarrier_alloc cta : !axe.mbarrier
+      axe.mbarrier_init cta %bar count 1 : !axe.mbarrier
+      axe.copy_async cta %r to %s, %bar : !gr to !s, !axe.mbarrier
       %phase = arith.constant false
-      "axe.mbarrier_wait"(%bar, %phase) {scope = #axe.exec<"cta">} : (!axe.mbarrier, i1) -> ()
+      axe.mbarrier_wait cta %bar, %phase : !axe.mbarrier
       gpu.return
     }
   }
@@ -260,8 +260,8 @@ module attributes {gpu.container_module} {
 // dimension around the rows), so box [8, 8] and one issue per block: coordinates [8b, 0] at byte 128b.
 
 !g = memref<8x64xf16>
-!gt = !axe.tensor<array<i64: 8, 64>, f16, #axe.layout<"S[(8,64):(64,1)]">, #axe.mem<"global">>
-!s = !axe.tensor<array<i64: 8, 64>, f16, #axe.layout<"S[(8,8,8):(8,64,1)]">, #axe.mem<"shared">>
+!gt = !axe.tensor<8x64xf16, global, S[(8,64):(64,1)]>
+!s = !axe.tensor<8x64xf16, shared, S[(8,8,8):(8,64,1)]>
 module attributes {gpu.container_module} {
   // CHECK-LABEL: func.func @host_loop
   // CHECK: "axe.tma_descriptor"(%arg0) {box_dims = array<i64: 8, 8>, data_type = 6 : i32, element_strides = array<i64: 1, 1>, global_dims = array<i64: 64, 8>, global_offset_bytes = 0 : i64, global_strides_bytes = array<i64: 128>, interleave = 0 : i32, l2_promotion = 2 : i32, oob_fill = 0 : i32, rank = 2 : i32, swizzle = 0 : i32}
@@ -281,13 +281,13 @@ module attributes {gpu.container_module} {
   // CHECK-NOT: nvgpu.tma.async.load
   gpu.module @k {
     gpu.func @eight_issues(%g: !g) kernel {
-      %t = "axe.view"(%g) : (!g) -> !gt
-      %s = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !s
-      %bar = "axe.mbarrier_alloc"() {scope = #axe.exec<"cta">} : () -> !axe.mbarrier
-      "axe.mbarrier_init"(%bar) {count = 1 : i64, scope = #axe.exec<"cta">} : (!axe.mbarrier) -> ()
-      "axe.copy_async"(%t, %s, %bar) {scope = #axe.exec<"cta">} : (!gt, !s, !axe.mbarrier) -> ()
+      %t = axe.view %g : !g -> !gt
+      %s = axe.alloc cta : !s
+      %bar = axe.mbarrier_alloc cta : !axe.mbarrier
+      axe.mbarrier_init cta %bar count 1 : !axe.mbarrier
+      axe.copy_async cta %t to %s, %bar : !gt to !s, !axe.mbarrier
       %phase = arith.constant false
-      "axe.mbarrier_wait"(%bar, %phase) {scope = #axe.exec<"cta">} : (!axe.mbarrier, i1) -> ()
+      axe.mbarrier_wait cta %bar, %phase : !axe.mbarrier
       gpu.return
     }
   }
@@ -299,9 +299,9 @@ module attributes {gpu.container_module} {
 // 64*64 = 4096), global dims [64, 64, 4], strides 64*2 = 128 and 4096*2 = 8192 bytes, coordinates [0, 0, 2].
 
 !g = memref<4x64x64xf16>
-!gt = !axe.tensor<array<i64: 4, 64, 64>, f16, #axe.layout<"S[(4,64,64):(4096,64,1)]">, #axe.mem<"global">>
-!gr = !axe.tensor<array<i64: 2, 64, 64>, f16, #axe.deferred, #axe.mem<"global">>
-!s = !axe.tensor<array<i64: 2, 64, 64>, f16, #axe.layout<"Swizzle(3,3,3) o S[(2,64,64):(4096,64,1)]">, #axe.mem<"shared">>
+!gt = !axe.tensor<4x64x64xf16, global, S[(4,64,64):(4096,64,1)]>
+!gr = !axe.tensor<2x64x64xf16, global>
+!s = !axe.tensor<2x64x64xf16, shared, Swizzle(3,3,3) o S[(2,64,64):(4096,64,1)]>
 module attributes {gpu.container_module} {
   // CHECK-LABEL: func.func @host_rank3
   // CHECK: "axe.tma_descriptor"(%arg0) {box_dims = array<i64: 64, 64, 2>, data_type = 6 : i32, element_strides = array<i64: 1, 1, 1>, global_dims = array<i64: 64, 64, 4>, global_offset_bytes = 0 : i64, global_strides_bytes = array<i64: 128, 8192>, interleave = 0 : i32, l2_promotion = 2 : i32, oob_fill = 0 : i32, rank = 3 : i32, swizzle = 3 : i32}
@@ -319,14 +319,14 @@ module attributes {gpu.container_module} {
   // CHECK-NEXT: nvgpu.tma.async.load %{{.+}}{{\[}}[[X]], [[Y]], [[Z]]{{\]}}
   gpu.module @k {
     gpu.func @rank3(%g: !g) kernel {
-      %t = "axe.view"(%g) : (!g) -> !gt
-      %r = "axe.slice"(%t) {offsets = array<i64: 2, 0, 0>, sizes = array<i64: 2, 64, 64>} : (!gt) -> !gr
-      %s = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !s
-      %bar = "axe.mbarrier_alloc"() {scope = #axe.exec<"cta">} : () -> !axe.mbarrier
-      "axe.mbarrier_init"(%bar) {count = 1 : i64, scope = #axe.exec<"cta">} : (!axe.mbarrier) -> ()
-      "axe.copy_async"(%r, %s, %bar) {scope = #axe.exec<"cta">} : (!gr, !s, !axe.mbarrier) -> ()
+      %t = axe.view %g : !g -> !gt
+      %r = axe.slice %t[2, 0, 0] [2, 64, 64] : !gt to !gr
+      %s = axe.alloc cta : !s
+      %bar = axe.mbarrier_alloc cta : !axe.mbarrier
+      axe.mbarrier_init cta %bar count 1 : !axe.mbarrier
+      axe.copy_async cta %r to %s, %bar : !gr to !s, !axe.mbarrier
       %phase = arith.constant false
-      "axe.mbarrier_wait"(%bar, %phase) {scope = #axe.exec<"cta">} : (!axe.mbarrier, i1) -> ()
+      axe.mbarrier_wait cta %bar, %phase : !axe.mbarrier
       gpu.return
     }
   }
@@ -340,9 +340,9 @@ module attributes {gpu.container_module} {
 // coordinates [0, 0, 1, 1]; 64*16*2*2 = 4096 bytes.
 
 !g = memref<12288xf16>
-!gt = !axe.tensor<array<i64: 2, 3, 16, 64>, f16, #axe.layout<"S[(2,3,16,64):(6144,2048,128,1)]">, #axe.mem<"global">>
-!gr = !axe.tensor<array<i64: 1, 2, 16, 64>, f16, #axe.deferred, #axe.mem<"global">>
-!s = !axe.tensor<array<i64: 1, 2, 16, 64>, f16, #axe.layout<"Swizzle(3,3,3) o S[(1,2,16,64):(2048,1024,64,1)]">, #axe.mem<"shared">>
+!gt = !axe.tensor<2x3x16x64xf16, global, S[(2,3,16,64):(6144,2048,128,1)]>
+!gr = !axe.tensor<1x2x16x64xf16, global>
+!s = !axe.tensor<1x2x16x64xf16, shared, Swizzle(3,3,3) o S[(1,2,16,64):(2048,1024,64,1)]>
 module attributes {gpu.container_module} {
   // CHECK-LABEL: func.func @host_rank4
   // CHECK: "axe.tma_descriptor"(%arg0) {box_dims = array<i64: 64, 16, 2, 1>, data_type = 6 : i32, element_strides = array<i64: 1, 1, 1, 1>, global_dims = array<i64: 64, 16, 3, 2>, global_offset_bytes = 0 : i64, global_strides_bytes = array<i64: 256, 4096, 12288>, interleave = 0 : i32, l2_promotion = 2 : i32, oob_fill = 0 : i32, rank = 4 : i32, swizzle = 3 : i32}
@@ -361,14 +361,14 @@ module attributes {gpu.container_module} {
   // CHECK-NEXT: nvgpu.tma.async.load %{{.+}}{{\[}}[[C0]], [[C1]], [[C2]], [[C3]]{{\]}}
   gpu.module @k {
     gpu.func @rank4(%g: !g) kernel {
-      %t = "axe.view"(%g) : (!g) -> !gt
-      %r = "axe.slice"(%t) {offsets = array<i64: 1, 1, 0, 0>, sizes = array<i64: 1, 2, 16, 64>} : (!gt) -> !gr
-      %s = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !s
-      %bar = "axe.mbarrier_alloc"() {scope = #axe.exec<"cta">} : () -> !axe.mbarrier
-      "axe.mbarrier_init"(%bar) {count = 1 : i64, scope = #axe.exec<"cta">} : (!axe.mbarrier) -> ()
-      "axe.copy_async"(%r, %s, %bar) {scope = #axe.exec<"cta">} : (!gr, !s, !axe.mbarrier) -> ()
+      %t = axe.view %g : !g -> !gt
+      %r = axe.slice %t[1, 1, 0, 0] [1, 2, 16, 64] : !gt to !gr
+      %s = axe.alloc cta : !s
+      %bar = axe.mbarrier_alloc cta : !axe.mbarrier
+      axe.mbarrier_init cta %bar count 1 : !axe.mbarrier
+      axe.copy_async cta %r to %s, %bar : !gr to !s, !axe.mbarrier
       %phase = arith.constant false
-      "axe.mbarrier_wait"(%bar, %phase) {scope = #axe.exec<"cta">} : (!axe.mbarrier, i1) -> ()
+      axe.mbarrier_wait cta %bar, %phase : !axe.mbarrier
       gpu.return
     }
   }
@@ -382,9 +382,9 @@ module attributes {gpu.container_module} {
 // box [64, 8, 2, 1, 1], coordinates [0, 0, 0, 1, 1], 64*8*2*2 = 2048 bytes.
 
 !g = memref<4096xf16>
-!gt = !axe.tensor<array<i64: 2, 2, 2, 8, 64>, f16, #axe.layout<"S[(2,2,2,8,64):(2048,1024,512,64,1)]">, #axe.mem<"global">>
-!gr = !axe.tensor<array<i64: 1, 2, 1, 8, 64>, f16, #axe.deferred, #axe.mem<"global">>
-!s = !axe.tensor<array<i64: 1, 2, 1, 8, 64>, f16, #axe.layout<"Swizzle(3,3,3) o S[(2,8,64):(512,64,1)]">, #axe.mem<"shared">>
+!gt = !axe.tensor<2x2x2x8x64xf16, global, S[(2,2,2,8,64):(2048,1024,512,64,1)]>
+!gr = !axe.tensor<1x2x1x8x64xf16, global>
+!s = !axe.tensor<1x2x1x8x64xf16, shared, Swizzle(3,3,3) o S[(2,8,64):(512,64,1)]>
 module attributes {gpu.container_module} {
   // CHECK-LABEL: func.func @host_rank5
   // CHECK: "axe.tma_descriptor"(%arg0) {box_dims = array<i64: 64, 8, 2, 1, 1>, data_type = 6 : i32, element_strides = array<i64: 1, 1, 1, 1, 1>, global_dims = array<i64: 64, 8, 2, 2, 2>, global_offset_bytes = 0 : i64, global_strides_bytes = array<i64: 128, 2048, 1024, 4096>, interleave = 0 : i32, l2_promotion = 2 : i32, oob_fill = 0 : i32, rank = 5 : i32, swizzle = 3 : i32}
@@ -404,14 +404,14 @@ module attributes {gpu.container_module} {
   // CHECK-NEXT: nvgpu.tma.async.load %{{.+}}{{\[}}[[C0]], [[C1]], [[C2]], [[C3]], [[C4]]{{\]}}
   gpu.module @k {
     gpu.func @rank5(%g: !g) kernel {
-      %t = "axe.view"(%g) : (!g) -> !gt
-      %r = "axe.slice"(%t) {offsets = array<i64: 1, 0, 1, 0, 0>, sizes = array<i64: 1, 2, 1, 8, 64>} : (!gt) -> !gr
-      %s = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !s
-      %bar = "axe.mbarrier_alloc"() {scope = #axe.exec<"cta">} : () -> !axe.mbarrier
-      "axe.mbarrier_init"(%bar) {count = 1 : i64, scope = #axe.exec<"cta">} : (!axe.mbarrier) -> ()
-      "axe.copy_async"(%r, %s, %bar) {scope = #axe.exec<"cta">} : (!gr, !s, !axe.mbarrier) -> ()
+      %t = axe.view %g : !g -> !gt
+      %r = axe.slice %t[1, 0, 1, 0, 0] [1, 2, 1, 8, 64] : !gt to !gr
+      %s = axe.alloc cta : !s
+      %bar = axe.mbarrier_alloc cta : !axe.mbarrier
+      axe.mbarrier_init cta %bar count 1 : !axe.mbarrier
+      axe.copy_async cta %r to %s, %bar : !gr to !s, !axe.mbarrier
       %phase = arith.constant false
-      "axe.mbarrier_wait"(%bar, %phase) {scope = #axe.exec<"cta">} : (!axe.mbarrier, i1) -> ()
+      axe.mbarrier_wait cta %bar, %phase : !axe.mbarrier
       gpu.return
     }
   }
@@ -424,9 +424,9 @@ module attributes {gpu.container_module} {
 // [256, 0] (512 halves = 256 words), box memref of i32.
 
 !g = memref<16x1024xf16>
-!gt = !axe.tensor<array<i64: 16, 1024>, f16, #axe.layout<"S[(16,1024):(1024,1)]">, #axe.mem<"global">>
-!gr = !axe.tensor<array<i64: 16, 512>, f16, #axe.deferred, #axe.mem<"global">>
-!s = !axe.tensor<array<i64: 16, 512>, f16, #axe.layout<"S[(16,512):(512,1)]">, #axe.mem<"shared">>
+!gt = !axe.tensor<16x1024xf16, global, S[(16,1024):(1024,1)]>
+!gr = !axe.tensor<16x512xf16, global>
+!s = !axe.tensor<16x512xf16, shared, S[(16,512):(512,1)]>
 module attributes {gpu.container_module} {
   // CHECK-LABEL: func.func @host_promoted
   // CHECK: "axe.tma_descriptor"(%arg0) {box_dims = array<i64: 256, 16>, data_type = 2 : i32, element_strides = array<i64: 1, 1>, global_dims = array<i64: 512, 16>, global_offset_bytes = 0 : i64, global_strides_bytes = array<i64: 2048>, interleave = 0 : i32, l2_promotion = 2 : i32, oob_fill = 0 : i32, rank = 2 : i32, swizzle = 0 : i32}
@@ -443,14 +443,14 @@ module attributes {gpu.container_module} {
   // CHECK-NEXT: nvgpu.tma.async.load %{{.+}}{{\[}}[[X]], [[Y]]{{\]}}
   gpu.module @k {
     gpu.func @promoted(%g: !g) kernel {
-      %t = "axe.view"(%g) : (!g) -> !gt
-      %r = "axe.slice"(%t) {offsets = array<i64: 0, 512>, sizes = array<i64: 16, 512>} : (!gt) -> !gr
-      %s = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !s
-      %bar = "axe.mbarrier_alloc"() {scope = #axe.exec<"cta">} : () -> !axe.mbarrier
-      "axe.mbarrier_init"(%bar) {count = 1 : i64, scope = #axe.exec<"cta">} : (!axe.mbarrier) -> ()
-      "axe.copy_async"(%r, %s, %bar) {scope = #axe.exec<"cta">} : (!gr, !s, !axe.mbarrier) -> ()
+      %t = axe.view %g : !g -> !gt
+      %r = axe.slice %t[0, 512] [16, 512] : !gt to !gr
+      %s = axe.alloc cta : !s
+      %bar = axe.mbarrier_alloc cta : !axe.mbarrier
+      axe.mbarrier_init cta %bar count 1 : !axe.mbarrier
+      axe.copy_async cta %r to %s, %bar : !gr to !s, !axe.mbarrier
       %phase = arith.constant false
-      "axe.mbarrier_wait"(%bar, %phase) {scope = #axe.exec<"cta">} : (!axe.mbarrier, i1) -> ()
+      axe.mbarrier_wait cta %bar, %phase : !axe.mbarrier
       gpu.return
     }
   }
@@ -463,8 +463,8 @@ module attributes {gpu.container_module} {
 // phase in a local; the store waits for the whole write (no {read}) and ends with a CTA barrier.
 
 !g = memref<64x64xf16>
-!gt = !axe.tensor<array<i64: 64, 64>, f16, #axe.layout<"S[(64,64):(64,1)]">, #axe.mem<"global">>
-!s = !axe.tensor<array<i64: 64, 64>, f16, #axe.layout<"Swizzle(3,3,3) o S[(64,64):(64,1)]">, #axe.mem<"shared">>
+!gt = !axe.tensor<64x64xf16, global, S[(64,64):(64,1)]>
+!s = !axe.tensor<64x64xf16, shared, Swizzle(3,3,3) o S[(64,64):(64,1)]>
 module attributes {gpu.container_module} {
   // CHECK-LABEL: func.func @host_sync
   // CHECK-COUNT-1: "axe.tma_descriptor"(%arg0) {box_dims = array<i64: 64, 64>, data_type = 6 : i32, element_strides = array<i64: 1, 1>, global_dims = array<i64: 64, 64>, global_offset_bytes = 0 : i64, global_strides_bytes = array<i64: 128>, interleave = 0 : i32, l2_promotion = 2 : i32, oob_fill = 0 : i32, rank = 2 : i32, swizzle = 3 : i32}
@@ -495,10 +495,10 @@ module attributes {gpu.container_module} {
   // CHECK-NEXT: gpu.barrier
   gpu.module @k {
     gpu.func @sync_round_trip(%g: !g) kernel {
-      %t = "axe.view"(%g) : (!g) -> !gt
-      %s = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !s
-      "axe.copy"(%t, %s) {scope = #axe.exec<"cta">} : (!gt, !s) -> ()
-      "axe.copy"(%s, %t) {scope = #axe.exec<"cta">} : (!s, !gt) -> ()
+      %t = axe.view %g : !g -> !gt
+      %s = axe.alloc cta : !s
+      axe.copy cta %t to %s : !gt to !s
+      axe.copy cta %s to %t : !s to !gt
       gpu.return
     }
   }
@@ -524,8 +524,8 @@ module attributes {gpu.container_module} {
 // CHECK: nvgpu.mbarrier.try_wait.parity [[BAR]]
 // CHECK: nvgpu.tma.async.store
 !gmem = memref<128x64xf16>
-!global = !axe.tensor<array<i64: 128, 64>, f16, #axe.layout<"S[(128,64):(64,1)]">, #axe.mem<"global">>
-!tile = !axe.tensor<array<i64: 128, 64>, f16, #axe.layout<"Swizzle(3,3,3) o S[(128,64):(64,1)]">, #axe.mem<"shared">>
+!global = !axe.tensor<128x64xf16, global, S[(128,64):(64,1)]>
+!tile = !axe.tensor<128x64xf16, shared, Swizzle(3,3,3) o S[(128,64):(64,1)]>
 module attributes {gpu.container_module} {
   func.func @example(%src: !gmem, %dst: !gmem) {
     %c1 = arith.constant 1 : index
@@ -534,15 +534,15 @@ module attributes {gpu.container_module} {
   }
   gpu.module @k {
     gpu.func @example_kernel(%src: !gmem, %dst: !gmem) kernel {
-      %in = "axe.view"(%src) : (!gmem) -> !global
-      %out = "axe.view"(%dst) : (!gmem) -> !global
-      %tile = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !tile
-      %bar = "axe.mbarrier_alloc"() {scope = #axe.exec<"cta">} : () -> !axe.mbarrier
-      "axe.mbarrier_init"(%bar) {count = 1 : i64, scope = #axe.exec<"cta">} : (!axe.mbarrier) -> ()
-      "axe.copy_async"(%in, %tile, %bar) {scope = #axe.exec<"cta">} : (!global, !tile, !axe.mbarrier) -> ()
+      %in = axe.view %src : !gmem -> !global
+      %out = axe.view %dst : !gmem -> !global
+      %tile = axe.alloc cta : !tile
+      %bar = axe.mbarrier_alloc cta : !axe.mbarrier
+      axe.mbarrier_init cta %bar count 1 : !axe.mbarrier
+      axe.copy_async cta %in to %tile, %bar : !global to !tile, !axe.mbarrier
       %phase = arith.constant false
-      "axe.mbarrier_wait"(%bar, %phase) {scope = #axe.exec<"cta">} : (!axe.mbarrier, i1) -> ()
-      "axe.copy_async"(%tile, %out) {scope = #axe.exec<"cta">} : (!tile, !global) -> ()
+      axe.mbarrier_wait cta %bar, %phase : !axe.mbarrier
+      axe.copy_async cta %tile to %out : !tile to !global
       gpu.return
     }
   }
@@ -554,9 +554,9 @@ module attributes {gpu.container_module} {
 // the only record of the fields (box [64, 32] for 32 rows of 128 bytes at row 96 of a 128x64 f16 matrix).
 
 !g = memref<128x64xf16>
-!gt = !axe.tensor<array<i64: 128, 64>, f16, #axe.layout<"S[(128,64):(64,1)]">, #axe.mem<"global">>
-!gr = !axe.tensor<array<i64: 32, 64>, f16, #axe.deferred, #axe.mem<"global">>
-!s = !axe.tensor<array<i64: 32, 64>, f16, #axe.layout<"Swizzle(3,3,3) o S[(32,64):(64,1)]">, #axe.mem<"shared">>
+!gt = !axe.tensor<128x64xf16, global, S[(128,64):(64,1)]>
+!gr = !axe.tensor<32x64xf16, global>
+!s = !axe.tensor<32x64xf16, shared, Swizzle(3,3,3) o S[(32,64):(64,1)]>
 // CHECK-LABEL: gpu.func @device_only(%arg0: !llvm.ptr {axe.tma_descriptor = {box_dims = array<i64: 64, 32>, data_type = 6 : i32, element_strides = array<i64: 1, 1>, global_dims = array<i64: 64, 128>, global_offset_bytes = 0 : i64, global_strides_bytes = array<i64: 128>, interleave = 0 : i32, l2_promotion = 2 : i32, oob_fill = 0 : i32, rank = 2 : i32, swizzle = 3 : i32}}, %arg1: index) kernel
 // CHECK: memref.view
 // CHECK-NEXT: [[X:%.+]] = arith.constant 0 : index
@@ -564,14 +564,14 @@ module attributes {gpu.container_module} {
 // CHECK-NEXT: nvgpu.tma.async.load %{{.+}}{{\[}}[[X]], [[Y]]{{\]}}
 gpu.module @k {
   gpu.func @device_only(%g: !g, %unused: index) kernel {
-    %t = "axe.view"(%g) : (!g) -> !gt
-    %r = "axe.slice"(%t) {offsets = array<i64: 96, 0>, sizes = array<i64: 32, 64>} : (!gt) -> !gr
-    %s = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !s
-    %bar = "axe.mbarrier_alloc"() {scope = #axe.exec<"cta">} : () -> !axe.mbarrier
-    "axe.mbarrier_init"(%bar) {count = 1 : i64, scope = #axe.exec<"cta">} : (!axe.mbarrier) -> ()
-    "axe.copy_async"(%r, %s, %bar) {scope = #axe.exec<"cta">} : (!gr, !s, !axe.mbarrier) -> ()
+    %t = axe.view %g : !g -> !gt
+    %r = axe.slice %t[96, 0] [32, 64] : !gt to !gr
+    %s = axe.alloc cta : !s
+    %bar = axe.mbarrier_alloc cta : !axe.mbarrier
+    axe.mbarrier_init cta %bar count 1 : !axe.mbarrier
+    axe.copy_async cta %r to %s, %bar : !gr to !s, !axe.mbarrier
     %phase = arith.constant false
-    "axe.mbarrier_wait"(%bar, %phase) {scope = #axe.exec<"cta">} : (!axe.mbarrier, i1) -> ()
+    axe.mbarrier_wait cta %bar, %phase : !axe.mbarrier
     gpu.return
   }
 }
@@ -584,6 +584,6 @@ gpu.module @k {
 // CHECK-NEXT: "axe.annotate"
 // CHECK-NOT: nvgpu
 func.func @no_copies(%a: f32) {
-  "axe.annotate"(%a) {layout = #axe.layout<"S[8:1]">} : (f32) -> ()
+  axe.annotate %a layout(S[8:1]) : f32
   return
 }

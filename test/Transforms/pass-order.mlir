@@ -21,6 +21,6 @@
 // KEPT-NEXT: axe.annotate
 func.func @folds_after_strip(%a: f32) {
   %b = arith.addf %a, %a : f32
-  "axe.annotate"(%b) {layout = #axe.layout<"S[(128,64):(64,1)]">} : (f32) -> ()
+  axe.annotate %b layout(S[(128,64):(64,1)]) : f32
   return
 }

@@ -133,19 +133,19 @@ impl OpChecker<'_, '_, '_> {
                 self.fail(
                     Rule::RuntimeExtents,
                     format!(
-                        "a tensor with run-time extents [{}] must have layout #axe.row_major, got {}",
+                        "a tensor with run-time extents [{}] must have layout row_major, got {}",
                         t.shape
                             .iter()
                             .map(|&e| if e == crate::ops::DYNAMIC { "?".to_string() } else { e.to_string() })
                             .collect::<Vec<_>>()
                             .join(", "),
-                        t.layout.attribute_text()
+                        t.layout.describe()
                     ),
                 );
             } else if t.mem != MemScope::Global {
                 self.fail(
                     Rule::RuntimeExtents,
-                    format!("run-time extents and #axe.row_major are for global tensors, got {}", t.mem),
+                    format!("run-time extents and row_major are for global tensors, got {}", t.mem),
                 );
             }
         }
@@ -319,8 +319,8 @@ impl OpChecker<'_, '_, '_> {
             self.fail(
                 Rule::RuntimeExtents,
                 format!(
-                    "a slice of a #axe.row_major tensor has run-time strides: its layout must be #axe.deferred, got {}",
-                    result.layout.attribute_text()
+                    "a slice of a row_major tensor has run-time strides: its type must leave the layout out, got {}",
+                    result.layout.describe()
                 ),
             );
         }

@@ -1,7 +1,7 @@
-!ring = !axe.tensor<array<i64: 192, 64>, f16, #axe.layout<"Swizzle(3,3,3) o S[(192,64):(64,1)]">, #axe.mem<"shared">>
-!stage = !axe.tensor<array<i64: 64, 64>, f16, #axe.deferred, #axe.mem<"shared">>
-    %san = "axe.slice"(%ring_a, %row) {offsets = array<i64: -9223372036854775808, 0>, sizes = array<i64: 64, 64>} : (!ring, index) -> !stage
+!ring = !axe.tensor<192x64xf16, shared, Swizzle(3,3,3) o S[(192,64):(64,1)]>
+!stage = !axe.tensor<64x64xf16, shared>
+    %san = axe.slice %ring_a[%row, 0] [64, 64] : !ring to !stage
     scf.index_switch %next
     case 0 {
-    %ring_a = "axe.alloc"() {scope = #axe.exec<"cta">} : () -> !ring
+    %ring_a = axe.alloc cta : !ring
     }
