@@ -4,8 +4,9 @@
 // RUN: axe-opt %s -split-input-file -verify-diagnostics
 
 func.func @same_line_and_relative(%a: f32) {
-  // expected-error@+1 {{expected base attribute 'axe.layout'}}
-  axe.annotate %a layout(3) : f32
+  // The layout notation is written unquoted; a string is no token of it.
+  // expected-error@+1 {{expected a token of the layout notation}}
+  axe.annotate %a layout("S[8:1]") : f32
   return
 }
 
