@@ -7,7 +7,7 @@
 // op may touch it.
 // CHECK: module attributes {axe.axes = {quad = "thread:thread:warp"}}
 // CHECK-LABEL: func.func @declared_thread_axis
-// CHECK: "axe.fill"(%{{.*}}, %{{.*}}) {scope = #axe.exec<warp>}
+// CHECK: axe.fill warp %{{.*}}, %{{.*}} : !axe.tensor<4x2xf32, reg, S[(4,2):(1@quad,1)]>, f32
 module attributes {axe.axes = {quad = "thread:thread:warp"}} {
   func.func @declared_thread_axis(%v: f32) {
     %r = axe.alloc warp : !axe.tensor<4x2xf32, reg, S[(4,2):(1@quad,1)]>

@@ -7,7 +7,7 @@
 // CHECK-LABEL: func.func @sharded_rows
 // Shard(0), Replicate() of a 64x128 tensor on the 2x4 mesh (docs/distributed.md): rows split over gpuid_x,
 // replicated over gpuid_y; the local tile is 32x128.
-// CHECK: "axe.view"
+// CHECK: axe.view %{{.*}} : memref<32x128xf32> -> !axe.tensor<64x128xf32, global, S[(2,4096):(1@gpuid_x,1)] + R[4:1@gpuid_y]>
 module attributes {axe.mesh = {gpuid_x = 2 : i64, gpuid_y = 4 : i64}} {
   func.func @sharded_rows(%local: memref<32x128xf32>) {
     %t = axe.view %local : memref<32x128xf32> -> !axe.tensor<64x128xf32, global, S[(2,4096):(1@gpuid_x,1)] + R[4:1@gpuid_y]>

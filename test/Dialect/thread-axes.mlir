@@ -8,7 +8,7 @@
 !out = !axe.tensor<128x4xf16, reg, S[(4,32,4):(1@warpid,1@laneid,1@reg)]>
 // CHECK-LABEL: func.func @cast_across_spellings
 func.func @cast_across_spellings(%a: !acc, %o: !out) {
-  // CHECK: "axe.cast"
+  // CHECK: axe.cast cta
   axe.cast cta %a to %o : !acc to !out
   return
 }
