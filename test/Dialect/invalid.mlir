@@ -2,8 +2,17 @@
 // RUN: axe-opt %s --split-input-file --verify-diagnostics
 
 // layout-parses
-// expected-error @+1 {{layout "S[(4,8):(8,1)" does not parse}}
-func.func @layout_does_not_parse(%t: !axe.tensor<32xf16, shared, S[(4,8):(8,1)>) {
+// expected-error @+1 {{layout "S[(4,8)(8,1)]" does not parse: column 8: unexpected '(', expected one of ':' or ']'}}
+func.func @layout_does_not_parse(%t: !axe.tensor<32xf16, shared, S[(4,8)(8,1)]>) {
+  return
+}
+
+// -----
+
+// layout-parses: an unclosed bracket is refused already by MLIR's lexer, which reads the type's body as a
+// balanced run of tokens
+// expected-error @+1 {{unbalanced '[' character in pretty dialect name}}
+func.func @layout_unbalanced(%t: !axe.tensor<32xf16, shared, S[(4,8):(8,1)>) {
   return
 }
 
@@ -182,8 +191,10 @@ func.func @slice_rank_and_shape(%t: !t, %k: index) {
   %a = axe.slice %t[0] [128] : !t to !axe.tensor<128xf16, shared>
   // expected-error @+1 {{slice result shape must equal the sizes [64,64], got [128,64]}}
   %b = axe.slice %t[64, 0] [64, 64] : !t to !axe.tensor<128x64xf16, shared>
+  // The custom form writes each dynamic offset in its place; only the generic form can give an offset operand
+  // that no offset uses.
   // expected-error @+1 {{slice has 0 dynamic offsets but 1 offset operands}}
-  %c = axe.slice %t[64, 0] [64, 64] : !t to !axe.tensor<64x64xf16, shared>
+  %c = "axe.slice"(%t, %k) {offsets = array<i64: 64, 0>, sizes = array<i64: 64, 64>} : (!t, index) -> !axe.tensor<64x64xf16, shared>
   return
 }
 
@@ -267,17 +278,26 @@ func.func @zero_counts() {
 
 // -----
 
-// IRDL structure: the memory scope is one of four words (checked by MLIR while parsing)
-// expected-error @+1 {{'"l2"' does not satisfy the constraint}}
+// ODS structure: the memory is one of four words (checked while parsing the type)
+// expected-error @+1 {{unknown memory 'l2': expected global, shared, tmem or reg}}
 func.func @unknown_memory(%t: !axe.tensor<4xf16, l2, S[4:1]>) {
   return
 }
 
 // -----
 
-// IRDL structure: collective ops need a scope
+// ODS structure: collective ops need a scope, one of six words
+func.func @unknown_scope() {
+  // expected-error @+1 {{unknown execution scope 'gpu': expected kernel, cluster, cta, warpgroup, warp or thread}}
+  axe.sync gpu
+  return
+}
+
+// -----
+
+// ODS structure: the generic form cannot leave the scope out either
 func.func @missing_scope() {
-  // expected-error @+1 {{'axe.sync' op attribute "scope" is expected but not provided}}
+  // expected-error @+1 {{'axe.sync' op requires attribute 'scope'}}
   "axe.sync"() : () -> ()
   return
 }
@@ -348,11 +368,23 @@ func.func @scale_integers(%a: !x, %alpha: f32) {
 
 // -----
 
-// IRDL structure: the scale factor is an f32 value
+// ODS structure: the scale factor is an f32 value (the custom form reads it as f32, so an f16 value clashes with
+// its definition)
 !x = !axe.tensor<32x4xf16, reg, S[(32,4):(1@laneid,1)]>
+// expected-note @+1 {{prior use here}}
 func.func @scale_f16_alpha(%a: !x, %alpha: f16) {
-  // expected-error @+1 {{expected 'f32' but got 'f16'}}
+  // expected-error @+1 {{use of value '%alpha' expects different type than prior uses: 'f32' vs 'f16'}}
   axe.scale warp %a by %alpha to %a : !x to !x
+  return
+}
+
+// -----
+
+// ODS structure: the same in the generic form, where the operand's type is written
+!x = !axe.tensor<32x4xf16, reg, S[(32,4):(1@laneid,1)]>
+func.func @scale_f16_alpha_generic(%a: !x, %alpha: f16) {
+  // expected-error @+1 {{'axe.scale' op operand #2 must be 32-bit float, but got 'f16'}}
+  "axe.scale"(%a, %a, %alpha) {scope = #axe.exec<warp>} : (!x, !x, f16) -> ()
   return
 }
 
