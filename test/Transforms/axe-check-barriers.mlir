@@ -6,10 +6,10 @@
 // Initialized in both branches: initialized after the scf.if.
 // CHECK-LABEL: func.func @init_in_both_branches
 // CHECK: scf.if
-// CHECK: "axe.mbarrier_init"
+// CHECK: axe.mbarrier_init cta
 // CHECK: } else {
-// CHECK: "axe.mbarrier_init"
-// CHECK: "axe.mbarrier_arrive"
+// CHECK: axe.mbarrier_init cta
+// CHECK: axe.mbarrier_arrive cta
 func.func @init_in_both_branches(%c: i1) {
   %bar = axe.mbarrier_alloc cta : !axe.mbarrier
   scf.if %c {
@@ -28,8 +28,8 @@ func.func @init_in_both_branches(%c: i1) {
 // Parity 1 of a fresh barrier is the phase before the first, complete by definition: a producer's first wait on
 // an "empty" barrier returns at once, before anything arrives.
 // CHECK-LABEL: func.func @first_wait_on_parity_one
-// CHECK: "axe.mbarrier_wait"
-// CHECK: "axe.mbarrier_arrive"
+// CHECK: axe.mbarrier_wait cta
+// CHECK: axe.mbarrier_arrive cta
 func.func @first_wait_on_parity_one() {
   %bar = axe.mbarrier_alloc cta : !axe.mbarrier
   axe.mbarrier_init cta %bar count 1 : !axe.mbarrier
@@ -44,9 +44,9 @@ func.func @first_wait_on_parity_one() {
 // Warp specialization: the consumer branch waits for parity 0, the producer branch arrives. Another thread may
 // take the other branch, so the arrival can come first.
 // CHECK-LABEL: func.func @specialized
-// CHECK: "axe.mbarrier_arrive"
+// CHECK: axe.mbarrier_arrive cta
 // CHECK: } else {
-// CHECK: "axe.mbarrier_wait"
+// CHECK: axe.mbarrier_wait cta
 func.func @specialized(%producer: i1) {
   %bar = axe.mbarrier_alloc cta : !axe.mbarrier
   axe.mbarrier_init cta %bar count 1 : !axe.mbarrier
@@ -105,9 +105,9 @@ func.func @loop_parity_starts_at_one(%n: index) {
 !gr = !axe.tensor<64x64xf16, global>
 !s = !axe.tensor<64x64xf16, shared, Swizzle(3,3,3) o S[(64,64):(64,1)]>
 // CHECK-LABEL: gpu.func @announced
-// CHECK: "axe.mbarrier_arrive_expect_tx"
-// CHECK-COUNT-2: "axe.copy_async"
-// CHECK-NOT: "axe.copy_async"
+// CHECK: axe.mbarrier_arrive_expect_tx cta
+// CHECK-COUNT-2: axe.copy_async cta
+// CHECK-NOT: axe.copy_async
 // TMA-LABEL: gpu.func @announced
 // TMA: [[BAR:%.+]] = nvgpu.mbarrier.create
 // TMA: nvgpu.mbarrier.init [[BAR]]
