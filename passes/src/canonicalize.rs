@@ -10,13 +10,12 @@
 //!   the inner view's source (erasing the inner view when nothing else uses it).
 //!
 //! What it does not do: it never changes what a layout maps (canonical forms have the same induced map), never
-//! resolves `#axe.deferred` (that is `--axe-slice`), and never touches non-axe ops beyond their types.
+//! resolves a deferred layout (one left out of the type; that is `--axe-slice`), and never touches non-axe ops beyond their types.
 //! Running it twice changes nothing the second time (canonical text is a fixpoint of parse/canonicalize/print).
 //!
 //! ```mlir
-//! %t = "axe.view"(%m) : (memref<8192xf16>) -> !axe.tensor<array<i64: 128, 64>, f16,
-//!        #axe.layout<"S[(128,64):(64,1)]">, #axe.mem<"global">>      // layout becomes "S[8192:1]"
-//! %s = "axe.slice"(%t) {offsets = array<i64: 0, 0>, sizes = array<i64: 128, 64>} : ...   // folded into %t
+//! %t = axe.view %m : memref<8192xf16> -> !axe.tensor<128x64xf16, global, S[(128,64):(64,1)]>  // layout becomes S[8192:1]
+//! %s = axe.slice %t[0, 0] [128, 64] : ...   // folded into %t
 //! ```
 //!
 //! Invariant needed: the module verifies (the verifier guarantees a full-region slice's explicit layout maps like
@@ -196,12 +195,12 @@ mod tests {
     use super::*;
     use axe_dialect::{create_context, parse_module, verify};
 
-    const INPUT: &str = r#"!t = !axe.tensor<array<i64: 128, 64>, f16, #axe.layout<"S[(128,64):(64,1)] + 0">, #axe.mem<"global">>
+    const INPUT: &str = r#"!t = !axe.tensor<128x64xf16, global, S[(128,64):(64,1)] + 0>
 func.func @f(%m: memref<8192xf16>) -> !t {
-  %t = "axe.view"(%m) : (memref<8192xf16>) -> !t
-  %s = "axe.slice"(%t) {offsets = array<i64: 0, 0>, sizes = array<i64: 128, 64>} : (!t) -> !t
-  %v = "axe.view"(%s) : (!t) -> !t
-  "axe.annotate"(%v) {layout = #axe.layout<"S[(2,4):(4,1)]">} : (!t) -> ()
+  %t = axe.view %m : memref<8192xf16> -> !t
+  %s = axe.slice %t[0, 0] [128, 64] : !t to !t
+  %v = axe.view %s : !t -> !t
+  axe.annotate %v layout(S[(2,4):(4,1)]) : !t
   return %v : !t
 }
 "#;
@@ -213,8 +212,8 @@ func.func @f(%m: memref<8192xf16>) -> !t {
         let first = canonicalize(module.as_operation());
         assert_eq!(first.folded, 2, "{}", module.as_operation());
         let printed = module.as_operation().to_string();
-        assert!(printed.contains("#axe.layout<\"S[8192:1]\">"), "{printed}");
-        assert!(printed.contains("#axe.layout<\"S[8:1]\">"), "{printed}");
+        assert!(printed.contains("!axe.tensor<128x64xf16, global, S[8192:1]>"), "{printed}");
+        assert!(printed.contains("layout(S[8:1])"), "{printed}");
         assert!(!printed.contains("axe.slice") && printed.matches("axe.view").count() == 1, "{printed}");
         assert!(verify(&module), "{:?}", context.diagnostics().take());
         assert_eq!(canonicalize(module.as_operation()), CanonicalizeStats::default());

@@ -46,7 +46,7 @@
 //! is not a view of a kernel argument), `dtype` (an element type whose size, or whose reduction, is not known).
 //!
 //! ```mlir
-//! "axe.copy"(%in, %out) {scope = #axe.exec<"cta">} : (!shard, !replicated) -> ()
+//! axe.copy cta %in to %out : !shard to !replicated
 //! // becomes, on rank 1 of an all-gather of 4 ranks (8 floats each)
 //! llvm.call @nvshmemx_putmem_nbi_block(%dst_plus_32, %src, %c32, %c1) : (!llvm.ptr, !llvm.ptr, i64, i32) -> ()
 //! llvm.call @nvshmemx_putmem_nbi_block(%dst_plus_32, %src, %c32, %c2) ...  // then peers 3 and 0

@@ -1,6 +1,6 @@
 //! `axe-slice`: give every `axe.slice` result the sliced layout.
 //!
-//! For each `axe.slice` whose result layout is `#axe.deferred` and whose offsets are all static, the pass computes
+//! For each `axe.slice` whose result layout is deferred (left out of its type) and whose offsets are all static, the pass computes
 //! `axe_layout::slice::slice(source layout, source shape, region)` (paper App. E: `L'(y) == L(y + begin)`),
 //! canonicalizes it and sets it as the result type's layout. The slice op stays: it still names the storage the
 //! result lives in, and a lowering reads its offsets.
@@ -8,16 +8,16 @@
 //! When no layout maps the region (or the algebra's sufficient conditions fail), the pass emits an error at the
 //! slice that names the dimension and why (axe-layout's message) and fails.
 //!
-//! What it does not do: slices with dynamic offsets keep `#axe.deferred` (their layout depends on run-time
+//! What it does not do: slices with dynamic offsets stay deferred (their layout depends on run-time
 //! values; a lowering such as `--lower-tma` reads the source layout and the offset operands directly); slices
 //! with an explicit layout are left alone (the verifier checks that layout element by element).
 //! Ops are visited in IR order, so a slice of a deferred slice sees its source already resolved.
 //!
 //! ```mlir
-//! %s = "axe.slice"(%t) {offsets = array<i64: 0, 32>, sizes = array<i64: 128, 32>}
-//!        : (!axe.tensor<array<i64: 128, 64>, f16, #axe.layout<"S[(128,64):(64,1)]">, #axe.mem<"shared">>)
-//!        -> !axe.tensor<array<i64: 128, 32>, f16, #axe.deferred, #axe.mem<"shared">>
-//! // becomes ... -> !axe.tensor<array<i64: 128, 32>, f16, #axe.layout<"S[(128,32):(64,1)] + 32">, #axe.mem<"shared">>
+//! %s = axe.slice %t[0, 32] [128, 32]
+//!        : !axe.tensor<128x64xf16, shared, S[(128,64):(64,1)]>
+//!        to !axe.tensor<128x32xf16, shared>
+//! // becomes ... -> !axe.tensor<128x32xf16, shared, S[(128,32):(64,1)] + 32>
 //! ```
 
 use crate::glue::{external_pass, PassId};
@@ -38,7 +38,7 @@ use melior::{
 pub const PASS: PassInfo = PassInfo {
     flag: "axe-slice",
     summary: "Give every axe.slice result the sliced layout of its source",
-    description: "Input: a verified module. Each axe.slice with a #axe.deferred result layout and\n\
+    description: "Input: a verified module. Each axe.slice with a deferred result layout (none in its type) and\n\
 static offsets gets the canonical sliced layout (paper App. E) in its result type; a region no layout\n\
 can map is an error naming the dimension and why. Dynamic-offset slices stay deferred.\n\
 Runs after --axe-canonicalize, before --lower-tma.",
@@ -86,7 +86,7 @@ pub fn slice_layouts(root: OperationRef) -> Result<usize, usize> {
 /// The text of the slice's resolved result type; `None` when there is nothing to do.
 fn sliced_type(slice: AxeOp) -> Result<Option<String>, String> {
     let (Some(source), Some(result)) = (slice.tensor("source"), slice.tensor("result")) else { return Ok(None) };
-    // A slice of a #axe.row_major tensor has run-time strides: it stays deferred (docs/dialect.md).
+    // A slice of a row_major tensor has run-time strides: it stays deferred (docs/dialect.md).
     if result.layout != LayoutSpec::Deferred || source.layout == LayoutSpec::RowMajor {
         return Ok(None);
     }
@@ -132,31 +132,27 @@ mod tests {
 
     #[test]
     fn resolves_a_column_block_and_a_slice_of_a_slice() {
-        let (result, printed, _) = run(
-            r#"!t = !axe.tensor<array<i64: 128, 64>, f16, #axe.layout<"S[(128,64):(64,1)]">, #axe.mem<"shared">>
+        let (result, printed, _) = run(r#"!t = !axe.tensor<128x64xf16, shared, S[(128,64):(64,1)]>
 func.func @f(%t: !t) {
-  %a = "axe.slice"(%t) {offsets = array<i64: 0, 32>, sizes = array<i64: 128, 32>} : (!t) -> !axe.tensor<array<i64: 128, 32>, f16, #axe.deferred, #axe.mem<"shared">>
-  %b = "axe.slice"(%a) {offsets = array<i64: 64, 0>, sizes = array<i64: 64, 32>} : (!axe.tensor<array<i64: 128, 32>, f16, #axe.deferred, #axe.mem<"shared">>) -> !axe.tensor<array<i64: 64, 32>, f16, #axe.deferred, #axe.mem<"shared">>
+  %a = axe.slice %t[0, 32] [128, 32] : !t to !axe.tensor<128x32xf16, shared>
+  %b = axe.slice %a[64, 0] [64, 32] : !axe.tensor<128x32xf16, shared> to !axe.tensor<64x32xf16, shared>
   return
 }
-"#,
-        );
+"#);
         assert_eq!(result, Ok(2));
         // a(y0, y1) = 64*y0 + (y1 + 32); b(y0, y1) = a(y0 + 64, y1) = 64*y0 + y1 + 4128.
-        assert!(printed.contains(r#"#axe.layout<"S[(128,32):(64,1)] + 32">"#), "{printed}");
-        assert!(printed.contains(r#"#axe.layout<"S[(64,32):(64,1)] + 4128">"#), "{printed}");
+        assert!(printed.contains("!axe.tensor<128x32xf16, shared, S[(128,32):(64,1)] + 32>"), "{printed}");
+        assert!(printed.contains("!axe.tensor<64x32xf16, shared, S[(64,32):(64,1)] + 4128>"), "{printed}");
     }
 
     #[test]
     fn unrepresentable_region_names_the_dimension() {
         // Positions 2, 3, 4 of S[(4,4):(1,4)] are 8, 12, 1: no single iter maps them.
-        let (result, _, messages) = run(
-            r#"func.func @f(%t: !axe.tensor<array<i64: 16>, f16, #axe.layout<"S[(4,4):(1,4)]">, #axe.mem<"shared">>) {
-  %a = "axe.slice"(%t) {offsets = array<i64: 2>, sizes = array<i64: 3>} : (!axe.tensor<array<i64: 16>, f16, #axe.layout<"S[(4,4):(1,4)]">, #axe.mem<"shared">>) -> !axe.tensor<array<i64: 3>, f16, #axe.deferred, #axe.mem<"shared">>
+        let (result, _, messages) = run(r#"func.func @f(%t: !axe.tensor<16xf16, shared, S[(4,4):(1,4)]>) {
+  %a = axe.slice %t[2] [3] : !axe.tensor<16xf16, shared, S[(4,4):(1,4)]> to !axe.tensor<3xf16, shared>
   return
 }
-"#,
-        );
+"#);
         assert_eq!(result, Err(1));
         assert!(messages[0].contains("dimension 0"), "{messages:?}");
     }

@@ -6,7 +6,7 @@
 //! touch `#axe.layout` attributes held by other ops.
 //!
 //! ```mlir
-//! "axe.annotate"(%v) {layout = #axe.layout<"S[8:1]">} : (f32) -> ()   // erased
+//! axe.annotate %v layout(S[8:1]) : f32   // erased
 //! ```
 
 use crate::glue::{external_pass, PassId};
@@ -58,11 +58,11 @@ mod tests {
     use axe_dialect::{create_context, parse_module};
     use melior::pass::PassManager;
 
-    const INPUT: &str = r#"#l = #axe.layout<"S[8:1]">
+    const INPUT: &str = r#"#l = #axe.layout<S[8:1]>
 func.func @f(%a: f32) {
-  "axe.annotate"(%a) {layout = #l} : (f32) -> ()
+  axe.annotate %a layout(#l) : f32
   scf.execute_region {
-    "axe.annotate"(%a) {layout = #l} : (f32) -> ()
+    axe.annotate %a layout(#l) : f32
     scf.yield
   }
   return

@@ -84,20 +84,22 @@ fn kernel_with(case: &Case, extra: &str) -> String {
     let shape: Vec<String> = case.shape.iter().map(i64::to_string).collect();
     let mesh: Vec<String> =
         mesh_axes(case.mesh.len()).iter().zip(case.mesh).map(|(a, e)| format!("{a} = {e} : i64")).collect();
-    let ty = |layout: &str| {
-        format!("!axe.tensor<array<i64: {}>, f32, #axe.layout<\"{layout}\">, #axe.mem<\"global\">>", shape.join(", "))
-    };
+    let ty = |layout: &str| format!("!axe.tensor<{}xf32, global, {layout}>", shape.join("x"));
     let (src, dst) = (ty(case.src_layout), ty(case.dst_layout));
     let reduce = match case.reduce() {
-        Some(true) => ", reduce = \"max\"",
-        Some(false) => ", reduce = \"sum\"",
+        Some(true) => "reduce = \"max\"",
+        Some(false) => "reduce = \"sum\"",
         None => "",
     };
+    // The copy's attribute dictionary in the custom form: the reduction, then `extra` (which starts with ", ").
+    let attrs = format!("{reduce}{extra}");
+    let attrs = attrs.trim_start_matches(", ");
+    let attrs = if attrs.is_empty() { String::new() } else { format!(" {{{attrs}}}") };
     format!(
         "module attributes {{axe.mesh = {{{}}}}} {{\n  gpu.module @kernels {{\n    gpu.func @k(%src: !llvm.ptr \
-         {{axe.symmetric}}, %dst: !llvm.ptr {{axe.symmetric}}) kernel {{\n      %in = \"axe.view\"(%src) : \
-         (!llvm.ptr) -> {src}\n      %out = \"axe.view\"(%dst) : (!llvm.ptr) -> {dst}\n      \"axe.copy\"(%in, \
-         %out) {{scope = #axe.exec<\"cta\">{reduce}{extra}}} : ({src}, {dst}) -> ()\n      gpu.return\n    }}\n  }}\n}}\n",
+         {{axe.symmetric}}, %dst: !llvm.ptr {{axe.symmetric}}) kernel {{\n      %in = axe.view %src : \
+         !llvm.ptr -> {src}\n      %out = axe.view %dst : !llvm.ptr -> {dst}\n      axe.copy cta %in to \
+         %out{attrs} : {src} to {dst}\n      gpu.return\n    }}\n  }}\n}}\n",
         mesh.join(", ")
     )
 }

@@ -23,7 +23,7 @@ pub(super) struct Moving<'c, 'a> {
 }
 
 /// When `value` is an `axe.slice` with offsets that are not constants (or a static one whose layout is still
-/// `#axe.deferred`), the [`Moving`] operand; `None` otherwise (the operand is traced as a whole by
+/// deferred, left out of its type), the [`Moving`] operand; `None` otherwise (the operand is traced as a whole by
 /// `storage::trace`).
 pub(super) fn trace_moving<'c, 'a>(role: &str, value: Value<'c, 'a>) -> Result<Option<Moving<'c, 'a>>, String> {
     let Some(slice) = access::defining_op(value).and_then(AxeOp::new).filter(|op| op.kind() == OpKind::Slice) else {
@@ -31,7 +31,7 @@ pub(super) fn trace_moving<'c, 'a>(role: &str, value: Value<'c, 'a>) -> Result<O
     };
     let region = slice.slice_region().map_err(|e| format!("copy: operand {role}: {e}"))?;
     let tensor = axe_dialect::ops::tensor_of(value)?.ok_or_else(|| format!("copy: operand {role} is not a tensor"))?;
-    // A static slice with its layout written out is traced as a whole; one left #axe.deferred is sliced here.
+    // A static slice with its layout written out is traced as a whole; one left deferred is sliced here.
     if region.offsets.iter().all(Option::is_some) && tensor.layout != LayoutSpec::Deferred {
         return Ok(None);
     }
@@ -56,7 +56,7 @@ pub(super) fn trace_moving<'c, 'a>(role: &str, value: Value<'c, 'a>) -> Result<O
     Ok(Some(Moving { root, operand, dynamic }))
 }
 
-/// A copy operand that is a `rows x cols` slice of a global view with run-time extents (`#axe.row_major`): the
+/// A copy operand that is a `rows x cols` slice of a global view with run-time extents (`row_major`): the
 /// region's origin in the root and the root's two extents (the second is the row stride).
 pub(crate) struct RowMajor<'c, 'a> {
     /// Row and column of the region's first element.
@@ -69,7 +69,7 @@ pub(crate) struct RowMajor<'c, 'a> {
     pub(crate) col_multiple: i64,
 }
 
-/// When `value` is an `axe.slice` of an `axe.view` whose layout is `#axe.row_major` (run-time extents), the
+/// When `value` is an `axe.slice` of an `axe.view` whose layout is `row_major` (run-time extents), the
 /// operand (its layout the planner's placeholder, its storage the view's pointer or memref) and its [`RowMajor`]
 /// description; `None` otherwise.
 pub(super) fn trace_row_major<'c, 'a>(

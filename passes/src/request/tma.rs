@@ -6,7 +6,7 @@
 //! traces both tensors through their `axe.slice` chains to their roots ([`trace`]) and asks `axe_layout::tma` for
 //! the plan: `plan_offsets` for fixed-size tensors (run-time slice offsets with the multiples the IR shows,
 //! `crate::ir::multiple`), `plan_multicast` for a shared tile replicated over the cluster's CTAs, `plan_extents`
-//! for run-time-sized `#axe.row_major` views (extents that are kernel arguments, with the launch's preconditions).
+//! for run-time-sized `row_major` views (extents that are kernel arguments, with the launch's preconditions).
 //! A refusal is a [`Refusal`]: the [`Rule`] it breaks and the message, with the numbers. Nothing here changes IR.
 
 pub(crate) mod trace;
@@ -72,7 +72,7 @@ pub(crate) struct PlannedCopy<'c, 'a> {
     pub(crate) offsets: Vec<Value<'c, 'a>>,
     /// The run-time offsets of the shared region (a ring's stage), in the order of the plan's shared offsets.
     pub(crate) shared_offsets: Vec<Value<'c, 'a>>,
-    /// For a run-time-sized global tensor (`#axe.row_major`): `globalDim` and `globalStrides` as expressions of
+    /// For a run-time-sized global tensor (`row_major`): `globalDim` and `globalStrides` as expressions of
     /// the kernel's arguments (`arg5 * 2`); the plan's own dims and strides are a stand-in instance's.
     pub(crate) runtime: Option<RuntimeFields>,
     /// A multicast load (the shared alloc replicated over the cluster's CTA axes): its mask and issuers.
@@ -290,7 +290,7 @@ fn dynamic_offsets(traced: &Traced) -> Vec<DynamicOffset> {
         .collect()
 }
 
-/// Plans a copy of a run-time-sized global tensor (`#axe.row_major` view with extent operands) with
+/// Plans a copy of a run-time-sized global tensor (`row_major` view with extent operands) with
 /// `axe_layout::tma::plan_extents`: every extent must be a kernel argument (the host encodes the map at launch),
 /// and the view's `multiples` are what the planner may assume (docs/dialect.md, "Run-time sizes").
 fn plan_runtime(
