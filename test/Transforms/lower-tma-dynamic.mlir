@@ -14,7 +14,7 @@
 !s = !axe.tensor<128x64xf16, shared, Swizzle(3,3,3) o S[(128,64):(64,1)]>
 module attributes {gpu.container_module} {
   // CHECK-LABEL: func.func @host_k_loop
-  // CHECK: "axe.tma_descriptor"(%arg0) {box_dims = array<i64: 64, 128>, data_type = 6 : i32, element_strides = array<i64: 1, 1>, global_dims = array<i64: 512, 256>, global_offset_bytes = 0 : i64, global_strides_bytes = array<i64: 1024>, interleave = 0 : i32, l2_promotion = 2 : i32, oob_fill = 0 : i32, rank = 2 : i32, swizzle = 3 : i32}
+  // CHECK: axe.tma_descriptor %arg0 {box_dims = array<i64: 64, 128>, data_type = 6 : i32, element_strides = array<i64: 1, 1>, global_dims = array<i64: 512, 256>, global_offset_bytes = 0 : i64, global_strides_bytes = array<i64: 1024>, interleave = 0 : i32, l2_promotion = 2 : i32, oob_fill = 0 : i32, rank = 2 : i32, swizzle = 3 : i32}
   func.func @host_k_loop(%a: !A, %k_end: index) {
     %c1 = arith.constant 1 : index
     %c2 = arith.constant 2 : index

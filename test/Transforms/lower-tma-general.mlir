@@ -11,7 +11,7 @@
 !s = !axe.tensor<32x8xui8, shared, S[(32,8):(8,1)]>
 module attributes {gpu.container_module} {
   // CHECK-LABEL: func.func @host_merged
-  // CHECK: "axe.tma_descriptor"(%arg0) {box_dims = array<i64: 256>, data_type = 0 : i32, element_strides = array<i64: 1>, global_dims = array<i64: 256>, global_offset_bytes = 0 : i64, global_strides_bytes = array<i64>, interleave = 0 : i32, l2_promotion = 2 : i32, oob_fill = 0 : i32, rank = 1 : i32, swizzle = 0 : i32}
+  // CHECK: axe.tma_descriptor %arg0 {box_dims = array<i64: 256>, data_type = 0 : i32, element_strides = array<i64: 1>, global_dims = array<i64: 256>, global_offset_bytes = 0 : i64, global_strides_bytes = array<i64>, interleave = 0 : i32, l2_promotion = 2 : i32, oob_fill = 0 : i32, rank = 1 : i32, swizzle = 0 : i32}
   func.func @host_merged(%g: !g) {
     %c1 = arith.constant 1 : index
     gpu.launch_func @k::@merged blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%g : !g)
@@ -50,7 +50,7 @@ module attributes {gpu.container_module} {
 !s = !axe.tensor<64x32xf16, shared, Swizzle(3,3,3) o S[(64,32):(1,64)]>
 module attributes {gpu.container_module} {
   // CHECK-LABEL: func.func @host_colmajor
-  // CHECK: "axe.tma_descriptor"(%arg0) {box_dims = array<i64: 64, 32>, data_type = 6 : i32, element_strides = array<i64: 1, 1>, global_dims = array<i64: 128, 128>, global_offset_bytes = 0 : i64, global_strides_bytes = array<i64: 256>, interleave = 0 : i32, l2_promotion = 2 : i32, oob_fill = 0 : i32, rank = 2 : i32, swizzle = 3 : i32}
+  // CHECK: axe.tma_descriptor %arg0 {box_dims = array<i64: 64, 32>, data_type = 6 : i32, element_strides = array<i64: 1, 1>, global_dims = array<i64: 128, 128>, global_offset_bytes = 0 : i64, global_strides_bytes = array<i64: 256>, interleave = 0 : i32, l2_promotion = 2 : i32, oob_fill = 0 : i32, rank = 2 : i32, swizzle = 3 : i32}
   func.func @host_colmajor(%g: !g) {
     %c1 = arith.constant 1 : index
     gpu.launch_func @k::@colmajor blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%g : !g)
@@ -90,7 +90,7 @@ module attributes {gpu.container_module} {
 !s = !axe.tensor<1x128x64xf16, shared, Swizzle(3,3,3) o S[(128,64):(64,1)]>
 module attributes {gpu.container_module} {
   // CHECK-LABEL: func.func @host_batch
-  // CHECK: "axe.tma_descriptor"(%arg0) {box_dims = array<i64: 64, 128, 1>, data_type = 6 : i32, element_strides = array<i64: 1, 1, 1>, global_dims = array<i64: 64, 128, 4>, global_offset_bytes = 0 : i64, global_strides_bytes = array<i64: 128, 16384>, interleave = 0 : i32, l2_promotion = 2 : i32, oob_fill = 0 : i32, rank = 3 : i32, swizzle = 3 : i32}
+  // CHECK: axe.tma_descriptor %arg0 {box_dims = array<i64: 64, 128, 1>, data_type = 6 : i32, element_strides = array<i64: 1, 1, 1>, global_dims = array<i64: 64, 128, 4>, global_offset_bytes = 0 : i64, global_strides_bytes = array<i64: 128, 16384>, interleave = 0 : i32, l2_promotion = 2 : i32, oob_fill = 0 : i32, rank = 3 : i32, swizzle = 3 : i32}
   func.func @host_batch(%g: !g) {
     %c1 = arith.constant 1 : index
     gpu.launch_func @k::@batch blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%g : !g)
@@ -130,7 +130,7 @@ module attributes {gpu.container_module} {
 !s = !axe.tensor<16x64xf16, shared, S[(16,64):(64,1)]>
 module attributes {gpu.container_module} {
   // CHECK-LABEL: func.func @host_blocked
-  // CHECK: "axe.tma_descriptor"(%arg0) {box_dims = array<i64: 8, 8, 8, 2>, data_type = 6 : i32, element_strides = array<i64: 1, 1, 1, 1>, global_dims = array<i64: 8, 8, 8, 8>, global_offset_bytes = 0 : i64, global_strides_bytes = array<i64: 128, 16, 1024>, interleave = 0 : i32, l2_promotion = 2 : i32, oob_fill = 0 : i32, rank = 4 : i32, swizzle = 0 : i32}
+  // CHECK: axe.tma_descriptor %arg0 {box_dims = array<i64: 8, 8, 8, 2>, data_type = 6 : i32, element_strides = array<i64: 1, 1, 1, 1>, global_dims = array<i64: 8, 8, 8, 8>, global_offset_bytes = 0 : i64, global_strides_bytes = array<i64: 128, 16, 1024>, interleave = 0 : i32, l2_promotion = 2 : i32, oob_fill = 0 : i32, rank = 4 : i32, swizzle = 0 : i32}
   func.func @host_blocked(%g: !g) {
     %c1 = arith.constant 1 : index
     gpu.launch_func @k::@blocked blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%g : !g)
@@ -172,7 +172,7 @@ module attributes {gpu.container_module} {
 !s = !axe.tensor<64x64xf16, shared, Swizzle(3,3,3) o S[(64,64):(64,1)]>
 module attributes {gpu.container_module} {
   // CHECK-LABEL: func.func @host_straddle
-  // CHECK: "axe.tma_descriptor"(%arg0) {box_dims = array<i64: 64, 32, 1>, data_type = 6 : i32, element_strides = array<i64: 1, 1, 1>, global_dims = array<i64: 64, 64, 2>, global_offset_bytes = 0 : i64, global_strides_bytes = array<i64: 128, 16384>, interleave = 0 : i32, l2_promotion = 2 : i32, oob_fill = 0 : i32, rank = 3 : i32, swizzle = 3 : i32}
+  // CHECK: axe.tma_descriptor %arg0 {box_dims = array<i64: 64, 32, 1>, data_type = 6 : i32, element_strides = array<i64: 1, 1, 1>, global_dims = array<i64: 64, 64, 2>, global_offset_bytes = 0 : i64, global_strides_bytes = array<i64: 128, 16384>, interleave = 0 : i32, l2_promotion = 2 : i32, oob_fill = 0 : i32, rank = 3 : i32, swizzle = 3 : i32}
   func.func @host_straddle(%g: !g) {
     %c1 = arith.constant 1 : index
     gpu.launch_func @k::@straddle blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%g : !g)

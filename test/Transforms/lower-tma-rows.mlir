@@ -11,7 +11,7 @@
 !s = !axe.tensor<1024x4xf16, shared, S[(1024,4):(4,1)]>
 module attributes {gpu.container_module} {
   // CHECK-LABEL: func.func @host_rows
-  // CHECK: "axe.tma_descriptor"(%arg0) {box_dims = array<i64: 256, 16>, data_type = 6 : i32, element_strides = array<i64: 1, 1>, global_dims = array<i64: 256, 16>, global_offset_bytes = 0 : i64, global_strides_bytes = array<i64: 512>, interleave = 0 : i32, l2_promotion = 2 : i32, oob_fill = 0 : i32, rank = 2 : i32, swizzle = 0 : i32}
+  // CHECK: axe.tma_descriptor %arg0 {box_dims = array<i64: 256, 16>, data_type = 6 : i32, element_strides = array<i64: 1, 1>, global_dims = array<i64: 256, 16>, global_offset_bytes = 0 : i64, global_strides_bytes = array<i64: 512>, interleave = 0 : i32, l2_promotion = 2 : i32, oob_fill = 0 : i32, rank = 2 : i32, swizzle = 0 : i32}
   func.func @host_rows(%g: !g) {
     %c1 = arith.constant 1 : index
     gpu.launch_func @k::@rows blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%g : !g)
@@ -46,7 +46,7 @@ module attributes {gpu.container_module} {
 !s = !axe.tensor<64x8xui8, shared, Swizzle(4,3,3) o S[(64,8):(8,1)]>
 module attributes {gpu.container_module} {
   // CHECK-LABEL: func.func @host_span_rows
-  // CHECK: "axe.tma_descriptor"(%arg0) {box_dims = array<i64: 128, 4>, data_type = 0 : i32, element_strides = array<i64: 1, 1>, global_dims = array<i64: 128, 4>, global_offset_bytes = 0 : i64, global_strides_bytes = array<i64: 128>, interleave = 0 : i32, l2_promotion = 2 : i32, oob_fill = 0 : i32, rank = 2 : i32, swizzle = 3 : i32}
+  // CHECK: axe.tma_descriptor %arg0 {box_dims = array<i64: 128, 4>, data_type = 0 : i32, element_strides = array<i64: 1, 1>, global_dims = array<i64: 128, 4>, global_offset_bytes = 0 : i64, global_strides_bytes = array<i64: 128>, interleave = 0 : i32, l2_promotion = 2 : i32, oob_fill = 0 : i32, rank = 2 : i32, swizzle = 3 : i32}
   func.func @host_span_rows(%g: !g) {
     %c1 = arith.constant 1 : index
     gpu.launch_func @k::@span_rows blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%g : !g)

@@ -78,7 +78,7 @@ module attributes {gpu.container_module} {
 !s = !axe.tensor<32x16xf32, shared, Swizzle(2,2,3) o S[(32,16):(16,1)]>
 module attributes {gpu.container_module} {
   // CHECK-LABEL: func.func @host_64b
-  // CHECK: "axe.tma_descriptor"(%arg0) {box_dims = array<i64: 16, 32>, data_type = 7 : i32, element_strides = array<i64: 1, 1>, global_dims = array<i64: 128, 64>, global_offset_bytes = 0 : i64, global_strides_bytes = array<i64: 512>, interleave = 0 : i32, l2_promotion = 2 : i32, oob_fill = 0 : i32, rank = 2 : i32, swizzle = 2 : i32}
+  // CHECK: axe.tma_descriptor %arg0 {box_dims = array<i64: 16, 32>, data_type = 7 : i32, element_strides = array<i64: 1, 1>, global_dims = array<i64: 128, 64>, global_offset_bytes = 0 : i64, global_strides_bytes = array<i64: 512>, interleave = 0 : i32, l2_promotion = 2 : i32, oob_fill = 0 : i32, rank = 2 : i32, swizzle = 2 : i32}
   func.func @host_64b(%g: !g) {
     %c1 = arith.constant 1 : index
     gpu.launch_func @k::@swizzle_64b blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%g : !g)
@@ -132,7 +132,7 @@ module attributes {gpu.container_module} {
 !s = !axe.tensor<64x16xf16, shared, Swizzle(3,1,3) o S[(64,16):(16,1)]>
 module attributes {gpu.container_module} {
   // CHECK-LABEL: func.func @host_32b
-  // CHECK: "axe.tma_descriptor"(%arg0) {box_dims = array<i64: 16, 64>, data_type = 6 : i32, element_strides = array<i64: 1, 1>, global_dims = array<i64: 64, 64>, global_offset_bytes = 0 : i64, global_strides_bytes = array<i64: 128>, interleave = 0 : i32, l2_promotion = 2 : i32, oob_fill = 0 : i32, rank = 2 : i32, swizzle = 1 : i32}
+  // CHECK: axe.tma_descriptor %arg0 {box_dims = array<i64: 16, 64>, data_type = 6 : i32, element_strides = array<i64: 1, 1>, global_dims = array<i64: 64, 64>, global_offset_bytes = 0 : i64, global_strides_bytes = array<i64: 128>, interleave = 0 : i32, l2_promotion = 2 : i32, oob_fill = 0 : i32, rank = 2 : i32, swizzle = 1 : i32}
   func.func @host_32b(%g: !g) {
     %c1 = arith.constant 1 : index
     gpu.launch_func @k::@swizzle_32b_store blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%g : !g)
@@ -177,7 +177,7 @@ module attributes {gpu.container_module} {
 !s = !axe.tensor<32x64xi8, shared, S[(32,64):(64,1)]>
 module attributes {gpu.container_module} {
   // CHECK-LABEL: func.func @host_none
-  // CHECK: "axe.tma_descriptor"(%arg0) {box_dims = array<i64: 64, 32>, data_type = 0 : i32, element_strides = array<i64: 1, 1>, global_dims = array<i64: 256, 128>, global_offset_bytes = 0 : i64, global_strides_bytes = array<i64: 256>, interleave = 0 : i32, l2_promotion = 2 : i32, oob_fill = 0 : i32, rank = 2 : i32, swizzle = 0 : i32}
+  // CHECK: axe.tma_descriptor %arg0 {box_dims = array<i64: 64, 32>, data_type = 0 : i32, element_strides = array<i64: 1, 1>, global_dims = array<i64: 256, 128>, global_offset_bytes = 0 : i64, global_strides_bytes = array<i64: 256>, interleave = 0 : i32, l2_promotion = 2 : i32, oob_fill = 0 : i32, rank = 2 : i32, swizzle = 0 : i32}
   func.func @host_none(%g: !g) {
     %c1 = arith.constant 1 : index
     gpu.launch_func @k::@no_swizzle blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%g : !g)
@@ -217,7 +217,7 @@ module attributes {gpu.container_module} {
 !s = !axe.tensor<64x128xf16, shared, Swizzle(3,3,3) o S[(64,2,64):(64,4096,1)]>
 module attributes {gpu.container_module} {
   // CHECK-LABEL: func.func @host_panels
-  // CHECK: "axe.tma_descriptor"(%arg0) {box_dims = array<i64: 64, 64>, data_type = 6 : i32, element_strides = array<i64: 1, 1>, global_dims = array<i64: 128, 128>, global_offset_bytes = 0 : i64, global_strides_bytes = array<i64: 256>, interleave = 0 : i32, l2_promotion = 2 : i32, oob_fill = 0 : i32, rank = 2 : i32, swizzle = 3 : i32}
+  // CHECK: axe.tma_descriptor %arg0 {box_dims = array<i64: 64, 64>, data_type = 6 : i32, element_strides = array<i64: 1, 1>, global_dims = array<i64: 128, 128>, global_offset_bytes = 0 : i64, global_strides_bytes = array<i64: 256>, interleave = 0 : i32, l2_promotion = 2 : i32, oob_fill = 0 : i32, rank = 2 : i32, swizzle = 3 : i32}
   func.func @host_panels(%g: !g) {
     %c1 = arith.constant 1 : index
     gpu.launch_func @k::@two_panels blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%g : !g)
@@ -264,7 +264,7 @@ module attributes {gpu.container_module} {
 !s = !axe.tensor<8x64xf16, shared, S[(8,8,8):(8,64,1)]>
 module attributes {gpu.container_module} {
   // CHECK-LABEL: func.func @host_loop
-  // CHECK: "axe.tma_descriptor"(%arg0) {box_dims = array<i64: 8, 8>, data_type = 6 : i32, element_strides = array<i64: 1, 1>, global_dims = array<i64: 64, 8>, global_offset_bytes = 0 : i64, global_strides_bytes = array<i64: 128>, interleave = 0 : i32, l2_promotion = 2 : i32, oob_fill = 0 : i32, rank = 2 : i32, swizzle = 0 : i32}
+  // CHECK: axe.tma_descriptor %arg0 {box_dims = array<i64: 8, 8>, data_type = 6 : i32, element_strides = array<i64: 1, 1>, global_dims = array<i64: 64, 8>, global_offset_bytes = 0 : i64, global_strides_bytes = array<i64: 128>, interleave = 0 : i32, l2_promotion = 2 : i32, oob_fill = 0 : i32, rank = 2 : i32, swizzle = 0 : i32}
   func.func @host_loop(%g: !g) {
     %c1 = arith.constant 1 : index
     gpu.launch_func @k::@eight_issues blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%g : !g)
@@ -304,7 +304,7 @@ module attributes {gpu.container_module} {
 !s = !axe.tensor<2x64x64xf16, shared, Swizzle(3,3,3) o S[(2,64,64):(4096,64,1)]>
 module attributes {gpu.container_module} {
   // CHECK-LABEL: func.func @host_rank3
-  // CHECK: "axe.tma_descriptor"(%arg0) {box_dims = array<i64: 64, 64, 2>, data_type = 6 : i32, element_strides = array<i64: 1, 1, 1>, global_dims = array<i64: 64, 64, 4>, global_offset_bytes = 0 : i64, global_strides_bytes = array<i64: 128, 8192>, interleave = 0 : i32, l2_promotion = 2 : i32, oob_fill = 0 : i32, rank = 3 : i32, swizzle = 3 : i32}
+  // CHECK: axe.tma_descriptor %arg0 {box_dims = array<i64: 64, 64, 2>, data_type = 6 : i32, element_strides = array<i64: 1, 1, 1>, global_dims = array<i64: 64, 64, 4>, global_offset_bytes = 0 : i64, global_strides_bytes = array<i64: 128, 8192>, interleave = 0 : i32, l2_promotion = 2 : i32, oob_fill = 0 : i32, rank = 3 : i32, swizzle = 3 : i32}
   func.func @host_rank3(%g: !g) {
     %c1 = arith.constant 1 : index
     gpu.launch_func @k::@rank3 blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%g : !g)
@@ -345,7 +345,7 @@ module attributes {gpu.container_module} {
 !s = !axe.tensor<1x2x16x64xf16, shared, Swizzle(3,3,3) o S[(1,2,16,64):(2048,1024,64,1)]>
 module attributes {gpu.container_module} {
   // CHECK-LABEL: func.func @host_rank4
-  // CHECK: "axe.tma_descriptor"(%arg0) {box_dims = array<i64: 64, 16, 2, 1>, data_type = 6 : i32, element_strides = array<i64: 1, 1, 1, 1>, global_dims = array<i64: 64, 16, 3, 2>, global_offset_bytes = 0 : i64, global_strides_bytes = array<i64: 256, 4096, 12288>, interleave = 0 : i32, l2_promotion = 2 : i32, oob_fill = 0 : i32, rank = 4 : i32, swizzle = 3 : i32}
+  // CHECK: axe.tma_descriptor %arg0 {box_dims = array<i64: 64, 16, 2, 1>, data_type = 6 : i32, element_strides = array<i64: 1, 1, 1, 1>, global_dims = array<i64: 64, 16, 3, 2>, global_offset_bytes = 0 : i64, global_strides_bytes = array<i64: 256, 4096, 12288>, interleave = 0 : i32, l2_promotion = 2 : i32, oob_fill = 0 : i32, rank = 4 : i32, swizzle = 3 : i32}
   func.func @host_rank4(%g: !g) {
     %c1 = arith.constant 1 : index
     gpu.launch_func @k::@rank4 blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%g : !g)
@@ -387,7 +387,7 @@ module attributes {gpu.container_module} {
 !s = !axe.tensor<1x2x1x8x64xf16, shared, Swizzle(3,3,3) o S[(2,8,64):(512,64,1)]>
 module attributes {gpu.container_module} {
   // CHECK-LABEL: func.func @host_rank5
-  // CHECK: "axe.tma_descriptor"(%arg0) {box_dims = array<i64: 64, 8, 2, 1, 1>, data_type = 6 : i32, element_strides = array<i64: 1, 1, 1, 1, 1>, global_dims = array<i64: 64, 8, 2, 2, 2>, global_offset_bytes = 0 : i64, global_strides_bytes = array<i64: 128, 2048, 1024, 4096>, interleave = 0 : i32, l2_promotion = 2 : i32, oob_fill = 0 : i32, rank = 5 : i32, swizzle = 3 : i32}
+  // CHECK: axe.tma_descriptor %arg0 {box_dims = array<i64: 64, 8, 2, 1, 1>, data_type = 6 : i32, element_strides = array<i64: 1, 1, 1, 1, 1>, global_dims = array<i64: 64, 8, 2, 2, 2>, global_offset_bytes = 0 : i64, global_strides_bytes = array<i64: 128, 2048, 1024, 4096>, interleave = 0 : i32, l2_promotion = 2 : i32, oob_fill = 0 : i32, rank = 5 : i32, swizzle = 3 : i32}
   func.func @host_rank5(%g: !g) {
     %c1 = arith.constant 1 : index
     gpu.launch_func @k::@rank5 blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%g : !g)
@@ -429,7 +429,7 @@ module attributes {gpu.container_module} {
 !s = !axe.tensor<16x512xf16, shared, S[(16,512):(512,1)]>
 module attributes {gpu.container_module} {
   // CHECK-LABEL: func.func @host_promoted
-  // CHECK: "axe.tma_descriptor"(%arg0) {box_dims = array<i64: 256, 16>, data_type = 2 : i32, element_strides = array<i64: 1, 1>, global_dims = array<i64: 512, 16>, global_offset_bytes = 0 : i64, global_strides_bytes = array<i64: 2048>, interleave = 0 : i32, l2_promotion = 2 : i32, oob_fill = 0 : i32, rank = 2 : i32, swizzle = 0 : i32}
+  // CHECK: axe.tma_descriptor %arg0 {box_dims = array<i64: 256, 16>, data_type = 2 : i32, element_strides = array<i64: 1, 1>, global_dims = array<i64: 512, 16>, global_offset_bytes = 0 : i64, global_strides_bytes = array<i64: 2048>, interleave = 0 : i32, l2_promotion = 2 : i32, oob_fill = 0 : i32, rank = 2 : i32, swizzle = 0 : i32}
   func.func @host_promoted(%g: !g) {
     %c1 = arith.constant 1 : index
     gpu.launch_func @k::@promoted blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%g : !g)
@@ -467,7 +467,7 @@ module attributes {gpu.container_module} {
 !s = !axe.tensor<64x64xf16, shared, Swizzle(3,3,3) o S[(64,64):(64,1)]>
 module attributes {gpu.container_module} {
   // CHECK-LABEL: func.func @host_sync
-  // CHECK-COUNT-1: "axe.tma_descriptor"(%arg0) {box_dims = array<i64: 64, 64>, data_type = 6 : i32, element_strides = array<i64: 1, 1>, global_dims = array<i64: 64, 64>, global_offset_bytes = 0 : i64, global_strides_bytes = array<i64: 128>, interleave = 0 : i32, l2_promotion = 2 : i32, oob_fill = 0 : i32, rank = 2 : i32, swizzle = 3 : i32}
+  // CHECK-COUNT-1: axe.tma_descriptor %arg0 {box_dims = array<i64: 64, 64>, data_type = 6 : i32, element_strides = array<i64: 1, 1>, global_dims = array<i64: 64, 64>, global_offset_bytes = 0 : i64, global_strides_bytes = array<i64: 128>, interleave = 0 : i32, l2_promotion = 2 : i32, oob_fill = 0 : i32, rank = 2 : i32, swizzle = 3 : i32}
   // CHECK-NOT: axe.tma_descriptor
   func.func @host_sync(%g: !g) {
     %c1 = arith.constant 1 : index
@@ -509,8 +509,8 @@ module attributes {gpu.container_module} {
 // The bundled example: init, load, wait, store. The barrier ops are lowered where they stand.
 
 // CHECK-LABEL: func.func @example
-// CHECK: [[SRC:%.+]] = "axe.tma_descriptor"(%arg0) {box_dims = array<i64: 64, 128>, {{.*}}swizzle = 3 : i32}
-// CHECK: [[DST:%.+]] = "axe.tma_descriptor"(%arg1) {box_dims = array<i64: 64, 128>, {{.*}}swizzle = 3 : i32}
+// CHECK: [[SRC:%.+]] = axe.tma_descriptor %arg0 {box_dims = array<i64: 64, 128>, {{.*}}swizzle = 3 : i32}
+// CHECK: [[DST:%.+]] = axe.tma_descriptor %arg1 {box_dims = array<i64: 64, 128>, {{.*}}swizzle = 3 : i32}
 // CHECK: gpu.launch_func @k::@example_kernel {{.*}} args([[SRC]] : !llvm.ptr, [[DST]] : !llvm.ptr)
 // CHECK-LABEL: gpu.func @example_kernel(%arg0: !llvm.ptr {axe.tma_descriptor = {{.*}}}, %arg1: !llvm.ptr {axe.tma_descriptor = {{.*}}})
 // CHECK: [[BAR:%.+]] = nvgpu.mbarrier.create
@@ -581,7 +581,7 @@ gpu.module @k {
 // Nothing to lower: ops other than TMA copies are left alone.
 
 // CHECK-LABEL: func.func @no_copies
-// CHECK-NEXT: "axe.annotate"
+// CHECK-NEXT: axe.annotate %arg0 layout(S[8:1]) : f32
 // CHECK-NOT: nvgpu
 func.func @no_copies(%a: f32) {
   axe.annotate %a layout(S[8:1]) : f32
