@@ -53,17 +53,22 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def shape(dims):
+    """`128, 64`: a slice's offsets or sizes."""
     return ", ".join(str(d) for d in dims)
+
+
+def dims(extents):
+    """`128x64`: the shape of a tensor type, before its `x` and element type."""
+    return "x".join(str(d) for d in extents)
 
 
 def kernel(index):
     """One kernel and its host launch, in family `index % 4`."""
     gshape, offsets, tshape, dtype, glayout, slayout = FAMILIES[index % len(FAMILIES)]
-    memref = f"memref<{'x'.join(str(d) for d in gshape)}x{dtype}>"
-    gt = f'!axe.tensor<{shape(gshape)}x{dtype}, global, {glayout}>'
-    gr = f'!axe.tensor<{shape(tshape)}x{dtype}, global>'
-    st = f'!axe.tensor<{shape(tshape)}x{dtype}, shared, {slayout}>'
-    cta = '{scope = #axe.exec<cta>}'
+    memref = f"memref<{dims(gshape)}x{dtype}>"
+    gt = f"!axe.tensor<{dims(gshape)}x{dtype}, global, {glayout}>"
+    gr = f"!axe.tensor<{dims(tshape)}x{dtype}, global>"
+    st = f"!axe.tensor<{dims(tshape)}x{dtype}, shared, {slayout}>"
     host = f"""  func.func @host_{index}(%a: {memref}, %b: {memref}) {{
     %c1 = arith.constant 1 : index
     %c128 = arith.constant 128 : index
@@ -75,14 +80,14 @@ def kernel(index):
     gpu.func @kernel(%a: {memref}, %b: {memref}) kernel attributes {{known_block_size = array<i32: 128, 1, 1>}} {{
       %in = axe.view %a : {memref} -> {gt}
       %out = axe.view %b : {memref} -> {gt}
-      %r = "axe.slice"(%in) {{offsets = array<i64: {shape(offsets)}>, sizes = array<i64: {shape(tshape)}>}} : ({gt}) -> {gr}
-      %s = "axe.alloc"() {cta} : () -> {st}
-      %bar = "axe.mbarrier_alloc"() {cta} : () -> !axe.mbarrier
-      "axe.mbarrier_init"(%bar) {{count = 1 : i64, scope = #axe.exec<cta>}} : (!axe.mbarrier) -> ()
-      "axe.copy_async"(%r, %s, %bar) {cta} : ({gr}, {st}, !axe.mbarrier) -> ()
+      %r = axe.slice %in[{shape(offsets)}] [{shape(tshape)}] : {gt} to {gr}
+      %s = axe.alloc cta : {st}
+      %bar = axe.mbarrier_alloc cta : !axe.mbarrier
+      axe.mbarrier_init cta %bar count 1 : !axe.mbarrier
+      axe.copy_async cta %r to %s, %bar : {gr} to {st}, !axe.mbarrier
       %phase = arith.constant false
-      "axe.mbarrier_wait"(%bar, %phase) {cta} : (!axe.mbarrier, i1) -> ()
-      "axe.copy_async"(%s, %r) {cta} : ({st}, {gr}) -> ()
+      axe.mbarrier_wait cta %bar, %phase : !axe.mbarrier
+      axe.copy_async cta %s to %r : {st} to {gr}
       gpu.return
     }}
   }}
@@ -120,13 +125,15 @@ def gemm_module(ops):
     while total < ops:  # every example holds axe ops, so this ends
         header, kernel_text = parts[kernels % len(parts)]
         body.append("  " + kernel_text.replace("gpu.module @kernels", f"gpu.module @k{kernels}", 1) + "\n")
-        total += kernel_text.count('"axe.')
+        total += len(AXE_OP.findall(kernel_text))
         kernels += 1
     headers = "\n".join(header for header, _ in parts)
     return f"{headers}\nmodule attributes {{gpu.container_module}} {{\n{''.join(body)}}}\n", kernels, total
 
 
 OP_LINE = re.compile(r'^\s*(%[^=]+= )?"?[a-z_]+\.[a-z_.]+', re.M)
+# An axe op, in the custom form (`%s = axe.alloc cta ...`, `axe.sync cta`) or the generic one (`"axe.sync"`).
+AXE_OP = re.compile(r'^\s*(%[^=]+= )?"?axe\.[a-z_]+', re.M)
 
 
 def run(tool, flags, path, output=os.devnull):
