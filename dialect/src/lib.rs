@@ -16,6 +16,7 @@
 #![deny(missing_docs)]
 
 pub mod access;
+pub mod barriers;
 mod context;
 pub mod diagnostics;
 pub mod ffi;

@@ -36,6 +36,8 @@
 //!     f32 to f16 or bf16 or back, scale and add take one dtype of f32, f16, bf16 (DtypesAgree);
 //!   - [`Rule::ViewFitsStorage`]: a view of a static memref stays inside it (span on `m` <= element count);
 //!   - [`Rule::Counts`]: mbarrier_init count and arrive_expect_tx bytes are at least 1;
+//!   - [`Rule::BarrierIndex`]: an op on an `!axe.mbarrier<N>` array (N > 1) names one element `%bars[%i]` (an
+//!     `axe.mbarrier_init` without an index initializes all N); a constant index lies in [0, N);
 //!   - [`Rule::RuntimeExtents`]: run-time extents (shape entries kDynamic) and `#axe.row_major` only on global
 //!     `axe.view` results over a memref or pointer (and as the source of `axe.slice`, whose result has static
 //!     sizes and stays `#axe.deferred`); a run-time shape has `#axe.row_major`, one extent operand per run-time
@@ -108,6 +110,8 @@ pub enum Rule {
     ViewFitsStorage,
     /// Barrier counts are positive.
     Counts,
+    /// An op on an array of barriers names one element (an init may name the whole array), inside the array.
+    BarrierIndex,
     /// An `axe.axes` declaration names a new axis and a kind.
     AxisDeclared,
     /// Run-time extents and `#axe.row_major` only where lowerings can read them (global views, slice sources).
@@ -136,6 +140,7 @@ impl Rule {
             Rule::LayoutsAgree => "layouts-agree",
             Rule::ViewFitsStorage => "view-fits-storage",
             Rule::Counts => "counts",
+            Rule::BarrierIndex => "barrier-index",
             Rule::AxisDeclared => "axis-declared",
             Rule::RuntimeExtents => "run-time-extents",
             Rule::MeshDeclared => "mesh-declared",

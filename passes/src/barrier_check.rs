@@ -35,9 +35,17 @@
 //! - `async-exit` ([`crate::async_groups`]): no kernel returns with `cp.async` or bulk async copies in flight on
 //!   any path (each in a committed group a `wait_group` completed).
 //!
+//! Barrier arrays (`!axe.mbarrier<N>`, ops on `%bars[%i]`): the init rule is per element. An init without an index
+//! initializes every element, one with a constant index that element, one with a run-time index none that the
+//! check can name; a use with a constant index needs its element initialized, one with a run-time index every
+//! element. The phase rule counts arrivals on any element of the array (an arrival on another element may be
+//! this one's, when indices are run-time values: accepted). A tx-bytes segment is judged only when its expect_tx
+//! ops, copies and closing wait name the same element (the same index value or constant); mixed, it is not
+//! judged.
+//!
 //! Not checked: arrival counts against the `count` of `axe.mbarrier_init` and parities of later phases (they need
-//! the number of arriving threads and of loop trips), barriers in groups (not in the dialect yet), and
-//! unstructured control flow beyond the conservative per-block start.
+//! the number of arriving threads and of loop trips), and unstructured control flow beyond the conservative
+//! per-block start.
 //!
 //! Work is linear in the ops: one walk in IR order, an undo log for the branches' init states, one binary search
 //! per wait over its barrier's arrivals (in walk order).
@@ -46,9 +54,12 @@ use crate::glue::{external_pass, PassId};
 use crate::glue::{PassInfo, PassKind};
 use axe_dialect::{
     access::{self, OpKey},
+    barriers::{self, BarrierUse},
     ffi, AxeOp, OpKind,
 };
-use melior::ir::{block::BlockLike, operation::OperationLike, BlockRef, Location, OperationRef, RegionLike, Value};
+use melior::ir::{
+    block::BlockLike, operation::OperationLike, BlockRef, Location, OperationRef, RegionLike, Value, ValueLike,
+};
 use std::collections::HashSet;
 
 /// `--axe-check-barriers` as `axe-opt` lists it: flag, summary, description, constructor (the registry's entry).
@@ -107,12 +118,37 @@ pub fn check<'c, 'a>(
     }
 }
 
-/// One barrier (one `axe.mbarrier_alloc`).
+/// One barrier array (one `axe.mbarrier_alloc`; a single barrier is an array of one).
 struct Barrier {
-    /// How many `axe.mbarrier_init` ops initialize it, anywhere.
+    /// How many `axe.mbarrier_init` ops initialize it (or an element of it), anywhere.
     inits: usize,
-    /// Walk indices of its arrivals (arrive, expect_tx, copies), ascending.
+    /// Walk indices of its arrivals (arrive, expect_tx, copies) on any element, ascending.
     arrivals: Vec<u32>,
+    /// Its elements' init slots: `first_slot..first_slot + slots`.
+    first_slot: usize,
+    slots: usize,
+}
+
+/// Arrays longer than this are tracked as one slot (initialized only by an init of the whole array).
+const MAX_TRACKED_ELEMENTS: i64 = 4096;
+
+/// Which element of an array an op names, as far as the IR shows: a constant, a run-time index value (by
+/// identity), or the whole array (an index-less init of an array).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Element {
+    Constant(i64),
+    RunTime(usize),
+    Whole,
+}
+
+impl Element {
+    fn of(used: &BarrierUse) -> Element {
+        match (used.constant_index(), used.index) {
+            (Some(i), _) => Element::Constant(i),
+            (None, Some(index)) => Element::RunTime(index.to_raw().ptr as usize),
+            (None, None) => Element::Whole,
+        }
+    }
 }
 
 /// One `axe.mbarrier_wait`, judged after the walk.
@@ -131,6 +167,8 @@ struct Wait<'c> {
 struct Segment<'c> {
     /// Block depth of the expect_tx ops.
     depth: usize,
+    /// The element the expect_tx ops name.
+    element: Element,
     expected: u64,
     delivered: u64,
     copies: usize,
@@ -155,9 +193,9 @@ struct Walker<'c, 'a, 'f> {
     /// Barrier id by `axe.mbarrier_alloc`.
     ids: std::collections::HashMap<OpKey, usize>,
     barriers: Vec<Barrier>,
-    /// Per barrier: initialized on every path to the current point.
+    /// Per barrier element (slot): initialized on every path to the current point.
     initialized: Vec<bool>,
-    /// Barriers set in `initialized`, in order, so a branch can be undone.
+    /// Slots set in `initialized`, in order, so a branch can be undone.
     log: Vec<usize>,
     /// Per barrier: its open segments, innermost last.
     open: Vec<Vec<Segment<'c>>>,
@@ -167,8 +205,8 @@ struct Walker<'c, 'a, 'f> {
     next: u32,
     /// (walk index, location, message), sorted before they are reported.
     errors: Vec<(u32, Location<'c>, String)>,
-    /// Uses before init: (walk index, location, barrier, op name), worded once every init is counted.
-    uninitialized: Vec<(u32, Location<'c>, usize, &'static str)>,
+    /// Uses before init: (walk index, location, barrier, element, op name), worded once every init is counted.
+    uninitialized: Vec<(u32, Location<'c>, usize, Element, &'static str)>,
     announced: HashSet<OpKey>,
 }
 
@@ -268,16 +306,28 @@ impl<'c, 'a, 'f> Walker<'c, 'a, 'f> {
         }
     }
 
-    fn initialize(&mut self, barrier: usize) {
-        if !self.initialized[barrier] {
-            self.initialized[barrier] = true;
-            self.log.push(barrier);
+    fn initialize(&mut self, slot: usize) {
+        if !self.initialized[slot] {
+            self.initialized[slot] = true;
+            self.log.push(slot);
         }
     }
 
     fn undo(&mut self, mark: usize) {
-        for barrier in self.log.drain(mark..) {
-            self.initialized[barrier] = false;
+        for slot in self.log.drain(mark..) {
+            self.initialized[slot] = false;
+        }
+    }
+
+    /// The init slots `element` of `barrier` stands for: one for a constant in range, every slot otherwise (a
+    /// run-time index may be any element; the whole array is all of them).
+    fn slots(&self, barrier: usize, element: Element) -> std::ops::Range<usize> {
+        let Barrier { first_slot, slots, .. } = self.barriers[barrier];
+        match element {
+            Element::Constant(i) if slots > 1 && (0..slots as i64).contains(&i) => {
+                first_slot + i as usize..first_slot + i as usize + 1
+            }
+            _ => first_slot..first_slot + slots,
         }
     }
 
@@ -290,45 +340,47 @@ impl<'c, 'a, 'f> Walker<'c, 'a, 'f> {
     fn axe_op(&mut self, op: AxeOp<'c, 'a>, index: u32) {
         let kind = op.kind();
         if kind == OpKind::MbarrierAlloc {
+            let count = op.result().and_then(|r| barriers::mbarrier_count(&r.r#type().to_string())).unwrap_or(1);
+            let slots = if (1..=MAX_TRACKED_ELEMENTS).contains(&count) { count as usize } else { 1 };
             self.ids.insert(access::key(op.operation()), self.barriers.len());
-            self.barriers.push(Barrier { inits: 0, arrivals: Vec::new() });
-            self.initialized.push(false);
+            self.barriers.push(Barrier { inits: 0, arrivals: Vec::new(), first_slot: self.initialized.len(), slots });
+            self.initialized.extend(std::iter::repeat_n(false, slots));
             self.open.push(Vec::new());
             return;
         }
-        let operand = match kind {
-            OpKind::CopyAsync => op.operand(2),
-            OpKind::MbarrierInit | OpKind::MbarrierArrive | OpKind::MbarrierArriveExpectTx | OpKind::MbarrierWait => {
-                op.operand(0)
-            }
-            _ => None,
-        };
-        let Some(barrier) = self.barrier(operand) else { return };
+        let Some(used) = barriers::barrier_use(&op) else { return };
+        let Some(barrier) = self.barrier(Some(used.array)) else { return };
+        let element = Element::of(&used);
         if kind == OpKind::MbarrierInit {
             self.barriers[barrier].inits += 1;
-            self.initialize(barrier);
+            // A run-time index initializes an element the check cannot name: none counts as initialized.
+            if !matches!(element, Element::RunTime(_)) {
+                for slot in self.slots(barrier, element) {
+                    self.initialize(slot);
+                }
+            }
             return;
         }
-        if !self.initialized[barrier] {
-            self.uninitialized.push((index, op.operation().location(), barrier, kind.name()));
+        if !self.slots(barrier, element).all(|slot| self.initialized[slot]) {
+            self.uninitialized.push((index, op.operation().location(), barrier, element, kind.name()));
         }
         match kind {
-            OpKind::MbarrierWait => self.wait(op, barrier, index),
+            OpKind::MbarrierWait => self.wait(op, barrier, element, index),
             OpKind::MbarrierArriveExpectTx => {
                 self.barriers[barrier].arrivals.push(index);
                 let bytes = op.integer_attribute("bytes").and_then(Result::ok).and_then(|b| u64::try_from(b).ok());
-                self.expect(barrier, bytes, index, op.operation().location());
+                self.expect(barrier, element, bytes, index, op.operation().location());
             }
             OpKind::CopyAsync => {
                 self.barriers[barrier].arrivals.push(index);
-                self.copy(op, barrier);
+                self.copy(op, barrier, element);
             }
             _ => self.barriers[barrier].arrivals.push(index),
         }
     }
 
     /// An expect_tx: opens or extends the barrier's segment at this depth.
-    fn expect(&mut self, barrier: usize, bytes: Option<u64>, index: u32, location: Location<'c>) {
+    fn expect(&mut self, barrier: usize, element: Element, bytes: Option<u64>, index: u32, location: Location<'c>) {
         let depth = self.frames.len();
         let segments = &mut self.open[barrier];
         for outer in segments.iter_mut().filter(|s| s.depth < depth) {
@@ -337,12 +389,12 @@ impl<'c, 'a, 'f> Walker<'c, 'a, 'f> {
         match segments.last_mut() {
             Some(segment) if segment.depth == depth => {
                 segment.expected = segment.expected.saturating_add(bytes.unwrap_or(0));
-                segment.known &= bytes.is_some();
+                segment.known &= bytes.is_some() && segment.element == element;
             }
             _ => {
                 let known = bytes.is_some();
                 let expected = bytes.unwrap_or(0);
-                segments.push(Segment { depth, expected, delivered: 0, copies: 0, known, index, location });
+                segments.push(Segment { depth, element, expected, delivered: 0, copies: 0, known, index, location });
                 if let Some(frame) = self.frames.last_mut() {
                     frame.segments.push(barrier);
                 }
@@ -351,25 +403,26 @@ impl<'c, 'a, 'f> Walker<'c, 'a, 'f> {
     }
 
     /// A copy on a barrier: announced when a segment is open on it.
-    fn copy(&mut self, op: AxeOp<'c, 'a>, barrier: usize) {
+    fn copy(&mut self, op: AxeOp<'c, 'a>, barrier: usize, element: Element) {
         let depth = self.frames.len();
         let bytes = (self.bytes)(op);
         let Some(segment) = self.open[barrier].last_mut() else { return };
         self.announced.insert(access::key(op.operation()));
         segment.copies += 1;
         segment.delivered = segment.delivered.saturating_add(bytes.unwrap_or(0));
-        segment.known &= bytes.is_some() && segment.depth == depth;
+        segment.known &= bytes.is_some() && segment.depth == depth && segment.element == element;
     }
 
     /// A wait: closes the barrier's segment at this depth and is judged after the walk.
-    fn wait(&mut self, op: AxeOp<'c, 'a>, barrier: usize, index: u32) {
+    fn wait(&mut self, op: AxeOp<'c, 'a>, barrier: usize, element: Element, index: u32) {
         let depth = self.frames.len();
-        for outer in self.open[barrier].iter_mut().filter(|s| s.depth < depth) {
-            outer.known = false;
+        for segment in self.open[barrier].iter_mut() {
+            // A wait on another element closes the segment unjudged (its copies may still come).
+            segment.known &= segment.depth >= depth && segment.element == element;
         }
         self.close(barrier, depth);
         let operation = op.operation();
-        let parity = first_parity(operation, op.operand(1));
+        let parity = first_parity(operation, barriers::wait_phase(&op));
         self.waits.push(Wait { barrier, index, end: u32::MAX, parity, location: operation.location() });
         let wait = self.waits.len() - 1;
         if let Some(frame) = self.frames.last_mut() {
@@ -404,16 +457,24 @@ impl<'c, 'a, 'f> Walker<'c, 'a, 'f> {
     /// The init-rule and phase-rule errors, judged once the walk has counted every init and arrival.
     fn path_errors(&self) -> Vec<(u32, Location<'c>, String)> {
         let mut errors = Vec::new();
-        for &(index, location, barrier, name) in &self.uninitialized {
+        for &(index, location, barrier, element, name) in &self.uninitialized {
+            let what = match (self.barriers[barrier].slots, element) {
+                (1, _) => "a barrier".to_string(),
+                (_, Element::Constant(i)) => format!("element {i} of a barrier array"),
+                _ => "a barrier array at a run-time index (every element must be initialized: an \
+                      axe.mbarrier_init without an index initializes them all)"
+                    .to_string(),
+            };
             let message = match self.barriers[barrier].inits {
                 0 => format!(
-                    "barrier: init rule: {name} uses a barrier that no axe.mbarrier_init initializes; initialize it \
+                    "barrier: init rule: {name} uses {what} that no axe.mbarrier_init initializes; initialize it \
                      after its axe.mbarrier_alloc, before any use"
                 ),
                 n => format!(
-                    "barrier: init rule: {name} uses a barrier that is not initialized on every path to it (its {n} \
-                     axe.mbarrier_init {} later, in a branch not taken on some path, or in a loop that may not run)",
-                    if n == 1 { "is" } else { "are" }
+                    "barrier: init rule: {name} uses {what} that is not initialized on every path to it (its {n} \
+                     axe.mbarrier_init {} later, in a branch not taken on some path, {}in a loop that may not run)",
+                    if n == 1 { "is" } else { "are" },
+                    if self.barriers[barrier].slots > 1 { "on other elements, " } else { "or " }
                 ),
             };
             errors.push((index, location, message));

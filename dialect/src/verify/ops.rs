@@ -73,6 +73,43 @@ impl OpChecker<'_, '_, '_> {
             OpKind::MbarrierArriveExpectTx => self.check_count("bytes"),
             _ => {}
         }
+        if matches!(
+            self.op.kind(),
+            OpKind::CopyAsync
+                | OpKind::MbarrierInit
+                | OpKind::MbarrierArrive
+                | OpKind::MbarrierArriveExpectTx
+                | OpKind::MbarrierWait
+        ) {
+            self.check_barrier_index();
+        }
+    }
+
+    /// BarrierIndex: an op on an array of N > 1 barriers names its element (`%bars[%i]`), except an
+    /// `axe.mbarrier_init`, which without an index initializes them all; a constant index lies in [0, N).
+    fn check_barrier_index(&mut self) {
+        let name = self.op.kind().name();
+        let Some(barrier) = crate::barriers::barrier_use(&self.op) else {
+            if self.op.kind() == OpKind::CopyAsync && self.op.operation().operand_count() > 3 {
+                self.fail(Rule::BarrierIndex, format!("{name} has a barrier index but no barrier"));
+            }
+            return;
+        };
+        let count = barrier.count;
+        if barrier.is_whole_array() && self.op.kind() != OpKind::MbarrierInit {
+            self.fail(
+                Rule::BarrierIndex,
+                format!("{name} on an array of {count} barriers must name one element: %bars[%i]"),
+            );
+        }
+        if let (Some(_), Some(index)) = (barrier.index, barrier.constant_index()) {
+            if !(0..count).contains(&index) {
+                self.fail(
+                    Rule::BarrierIndex,
+                    format!("{name} indexes element {index} of an array of {count} barriers (valid: 0 to {})", count - 1),
+                );
+            }
+        }
     }
 
     /// ScopeCoversLayout and ThreadsInScope.

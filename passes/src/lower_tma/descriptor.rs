@@ -6,8 +6,17 @@ use axe_layout::{
     SwizzleMode,
 };
 
-/// The nvgpu barrier type the axe mbarriers become (one mbarrier per group).
+/// The nvgpu barrier type of one mbarrier (a synchronous load's own barrier).
 pub(super) const BARRIER_TYPE: &str = "!nvgpu.mbarrier.group<memorySpace = #gpu.address_space<workgroup>>";
+
+/// The nvgpu barrier group an `!axe.mbarrier<count>` becomes: `count` mbarriers in one shared array, which
+/// `convert-nvgpu-to-nvvm` addresses as base + 8 * index.
+pub(super) fn barrier_group_type(count: i64) -> String {
+    match count {
+        1 => BARRIER_TYPE.to_string(),
+        n => format!("!nvgpu.mbarrier.group<memorySpace = #gpu.address_space<workgroup>, num_barriers = {n}>"),
+    }
+}
 /// Suspend-time hint of `mbarrier.try_wait.parity` in nanoseconds (the value upstream's examples use).
 pub(super) const TRY_WAIT_TICKS: i64 = 10_000_000;
 

@@ -3,14 +3,14 @@
 //! host descriptors on first use; phase 2 erases the lowered ops and the views and slices left without uses.
 
 use super::{
-    descriptor::{box_memref, descriptor_type, BARRIER_TYPE, TRY_WAIT_TICKS},
+    descriptor::{barrier_group_type, box_memref, descriptor_type, BARRIER_TYPE, TRY_WAIT_TICKS},
     host::{annotate_argument, host_descriptor, kernel_symbol, launch_index, record_tensor_map, retype_function},
     LowerTmaStats, PlannedCopy,
 };
 use crate::ir::build::{segments, Builder, Cmp, WORKGROUP};
 use axe_dialect::{
     access::{self, OpKey},
-    ffi,
+    barriers, ffi,
     ops::enclosing_function,
     AxeOp, OpKind,
 };
@@ -242,24 +242,35 @@ impl<'c, 'a> Lowering<'c, 'a> {
         }
         let b = Builder::before(op.operation())?;
         if op.kind() == OpKind::MbarrierAlloc {
-            let barrier = b.value("nvgpu.mbarrier.create", &[], BARRIER_TYPE, &[])?;
             let old = op.result().ok_or("tma: mbarrier_alloc has no result")?;
+            let count = barriers::mbarrier_count(&old.r#type().to_string()).ok_or("tma: not an !axe.mbarrier")?;
+            let barrier = b.value("nvgpu.mbarrier.create", &[], &barrier_group_type(count), &[])?;
             IrRewriter::from_op(self.root).as_rewriter_base().replace_all_uses_with(old, barrier);
             return Ok(());
         }
-        let barrier = op.operand(0).ok_or("tma: mbarrier op has no barrier")?;
+        let used = barriers::barrier_use(&op).ok_or("tma: mbarrier op has no barrier")?;
+        let barrier = used.array;
         if !barrier.r#type().to_string().starts_with("!nvgpu.mbarrier.group") {
             return Err(format!("tma: the barrier of {} must come from axe.mbarrier_alloc", op.kind().name()));
         }
         let zero = b.index(0)?;
+        let element = match used.index {
+            Some(index) => index,
+            None => zero,
+        };
         self.leader_base(op.operation())?;
         let integer = |name: &str| op.integer_attribute(name).unwrap_or_else(|| Err(format!("missing {name}")));
         match op.kind() {
             OpKind::MbarrierInit => {
                 let count = b.index(integer("count")?)?;
                 let leader = self.leader(&b, op.operation())?;
+                // An init without an index initializes every element of the array.
+                let elements = if used.is_whole_array() { used.count } else { 1 };
                 b.guarded(leader, |t| {
-                    t.op("nvgpu.mbarrier.init", &[barrier, count, zero], &[], &[])?;
+                    for i in 0..elements {
+                        let element = if used.is_whole_array() { t.index(i)? } else { element };
+                        t.op("nvgpu.mbarrier.init", &[barrier, count, element], &[], &[])?;
+                    }
                     t.op("nvvm.fence.mbarrier.init", &[], &[], &[]).map(drop)
                 })?;
                 b.op("gpu.barrier", &[], &[], &[])?;
@@ -268,19 +279,19 @@ impl<'c, 'a> Lowering<'c, 'a> {
                 let bytes = b.index(integer("bytes")?)?;
                 let leader = self.leader(&b, op.operation())?;
                 b.guarded(leader, |t| {
-                    t.op("nvgpu.mbarrier.arrive.expect_tx", &[barrier, bytes, zero], &[], &[]).map(drop)
+                    t.op("nvgpu.mbarrier.arrive.expect_tx", &[barrier, bytes, element], &[], &[]).map(drop)
                 })?;
             }
             OpKind::MbarrierArrive => {
                 let leader = self.leader(&b, op.operation())?;
                 b.guarded(leader, |t| {
-                    t.op("nvgpu.mbarrier.arrive", &[barrier, zero], &["!nvgpu.mbarrier.token"], &[]).map(drop)
+                    t.op("nvgpu.mbarrier.arrive", &[barrier, element], &["!nvgpu.mbarrier.token"], &[]).map(drop)
                 })?
             }
             _ => {
-                let phase = op.operand(1).ok_or("tma: mbarrier_wait has no phase")?;
+                let phase = barriers::wait_phase(&op).ok_or("tma: mbarrier_wait has no phase")?;
                 let ticks = b.index(TRY_WAIT_TICKS)?;
-                b.op("nvgpu.mbarrier.try_wait.parity", &[barrier, phase, ticks, zero], &[], &[])?;
+                b.op("nvgpu.mbarrier.try_wait.parity", &[barrier, phase, ticks, element], &[], &[])?;
             }
         }
         Ok(())
@@ -297,15 +308,21 @@ impl<'c, 'a> Lowering<'c, 'a> {
         let plan = &copy.plan;
         match plan.direction {
             Direction::G2S => {
-                let (barrier, phase) = match sync {
-                    false => (copy.op.operand(2).ok_or("tma: copy_async load has no barrier")?, None),
-                    true => self.sync_barrier(operation)?,
+                let (barrier, element, phase) = match sync {
+                    false => {
+                        let used = barriers::barrier_use(&copy.op).ok_or("tma: copy_async load has no barrier")?;
+                        (used.array, used.index, None)
+                    }
+                    true => {
+                        let (barrier, phase) = self.sync_barrier(operation)?;
+                        (barrier, None, phase)
+                    }
                 };
                 if let Some(phase) = phase {
                     b.op("gpu.barrier", &[], &[], &[])?;
                     let current = b.value("memref.load", &[phase], "i1", &[])?;
                     let leader = self.leader(&b, operation)?;
-                    self.load_issues(&b, leader, smem, desc, (barrier, true), copy)?;
+                    self.load_issues(&b, leader, smem, desc, (barrier, element, true), copy)?;
                     let ticks = b.index(TRY_WAIT_TICKS)?;
                     let zero = b.index(0)?;
                     b.op("nvgpu.mbarrier.try_wait.parity", &[barrier, current, ticks, zero], &[], &[])?;
@@ -319,7 +336,7 @@ impl<'c, 'a> Lowering<'c, 'a> {
                         b.op("nvvm.cluster.wait", &[], &[], &[])?;
                     }
                     let leader = self.leader(&b, operation)?;
-                    self.load_issues(&b, leader, smem, desc, (barrier, !copy.announced), copy)?;
+                    self.load_issues(&b, leader, smem, desc, (barrier, element, !copy.announced), copy)?;
                 }
             }
             Direction::S2G => {
@@ -356,18 +373,22 @@ impl<'c, 'a> Lowering<'c, 'a> {
     }
 
     /// On the leader: `arrive.expect_tx` with the plan's bytes (unless `arrive` is false: an explicit
-    /// `axe.mbarrier_arrive_expect_tx` announced them), then one TMA load per issue.
+    /// `axe.mbarrier_arrive_expect_tx` announced them), then one TMA load per issue, all on the barrier group's
+    /// element `element` (0 when `None`).
     fn load_issues(
         &self,
         b: &Builder<'c, 'a>,
         leader: Value<'c, 'a>,
         smem: Value<'c, 'a>,
         desc: Value<'c, 'a>,
-        (barrier, arrive): (Value<'c, 'a>, bool),
+        (barrier, element, arrive): (Value<'c, 'a>, Option<Value<'c, 'a>>, bool),
         copy: &PlannedCopy<'c, 'a>,
     ) -> Result<(), String> {
         let plan = &copy.plan;
-        let zero = b.index(0)?;
+        let zero = match element {
+            Some(element) => element,
+            None => b.index(0)?,
+        };
         b.guarded(leader, |t| {
             if arrive {
                 let bytes = t.index(plan.total_bytes() as i64)?;
