@@ -1,6 +1,6 @@
 // gemm_sm90a.mlir: C[M,N] = A[M,K] @ B[K,N], f16 in and out, f32 accumulation, for sm_90a (TMA + wgmma).
 //
-// M, N and K are run-time kernel arguments (i32): A, B and C are views with run-time extents (#axe.row_major,
+// M, N and K are run-time kernel arguments (i32): A, B and C are views with run-time extents (layout row_major,
 // docs/dialect.md "Run-time sizes"), so one compiled kernel serves every problem size. Precondition: M, N and K
 // are multiples of 16 (the views' `multiples`; TMA needs 16-byte row strides, i.e. K and N multiples of 8) and at
 // least 1. Partial tiles at the edges need nothing more: TMA loads fill the part of a box past M, N or K with

@@ -1,7 +1,7 @@
 // --lower-copy at run-time addresses. A slice at run-time offsets is planned once at its static part; each
 // offset adds `elements * (value / divisor)` elements to its side's base (axe_layout::copy::plan_moving: here a
 // ring stage of 32 rows of 64 halves, 4096 bytes a stage). A slice of a view with run-time extents
-// (`#axe.row_major`) is addressed by the plan's per-thread row and column, `(row0 + row) * W + col0 + col`
+// (layout `row_major`) is addressed by the plan's per-thread row and column, `(row0 + row) * W + col0 + col`
 // (axe_layout::copy::plan_runtime), and predicated on `row < M` and `col < W`: cp.async gets src-size 0 past the
 // edge (zero fill, reading the base), st.global is skipped.
 // RUN: axe-opt %s --lower-copy --cse | FileCheck %s
