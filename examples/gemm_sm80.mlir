@@ -29,7 +29,7 @@
 // The epilogue converts the accumulators to f16 (axe.cast) and each warp stores them to its tile of C
 // (st.global, 4 bytes).
 //
-// M, N and K are kernel arguments (`axe.view` extent operands, `row_major` views): one compiled kernel serves every
+// M, N and K are kernel arguments (`axe.view` extent operands, `row_major`): one compiled kernel serves every
 // size, on a grid of ceildiv(M, 128) x ceildiv(N, 128) CTAs. Preconditions, which --lower-copy derives from the
 // planned accesses and the launch record lists (`axe-translate --emit=launch`): A and B 16-byte aligned and K and N
 // multiples of 8 (every 16-byte cp.async row of A and B starts aligned), C 4-byte aligned and N even (the 4-byte
