@@ -3,7 +3,8 @@
 # (scripts/fuzz.sh --debug 60: every fuzz target, regression seeds first), the
 # Python package's pytest suite (scripts/test-python.sh), then the lit suite on
 # the built tools (test/Browser runs the explorer page in headless Chromium,
-# which scripts/setup-browser.sh installs). Prints lit's result as a plain
+# which scripts/setup-browser.sh installs; the C++ package in cmake/ is built
+# first, for the mlir-opt-22 plugin tests). Prints lit's result as a plain
 # "N passed, N failed" line at the end and exits non-zero if any step failed.
 set -uo pipefail
 
@@ -25,6 +26,11 @@ step scripts/fuzz.sh --debug 60
 step scripts/memcheck.sh # axe-opt/axe-translate under valgrind on a fixed sample of lit tests and fuzz inputs
 step scripts/test-python.sh
 step scripts/setup-browser.sh # Chromium for test/Browser (the explorer page), counted in lit's total
+# The C++ package (cmake/): lit's upstream comparisons load its target/cmake/AxePlugin.so (%axe_plugin) into
+# mlir-opt-22. Same flags as test/Embed/cmake-package.test, so the build is shared and a re-run only re-checks.
+step cmake -G Ninja -S cmake -B target/cmake -DCMAKE_BUILD_TYPE=Release \
+  -DCMAKE_INSTALL_PREFIX="$ROOT/target/cmake-install" >/dev/null
+step ninja -C target/cmake >/dev/null
 
 echo "==> lit test" >&2
 log="$(mktemp)"

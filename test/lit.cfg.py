@@ -49,7 +49,9 @@ for name, path in [
     config.substitutions.append((tool(name), path))
 
 config.substitutions.append(("%axe_root", axe_root))
-config.substitutions.append(("%axe_irdl", os.path.join(axe_root, "dialect", "axe.irdl.mlir")))
+# The axe dialect as an upstream mlir-opt plugin (cmake/, built by scripts/test.sh before lit runs):
+# `mlir-opt-22 --load-dialect-plugin=%axe_plugin`.
+config.substitutions.append(("%axe_plugin", os.path.join(axe_root, "target", "cmake", "AxePlugin.so")))
 config.substitutions.append(("%examples", os.path.join(axe_root, "examples")))
 
 config.environment["FILECHECK_OPTS"] = "--enable-var-scope"

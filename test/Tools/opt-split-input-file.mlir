@@ -7,7 +7,7 @@
 // RUN: FileCheck %s --check-prefix=ERR < %t.err
 // The same output as upstream mlir-opt, byte for byte.
 // RUN: not axe-opt %s -split-input-file > %t.axe 2>/dev/null
-// RUN: not mlir-opt-22 --irdl-file=%axe_irdl %s -split-input-file > %t.upstream 2>/dev/null
+// RUN: not mlir-opt-22 --load-dialect-plugin=%axe_plugin %s -split-input-file > %t.upstream 2>/dev/null
 // RUN: diff %t.axe %t.upstream
 
 // CHECK-LABEL: func.func @first
