@@ -29,6 +29,7 @@
 !smemC = !axe.tensor<128x128xf16, shared, Swizzle(3,3,3) o S[(128,2,64):(64,8192,1)]>
 !acc = !axe.tensor<128x128xf32, tmem, S[(128,128):(1@TLane,1@TCol)]>
 !rows = !axe.tensor<128x128xf32, reg, S[(4,32,128):(1@warpid,1@laneid,1)]>
+!bars = !axe.mbarrier<3>
 !out = !axe.tensor<128x128xf16, reg, S[(4,32,128):(1@warpid,1@laneid,1)]>
 
 module attributes {gpu.container_module} {
@@ -68,32 +69,28 @@ module attributes {gpu.container_module} {
       %ring_a = axe.alloc cta : !ringA
       %ring_b = axe.alloc cta : !ringB
       %smem_c = axe.alloc cta : !smemC
-      %bar0 = axe.mbarrier_alloc cta : !axe.mbarrier
-      %bar1 = axe.mbarrier_alloc cta : !axe.mbarrier
-      %bar2 = axe.mbarrier_alloc cta : !axe.mbarrier
+      %bars = axe.mbarrier_alloc cta : !bars
       // Each stage's barrier takes one arrival per load round: one arrive.expect_tx of the round's 32768 bytes
       // (A 128x64 + B 64x128 f16) announces both TMA loads, which then only complete transactions.
-      axe.mbarrier_init cta %bar0 count 1 : !axe.mbarrier
-      axe.mbarrier_init cta %bar1 count 1 : !axe.mbarrier
-      axe.mbarrier_init cta %bar2 count 1 : !axe.mbarrier
+      axe.mbarrier_init cta %bars count 1 : !bars
       axe.fill cta %acc, %zero : !acc, f32
       // Prologue: K tiles 0 and 1 into stages 0 and 1, when they exist.
       %a0 = axe.slice %ga[%m0, 0] [128, 64] : !gA to !tileA
       %b0 = axe.slice %gb[0, %n0] [64, 128] : !gB to !tileB
       %sa0 = axe.slice %ring_a[0, 0] [128, 64] : !ringA to !stageA
       %sb0 = axe.slice %ring_b[0, 0] [64, 128] : !ringB to !stageB
-      axe.mbarrier_arrive_expect_tx cta %bar0 bytes 32768 : !axe.mbarrier
-      axe.copy_async cta %a0 to %sa0, %bar0 : !tileA to !stageA, !axe.mbarrier
-      axe.copy_async cta %b0 to %sb0, %bar0 : !tileB to !stageB, !axe.mbarrier
+      axe.mbarrier_arrive_expect_tx cta %bars[%c0] bytes 32768 : !bars
+      axe.copy_async cta %a0 to %sa0, %bars[%c0] : !tileA to !stageA, !bars
+      axe.copy_async cta %b0 to %sb0, %bars[%c0] : !tileB to !stageB, !bars
       %has1 = arith.cmpi ugt, %ktiles, %c1 : index
       scf.if %has1 {
         %a1 = axe.slice %ga[%m0, 64] [128, 64] : !gA to !tileA
         %b1 = axe.slice %gb[64, %n0] [64, 128] : !gB to !tileB
         %sa1 = axe.slice %ring_a[128, 0] [128, 64] : !ringA to !stageA
         %sb1 = axe.slice %ring_b[64, 0] [64, 128] : !ringB to !stageB
-        axe.mbarrier_arrive_expect_tx cta %bar1 bytes 32768 : !axe.mbarrier
-        axe.copy_async cta %a1 to %sa1, %bar1 : !tileA to !stageA, !axe.mbarrier
-        axe.copy_async cta %b1 to %sb1, %bar1 : !tileB to !stageB, !axe.mbarrier
+        axe.mbarrier_arrive_expect_tx cta %bars[%c1] bytes 32768 : !bars
+        axe.copy_async cta %a1 to %sa1, %bars[%c1] : !tileA to !stageA, !bars
+        axe.copy_async cta %b1 to %sb1, %bars[%c1] : !tileB to !stageB, !bars
       }
       // The stage read (kt mod 3), the stage loaded (kt + 2 mod 3) and the read stage's parity ((kt / 3) mod 2)
       // are carried across iterations and advanced by a compare and a select, not divided out of kt.
@@ -114,41 +111,13 @@ module attributes {gpu.container_module} {
           %bn = axe.slice %gb[%k2, %n0] [64, 128] : !gB to !tileB
           %san = axe.slice %ring_a[%row_a, 0] [128, 64] : !ringA to !stageA
           %sbn = axe.slice %ring_b[%row_b, 0] [64, 128] : !ringB to !stageB
-          scf.index_switch %next_index
-          case 0 {
-            axe.mbarrier_arrive_expect_tx cta %bar0 bytes 32768 : !axe.mbarrier
-            axe.copy_async cta %an to %san, %bar0 : !tileA to !stageA, !axe.mbarrier
-            axe.copy_async cta %bn to %sbn, %bar0 : !tileB to !stageB, !axe.mbarrier
-            scf.yield
-          }
-          case 1 {
-            axe.mbarrier_arrive_expect_tx cta %bar1 bytes 32768 : !axe.mbarrier
-            axe.copy_async cta %an to %san, %bar1 : !tileA to !stageA, !axe.mbarrier
-            axe.copy_async cta %bn to %sbn, %bar1 : !tileB to !stageB, !axe.mbarrier
-            scf.yield
-          }
-          default {
-            axe.mbarrier_arrive_expect_tx cta %bar2 bytes 32768 : !axe.mbarrier
-            axe.copy_async cta %an to %san, %bar2 : !tileA to !stageA, !axe.mbarrier
-            axe.copy_async cta %bn to %sbn, %bar2 : !tileB to !stageB, !axe.mbarrier
-            scf.yield
-          }
+          axe.mbarrier_arrive_expect_tx cta %bars[%next_index] bytes 32768 : !bars
+          axe.copy_async cta %an to %san, %bars[%next_index] : !tileA to !stageA, !bars
+          axe.copy_async cta %bn to %sbn, %bars[%next_index] : !tileB to !stageB, !bars
         }
         // Wait for stage %cur = kt mod 3, round kt / 3: %parity = (kt / 3) mod 2.
         %cur_index = arith.index_castui %cur : i32 to index
-        scf.index_switch %cur_index
-        case 0 {
-          axe.mbarrier_wait cta %bar0, %parity : !axe.mbarrier
-          scf.yield
-        }
-        case 1 {
-          axe.mbarrier_wait cta %bar1, %parity : !axe.mbarrier
-          scf.yield
-        }
-        default {
-          axe.mbarrier_wait cta %bar2, %parity : !axe.mbarrier
-          scf.yield
-        }
+        axe.mbarrier_wait cta %bars[%cur_index], %parity : !bars
         %row_a = arith.muli %cur_index, %c128 : index
         %row_b = arith.muli %cur_index, %c64 : index
         %sa = axe.slice %ring_a[%row_a, 0] [128, 64] : !ringA to !stageA

@@ -83,7 +83,13 @@ static ParseResult parseLayoutTokens(AsmParser &parser, LayoutEnd end, std::stri
     } else if (StringRef keyword; succeeded(parser.parseOptionalKeyword(&keyword))) {
       word(keyword);
     } else if (StringAttr symbol; succeeded(parser.parseOptionalSymbolName(symbol))) {
-      text += "@" + symbol.getValue().str();
+      // An axis is an identifier (`@laneid`); a quoted symbol (`@"..."`) could carry any byte.
+      StringRef axis = symbol.getValue();
+      if (axis.empty() || !(llvm::isAlpha(axis.front()) || axis.front() == '_') ||
+          !llvm::all_of(axis, [](char c) { return llvm::isAlnum(c) || c == '_'; }))
+        return parser.emitError(parser.getCurrentLocation(), "layout axis names are identifiers, got @\"")
+               << axis << "\"";
+      text += "@" + axis.str();
     } else {
       APInt value;
       OptionalParseResult integer = parser.parseOptionalInteger(value);
