@@ -51,7 +51,13 @@ for name, path in [
 config.substitutions.append(("%axe_root", axe_root))
 # The axe dialect as an upstream mlir-opt plugin (cmake/, built by scripts/test.sh before lit runs):
 # `mlir-opt-22 --load-dialect-plugin=%axe_plugin`.
-config.substitutions.append(("%axe_plugin", os.path.join(axe_root, "target", "cmake", "AxePlugin.so")))
+axe_plugin = os.path.join(axe_root, "target", "cmake", "AxePlugin.so")
+config.substitutions.append(("%axe_plugin", axe_plugin))
+if not os.path.exists(axe_plugin):
+    lit_config.warning(
+        f"{axe_plugin} is missing, so the mlir-opt-22 comparisons fail: "
+        "cmake -G Ninja -S cmake -B target/cmake && ninja -C target/cmake"
+    )
 config.substitutions.append(("%examples", os.path.join(axe_root, "examples")))
 
 config.environment["FILECHECK_OPTS"] = "--enable-var-scope"
