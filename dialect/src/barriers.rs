@@ -42,7 +42,11 @@ pub fn barrier_use<'c, 'a>(op: &AxeOp<'c, 'a>) -> Option<BarrierUse<'c, 'a>> {
     let count = operation.operand_count();
     let (array, index) = match op.kind() {
         OpKind::CopyAsync => (access::operand(operation, 2)?, access::operand(operation, 3)),
-        OpKind::MbarrierWait => (access::operand(operation, 0)?, (count == 3).then(|| access::operand(operation, 1))?),
+        OpKind::MbarrierWait => {
+            // (barrier, index, phase) or (barrier, phase).
+            let index = if count == 3 { access::operand(operation, 1) } else { None };
+            (access::operand(operation, 0)?, index)
+        }
         OpKind::MbarrierInit | OpKind::MbarrierArrive | OpKind::MbarrierArriveExpectTx => {
             (access::operand(operation, 0)?, access::operand(operation, 1))
         }
