@@ -6,10 +6,11 @@
 // columns, `S[(128,128):(1@TLane,1@TCol)]`): the fill zeroes it by making the first tcgen05.mma of the first
 // iteration overwrite (a run-time "written" flag, since the gemm is in the loop); one thread issues the 4
 // tcgen05.mma m128n128k16 (the 4 K steps of a stage) and commits them to an mbarrier every thread waits on, so
-// the stage is free for the next load once the iteration ends. The epilogue reads the accumulator
-// with tcgen05.ld.32x32b (thread r holds row r, 128 registers), casts to f16 (axe.cast), stores the rows to a
-// shared C tile (--lower-copy) and TMA-stores it (clipped at M and N). The rings and C (128 KB) live in dynamic
-// shared memory.
+// the stage is free for the next load once the iteration ends. The epilogue reads the accumulator in two
+// halves of 64 columns (tensor-memory columns 0 and 64) with tcgen05.ld.32x32b (thread r holds 64 values of row r:
+// half the registers of one 128-column read, 94 registers in all instead of 140), casts each to f16 (axe.cast),
+// stores it to its half of a shared C tile (--lower-copy) and TMA-stores the tile (clipped at M and N). The rings
+// and C (128 KB) live in dynamic shared memory.
 //
 //   axe-opt --lower-tma --lower-mma --lower-copy --lower-to-nvvm --axe-hoist-allocas --axe-dynamic-shared \
 //     examples/gemm_sm100a.mlir |
@@ -28,9 +29,11 @@
 !stageB = !axe.tensor<64x128xf16, shared>
 !smemC = !axe.tensor<128x128xf16, shared, Swizzle(3,3,3) o S[(128,2,64):(64,8192,1)]>
 !acc = !axe.tensor<128x128xf32, tmem, S[(128,128):(1@TLane,1@TCol)]>
-!rows = !axe.tensor<128x128xf32, reg, S[(4,32,128):(1@warpid,1@laneid,1)]>
+!half = !axe.tensor<128x64xf32, tmem>
+!smemHalf = !axe.tensor<128x64xf16, shared>
+!rows = !axe.tensor<128x64xf32, reg, S[(4,32,64):(1@warpid,1@laneid,1)]>
 !bars = !axe.mbarrier<3>
-!out = !axe.tensor<128x128xf16, reg, S[(4,32,128):(1@warpid,1@laneid,1)]>
+!out = !axe.tensor<128x64xf16, reg, S[(4,32,64):(1@warpid,1@laneid,1)]>
 
 module attributes {gpu.container_module} {
   gpu.module @kernels attributes {axe.target = "sm_100a"} {
@@ -133,11 +136,18 @@ module attributes {gpu.container_module} {
         %next2 = arith.select %next_wraps, %i0, %next1 : i32
         scf.yield %cur2, %next2, %parity2 : i32, i32, i1
       }
-      // Epilogue: tensor memory -> registers (tcgen05.ld, thread r row r), f32 -> f16, registers -> the shared C
-      // tile, one TMA store (clipped at M and N).
-      axe.copy cta %acc to %rows : !acc to !rows
+      // Epilogue, per half of 64 columns: tensor memory -> registers (tcgen05.ld, thread r row r), f32 -> f16,
+      // registers -> the half of the shared C tile; then one TMA store of the tile (clipped at M and N).
+      %acc_lo = axe.slice %acc[0, 0] [128, 64] : !acc to !half
+      %acc_hi = axe.slice %acc[0, 64] [128, 64] : !acc to !half
+      %c_lo = axe.slice %smem_c[0, 0] [128, 64] : !smemC to !smemHalf
+      %c_hi = axe.slice %smem_c[0, 64] [128, 64] : !smemC to !smemHalf
+      axe.copy cta %acc_lo to %rows : !half to !rows
       axe.cast cta %rows to %out : !rows to !out
-      axe.copy cta %out to %smem_c : !out to !smemC
+      axe.copy cta %out to %c_lo : !out to !smemHalf
+      axe.copy cta %acc_hi to %rows : !half to !rows
+      axe.cast cta %rows to %out : !rows to !out
+      axe.copy cta %out to %c_hi : !out to !smemHalf
       %tc = axe.slice %gc[%m0, %n0] [128, 128] : !gC to !tileC
       axe.copy_async cta %smem_c to %tc : !smemC to !tileC
       gpu.return

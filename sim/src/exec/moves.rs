@@ -149,16 +149,21 @@ fn bitcast(v: &V, from: &Ty, to: &Ty, n: usize) -> Option<V> {
         }
     };
     let (fl, tl) = (lanes(from)?, lanes(to)?);
-    if fl.iter().map(|s| s.bits()).sum::<u32>() != tl.iter().map(|s| s.bits()).sum::<u32>()
-        || tl.iter().map(|s| s.bits()).sum::<u32>() > 64
-    {
-        return None;
-    }
     let parts: Vec<Vec<u64>> = match v {
         V::S(s) => vec![s.clone()],
         V::Agg(es) => es.iter().map(|e| if let V::S(s) = e { Some(s.clone()) } else { None }).collect::<Option<_>>()?,
         V::Mem(_) => return None,
     };
+    // Lane for lane (vector<64xi32> to vector<64xf32>, any length): each lane keeps its bits.
+    if fl.len() == tl.len() && fl.len() > 1 && fl.iter().zip(&tl).all(|(f, t)| f.bits() == t.bits()) {
+        let out = parts.iter().zip(&tl).map(|(p, s)| V::S(p.iter().map(|&x| wrap(s.bits(), x)).collect()));
+        return Some(V::Agg(out.collect()));
+    }
+    if fl.iter().map(|s| s.bits()).sum::<u32>() != tl.iter().map(|s| s.bits()).sum::<u32>()
+        || tl.iter().map(|s| s.bits()).sum::<u32>() > 64
+    {
+        return None;
+    }
     let mut out: Vec<Vec<u64>> = vec![vec![0; n]; tl.len()];
     for t in 0..n {
         let (mut bits, mut shift) = (0u64, 0u32);
