@@ -6,8 +6,10 @@
 !dyn = !axe.tensor<?x?xf16, global, row_major>
 
 // A well-formed view and slice verify (the slice's region past a run-time extent is the lowering's business).
-func.func @accepted(%a: !llvm.ptr<1>, %m: index, %k: index, %i: index) {
+// Each extent is an i32 or an index on its own, so one view may mix them (--lower-tma takes each as it is).
+func.func @accepted(%a: !llvm.ptr<1>, %m: index, %k: index, %i: index, %n: i32) {
   %g = axe.view %a(%m, %k : index, index) multiples [16, 8] : !llvm.ptr<1> -> !dyn
+  %h = axe.view %a(%n, %k : i32, index) : !llvm.ptr<1> -> !dyn
   %t = axe.slice %g[%i, 4096] [128, 64] : !dyn to !axe.tensor<128x64xf16, global>
   return
 }
