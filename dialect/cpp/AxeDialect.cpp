@@ -39,8 +39,8 @@ enum class LayoutEnd { Greater, RParen };
 } // namespace
 
 /// Reads the Axe layout notation token by token up to (and including) its terminator, and writes it back with
-/// the notation printer's spacing: tokens joined without spaces, except ` + ` between terms and ` o ` after a
-/// swizzle. So `S[(128, 64) : (64, 1)]+3@m` reads as `S[(128,64):(64,1)] + 3@m`, and printed text reads back
+/// the notation printer's spacing: tokens joined without spaces, except ` + ` and ` - ` between terms and ` o `
+/// after a swizzle. So `S[(128, 64) : (64, 1)]+3@m` reads as `S[(128,64):(64,1)] + 3@m`, and printed text reads back
 /// unchanged. The notation itself is checked by the Rust verifier, which knows the grammar.
 static ParseResult parseLayoutTokens(AsmParser &parser, LayoutEnd end, std::string &text) {
   SMLoc start = parser.getCurrentLocation();
@@ -80,6 +80,10 @@ static ParseResult parseLayoutTokens(AsmParser &parser, LayoutEnd end, std::stri
       text += ":";
     } else if (succeeded(parser.parseOptionalPlus())) {
       text += " + ";
+    } else if (succeeded(parser.parseOptionalMinus())) {
+      // Between terms a binary minus (` - `); after an opening bracket, a comma or a colon a sign.
+      bool sign = text.empty() || StringRef("([,: ").contains(text.back());
+      text += sign ? "-" : " - ";
     } else if (StringRef keyword; succeeded(parser.parseOptionalKeyword(&keyword))) {
       word(keyword);
     } else if (StringAttr symbol; succeeded(parser.parseOptionalSymbolName(symbol))) {

@@ -1,6 +1,6 @@
 //! The axe verifier: MLIR's structural checks plus axe's semantic checks.
 //!
-//! [`verify`] runs MLIR's verifier (operand counts and the IRDL constraints of `axe.irdl.mlir`); when that
+//! [`verify`] runs MLIR's verifier (operand counts and the ODS constraints of `cpp/axe/Axe.td`); when that
 //! passes, [`check`] walks the IR and collects every violation of the semantic rules below, and each one is
 //! emitted as an error at the op's (or block argument's) location through the context's diagnostic handlers,
 //! so `--verify-diagnostics` sees them like MLIR's own. All violations are reported, not just the first.
@@ -38,9 +38,9 @@
 //!   - [`Rule::Counts`]: mbarrier_init count and arrive_expect_tx bytes are at least 1;
 //!   - [`Rule::BarrierIndex`]: an op on an `!axe.mbarrier<N>` array (N > 1) names one element `%bars[%i]` (an
 //!     `axe.mbarrier_init` without an index initializes all N); a constant index lies in [0, N);
-//!   - [`Rule::RuntimeExtents`]: run-time extents (shape entries kDynamic) and `#axe.row_major` only on global
+//!   - [`Rule::RuntimeExtents`]: run-time extents (shape entries kDynamic) and `row_major` only on global
 //!     `axe.view` results over a memref or pointer (and as the source of `axe.slice`, whose result has static
-//!     sizes and stays `#axe.deferred`); a run-time shape has `#axe.row_major`, one extent operand per run-time
+//!     sizes and stays deferred); a run-time shape has `row_major`, one extent operand per run-time
 //!     dimension (none otherwise); `multiples` has one entry per dimension, each at least 1 and dividing a static
 //!     extent (docs/dialect.md, "Run-time sizes").
 //! - **mesh**: [`Rule::MeshDeclared`]: an `axe.mesh` dictionary (usually on the module, next to `axe.axes`:
@@ -55,7 +55,7 @@
 //!   MLIR's registered dialects: a later input split with `--split-input-file` sees them too.
 //!
 //! Not checked yet (TODO): dynamic slice offsets against bounds; barrier phases; that register layouts cover
-//! the whole scope; layouts of `#axe.deferred` tensors (checked after `--axe-slice`); slices larger than
+//! the whole scope; layouts of deferred-layout tensors (checked after `--axe-slice`); slices larger than
 //! [`SLICE_CHECK_LIMIT`] elements.
 
 use crate::{
@@ -114,7 +114,7 @@ pub enum Rule {
     BarrierIndex,
     /// An `axe.axes` declaration names a new axis and a kind.
     AxisDeclared,
-    /// Run-time extents and `#axe.row_major` only where lowerings can read them (global views, slice sources).
+    /// Run-time extents and `row_major` only where lowerings can read them (global views, slice sources).
     RuntimeExtents,
     /// An `axe.mesh` declaration reads as a mesh of device axes.
     MeshDeclared,

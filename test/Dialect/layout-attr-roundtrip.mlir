@@ -69,12 +69,12 @@ func.func @spacing(%a: f32) {
   return
 }
 
-// Negative numbers are integer tokens: a negative stride or offset prints with its sign attached, and a '-'
-// between terms (the notation's `S[8:1] - 2@laneid`) joins the number it negates, because only `+` and `o` get
-// spaces.
+// Negative numbers are integer tokens: a negative stride or offset prints with its sign attached (after a bracket,
+// comma, colon or `+`), and a '-' between terms prints as the notation's ` - ` (`axe-layout canon` prints
+// `S[8:1] - 2@laneid` too).
 // CHECK-LABEL: func.func @negative
 // CHECK-NEXT{LITERAL}: axe.annotate %arg0 layout(S[(4,8):(-8,1)] + 24) : f32
-// CHECK-NEXT{LITERAL}: axe.annotate %arg0 layout(S[8:1]-2@laneid) : f32
+// CHECK-NEXT{LITERAL}: axe.annotate %arg0 layout(S[8:1] - 2@laneid) : f32
 // CHECK-NEXT{LITERAL}: axe.annotate %arg0 layout(S[8:1] + -2@laneid) : f32
 func.func @negative(%a: f32) {
   axe.annotate %a layout(S[(4,8):(-8,1)] + 24) : f32

@@ -206,7 +206,7 @@ def Axe_CopyOp : Axe_CollectiveOp<"copy", [Axe_ReadsWrites]> {
     ```
     dest[x] = source[x] for every logical index x, run by the scope together; `--lower-copy` picks the
     instructions (ld/st vectors, ldmatrix/stmatrix, cp.async, tcgen05.ld/st, shuffles) and
-    `--lower-collectives` the transfers between devices (`reduce` = "sum", "max" or "min" reduces into dest).
+    `--lower-collectives` the transfers between devices (`reduce` = "sum" or "max" reduces into dest).
   }];
   let arguments = !con((ins Axe_AnyTensor:$source, Axe_AnyTensor:$dest, OptionalAttr<StrAttr>:$reduce), scopeArgs);
   let assemblyFormat = [{
