@@ -35,12 +35,19 @@
 // CHECK-COUNT-2: tcgen05.mma.cta_group::1.kind::f16.collector::a::discard {{.*}}, [[ALWAYS]];
 // CHECK-NOT: tcgen05.mma
 // CHECK: tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64
-// Epilogue: one tcgen05.ld of the thread's row (128 columns), f16 pairs, 16 x 16-byte shared stores, two TMA stores.
-// CHECK: tcgen05.ld.sync.aligned.32x32b.x128.b32
+// Epilogue, two halves of 64 columns: per half one tcgen05.ld of 64 columns of the thread's row, 32 f16 pairs,
+// 8 x 16-byte shared stores (64 f16 = 128 bytes); then two TMA stores.
+// CHECK: tcgen05.ld.sync.aligned.32x32b.x64.b32
 // CHECK: tcgen05.wait::ld.sync.aligned;
-// CHECK-COUNT-64: cvt.rn.f16x2.f32
+// CHECK-COUNT-32: cvt.rn.f16x2.f32
 // CHECK-NOT: cvt.rn.f16
-// CHECK-COUNT-16: st.shared.v4.b32
+// CHECK-COUNT-8: st.shared.v4.b32
+// CHECK-NOT: st.shared
+// CHECK: tcgen05.ld.sync.aligned.32x32b.x64.b32
+// CHECK: tcgen05.wait::ld.sync.aligned;
+// CHECK-COUNT-32: cvt.rn.f16x2.f32
+// CHECK-NOT: cvt.rn.f16
+// CHECK-COUNT-8: st.shared.v4.b32
 // CHECK-NOT: st.shared
 // CHECK: fence.proxy.async.shared::cta;
 // CHECK-COUNT-2: cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group
