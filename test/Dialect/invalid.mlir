@@ -399,3 +399,13 @@ func.func @add_scope(%a: !x) {
   axe.add warp %a, %a to %a : !x, !x to !x
   return
 }
+
+// -----
+
+// layout-parses on an annotation: the notation is read token by token by the parser and checked by the verifier,
+// as a tensor type's layout is.
+func.func @annotation_layout(%a: f32) {
+  // expected-error @+1 {{layout "S[8:1]x" does not parse: column 7: unexpected 'x', expected one of '+' or '-'}}
+  axe.annotate %a layout(S[8:1]x) : f32
+  return
+}

@@ -91,7 +91,7 @@ func.func @slice_layout_stays_deferred(%a: !llvm.ptr<1>, %m: i32, %k: i32) {
 func.func @view_of_runtime_tensor(%a: !llvm.ptr<1>, %m: i32, %k: i32) {
   %g = axe.view %a(%m, %k : i32, i32) : !llvm.ptr<1> -> !dyn
   // expected-error @+2 {{view source has run-time extents}}
-  // expected-error @+1 {{a view with run-time extents or #axe.row_major must view a memref or pointer, not a tensor}}
+  // expected-error @+1 {{a view with run-time extents or layout row_major must view a memref or pointer, not a tensor}}
   %h = axe.view %g(%m, %k : i32, i32) : !dyn -> !dyn
   return
 }

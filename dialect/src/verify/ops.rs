@@ -71,6 +71,7 @@ impl OpChecker<'_, '_, '_> {
             OpKind::Cast | OpKind::Scale | OpKind::Add => self.check_elementwise(),
             OpKind::MbarrierInit => self.check_count("count"),
             OpKind::MbarrierArriveExpectTx => self.check_count("bytes"),
+            OpKind::Annotate => self.check_annotation(),
             _ => {}
         }
         if matches!(
@@ -82,6 +83,15 @@ impl OpChecker<'_, '_, '_> {
                 | OpKind::MbarrierWait
         ) {
             self.check_barrier_index();
+        }
+    }
+
+    /// LayoutParses for an `axe.annotate`'s layout (tensor layouts are checked with their types).
+    fn check_annotation(&mut self) {
+        let Some(text) = self.op.attribute_text("layout") else { return };
+        let Ok(layout) = crate::types::parse_layout_attribute(&text) else { return };
+        if let Err(e) = crate::intern::layout(&layout) {
+            self.fail(Rule::LayoutParses, format!("layout \"{layout}\" does not parse: {e}"));
         }
     }
 
@@ -145,7 +155,7 @@ impl OpChecker<'_, '_, '_> {
     }
 
     /// RuntimeExtents for every tensor the op touches: only a view's result or a slice's source may have run-time
-    /// extents or `#axe.row_major`.
+    /// extents or layout `row_major`.
     fn check_runtime_extents(&mut self) {
         let kind = self.op.kind();
         for used in self.op.tensors().into_iter().filter_map(Result::ok) {
@@ -156,7 +166,7 @@ impl OpChecker<'_, '_, '_> {
             }
             let allowed = matches!((kind, used.role), (OpKind::View, "result") | (OpKind::Slice, "source"));
             if !allowed {
-                let what = if runtime { "run-time extents" } else { "layout #axe.row_major" };
+                let what = if runtime { "run-time extents" } else { "layout row_major" };
                 self.fail(
                     Rule::RuntimeExtents,
                     format!(
@@ -201,7 +211,7 @@ impl OpChecker<'_, '_, '_> {
         if (runtime > 0 || result.layout == LayoutSpec::RowMajor) && source_is_tensor {
             self.fail(
                 Rule::RuntimeExtents,
-                "a view with run-time extents or #axe.row_major must view a memref or pointer, not a tensor"
+                "a view with run-time extents or layout row_major must view a memref or pointer, not a tensor"
                     .to_string(),
             );
         }
