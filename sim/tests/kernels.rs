@@ -155,9 +155,9 @@ fn ring_with_a_barrier_expecting_an_extra_arrival_deadlocks() {
     // compiler's barrier check does not count arrivals, so this is the source text.)
     let ring = Ring::new();
     let text = ring_source();
-    let old = "\"axe.mbarrier_init\"(%bar0) {count = 2 : i64";
+    let old = "axe.mbarrier_init cta %bar0 count 2 :";
     assert!(text.contains(old));
-    let text = text.replace(old, "\"axe.mbarrier_init\"(%bar0) {count = 3 : i64");
+    let text = text.replace(old, "axe.mbarrier_init cta %bar0 count 3 :");
     let e = simulate(&text, "ring_gemm", [0, 0, 0], ring.args(256))
         .expect_err("a barrier missing an arrival must deadlock");
     eprintln!("extra arrival: {e}");
@@ -249,18 +249,14 @@ fn mma_sync_loading_inputs() -> String {
             "gpu.func @mma_sync(%out: memref<256xf32>, %in_a: memref<512xf16>, %in_b: memref<512xf16>)",
         ),
         (
-            "\"axe.fill\"(%a, %one) {scope = #axe.exec<\"cta\">} : (!a, f16) -> ()",
-            "%ga = \"axe.view\"(%in_a) : (memref<512xf16>) -> !axe.tensor<array<i64: 16, 32>, f16, \
-             #axe.layout<\"S[(16,32):(32,1)]\">, #axe.mem<\"global\">>\n      \
-             \"axe.copy\"(%ga, %a) {scope = #axe.exec<\"cta\">} : (!axe.tensor<array<i64: 16, 32>, f16, \
-             #axe.layout<\"S[(16,32):(32,1)]\">, #axe.mem<\"global\">>, !a) -> ()",
+            "axe.fill cta %a, %one : !a, f16",
+            "%ga = axe.view %in_a : memref<512xf16> -> !axe.tensor<16x32xf16, global, S[(16,32):(32,1)]>\n      \
+             axe.copy cta %ga to %a : !axe.tensor<16x32xf16, global, S[(16,32):(32,1)]> to !a",
         ),
         (
-            "\"axe.fill\"(%b, %one) {scope = #axe.exec<\"cta\">} : (!b, f16) -> ()",
-            "%gb = \"axe.view\"(%in_b) : (memref<512xf16>) -> !axe.tensor<array<i64: 32, 16>, f16, \
-             #axe.layout<\"S[(32,16):(16,1)]\">, #axe.mem<\"global\">>\n      \
-             \"axe.copy\"(%gb, %b) {scope = #axe.exec<\"cta\">} : (!axe.tensor<array<i64: 32, 16>, f16, \
-             #axe.layout<\"S[(32,16):(16,1)]\">, #axe.mem<\"global\">>, !b) -> ()",
+            "axe.fill cta %b, %one : !b, f16",
+            "%gb = axe.view %in_b : memref<512xf16> -> !axe.tensor<32x16xf16, global, S[(32,16):(16,1)]>\n      \
+             axe.copy cta %gb to %b : !axe.tensor<32x16xf16, global, S[(32,16):(16,1)]> to !b",
         ),
     ];
     let mut text = text;
