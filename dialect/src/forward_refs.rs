@@ -284,14 +284,15 @@ mod tests {
 
     #[test]
     fn the_issue_22_reproducer_is_refused_at_the_use() {
-        let source = "!ring = !axe.tensor<array<i64: 192, 64>, f16, #axe.deferred, #axe.mem<\"shared\">>\n\
-                      \x20   %san = \"axe.slice\"(%ring_a, %row) {offsets = array<i64: 0, 0>} : (!ring, index) -> !ring\n\
+        let source = "!ring = !axe.tensor<192x64xf16, shared>\n\
+                      \x20   %san = axe.slice %ring_a[%row, 0] [192, 64] : !ring to !ring\n\
                       \x20   scf.index_switch %next\n\
                       \x20   case 0 {\n\
-                      \x20   %ring_a = \"axe.alloc\"() {scope = #axe.exec<\"cta\">} : () -> !ring\n\
+                      \x20   %ring_a = axe.alloc cta : !ring\n\
                       \x20   }\n";
         let (line, column, message) = refused(source).expect("refused");
-        assert_eq!((line, column), (2, 24));
+        // `    %san = axe.slice ` is 21 characters: the use of %ring_a starts at column 22.
+        assert_eq!((line, column), (2, 22));
         assert!(message.starts_with("'%ring_a' is used before its definition at line 5, column 5"), "{message}");
     }
 

@@ -82,7 +82,7 @@ pub const SLICE_CHECK_LIMIT: i64 = 1 << 16;
 /// One semantic rule of the verifier.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Rule {
-    /// The tensor type reads (shape is `array<i64>`, parameters well formed).
+    /// The tensor type reads (`!axe.tensor<128x64xf16, shared, LAYOUT>`: shape, element type, memory, layout).
     TypeReads,
     /// The layout text parses.
     LayoutParses,
