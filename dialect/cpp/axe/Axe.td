@@ -165,7 +165,7 @@ def Axe_ViewOp : Axe_Op<"view", [Pure]> {
   }];
 }
 
-def Axe_AllocOp : Axe_CollectiveOp<"alloc", [MemoryEffects<[MemAlloc]>]> {
+def Axe_AllocOp : Axe_CollectiveOp<"alloc"> {
   let summary = "shared, tensor-memory or register storage for a tensor";
   let description = [{
     ```mlir
@@ -174,7 +174,8 @@ def Axe_AllocOp : Axe_CollectiveOp<"alloc", [MemoryEffects<[MemAlloc]>]> {
     One tensor per instance of the scope.
   }];
   let arguments = scopeArgs;
-  let results = (outs Axe_AnyTensor:$result);
+  // It allocates its result (and nothing else): an unused alloc is dead code that canonicalize and DCE remove.
+  let results = (outs Res<Axe_AnyTensor, "", [MemAlloc]>:$result);
   let assemblyFormat = "custom<Scope>($scope, $threads) attr-dict `:` qualified(type($result))";
 }
 
@@ -307,7 +308,7 @@ def Axe_AddOp : Axe_CollectiveOp<"add", [Axe_ReadsWrites]> {
   }];
 }
 
-def Axe_MbarrierAllocOp : Axe_CollectiveOp<"mbarrier_alloc", [MemoryEffects<[MemAlloc]>]> {
+def Axe_MbarrierAllocOp : Axe_CollectiveOp<"mbarrier_alloc"> {
   let summary = "mbarriers in shared memory";
   let description = [{
     ```mlir
@@ -316,7 +317,7 @@ def Axe_MbarrierAllocOp : Axe_CollectiveOp<"mbarrier_alloc", [MemoryEffects<[Mem
     One barrier array per instance of the scope.
   }];
   let arguments = scopeArgs;
-  let results = (outs Axe_AnyMbarrier:$result);
+  let results = (outs Res<Axe_AnyMbarrier, "", [MemAlloc]>:$result);
   let assemblyFormat = "custom<Scope>($scope, $threads) attr-dict `:` qualified(type($result))";
 }
 
