@@ -162,7 +162,13 @@ Type axe::TensorType::parse(AsmParser &parser) {
   Type elementType;
   StringRef memoryName;
   SMLoc memoryLoc;
-  if (parser.parseLess() || parser.parseDimensionList(shape, /*allowDynamic=*/true, /*withTrailingX=*/true) ||
+  if (parser.parseLess())
+    return {};
+  if (SMLoc loc = parser.getCurrentLocation(); succeeded(parser.parseOptionalMinus())) {
+    parser.emitError(loc, "tensor extents are positive integers or ?");
+    return {};
+  }
+  if (parser.parseDimensionList(shape, /*allowDynamic=*/true, /*withTrailingX=*/true) ||
       parser.parseType(elementType) || parser.parseComma())
     return {};
   memoryLoc = parser.getCurrentLocation();

@@ -108,10 +108,9 @@ func.func @zero_static_extent(%a: !llvm.ptr<1>) {
 
 // -----
 
-// A negative extent cannot be written: the shape is a dimension list (`?` or digits), and MLIR's parser stops
-// at the '-' and reads it as the element type.
+// A negative extent cannot be written: the parser says what an extent is.
 func.func @negative_static_extent(%a: !llvm.ptr<1>) {
-  // expected-error @+1 {{expected non-function type}}
+  // expected-error @+1 {{tensor extents are positive integers or ?}}
   %g = axe.view %a : !llvm.ptr<1> -> !axe.tensor<-4xf16, global, row_major>
   return
 }
