@@ -3,7 +3,8 @@
 //! A text is cut into tokens (identifiers, numbers, string literals, whitespace runs, single punctuation
 //! characters); [`mutate`] applies one to eight edits: delete, duplicate or swap tokens, insert a token from
 //! [`DICTIONARY`], splice a run of tokens from another seed, replace a number with an edge value, swap the
-//! layout string of one `#axe.layout<"...">` for a generated or mutated one, or flip, insert or delete bytes
+//! layout text of one `#axe.layout<...>`, tensor type or `layout(...)` ([`layout_strings`]) for a generated or
+//! mutated one, or flip, insert or delete bytes
 //! (keeping the text valid UTF-8, with the odd character the notation does not use).
 
 use crate::driver::Rng;
@@ -47,12 +48,40 @@ pub const DICTIONARY: &[&str] = &[
     "=",
     "->",
     "!axe.tensor",
-    "#axe.layout<\"S[8:1]\">",
-    "#axe.deferred",
-    "#axe.mem<\"shared\">",
-    "#axe.mem<\"global\">",
-    "#axe.exec<\"cta\">",
-    "#axe.exec<\"warp\">",
+    "!axe.tensor<",
+    "#axe.layout<S[8:1]>",
+    "#axe.layout<",
+    "layout(",
+    "row_major",
+    "?x",
+    "x",
+    "shared",
+    "global",
+    "tmem",
+    "reg",
+    "cta",
+    "warp",
+    "warpgroup",
+    "cta(warpid[0:4])",
+    "#axe.exec<cta>",
+    "#axe.exec<warp>",
+    "#axe.threads<warpid[0:4]>",
+    "!axe.mbarrier",
+    "!axe.mbarrier<3>",
+    "[%c0]",
+    " to ",
+    " by ",
+    "count 1",
+    "bytes 32768",
+    "multiples [16, 16]",
+    "operandSegmentSizes = array<i32: 1, 1, 1, 0>",
+    "axe.copy",
+    "axe.slice",
+    "axe.copy_async",
+    "axe.view",
+    "axe.alloc",
+    "axe.annotate",
+    "axe.mbarrier_wait",
     "\"axe.copy\"",
     "\"axe.slice\"",
     "\"axe.copy_async\"",
@@ -129,18 +158,68 @@ fn tokens(text: &str) -> Vec<(usize, usize)> {
     out
 }
 
-/// Byte ranges of the layout texts inside `#axe.layout<"...">` attributes.
+/// Byte ranges of the layout texts (the notation, unquoted since issue 23) in IR: inside `#axe.layout<...>`,
+/// after the memory of a tensor type (`!axe.tensor<8xf16, global, S[8:1]>`; none when the layout is left out,
+/// and not the run-time `row_major`), and inside an annotation's `layout(...)` (not `layout(#alias)`). In order.
 pub fn layout_strings(text: &str) -> Vec<(usize, usize)> {
-    const OPEN: &str = "#axe.layout<\"";
     let mut out = Vec::new();
-    let mut from = 0;
-    while let Some(at) = text[from..].find(OPEN) {
-        let start = from + at + OPEN.len();
-        let Some(len) = text[start..].find('"') else { break };
-        out.push((start, start + len));
-        from = start + len;
+    for (open, end) in [("#axe.layout<", b'>'), ("layout(", b')')] {
+        let mut from = 0;
+        while let Some(at) = text[from..].find(open) {
+            let start = from + at + open.len();
+            out.extend(layout_at(text, start, end));
+            from = start;
+        }
     }
+    const TENSOR: &str = "!axe.tensor<";
+    let mut from = 0;
+    while let Some(at) = text[from..].find(TENSOR) {
+        let start = from + at + TENSOR.len();
+        from = start;
+        // The layout follows the second comma at depth 0 (after the shape and element type, then the memory).
+        let mut depth = 0usize;
+        let mut commas = 0;
+        for (i, &c) in text.as_bytes()[start..].iter().enumerate() {
+            match c {
+                b'<' | b'(' | b'[' => depth += 1,
+                b'>' | b')' | b']' if depth > 0 => depth -= 1,
+                b'>' | b'\n' => break,
+                b',' if depth == 0 => {
+                    commas += 1;
+                    if commas == 2 {
+                        out.extend(layout_at(text, start + i + 1, b'>'));
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    out.retain(|&(a, b)| &text[a..b] != "row_major");
+    out.sort_unstable();
     out
+}
+
+/// The layout text starting at `start` and ending before the `end` byte at bracket depth 0 (blanks around it
+/// left out), or `None` when the line, a quote or a brace comes first, or the text is empty or an attribute.
+fn layout_at(text: &str, start: usize, end: u8) -> Option<(usize, usize)> {
+    let mut depth = 0usize;
+    let bytes = text.as_bytes();
+    for (i, &c) in bytes[start..].iter().enumerate() {
+        match c {
+            _ if c == end && depth == 0 => {
+                let raw = &text[start..start + i];
+                let a = start + (raw.len() - raw.trim_start().len());
+                let b = start + raw.trim_end().len();
+                return (a < b && bytes[a] != b'#').then_some((a, b));
+            }
+            b'(' | b'[' => depth += 1,
+            b')' | b']' => depth = depth.checked_sub(1)?,
+            b'\n' | b'"' | b'{' | b'}' | b'<' | b'>' => return None,
+            _ => {}
+        }
+    }
+    None
 }
 
 fn char_floor(text: &str, mut i: usize) -> usize {
@@ -280,9 +359,15 @@ mod tests {
 
     #[test]
     fn layout_strings_are_found() {
-        let text =
-            r#"!t = !axe.tensor<array<i64: 8>, f16, #axe.layout<"S[8:1]">, #axe.mem<"global">> #axe.layout<"S[]">"#;
+        let text = "!t = !axe.tensor<8xf16, global, S[8:1]>\n\
+                    !d = !axe.tensor<4x2xvector<2xf16>, shared>\n\
+                    !r = !axe.tensor<?x64xf16, global, row_major>\n\
+                    !s = !axe.tensor<128x64xf16, shared, Swizzle(3,3,3) o S[(128,64):(64,1)] + 1@m>\n\
+                    #l = #axe.layout<S[]>\n\
+                    axe.annotate %v layout( R[(2,4):(4,1)] ) : f32\n\
+                    axe.annotate %v layout(#l) : f32\n\
+                    \"axe.annotate\"(%v) {layout = #axe.layout<S[2:1]>} : (f32) -> ()";
         let spots: Vec<&str> = layout_strings(text).into_iter().map(|(a, b)| &text[a..b]).collect();
-        assert_eq!(spots, ["S[8:1]", "S[]"]);
+        assert_eq!(spots, ["S[8:1]", "Swizzle(3,3,3) o S[(128,64):(64,1)] + 1@m", "S[]", "R[(2,4):(4,1)]", "S[2:1]"]);
     }
 }
