@@ -1,12 +1,15 @@
 // gemm_sm100a.mlir: C[M,N] = A[M,K] @ B[K,N], f16 in and out, f32 accumulation, for sm_100a (TMA + tcgen05).
 //
-// The same job, run-time sizes, tiles, ring and barriers as gemm_sm90a.mlir (M, N, K run-time i32 arguments,
-// multiples of 16; one CTA of 128 threads per 128x128 tile; a 3-stage ring of A [128,64] and B [64,128] tiles,
-// one mbarrier per stage, parity (kt / 3) mod 2). The accumulator lives in tensor memory (128 lanes x 128 f32
-// columns, `S[(128,128):(1@TLane,1@TCol)]`): the fill zeroes it by making the first tcgen05.mma of the first
-// iteration overwrite (a run-time "written" flag, since the gemm is in the loop); one thread issues the 4
-// tcgen05.mma m128n128k16 (the 4 K steps of a stage) and commits them to an mbarrier every thread waits on, so
-// the stage is free for the next load once the iteration ends. The epilogue reads the accumulator in two
+// The same job, run-time sizes and tiles as gemm_sm90a.mlir (M, N, K run-time i32 arguments, multiples of 16; one
+// CTA of 128 threads per 128x128 tile; a 3-stage ring of A [128,64] and B [64,128] tiles, an array of 3 mbarriers,
+// one per stage, parity (kt / 3) mod 2), but the ring runs three tiles ahead: the prologue loads K tiles 0-2, and
+// iteration kt, once the MMAs on its stage are complete, refills that stage with tile kt + 3 (one stage index, no
+// second one for the load). The accumulator lives in tensor memory (128 lanes x 128 f32 columns,
+// `S[(128,128):(1@TLane,1@TCol)]`): the fill zeroes it by making the first tcgen05.mma of the first iteration
+// overwrite (a run-time "written" flag, since the gemm is in the loop); one thread issues the 4 tcgen05.mma
+// m128n128k16 (the 4 K steps of a stage) and commits them to an mbarrier every thread waits on, so the stage is
+// free for its refill once the gemm returns, and a CTA barrier lets every warp pass its wait on the stage's
+// barrier before the refill arms it again. The epilogue reads the accumulator in two
 // halves of 64 columns (tensor-memory columns 0 and 64) with tcgen05.ld.32x32b (thread r holds 64 values of row r:
 // half the registers of one 128-column read, 94 registers in all instead of 140), casts each to f16 (axe.cast),
 // stores it to its half of a shared C tile (--lower-copy) and TMA-stores the tile (clipped at M and N). The rings
@@ -77,64 +80,50 @@ module attributes {gpu.container_module} {
       // (A 128x64 + B 64x128 f16) announces both TMA loads, which then only complete transactions.
       axe.mbarrier_init cta %bars count 1 : !bars
       axe.fill cta %acc, %zero : !acc, f32
-      // Prologue: K tiles 0 and 1 into stages 0 and 1, when they exist.
-      %a0 = axe.slice %ga[%m0, 0] [128, 64] : !gA to !tileA
-      %b0 = axe.slice %gb[0, %n0] [64, 128] : !gB to !tileB
-      %sa0 = axe.slice %ring_a[0, 0] [128, 64] : !ringA to !stageA
-      %sb0 = axe.slice %ring_b[0, 0] [64, 128] : !ringB to !stageB
-      axe.mbarrier_arrive_expect_tx cta %bars[%c0] bytes 32768 : !bars
-      axe.copy_async cta %a0 to %sa0, %bars[%c0] : !tileA to !stageA, !bars
-      axe.copy_async cta %b0 to %sb0, %bars[%c0] : !tileB to !stageB, !bars
-      %has1 = arith.cmpi ugt, %ktiles, %c1 : index
-      scf.if %has1 {
-        %a1 = axe.slice %ga[%m0, 64] [128, 64] : !gA to !tileA
-        %b1 = axe.slice %gb[64, %n0] [64, 128] : !gB to !tileB
-        %sa1 = axe.slice %ring_a[128, 0] [128, 64] : !ringA to !stageA
-        %sb1 = axe.slice %ring_b[64, 0] [64, 128] : !ringB to !stageB
-        axe.mbarrier_arrive_expect_tx cta %bars[%c1] bytes 32768 : !bars
-        axe.copy_async cta %a1 to %sa1, %bars[%c1] : !tileA to !stageA, !bars
-        axe.copy_async cta %b1 to %sb1, %bars[%c1] : !tileB to !stageB, !bars
+      // Prologue: K tiles 0, 1 and 2 (those that exist) into stages 0, 1 and 2.
+      %prologue = arith.minui %ktiles32, %i3 : i32
+      scf.for %p = %i0 to %prologue step %i1 : i32 {
+        %p_index = arith.index_castui %p : i32 to index
+        %kp = arith.muli %p_index, %c64 : index
+        %row_ap = arith.muli %p_index, %c128 : index
+        %ap = axe.slice %ga[%m0, %kp] [128, 64] : !gA to !tileA
+        %bp = axe.slice %gb[%kp, %n0] [64, 128] : !gB to !tileB
+        %sap = axe.slice %ring_a[%row_ap, 0] [128, 64] : !ringA to !stageA
+        %sbp = axe.slice %ring_b[%kp, 0] [64, 128] : !ringB to !stageB
+        axe.mbarrier_arrive_expect_tx cta %bars[%p_index] bytes 32768 : !bars
+        axe.copy_async cta %ap to %sap, %bars[%p_index] : !tileA to !stageA, !bars
+        axe.copy_async cta %bp to %sbp, %bars[%p_index] : !tileB to !stageB, !bars
       }
-      // The stage read (kt mod 3), the stage loaded (kt + 2 mod 3) and the read stage's parity ((kt / 3) mod 2)
-      // are carried across iterations and advanced by a compare and a select, not divided out of kt.
-      %ring:3 = scf.for %kt = %i0 to %ktiles32 step %i1 iter_args(%cur = %i0, %next = %i2, %parity = %false) -> (i32, i32, i1) : i32 {
-        // The previous iteration's tcgen05.mma completed (its commit barrier) before the stage it read is loaded
-        // again.
-        gpu.barrier
-        // Load K tile kt + 2 into stage %next = (kt + 2) mod 3, when there is one.
-        %kt2 = arith.addi %kt, %i2 : i32
-        %more = arith.cmpi ult, %kt2, %ktiles32 : i32
-        scf.if %more {
-          %kt2_index = arith.index_castui %kt2 : i32 to index
-          %next_index = arith.index_castui %next : i32 to index
-          %k2 = arith.muli %kt2_index, %c64 : index
-          %row_a = arith.muli %next_index, %c128 : index
-          %row_b = arith.muli %next_index, %c64 : index
-          %an = axe.slice %ga[%m0, %k2] [128, 64] : !gA to !tileA
-          %bn = axe.slice %gb[%k2, %n0] [64, 128] : !gB to !tileB
-          %san = axe.slice %ring_a[%row_a, 0] [128, 64] : !ringA to !stageA
-          %sbn = axe.slice %ring_b[%row_b, 0] [64, 128] : !ringB to !stageB
-          axe.mbarrier_arrive_expect_tx cta %bars[%next_index] bytes 32768 : !bars
-          axe.copy_async cta %an to %san, %bars[%next_index] : !tileA to !stageA, !bars
-          axe.copy_async cta %bn to %sbn, %bars[%next_index] : !tileB to !stageB, !bars
-        }
-        // Wait for stage %cur = kt mod 3, round kt / 3: %parity = (kt / 3) mod 2.
+      // Iteration kt reads stage %cur = kt mod 3 (round kt / 3, so %parity = (kt / 3) mod 2), then loads K tile
+      // kt + 3 into the same stage: the stage index and parity are carried and advanced by a compare and a select.
+      %ring:2 = scf.for %kt = %i0 to %ktiles32 step %i1 iter_args(%cur = %i0, %parity = %false) -> (i32, i1) : i32 {
         %cur_index = arith.index_castui %cur : i32 to index
         axe.mbarrier_wait cta %bars[%cur_index], %parity : !bars
         %row_a = arith.muli %cur_index, %c128 : index
         %row_b = arith.muli %cur_index, %c64 : index
         %sa = axe.slice %ring_a[%row_a, 0] [128, 64] : !ringA to !stageA
         %sb = axe.slice %ring_b[%row_b, 0] [64, 128] : !ringB to !stageB
+        // Its tcgen05.mma complete (the gemm waits on their commit barrier), the stage is free; every thread has
+        // passed its wait on the stage's barrier before the barrier is armed for the next round.
         axe.gemm cta %sa, %sb, %acc : !stageA, !stageB, !acc
-        // Advance the ring: each stage index wraps 2 -> 0; the read stage's parity flips when it wraps (a new round).
+        gpu.barrier
+        %kt3 = arith.addi %kt, %i3 : i32
+        %more = arith.cmpi ult, %kt3, %ktiles32 : i32
+        scf.if %more {
+          %kt3_index = arith.index_castui %kt3 : i32 to index
+          %k3 = arith.muli %kt3_index, %c64 : index
+          %an = axe.slice %ga[%m0, %k3] [128, 64] : !gA to !tileA
+          %bn = axe.slice %gb[%k3, %n0] [64, 128] : !gB to !tileB
+          axe.mbarrier_arrive_expect_tx cta %bars[%cur_index] bytes 32768 : !bars
+          axe.copy_async cta %an to %sa, %bars[%cur_index] : !tileA to !stageA, !bars
+          axe.copy_async cta %bn to %sb, %bars[%cur_index] : !tileB to !stageB, !bars
+        }
+        // Advance the ring: the stage index wraps 2 -> 0, and its parity flips when it wraps (a new round).
         %cur1 = arith.addi %cur, %i1 : i32
-        %cur_wraps = arith.cmpi eq, %cur1, %i3 : i32
-        %cur2 = arith.select %cur_wraps, %i0, %cur1 : i32
-        %parity2 = arith.xori %parity, %cur_wraps : i1
-        %next1 = arith.addi %next, %i1 : i32
-        %next_wraps = arith.cmpi eq, %next1, %i3 : i32
-        %next2 = arith.select %next_wraps, %i0, %next1 : i32
-        scf.yield %cur2, %next2, %parity2 : i32, i32, i1
+        %wraps = arith.cmpi eq, %cur1, %i3 : i32
+        %cur2 = arith.select %wraps, %i0, %cur1 : i32
+        %parity2 = arith.xori %parity, %wraps : i1
+        scf.yield %cur2, %parity2 : i32, i1
       }
       // Epilogue, per half of 64 columns: tensor memory -> registers (tcgen05.ld, thread r row r), f32 -> f16,
       // registers -> the half of the shared C tile; then one TMA store of the tile (clipped at M and N).

@@ -19,8 +19,10 @@ const WAR: &str = "a write-after-read race";
 const OVERRUN: &str = "a phase overrun";
 const INIT_FENCE: &str = "missing mbarrier init fence";
 const INIT_BARRIER: &str = "missing barrier after mbarrier init";
-/// The CTA barrier that opens each K iteration of gemm_sm90a and gemm_sm100a.
+/// The CTA barrier that opens each K iteration of gemm_sm90a.
 const LOOP_TOP_BARRIER: &str = "        gpu.barrier\n        // Load K tile kt + 2";
+/// The CTA barrier between gemm_sm100a's MMA of a stage and the load that refills it.
+const REFILL_BARRIER: &str = "        gpu.barrier\n        %kt3 = arith.addi %kt, %i3 : i32\n";
 
 fn sm90(text: &str, lowered_ir: bool, k: usize) -> Vec<Result<(), String>> {
     gemm_runs(text, lowered_ir, "gemm_sm90a", Grid::ColsOnX, 32, 128, k)
@@ -151,14 +153,14 @@ fn sm90a_missing_fence_mbarrier_init() {
 // ---- gemm_sm100a: TMA ring + tcgen05.mma ----
 
 #[test]
-fn sm100a_missing_loop_top_barrier() {
+fn sm100a_missing_refill_barrier() {
     // Thread 0 issues the loads, the MMAs and their commit and waits on the MMA barrier itself, so it never
     // overwrites a stage its MMAs still read; but no warp waits for warps 1-3, which only wait on the barriers:
-    // warp 0 can run two phases ahead of them, and their parity waits then see the wrong phase.
-    let text = mutant("gemm_sm100a", LOOP_TOP_BARRIER, "        // Load K tile kt + 2");
+    // warp 0 can refill a stage and run a phase ahead of them, and their parity waits then see the wrong phase.
+    let text = mutant("gemm_sm100a", REFILL_BARRIER, "        %kt3 = arith.addi %kt, %i3 : i32\n");
     let results = sm100(&text, false, 256);
-    eprintln!("sm100a, no loop-top barrier: {:?}", results[0]);
-    assert_caught("sm100a: no loop-top barrier", &results, &[OVERRUN]);
+    eprintln!("sm100a, no refill barrier: {:?}", results[0]);
+    assert_caught("sm100a: no refill barrier", &results, &[OVERRUN]);
     for r in &results {
         let e = r.as_ref().unwrap_err();
         assert!(e.contains("no arrival ordered after warp") && e.contains("'s wait for phase"), "{e}");
@@ -212,7 +214,7 @@ fn sm100a_missing_tcgen05_wait_ld() {
 fn sm100a_wrong_phase() {
     let text = mutant(
         "gemm_sm100a",
-        "%parity2 = arith.xori %parity, %cur_wraps : i1",
+        "%parity2 = arith.xori %parity, %wraps : i1",
         "%parity2 = arith.xori %parity, %false : i1",
     );
     assert_caught("sm100a: parity never flips", &sm100(&text, false, 256), &[PENDING_TMA, DEADLOCK]);
@@ -220,9 +222,13 @@ fn sm100a_wrong_phase() {
 
 #[test]
 fn sm100a_stage_reused_early() {
-    // The prologue loads A's tile 1 into stage 0 (its barrier unchanged), where tile 0 is still in flight.
-    let text =
-        mutant("gemm_sm100a", "%sa1 = axe.slice %ring_a[128, 0] [128, 64]", "%sa1 = axe.slice %ring_a[0, 0] [128, 64]");
+    // The prologue loads A's tile p at row 64 p instead of 128 p (each on its own stage's barrier): tile 1
+    // overlaps rows 64-127 of stage 0, where tile 0 is still in flight.
+    let text = mutant(
+        "gemm_sm100a",
+        "%row_ap = arith.muli %p_index, %c128 : index",
+        "%row_ap = arith.muli %p_index, %c64 : index",
+    );
     assert_caught("sm100a: stage reused early", &sm100(&text, false, 192), &["TMA load write of shared bytes"]);
 }
 

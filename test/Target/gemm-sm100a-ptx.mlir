@@ -12,8 +12,8 @@
 // RUN: FileCheck %s --check-prefix=LAUNCH < %t.json
 // RUN: python3 %S/Inputs/check_launch.py %t.json gemm_sm100a M=304 N=208 K=80 -- '{"grid": [2, 3, 1], "maps": {"A": {"dims": [80, 304], "strides": [160]}, "B": {"dims": [208, 80], "strides": [416]}, "C": {"dims": [208, 304], "strides": [416]}}, "preconditions": true}' | FileCheck %s --check-prefix=OK
 
-// The ring's read stage, load stage and parity are loop-carried (add, compare, select; the parity flips when the
-// read stage wraps), not divided out of the K index: no magic-number division (mul.hi) in the kernel.
+// The ring's stage and parity are loop-carried (add, compare, select; the parity flips when the stage wraps), not
+// divided out of the K index: no magic-number division (mul.hi) in the kernel.
 // RING: .entry gemm_sm100a(
 // RING-NOT: mul.hi
 // RING: ret;
@@ -23,18 +23,20 @@
 // 128 columns of tensor memory for the 128x128 f32 accumulator.
 // CHECK: mov.b32 [[COLS:%r[0-9]+]], 128;
 // CHECK-NEXT: tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [%rd{{[0-9]+}}], [[COLS]];
-// Prologue: K tiles 0 and 1 (A one box, B two).
-// CHECK-COUNT-6: cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
-// The loop: 4 tcgen05.mma m128n128k16 per stage; the first one's enable-input-d is the run-time "written" flag
-// (false only in the first iteration: the fill), the others accumulate; one commit to the completion barrier.
-// CHECK: tcgen05.mma.cta_group::1.kind::f16.collector::a::discard [%r{{[0-9]+}}], %rd{{[0-9]+}}, %rd{{[0-9]+}}, %r{{[0-9]+}}, [[WRITTEN:%p[0-9]+]];
-// CHECK-NEXT: add.s64
-// CHECK-NEXT: add.s64
-// CHECK-NEXT: mov.pred [[ALWAYS:%p[0-9]+]], -1;
+// Prologue: a loop over K tiles 0-2 (A one box, B two), not unrolled.
+// CHECK-COUNT-3: cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
+// CHECK-NOT: cp.async.bulk.tensor
+// The K loop's first iteration, which LLVM peels (the run-time "written" flag is false only there): its first
+// tcgen05.mma m128n128k16 overwrites (enable-input-d false: the fill), the other three of the stage accumulate;
+// one commit to the completion barrier; then the refill of the stage, tile 3 (A one box, B two).
+// CHECK: mov.pred [[FILL:%p[0-9]+]], 0;
+// CHECK: tcgen05.mma.cta_group::1.kind::f16.collector::a::discard [%r{{[0-9]+}}], %rd{{[0-9]+}}, %rd{{[0-9]+}}, %r{{[0-9]+}}, [[FILL]];
+// CHECK: mov.pred [[ALWAYS:%p[0-9]+]], -1;
 // CHECK-NEXT: tcgen05.mma.cta_group::1.kind::f16.collector::a::discard [%r{{[0-9]+}}], %rd{{[0-9]+}}, %rd{{[0-9]+}}, %r{{[0-9]+}}, [[ALWAYS]];
 // CHECK-COUNT-2: tcgen05.mma.cta_group::1.kind::f16.collector::a::discard {{.*}}, [[ALWAYS]];
 // CHECK-NOT: tcgen05.mma
 // CHECK: tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64
+// CHECK-COUNT-3: cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
 // Epilogue, two halves of 64 columns: per half one tcgen05.ld of 64 columns of the thread's row, 32 f16 pairs,
 // 8 x 16-byte shared stores (64 f16 = 128 bytes); then two TMA stores.
 // CHECK: tcgen05.ld.sync.aligned.32x32b.x64.b32
@@ -53,6 +55,13 @@
 // CHECK-COUNT-2: cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group
 // CHECK-NOT: cp.async.bulk.tensor
 // CHECK: tcgen05.dealloc.cta_group::1.sync.aligned.b32
+// The later iterations, laid out after the epilogue: 4 accumulating tcgen05.mma, one commit, the refill.
+// CHECK: mov.pred [[ACC:%p[0-9]+]], -1;
+// CHECK-COUNT-4: tcgen05.mma.cta_group::1.kind::f16.collector::a::discard {{.*}}, [[ACC]];
+// CHECK-NOT: tcgen05.mma
+// CHECK: tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64
+// CHECK-COUNT-3: cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
+// CHECK-NOT: tcgen05.mma
 
 // PTXAS: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
 
