@@ -563,10 +563,10 @@ mod tests {
     #[test]
     fn every_use_of_an_uninitialized_barrier_is_reported_in_ir_order() {
         let source = r#"func.func @f() {
-  %bar = "axe.mbarrier_alloc"() {scope = #axe.exec<"cta">} : () -> !axe.mbarrier
-  "axe.mbarrier_arrive"(%bar) {scope = #axe.exec<"cta">} : (!axe.mbarrier) -> ()
+  %bar = axe.mbarrier_alloc cta : !axe.mbarrier
+  axe.mbarrier_arrive cta %bar : !axe.mbarrier
   %p = arith.constant true
-  "axe.mbarrier_wait"(%bar, %p) {scope = #axe.exec<"cta">} : (!axe.mbarrier, i1) -> ()
+  axe.mbarrier_wait cta %bar, %p : !axe.mbarrier
   return
 }"#;
         let (result, messages) = run(source);
@@ -580,12 +580,12 @@ mod tests {
         let source = r#"func.func @f(%n: index) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
-  %bar = "axe.mbarrier_alloc"() {scope = #axe.exec<"cta">} : () -> !axe.mbarrier
+  %bar = axe.mbarrier_alloc cta : !axe.mbarrier
   scf.for %i = %c0 to %n step %c1 {
-    "axe.mbarrier_init"(%bar) {count = 1 : i64, scope = #axe.exec<"cta">} : (!axe.mbarrier) -> ()
-    "axe.mbarrier_arrive"(%bar) {scope = #axe.exec<"cta">} : (!axe.mbarrier) -> ()
+    axe.mbarrier_init cta %bar count 1 : !axe.mbarrier
+    axe.mbarrier_arrive cta %bar : !axe.mbarrier
   }
-  "axe.mbarrier_arrive"(%bar) {scope = #axe.exec<"cta">} : (!axe.mbarrier) -> ()
+  axe.mbarrier_arrive cta %bar : !axe.mbarrier
   return
 }"#;
         let (result, messages) = run(source);
@@ -598,16 +598,16 @@ mod tests {
         // Initialized in both branches of the inner if, which sits in the then-branch of the outer one: after the
         // outer if the else path (no init) remains, so only the use after it is reported.
         let source = r#"func.func @f(%a: i1, %b: i1) {
-  %bar = "axe.mbarrier_alloc"() {scope = #axe.exec<"cta">} : () -> !axe.mbarrier
+  %bar = axe.mbarrier_alloc cta : !axe.mbarrier
   scf.if %a {
     scf.if %b {
-      "axe.mbarrier_init"(%bar) {count = 1 : i64, scope = #axe.exec<"cta">} : (!axe.mbarrier) -> ()
+      axe.mbarrier_init cta %bar count 1 : !axe.mbarrier
     } else {
-      "axe.mbarrier_init"(%bar) {count = 1 : i64, scope = #axe.exec<"cta">} : (!axe.mbarrier) -> ()
+      axe.mbarrier_init cta %bar count 1 : !axe.mbarrier
     }
-    "axe.mbarrier_arrive"(%bar) {scope = #axe.exec<"cta">} : (!axe.mbarrier) -> ()
+    axe.mbarrier_arrive cta %bar : !axe.mbarrier
   }
-  "axe.mbarrier_arrive"(%bar) {scope = #axe.exec<"cta">} : (!axe.mbarrier) -> ()
+  axe.mbarrier_arrive cta %bar : !axe.mbarrier
   return
 }"#;
         let (result, messages) = run(source);

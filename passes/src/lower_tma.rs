@@ -61,7 +61,7 @@
 //! alloc used by a copy is left; the output is deterministic (IR order, counters per run).
 //!
 //! ```mlir
-//! "axe.copy_async"(%g, %s, %bar) {scope = #axe.exec<"cta">} : (!global, !smem_swizzled, !axe.mbarrier) -> ()
+//! axe.copy_async cta %g to %s, %bar : !global to !smem_swizzled, !axe.mbarrier
 //! // becomes
 //! scf.if %leader {
 //!   nvgpu.mbarrier.arrive.expect_tx %bar[%c0], %c16384 : !barrier
@@ -160,7 +160,7 @@ mod tests {
     fn lowers_the_example_deterministically() {
         let (result, printed, _) = check(EXAMPLE);
         assert_eq!(result, Ok(LowerTmaStats { copies: 2, issues: 2, descriptors: 2 }));
-        assert_eq!(printed.matches("\"axe.tma_descriptor\"").count(), 2, "{printed}");
+        assert_eq!(printed.matches("= axe.tma_descriptor %").count(), 2, "{printed}");
         assert_eq!(printed.matches("nvgpu.tma.async.load").count(), 1, "{printed}");
         assert_eq!(printed.matches("nvgpu.tma.async.store").count(), 1, "{printed}");
         assert!(printed.contains("box_dims = array<i64: 64, 128>"), "{printed}");

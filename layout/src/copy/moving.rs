@@ -145,7 +145,7 @@ pub fn plan_moving(req: &CopyRequest<'_>, moves: &[CopyMove<'_>]) -> Result<Copy
 }
 
 /// A global side that is a `rows x cols` region of a row-major tensor whose row stride `W` (its column count) is
-/// a run-time value (`#axe.row_major` with run-time extents), at a run-time row and column offset.
+/// a run-time value (layout `row_major` with run-time extents), at a run-time row and column offset.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct RuntimeRows {
     /// The side.

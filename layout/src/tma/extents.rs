@@ -1,5 +1,5 @@
 //! TMA copies of a global tensor whose extents are run-time values ([`plan_extents`]): a dense row-major tensor
-//! `[d_0, .., d_{r-1}]` (`#axe.row_major` in the dialect), some `d_i` known only at launch, each with the multiple
+//! `[d_0, .., d_{r-1}]` (layout `row_major` in the dialect), some `d_i` known only at launch, each with the multiple
 //! the launch guarantees.
 //!
 //! The tensor map's `globalDim` and `globalStrides` are the only fields that depend on the extents: for a

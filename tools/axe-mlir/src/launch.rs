@@ -20,7 +20,7 @@
 //!   argument: `arg` (the kernel argument's index), `param` (its name), `bytes`, `local_shapes` (each rank's
 //!   DTensor `to_local()` shape, row-major over the mesh, to check the tensor a rank is handed; null when the
 //!   buffer's layout is no placement);
-//! - `views`: the global tensor behind each pointer parameter that the kernel reads as a `#axe.row_major` view
+//! - `views`: the global tensor behind each pointer parameter that the kernel reads as a `row_major` view
 //!   (`axe.views`, written by `--lower-copy`): `param`, `param_index`, `dtype` (MLIR's name) and `dims` (extents as
 //!   expressions, outermost first); the tensor is row-major and densely packed, so a launch can check shape,
 //!   dtype and packing where a bare pointer says nothing;

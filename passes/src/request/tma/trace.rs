@@ -44,7 +44,7 @@ impl Traced<'_, '_> {
         match self.tensor.layout.parse() {
             Some(Ok(layout)) => Ok(layout),
             Some(Err(e)) => Err(format!("tma: layout does not parse: {e}")),
-            None => Err("tma: root tensor layout is #axe.deferred".to_string()),
+            None => Err("tma: root tensor layout is deferred (left out of its type)".to_string()),
         }
     }
 }
