@@ -2,8 +2,9 @@
 //! the examples (`examples/*.mlir`) and the harness's own regression seeds (`fuzz/seeds/<target>/*.txt|mlir`:
 //! inputs that once failed, kept so every run replays them first).
 //!
-//! From those files it extracts: whole MLIR texts (axe-opt inputs), the layout strings of every
-//! `#axe.layout<"...">` and every quoted layout on a RUN line, and the `axe-layout` command lines of RUN lines
+//! From those files it extracts: whole MLIR texts (axe-opt inputs), the layout texts of the IR (tensor types,
+//! `#axe.layout<...>`, `layout(...)`: [`crate::mutate::layout_strings`]) and every quoted layout on a RUN line,
+//! and the `axe-layout` command lines of RUN lines
 //! (split into words, shell-style). Everything is sorted, so the corpus and hence the inputs depend only on the
 //! files. The root is the workspace (found from this crate's manifest directory at build time) unless
 //! [`set_root`] says otherwise before the first use.
