@@ -41,10 +41,6 @@
 module attributes {gpu.container_module} {
   gpu.module @kernels attributes {axe.target = "sm_100a"} {
     gpu.func @gemm_sm100a(%a: !llvm.ptr<1>, %b: !llvm.ptr<1>, %c: !llvm.ptr<1>, %m: i32, %n: i32, %k: i32) kernel attributes {known_block_size = array<i32: 128, 1, 1>, axe.launch = {params = ["A", "B", "C", "M", "N", "K"], grid = ["ceildiv(N, 128)", "ceildiv(M, 128)", "1"]}} {
-      %c0 = arith.constant 0 : index
-      %c1 = arith.constant 1 : index
-      %c2 = arith.constant 2 : index
-      %c3 = arith.constant 3 : index
       %c63 = arith.constant 63 : index
       %c64 = arith.constant 64 : index
       %c128 = arith.constant 128 : index
@@ -69,7 +65,6 @@ module attributes {gpu.container_module} {
       // The K loop counts in i32 (K is an i32): 32-bit loop and ring arithmetic.
       %i0 = arith.constant 0 : i32
       %i1 = arith.constant 1 : i32
-      %i2 = arith.constant 2 : i32
       %i3 = arith.constant 3 : i32
       %ktiles32 = arith.index_castui %ktiles : index to i32
       %ring_a = axe.alloc cta : !ringA

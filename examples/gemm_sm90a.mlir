@@ -8,11 +8,11 @@
 //
 // One CTA per 128x128 output tile (grid ceildiv(N,128) x ceildiv(M,128)), one consumer warpgroup (128 threads)
 // that is also the producer: a 3-stage ring of A tiles [128,64] and B tiles [64,128] in 128B-swizzled shared
-// memory, one mbarrier per stage (an array of 3, indexed by the stage). The prologue loads K tiles 0 and 1 (when they exist); iteration kt loads tile
-// kt + 2 (when it exists) into stage (kt + 2) mod 3, waits on stage kt mod 3's barrier for parity (kt / 3) mod 2
-// (the stage's round: its barrier completes one phase per load), and runs wgmma m64n128k16 (2 x 4 issues) on the
-// stage. wgmma waits for itself (wait_group 0) and a CTA barrier opens each iteration, so the stage loaded in
-// iteration kt, last read in iteration kt - 1, is free. The accumulator, 128x128 f32, lives in registers (128 a
+// memory, one mbarrier per stage (an array of 3, indexed by the stage). The ring runs three tiles ahead: the
+// prologue loads K tiles 0-2 (those that exist); iteration kt waits on stage kt mod 3's barrier for parity
+// (kt / 3) mod 2 (the stage's round: its barrier completes one phase per load), runs wgmma m64n128k16 (2 x 4
+// issues) on the stage, which waits for itself (wait_group 0), and after a CTA barrier (every warp done with the
+// stage and past its wait) refills the stage with tile kt + 3 (when it exists). The accumulator, 128x128 f32, lives in registers (128 a
 // thread); the epilogue casts it to f16 (axe.cast), stores it to a 128B-swizzled shared tile (--lower-copy) and
 // TMA-stores the tile (clipped at M and N). The rings and the C tile (128 KB) live in dynamic shared memory.
 //
@@ -39,10 +39,6 @@
 module attributes {gpu.container_module} {
   gpu.module @kernels attributes {axe.target = "sm_90a"} {
     gpu.func @gemm_sm90a(%a: !llvm.ptr<1>, %b: !llvm.ptr<1>, %c: !llvm.ptr<1>, %m: i32, %n: i32, %k: i32) kernel attributes {known_block_size = array<i32: 128, 1, 1>, axe.launch = {params = ["A", "B", "C", "M", "N", "K"], grid = ["ceildiv(N, 128)", "ceildiv(M, 128)", "1"]}} {
-      %c0 = arith.constant 0 : index
-      %c1 = arith.constant 1 : index
-      %c2 = arith.constant 2 : index
-      %c3 = arith.constant 3 : index
       %c63 = arith.constant 63 : index
       %c64 = arith.constant 64 : index
       %c128 = arith.constant 128 : index
@@ -66,7 +62,6 @@ module attributes {gpu.container_module} {
       // The K loop counts in i32 (K is an i32): 32-bit loop and ring arithmetic.
       %i0 = arith.constant 0 : i32
       %i1 = arith.constant 1 : i32
-      %i2 = arith.constant 2 : i32
       %i3 = arith.constant 3 : i32
       %ktiles32 = arith.index_castui %ktiles : index to i32
       %ring_a = axe.alloc cta : !ringA
@@ -77,64 +72,50 @@ module attributes {gpu.container_module} {
       // (A 128x64 + B 64x128 f16) announces both TMA loads, which then only complete transactions.
       axe.mbarrier_init cta %bars count 1 : !bars
       axe.fill warpgroup %acc, %zero : !acc, f32
-      // Prologue: K tiles 0 and 1 into stages 0 and 1, when they exist.
-      %a0 = axe.slice %ga[%m0, 0] [128, 64] : !gA to !tileA
-      %b0 = axe.slice %gb[0, %n0] [64, 128] : !gB to !tileB
-      %sa0 = axe.slice %ring_a[0, 0] [128, 64] : !ringA to !stageA
-      %sb0 = axe.slice %ring_b[0, 0] [64, 128] : !ringB to !stageB
-      axe.mbarrier_arrive_expect_tx cta %bars[%c0] bytes 32768 : !bars
-      axe.copy_async cta %a0 to %sa0, %bars[%c0] : !tileA to !stageA, !bars
-      axe.copy_async cta %b0 to %sb0, %bars[%c0] : !tileB to !stageB, !bars
-      %has1 = arith.cmpi ugt, %ktiles, %c1 : index
-      scf.if %has1 {
-        %a1 = axe.slice %ga[%m0, 64] [128, 64] : !gA to !tileA
-        %b1 = axe.slice %gb[64, %n0] [64, 128] : !gB to !tileB
-        %sa1 = axe.slice %ring_a[128, 0] [128, 64] : !ringA to !stageA
-        %sb1 = axe.slice %ring_b[64, 0] [64, 128] : !ringB to !stageB
-        axe.mbarrier_arrive_expect_tx cta %bars[%c1] bytes 32768 : !bars
-        axe.copy_async cta %a1 to %sa1, %bars[%c1] : !tileA to !stageA, !bars
-        axe.copy_async cta %b1 to %sb1, %bars[%c1] : !tileB to !stageB, !bars
+      // Prologue: K tiles 0, 1 and 2 (those that exist) into stages 0, 1 and 2.
+      %prologue = arith.minui %ktiles32, %i3 : i32
+      scf.for %p = %i0 to %prologue step %i1 : i32 {
+        %p_index = arith.index_castui %p : i32 to index
+        %kp = arith.muli %p_index, %c64 : index
+        %row_ap = arith.muli %p_index, %c128 : index
+        %ap = axe.slice %ga[%m0, %kp] [128, 64] : !gA to !tileA
+        %bp = axe.slice %gb[%kp, %n0] [64, 128] : !gB to !tileB
+        %sap = axe.slice %ring_a[%row_ap, 0] [128, 64] : !ringA to !stageA
+        %sbp = axe.slice %ring_b[%kp, 0] [64, 128] : !ringB to !stageB
+        axe.mbarrier_arrive_expect_tx cta %bars[%p_index] bytes 32768 : !bars
+        axe.copy_async cta %ap to %sap, %bars[%p_index] : !tileA to !stageA, !bars
+        axe.copy_async cta %bp to %sbp, %bars[%p_index] : !tileB to !stageB, !bars
       }
-      // The stage read (kt mod 3), the stage loaded (kt + 2 mod 3) and the read stage's parity ((kt / 3) mod 2)
-      // are carried across iterations and advanced by a compare and a select, not divided out of kt.
-      %ring:3 = scf.for %kt = %i0 to %ktiles32 step %i1 iter_args(%cur = %i0, %next = %i2, %parity = %false) -> (i32, i32, i1) : i32 {
-        // Every warp has finished the previous iteration's wgmma (its wait_group 0) before the stage it read is
-        // loaded again.
-        gpu.barrier
-        // Load K tile kt + 2 into stage %next = (kt + 2) mod 3, when there is one.
-        %kt2 = arith.addi %kt, %i2 : i32
-        %more = arith.cmpi ult, %kt2, %ktiles32 : i32
-        scf.if %more {
-          %kt2_index = arith.index_castui %kt2 : i32 to index
-          %next_index = arith.index_castui %next : i32 to index
-          %k2 = arith.muli %kt2_index, %c64 : index
-          %row_a = arith.muli %next_index, %c128 : index
-          %row_b = arith.muli %next_index, %c64 : index
-          %an = axe.slice %ga[%m0, %k2] [128, 64] : !gA to !tileA
-          %bn = axe.slice %gb[%k2, %n0] [64, 128] : !gB to !tileB
-          %san = axe.slice %ring_a[%row_a, 0] [128, 64] : !ringA to !stageA
-          %sbn = axe.slice %ring_b[%row_b, 0] [64, 128] : !ringB to !stageB
-          axe.mbarrier_arrive_expect_tx cta %bars[%next_index] bytes 32768 : !bars
-          axe.copy_async cta %an to %san, %bars[%next_index] : !tileA to !stageA, !bars
-          axe.copy_async cta %bn to %sbn, %bars[%next_index] : !tileB to !stageB, !bars
-        }
-        // Wait for stage %cur = kt mod 3, round kt / 3: %parity = (kt / 3) mod 2.
+      // Iteration kt reads stage %cur = kt mod 3 (round kt / 3, so %parity = (kt / 3) mod 2), then loads K tile
+      // kt + 3 into the same stage: the stage index and parity are carried and advanced by a compare and a select.
+      %ring:2 = scf.for %kt = %i0 to %ktiles32 step %i1 iter_args(%cur = %i0, %parity = %false) -> (i32, i1) : i32 {
         %cur_index = arith.index_castui %cur : i32 to index
         axe.mbarrier_wait cta %bars[%cur_index], %parity : !bars
         %row_a = arith.muli %cur_index, %c128 : index
         %row_b = arith.muli %cur_index, %c64 : index
         %sa = axe.slice %ring_a[%row_a, 0] [128, 64] : !ringA to !stageA
         %sb = axe.slice %ring_b[%row_b, 0] [64, 128] : !ringB to !stageB
+        // Each warp's wgmma on the stage is complete when the gemm returns (wait_group 0); the CTA barrier makes
+        // that true of every warp, and lets every warp pass its wait on the stage's barrier, before the refill.
         axe.gemm warpgroup %sa, %sb, %acc : !stageA, !stageB, !acc
-        // Advance the ring: each stage index wraps 2 -> 0; the read stage's parity flips when it wraps (a new round).
+        gpu.barrier
+        %kt3 = arith.addi %kt, %i3 : i32
+        %more = arith.cmpi ult, %kt3, %ktiles32 : i32
+        scf.if %more {
+          %kt3_index = arith.index_castui %kt3 : i32 to index
+          %k3 = arith.muli %kt3_index, %c64 : index
+          %an = axe.slice %ga[%m0, %k3] [128, 64] : !gA to !tileA
+          %bn = axe.slice %gb[%k3, %n0] [64, 128] : !gB to !tileB
+          axe.mbarrier_arrive_expect_tx cta %bars[%cur_index] bytes 32768 : !bars
+          axe.copy_async cta %an to %sa, %bars[%cur_index] : !tileA to !stageA, !bars
+          axe.copy_async cta %bn to %sb, %bars[%cur_index] : !tileB to !stageB, !bars
+        }
+        // Advance the ring: the stage index wraps 2 -> 0, and its parity flips when it wraps (a new round).
         %cur1 = arith.addi %cur, %i1 : i32
-        %cur_wraps = arith.cmpi eq, %cur1, %i3 : i32
-        %cur2 = arith.select %cur_wraps, %i0, %cur1 : i32
-        %parity2 = arith.xori %parity, %cur_wraps : i1
-        %next1 = arith.addi %next, %i1 : i32
-        %next_wraps = arith.cmpi eq, %next1, %i3 : i32
-        %next2 = arith.select %next_wraps, %i0, %next1 : i32
-        scf.yield %cur2, %next2, %parity2 : i32, i32, i1
+        %wraps = arith.cmpi eq, %cur1, %i3 : i32
+        %cur2 = arith.select %wraps, %i0, %cur1 : i32
+        %parity2 = arith.xori %parity, %wraps : i1
+        scf.yield %cur2, %parity2 : i32, i1
       }
       // Epilogue: f32 -> f16 in registers, registers -> the shared C tile, one TMA store (clipped at M and N).
       axe.cast warpgroup %acc to %out : !acc to !out

@@ -30,7 +30,7 @@ fn gemm_sm100a_without_the_wait_on_stage_1_fails() {
     // delivered, which the simulator reports (so the runs above check the pipeline, not just the arithmetic).
     let text = source("examples/gemm_sm100a.mlir");
     let wait = "        axe.mbarrier_wait cta %bars[%cur_index], %parity : !bars\n";
-    let skipped = "        %not_stage_1 = arith.cmpi ne, %cur_index, %c1 : index\n        scf.if %not_stage_1 {\n  \
+    let skipped = "        %stage_1 = arith.constant 1 : index\n        %not_stage_1 = arith.cmpi ne, %cur_index, %stage_1 : index\n        scf.if %not_stage_1 {\n  \
                    axe.mbarrier_wait cta %bars[%cur_index], %parity : !bars\n        }\n";
     assert!(text.contains(wait), "the example waits on the stage's barrier");
     let mutated = text.replace(wait, skipped);

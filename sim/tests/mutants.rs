@@ -19,10 +19,10 @@ const WAR: &str = "a write-after-read race";
 const OVERRUN: &str = "a phase overrun";
 const INIT_FENCE: &str = "missing mbarrier init fence";
 const INIT_BARRIER: &str = "missing barrier after mbarrier init";
-/// The CTA barrier that opens each K iteration of gemm_sm90a.
-const LOOP_TOP_BARRIER: &str = "        gpu.barrier\n        // Load K tile kt + 2";
-/// The CTA barrier between gemm_sm100a's MMA of a stage and the load that refills it.
+/// The CTA barrier between the GEMM examples' MMAs on a stage and the load that refills it.
 const REFILL_BARRIER: &str = "        gpu.barrier\n        %kt3 = arith.addi %kt, %i3 : i32\n";
+/// [`REFILL_BARRIER`] removed.
+const NO_REFILL_BARRIER: &str = "        %kt3 = arith.addi %kt, %i3 : i32\n";
 
 fn sm90(text: &str, lowered_ir: bool, k: usize) -> Vec<Result<(), String>> {
     gemm_runs(text, lowered_ir, "gemm_sm90a", Grid::ColsOnX, 32, 128, k)
@@ -42,7 +42,7 @@ fn sm80(text: &str, k: usize) -> Vec<Result<(), String>> {
 /// the stage index), as the sm_90a and sm_100a examples write it.
 const SKIPPED_WAIT: (&str, &str) = (
     "        axe.mbarrier_wait cta %bars[%cur_index], %parity : !bars\n",
-    "        %not_stage_1 = arith.cmpi ne, %cur_index, %c1 : index\n        scf.if %not_stage_1 {\n  \
+    "        %stage_1 = arith.constant 1 : index\n        %not_stage_1 = arith.cmpi ne, %cur_index, %stage_1 : index\n        scf.if %not_stage_1 {\n  \
              axe.mbarrier_wait cta %bars[%cur_index], %parity : !bars\n        }\n",
 );
 
@@ -90,7 +90,7 @@ fn sm90a_wrong_phase() {
     // completed parity-0 phase of round 2 can never succeed).
     let text = mutant(
         "gemm_sm90a",
-        "%parity2 = arith.xori %parity, %cur_wraps : i1",
+        "%parity2 = arith.xori %parity, %wraps : i1",
         "%parity2 = arith.xori %parity, %false : i1",
     );
     assert_caught("sm90a: parity never flips", &sm90(&text, false, 256), &[PENDING_TMA, DEADLOCK]);
@@ -98,9 +98,13 @@ fn sm90a_wrong_phase() {
 
 #[test]
 fn sm90a_stage_reused_early() {
-    // The prologue loads A's tile 1 into stage 0 (its barrier unchanged), where tile 0 is still in flight.
-    let text =
-        mutant("gemm_sm90a", "%sa1 = axe.slice %ring_a[128, 0] [128, 64]", "%sa1 = axe.slice %ring_a[0, 0] [128, 64]");
+    // The prologue loads A's tile p at row 64 p instead of 128 p (each on its own stage's barrier): tile 1
+    // overlaps rows 64-127 of stage 0, where tile 0 is still in flight.
+    let text = mutant(
+        "gemm_sm90a",
+        "%row_ap = arith.muli %p_index, %c128 : index",
+        "%row_ap = arith.muli %p_index, %c64 : index",
+    );
     assert_caught("sm90a: stage reused early", &sm90(&text, false, 192), &["TMA load write of shared bytes"]);
 }
 
@@ -126,14 +130,15 @@ fn sm90a_missing_bulk_commit_and_wait() {
 }
 
 #[test]
-fn sm90a_missing_loop_top_barrier() {
-    // In lockstep every warp has retired its wgmma (wait_group 0) before thread 0 loads the next tile, but
-    // nothing orders warps 1-3's reads of stage 0 (tile 0, iteration 0) before thread 0's TMA load of tile 3 into
-    // it (iteration 1): on the hardware warp 0 may run ahead and overwrite a stage a slower warp still reads.
-    let text = mutant("gemm_sm90a", LOOP_TOP_BARRIER, "        // Load K tile kt + 2");
+fn sm90a_missing_refill_barrier() {
+    // In lockstep every warp has retired its wgmma (wait_group 0) before thread 0 refills the stage, but nothing
+    // orders warps 1-3's reads of stage 0 (tile 0, iteration 0) before thread 0's TMA load of tile 3 into it
+    // (the refill in iteration 0): on the hardware warp 0 may run ahead and overwrite a stage a slower warp still
+    // reads.
+    let text = mutant("gemm_sm90a", REFILL_BARRIER, NO_REFILL_BARRIER);
     let results = sm90(&text, false, 256);
-    eprintln!("sm90a, no loop-top barrier: {:?}", results[0]);
-    assert_caught("sm90a: no loop-top barrier", &results, &[WAR]);
+    eprintln!("sm90a, no refill barrier: {:?}", results[0]);
+    assert_caught("sm90a: no refill barrier", &results, &[WAR]);
     for r in &results {
         let e = r.as_ref().unwrap_err();
         assert!(e.contains("TMA load write of shared byte") && e.contains("by thread 0 (warp 0)"), "{e}");
@@ -157,7 +162,7 @@ fn sm100a_missing_refill_barrier() {
     // Thread 0 issues the loads, the MMAs and their commit and waits on the MMA barrier itself, so it never
     // overwrites a stage its MMAs still read; but no warp waits for warps 1-3, which only wait on the barriers:
     // warp 0 can refill a stage and run a phase ahead of them, and their parity waits then see the wrong phase.
-    let text = mutant("gemm_sm100a", REFILL_BARRIER, "        %kt3 = arith.addi %kt, %i3 : i32\n");
+    let text = mutant("gemm_sm100a", REFILL_BARRIER, NO_REFILL_BARRIER);
     let results = sm100(&text, false, 256);
     eprintln!("sm100a, no refill barrier: {:?}", results[0]);
     assert_caught("sm100a: no refill barrier", &results, &[OVERRUN]);

@@ -20,8 +20,8 @@
 // RUN: not python3 %S/Inputs/check_launch.py %t.json gemm_sm90a M=300 N=208 K=80 -- '{"preconditions": true}' | FileCheck %s --check-prefix=PRE
 
 // Three tensor-map pointers and M, N, K; all shared memory is the dynamic window (rings 2 x 48 KB, C 32 KB).
-// The ring's read stage, load stage and parity are loop-carried (add, compare, select; the parity flips when the
-// read stage wraps), not divided out of the K index: no magic-number division (mul.hi) in the kernel.
+// The ring's stage and parity are loop-carried (add, compare, select; the parity flips when the stage wraps), not
+// divided out of the K index: no magic-number division (mul.hi) in the kernel.
 // RING: .entry gemm_sm90a(
 // RING-NOT: mul.hi
 // RING: ret;
@@ -38,8 +38,7 @@
 // CHECK: mov.b64 [[WIN:%rd[0-9]+]], __axe_dynamic_smem;
 // CHECK-NEXT: neg.s64 [[NEG:%rd[0-9]+]], [[WIN]];
 // CHECK-NEXT: and.b64 %rd{{[0-9]+}}, [[NEG]], 1008;
-// Prologue: K tile 0 (A one box, B two 64-column boxes), then tile 1 under a guard.
-// CHECK-COUNT-3: cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
+// Prologue: a loop over K tiles 0-2 (A one box, B two 64-column boxes), not unrolled.
 // CHECK-COUNT-3: cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
 // CHECK-NOT: cp.async.bulk.tensor.2d.shared::cluster
 // The loop: wait for the stage's parity, 8 x wgmma m64n128k16 (2 M halves x 4 K steps), commit, wait.
@@ -50,7 +49,7 @@
 // CHECK: wgmma.commit_group.sync.aligned;
 // CHECK-NEXT: wgmma.wait_group.sync.aligned 0;
 // CHECK: bar.sync 0;
-// The next K tile into a run-time stage.
+// The refill: K tile kt + 3 into the stage just read (a run-time stage).
 // CHECK-COUNT-3: cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
 // CHECK-NOT: cp.async.bulk.tensor.2d.shared::cluster
 // Epilogue: f32 -> f16 (one cvt.rn.f16x2.f32 per pair of elements: 64 a thread for 128 registers, counted below;
