@@ -1,4 +1,4 @@
-//! Copy operands that are slices at run-time offsets: `axe.slice(%tensor, %m0, %k)` of a global tensor at a
+//! Copy operands that are slices at run-time offsets: `axe.slice %tensor[%m0, %k] [128, 64]` of a global tensor at a
 //! block's tile and a loop's K step, or of a shared ring at a run-time stage.
 //!
 //! The planner gets the sliced tensor's source sliced at the static part of the offsets (each run-time offset
