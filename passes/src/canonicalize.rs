@@ -10,11 +10,13 @@
 //!   the inner view's source (erasing the inner view when nothing else uses it).
 //!
 //! What it does not do: it never changes what a layout maps (canonical forms have the same induced map), never
-//! resolves a deferred layout (one left out of the type; that is `--axe-slice`), and never touches non-axe ops beyond their types.
+//! resolves a deferred layout (one left out of the type; that is `--axe-slice`), and never touches non-axe ops
+//! beyond their types.
 //! Running it twice changes nothing the second time (canonical text is a fixpoint of parse/canonicalize/print).
 //!
 //! ```mlir
-//! %t = axe.view %m : memref<8192xf16> -> !axe.tensor<128x64xf16, global, S[(128,64):(64,1)]>  // layout becomes S[8192:1]
+//! %t = axe.view %m : memref<8192xf16> -> !axe.tensor<128x64xf16, global, S[(128,64):(64,1)]>
+//!     // its layout becomes S[8192:1]
 //! %s = axe.slice %t[0, 0] [128, 64] : ...   // folded into %t
 //! ```
 //!

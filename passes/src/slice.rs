@@ -1,9 +1,9 @@
 //! `axe-slice`: give every `axe.slice` result the sliced layout.
 //!
-//! For each `axe.slice` whose result layout is deferred (left out of its type) and whose offsets are all static, the pass computes
-//! `axe_layout::slice::slice(source layout, source shape, region)` (paper App. E: `L'(y) == L(y + begin)`),
-//! canonicalizes it and sets it as the result type's layout. The slice op stays: it still names the storage the
-//! result lives in, and a lowering reads its offsets.
+//! For each `axe.slice` whose result layout is deferred (left out of its type) and whose offsets are all static,
+//! the pass computes `axe_layout::slice::slice(source layout, source shape, region)` (paper App. E:
+//! `L'(y) == L(y + begin)`), canonicalizes it and sets it as the result type's layout. The slice op stays: it still
+//! names the storage the result lives in, and a lowering reads its offsets.
 //!
 //! When no layout maps the region (or the algebra's sufficient conditions fail), the pass emits an error at the
 //! slice that names the dimension and why (axe-layout's message) and fails.
