@@ -71,7 +71,8 @@ fn array_count(text: &str) -> Option<i64> {
 /// The phase operand of an `axe.mbarrier_wait` (its last operand).
 pub fn wait_phase<'c, 'a>(op: &AxeOp<'c, 'a>) -> Option<Value<'c, 'a>> {
     let operation = op.operation();
-    (op.kind() == OpKind::MbarrierWait).then(|| access::operand(operation, operation.operand_count().checked_sub(1)?))?
+    (op.kind() == OpKind::MbarrierWait)
+        .then(|| access::operand(operation, operation.operand_count().checked_sub(1)?))?
 }
 
 /// The barrier count of a printed `!axe.mbarrier` (1) or `!axe.mbarrier<N>` type; `None` for other types.

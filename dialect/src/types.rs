@@ -205,8 +205,8 @@ fn parse_shaped(text: &str) -> Result<(Vec<i64>, &str), String> {
     let mut rest = text;
     loop {
         let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
-        let (extent, after) = if rest.starts_with("?x") {
-            (crate::ops::DYNAMIC, &rest[2..])
+        let (extent, after) = if let Some(after) = rest.strip_prefix("?x") {
+            (crate::ops::DYNAMIC, after)
         } else if digits > 0 && rest[digits..].starts_with('x') {
             let extent = rest[..digits].parse::<i64>().map_err(|_| format!("tensor extent too large in {text}"))?;
             if extent < 1 {

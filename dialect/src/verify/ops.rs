@@ -116,7 +116,10 @@ impl OpChecker<'_, '_, '_> {
             if !(0..count).contains(&index) {
                 self.fail(
                     Rule::BarrierIndex,
-                    format!("{name} indexes element {index} of an array of {count} barriers (valid: 0 to {})", count - 1),
+                    format!(
+                        "{name} indexes element {index} of an array of {count} barriers (valid: 0 to {})",
+                        count - 1
+                    ),
                 );
             }
         }
