@@ -317,7 +317,7 @@ pub fn tame_layout(rng: &mut Rng, k: Knobs) -> String {
             return sw;
         }
         let t = tame_tile(rng, Knobs { memory_only: true, ..k });
-        return format!("{sw}{} o{}{}", space(rng), space(rng), print_tile(rng, &t));
+        return format!("{sw}{} o {}{}", space(rng), space(rng), print_tile(rng, &t));
     }
     let t = tame_tile(rng, k);
     print_tile(rng, &t)
@@ -627,4 +627,26 @@ pub fn tma_request(rng: &mut Rng) -> String {
         };
     }
     fields.into_iter().map(|(k, v)| format!("{k}: {}\n", v.replace('\n', " "))).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::SeedableRng;
+
+    /// A tame swizzled layout keeps the space after its ` o `: `oS[...]` lexes as one identifier, which the
+    /// notation refuses, and most swizzled tame layouts were refused for it.
+    #[test]
+    fn tame_swizzles_keep_the_space_after_o() {
+        let mut rng = Rng::seed_from_u64(7);
+        let mut swizzled = 0;
+        for _ in 0..2000 {
+            let text = tame_layout(&mut rng, Knobs::GENERAL);
+            if let Some((_, after)) = text.split_once(") o") {
+                swizzled += 1;
+                assert!(after.starts_with(char::is_whitespace), "{text:?}");
+            }
+        }
+        assert!(swizzled > 20, "{swizzled} swizzled layouts in 2000");
+    }
 }
