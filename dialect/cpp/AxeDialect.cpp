@@ -145,8 +145,15 @@ Attribute ThreadsAttr::parse(AsmParser &parser, Type) {
   return ThreadsAttr::get(parser.getContext(), axis, begin, end);
 }
 
+/// Prints `warpid[0:4]` (what parseThreadRange reads).
+static void printThreadRange(AsmPrinter &printer, ThreadsAttr threads) {
+  printer << threads.getAxis() << "[" << threads.getBegin() << ":" << threads.getEnd() << "]";
+}
+
 void ThreadsAttr::print(AsmPrinter &printer) const {
-  printer << "<" << getAxis() << "[" << getBegin() << ":" << getEnd() << "]>";
+  printer << "<";
+  printThreadRange(printer, *this);
+  printer << ">";
 }
 
 //===----------------------------------------------------------------------===//
@@ -249,8 +256,11 @@ static ParseResult parseScope(OpAsmParser &parser, ExecScopeAttr &scope, Threads
 
 static void printScope(OpAsmPrinter &printer, Operation *, ExecScopeAttr scope, ThreadsAttr threads) {
   printer << stringifyExecScope(scope.getValue());
-  if (threads)
-    printer << "(" << threads.getAxis() << "[" << threads.getBegin() << ":" << threads.getEnd() << "])";
+  if (threads) {
+    printer << "(";
+    printThreadRange(printer, threads);
+    printer << ")";
+  }
 }
 
 /// `[%i]` after a barrier array, or nothing for a single barrier.

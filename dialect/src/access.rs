@@ -81,6 +81,16 @@ pub fn as_argument<'c, 'a>(value: Value<'c, 'a>) -> Option<BlockArgument<'c, 'a>
     BlockArgument::try_from(value).ok()
 }
 
+/// The integer value of an `index` or integer `arith.constant` (`None` for any other value).
+pub fn constant_int(value: Value) -> Option<i64> {
+    let op = defining_op(value)?;
+    if op.name().as_string_ref().as_str() != Ok("arith.constant") {
+        return None;
+    }
+    let text = op.attribute("value").ok()?.to_string();
+    text.split(':').next()?.trim().parse().ok()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -7,7 +7,7 @@
 //! index?).
 
 use crate::{access, ops::AxeOp, OpKind};
-use melior::ir::{attribute::IntegerAttribute, operation::OperationLike, Value, ValueLike};
+use melior::ir::{operation::OperationLike, Value, ValueLike};
 
 /// The barrier element an op uses.
 #[derive(Clone, Copy, Debug)]
@@ -26,7 +26,7 @@ impl<'c, 'a> BarrierUse<'c, 'a> {
         match self.index {
             None if self.count == 1 => Some(0),
             None => None,
-            Some(index) => constant_int(index),
+            Some(index) => access::constant_int(index),
         }
     }
 
@@ -82,15 +82,6 @@ pub fn mbarrier_count(text: &str) -> Option<i64> {
         return Some(1);
     }
     rest.strip_prefix('<')?.strip_suffix('>')?.trim().parse().ok()
-}
-
-/// The value of an integer `arith.constant`.
-pub fn constant_int(value: Value) -> Option<i64> {
-    let op = access::defining_op(value)?;
-    if op.name().as_string_ref().as_str().ok()? != "arith.constant" {
-        return None;
-    }
-    Some(IntegerAttribute::try_from(op.attribute("value").ok()?).ok()?.value())
 }
 
 #[cfg(test)]

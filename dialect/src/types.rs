@@ -225,15 +225,6 @@ fn parse_shaped(text: &str) -> Result<(Vec<i64>, &str), String> {
     Ok((shape, rest))
 }
 
-/// `array<i64: 1, 2>` (or `array<i64>` when empty).
-pub fn i64_array_text(values: &[i64]) -> String {
-    if values.is_empty() {
-        return "array<i64>".to_string();
-    }
-    let items: Vec<String> = values.iter().map(i64::to_string).collect();
-    format!("array<i64: {}>", items.join(", "))
-}
-
 /// Reads `array<i64: 1, 2>` / `array<i64>`.
 pub fn parse_i64_array(text: &str) -> Result<Vec<i64>, String> {
     let body = text
@@ -317,21 +308,6 @@ pub fn unquote(text: &str) -> Result<String, String> {
     String::from_utf8(bytes).map_err(|_| format!("string literal is not utf-8: {text}"))
 }
 
-/// A string literal MLIR parses back to `text`.
-pub fn quote(text: &str) -> String {
-    let mut out = String::from("\"");
-    for c in text.chars() {
-        match c {
-            '"' => out.push_str("\\22"),
-            '\\' => out.push_str("\\\\"),
-            c if (c as u32) < 0x20 => out.push_str(&format!("\\{:02X}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -390,7 +366,7 @@ mod tests {
             Ok(Threads { axis: "warpid".into(), begin: 4, end: 8 })
         );
         assert_eq!(parse_layout_attribute("#axe.layout<S[4:1] + 2@m>"), Ok("S[4:1] + 2@m".to_string()));
-        assert_eq!(unquote(&quote("a\"b\\c")), Ok("a\"b\\c".to_string()));
+        assert_eq!(unquote("\"a\\22b\\\\c\""), Ok("a\"b\\c".to_string()));
         assert_eq!(split_top_level("a, b<c, d>, \"e,f\""), vec!["a", "b<c, d>", "\"e,f\""]);
     }
 }

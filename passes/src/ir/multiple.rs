@@ -22,14 +22,7 @@ use melior::ir::{block::BlockLike, operation::OperationLike, Value};
 pub(super) const MAX_DEPTH: usize = 16;
 
 /// The integer value of an `index` or integer `arith.constant`.
-pub(crate) fn constant(value: Value) -> Option<i64> {
-    let op = access::defining_op(value)?;
-    if op.name().as_string_ref().as_str() != Ok("arith.constant") {
-        return None;
-    }
-    let text = op.attribute("value").ok()?.to_string();
-    text.split(':').next()?.trim().parse().ok()
-}
+pub(crate) use access::constant_int as constant;
 
 /// A number the IR shows `value` to be a multiple of (at least 1; `2^62` for a value known to be 0, a multiple
 /// of everything).
