@@ -9,6 +9,7 @@
 //! - [`axis`], [`iter`], [`tile_layout`], [`swizzle`], [`layout`]: the objects and the forward map.
 //! - [`canonicalize`] (App. A), [`group`] (App. B), [`tile`] (App. C), [`tile_of`] (App. D), [`slice`](mod@slice) (App. E),
 //!   [`direct_sum`] (App. F).
+//! - [`hw`]: the hardware vocabulary (chip, memory, element type, launch-time expressions) every crate shares.
 //! - [`points`]: bounded enumeration of replica point sets, axis by axis.
 //! - [`notation`]: the `S[...] + R[...] + n@axis` text, parsed with lalrpop and printed canonically with `pretty`.
 //! - [`tma`]: TMA descriptor planning (paper section 3.4) on top of the operations.
@@ -28,6 +29,7 @@ pub mod distributed;
 pub mod error;
 pub mod eval;
 pub mod group;
+pub mod hw;
 pub mod iter;
 pub mod label;
 pub mod layout;

@@ -146,115 +146,12 @@ pub use multicast::{plan_multicast, Cluster, MulticastForm, MulticastPlan};
 pub use planner::{plan, plan_dynamic, plan_offsets};
 pub use validate::validate;
 
+pub use crate::hw::ElemType;
 use crate::layout::Layout;
 use crate::swizzle::SwizzleMode;
 use std::fmt;
 
-/// The element type of the copied tensors.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum ElemType {
-    /// 8-bit unsigned integer.
-    U8,
-    /// 8-bit signed integer (copied as `UINT8`: TMA has no signed 8-bit type, the bits are the same).
-    I8,
-    /// FP8 E4M3 (copied as `UINT8`).
-    F8E4M3,
-    /// FP8 E5M2 (copied as `UINT8`).
-    F8E5M2,
-    /// 16-bit unsigned integer.
-    U16,
-    /// 16-bit signed integer (copied as `UINT16`).
-    I16,
-    /// IEEE half precision.
-    F16,
-    /// bfloat16.
-    BF16,
-    /// 32-bit unsigned integer.
-    U32,
-    /// 32-bit signed integer.
-    I32,
-    /// IEEE single precision.
-    F32,
-    /// fp32 in memory, read as TF32 by the TMA unit (`TFLOAT32`; never promoted).
-    TF32,
-    /// 64-bit unsigned integer.
-    U64,
-    /// 64-bit signed integer.
-    I64,
-    /// IEEE double precision.
-    F64,
-}
-
 impl ElemType {
-    /// Every element type, for listings.
-    pub const ALL: [ElemType; 15] = [
-        ElemType::U8,
-        ElemType::I8,
-        ElemType::F8E4M3,
-        ElemType::F8E5M2,
-        ElemType::U16,
-        ElemType::I16,
-        ElemType::F16,
-        ElemType::BF16,
-        ElemType::U32,
-        ElemType::I32,
-        ElemType::F32,
-        ElemType::TF32,
-        ElemType::U64,
-        ElemType::I64,
-        ElemType::F64,
-    ];
-
-    /// The type's name (`f16`, `bf16`, `f8e4m3`, ...), as [`ElemType::from_name`] reads it.
-    pub fn name(self) -> &'static str {
-        match self {
-            ElemType::U8 => "u8",
-            ElemType::I8 => "i8",
-            ElemType::F8E4M3 => "f8e4m3",
-            ElemType::F8E5M2 => "f8e5m2",
-            ElemType::U16 => "u16",
-            ElemType::I16 => "i16",
-            ElemType::F16 => "f16",
-            ElemType::BF16 => "bf16",
-            ElemType::U32 => "u32",
-            ElemType::I32 => "i32",
-            ElemType::F32 => "f32",
-            ElemType::TF32 => "tf32",
-            ElemType::U64 => "u64",
-            ElemType::I64 => "i64",
-            ElemType::F64 => "f64",
-        }
-    }
-
-    /// Parses a type name; MLIR spellings (`ui8`, `si32`, `f8E4M3FN`, `f8E5M2`) are accepted too.
-    pub fn from_name(name: &str) -> Option<ElemType> {
-        let lower = name.to_ascii_lowercase();
-        let canonical = match lower.as_str() {
-            "ui8" => "u8",
-            "si8" => "i8",
-            "ui16" => "u16",
-            "si16" => "i16",
-            "ui32" => "u32",
-            "si32" => "i32",
-            "ui64" => "u64",
-            "si64" => "i64",
-            "f8e4m3fn" | "e4m3" => "f8e4m3",
-            "e5m2" => "f8e5m2",
-            other => other,
-        };
-        ElemType::ALL.into_iter().find(|t| t.name() == canonical)
-    }
-
-    /// Size in bytes.
-    pub fn bytes(self) -> i64 {
-        match self {
-            ElemType::U8 | ElemType::I8 | ElemType::F8E4M3 | ElemType::F8E5M2 => 1,
-            ElemType::U16 | ElemType::I16 | ElemType::F16 | ElemType::BF16 => 2,
-            ElemType::U32 | ElemType::I32 | ElemType::F32 | ElemType::TF32 => 4,
-            ElemType::U64 | ElemType::I64 | ElemType::F64 => 8,
-        }
-    }
-
     /// The descriptor type that copies this element type unchanged.
     pub fn tensor_map_type(self) -> TensorMapDataType {
         match self {
@@ -270,12 +167,6 @@ impl ElemType {
             ElemType::I64 => TensorMapDataType::Int64,
             ElemType::F64 => TensorMapDataType::Float64,
         }
-    }
-}
-
-impl fmt::Display for ElemType {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
     }
 }
 
