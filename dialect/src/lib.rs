@@ -34,7 +34,7 @@ pub use context::{create_context, register_upstream_passes, AxeContext};
 pub use diagnostics::{Diagnostic, DiagnosticSink, Severity, SourceLoc};
 pub use ops::{AxeOp, OpKind};
 pub use parse::parse_module;
-pub use types::{LayoutSpec, MemScope, TensorType, Threads};
+pub use types::{Element, LayoutSpec, TensorType, Threads};
 pub use verify::{verify, verify_op, Rule, Violation};
 
 /// The dialect's namespace, the prefix of every axe op and attribute.

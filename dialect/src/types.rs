@@ -5,6 +5,7 @@
 //! text that MLIR parses back: the Rust side needs no C API per parameter, and the text is what users read and
 //! diff. Nothing here panics: every reader returns `Err(message)` on text it does not understand.
 
+use axe_layout::hw::{ElemType, Memory};
 use axe_layout::{ExecScope, Layout, LayoutError};
 use std::fmt;
 
@@ -13,42 +14,43 @@ const TENSOR_PREFIX: &str = "!axe.tensor<";
 /// The tensor type's layout keyword for dense row-major over run-time extents.
 pub const ROW_MAJOR: &str = "row_major";
 
-/// Where a tensor's elements live (the tensor type's memory keyword).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum MemScope {
-    /// Device global memory.
-    Global,
-    /// CTA shared memory.
-    Shared,
-    /// Blackwell tensor memory.
-    Tmem,
-    /// Registers of the threads named by the layout's thread axes.
-    Reg,
+/// A tensor's element type: a number of the hardware vocabulary ([`ElemType`], printed as MLIR spells it), or
+/// any other MLIR type (`vector<2xf16>`, `!llvm.struct<...>`, `ui8`), kept as its text so it prints back unchanged.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Element {
+    /// A number whose MLIR spelling is [`ElemType::mlir`]'s.
+    Number(ElemType),
+    /// Any other type, as MLIR printed it.
+    Other(String),
 }
 
-impl MemScope {
-    /// Every memory scope.
-    pub const ALL: [MemScope; 4] = [MemScope::Global, MemScope::Shared, MemScope::Tmem, MemScope::Reg];
+impl Element {
+    /// Reads an element type as MLIR prints it.
+    pub fn read(text: &str) -> Element {
+        ElemType::from_mlir(text).map_or_else(|| Element::Other(text.to_string()), Element::Number)
+    }
 
-    /// The keyword (`global`, `shared`, `tmem`, `reg`).
-    pub fn name(self) -> &'static str {
+    /// The number it holds: [`Element::Number`]'s, or another spelling [`ElemType::from_name`] reads (`ui8`,
+    /// `si32`); `None` for vectors, structs and the like.
+    pub fn number(&self) -> Option<ElemType> {
         match self {
-            MemScope::Global => "global",
-            MemScope::Shared => "shared",
-            MemScope::Tmem => "tmem",
-            MemScope::Reg => "reg",
+            Element::Number(t) => Some(*t),
+            Element::Other(text) => ElemType::from_name(text),
         }
     }
 
-    /// Parses a keyword.
-    pub fn from_name(name: &str) -> Option<MemScope> {
-        MemScope::ALL.into_iter().find(|m| m.name() == name)
+    /// True when it is exactly `t`.
+    pub fn is(&self, t: ElemType) -> bool {
+        *self == Element::Number(t)
     }
 }
 
-impl fmt::Display for MemScope {
+impl fmt::Display for Element {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
+        match self {
+            Element::Number(t) => f.write_str(t.mlir()),
+            Element::Other(text) => f.write_str(text),
+        }
     }
 }
 
@@ -94,11 +96,11 @@ pub struct TensorType {
     /// The logical shape.
     pub shape: Vec<i64>,
     /// The element type, as MLIR prints it (`f16`, `i8`, `vector<2xf16>`).
-    pub dtype: String,
+    pub dtype: Element,
     /// The layout (or deferred).
     pub layout: LayoutSpec,
     /// The memory scope.
-    pub mem: MemScope,
+    pub mem: Memory,
 }
 
 impl TensorType {
@@ -115,8 +117,8 @@ impl TensorType {
             _ => return Err(format!("tensor type must be <shape x type, memory[, layout]>, got {text}")),
         };
         let (shape, dtype) = parse_shaped(shaped)?;
-        let mem = MemScope::from_name(mem).ok_or_else(|| format!("unknown memory \"{mem}\""))?;
-        Ok(Some(TensorType { shape, dtype: dtype.to_string(), layout, mem }))
+        let mem = Memory::from_name(mem).ok_or_else(|| format!("unknown memory \"{mem}\""))?;
+        Ok(Some(TensorType { shape, dtype: Element::read(dtype), layout, mem }))
     }
 
     /// True when some extent is a run-time value (a shape entry [`crate::ops::DYNAMIC`]).
@@ -317,9 +319,9 @@ mod tests {
         let text = "!axe.tensor<128x64xf16, shared, S[(128,64):(64,1)]>";
         let t = TensorType::parse(text).expect("reads").expect("is a tensor");
         assert_eq!(t.shape, vec![128, 64]);
-        assert_eq!(t.dtype, "f16");
+        assert_eq!(t.dtype, Element::Number(ElemType::F16));
         assert_eq!(t.layout, LayoutSpec::Text("S[(128,64):(64,1)]".into()));
-        assert_eq!(t.mem, MemScope::Shared);
+        assert_eq!(t.mem, Memory::Shared);
         assert_eq!(t.to_text(), text);
         assert_eq!(t.element_count(), 8192);
     }
@@ -328,7 +330,8 @@ mod tests {
     fn deferred_row_major_and_nested_dtypes() {
         let text = "!axe.tensor<4x!llvm.struct<(i32, f32)>, reg>";
         let t = TensorType::parse(text).expect("reads").expect("is a tensor");
-        assert_eq!(t.dtype, "!llvm.struct<(i32, f32)>");
+        assert_eq!(t.dtype, Element::Other("!llvm.struct<(i32, f32)>".into()));
+        assert_eq!(t.dtype.number(), None);
         assert_eq!(t.layout, LayoutSpec::Deferred);
         assert_eq!(t.to_text(), text);
         let text = "!axe.tensor<?x64xf16, global, row_major>";
@@ -336,7 +339,19 @@ mod tests {
         assert_eq!((t.shape.clone(), t.layout.clone()), (vec![crate::ops::DYNAMIC, 64], LayoutSpec::RowMajor));
         assert_eq!(t.to_text(), text);
         let scalar = TensorType::parse("!axe.tensor<f32, reg, S[1:1]>").expect("reads").expect("is a tensor");
-        assert_eq!((scalar.shape.len(), scalar.dtype.as_str()), (0, "f32"));
+        assert_eq!((scalar.shape.len(), scalar.dtype.to_string().as_str()), (0, "f32"));
+    }
+
+    #[test]
+    fn element_types_read_as_the_vocabulary_and_print_back() {
+        // What passes size buffers with: bytes per element of MLIR's spellings; other types have no size here.
+        for (text, bytes) in [("f32", Some(4)), ("bf16", Some(2)), ("f8E4M3FN", Some(1)), ("vector<2xf16>", None)] {
+            let element = Element::read(text);
+            assert_eq!((element.number().map(ElemType::bytes), element.to_string().as_str()), (bytes, text));
+        }
+        // A spelling the vocabulary prints differently stays as written (ui8 is not i8 in MLIR).
+        assert_eq!(Element::read("ui8"), Element::Other("ui8".into()));
+        assert_eq!(Element::read("ui8").number(), Some(ElemType::U8));
     }
 
     #[test]

@@ -61,9 +61,10 @@
 use crate::{
     access, ffi, intern,
     ops::{walk_preorder, AxeOp},
-    types::{LayoutSpec, MemScope, TensorType},
+    types::{LayoutSpec, TensorType},
 };
 use axe_layout::distributed::mesh::Mesh;
+use axe_layout::hw::Memory;
 use axe_layout::{notation::shape_text, Axis, AxisKind, ExecScope, Layout};
 use melior::ir::{
     attribute::{DictionaryAttribute, StringAttribute},
@@ -296,21 +297,21 @@ fn check_value_type<'c>(
 }
 
 /// Which axes a memory scope's layouts may use.
-fn layout_fits_memory(layout: &Layout, mem: MemScope) -> Result<(), String> {
-    if layout.swizzle().is_some() && matches!(mem, MemScope::Reg | MemScope::Tmem) {
+fn layout_fits_memory(layout: &Layout, mem: Memory) -> Result<(), String> {
+    if layout.swizzle().is_some() && matches!(mem, Memory::Reg | Memory::Tmem) {
         return Err(format!("swizzled layout needs a global or shared tensor, got a {mem} tensor"));
     }
     let (allowed, what): (fn(Axis) -> bool, &str) = match mem {
-        MemScope::Global => (|a| a == Axis::M || a.is_device(), "the memory axis m (and device axes)"),
+        Memory::Global => (|a| a == Axis::M || a.is_device(), "the memory axis m (and device axes)"),
         // A cluster's CTA axes are allowed in a shared layout's replica and offset (checked below).
-        MemScope::Shared => (|a| a == Axis::M || is_cluster_cta(a), "the memory axis m"),
-        MemScope::Reg => (|a| a.is_thread() || matches!(a.name(), "m" | "reg"), "thread axes and m or reg"),
-        MemScope::Tmem => (|a| matches!(a.name(), "TLane" | "TCol"), "TLane and TCol"),
+        Memory::Shared => (|a| a == Axis::M || is_cluster_cta(a), "the memory axis m"),
+        Memory::Reg => (|a| a.is_thread() || matches!(a.name(), "m" | "reg"), "thread axes and m or reg"),
+        Memory::Tmem => (|a| matches!(a.name(), "TLane" | "TCol"), "TLane and TCol"),
     };
     if let Some(axis) = layout.axes().into_iter().find(|a| !allowed(*a)) {
         return Err(format!("layout of a {mem} tensor must use {what} only, got axis {axis}"));
     }
-    match layout.tile().shard().iter().find(|i| mem == MemScope::Shared && is_cluster_cta(i.axis)) {
+    match layout.tile().shard().iter().find(|i| mem == Memory::Shared && is_cluster_cta(i.axis)) {
         Some(it) => Err(format!(
             "layout of a shared tensor may name {} only in a replica or offset (the same tile in several CTAs of \
              the cluster, a multicast destination), not in its shard",

@@ -242,6 +242,17 @@ impl Axis {
         matches!(self.kind, AxisKind::Thread { .. })
     }
 
+    /// The number of values a thread axis takes when the hardware fixes it: units of a warp or warpgroup
+    /// (`laneid` 32, `wid_in_wg` 4, `tid_in_wg` 128); `None` for axes whose count the launch picks (`warpid`,
+    /// `tid`, `bx`, ...) and for non-thread axes.
+    pub fn fixed_extent(self) -> Option<i64> {
+        let AxisKind::Thread { unit, within } = self.kind else { return None };
+        if !matches!(within, ExecScope::Warp | ExecScope::Warpgroup) {
+            return None;
+        }
+        Some(within.fixed_threads()? / unit.fixed_threads()?)
+    }
+
     /// True for device axes (`gpuid`, ...).
     pub fn is_device(self) -> bool {
         matches!(self.kind, AxisKind::Device)
@@ -305,6 +316,14 @@ mod tests {
         assert_eq!(Axis::named("tx").unwrap(), Axis::named("tid").unwrap());
         assert!(Axis::named("laneid").unwrap().is_thread());
         assert!(Axis::named("gpuid").unwrap().is_device());
+    }
+
+    #[test]
+    fn fixed_extents_are_the_hardware_counts() {
+        // PTX ISA: 32 threads to a warp, 4 warps (128 threads) to a warpgroup; a CTA's size is the launch's.
+        let extent = |name: &str| Axis::named(name).unwrap().fixed_extent();
+        assert_eq!((extent("laneid"), extent("wid_in_wg"), extent("tid_in_wg")), (Some(32), Some(4), Some(128)));
+        assert_eq!((extent("warpid"), extent("tid"), extent("bx"), extent("m")), (None, None, None, None));
     }
 
     #[test]

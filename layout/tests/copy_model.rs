@@ -6,14 +6,14 @@
 #[path = "model/copy_hw.rs"]
 mod copy_hw;
 
-use axe_layout::copy::{plan, Chip, CopyRequest, ElemType, Mem, Side, ThreadSubset};
+use axe_layout::copy::{plan, Chip, CopyRequest, ElemType, Memory, Side, ThreadSubset};
 use axe_layout::notation::parse_layout;
 use axe_layout::{Axis, ExecScope};
 
 struct Case {
     name: &'static str,
-    src: (&'static str, &'static [i64], Mem),
-    dst: (&'static str, &'static [i64], Mem),
+    src: (&'static str, &'static [i64], Memory),
+    dst: (&'static str, &'static [i64], Memory),
     dtype: ElemType,
     scope: ExecScope,
     chip: Chip,
@@ -24,12 +24,12 @@ struct Case {
 }
 
 use ExecScope::{Cta, Thread, Warp};
-use Mem::{Global, Reg, Shared, Tmem};
+use Memory::{Global, Reg, Shared, Tmem};
 
 const fn case(
     name: &'static str,
-    src: (&'static str, &'static [i64], Mem),
-    dst: (&'static str, &'static [i64], Mem),
+    src: (&'static str, &'static [i64], Memory),
+    dst: (&'static str, &'static [i64], Memory),
     dtype: ElemType,
     scope: ExecScope,
     chip: Chip,
@@ -396,8 +396,8 @@ fn the_model_catches_wrong_plans() {
 struct Moving {
     name: &'static str,
     /// Root layout, root shape, static begin of the region, memory; `None`: the side is the request's own.
-    src: (&'static str, &'static [i64], &'static [i64], Mem),
-    dst: (&'static str, &'static [i64], &'static [i64], Mem),
+    src: (&'static str, &'static [i64], &'static [i64], Memory),
+    dst: (&'static str, &'static [i64], &'static [i64], Memory),
     /// The region's shape on each side.
     shapes: (&'static [i64], &'static [i64]),
     /// (side, root dimension, known multiple) per run-time offset.
@@ -499,7 +499,7 @@ fn moving_request<'a>(
     layouts: &'a [axe_layout::Layout; 4],
 ) -> (CopyRequest<'a>, Vec<axe_layout::copy::CopyMove<'a>>) {
     use axe_layout::copy::{CopyMove, CopySide};
-    let side = |(_, _, _, mem): (&str, &[i64], &[i64], Mem), i: usize, shape: &'a [i64]| Side {
+    let side = |(_, _, _, mem): (&str, &[i64], &[i64], Memory), i: usize, shape: &'a [i64]| Side {
         layout: &layouts[i],
         shape,
         mem,
@@ -526,7 +526,7 @@ fn moving_request<'a>(
 
 /// The layouts of a moving case: each side's root sliced at its static begin (or the side itself), and the roots.
 fn moving_layouts(c: &Moving) -> [axe_layout::Layout; 4] {
-    let sliced = |(text, shape, begin, mem): (&str, &[i64], &[i64], Mem), region: &[i64]| {
+    let sliced = |(text, shape, begin, mem): (&str, &[i64], &[i64], Memory), region: &[i64]| {
         let root = parse_layout(text).unwrap();
         if mem == Reg {
             return root;
@@ -575,7 +575,7 @@ fn moving_copies_land_every_element_at_every_offset_and_stage() {
         }
         assert_eq!(p.dynamic.len(), c.moves.len(), "{}", c.name);
         for run in c.runs {
-            let root = |side: CopySide, i: usize, (_, shape, _, mem): (&str, &'static [i64], &[i64], Mem)| {
+            let root = |side: CopySide, i: usize, (_, shape, _, mem): (&str, &'static [i64], &[i64], Memory)| {
                 (mem != Reg).then(|| copy_hw::Root { layout: &layouts[i], shape, begin: begin_at(&c, side, run) })
             };
             let (src, dst) = (root(CopySide::Src, 2, c.src), root(CopySide::Dst, 3, c.dst));

@@ -11,7 +11,7 @@
 #[path = "model/copy_hw.rs"]
 mod copy_hw;
 
-use axe_layout::copy::{plan, Chip, CopyKind, CopyRequest, CopyRule, ElemType, Mem, Side, ThreadSubset};
+use axe_layout::copy::{plan, Chip, CopyKind, CopyRequest, CopyRule, ElemType, Memory, Side, ThreadSubset};
 use axe_layout::notation::parse_layout;
 use axe_layout::{Axis, ComposeLayout, ExecScope, Iter, Layout, Swizzle, TileLayout};
 use proptest::prelude::*;
@@ -131,11 +131,11 @@ proptest! {
         let n = 1i64 << bits;
         let shape = [n];
         let scope = if warp > 0 { ExecScope::Cta } else { ExecScope::Warp };
-        let mem_kind = if shared { Mem::Shared } else { Mem::Global };
+        let mem_kind = if shared { Memory::Shared } else { Memory::Global };
         let (src, dst) = if load {
-            (Side { layout: &mem, shape: &shape, mem: mem_kind }, Side { layout: &reg, shape: &shape, mem: Mem::Reg })
+            (Side { layout: &mem, shape: &shape, mem: mem_kind }, Side { layout: &reg, shape: &shape, mem: Memory::Reg })
         } else {
-            (Side { layout: &reg, shape: &shape, mem: Mem::Reg }, Side { layout: &mem, shape: &shape, mem: mem_kind })
+            (Side { layout: &reg, shape: &shape, mem: Memory::Reg }, Side { layout: &mem, shape: &shape, mem: mem_kind })
         };
         let dtype = match esize { 1 => ElemType::U8, 2 => ElemType::F16, 4 => ElemType::F32, _ => ElemType::F64 };
         let req = CopyRequest { src, dst, dtype, scope, threads: None, chip: Chip::Sm80, cta_threads: None };
@@ -158,8 +158,8 @@ proptest! {
         let shape = [1i64 << bits];
         let scope = if warp > 0 { ExecScope::Cta } else { ExecScope::Warp };
         let req = CopyRequest {
-            src: Side { layout: &a, shape: &shape, mem: Mem::Reg },
-            dst: Side { layout: &b, shape: &shape, mem: Mem::Reg },
+            src: Side { layout: &a, shape: &shape, mem: Memory::Reg },
+            dst: Side { layout: &b, shape: &shape, mem: Memory::Reg },
             dtype: ElemType::F32,
             scope,
             threads: None,
@@ -197,9 +197,9 @@ proptest! {
         let tmem = Layout::Tile(from_bits(&tb, BTreeMap::new()));
         let shape = [1i64 << bits];
         let (src, dst) = if store {
-            (Side { layout: &reg, shape: &shape, mem: Mem::Reg }, Side { layout: &tmem, shape: &shape, mem: Mem::Tmem })
+            (Side { layout: &reg, shape: &shape, mem: Memory::Reg }, Side { layout: &tmem, shape: &shape, mem: Memory::Tmem })
         } else {
-            (Side { layout: &tmem, shape: &shape, mem: Mem::Tmem }, Side { layout: &reg, shape: &shape, mem: Mem::Reg })
+            (Side { layout: &tmem, shape: &shape, mem: Memory::Tmem }, Side { layout: &reg, shape: &shape, mem: Memory::Reg })
         };
         let req = CopyRequest {
             src, dst, dtype: ElemType::F32, scope: ExecScope::Cta, threads: None, chip: Chip::Sm100a, cta_threads: None,
@@ -210,8 +210,8 @@ proptest! {
 }
 
 struct Refusal {
-    src: (&'static str, &'static [i64], Mem),
-    dst: (&'static str, &'static [i64], Mem),
+    src: (&'static str, &'static [i64], Memory),
+    dst: (&'static str, &'static [i64], Memory),
     dtype: ElemType,
     scope: ExecScope,
     chip: Chip,
@@ -221,8 +221,8 @@ struct Refusal {
 }
 
 fn refusal(
-    src: (&'static str, &'static [i64], Mem),
-    dst: (&'static str, &'static [i64], Mem),
+    src: (&'static str, &'static [i64], Memory),
+    dst: (&'static str, &'static [i64], Memory),
     dtype: ElemType,
     scope: ExecScope,
     chip: Chip,
@@ -235,7 +235,7 @@ fn refusal(
 #[test]
 fn refusals_name_the_rule_and_the_numbers() {
     use ExecScope::*;
-    use Mem::*;
+    use Memory::*;
     let (f16, f32) = (ElemType::F16, ElemType::F32);
     let row = ("S[(32,4):(4,1)]", &[32, 4][..], Global);
     let lanes = ("S[(32,4):(1@laneid,1)]", &[32, 4][..], Reg);

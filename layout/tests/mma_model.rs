@@ -37,7 +37,7 @@
 mod mma_hw;
 
 use axe_layout::mma::{
-    plan, plan_moving, Access, Chip, DType, GemmRequest, Major, Mem, MmaPlan, MmaRule, Operand, OperandMove, Role,
+    plan, plan_moving, Access, Chip, ElemType, GemmRequest, Major, Memory, MmaPlan, MmaRule, Operand, OperandMove, Role,
 };
 use axe_layout::notation::parse_layout;
 use axe_layout::slice::slice;
@@ -57,9 +57,9 @@ fn mma_sync_one_instruction_each_dtype() {
             "sm_80",
             dtype,
             acc,
-            &Op::new(A16, [16, 16], Mem::Reg),
-            &Op::new(B16, [16, 8], Mem::Reg),
-            &Op::new(C16, [16, 8], Mem::Reg),
+            &Op::new(A16, [16, 16], Memory::Reg),
+            &Op::new(B16, [16, 8], Memory::Reg),
+            &Op::new(C16, [16, 8], Memory::Reg),
         );
         assert_eq!(p.instruction, format!("mma.sync.aligned.m16n8k16.row.col.{acc}.{dtype}.{dtype}.{acc}"));
         assert_eq!(p.issues.len(), 1);
@@ -69,9 +69,9 @@ fn mma_sync_one_instruction_each_dtype() {
 /// Two warps split N; A is replicated across them (the case TIRx refuses); two M tiles per warp; K is 32.
 #[test]
 fn mma_sync_two_warps_split_n_with_a_replicated() {
-    let a = Op::new("S[(2,2,8,2,2,4,2):(16,2,4@laneid,8,4,1@laneid,1)] + R[2:1@warpid]", [32, 32], Mem::Reg);
-    let b = Op::new("S[(2,2,4,2,2,8):(4,2,1@laneid,1,1@warpid,4@laneid)]", [32, 16], Mem::Reg);
-    let c = Op::new("S[(2,2,8,2,4,2):(4,2,4@laneid,1@warpid,1@laneid,1)]", [32, 16], Mem::Reg);
+    let a = Op::new("S[(2,2,8,2,2,4,2):(16,2,4@laneid,8,4,1@laneid,1)] + R[2:1@warpid]", [32, 32], Memory::Reg);
+    let b = Op::new("S[(2,2,4,2,2,8):(4,2,1@laneid,1,1@warpid,4@laneid)]", [32, 16], Memory::Reg);
+    let c = Op::new("S[(2,2,8,2,4,2):(4,2,4@laneid,1@warpid,1@laneid,1)]", [32, 16], Memory::Reg);
     let p = run("sm_90a", "f16", "f32", &a, &b, &c);
     assert_eq!(p.issues.len(), 8);
     assert_eq!(p.issues.iter().filter(|i| i.thread_base == 32).count(), 4);
@@ -83,14 +83,14 @@ fn mma_sync_two_warps_split_n_with_a_replicated() {
 /// K = 8 admits only m16n8k8; registers of the A atom that are not k16's pattern force k8 too.
 #[test]
 fn mma_sync_k8() {
-    let a = Op::new("S[(2,8,4,2):(2,4@laneid,1@laneid,1)]", [16, 8], Mem::Reg);
-    let b = Op::new("S[(4,2,8):(1@laneid,1,4@laneid)]", [8, 8], Mem::Reg);
-    let p = run("sm_80", "f16", "f32", &a, &b, &Op::new(C16, [16, 8], Mem::Reg));
+    let a = Op::new("S[(2,8,4,2):(2,4@laneid,1@laneid,1)]", [16, 8], Memory::Reg);
+    let b = Op::new("S[(4,2,8):(1@laneid,1,4@laneid)]", [8, 8], Memory::Reg);
+    let p = run("sm_80", "f16", "f32", &a, &b, &Op::new(C16, [16, 8], Memory::Reg));
     assert_eq!(p.inst_shape, [16, 8, 8]);
     // K = 16 whose B registers keep the two k8 halves 4 apart (n tiles 2 apart): not k16's b0..b3, so k8.
-    let a = Op::new(A16, [16, 16], Mem::Reg);
-    let b = Op::new("S[(2,4,2,2,8):(4,1@laneid,1,2,4@laneid)]", [16, 16], Mem::Reg);
-    let c = Op::new("S[(2,8,2,4,2):(2,4@laneid,4,1@laneid,1)]", [16, 16], Mem::Reg);
+    let a = Op::new(A16, [16, 16], Memory::Reg);
+    let b = Op::new("S[(2,4,2,2,8):(4,1@laneid,1,2,4@laneid)]", [16, 16], Memory::Reg);
+    let c = Op::new("S[(2,8,2,4,2):(2,4@laneid,4,1@laneid,1)]", [16, 16], Memory::Reg);
     let p = run("sm_80", "f16", "f32", &a, &b, &c);
     assert_eq!((p.inst_shape, p.issues.len()), ([16, 8, 8], 4));
 }
@@ -133,7 +133,7 @@ fn smem_of(p: &MmaPlan, which: char) -> axe_layout::mma::SmemDesc {
 }
 
 /// Slices `layout` over `shape` to `region` (what a kernel does to gemm one K step of a staged tile).
-fn sliced(text: &str, shape: [i64; 2], region: [(i64, i64); 2], mem: Mem) -> Op {
+fn sliced(text: &str, shape: [i64; 2], region: [(i64, i64); 2], mem: Memory) -> Op {
     let full = parse_layout(text).unwrap();
     let layout = slice(&full, &shape, &region).unwrap();
     Op { layout, shape: [region[0].1 - region[0].0, region[1].1 - region[1].0], mem }
@@ -147,9 +147,9 @@ fn wgmma_every_swizzle_mode_and_major() {
     for span in [0, 32, 64, 128] {
         for a_k in [true, false] {
             for b_k in [true, false] {
-                let a = Op::new(&smem(span, a_k, false, 16, [64, 64]), [64, 64], Mem::Shared);
-                let b = Op::new(&smem(span, b_k, true, 16, [64, 64]), [64, 64], Mem::Shared);
-                let p = run("sm_90a", "f16", "f32", &a, &b, &Op::new(&wg_c(64), [64, 64], Mem::Reg));
+                let a = Op::new(&smem(span, a_k, false, 16, [64, 64]), [64, 64], Memory::Shared);
+                let b = Op::new(&smem(span, b_k, true, 16, [64, 64]), [64, 64], Memory::Shared);
+                let p = run("sm_90a", "f16", "f32", &a, &b, &Op::new(&wg_c(64), [64, 64], Memory::Reg));
                 assert_eq!(p.instruction, "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16");
                 assert_eq!(p.issues.len(), 4);
                 for (which, k) in [('a', a_k), ('b', b_k)] {
@@ -165,14 +165,14 @@ fn wgmma_every_swizzle_mode_and_major() {
 /// N = 8 (the narrowest wgmma), B both majors; MN-major 128B needs B to be an 8-wide slice of a 64-wide row.
 #[test]
 fn wgmma_n8() {
-    let a = Op::new(&smem(128, true, false, 16, [64, 64]), [64, 64], Mem::Shared);
-    let c = Op::new(&wg_c(8), [64, 8], Mem::Reg);
+    let a = Op::new(&smem(128, true, false, 16, [64, 64]), [64, 64], Memory::Shared);
+    let c = Op::new(&wg_c(8), [64, 8], Memory::Reg);
     for (span, k) in [(0, true), (0, false), (32, true), (128, true)] {
-        let b = Op::new(&smem(span, k, true, 16, [64, 8]), [64, 8], Mem::Shared);
+        let b = Op::new(&smem(span, k, true, 16, [64, 8]), [64, 8], Memory::Shared);
         assert_eq!(run("sm_90a", "f16", "f32", &a, &b, &c).inst_shape, [64, 8, 16]);
     }
     for n0 in [0, 8, 56] {
-        let b = sliced(&smem(128, false, true, 16, [64, 64]), [64, 64], [(0, 64), (n0, n0 + 8)], Mem::Shared);
+        let b = sliced(&smem(128, false, true, 16, [64, 64]), [64, 64], [(0, 64), (n0, n0 + 8)], Memory::Shared);
         let p = run("sm_90a", "f16", "f32", &a, &b, &c);
         assert_eq!(smem_of(&p, 'b').start_offset_bytes, n0 * 2);
     }
@@ -183,9 +183,9 @@ fn wgmma_n8() {
 #[test]
 fn wgmma_k_slices_smaller_than_the_swizzle_atom() {
     for k0 in [0, 16, 32, 48] {
-        let a = sliced(&smem(128, true, false, 16, [128, 64]), [128, 64], [(64, 128), (k0, k0 + 16)], Mem::Shared);
-        let b = sliced(&smem(128, true, true, 16, [64, 32]), [64, 32], [(k0, k0 + 16), (0, 32)], Mem::Shared);
-        let p = run("sm_90a", "bf16", "f32", &a, &b, &Op::new(&wg_c(32), [64, 32], Mem::Reg));
+        let a = sliced(&smem(128, true, false, 16, [128, 64]), [128, 64], [(64, 128), (k0, k0 + 16)], Memory::Shared);
+        let b = sliced(&smem(128, true, true, 16, [64, 32]), [64, 32], [(k0, k0 + 16), (0, 32)], Memory::Shared);
+        let p = run("sm_90a", "bf16", "f32", &a, &b, &Op::new(&wg_c(32), [64, 32], Memory::Reg));
         assert_eq!(smem_of(&p, 'a').start_offset_bytes, 64 * 128 + k0 * 2);
         assert_eq!(smem_of(&p, 'b').start_offset_bytes, k0 * 2);
     }
@@ -195,9 +195,9 @@ fn wgmma_k_slices_smaller_than_the_swizzle_atom() {
 #[test]
 fn wgmma_fp8() {
     for span in [0, 32, 64, 128] {
-        let a = Op::new(&smem(span, true, false, 8, [64, 128]), [64, 128], Mem::Shared);
-        let b = Op::new(&smem(span, true, true, 8, [128, 16]), [128, 16], Mem::Shared);
-        let p = run("sm_90a", "e4m3", "f16", &a, &b, &Op::new(&wg_c(16), [64, 16], Mem::Reg));
+        let a = Op::new(&smem(span, true, false, 8, [64, 128]), [64, 128], Memory::Shared);
+        let b = Op::new(&smem(span, true, true, 8, [128, 16]), [128, 16], Memory::Shared);
+        let p = run("sm_90a", "e4m3", "f16", &a, &b, &Op::new(&wg_c(16), [64, 16], Memory::Reg));
         assert_eq!(p.instruction, "wgmma.mma_async.sync.aligned.m64n16k32.f16.e4m3.e4m3");
         assert_eq!(p.issues.len(), 4);
     }
@@ -206,9 +206,9 @@ fn wgmma_fp8() {
 /// A in registers, two warpgroups splitting M, each the full N = 256 (the largest instruction).
 #[test]
 fn wgmma_a_in_registers_two_warpgroups() {
-    let a = Op::new("S[(2,4,2,8,2,2,4,2):(1@wgid,1@wid_in_wg,2,4@laneid,8,4,1@laneid,1)]", [128, 32], Mem::Reg);
-    let b = Op::new(&smem(64, false, true, 16, [32, 256]), [32, 256], Mem::Shared);
-    let c = Op::new("S[(2,4,2,8,32,4,2):(1@wgid,1@wid_in_wg,2,4@laneid,4,1@laneid,1)]", [128, 256], Mem::Reg);
+    let a = Op::new("S[(2,4,2,8,2,2,4,2):(1@wgid,1@wid_in_wg,2,4@laneid,8,4,1@laneid,1)]", [128, 32], Memory::Reg);
+    let b = Op::new(&smem(64, false, true, 16, [32, 256]), [32, 256], Memory::Shared);
+    let c = Op::new("S[(2,4,2,8,32,4,2):(1@wgid,1@wid_in_wg,2,4@laneid,4,1@laneid,1)]", [128, 256], Memory::Reg);
     let p = run("sm_90a", "f16", "f32", &a, &b, &c);
     assert_eq!(p.inst_shape, [64, 256, 16]);
     let bases: Vec<i64> = p.issues.iter().map(|i| i.thread_base).collect();
@@ -221,9 +221,9 @@ fn wgmma_a_in_registers_two_warpgroups() {
 #[test]
 fn tcgen05_m128() {
     for dtype in ["f16", "bf16"] {
-        let a = Op::new(&smem(64, true, false, 16, [128, 32]), [128, 32], Mem::Shared);
-        let b = Op::new(&smem(64, true, true, 16, [32, 64]), [32, 64], Mem::Shared);
-        let c = Op::new("S[(128,64):(1@TLane,1@TCol)]", [128, 64], Mem::Tmem);
+        let a = Op::new(&smem(64, true, false, 16, [128, 32]), [128, 32], Memory::Shared);
+        let b = Op::new(&smem(64, true, true, 16, [32, 64]), [32, 64], Memory::Shared);
+        let c = Op::new("S[(128,64):(1@TLane,1@TCol)]", [128, 64], Memory::Tmem);
         let p = run("sm_100a", dtype, "f32", &a, &b, &c);
         assert_eq!(p.instruction, "tcgen05.mma.cta_group::1.kind::f16");
         assert_eq!((p.inst_shape, p.issues.len(), p.tmem_columns), ([128, 64, 16], 2, Some(64)));
@@ -235,9 +235,9 @@ fn tcgen05_m128() {
 #[test]
 fn tcgen05_m64_with_tmem_offsets_and_mn_major() {
     for span in [0, 32, 64, 128] {
-        let a = Op::new(&smem(span, false, false, 16, [64, 32]), [64, 32], Mem::Shared);
-        let b = Op::new(&smem(span, false, true, 16, [32, 64]), [32, 64], Mem::Shared);
-        let c = Op::new("S[(4,16,64):(32@TLane,1@TLane,2@TCol)] + 16@TLane + 192@TCol", [64, 64], Mem::Tmem);
+        let a = Op::new(&smem(span, false, false, 16, [64, 32]), [64, 32], Memory::Shared);
+        let b = Op::new(&smem(span, false, true, 16, [32, 64]), [32, 64], Memory::Shared);
+        let c = Op::new("S[(4,16,64):(32@TLane,1@TLane,2@TCol)] + 16@TLane + 192@TCol", [64, 64], Memory::Tmem);
         let p = run("sm_100a", "f16", "f16", &a, &b, &c);
         assert_eq!(p.inst_shape, [64, 64, 16]);
         assert_eq!(p.tmem_columns, Some(256));
@@ -248,9 +248,9 @@ fn tcgen05_m64_with_tmem_offsets_and_mn_major() {
 /// fp8 (kind::f8f6f4, k32) with MN-major 128B operands (fp8 MN-major is legal on tcgen05) and M = 256 as two M=128 tiles side by side in columns.
 #[test]
 fn tcgen05_fp8_two_m_tiles() {
-    let a = Op::new(&smem(128, false, false, 8, [256, 64]), [256, 64], Mem::Shared);
-    let b = Op::new(&smem(128, false, true, 8, [64, 128]), [64, 128], Mem::Shared);
-    let c = Op::new("S[(2,128,128):(128@TCol,1@TLane,1@TCol)]", [256, 128], Mem::Tmem);
+    let a = Op::new(&smem(128, false, false, 8, [256, 64]), [256, 64], Memory::Shared);
+    let b = Op::new(&smem(128, false, true, 8, [64, 128]), [64, 128], Memory::Shared);
+    let c = Op::new("S[(2,128,128):(128@TCol,1@TLane,1@TCol)]", [256, 128], Memory::Tmem);
     let p = run("sm_100a", "e5m2", "f32", &a, &b, &c);
     assert_eq!(p.instruction, "tcgen05.mma.cta_group::1.kind::f8f6f4");
     assert_eq!((p.inst_shape, p.issues.len(), p.tmem_columns), ([128, 128, 32], 4, Some(256)));
@@ -273,9 +273,9 @@ fn tmem_a_of(p: &MmaPlan) -> Vec<(i64, i64)> {
 #[test]
 fn tcgen05_a_in_tmem_m128() {
     for dtype in ["f16", "bf16"] {
-        let a = Op::new("S[(128,32):(1@TLane,1@TCol)] + 256@TCol", [128, 32], Mem::Tmem);
-        let b = Op::new(&smem(64, true, true, 16, [32, 64]), [32, 64], Mem::Shared);
-        let c = Op::new("S[(128,64):(1@TLane,1@TCol)] + 32@TCol", [128, 64], Mem::Tmem);
+        let a = Op::new("S[(128,32):(1@TLane,1@TCol)] + 256@TCol", [128, 32], Memory::Tmem);
+        let b = Op::new(&smem(64, true, true, 16, [32, 64]), [32, 64], Memory::Shared);
+        let c = Op::new("S[(128,64):(1@TLane,1@TCol)] + 32@TCol", [128, 64], Memory::Tmem);
         let p = run("sm_100a", dtype, "f32", &a, &b, &c);
         assert_eq!(p.instruction, "tcgen05.mma.cta_group::1.kind::f16");
         assert_eq!((p.inst_shape, p.tmem_columns), ([128, 64, 16], Some(256)));
@@ -289,9 +289,10 @@ fn tcgen05_a_in_tmem_m128() {
 #[test]
 fn tcgen05_a_in_tmem_m64_lane16() {
     for span in [0, 32, 64, 128] {
-        let a = Op::new("S[(4,16,2,16):(32@TLane,1@TLane,32@TCol,1@TCol)] + 16@TLane + 64@TCol", [64, 32], Mem::Tmem);
-        let b = Op::new(&smem(span, false, true, 16, [32, 64]), [32, 64], Mem::Shared);
-        let c = Op::new("S[(4,16,64):(32@TLane,1@TLane,2@TCol)] + 16@TLane + 192@TCol", [64, 64], Mem::Tmem);
+        let a =
+            Op::new("S[(4,16,2,16):(32@TLane,1@TLane,32@TCol,1@TCol)] + 16@TLane + 64@TCol", [64, 32], Memory::Tmem);
+        let b = Op::new(&smem(span, false, true, 16, [32, 64]), [32, 64], Memory::Shared);
+        let c = Op::new("S[(4,16,64):(32@TLane,1@TLane,2@TCol)] + 16@TLane + 192@TCol", [64, 64], Memory::Tmem);
         let p = run("sm_100a", "f16", "f16", &a, &b, &c);
         assert_eq!((p.inst_shape, p.tmem_columns), ([64, 64, 16], Some(256)));
         assert_eq!(tmem_a_of(&p), vec![(16, 32), (16, 48)]);
@@ -302,9 +303,9 @@ fn tcgen05_a_in_tmem_m64_lane16() {
 #[test]
 fn tcgen05_a_in_tmem_fp8() {
     for (dtype, acc, d) in [("e4m3", "f32", "1@TCol)] + 64@TCol"), ("e5m2", "f16", "2@TCol)] + 128@TCol")] {
-        let a = Op::new("S[(128,64):(1@TLane,1@TCol)] + 32@TCol", [128, 64], Mem::Tmem);
-        let b = Op::new(&smem(64, true, true, 8, [64, 32]), [64, 32], Mem::Shared);
-        let c = Op::new(&format!("S[(128,32):(1@TLane,{d}"), [128, 32], Mem::Tmem);
+        let a = Op::new("S[(128,64):(1@TLane,1@TCol)] + 32@TCol", [128, 64], Memory::Tmem);
+        let b = Op::new(&smem(64, true, true, 8, [64, 32]), [64, 32], Memory::Shared);
+        let c = Op::new(&format!("S[(128,32):(1@TLane,{d}"), [128, 32], Memory::Tmem);
         let p = run("sm_100a", dtype, acc, &a, &b, &c);
         assert_eq!(p.instruction, "tcgen05.mma.cta_group::1.kind::f8f6f4");
         assert_eq!((p.inst_shape, p.tmem_columns), ([128, 32, 32], Some(128)));
@@ -315,9 +316,9 @@ fn tcgen05_a_in_tmem_fp8() {
 /// M = 256 as two M=128 tiles: A's second row block 8 columns after the first (slot 16), D's 64 columns after.
 #[test]
 fn tcgen05_a_in_tmem_two_m_tiles() {
-    let a = Op::new("S[(2,128,16):(16@TCol,1@TLane,1@TCol)]", [256, 16], Mem::Tmem);
-    let b = Op::new(&smem(32, true, true, 16, [16, 64]), [16, 64], Mem::Shared);
-    let c = Op::new("S[(2,128,64):(64@TCol,1@TLane,1@TCol)] + 64@TCol", [256, 64], Mem::Tmem);
+    let a = Op::new("S[(2,128,16):(16@TCol,1@TLane,1@TCol)]", [256, 16], Memory::Tmem);
+    let b = Op::new(&smem(32, true, true, 16, [16, 64]), [16, 64], Memory::Shared);
+    let c = Op::new("S[(2,128,64):(64@TCol,1@TLane,1@TCol)] + 64@TCol", [256, 64], Memory::Tmem);
     let p = run("sm_100a", "bf16", "f32", &a, &b, &c);
     assert_eq!(tmem_a_of(&p), vec![(0, 0), (0, 8)]);
     let cs: Vec<Access> = p.issues.iter().map(|i| i.c.clone()).collect();
@@ -329,13 +330,13 @@ fn tcgen05_a_in_tmem_two_m_tiles() {
 fn tcgen05_a_in_tmem_refusals() {
     use axe_layout::mma::MmaRule;
     let refuse = |a: (&str, [i64; 2]), c: (&str, [i64; 2]), m: i64| {
-        let (a, c) = (Op::new(a.0, a.1, Mem::Tmem), Op::new(c.0, c.1, Mem::Tmem));
-        let b = Op::new(&smem(32, true, true, 16, [a.shape[1], c.shape[1]]), [a.shape[1], c.shape[1]], Mem::Shared);
+        let (a, c) = (Op::new(a.0, a.1, Memory::Tmem), Op::new(c.0, c.1, Memory::Tmem));
+        let b = Op::new(&smem(32, true, true, 16, [a.shape[1], c.shape[1]]), [a.shape[1], c.shape[1]], Memory::Shared);
         assert_eq!(a.shape[0], m);
         let req = GemmRequest {
             chip: Chip::Sm100a,
-            dtype: DType::F16,
-            acc_dtype: DType::F32,
+            dtype: ElemType::F16,
+            acc_dtype: ElemType::F32,
             a: Operand { layout: &a.layout, shape: &a.shape, mem: a.mem },
             b: Operand { layout: &b.layout, shape: &b.shape, mem: b.mem },
             c: Operand { layout: &c.layout, shape: &c.shape, mem: c.mem },
@@ -366,13 +367,13 @@ fn tcgen05_a_in_tmem_refusals() {
     assert_eq!(e.rule, MmaRule::TmemDatapath, "{e}");
     assert!(e.message.contains("starts at lane 0, but the accumulator tile it multiplies into at lane 16"), "{e}");
     // An f16 accumulator packed two to a column (TCol stride 1) is not the unpacked data path (stride 2).
-    let a = Op::new(&smem(32, true, false, 16, [128, 16]), [128, 16], Mem::Shared);
-    let b = Op::new(&smem(32, true, true, 16, [16, 64]), [16, 64], Mem::Shared);
-    let c = Op::new("S[(128,64):(1@TLane,1@TCol)]", [128, 64], Mem::Tmem);
+    let a = Op::new(&smem(32, true, false, 16, [128, 16]), [128, 16], Memory::Shared);
+    let b = Op::new(&smem(32, true, true, 16, [16, 64]), [16, 64], Memory::Shared);
+    let c = Op::new("S[(128,64):(1@TLane,1@TCol)]", [128, 64], Memory::Tmem);
     let req = GemmRequest {
         chip: Chip::Sm100a,
-        dtype: DType::F16,
-        acc_dtype: DType::F16,
+        dtype: ElemType::F16,
+        acc_dtype: ElemType::F16,
         a: Operand { layout: &a.layout, shape: &a.shape, mem: a.mem },
         b: Operand { layout: &b.layout, shape: &b.shape, mem: b.mem },
         c: Operand { layout: &c.layout, shape: &c.shape, mem: c.mem },
@@ -381,9 +382,9 @@ fn tcgen05_a_in_tmem_refusals() {
     assert_eq!(e.rule, MmaRule::TmemDatapath, "{e}");
     assert!(e.message.contains("S[(128,64):(1@TLane,2@TCol)] over [128, 64] (TCol in 16-bit slots, 2 to a 32-bit"));
     // The same columns at the other 16-lane half of Layout F do not overlap.
-    let a = Op::new("S[(4,16,16):(32@TLane,1@TLane,1@TCol)] + 128@TCol", [64, 16], Mem::Tmem);
-    let b = Op::new(&smem(32, true, true, 16, [16, 64]), [16, 64], Mem::Shared);
-    let c = Op::new("S[(4,16,64):(32@TLane,1@TLane,1@TCol)]", [64, 64], Mem::Tmem);
+    let a = Op::new("S[(4,16,16):(32@TLane,1@TLane,1@TCol)] + 128@TCol", [64, 16], Memory::Tmem);
+    let b = Op::new(&smem(32, true, true, 16, [16, 64]), [16, 64], Memory::Shared);
+    let c = Op::new("S[(4,16,64):(32@TLane,1@TLane,1@TCol)]", [64, 64], Memory::Tmem);
     assert_eq!(tmem_a_of(&run("sm_100a", "f16", "f32", &a, &b, &c)), vec![(0, 64)]);
 }
 
@@ -392,13 +393,13 @@ fn tcgen05_a_in_tmem_refusals() {
 #[test]
 fn tcgen05_a_in_tmem_separate_allocations() {
     use axe_layout::mma::{plan_with, MmaRule, Role, TmemAllocations};
-    let a = Op::new("S[(128,16):(1@TLane,1@TCol)]", [128, 16], Mem::Tmem);
-    let b = Op::new(&smem(32, true, true, 16, [16, 64]), [16, 64], Mem::Shared);
-    let c = Op::new("S[(128,64):(1@TLane,1@TCol)]", [128, 64], Mem::Tmem);
+    let a = Op::new("S[(128,16):(1@TLane,1@TCol)]", [128, 16], Memory::Tmem);
+    let b = Op::new(&smem(32, true, true, 16, [16, 64]), [16, 64], Memory::Shared);
+    let c = Op::new("S[(128,64):(1@TLane,1@TCol)]", [128, 64], Memory::Tmem);
     let req = GemmRequest {
         chip: Chip::Sm100a,
-        dtype: DType::F16,
-        acc_dtype: DType::F32,
+        dtype: ElemType::F16,
+        acc_dtype: ElemType::F32,
         a: Operand { layout: &a.layout, shape: &a.shape, mem: a.mem },
         b: Operand { layout: &b.layout, shape: &b.shape, mem: b.mem },
         c: Operand { layout: &c.layout, shape: &c.shape, mem: c.mem },
@@ -453,13 +454,13 @@ fn run_ring(
     let b_shape = [b_rows, b_ring.shape[1]];
     let a0 = slice(&a_ring.layout, &a_ring.shape, &[(0, a_rows), (0, a_shape[1])]).unwrap();
     let b0 = slice(&b_ring.layout, &b_ring.shape, &[(0, b_rows), (0, b_shape[1])]).unwrap();
-    let dtype = DType::from_name(dtype).unwrap();
+    let dtype = ElemType::from_name(dtype).unwrap();
     let req = GemmRequest {
         chip: Chip::from_name(chip).unwrap(),
         dtype,
-        acc_dtype: DType::from_name(acc).unwrap(),
-        a: Operand { layout: &a0, shape: &a_shape, mem: Mem::Shared },
-        b: Operand { layout: &b0, shape: &b_shape, mem: Mem::Shared },
+        acc_dtype: ElemType::from_name(acc).unwrap(),
+        a: Operand { layout: &a0, shape: &a_shape, mem: Memory::Shared },
+        b: Operand { layout: &b0, shape: &b_shape, mem: Memory::Shared },
         c: Operand { layout: &c.layout, shape: &c.shape, mem: c.mem },
     };
     let moves = [
@@ -497,10 +498,10 @@ fn run_ring(
 /// K-major 128B (K rows stacked), for s = 0, 1, 2.
 #[test]
 fn wgmma_over_a_ring_stage_at_run_time() {
-    let a = Op::new("Swizzle(3,3,3) o S[(3,64,64):(4096,64,1)]", [192, 64], Mem::Shared);
+    let a = Op::new("Swizzle(3,3,3) o S[(3,64,64):(4096,64,1)]", [192, 64], Memory::Shared);
     for b_text in ["Swizzle(3,3,3) o S[(3,64,64):(4096,64,1)]", "Swizzle(3,3,3) o S[(3,64,64):(4096,1,64)]"] {
-        let b = Op::new(b_text, [192, 64], Mem::Shared);
-        let p = run_ring("sm_90a", "f16", "f32", (&a, 64), (&b, 64), &Op::new(&wg_c(64), [64, 64], Mem::Reg), 3);
+        let b = Op::new(b_text, [192, 64], Memory::Shared);
+        let p = run_ring("sm_90a", "f16", "f32", (&a, 64), (&b, 64), &Op::new(&wg_c(64), [64, 64], Memory::Reg), 3);
         assert_eq!(p.instruction, "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16");
         // A's ring is dense: its rows are one digit of stride 64 (128 bytes a row, the offset used as is). B's
         // K-major ring keeps its stage digit (stride 4096 every 64 rows: 8192 bytes per 64 rows).
@@ -514,9 +515,9 @@ fn wgmma_over_a_ring_stage_at_run_time() {
 /// a stage), B 32x64 K-major (4096 bytes, a multiple of the 512-byte repeat).
 #[test]
 fn tcgen05_over_a_ring_stage_at_run_time() {
-    let a = Op::new("Swizzle(3,2,3) o S[(3,128,32):(4096,32,1)]", [384, 32], Mem::Shared);
-    let b = Op::new("Swizzle(3,2,3) o S[(3,32,64):(2048,1,32)]", [96, 64], Mem::Shared);
-    let c = Op::new("S[(128,64):(1@TLane,1@TCol)]", [128, 64], Mem::Tmem);
+    let a = Op::new("Swizzle(3,2,3) o S[(3,128,32):(4096,32,1)]", [384, 32], Memory::Shared);
+    let b = Op::new("Swizzle(3,2,3) o S[(3,32,64):(2048,1,32)]", [96, 64], Memory::Shared);
+    let c = Op::new("S[(128,64):(1@TLane,1@TCol)]", [128, 64], Memory::Tmem);
     let p = run_ring("sm_100a", "f16", "f32", (&a, 128), (&b, 32), &c, 3);
     assert_eq!(p.instruction, "tcgen05.mma.cta_group::1.kind::f16");
     let terms: Vec<(Role, i64, i64)> = p.dynamic.iter().map(|t| (t.role, t.divisor, t.bytes)).collect();
@@ -530,15 +531,15 @@ fn tcgen05_over_a_ring_stage_at_run_time() {
 /// row); B keeps its stage digit (8192 bytes per 32 rows, 4096 per 16).
 #[test]
 fn tf32_over_a_ring_stage_at_run_time() {
-    let a = Op::new("Swizzle(2,3,3) o S[(3,64,32):(2048,32,1)]", [192, 32], Mem::Shared);
-    let b = Op::new("Swizzle(2,3,3) o S[(3,32,64):(2048,1,32)]", [96, 64], Mem::Shared);
-    let p = run_ring("sm_90a", "tf32", "f32", (&a, 64), (&b, 32), &Op::new(&wg_c(64), [64, 64], Mem::Reg), 3);
+    let a = Op::new("Swizzle(2,3,3) o S[(3,64,32):(2048,32,1)]", [192, 32], Memory::Shared);
+    let b = Op::new("Swizzle(2,3,3) o S[(3,32,64):(2048,1,32)]", [96, 64], Memory::Shared);
+    let p = run_ring("sm_90a", "tf32", "f32", (&a, 64), (&b, 32), &Op::new(&wg_c(64), [64, 64], Memory::Reg), 3);
     assert_eq!((p.instruction.as_str(), p.issues.len()), ("wgmma.mma_async.sync.aligned.m64n64k8.f32.tf32.tf32", 4));
     let terms: Vec<(Role, i64, i64)> = p.dynamic.iter().map(|t| (t.role, t.divisor, t.bytes)).collect();
     assert_eq!(terms, vec![(Role::A, 1, 128), (Role::B, 32, 8192)]);
-    let a = Op::new("Swizzle(2,2,3) o S[(3,128,16):(2048,16,1)]", [384, 16], Mem::Shared);
-    let b = Op::new("Swizzle(2,2,3) o S[(3,16,64):(1024,1,16)]", [48, 64], Mem::Shared);
-    let c = Op::new("S[(128,64):(1@TLane,1@TCol)]", [128, 64], Mem::Tmem);
+    let a = Op::new("Swizzle(2,2,3) o S[(3,128,16):(2048,16,1)]", [384, 16], Memory::Shared);
+    let b = Op::new("Swizzle(2,2,3) o S[(3,16,64):(1024,1,16)]", [48, 64], Memory::Shared);
+    let c = Op::new("S[(128,64):(1@TLane,1@TCol)]", [128, 64], Memory::Tmem);
     let p = run_ring("sm_100a", "tf32", "f32", (&a, 128), (&b, 16), &c, 3);
     assert_eq!((p.instruction.as_str(), p.issues.len()), ("tcgen05.mma.cta_group::1.kind::tf32", 2));
     let terms: Vec<(Role, i64, i64)> = p.dynamic.iter().map(|t| (t.role, t.divisor, t.bytes)).collect();
@@ -551,16 +552,16 @@ fn tf32_over_a_ring_stage_at_run_time() {
 /// starting on its repeat boundary, PTX ISA 9.7.15.5.1.2.2; the model assumes base offset 0 and cannot show it).
 #[test]
 fn ring_moves_the_planner_refuses() {
-    let c = Op::new(&wg_c(64), [64, 64], Mem::Reg);
-    let b = Op::new(&smem(128, true, true, 16, [64, 64]), [64, 64], Mem::Shared);
-    let padded = Op::new("Swizzle(3,3,3) o S[(3,64,64):(4160,64,1)]", [192, 64], Mem::Shared);
+    let c = Op::new(&wg_c(64), [64, 64], Memory::Reg);
+    let b = Op::new(&smem(128, true, true, 16, [64, 64]), [64, 64], Memory::Shared);
+    let padded = Op::new("Swizzle(3,3,3) o S[(3,64,64):(4160,64,1)]", [192, 64], Memory::Shared);
     let a0 = slice(&padded.layout, &padded.shape, &[(0, 64), (0, 64)]).unwrap();
     let req = GemmRequest {
         chip: Chip::Sm90a,
-        dtype: DType::F16,
-        acc_dtype: DType::F32,
-        a: Operand { layout: &a0, shape: &[64, 64], mem: Mem::Shared },
-        b: Operand { layout: &b.layout, shape: &b.shape, mem: Mem::Shared },
+        dtype: ElemType::F16,
+        acc_dtype: ElemType::F32,
+        a: Operand { layout: &a0, shape: &[64, 64], mem: Memory::Shared },
+        b: Operand { layout: &b.layout, shape: &b.shape, mem: Memory::Shared },
         c: Operand { layout: &c.layout, shape: &c.shape, mem: c.mem },
     };
     let mv = |multiple: i64| OperandMove {
@@ -575,8 +576,8 @@ fn ring_moves_the_planner_refuses() {
     assert!(e.to_string().contains("8320 bytes per step of 64 elements") && e.to_string().contains("1024-byte"), "{e}");
     let e = plan_moving(&req, &[mv(32)]).unwrap_err();
     assert!(e.to_string().contains("must be a multiple of 64"), "{e}");
-    let regs_a = Op::new("S[(4,2,8,4,2,4,2):(1@wid_in_wg,2,4@laneid,8,4,1@laneid,1)]", [64, 64], Mem::Reg);
-    let req_regs = GemmRequest { a: Operand { layout: &regs_a.layout, shape: &regs_a.shape, mem: Mem::Reg }, ..req };
+    let regs_a = Op::new("S[(4,2,8,4,2,4,2):(1@wid_in_wg,2,4@laneid,8,4,1@laneid,1)]", [64, 64], Memory::Reg);
+    let req_regs = GemmRequest { a: Operand { layout: &regs_a.layout, shape: &regs_a.shape, mem: Memory::Reg }, ..req };
     if let Err(e) = plan(&req_regs) {
         panic!("the register-A request itself plans: {e}");
     }
@@ -586,10 +587,10 @@ fn ring_moves_the_planner_refuses() {
     // The rule is the static `alignment` rule carried to run time: stage 1 of the padded ring sliced statically
     // starts 8320 bytes in, mid-pattern, and is refused the same way; stage 1 of the dense ring is accepted.
     let stage1 = slice(&padded.layout, &padded.shape, &[(64, 128), (0, 64)]).unwrap();
-    let e =
-        plan(&GemmRequest { a: Operand { layout: &stage1, shape: &[64, 64], mem: Mem::Shared }, ..req }).unwrap_err();
+    let e = plan(&GemmRequest { a: Operand { layout: &stage1, shape: &[64, 64], mem: Memory::Shared }, ..req })
+        .unwrap_err();
     assert_eq!(e.rule, MmaRule::Alignment, "{e}");
     let dense = parse_layout("Swizzle(3,3,3) o S[(3,64,64):(4096,64,1)]").unwrap();
     let stage1 = slice(&dense, &[192, 64], &[(64, 128), (0, 64)]).unwrap();
-    plan(&GemmRequest { a: Operand { layout: &stage1, shape: &[64, 64], mem: Mem::Shared }, ..req }).unwrap();
+    plan(&GemmRequest { a: Operand { layout: &stage1, shape: &[64, 64], mem: Memory::Shared }, ..req }).unwrap();
 }

@@ -3,13 +3,13 @@
 //! give the LBO and SBO the ISA's table states.
 
 use axe_layout::mma::shared::{descriptor, match_shared};
-use axe_layout::mma::{Family, Major, Mem, Operand, Role};
+use axe_layout::mma::{Family, Major, Memory, Operand, Role};
 use axe_layout::notation::parse_layout;
 use axe_layout::SwizzleMode;
 
 fn check(text: &str, shape: [i64; 2], mode: SwizzleMode, lbo: i64, sbo: i64) {
     let layout = parse_layout(text).unwrap();
-    let op = Operand { layout: &layout, shape: &shape, mem: Mem::Shared };
+    let op = Operand { layout: &layout, shape: &shape, mem: Memory::Shared };
     let m = match_shared(Role::B, &op, 16).unwrap_or_else(|e| panic!("{text}: {e}"));
     assert_eq!((m.mode, m.major), (mode, Major::MN), "{text}");
     let d = descriptor(&m, Family::Wgmma, [0, 0], shape[1], shape[0]).unwrap();

@@ -8,7 +8,7 @@
 //! Plans broken on purpose (registers of a fragment swapped, a descriptor or a tensor-memory column moved, the
 //! instruction descriptor's type changed) must fail on that model.
 
-use axe_layout::mma::{plan, Access, Chip, DType, GemmRequest, Major, Mem, MmaPlan, MmaRule, Operand};
+use axe_layout::mma::{plan, Access, Chip, ElemType, GemmRequest, Major, Memory, MmaPlan, MmaRule, Operand};
 use axe_layout::notation::parse_layout;
 use axe_layout::{Layout, SwizzleMode};
 use std::collections::HashMap;
@@ -20,10 +20,10 @@ fn l(text: &str) -> Layout {
     parse_layout(text).unwrap_or_else(|e| panic!("{text}: {e}"))
 }
 
-fn run(chip: Chip, acc: DType, ops: [(&str, [i64; 2], Mem); 3]) -> Result<MmaPlan, axe_layout::mma::MmaError> {
+fn run(chip: Chip, acc: ElemType, ops: [(&str, [i64; 2], Memory); 3]) -> Result<MmaPlan, axe_layout::mma::MmaError> {
     let ls: Vec<Layout> = ops.iter().map(|o| l(o.0)).collect();
     let op = |i: usize| Operand { layout: &ls[i], shape: &ops[i].1, mem: ops[i].2 };
-    plan(&GemmRequest { chip, dtype: DType::TF32, acc_dtype: acc, a: op(0), b: op(1), c: op(2) })
+    plan(&GemmRequest { chip, dtype: ElemType::TF32, acc_dtype: acc, a: op(0), b: op(1), c: op(2) })
 }
 
 /// The ISA's m16n8k8 tf32 fragments: `(row, col)` of register `i` of lane `l` (groupID = l >> 2,
@@ -138,8 +138,8 @@ const C_F32: &str = "S[(2,8,4,2):(2,4@laneid,1@laneid,1)]";
 /// One m16n8k8 tf32: the fragments themselves, registers in ISA order.
 #[test]
 fn mma_sync_tf32_one_instruction() {
-    let ops = [(A_TF32, [16, 8], Mem::Reg), (B_TF32, [8, 8], Mem::Reg), (C_F32, [16, 8], Mem::Reg)];
-    let p = run(Chip::Sm80, DType::F32, ops).expect("plans");
+    let ops = [(A_TF32, [16, 8], Memory::Reg), (B_TF32, [8, 8], Memory::Reg), (C_F32, [16, 8], Memory::Reg)];
+    let p = run(Chip::Sm80, ElemType::F32, ops).expect("plans");
     assert_eq!(p.instruction, "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32");
     assert_eq!(p.inst_shape, [16, 8, 8]);
     assert_eq!(p.issues.len(), 1);
@@ -156,8 +156,12 @@ fn mma_sync_tf32_two_warps_two_k_steps() {
     // B [16,8]: rows (k step, 4*i, threadID_in_group), cols groupID; 4 registers a thread.
     let b = "S[(2,2,4,8):(2,1,1@tid,4@tid)] + R[2:32@tid]";
     let c = "S[(2,2,8,4,2):(32@tid,2,4@tid,1@tid,1)]";
-    let p = run(Chip::Sm80, DType::F32, [(a, [32, 16], Mem::Reg), (b, [16, 8], Mem::Reg), (c, [32, 8], Mem::Reg)])
-        .expect("plans");
+    let p = run(
+        Chip::Sm80,
+        ElemType::F32,
+        [(a, [32, 16], Memory::Reg), (b, [16, 8], Memory::Reg), (c, [32, 8], Memory::Reg)],
+    )
+    .expect("plans");
     let issues: Vec<(i64, i64, i64)> = p.issues.iter().map(|i| (i.thread_base, i.m, i.k)).collect();
     assert_eq!(issues, [(0, 0, 0), (0, 0, 8), (32, 16, 0), (32, 16, 8)]);
     assert_eq!(p.issues[1].a, Access::Regs(vec![4, 5, 6, 7]));
@@ -167,12 +171,12 @@ fn mma_sync_tf32_two_warps_two_k_steps() {
 /// tf32 accumulates into f32 only; the f16 fragment is not a tf32 one.
 #[test]
 fn mma_sync_tf32_refusals() {
-    let ops = [(A_TF32, [16, 8], Mem::Reg), (B_TF32, [8, 8], Mem::Reg), (C_F32, [16, 8], Mem::Reg)];
-    let e = run(Chip::Sm80, DType::F16, ops).unwrap_err();
+    let ops = [(A_TF32, [16, 8], Memory::Reg), (B_TF32, [8, 8], Memory::Reg), (C_F32, [16, 8], Memory::Reg)];
+    let e = run(Chip::Sm80, ElemType::F16, ops).unwrap_err();
     assert_eq!(e.rule, MmaRule::Dtype);
     assert!(e.message.contains("tf32 -> f32"), "{e}");
     let f16_a = "S[(2,8,4,2):(2,4@laneid,1@laneid,1)]";
-    let e = run(Chip::Sm80, DType::F32, [(f16_a, [16, 8], Mem::Reg), ops[1], ops[2]]).unwrap_err();
+    let e = run(Chip::Sm80, ElemType::F32, [(f16_a, [16, 8], Memory::Reg), ops[1], ops[2]]).unwrap_err();
     assert_eq!(e.rule, MmaRule::Fragment, "{e}");
 }
 
@@ -187,8 +191,8 @@ fn wgmma_tf32_k8() {
     let c = "S[(4,2,8,8,4,2):(1@wid_in_wg,2,4@laneid,4,1@laneid,1)]";
     let p = run(
         Chip::Sm90a,
-        DType::F32,
-        [(A_SMEM, [64, 32], Mem::Shared), (B_SMEM, [32, 64], Mem::Shared), (c, [64, 64], Mem::Reg)],
+        ElemType::F32,
+        [(A_SMEM, [64, 32], Memory::Shared), (B_SMEM, [32, 64], Memory::Shared), (c, [64, 64], Memory::Reg)],
     )
     .expect("plans");
     assert_eq!(p.instruction, "wgmma.mma_async.sync.aligned.m64n64k8.f32.tf32.tf32");
@@ -204,8 +208,8 @@ fn wgmma_tf32_k8() {
     let c_tid = "S[(4,2,8,8,4,2):(32@tid_in_wg,2,4@tid_in_wg,4,1@tid_in_wg,1)]";
     let q = run(
         Chip::Sm90a,
-        DType::F32,
-        [(A_SMEM, [64, 32], Mem::Shared), (B_SMEM, [32, 64], Mem::Shared), (c_tid, [64, 64], Mem::Reg)],
+        ElemType::F32,
+        [(A_SMEM, [64, 32], Memory::Shared), (B_SMEM, [32, 64], Memory::Shared), (c_tid, [64, 64], Memory::Reg)],
     );
     assert_eq!(q.unwrap(), p);
     // MN-major tf32 B: wgmma transposes only .f16/.bf16.
@@ -213,8 +217,8 @@ fn wgmma_tf32_k8() {
     let b_mn = "Swizzle(2,3,3) o S[(32,2,32):(32,1024,1)]".to_string();
     let e = run(
         Chip::Sm90a,
-        DType::F32,
-        [(A_SMEM, [64, 32], Mem::Shared), (&b_mn, [32, 64], Mem::Shared), (c, [64, 64], Mem::Reg)],
+        ElemType::F32,
+        [(A_SMEM, [64, 32], Memory::Shared), (&b_mn, [32, 64], Memory::Shared), (c, [64, 64], Memory::Reg)],
     )
     .unwrap_err();
     assert_eq!(e.rule, MmaRule::SmemAtom, "{e}");
@@ -229,8 +233,8 @@ fn tcgen05_tf32_idesc() {
     let c = "S[(128,64):(1@TLane,1@TCol)]";
     let p = run(
         Chip::Sm100a,
-        DType::F32,
-        [(a, [128, 32], Mem::Shared), (B_SMEM, [32, 64], Mem::Shared), (c, [128, 64], Mem::Tmem)],
+        ElemType::F32,
+        [(a, [128, 32], Memory::Shared), (B_SMEM, [32, 64], Memory::Shared), (c, [128, 64], Memory::Tmem)],
     )
     .expect("plans");
     assert_eq!(p.instruction, "tcgen05.mma.cta_group::1.kind::tf32");
@@ -248,11 +252,11 @@ struct Gemm {
     chip: Chip,
     layouts: Vec<Layout>,
     shapes: Vec<[i64; 2]>,
-    mems: Vec<Mem>,
+    mems: Vec<Memory>,
 }
 
 impl Gemm {
-    fn new(chip: Chip, ops: [(&str, [i64; 2], Mem); 3]) -> Gemm {
+    fn new(chip: Chip, ops: [(&str, [i64; 2], Memory); 3]) -> Gemm {
         Gemm {
             chip,
             layouts: ops.iter().map(|o| l(o.0)).collect(),
@@ -263,7 +267,7 @@ impl Gemm {
 
     fn req(&self) -> GemmRequest<'_> {
         let op = |i: usize| Operand { layout: &self.layouts[i], shape: &self.shapes[i], mem: self.mems[i] };
-        GemmRequest { chip: self.chip, dtype: DType::TF32, acc_dtype: DType::F32, a: op(0), b: op(1), c: op(2) }
+        GemmRequest { chip: self.chip, dtype: ElemType::TF32, acc_dtype: ElemType::F32, a: op(0), b: op(1), c: op(2) }
     }
 
     /// Plans, runs the plan on the model (which checks `C += A * B` exactly) and returns it.
@@ -326,8 +330,10 @@ fn tf32_containers_decode_by_the_format() {
 /// a2 (rows g+8 and g, columns t and t+4) or b0 and b1 of one issue must fail.
 #[test]
 fn mma_sync_tf32_on_the_model() {
-    let g =
-        Gemm::new(Chip::Sm80, [(A_TF32, [16, 8], Mem::Reg), (B_TF32, [8, 8], Mem::Reg), (C_F32, [16, 8], Mem::Reg)]);
+    let g = Gemm::new(
+        Chip::Sm80,
+        [(A_TF32, [16, 8], Memory::Reg), (B_TF32, [8, 8], Memory::Reg), (C_F32, [16, 8], Memory::Reg)],
+    );
     let p = g.run();
     assert_eq!(p.instruction, "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32");
     let mut bad = p.clone();
@@ -339,7 +345,7 @@ fn mma_sync_tf32_on_the_model() {
     let a = "S[(2,2,8,2,2,4):(32@tid,1,4@tid,4,2,1@tid)]";
     let b = "S[(2,2,4,8):(2,1,1@tid,4@tid)] + R[2:32@tid]";
     let c = "S[(2,2,8,4,2):(32@tid,2,4@tid,1@tid,1)]";
-    let g = Gemm::new(Chip::Sm80, [(a, [32, 16], Mem::Reg), (b, [16, 8], Mem::Reg), (c, [32, 8], Mem::Reg)]);
+    let g = Gemm::new(Chip::Sm80, [(a, [32, 16], Memory::Reg), (b, [16, 8], Memory::Reg), (c, [32, 8], Memory::Reg)]);
     let p = g.run();
     assert_eq!(p.issues.len(), 4);
     let mut bad = p.clone();
@@ -361,7 +367,7 @@ fn wgmma_tf32_smem_every_swizzle_mode_on_the_model() {
             let (a, b, c) = (k_major(span, false, [64, k]), k_major(span, true, [k, n]), wg_c(n));
             let g = Gemm::new(
                 Chip::Sm90a,
-                [(&a, [64, k], Mem::Shared), (&b, [k, n], Mem::Shared), (&c, [64, n], Mem::Reg)],
+                [(&a, [64, k], Memory::Shared), (&b, [k, n], Memory::Shared), (&c, [64, n], Memory::Reg)],
             );
             let p = g.run();
             assert_eq!(p.instruction, format!("wgmma.mma_async.sync.aligned.m64n{n}k8.f32.tf32.tf32"), "{a}");
@@ -382,8 +388,10 @@ fn wgmma_tf32_a_in_registers_on_the_model() {
     let a = "S[(4,2,8,2,2,4):(1@wid_in_wg,1,4@laneid,4,2,1@laneid)]";
     let b_text = k_major(64, true, [16, 64]);
     let c = wg_c(64);
-    let g =
-        Gemm::new(Chip::Sm90a, [(a, [64, 16], Mem::Reg), (&b_text, [16, 64], Mem::Shared), (&c, [64, 64], Mem::Reg)]);
+    let g = Gemm::new(
+        Chip::Sm90a,
+        [(a, [64, 16], Memory::Reg), (&b_text, [16, 64], Memory::Shared), (&c, [64, 64], Memory::Reg)],
+    );
     let p = g.run();
     assert_eq!(p.instruction, "wgmma.mma_async.sync.aligned.m64n64k8.f32.tf32.tf32");
     assert_eq!(p.issues[0].a, Access::Regs(vec![0, 1, 2, 3]));
@@ -403,7 +411,7 @@ fn tcgen05_tf32_smem_on_the_model() {
             let (a, b) = (k_major(span, false, [m, k]), k_major(span, true, [k, 64]));
             let g = Gemm::new(
                 Chip::Sm100a,
-                [(&a, [m, k], Mem::Shared), (&b, [k, 64], Mem::Shared), (c, [m, 64], Mem::Tmem)],
+                [(&a, [m, k], Memory::Shared), (&b, [k, 64], Memory::Shared), (c, [m, 64], Memory::Tmem)],
             );
             let p = g.run();
             assert_eq!(p.instruction, "tcgen05.mma.cta_group::1.kind::tf32");
@@ -426,8 +434,10 @@ fn tcgen05_tf32_a_in_tmem_on_the_model() {
     let a = "S[(128,32):(1@TLane,1@TCol)] + 128@TCol";
     let b = k_major(128, true, [32, 64]);
     let c = "S[(128,64):(1@TLane,1@TCol)]";
-    let g =
-        Gemm::new(Chip::Sm100a, [(a, [128, 32], Mem::Tmem), (&b, [32, 64], Mem::Shared), (c, [128, 64], Mem::Tmem)]);
+    let g = Gemm::new(
+        Chip::Sm100a,
+        [(a, [128, 32], Memory::Tmem), (&b, [32, 64], Memory::Shared), (c, [128, 64], Memory::Tmem)],
+    );
     let p = g.run();
     let cols: Vec<Access> = p.issues.iter().map(|i| i.a.clone()).collect();
     let want: Vec<Access> = [128, 136, 144, 152].iter().map(|&col| Access::Tmem { lane: 0, col }).collect();

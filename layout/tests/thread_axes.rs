@@ -14,7 +14,7 @@ mod copy_hw;
 mod mma_hw;
 
 use axe_layout::copy::{self, CopyRequest, ElemType, Side};
-use axe_layout::mma::{self, Chip, DType, GemmRequest, Mem, MmaRule, Operand};
+use axe_layout::mma::{self, Chip, GemmRequest, Memory, MmaRule, Operand};
 use axe_layout::notation::parse_layout;
 use axe_layout::tile::tile;
 use axe_layout::tile_layout::TileLayout;
@@ -25,14 +25,14 @@ fn l(text: &str) -> Layout {
 }
 
 /// One GEMM: (layout text, shape, memory) for A, B, C.
-type Gemm<'a> = [(&'a str, [i64; 2], Mem); 3];
+type Gemm<'a> = [(&'a str, [i64; 2], Memory); 3];
 
 /// Plans the GEMM and, when it plans and no operand spells its registers `reg`, runs the plan on the tensor-core
 /// model (`C += A * B` checked element by element).
-fn mma_plan(chip: Chip, dtype: DType, g: &Gemm<'_>) -> Result<mma::MmaPlan, mma::MmaError> {
+fn mma_plan(chip: Chip, dtype: ElemType, g: &Gemm<'_>) -> Result<mma::MmaPlan, mma::MmaError> {
     let ls: Vec<Layout> = g.iter().map(|(t, _, _)| l(t)).collect();
     let op = |i: usize| Operand { layout: &ls[i], shape: &g[i].1, mem: g[i].2 };
-    let req = GemmRequest { chip, dtype, acc_dtype: DType::F32, a: op(0), b: op(1), c: op(2) };
+    let req = GemmRequest { chip, dtype, acc_dtype: ElemType::F32, a: op(0), b: op(1), c: op(2) };
     let p = mma::plan(&req)?;
     if !g.iter().any(|(t, _, _)| t.contains("@reg")) {
         mma_hw::check_plan(&req, &p);
@@ -46,27 +46,27 @@ fn mma_plan(chip: Chip, dtype: DType, g: &Gemm<'_>) -> Result<mma::MmaPlan, mma:
 #[test]
 fn mma_sync_two_warps_on_tid_plan_as_on_lanes_and_warps() {
     let tid: Gemm = [
-        ("S[(2,2,8,2,4,2):(32@tid,2,4@tid,4,1@tid,1)]", [32, 16], Mem::Reg),
-        ("S[(2,4,2,8):(2,1@tid,1,4@tid)] + R[2:32@tid]", [16, 8], Mem::Reg),
-        ("S[(2,2,8,4,2):(32@tid,2,4@tid,1@tid,1)]", [32, 8], Mem::Reg),
+        ("S[(2,2,8,2,4,2):(32@tid,2,4@tid,4,1@tid,1)]", [32, 16], Memory::Reg),
+        ("S[(2,4,2,8):(2,1@tid,1,4@tid)] + R[2:32@tid]", [16, 8], Memory::Reg),
+        ("S[(2,2,8,4,2):(32@tid,2,4@tid,1@tid,1)]", [32, 8], Memory::Reg),
     ];
     let hw: Gemm = [
-        ("S[(2,2,8,2,4,2):(1@warpid,2,4@laneid,4,1@laneid,1)]", [32, 16], Mem::Reg),
-        ("S[(2,4,2,8):(2,1@laneid,1,4@laneid)] + R[2:1@warpid]", [16, 8], Mem::Reg),
-        ("S[(2,2,8,4,2):(1@warpid,2,4@laneid,1@laneid,1)]", [32, 8], Mem::Reg),
+        ("S[(2,2,8,2,4,2):(1@warpid,2,4@laneid,4,1@laneid,1)]", [32, 16], Memory::Reg),
+        ("S[(2,4,2,8):(2,1@laneid,1,4@laneid)] + R[2:1@warpid]", [16, 8], Memory::Reg),
+        ("S[(2,2,8,4,2):(1@warpid,2,4@laneid,1@laneid,1)]", [32, 8], Memory::Reg),
     ];
-    let p = mma_plan(Chip::Sm80, DType::F16, &tid).expect("the tid spelling plans");
-    assert_eq!(p, mma_plan(Chip::Sm80, DType::F16, &hw).unwrap());
+    let p = mma_plan(Chip::Sm80, ElemType::F16, &tid).expect("the tid spelling plans");
+    assert_eq!(p, mma_plan(Chip::Sm80, ElemType::F16, &hw).unwrap());
     assert_eq!(p.instruction, "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32");
     let issues: Vec<(i64, i64, i64)> = p.issues.iter().map(|i| (i.thread_base, i.m, i.n)).collect();
     assert_eq!(issues, [(0, 0, 0), (32, 16, 0)]);
     // The register axis spelled reg.
     let reg: Gemm = [
-        ("S[(2,2,8,2,4,2):(32@tid,2@reg,4@tid,4@reg,1@tid,1@reg)]", [32, 16], Mem::Reg),
-        ("S[(2,4,2,8):(2@reg,1@tid,1@reg,4@tid)] + R[2:32@tid]", [16, 8], Mem::Reg),
-        ("S[(2,2,8,4,2):(32@tid,2@reg,4@tid,1@tid,1@reg)]", [32, 8], Mem::Reg),
+        ("S[(2,2,8,2,4,2):(32@tid,2@reg,4@tid,4@reg,1@tid,1@reg)]", [32, 16], Memory::Reg),
+        ("S[(2,4,2,8):(2@reg,1@tid,1@reg,4@tid)] + R[2:32@tid]", [16, 8], Memory::Reg),
+        ("S[(2,2,8,4,2):(32@tid,2@reg,4@tid,1@tid,1@reg)]", [32, 8], Memory::Reg),
     ];
-    assert_eq!(mma_plan(Chip::Sm80, DType::F16, &reg).unwrap(), p);
+    assert_eq!(mma_plan(Chip::Sm80, ElemType::F16, &reg).unwrap(), p);
 }
 
 /// The issue's second reproducer: the wgmma m64n128 accumulator on `tid_in_wg` (`32@tid_in_wg` is the warp in the
@@ -76,38 +76,38 @@ fn wgmma_m64n128_on_tid_in_wg_plans_as_on_warps() {
     let a = "Swizzle(3,3,3) o S[(64,64):(64,1)]";
     let b = "Swizzle(3,3,3) o S[(64,128):(1,64)]";
     let tid: Gemm = [
-        (a, [64, 64], Mem::Shared),
-        (b, [64, 128], Mem::Shared),
-        ("S[(4,2,8,16,4,2):(32@tid_in_wg,2,4@tid_in_wg,4,1@tid_in_wg,1)]", [64, 128], Mem::Reg),
+        (a, [64, 64], Memory::Shared),
+        (b, [64, 128], Memory::Shared),
+        ("S[(4,2,8,16,4,2):(32@tid_in_wg,2,4@tid_in_wg,4,1@tid_in_wg,1)]", [64, 128], Memory::Reg),
     ];
     let hw: Gemm = [
-        (a, [64, 64], Mem::Shared),
-        (b, [64, 128], Mem::Shared),
-        ("S[(4,2,8,16,4,2):(1@wid_in_wg,2,4@laneid,4,1@laneid,1)]", [64, 128], Mem::Reg),
+        (a, [64, 64], Memory::Shared),
+        (b, [64, 128], Memory::Shared),
+        ("S[(4,2,8,16,4,2):(1@wid_in_wg,2,4@laneid,4,1@laneid,1)]", [64, 128], Memory::Reg),
     ];
-    let want = mma_plan(Chip::Sm90a, DType::F16, &hw);
-    let got = mma_plan(Chip::Sm90a, DType::F16, &tid);
+    let want = mma_plan(Chip::Sm90a, ElemType::F16, &hw);
+    let got = mma_plan(Chip::Sm90a, ElemType::F16, &tid);
     let want = want.expect("the wid_in_wg spelling plans");
     assert_eq!(got.expect("the tid_in_wg spelling plans"), want);
     assert_eq!(want.instruction, "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16");
     assert_eq!(want.issues.len(), 4);
     // On tid too (threads 0..128 of the CTA: warpgroup 0).
-    let on_tid = [tid[0], tid[1], ("S[(4,2,8,16,4,2):(32@tid,2,4@tid,4,1@tid,1)]", [64, 128], Mem::Reg)];
-    assert_eq!(mma_plan(Chip::Sm90a, DType::F16, &on_tid).unwrap(), want);
+    let on_tid = [tid[0], tid[1], ("S[(4,2,8,16,4,2):(32@tid,2,4@tid,4,1@tid,1)]", [64, 128], Memory::Reg)];
+    assert_eq!(mma_plan(Chip::Sm90a, ElemType::F16, &on_tid).unwrap(), want);
     // Two warpgroups along M on tid: 128@tid is warpgroup 1 (thread base 128).
     let a2 = "Swizzle(3,3,3) o S[(128,64):(64,1)]";
     let two = [
-        (a2, [128, 64], Mem::Shared),
-        (b, [64, 128], Mem::Shared),
-        ("S[(2,4,2,8,16,4,2):(128@tid,32@tid,2,4@tid,4,1@tid,1)]", [128, 128], Mem::Reg),
+        (a2, [128, 64], Memory::Shared),
+        (b, [64, 128], Memory::Shared),
+        ("S[(2,4,2,8,16,4,2):(128@tid,32@tid,2,4@tid,4,1@tid,1)]", [128, 128], Memory::Reg),
     ];
     let two_hw = [
-        (a2, [128, 64], Mem::Shared),
-        (b, [64, 128], Mem::Shared),
-        ("S[(2,4,2,8,16,4,2):(1@wgid,1@wid_in_wg,2,4@laneid,4,1@laneid,1)]", [128, 128], Mem::Reg),
+        (a2, [128, 64], Memory::Shared),
+        (b, [64, 128], Memory::Shared),
+        ("S[(2,4,2,8,16,4,2):(1@wgid,1@wid_in_wg,2,4@laneid,4,1@laneid,1)]", [128, 128], Memory::Reg),
     ];
-    let p = mma_plan(Chip::Sm90a, DType::F16, &two).unwrap();
-    assert_eq!(p, mma_plan(Chip::Sm90a, DType::F16, &two_hw).unwrap());
+    let p = mma_plan(Chip::Sm90a, ElemType::F16, &two).unwrap();
+    assert_eq!(p, mma_plan(Chip::Sm90a, ElemType::F16, &two_hw).unwrap());
     assert_eq!(p.issues.iter().filter(|i| i.thread_base == 128).count(), 4);
 }
 
@@ -116,21 +116,21 @@ fn wgmma_m64n128_on_tid_in_wg_plans_as_on_warps() {
 fn unsplittable_spellings_are_refused_by_rule() {
     // Warps 2..6 of the CTA as a warpgroup instruction's accumulator: they straddle two warpgroups.
     let g = [
-        ("Swizzle(3,3,3) o S[(64,64):(64,1)]", [64, 64], Mem::Shared),
-        ("Swizzle(3,3,3) o S[(64,128):(1,64)]", [64, 128], Mem::Shared),
-        ("S[(4,2,8,16,4,2):(32@tid,2,4@tid,4,1@tid,1)] + 64@tid", [64, 128], Mem::Reg),
+        ("Swizzle(3,3,3) o S[(64,64):(64,1)]", [64, 64], Memory::Shared),
+        ("Swizzle(3,3,3) o S[(64,128):(1,64)]", [64, 128], Memory::Shared),
+        ("S[(4,2,8,16,4,2):(32@tid,2,4@tid,4,1@tid,1)] + 64@tid", [64, 128], Memory::Reg),
     ];
-    let e = mma_plan(Chip::Sm90a, DType::F16, &g).unwrap_err();
+    let e = mma_plan(Chip::Sm90a, ElemType::F16, &g).unwrap_err();
     assert_eq!(e.rule, MmaRule::ThreadAxes, "{e}");
     assert!(e.message.contains("'wid_in_wg' digit takes values 2..=5, outside 0..4"), "{e}");
     assert!(e.to_string().starts_with("mma: thread-axes rule: operand C: "), "{e}");
     // A lane iter that reaches lane 32 (8 groups of 4 lanes from lane 4).
     let g = [
-        ("S[(2,8,2,4,2):(2,4@tid,4,1@tid,1)] + 4@tid", [16, 16], Mem::Reg),
-        ("S[(2,4,2,8):(2,1@laneid,1,4@laneid)]", [16, 8], Mem::Reg),
-        ("S[(2,8,4,2):(2,4@laneid,1@laneid,1)]", [16, 8], Mem::Reg),
+        ("S[(2,8,2,4,2):(2,4@tid,4,1@tid,1)] + 4@tid", [16, 16], Memory::Reg),
+        ("S[(2,4,2,8):(2,1@laneid,1,4@laneid)]", [16, 8], Memory::Reg),
+        ("S[(2,8,4,2):(2,4@laneid,1@laneid,1)]", [16, 8], Memory::Reg),
     ];
-    let e = mma_plan(Chip::Sm80, DType::F16, &g).unwrap_err();
+    let e = mma_plan(Chip::Sm80, ElemType::F16, &g).unwrap_err();
     assert_eq!(e.rule, MmaRule::ThreadAxes, "{e}");
     assert!(e.message.contains("'laneid' digit takes values 4..=35, outside 0..32"), "{e}");
 }
@@ -203,11 +203,11 @@ fn random_mma_sync_tilings_plan_alike_in_every_spelling() {
         let (a, b, c) = (a.unwrap(), b.unwrap(), c.unwrap());
         let shapes = [[m, k], [k, n], [m, n]];
         let plan_of = |ls: [&Layout; 3]| {
-            let op = |i: usize| Operand { layout: ls[i], shape: &shapes[i], mem: Mem::Reg };
+            let op = |i: usize| Operand { layout: ls[i], shape: &shapes[i], mem: Memory::Reg };
             mma::plan(&GemmRequest {
                 chip: Chip::Sm80,
-                dtype: DType::F16,
-                acc_dtype: DType::F32,
+                dtype: ElemType::F16,
+                acc_dtype: ElemType::F32,
                 a: op(0),
                 b: op(1),
                 c: op(2),
@@ -219,11 +219,11 @@ fn random_mma_sync_tilings_plan_alike_in_every_spelling() {
             let got = plan_of([&spelled[0], &spelled[1], &spelled[2]]);
             assert_eq!(got, want, "{} / {} / {}", spelled[0], spelled[1], spelled[2]);
             if let (Ok(p), false) = (&got, reg) {
-                let op = |i: usize| Operand { layout: &spelled[i], shape: &shapes[i], mem: Mem::Reg };
+                let op = |i: usize| Operand { layout: &spelled[i], shape: &shapes[i], mem: Memory::Reg };
                 let req = GemmRequest {
                     chip: Chip::Sm80,
-                    dtype: DType::F16,
-                    acc_dtype: DType::F32,
+                    dtype: ElemType::F16,
+                    acc_dtype: ElemType::F32,
                     a: op(0),
                     b: op(1),
                     c: op(2),
@@ -243,7 +243,7 @@ fn tl(text: &str) -> TileLayout {
 }
 
 /// One copy side as text: layout, shape, memory.
-type CopySide<'a> = (&'a str, &'a [i64], copy::Mem);
+type CopySide<'a> = (&'a str, &'a [i64], Memory);
 
 /// Source, destination, dtype, scope, the instruction expected (empty: not stated).
 type CopyCase<'a> = (CopySide<'a>, CopySide<'a>, ElemType, ExecScope, &'a str);
@@ -256,36 +256,36 @@ fn copies_plan_alike_in_every_spelling_and_run_right() {
     // (source, destination, dtype, scope, chip, expected instruction).
     let cases: &[CopyCase] = &[
         (
-            ("S[(16,16):(16,1)]", &[16, 16], copy::Mem::Shared),
-            ("S[(2,8,2,4,2):(2,4@laneid,4,1@laneid,1)]", &[16, 16], copy::Mem::Reg),
+            ("S[(16,16):(16,1)]", &[16, 16], Memory::Shared),
+            ("S[(2,8,2,4,2):(2,4@laneid,4,1@laneid,1)]", &[16, 16], Memory::Reg),
             f16,
             ExecScope::Warp,
             "ldmatrix.sync.aligned.m8n8.x4.shared.b16",
         ),
         (
-            ("Swizzle(3,3,3) o S[(64,64):(64,1)]", &[64, 64], copy::Mem::Shared),
-            ("S[(4,2,8,4,2,4,2):(1@warpid,2,4@laneid,8,4,1@laneid,1)]", &[64, 64], copy::Mem::Reg),
+            ("Swizzle(3,3,3) o S[(64,64):(64,1)]", &[64, 64], Memory::Shared),
+            ("S[(4,2,8,4,2,4,2):(1@warpid,2,4@laneid,8,4,1@laneid,1)]", &[64, 64], Memory::Reg),
             f16,
             ExecScope::Cta,
             "ldmatrix.sync.aligned.m8n8.x4.shared.b16",
         ),
         (
-            ("S[(2,2,8,4,2):(1@warpid,2,4@laneid,1@laneid,1)]", &[32, 8], copy::Mem::Reg),
-            ("S[(32,8):(8,1)]", &[32, 8], copy::Mem::Shared),
+            ("S[(2,2,8,4,2):(1@warpid,2,4@laneid,1@laneid,1)]", &[32, 8], Memory::Reg),
+            ("S[(32,8):(8,1)]", &[32, 8], Memory::Shared),
             f16,
             ExecScope::Cta,
             "stmatrix.sync.aligned.m8n8.x2.shared.b16",
         ),
         (
-            ("S[(2,8,4,2):(2,4@laneid,1@laneid,1)]", &[16, 8], copy::Mem::Reg),
-            ("S[(8,4,2,2):(4@laneid,1@laneid,2,1)]", &[16, 8], copy::Mem::Reg),
+            ("S[(2,8,4,2):(2,4@laneid,1@laneid,1)]", &[16, 8], Memory::Reg),
+            ("S[(8,4,2,2):(4@laneid,1@laneid,2,1)]", &[16, 8], Memory::Reg),
             f16,
             ExecScope::Warp,
             "",
         ),
         (
-            ("S[(4,32,8):(1@warpid,1@laneid,1)]", &[128, 8], copy::Mem::Reg),
-            ("S[(128,8):(8,1)]", &[128, 8], copy::Mem::Global),
+            ("S[(4,32,8):(1@warpid,1@laneid,1)]", &[128, 8], Memory::Reg),
+            ("S[(128,8):(8,1)]", &[128, 8], Memory::Global),
             ElemType::F32,
             ExecScope::Cta,
             "st.global.v4.b32",
@@ -309,8 +309,7 @@ fn copies_plan_alike_in_every_spelling_and_run_right() {
         }
         let tid = if *scope == ExecScope::Warp { "laneid" } else { "tid" };
         for reg in [false, true] {
-            let respelled =
-                |x: &Layout, mem: copy::Mem| if mem == copy::Mem::Reg { respell(x, tid, reg) } else { x.clone() };
+            let respelled = |x: &Layout, mem: Memory| if mem == Memory::Reg { respell(x, tid, reg) } else { x.clone() };
             let (s, d) = (respelled(&ls[0], src.2), respelled(&ls[1], dst.2));
             let q = plan_of(&s, &d, !reg).unwrap_or_else(|e| panic!("{s} -> {d}: {e}"));
             assert_eq!(q, p, "{s} -> {d}");
@@ -320,8 +319,8 @@ fn copies_plan_alike_in_every_spelling_and_run_right() {
 
 /// A copy request at CTA scope of 128 threads (or at `scope`), on sm_90a.
 fn request<'a>(
-    src: (&'a Layout, &'a [i64], copy::Mem),
-    dst: (&'a Layout, &'a [i64], copy::Mem),
+    src: (&'a Layout, &'a [i64], Memory),
+    dst: (&'a Layout, &'a [i64], Memory),
     dtype: ElemType,
     scope: ExecScope,
 ) -> CopyRequest<'a> {

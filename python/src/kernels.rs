@@ -42,7 +42,7 @@ thread_local! {
 #[pyfunction]
 #[pyo3(signature = (source, name="<input>", chip=None))]
 pub fn _compile(py: Python<'_>, source: &str, name: &str, chip: Option<&str>) -> PyResult<(String, String, String)> {
-    let chip = chip.map(|c| Chip::parse(c).map_err(|e| PyValueError::new_err(format!("chip: {e:#}")))).transpose()?;
+    let chip = chip.map(|c| axe_mlir::ptx::parse_chip(c).map_err(|e| PyValueError::new_err(format!("chip: {e:#}")))).transpose()?;
     let (source, name) = (source.to_owned(), name.to_owned());
     let result = guarded(py, "compile", || {
         Ok(py.detach(move || {

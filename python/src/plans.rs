@@ -7,7 +7,7 @@
 
 use crate::args::{layout_of, region_of, shape_of};
 use crate::{crate_error, guarded, layout_error};
-use layout::mma::{self, Access, Chip, DType, GemmRequest, Mem, Operand};
+use layout::mma::{self, Access, Chip, GemmRequest, Memory, Operand};
 use layout::tma::{self, Direction, ElemType, L2Promotion, OobFill, TmaOptions, TmaRequest};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
@@ -167,16 +167,19 @@ pub fn mma_plan<'py>(
     guarded(py, "mma_plan", || {
         let chip = Chip::from_name(chip)
             .ok_or_else(|| refuse(py, format!("chip: unknown chip (sm_80, sm_90, sm_90a, sm_100a) '{chip}'")))?;
-        let dtype = DType::from_name(dtype)
+        let dtype = ElemType::from_name(dtype)
+            .filter(|t| t.is_mma_operand())
             .ok_or_else(|| refuse(py, format!("dtype: unknown element type (f16, bf16, e4m3, e5m2) '{dtype}'")))?;
-        let acc_dtype = DType::from_name(acc_dtype)
+        let acc_dtype = ElemType::from_name(acc_dtype)
+            .filter(|t| t.is_mma_operand())
             .ok_or_else(|| refuse(py, format!("acc_dtype: unknown element type '{acc_dtype}' (f32 or f16)")))?;
         let mut operands = Vec::new();
         for (role, layout, shape, mem) in [("a", a, a_shape, a_mem), ("b", b, b_shape, b_mem), ("c", c, c_shape, c_mem)]
         {
             let layout = layout_of(py, role, layout)?;
             let shape = shape_of(py, &format!("{role}_shape"), shape)?;
-            let mem = Mem::from_name(mem)
+            let mem = Memory::from_name(mem)
+                .filter(|m| *m != Memory::Global)
                 .ok_or_else(|| refuse(py, format!("{role}_mem: unknown memory (reg, shared, tmem) '{mem}'")))?;
             operands.push((layout, shape, mem));
         }

@@ -2,11 +2,13 @@
 //! method per op kind on [`OpChecker`], and the helpers only they use.
 
 use super::{known_layout, Rule, Violation, SLICE_CHECK_LIMIT};
+use crate::types::Element;
 use crate::{
     intern,
     ops::{AxeOp, OpKind},
-    types::{LayoutSpec, MemScope, TensorType, Threads},
+    types::{LayoutSpec, TensorType, Threads},
 };
+use axe_layout::hw::{ElemType, Memory};
 use axe_layout::{notation::shape_text, tile_layout::Coord, Axis, AxisKind, ExecScope, Layout};
 use melior::ir::{operation::OperationLike, r#type::MemRefType, Location, Type, ValueLike};
 
@@ -192,7 +194,7 @@ impl OpChecker<'_, '_, '_> {
                         t.layout.describe()
                     ),
                 );
-            } else if t.mem != MemScope::Global {
+            } else if t.mem != Memory::Global {
                 self.fail(
                     Rule::RuntimeExtents,
                     format!("run-time extents and row_major are for global tensors, got {}", t.mem),
@@ -250,7 +252,7 @@ impl OpChecker<'_, '_, '_> {
         let storage = Storage::of(source.r#type());
         self.check_view_extents(&result, matches!(storage, Storage::Tensor(_)));
         let (mem, element, elements) = match &storage {
-            Storage::Memref { mem, element, elements } => (*mem, Some(element.clone()), *elements),
+            Storage::Memref { mem, element, elements } => (*mem, Some(Element::read(element)), *elements),
             Storage::Pointer { mem } => (*mem, None, None),
             Storage::Tensor(t) => (Some(t.mem), Some(t.dtype.clone()), None),
             Storage::Other(text) => {
@@ -273,7 +275,8 @@ impl OpChecker<'_, '_, '_> {
         }
         if let Some(element) = element {
             // A tf32 tensor is stored as f32 (the same 32 bits; MLIR's tf32 has no memory type of its own).
-            let stored_as = |e: &str| e == result.dtype || (result.dtype == "tf32" && e == "f32");
+            let stored_as =
+                |e: &Element| *e == result.dtype || (result.dtype.is(ElemType::TF32) && e.is(ElemType::F32));
             if !stored_as(&element) {
                 self.fail(
                     Rule::DtypesAgree,
@@ -295,7 +298,7 @@ impl OpChecker<'_, '_, '_> {
 
     fn check_alloc(&mut self) {
         if let Some(result) = self.op.tensor("result") {
-            if result.mem == MemScope::Global {
+            if result.mem == Memory::Global {
                 self.fail(
                     Rule::MemoryScopes,
                     "alloc cannot allocate global memory: view a memref or pointer instead".to_string(),
@@ -406,8 +409,8 @@ impl OpChecker<'_, '_, '_> {
         let has_barrier = self.op.operation().operand_count() > 2;
         match (source.mem, dest.mem, has_barrier) {
             // A load without a barrier is a cp.async group, completed by `cp.async.wait_group` (--lower-copy).
-            (MemScope::Global, MemScope::Shared, _) | (MemScope::Shared, MemScope::Global, false) => {}
-            (MemScope::Shared, MemScope::Global, true) => self.fail(
+            (Memory::Global, Memory::Shared, _) | (Memory::Shared, Memory::Global, false) => {}
+            (Memory::Shared, Memory::Global, true) => self.fail(
                 Rule::MemoryScopes,
                 "copy_async store to global memory completes through bulk groups and takes no barrier operand"
                     .to_string(),
@@ -440,9 +443,9 @@ impl OpChecker<'_, '_, '_> {
             );
         }
         for (role, tensor, allowed, what) in [
-            ("a", &a, &[MemScope::Shared, MemScope::Reg, MemScope::Tmem][..], "shared, reg or tmem"),
-            ("b", &b, &[MemScope::Shared, MemScope::Reg], "shared or reg"),
-            ("c", &c, &[MemScope::Reg, MemScope::Tmem], "reg or tmem"),
+            ("a", &a, &[Memory::Shared, Memory::Reg, Memory::Tmem][..], "shared, reg or tmem"),
+            ("b", &b, &[Memory::Shared, Memory::Reg], "shared or reg"),
+            ("c", &c, &[Memory::Reg, Memory::Tmem], "reg or tmem"),
         ] {
             if !allowed.contains(&tensor.mem) {
                 self.fail(Rule::MemoryScopes, format!("gemm {role} must be in {what}, got {}", tensor.mem));
@@ -452,9 +455,9 @@ impl OpChecker<'_, '_, '_> {
 
     fn check_fill(&mut self) {
         let (Some(dest), Some(value)) = (self.op.tensor("dest"), self.op.operand(1)) else { return };
-        let value_type = value.r#type().to_string();
+        let value_type = Element::read(&value.r#type().to_string());
         // A tf32 tensor holds f32 bit patterns: it is filled with an f32 value.
-        if value_type != dest.dtype && !(dest.dtype == "tf32" && value_type == "f32") {
+        if value_type != dest.dtype && !(dest.dtype.is(ElemType::TF32) && value_type.is(ElemType::F32)) {
             self.fail(
                 Rule::DtypesAgree,
                 format!("fill value type must equal the dest dtype {}, got {value_type}", dest.dtype),
@@ -470,7 +473,7 @@ impl OpChecker<'_, '_, '_> {
             return;
         }
         let name = self.op.kind().name().trim_start_matches("axe.");
-        if let Some(t) = tensors.iter().find(|t| t.tensor.mem != MemScope::Reg) {
+        if let Some(t) = tensors.iter().find(|t| t.tensor.mem != Memory::Reg) {
             return self.fail(
                 Rule::MemoryScopes,
                 format!("{name} works on register tensors, got {} in {}", t.role, t.tensor.mem),
@@ -500,9 +503,11 @@ impl OpChecker<'_, '_, '_> {
 
     /// DtypesAgree for cast (f32 -> f16 | bf16, f16 | bf16 -> f32) and for scale and add (one float dtype).
     fn check_elementwise_dtypes(&mut self, name: &str, tensors: &[crate::ops::TensorUse]) {
-        let dtypes: Vec<&str> = tensors.iter().map(|t| t.tensor.dtype.as_str()).collect();
+        use ElemType::{BF16, F16, F32};
+        let numbers: Vec<Option<ElemType>> = tensors.iter().map(|t| t.tensor.dtype.number()).collect();
+        let dtypes: Vec<String> = tensors.iter().map(|t| t.tensor.dtype.to_string()).collect();
         if self.op.kind() == OpKind::Cast {
-            if !matches!(dtypes.as_slice(), ["f32", "f16" | "bf16"] | ["f16" | "bf16", "f32"]) {
+            if !matches!(numbers.as_slice(), [Some(F32), Some(F16 | BF16)] | [Some(F16 | BF16), Some(F32)]) {
                 self.fail(
                     Rule::DtypesAgree,
                     format!(
@@ -513,8 +518,9 @@ impl OpChecker<'_, '_, '_> {
             }
             return;
         }
-        let first = dtypes[0];
-        if !matches!(first, "f32" | "f16" | "bf16") || dtypes.iter().any(|d| *d != first) {
+        let first = &tensors[0].tensor.dtype;
+        let float = [F32, F16, BF16].iter().any(|t| first.is(*t));
+        if !float || tensors.iter().any(|t| t.tensor.dtype != *first) {
             self.fail(
                 Rule::DtypesAgree,
                 format!("{name} takes tensors of one dtype, f32, f16 or bf16, got {}", dtypes.join(", ")),
@@ -560,16 +566,6 @@ fn layouts_differ(a: &TensorType, b: &TensorType) -> Option<String> {
     }
 }
 
-/// Known number of units a thread axis ranges over, when the hardware fixes it.
-fn fixed_extent(axis: &str) -> Option<i64> {
-    match axis {
-        "laneid" => Some(32),
-        "wid_in_wg" => Some(4),
-        "tid_in_wg" => Some(128),
-        _ => None,
-    }
-}
-
 /// ThreadsInScope for one subset.
 fn threads_in_scope(threads: &Threads, scope: ExecScope) -> Result<(), String> {
     let axis = Axis::named(&threads.axis).map_err(|e| format!("thread subset axis: {}", e.message))?;
@@ -585,7 +581,7 @@ fn threads_in_scope(threads: &Threads, scope: ExecScope) -> Result<(), String> {
     if begin < 0 || begin >= end {
         return Err(format!("thread subset range must satisfy 0 <= begin < end, got [{begin},{end})"));
     }
-    if let Some(extent) = fixed_extent(axis.name()).filter(|&e| end > e) {
+    if let Some(extent) = axis.fixed_extent().filter(|&e| end > e) {
         return Err(format!("thread subset range [{begin},{end}) exceeds the {extent} values of {axis}"));
     }
     Ok(())
@@ -593,8 +589,8 @@ fn threads_in_scope(threads: &Threads, scope: ExecScope) -> Result<(), String> {
 
 /// The storage behind a view's source.
 enum Storage {
-    Memref { mem: Option<MemScope>, element: String, elements: Option<i64> },
-    Pointer { mem: Option<MemScope> },
+    Memref { mem: Option<Memory>, element: String, elements: Option<i64> },
+    Pointer { mem: Option<Memory> },
     Tensor(TensorType),
     Other(String),
 }
@@ -608,10 +604,10 @@ impl Storage {
         if let Some(rest) = text.strip_prefix("!llvm.ptr") {
             let space = rest.trim_start_matches('<').trim_end_matches('>');
             let mem = match space {
-                "" | "0" | "1" => Some(MemScope::Global),
-                "3" | "7" => Some(MemScope::Shared),
+                "" | "0" | "1" => Some(Memory::Global),
+                "3" | "7" => Some(Memory::Shared),
                 // A tensor-memory address (what --lower-mma and --lower-copy leave of a lowered tmem alloc).
-                "6" => Some(MemScope::Tmem),
+                "6" => Some(Memory::Tmem),
                 _ => None,
             };
             return Storage::Pointer { mem };
@@ -619,12 +615,12 @@ impl Storage {
         if let Ok(memref) = MemRefType::try_from(ty) {
             use melior::ir::r#type::{DimSize, ShapedTypeLike};
             let mem = match memref.memory_space().map(|a| a.to_string()) {
-                None => Some(MemScope::Global),
+                None => Some(Memory::Global),
                 Some(s) if s.starts_with("1 ") || s.starts_with("0 ") || s == "#gpu.address_space<global>" => {
-                    Some(MemScope::Global)
+                    Some(Memory::Global)
                 }
-                Some(s) if s.starts_with("3 ") || s == "#gpu.address_space<workgroup>" => Some(MemScope::Shared),
-                Some(s) if s == "#gpu.address_space<private>" => Some(MemScope::Reg),
+                Some(s) if s.starts_with("3 ") || s == "#gpu.address_space<workgroup>" => Some(Memory::Shared),
+                Some(s) if s == "#gpu.address_space<private>" => Some(Memory::Reg),
                 Some(_) => None,
             };
             let elements = (0..memref.rank()).try_fold(1i64, |acc, i| match memref.dim_size(i) {
@@ -638,9 +634,9 @@ impl Storage {
 
     fn describe(&self) -> String {
         match self {
-            Storage::Memref { mem: Some(MemScope::Shared), .. } => "workgroup memref".to_string(),
+            Storage::Memref { mem: Some(Memory::Shared), .. } => "workgroup memref".to_string(),
             Storage::Memref { .. } => "memref".to_string(),
-            Storage::Pointer { mem: Some(MemScope::Shared) } => "shared pointer".to_string(),
+            Storage::Pointer { mem: Some(Memory::Shared) } => "shared pointer".to_string(),
             Storage::Pointer { .. } => "pointer".to_string(),
             Storage::Tensor(t) => format!("{} tensor", t.mem),
             Storage::Other(text) => text.clone(),

@@ -20,7 +20,7 @@ mod copy_hw;
 use crate::driver::Outcome::{self, Planned, Refused};
 use crate::driver::{Kind, Limits, Rng, Target};
 use crate::gen_layout::{self, Knobs};
-use axe_layout::copy::{plan, Chip, CopyRequest, ElemType, Mem, Side, ThreadSubset};
+use axe_layout::copy::{plan, Chip, CopyRequest, ElemType, Memory, Side, ThreadSubset};
 use axe_layout::notation::parse_layout;
 use axe_layout::{Axis, ExecScope};
 use rand::seq::IndexedRandom;
@@ -175,7 +175,7 @@ fn check(text: &str) -> Result<Outcome, String> {
     };
     let (Some(src_shape), Some(dst_shape)) = (shape("src_shape"), shape("dst_shape")) else { return Ok(Refused) };
     let (Some(src_mem), Some(dst_mem)) =
-        (get("src_mem").and_then(Mem::from_name), get("dst_mem").and_then(Mem::from_name))
+        (get("src_mem").and_then(Memory::from_name), get("dst_mem").and_then(Memory::from_name))
     else {
         return Ok(Refused);
     };

@@ -24,7 +24,7 @@ mod mma_hw;
 use crate::driver::Outcome::{self, Planned, Refused};
 use crate::driver::{Kind, Limits, Rng, Target};
 use crate::gen_layout::{self, Knobs};
-use axe_layout::mma::{self, atoms, Access, Chip, DType, GemmRequest, Major, Mem, Operand, Role};
+use axe_layout::mma::{self, atoms, Access, Chip, ElemType, GemmRequest, Major, Memory, Operand, Role};
 use axe_layout::notation::parse_layout;
 use axe_layout::{Layout, SwizzleMode, TileLayout};
 use rand::seq::IndexedRandom;
@@ -97,7 +97,7 @@ fn generate(rng: &mut Rng) -> String {
     };
     let dtype = *["f16", "f16", "bf16", "e4m3", "e5m2", "tf32", "tf32", "f32"].choose(rng).unwrap_or(&"f16");
     let acc = *["f32", "f32", "f16"].choose(rng).unwrap_or(&"f32");
-    let bits = DType::from_name(dtype).map_or(16, DType::bits);
+    let bits = ElemType::from_name(dtype).map_or(16, ElemType::bits);
     // K of one wgmma or tcgen05 instruction: 32 for 8-bit types, 8 for 32-bit (tf32), 16 otherwise.
     let inst_k = match bits {
         8 => 32,
@@ -173,8 +173,8 @@ fn check(text: &str) -> Result<Outcome, String> {
     let get = |k: &str| text.lines().find_map(|l| l.strip_prefix(k).and_then(|r| r.strip_prefix(": ")));
     let (Some(chip), Some(dtype), Some(acc)) = (
         get("chip").and_then(Chip::from_name),
-        get("dtype").and_then(DType::from_name),
-        get("acc").and_then(DType::from_name),
+        get("dtype").and_then(ElemType::from_name).filter(|t| t.is_mma_operand()),
+        get("acc").and_then(ElemType::from_name).filter(|t| t.is_mma_operand()),
     ) else {
         return Ok(Refused);
     };
@@ -185,7 +185,7 @@ fn check(text: &str) -> Result<Outcome, String> {
         let Some(l) = get(name).and_then(|t| parse_layout(t).ok()) else { return Ok(Refused) };
         let shape: Option<Vec<i64>> =
             get(&format!("{name}_shape")).map(|s| s.split(',').filter_map(|x| x.trim().parse().ok()).collect());
-        let Some(mem) = get(&format!("{name}_mem")).and_then(Mem::from_name) else { return Ok(Refused) };
+        let Some(mem) = get(&format!("{name}_mem")).and_then(Memory::from_name).filter(|m| *m != Memory::Global) else { return Ok(Refused) };
         layouts.push(l);
         shapes.push(shape.unwrap_or_default());
         mems.push(mem);
@@ -210,7 +210,7 @@ fn check(text: &str) -> Result<Outcome, String> {
     if im <= 0 || inn <= 0 || ik <= 0 || m % im != 0 || n % inn != 0 || k % ik != 0 {
         return Err(format!("instruction shape {:?} does not divide M={m} N={n} K={k}", p.inst_shape));
     }
-    let uses_tmem = mems.contains(&Mem::Tmem);
+    let uses_tmem = mems.contains(&Memory::Tmem);
     match p.tmem_columns {
         Some(c) if !uses_tmem || !c.is_power_of_two() || !(32..=512).contains(&c) => {
             return Err(format!("tensor-memory columns {c} (tensor memory used: {uses_tmem})"));
@@ -233,7 +233,7 @@ fn check(text: &str) -> Result<Outcome, String> {
         for (access, mem, role) in [(&issue.a, mems[0], "A"), (&issue.b, mems[1], "B"), (&issue.c, mems[2], "C")] {
             let ok = matches!(
                 (access, mem),
-                (Access::Regs(_), Mem::Reg) | (Access::Smem(_), Mem::Shared) | (Access::Tmem { .. }, Mem::Tmem)
+                (Access::Regs(_), Memory::Reg) | (Access::Smem(_), Memory::Shared) | (Access::Tmem { .. }, Memory::Tmem)
             );
             if !ok {
                 return Err(format!("operand {role} in {} is reached as {access:?}", mem.name()));

@@ -82,7 +82,7 @@ pub(crate) fn matrix_step(
     let shape2 = [rows, cols];
     for frag_trans in [false, true] {
         let atom = fragment(frag_trans);
-        let op = mma::Operand { layout: reg, shape: &shape2, mem: mma::Mem::Reg };
+        let op = mma::Operand { layout: reg, shape: &shape2, mem: crate::hw::Memory::Reg };
         let Ok(tiles) = match_registers(mma::Role::A, &op, &atom, [8, 8], "ldmatrix") else { continue };
         // One orientation for every tile.
         let grid = tiles.grid;

@@ -69,50 +69,7 @@ use crate::layout::Layout;
 use crate::swizzle::Swizzle;
 use std::fmt;
 
-pub use crate::mma::Chip;
-pub use crate::tma::ElemType;
-
-/// Where one side of a copy lives.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Mem {
-    /// Global memory: a layout on `m`, element offsets from the tensor's base.
-    Global,
-    /// Shared memory: a layout on `m` from the tensor's base, possibly swizzled.
-    Shared,
-    /// Registers: thread axes and the register axis `m` (or `reg`).
-    Reg,
-    /// Tensor memory (sm_100a): `TLane` and `TCol`.
-    Tmem,
-}
-
-impl Mem {
-    /// Parses `global`, `shared` (`smem`), `reg` (`regs`, `registers`), `tmem`.
-    pub fn from_name(name: &str) -> Option<Mem> {
-        match name {
-            "global" | "gmem" => Some(Mem::Global),
-            "shared" | "smem" => Some(Mem::Shared),
-            "reg" | "regs" | "registers" => Some(Mem::Reg),
-            "tmem" => Some(Mem::Tmem),
-            _ => None,
-        }
-    }
-
-    /// `global`, `shared`, `reg` or `tmem`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Mem::Global => "global",
-            Mem::Shared => "shared",
-            Mem::Reg => "reg",
-            Mem::Tmem => "tmem",
-        }
-    }
-}
-
-impl fmt::Display for Mem {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
+pub use crate::hw::{Chip, ElemType, Memory};
 
 /// One side of the copy: a tensor's layout, shape and memory.
 #[derive(Clone, Copy, Debug)]
@@ -122,7 +79,7 @@ pub struct Side<'a> {
     /// The tensor's shape.
     pub shape: &'a [i64],
     /// Where it lives.
-    pub mem: Mem,
+    pub mem: Memory,
 }
 
 /// A thread subset of the scope: units `[begin, end)` on a thread axis (`warpid` 0..4), as `#axe.threads`.

@@ -22,7 +22,7 @@
 //! the caller's run-time precondition.
 
 use super::table::err;
-use super::{CopyError, CopyKind, CopyPlan, CopyRequest, CopyRule, Mem, PerThread};
+use super::{CopyError, CopyKind, CopyPlan, CopyRequest, CopyRule, Memory, PerThread};
 use crate::layout::Layout;
 
 /// One side of a copy.
@@ -95,7 +95,7 @@ pub fn plan_moving(req: &CopyRequest<'_>, moves: &[CopyMove<'_>]) -> Result<Copy
             ),
         };
         let side = mv.side.name();
-        if !matches!(mem, Mem::Global | Mem::Shared) {
+        if !matches!(mem, Memory::Global | Memory::Shared) {
             return Err(err(
                 CopyRule::DynamicOffset,
                 format!(
@@ -242,7 +242,7 @@ pub fn plan_runtime(
                 ),
             ));
         };
-        if side.mem != Mem::Global {
+        if side.mem != Memory::Global {
             return Err(err(
                 CopyRule::DynamicOffset,
                 format!("only global tensors have run-time extents, the {} is in {}", r.side.name(), side.mem),

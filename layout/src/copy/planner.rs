@@ -8,7 +8,7 @@ use super::staging::staged;
 use super::table::{check_injective, err, evaluate_both, subset_cond, Table, MAX_CTA_THREADS};
 use super::tmem::tmem_step;
 use super::vector::{cp_async_step, reg_mem_step, Entry, Pair, Threads};
-use super::{Chip, CopyError, CopyKind, CopyPlan, CopyRequest, CopyRule, CopyStep, Mem, Space, Staging, ThreadCond};
+use super::{Chip, CopyError, CopyKind, CopyPlan, CopyRequest, CopyRule, CopyStep, Memory, Space, Staging, ThreadCond};
 use crate::axis::{AxisKind, ExecScope};
 use crate::layout::Layout;
 
@@ -64,7 +64,7 @@ impl Routed {
 /// crate::threads), for the sides in registers.
 fn register_layouts(req: &CopyRequest<'_>) -> Result<(Option<Layout>, Option<Layout>), CopyError> {
     let register_axis = |side: &super::Side<'_>, what: &str| match side.mem {
-        Mem::Reg => crate::threads::register_axis(side.layout)
+        Memory::Reg => crate::threads::register_axis(side.layout)
             .map(Some)
             .map_err(|e| err(CopyRule::Input, format!("{what}: {}", e.message))),
         _ => Ok(None),
@@ -106,14 +106,14 @@ fn route(
         (Table::Mem { pre, post, swizzle }, Table::Reg { holders }) => {
             let entries = reg_entries(holders, pre, post, true);
             let step = match (req.src.mem, matrix_step(req.dst.layout, req.dst.shape, src, true, esize, ctx)) {
-                (Mem::Shared, Some(s)) => s,
+                (Memory::Shared, Some(s)) => s,
                 _ => reg_mem_step(&entries, esize, space(req.src.mem), true, *swizzle, ctx)?,
             };
             let align = Some(align_of(&step));
             Routed::one(step, align, None)
         }
         (Table::Reg { holders }, Table::Mem { pre, post, swizzle }) => {
-            let stmatrix = req.dst.mem == Mem::Shared && req.chip != Chip::Sm80;
+            let stmatrix = req.dst.mem == Memory::Shared && req.chip != Chip::Sm80;
             let matrix =
                 if stmatrix { matrix_step(req.src.layout, req.src.shape, dst, false, esize, ctx) } else { None };
             let step = match matrix {
@@ -193,8 +193,8 @@ fn register_copy(
     Ok(Routed { steps: vec![store, load], staging: Some(st), src_align: None, dst_align: None })
 }
 
-fn space(mem: Mem) -> Space {
-    if mem == Mem::Global {
+fn space(mem: Memory) -> Space {
+    if mem == Memory::Global {
         Space::Global
     } else {
         Space::Shared
@@ -222,7 +222,7 @@ fn route_error(req: &CopyRequest<'_>) -> CopyError {
 
 /// The memories, chip, dtype and scope an instruction family needs, before any evaluation.
 fn check_route(req: &CopyRequest<'_>, esize: i64) -> Result<(), CopyError> {
-    use Mem::*;
+    use Memory::*;
     match (req.src.mem, req.dst.mem) {
         (Global | Shared, Reg) | (Reg, Global | Shared) | (Global, Shared) | (Reg, Reg) => Ok(()),
         (Tmem, Reg) | (Reg, Tmem) => {
@@ -288,7 +288,7 @@ fn check_threads(
 fn layout_digits(req: &CopyRequest<'_>) -> Vec<Vec<Digit>> {
     let mut out = Vec::new();
     for side in [&req.src, &req.dst] {
-        if side.mem != Mem::Reg {
+        if side.mem != Memory::Reg {
             continue;
         }
         let tile = side.layout.tile();

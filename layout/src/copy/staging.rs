@@ -15,7 +15,7 @@
 
 use super::table::{evaluate, Table};
 use super::vector::{reg_mem_step, widest_reg_mem, Entry, Threads};
-use super::{Completion, CopyError, CopyStep, Mem, Side, Space, Staging};
+use super::{Completion, CopyError, CopyStep, Memory, Side, Space, Staging};
 use crate::axis::{Axis, ExecScope};
 use crate::iter::Iter;
 use crate::layout::{ComposeLayout, Layout};
@@ -140,7 +140,7 @@ pub(crate) fn staged(
             };
             for layout in layouts {
                 idx += 1;
-                let side = Side { layout: &layout, shape, mem: Mem::Shared };
+                let side = Side { layout: &layout, shape, mem: Memory::Shared };
                 let Ok(table) = evaluate(&side, scope, "staging") else {
                     units.extend((units.len()..=bi).map(|_| BTreeSet::new()));
                     continue;

@@ -2,7 +2,7 @@
 //! after the swizzle, the threads and registers holding it, its tensor-memory cell), with the scope's thread
 //! numbering applied (see the parent module, "Threads").
 
-use super::{CopyError, CopyRequest, CopyRule, Mem, Side, ThreadCond, ThreadSubset};
+use super::{CopyError, CopyRequest, CopyRule, Memory, Side, ThreadCond, ThreadSubset};
 use crate::axis::{Axis, AxisKind, ExecScope};
 use crate::eval::Evaluator;
 use crate::swizzle::Swizzle;
@@ -90,9 +90,9 @@ pub(crate) fn evaluate(side: &Side<'_>, scope: ExecScope, what: &str) -> Result<
         return Err(err(CopyRule::Limit, format!("{what} has {n} elements, more than the {MAX_ELEMENTS} planned")));
     }
     match side.mem {
-        Mem::Global | Mem::Shared => memory_table(side, n, what),
-        Mem::Reg => register_table(side, n, scope, what),
-        Mem::Tmem => tmem_table(side, n, what),
+        Memory::Global | Memory::Shared => memory_table(side, n, what),
+        Memory::Reg => register_table(side, n, scope, what),
+        Memory::Tmem => tmem_table(side, n, what),
     }
 }
 

@@ -175,3 +175,47 @@ impl fmt::Display for ElemType {
         f.write_str(self.name())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::ElemType;
+
+    #[test]
+    fn names_in_each_language() {
+        // MLIR builtin types (BuiltinTypes.td: f8E4M3FN, f8E5M2, tf32, signless integers) and PTX ISA 5.2.2's
+        // fundamental types (.s8/.u8, .e4m3, .tf32), written out by hand for the tensor-core and copy types.
+        let table = [
+            (ElemType::F16, "f16", "f16", 2),
+            (ElemType::BF16, "bf16", "bf16", 2),
+            (ElemType::TF32, "tf32", "tf32", 4),
+            (ElemType::F8E4M3, "f8E4M3FN", "e4m3", 1),
+            (ElemType::F8E5M2, "f8E5M2", "e5m2", 1),
+            (ElemType::I8, "i8", "s8", 1),
+            (ElemType::U32, "i32", "u32", 4),
+            (ElemType::F64, "f64", "f64", 8),
+        ];
+        for (t, mlir, ptx, bytes) in table {
+            assert_eq!((t.mlir(), t.ptx(), t.bytes(), t.bits()), (mlir, ptx, bytes, 8 * bytes as u32), "{t}");
+        }
+    }
+
+    #[test]
+    fn mlir_spellings_read_back() {
+        for t in ElemType::ALL {
+            let read = ElemType::from_mlir(t.mlir()).expect("every MLIR spelling reads");
+            assert_eq!(read.mlir(), t.mlir(), "{t}");
+        }
+        // Signless integers read as signed; non-MLIR spellings do not read.
+        assert_eq!(ElemType::from_mlir("i16"), Some(ElemType::I16));
+        assert_eq!((ElemType::from_mlir("e4m3"), ElemType::from_mlir("vector<2xf16>")), (None, None));
+    }
+
+    #[test]
+    fn tensor_core_operands() {
+        let mma: Vec<ElemType> = ElemType::ALL.into_iter().filter(|t| t.is_mma_operand()).collect();
+        assert_eq!(
+            mma,
+            [ElemType::F8E4M3, ElemType::F8E5M2, ElemType::F16, ElemType::BF16, ElemType::F32, ElemType::TF32]
+        );
+    }
+}

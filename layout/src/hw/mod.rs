@@ -7,6 +7,8 @@ mod elem;
 
 pub use elem::ElemType;
 
+use std::fmt;
+
 /// The GPU the code is for; it decides which instruction families exist.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Chip {
@@ -40,5 +42,51 @@ impl Chip {
             Chip::Sm90a => "sm_90a",
             Chip::Sm100a => "sm_100a",
         }
+    }
+}
+
+/// The memory a tensor lives in: the `axe.tensor` type's memory scope, one side of a copy, a GEMM operand.
+/// Declared in the order the copy tables sort sides.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Memory {
+    /// Device global memory: a layout on `m`, element offsets from the tensor's base.
+    Global,
+    /// Shared memory: a layout on `m` from the tensor's base, possibly swizzled.
+    Shared,
+    /// Registers: thread axes and the register axis `m` (or `reg`).
+    Reg,
+    /// Tensor memory (sm_100a): `TLane` and `TCol`.
+    Tmem,
+}
+
+impl Memory {
+    /// Every memory, in the order the dialect lists them.
+    pub const ALL: [Memory; 4] = [Memory::Global, Memory::Shared, Memory::Tmem, Memory::Reg];
+
+    /// Parses `global`, `shared` (`smem`), `reg` (`regs`, `registers`), `tmem`.
+    pub fn from_name(name: &str) -> Option<Memory> {
+        match name {
+            "global" | "gmem" => Some(Memory::Global),
+            "shared" | "smem" => Some(Memory::Shared),
+            "reg" | "regs" | "registers" => Some(Memory::Reg),
+            "tmem" => Some(Memory::Tmem),
+            _ => None,
+        }
+    }
+
+    /// `global`, `shared`, `reg` or `tmem`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Memory::Global => "global",
+            Memory::Shared => "shared",
+            Memory::Reg => "reg",
+            Memory::Tmem => "tmem",
+        }
+    }
+}
+
+impl fmt::Display for Memory {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
     }
 }

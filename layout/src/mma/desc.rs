@@ -2,7 +2,7 @@
 //! descriptor (9.7.16.4.1) and the tcgen05 instruction descriptor for `.kind::f16`, `.kind::tf32` and
 //! `.kind::f8f6f4` (9.7.16.4.2, Table 42).
 
-use super::{DType, Family, Major, MmaError, MmaRule, SmemDesc};
+use super::{ElemType, Family, Major, MmaError, MmaRule, SmemDesc};
 use crate::swizzle::SwizzleMode;
 
 /// `matrix-descriptor-encode(x) = (x & 0x3FFFF) >> 4`, the 14-bit field of a byte address or offset.
@@ -56,10 +56,10 @@ pub fn smem_desc(
 }
 
 /// The tcgen05 `.kind` for an input type: `f16` for f16/bf16, `tf32` for tf32, `f8f6f4` for fp8.
-pub fn tcgen05_kind(dtype: DType) -> &'static str {
+pub fn tcgen05_kind(dtype: ElemType) -> &'static str {
     match dtype {
-        DType::E4M3 | DType::E5M2 => "f8f6f4",
-        DType::TF32 => "tf32",
+        ElemType::F8E4M3 | ElemType::F8E5M2 => "f8f6f4",
+        ElemType::TF32 => "tf32",
         _ => "f16",
     }
 }
@@ -67,11 +67,11 @@ pub fn tcgen05_kind(dtype: DType) -> &'static str {
 /// The 32-bit tcgen05 instruction descriptor (Table 42): dense, no saturate, no negation; D type at bits 4-5
 /// (f16 0, f32 1), A and B types at 7-9 and 10-12 (kind::f16: f16 0, bf16 1; kind::tf32: tf32 2;
 /// kind::f8f6f4: e4m3 0, e5m2 1), transpose A/B (MN-major) at 15/16, `N >> 3` at 17-22 and `M >> 4` at 24-28.
-pub fn tcgen05_idesc(dtype: DType, acc: DType, m: i64, n: i64, a_major: Major, b_major: Major) -> u32 {
-    let d = u32::from(acc == DType::F32);
+pub fn tcgen05_idesc(dtype: ElemType, acc: ElemType, m: i64, n: i64, a_major: Major, b_major: Major) -> u32 {
+    let d = u32::from(acc == ElemType::F32);
     let ab = match dtype {
-        DType::BF16 | DType::E5M2 => 1,
-        DType::TF32 => 2,
+        ElemType::BF16 | ElemType::F8E5M2 => 1,
+        ElemType::TF32 => 2,
         _ => 0,
     };
     let t = |major: Major| u32::from(major == Major::MN);

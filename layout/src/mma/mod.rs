@@ -75,109 +75,10 @@ pub mod tmem;
 
 pub use planner::{plan, plan_moving, plan_with};
 
-pub use crate::hw::Chip;
+pub use crate::hw::{Chip, ElemType, Memory};
 use crate::layout::Layout;
 use crate::swizzle::SwizzleMode;
 use std::fmt;
-
-/// Element types of GEMM operands.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum DType {
-    /// IEEE half precision (`.f16`).
-    F16,
-    /// bfloat16 (`.bf16`).
-    BF16,
-    /// IEEE single precision (`.f32`), accumulators only.
-    F32,
-    /// FP8 E4M3 (`.e4m3`).
-    E4M3,
-    /// FP8 E5M2 (`.e5m2`).
-    E5M2,
-    /// TensorFloat-32 (`.tf32`): 32 bits in memory and registers, an f32 whose low 13 mantissa bits the tensor
-    /// cores ignore; multiplicands only, into f32 (mma.sync m16n8k8, wgmma k8, tcgen05 `.kind::tf32` K=8).
-    TF32,
-}
-
-impl DType {
-    /// Every type, for listings.
-    pub const ALL: [DType; 6] = [DType::F16, DType::BF16, DType::F32, DType::E4M3, DType::E5M2, DType::TF32];
-
-    /// The PTX type suffix without the dot (`f16`, `bf16`, `f32`, `e4m3`, `e5m2`, `tf32`).
-    pub fn name(self) -> &'static str {
-        match self {
-            DType::F16 => "f16",
-            DType::BF16 => "bf16",
-            DType::F32 => "f32",
-            DType::E4M3 => "e4m3",
-            DType::E5M2 => "e5m2",
-            DType::TF32 => "tf32",
-        }
-    }
-
-    /// Parses a PTX suffix; `f8e4m3`, `f8e5m2` and MLIR's `f8E4M3FN`, `f8E5M2` are accepted too.
-    pub fn from_name(name: &str) -> Option<DType> {
-        let lower = name.to_ascii_lowercase();
-        let canonical = match lower.as_str() {
-            "f8e4m3" | "f8e4m3fn" => "e4m3",
-            "f8e5m2" => "e5m2",
-            other => other,
-        };
-        DType::ALL.into_iter().find(|t| t.name() == canonical)
-    }
-
-    /// Size in bits.
-    pub fn bits(self) -> u32 {
-        match self {
-            DType::E4M3 | DType::E5M2 => 8,
-            DType::F16 | DType::BF16 => 16,
-            DType::F32 | DType::TF32 => 32,
-        }
-    }
-
-    /// Size in bytes.
-    pub fn bytes(self) -> i64 {
-        i64::from(self.bits() / 8)
-    }
-}
-
-impl fmt::Display for DType {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-/// Where an operand lives.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Mem {
-    /// Registers: the layout maps onto thread axes (`laneid`, warp axes) and the register axis `m`.
-    Reg,
-    /// Shared memory: a layout on `m` (element offsets from the tensor's base), possibly swizzled.
-    Shared,
-    /// Tensor memory (sm_100a): a layout on `TLane` and `TCol` (TCol in element-sized slots, `32 / bits` to a
-    /// 32-bit column; see the module documentation).
-    Tmem,
-}
-
-impl Mem {
-    /// Parses `reg`, `shared`, `tmem`.
-    pub fn from_name(name: &str) -> Option<Mem> {
-        match name {
-            "reg" | "regs" | "registers" => Some(Mem::Reg),
-            "shared" | "smem" => Some(Mem::Shared),
-            "tmem" => Some(Mem::Tmem),
-            _ => None,
-        }
-    }
-
-    /// `reg`, `shared` or `tmem`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Mem::Reg => "reg",
-            Mem::Shared => "shared",
-            Mem::Tmem => "tmem",
-        }
-    }
-}
 
 /// A tensor-core instruction family.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -249,7 +150,7 @@ pub struct Operand<'a> {
     /// `[rows, cols]`: `[M,K]` for A, `[K,N]` for B, `[M,N]` for C.
     pub shape: &'a [i64],
     /// Where it lives.
-    pub mem: Mem,
+    pub mem: Memory,
 }
 
 /// `axe.gemm(a, b, c)`: `C += A * B`.
@@ -258,9 +159,9 @@ pub struct GemmRequest<'a> {
     /// The target.
     pub chip: Chip,
     /// The element type of A and B.
-    pub dtype: DType,
+    pub dtype: ElemType,
     /// The element type of C (the accumulator).
-    pub acc_dtype: DType,
+    pub acc_dtype: ElemType,
     /// The `[M,K]` multiplicand.
     pub a: Operand<'a>,
     /// The `[K,N]` multiplicand.

@@ -9,8 +9,8 @@ use super::registers::{match_registers, RegTiles};
 use super::shared::{descriptor, match_shared, SmemMatch};
 use super::tmem::{alloc_columns, match_tmem, slots_per_column, TmemTiles};
 use super::{
-    Access, DType, Family, GemmRequest, Major, Mem, MmaError, MmaIssue, MmaPlan, MmaRule, Operand, OperandMove, Role,
-    SmemDesc, StartTerm, TmemAllocations,
+    Access, ElemType, Family, GemmRequest, Major, Memory, MmaError, MmaIssue, MmaPlan, MmaRule, Operand, OperandMove,
+    Role, SmemDesc, StartTerm, TmemAllocations,
 };
 use crate::swizzle::SwizzleMode;
 use crate::tile_layout::TileLayout;
@@ -86,9 +86,9 @@ fn check_input(req: &GemmRequest<'_>) -> Result<[i64; 3], MmaError> {
 /// The family the memories select, refused when the chip lacks it (never a guess: see [`Family`]).
 fn select_family(req: &GemmRequest<'_>) -> Result<Family, MmaError> {
     let family = match (req.a.mem, req.b.mem, req.c.mem) {
-        (Mem::Shared | Mem::Tmem, Mem::Shared, Mem::Tmem) => Family::Tcgen05,
-        (Mem::Reg, Mem::Reg, Mem::Reg) => Family::MmaSync,
-        (Mem::Reg | Mem::Shared, Mem::Shared, Mem::Reg) => Family::Wgmma,
+        (Memory::Shared | Memory::Tmem, Memory::Shared, Memory::Tmem) => Family::Tcgen05,
+        (Memory::Reg, Memory::Reg, Memory::Reg) => Family::MmaSync,
+        (Memory::Reg | Memory::Shared, Memory::Shared, Memory::Reg) => Family::Wgmma,
         (a, b, c) => {
             return Err(err(
                 MmaRule::Family,
@@ -122,10 +122,10 @@ fn select_family(req: &GemmRequest<'_>) -> Result<Family, MmaError> {
 
 /// The PTX tables: mma.sync f16 -> f16|f32, bf16 -> f32, tf32 -> f32 (9.7.14.5.14); wgmma and tcgen05 add
 /// e4m3/e5m2 -> f16|f32 (9.7.15.5, 9.7.16.10.1).
-fn check_dtypes(family: Family, dtype: DType, acc: DType) -> Result<(), MmaError> {
+fn check_dtypes(family: Family, dtype: ElemType, acc: ElemType) -> Result<(), MmaError> {
     let ok = match (dtype, acc) {
-        (DType::F16, DType::F16 | DType::F32) | (DType::BF16 | DType::TF32, DType::F32) => true,
-        (DType::E4M3 | DType::E5M2, DType::F16 | DType::F32) => family != Family::MmaSync,
+        (ElemType::F16, ElemType::F16 | ElemType::F32) | (ElemType::BF16 | ElemType::TF32, ElemType::F32) => true,
+        (ElemType::F8E4M3 | ElemType::F8E5M2, ElemType::F16 | ElemType::F32) => family != Family::MmaSync,
         _ => false,
     };
     if ok {
@@ -135,6 +135,7 @@ fn check_dtypes(family: Family, dtype: DType, acc: DType) -> Result<(), MmaError
         Family::MmaSync => "f16 -> f16|f32, bf16 -> f32, tf32 -> f32",
         _ => "f16 -> f16|f32, bf16 -> f32, tf32 -> f32, e4m3|e5m2 -> f16|f32",
     };
+    let (dtype, acc) = (dtype.ptx(), acc.ptx());
     Err(err(
         MmaRule::Dtype,
         format!("{} has no {dtype} x {dtype} -> {acc} instruction (PTX table: {table})", family.name()),
@@ -143,10 +144,10 @@ fn check_dtypes(family: Family, dtype: DType, acc: DType) -> Result<(), MmaError
 
 /// Instruction shapes `[m, n, k]`, largest first: K is 32 bytes of the multiplicand type (16 for 16-bit, 32 for
 /// fp8, 8 for tf32); mma.sync also has k8 for 16-bit types, and only k8 for tf32.
-fn candidates(family: Family, dtype: DType) -> Vec<[i64; 3]> {
+fn candidates(family: Family, dtype: ElemType) -> Vec<[i64; 3]> {
     let k = 256 / i64::from(dtype.bits());
     match family {
-        Family::MmaSync if dtype == DType::TF32 => vec![[16, 8, 8]],
+        Family::MmaSync if dtype == ElemType::TF32 => vec![[16, 8, 8]],
         Family::MmaSync => vec![[16, 8, 16], [16, 8, 8]],
         Family::Wgmma => (1..=32).rev().map(|i| [64, 8 * i, k]).collect(),
         Family::Tcgen05 => {
@@ -171,11 +172,13 @@ fn distinct_shapes(candidates: &[[i64; 3]]) -> Vec<String> {
 }
 
 /// The PTX opcode of one instruction shape.
-fn opcode(family: Family, dtype: DType, acc: DType, [m, n, k]: [i64; 3]) -> String {
+fn opcode(family: Family, dtype: ElemType, acc: ElemType, [m, n, k]: [i64; 3]) -> String {
+    let kind = tcgen05_kind(dtype);
+    let (dtype, acc) = (dtype.ptx(), acc.ptx());
     match family {
         Family::MmaSync => format!("mma.sync.aligned.m{m}n{n}k{k}.row.col.{acc}.{dtype}.{dtype}.{acc}"),
         Family::Wgmma => format!("wgmma.mma_async.sync.aligned.m{m}n{n}k{k}.{acc}.{dtype}.{dtype}"),
-        Family::Tcgen05 => format!("tcgen05.mma.cta_group::1.kind::{}", tcgen05_kind(dtype)),
+        Family::Tcgen05 => format!("tcgen05.mma.cta_group::1.kind::{kind}"),
     }
 }
 
@@ -195,10 +198,15 @@ fn inst_name(family: Family, [m, n, k]: [i64; 3]) -> String {
 }
 
 /// The register atom of `role` for a family and shape.
-fn reg_atom(family: Family, role: Role, dtype: DType, [m, n, k]: [i64; 3]) -> Result<(TileLayout, [i64; 2]), MmaError> {
+fn reg_atom(
+    family: Family,
+    role: Role,
+    dtype: ElemType,
+    [m, n, k]: [i64; 3],
+) -> Result<(TileLayout, [i64; 2]), MmaError> {
     let atom = match (family, role) {
-        (Family::MmaSync, Role::A) if dtype == DType::TF32 => mma_sync_a_tf32().map(|a| (a, [m, k])),
-        (Family::MmaSync, Role::B) if dtype == DType::TF32 => mma_sync_b_tf32().map(|a| (a, [k, n])),
+        (Family::MmaSync, Role::A) if dtype == ElemType::TF32 => mma_sync_a_tf32().map(|a| (a, [m, k])),
+        (Family::MmaSync, Role::B) if dtype == ElemType::TF32 => mma_sync_b_tf32().map(|a| (a, [k, n])),
         (Family::MmaSync, Role::A) => mma_sync_a(k).map(|a| (a, [m, k])),
         (Family::MmaSync, Role::B) => mma_sync_b(k).map(|a| (a, [k, n])),
         (Family::MmaSync, Role::C) => mma_sync_c().map(|a| (a, [m, n])),
@@ -218,16 +226,24 @@ fn match_operand(
     family: Family,
     role: Role,
     op: &Operand<'_>,
-    dtype: DType,
-    acc: DType,
+    dtype: ElemType,
+    acc: ElemType,
     shape: [i64; 3],
 ) -> Result<Matched, MmaError> {
     match op.mem {
-        Mem::Reg => {
+        // `select_family` refuses global operands first; this arm keeps the match total.
+        Memory::Global => Err(err(
+            MmaRule::Family,
+            format!(
+                "operand {} is in global memory; tensor cores read registers, shared or tensor memory",
+                role.name()
+            ),
+        )),
+        Memory::Reg => {
             let (atom, atom_shape) = reg_atom(family, role, dtype, shape)?;
             match_registers(role, op, &atom, atom_shape, &inst_name(family, shape)).map(Matched::Regs)
         }
-        Mem::Shared => {
+        Memory::Shared => {
             let m = match_shared(role, op, dtype.bits())?;
             if family == Family::Wgmma && dtype.bits() != 16 && m.major == Major::MN {
                 return Err(err(
@@ -240,7 +256,7 @@ fn match_operand(
                     ),
                 ));
             }
-            if family == Family::Tcgen05 && dtype == DType::TF32 && m.major == Major::MN {
+            if family == Family::Tcgen05 && dtype == ElemType::TF32 && m.major == Major::MN {
                 return Err(err(
                     MmaRule::SmemAtom,
                     format!(
@@ -252,7 +268,7 @@ fn match_operand(
             }
             Ok(Matched::Smem(m))
         }
-        Mem::Tmem => {
+        Memory::Tmem => {
             // TCol counts element slots: C unpacked (one element per 32-bit column), A packed (PTX ISA 9.7.16.10.4).
             let ([m, n, k], acc_bits) = (shape, acc.bits());
             let (atom, ext, slot_bits, width) = match role {

@@ -33,7 +33,7 @@
 mod notation;
 
 use axe_layout::copy::{
-    Completion, CopyIssue, CopyKind, CopyPlan, CopyRequest, CopyStep, Mem, Operand, PerThread, ThreadSet, TmemShape,
+    Completion, CopyIssue, CopyKind, CopyPlan, CopyRequest, CopyStep, Memory, Operand, PerThread, ThreadSet, TmemShape,
 };
 use axe_layout::{Axis, Layout, Swizzle};
 use std::collections::{HashMap, HashSet};
@@ -65,17 +65,17 @@ struct Machine {
 }
 
 /// Where one element lives on one side: memory addresses, `(thread, register)` holders, or `(lane, col)` cells.
-fn places(layout: &Layout, mem: Mem, k: i64) -> Vec<(i64, i64)> {
+fn places(layout: &Layout, mem: Memory, k: i64) -> Vec<(i64, i64)> {
     let mut out = Vec::new();
     // Where the layout puts element k, by the notation's definition (not the crate's evaluator).
     for p in notation::points(layout, k) {
         match mem {
-            Mem::Global | Mem::Shared => out.push((0, p.get(&Axis::M).copied().unwrap_or(0))),
-            Mem::Tmem => {
+            Memory::Global | Memory::Shared => out.push((0, p.get(&Axis::M).copied().unwrap_or(0))),
+            Memory::Tmem => {
                 let get = |n: &str| p.get(&Axis::named(n).unwrap()).copied().unwrap_or(0);
                 out.push((get("TLane"), get("TCol")));
             }
-            Mem::Reg => {
+            Memory::Reg => {
                 let (mut t, mut r) = (0, 0);
                 for (a, v) in &p {
                     match a.name() {
@@ -528,9 +528,9 @@ pub fn run(req: &CopyRequest<'_>, plan: &CopyPlan) -> Result<(), String> {
     for k in 0..n {
         for (a, b) in places(req.src.layout, req.src.mem, k) {
             match req.src.mem {
-                Mem::Global | Mem::Shared => m.mem.insert((Tensor::Src, b), 1000 + k),
-                Mem::Reg => m.regs.insert((Tensor::Src, a, b), 1000 + k),
-                Mem::Tmem => m.tmem.insert((a, b), 1000 + k),
+                Memory::Global | Memory::Shared => m.mem.insert((Tensor::Src, b), 1000 + k),
+                Memory::Reg => m.regs.insert((Tensor::Src, a, b), 1000 + k),
+                Memory::Tmem => m.tmem.insert((a, b), 1000 + k),
             };
         }
     }
@@ -540,9 +540,9 @@ pub fn run(req: &CopyRequest<'_>, plan: &CopyPlan) -> Result<(), String> {
         places(req.src.layout, req.src.mem, k)
             .into_iter()
             .filter_map(|(a, b)| match req.src.mem {
-                Mem::Global | Mem::Shared => m.mem.get(&(Tensor::Src, b)).copied(),
-                Mem::Reg => m.regs.get(&(Tensor::Src, a, b)).copied(),
-                Mem::Tmem => m.tmem.get(&(a, b)).copied(),
+                Memory::Global | Memory::Shared => m.mem.get(&(Tensor::Src, b)).copied(),
+                Memory::Reg => m.regs.get(&(Tensor::Src, a, b)).copied(),
+                Memory::Tmem => m.tmem.get(&(a, b)).copied(),
             })
             .collect()
     };
@@ -590,9 +590,9 @@ pub fn run(req: &CopyRequest<'_>, plan: &CopyPlan) -> Result<(), String> {
         for (a, b) in places(req.dst.layout, req.dst.mem, k) {
             expected.insert((a, b));
             let got = match req.dst.mem {
-                Mem::Global | Mem::Shared => ex.m.mem.get(&(Tensor::Dst, b)).copied(),
-                Mem::Reg => ex.m.regs.get(&(Tensor::Dst, a, b)).copied(),
-                Mem::Tmem => {
+                Memory::Global | Memory::Shared => ex.m.mem.get(&(Tensor::Dst, b)).copied(),
+                Memory::Reg => ex.m.regs.get(&(Tensor::Dst, a, b)).copied(),
+                Memory::Tmem => {
                     if ex.m.written.contains(&(a, b)) {
                         ex.m.tmem.get(&(a, b)).copied()
                     } else {
@@ -707,9 +707,9 @@ pub fn run_moving(
             for k in 0..n {
                 for (a, b) in places(req.src.layout, req.src.mem, k) {
                     match req.src.mem {
-                        Mem::Global | Mem::Shared => m.mem.insert((Tensor::Src, b), 1000 + k),
-                        Mem::Reg => m.regs.insert((Tensor::Src, a, b), 1000 + k),
-                        Mem::Tmem => m.tmem.insert((a, b), 1000 + k),
+                        Memory::Global | Memory::Shared => m.mem.insert((Tensor::Src, b), 1000 + k),
+                        Memory::Reg => m.regs.insert((Tensor::Src, a, b), 1000 + k),
+                        Memory::Tmem => m.tmem.insert((a, b), 1000 + k),
                     };
                 }
             }
@@ -733,9 +733,9 @@ pub fn run_moving(
         for (a, b) in dst_places {
             expected.insert((a, b));
             let got = match req.dst.mem {
-                Mem::Global | Mem::Shared => ex.m.mem.get(&(Tensor::Dst, b)).copied(),
-                Mem::Reg => ex.m.regs.get(&(Tensor::Dst, a, b)).copied(),
-                Mem::Tmem => return Err("the model moves no tensor memory".into()),
+                Memory::Global | Memory::Shared => ex.m.mem.get(&(Tensor::Dst, b)).copied(),
+                Memory::Reg => ex.m.regs.get(&(Tensor::Dst, a, b)).copied(),
+                Memory::Tmem => return Err("the model moves no tensor memory".into()),
             };
             if got != Some(wanted[k as usize]) {
                 return Err(format!(

@@ -21,7 +21,7 @@
 #[path = "notation.rs"]
 mod notation;
 
-use axe_layout::mma::{plan, Access, Chip, DType, GemmRequest, Major, Mem, MmaIssue, MmaPlan, Operand};
+use axe_layout::mma::{plan, Access, Chip, ElemType, GemmRequest, Major, Memory, MmaIssue, MmaPlan, Operand};
 use axe_layout::notation::parse_layout;
 use axe_layout::tile_layout::unflatten;
 use axe_layout::{Axis, AxisKind, ExecScope, Layout};
@@ -98,11 +98,11 @@ pub fn tcol() -> Axis {
 pub struct Op {
     pub layout: Layout,
     pub shape: [i64; 2],
-    pub mem: Mem,
+    pub mem: Memory,
 }
 
 impl Op {
-    pub fn new(text: &str, shape: [i64; 2], mem: Mem) -> Op {
+    pub fn new(text: &str, shape: [i64; 2], mem: Memory) -> Op {
         Op { layout: parse_layout(text).unwrap_or_else(|e| panic!("{text}: {e}")), shape, mem }
     }
 }
@@ -114,9 +114,9 @@ pub fn store(mach: &mut Machine, op: &Op, tag: char, bytes: i64, vals: &[i64]) {
         // Where the layout puts the element, by the notation's definition (not the crate's evaluator).
         for p in notation::points(&op.layout, flat as i64) {
             let prev = match op.mem {
-                Mem::Reg => mach.regs.insert((tag, thread_id(&p), p.get(&Axis::M).copied().unwrap_or(0)), *v),
-                Mem::Shared => mach.smem.insert(base + p.get(&Axis::M).copied().unwrap_or(0) * bytes, *v),
-                Mem::Tmem => {
+                Memory::Reg => mach.regs.insert((tag, thread_id(&p), p.get(&Axis::M).copied().unwrap_or(0)), *v),
+                Memory::Shared => mach.smem.insert(base + p.get(&Axis::M).copied().unwrap_or(0) * bytes, *v),
+                Memory::Tmem => {
                     // TCol counts element slots, per_cell(bytes) to a 32-bit column, low bits first.
                     let (lane, slot, per) = (p[&tlane()], p[&tcol()], per_cell(bytes));
                     tmem_in_range(lane, slot / per);
@@ -124,6 +124,7 @@ pub fn store(mach: &mut Machine, op: &Op, tag: char, bytes: i64, vals: &[i64]) {
                     assert_eq!(cell.owner, tag, "A and C share tmem ({lane},{})", slot / per);
                     cell.bytes[((slot % per) * bytes) as usize].replace(*v)
                 }
+                Memory::Global => panic!("tensor cores have no global operand"),
             };
             assert!(prev.is_none(), "two elements share one location");
         }
@@ -139,15 +140,16 @@ pub fn load(mach: &Machine, op: &Op, tag: char, bytes: i64) -> Vec<i64> {
             let vals: Vec<i64> = notation::points(&op.layout, flat)
                 .iter()
                 .map(|p| match op.mem {
-                    Mem::Reg => mach.regs[&(tag, thread_id(p), p.get(&Axis::M).copied().unwrap_or(0))],
-                    Mem::Shared => mach.smem[&(base + p.get(&Axis::M).copied().unwrap_or(0) * bytes)],
-                    Mem::Tmem => {
+                    Memory::Reg => mach.regs[&(tag, thread_id(p), p.get(&Axis::M).copied().unwrap_or(0))],
+                    Memory::Shared => mach.smem[&(base + p.get(&Axis::M).copied().unwrap_or(0) * bytes)],
+                    Memory::Tmem => {
                         let (lane, slot, per) = (p[&tlane()], p[&tcol()], per_cell(bytes));
                         let warp = lane / 32;
                         assert!((0..4).contains(&warp), "tmem lane {lane} is in no warp of the warpgroup");
                         assert!((32 * warp..32 * warp + 32).contains(&lane));
                         tmem_read(mach, tag, lane, slot / per, (slot % per) * bytes)
                     }
+                    Memory::Global => panic!("tensor cores have no global operand"),
                 })
                 .collect();
             assert!(vals.windows(2).all(|w| w[0] == w[1]), "copies of element {flat} disagree: {vals:?}");
@@ -246,8 +248,8 @@ pub fn tf32_container(v: i64, noise: u64) -> i64 {
 
 /// The values as the memory holds them for `dtype`: `.tf32` containers (with noise from a hash of the index in
 /// their ignored bits) for tf32, the values themselves otherwise.
-pub fn encode(dtype: DType, vals: &[i64]) -> Vec<i64> {
-    if dtype != DType::TF32 {
+pub fn encode(dtype: ElemType, vals: &[i64]) -> Vec<i64> {
+    if dtype != ElemType::TF32 {
         return vals.to_vec();
     }
     vals.iter()
@@ -590,8 +592,8 @@ pub fn values(shape: [i64; 2], seed: i64) -> Vec<i64> {
 pub fn run(chip: &str, dtype: &str, acc: &str, a: &Op, b: &Op, c: &Op) -> MmaPlan {
     let req = GemmRequest {
         chip: Chip::from_name(chip).unwrap(),
-        dtype: DType::from_name(dtype).unwrap(),
-        acc_dtype: DType::from_name(acc).unwrap(),
+        dtype: ElemType::from_name(dtype).unwrap(),
+        acc_dtype: ElemType::from_name(acc).unwrap(),
         a: Operand { layout: &a.layout, shape: &a.shape, mem: a.mem },
         b: Operand { layout: &b.layout, shape: &b.shape, mem: b.mem },
         c: Operand { layout: &c.layout, shape: &c.shape, mem: c.mem },
@@ -614,23 +616,23 @@ pub fn check_plan(req: &GemmRequest, p: &MmaPlan) {
         // Table 42: D type F16 = 0, F32 = 1; A/B type (kind::f16) F16 = 0, BF16 = 1, (kind::tf32) TF32 = 2,
         // (kind::f8f6f4) E4M3 = 0, E5M2 = 1.
         let d = decode_idesc(idesc);
-        assert_eq!(d.d_f32, req.acc_dtype == DType::F32, "idesc D type");
+        assert_eq!(d.d_f32, req.acc_dtype == ElemType::F32, "idesc D type");
         let ab = match dtype {
-            DType::F16 | DType::E4M3 => 0,
-            DType::BF16 | DType::E5M2 => 1,
-            DType::TF32 => 2,
+            ElemType::F16 | ElemType::F8E4M3 => 0,
+            ElemType::BF16 | ElemType::F8E5M2 => 1,
+            ElemType::TF32 => 2,
             other => panic!("{} is no tcgen05 input type", other.name()),
         };
         assert_eq!(d.ab_type, ab, "idesc A/B type");
         let kind = match dtype {
-            DType::F16 | DType::BF16 => "f16",
-            DType::TF32 => "tf32",
+            ElemType::F16 | ElemType::BF16 => "f16",
+            ElemType::TF32 => "tf32",
             _ => "f8f6f4",
         };
         assert!(p.instruction.ends_with(&format!(".kind::{kind}")), "{} for {}", p.instruction, dtype.name());
     } else {
         // mma.sync and wgmma name the A and B types in the opcode.
-        let ab = format!(".{0}.{0}", dtype.name());
+        let ab = format!(".{0}.{0}", dtype.ptx());
         assert!(p.instruction.contains(&ab), "{} for {}", p.instruction, dtype.name());
     }
     let bytes = i64::from(dtype.bits() / 8);

@@ -4,7 +4,7 @@
 
 use crate::cli::{layout_arg, shape_opt, to_json, Args, CliError, Command};
 use axe_layout::copy::{
-    plan, Chip, Completion, CopyPlan, CopyRequest, CopyStep, ElemType, Mem, Operand, PerThread, Side, ThreadSet,
+    plan, Chip, Completion, CopyPlan, CopyRequest, CopyStep, ElemType, Memory, Operand, PerThread, Side, ThreadSet,
     ThreadSubset,
 };
 use axe_layout::{Axis, ExecScope};
@@ -78,7 +78,7 @@ fn run(args: &Args) -> Result<String, CliError> {
     for role in ["src", "dst"] {
         let layout = layout_arg(&format!("--{role}"), args.required(role)?)?;
         let shape = shape_opt(args, &format!("{role}-shape"))?;
-        let mem = parse(args, &format!("{role}-mem"), "memory (global, shared, reg, tmem)", Mem::from_name)?;
+        let mem = parse(args, &format!("{role}-mem"), "memory (global, shared, reg, tmem)", Memory::from_name)?;
         sides.push((layout, shape, mem));
     }
     let threads = args.value("threads").map(subset).transpose()?;

@@ -2,7 +2,7 @@
 //! `axe_layout::mma`.
 
 use crate::cli::{layout_arg, shape_opt, to_json, Args, CliError, Command};
-use axe_layout::mma::{plan, Access, Chip, DType, GemmRequest, Mem, MmaPlan, Operand};
+use axe_layout::mma::{plan, Access, Chip, ElemType, GemmRequest, Memory, MmaPlan, Operand};
 use serde_json::{json, Value};
 
 /// The `mma-plan` subcommand.
@@ -50,19 +50,29 @@ fn run(args: &Args) -> Result<String, CliError> {
 }
 
 /// The plan of a parsed `mma-plan` command line (shared with the explorer's `/api/mma`).
+/// An element type the tensor cores take (the planner's vocabulary is wider: it names every copyable number).
+fn mma_type(name: &str) -> Option<ElemType> {
+    ElemType::from_name(name).filter(|t| t.is_mma_operand())
+}
+
+/// A memory a GEMM operand can live in: registers, shared or tensor memory.
+fn operand_memory(name: &str) -> Option<Memory> {
+    Memory::from_name(name).filter(|m| *m != Memory::Global)
+}
+
 pub fn plan_of(args: &Args) -> Result<MmaPlan, CliError> {
     let chip = parse(args, "chip", "chip (sm_80, sm_90, sm_90a, sm_100a)", Chip::from_name)?;
-    let dtype = parse(args, "dtype", "element type (f16, bf16, tf32, e4m3, e5m2)", DType::from_name)?;
+    let dtype = parse(args, "dtype", "element type (f16, bf16, tf32, e4m3, e5m2)", mma_type)?;
     let acc_dtype = match args.value("acc-dtype") {
-        None => DType::F32,
-        Some(t) => DType::from_name(t)
+        None => ElemType::F32,
+        Some(t) => mma_type(t)
             .ok_or_else(|| CliError::Failed(format!("--acc-dtype: unknown element type '{t}' (f32 or f16)")))?,
     };
     let mut layouts = Vec::new();
     for role in ["a", "b", "c"] {
         let layout = layout_arg(&format!("--{role}"), args.required(role)?)?;
         let shape = shape_opt(args, &format!("{role}-shape"))?;
-        let mem = parse(args, &format!("{role}-mem"), "memory (reg, shared, tmem)", Mem::from_name)?;
+        let mem = parse(args, &format!("{role}-mem"), "memory (reg, shared, tmem)", operand_memory)?;
         layouts.push((layout, shape, mem));
     }
     let op = |i: usize| Operand { layout: &layouts[i].0, shape: &layouts[i].1, mem: layouts[i].2 };

@@ -108,11 +108,11 @@ impl<'c> Compiler<'c> {
             return Err(fail(None));
         }
         let planned = match target_of(&module) {
-            Some(text) => Some(Chip::parse(&text).map_err(|e| fail(Some(format!("axe.target: {e:#}"))))?),
+            Some(text) => Some(ptx::parse_chip(&text).map_err(|e| fail(Some(format!("axe.target: {e:#}"))))?),
             None => None,
         };
         let chip = chip.or(planned).unwrap_or(Chip::Sm90a);
-        if let Some(planned) = planned.filter(|p| !chip.runs(*p)) {
+        if let Some(planned) = planned.filter(|p| !ptx::runs(chip, *p)) {
             return Err(fail(Some(format!(
                 "the kernels are planned for {} (axe.target), whose instructions {} does not have",
                 planned.name(),

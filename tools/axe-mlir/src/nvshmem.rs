@@ -80,7 +80,7 @@ impl Source {
 fn file_name(chip: Chip) -> &'static str {
     match chip {
         Chip::Sm80 => "libnvshmem_device_sm_80.bc",
-        Chip::Sm90a => "libnvshmem_device_sm_90.bc",
+        Chip::Sm90 | Chip::Sm90a => "libnvshmem_device_sm_90.bc",
         Chip::Sm100a => "libnvshmem_device_sm_100.bc",
     }
 }

@@ -1,7 +1,7 @@
 //! LLVM IR to PTX through inkwell's NVPTX target machine, in memory.
 //!
 //! **Invariant:** the PTX ISA version is a function of the chip alone
-//! ([`Chip::features`]), so the same input and chip give byte-identical PTX; a module that links NVSHMEM's
+//! ([`isa`]), so the same input and chip give byte-identical PTX; a module that links NVSHMEM's
 //! device bitcode takes the higher of the chip's and the library's ISA ([`target_machine_with_ptx`]: its inline
 //! PTX needs `fence.acquire`, ISA 8.6), still a function of the chip and the library file.
 
@@ -17,58 +17,40 @@ use std::sync::Once;
 /// The NVPTX target triple.
 pub const TRIPLE: &str = "nvptx64-nvidia-cuda";
 
-/// A GPU architecture `axe-translate` emits PTX for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Chip {
-    /// Ampere (A100): mma.sync, cp.async, ldmatrix.
-    Sm80,
-    /// Hopper (H100) with arch-specific features: TMA, wgmma, clusters.
-    Sm90a,
-    /// Blackwell (B200) with arch-specific features: tcgen05, tensor memory.
-    Sm100a,
+pub use axe_layout::hw::Chip;
+
+/// The chips `axe-translate` emits PTX for, in `--help` order (plain `sm_90` has no wgmma or TMA multicast the
+/// kernels use, so it is not offered).
+pub const CHIPS: [Chip; 3] = [Chip::Sm80, Chip::Sm90a, Chip::Sm100a];
+
+/// Parses `sm_80`, `sm_90a` or `sm_100a` (one of [`CHIPS`]).
+pub fn parse_chip(name: &str) -> Result<Chip> {
+    CHIPS
+        .into_iter()
+        .find(|chip| chip.name() == name)
+        .ok_or_else(|| anyhow!("unsupported chip '{name}' (expected sm_80, sm_90a or sm_100a)"))
 }
 
-impl Chip {
-    /// Every supported chip, in `--help` order.
-    pub const ALL: [Chip; 3] = [Chip::Sm80, Chip::Sm90a, Chip::Sm100a];
+/// Whether PTX for `chip` can carry a kernel planned for `planned` (its `axe.target`): sm_80's instructions
+/// run on every later chip, but an `a` target's (wgmma, tcgen05, setmaxnreg) exist only on that exact
+/// architecture, and LLVM's NVPTX backend aborts the process when asked to select one for another chip.
+pub fn runs(chip: Chip, planned: Chip) -> bool {
+    planned == Chip::Sm80 || planned == chip
+}
 
-    /// Parses `sm_80`, `sm_90a` or `sm_100a`.
-    pub fn parse(name: &str) -> Result<Chip> {
-        Chip::ALL
-            .into_iter()
-            .find(|chip| chip.name() == name)
-            .ok_or_else(|| anyhow!("unsupported chip '{name}' (expected sm_80, sm_90a or sm_100a)"))
-    }
-
-    /// The LLVM CPU name, also the `.target` in the PTX.
-    pub fn name(self) -> &'static str {
-        match self {
-            Chip::Sm80 => "sm_80",
-            Chip::Sm90a => "sm_90a",
-            Chip::Sm100a => "sm_100a",
-        }
-    }
-
-    /// Whether PTX for `self` can carry a kernel planned for `planned` (its `axe.target`): sm_80's instructions
-    /// run on every later chip, but an `a` target's (wgmma, tcgen05, setmaxnreg) exist only on that exact
-    /// architecture, and LLVM's NVPTX backend aborts the process when asked to select one for another chip.
-    pub fn runs(self, planned: Chip) -> bool {
-        planned == Chip::Sm80 || planned == self
-    }
-
-    /// The lowest PTX ISA that supports the chip (the `.version` in the PTX).
-    pub fn features(self) -> &'static str {
-        match self {
-            Chip::Sm80 => "+ptx70",
-            Chip::Sm90a => "+ptx80",
-            Chip::Sm100a => "+ptx86",
-        }
+/// The lowest PTX ISA that supports the chip (the `.version` in the PTX), as an LLVM feature.
+pub fn isa(chip: Chip) -> &'static str {
+    match chip {
+        Chip::Sm80 => "+ptx70",
+        Chip::Sm90 => "+ptx78",
+        Chip::Sm90a => "+ptx80",
+        Chip::Sm100a => "+ptx86",
     }
 }
 
 /// Creates the NVPTX target machine for `chip` at LLVM optimization `level`.
 pub fn target_machine(chip: Chip, level: OptimizationLevel) -> Result<TargetMachine> {
-    target_machine_with_ptx(chip, chip.features(), level)
+    target_machine_with_ptx(chip, isa(chip), level)
 }
 
 /// [`target_machine`] with the PTX ISA feature `ptx` (`+ptx88`) instead of the chip's.
@@ -122,11 +104,11 @@ mod tests {
 
     #[test]
     fn chips_round_trip_and_pick_their_isa() {
-        for chip in Chip::ALL {
-            assert_eq!(Chip::parse(chip.name()).expect("known"), chip);
+        for chip in CHIPS {
+            assert_eq!(parse_chip(chip.name()).expect("known"), chip);
             assert!(target_machine(chip, OptimizationLevel::Default).is_ok());
         }
-        assert_eq!(Chip::Sm90a.features(), "+ptx80");
-        assert!(Chip::parse("sm_75").is_err());
+        assert_eq!(isa(Chip::Sm90a), "+ptx80");
+        assert!(parse_chip("sm_75").is_err() && parse_chip("sm_90").is_err());
     }
 }

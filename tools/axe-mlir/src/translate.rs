@@ -122,7 +122,7 @@ pub fn parse_command(words: impl IntoIterator<Item = OsString>) -> Result<Comman
                     other => bail!("unknown --emit value '{other}' (expected llvm, ptx or launch)"),
                 }
             }
-            "chip" => options.chip = Chip::parse(&args.value(&name, value)?)?,
+            "chip" => options.chip = ptx::parse_chip(&args.value(&name, value)?)?,
             "gpu-module" => options.gpu_module = Some(args.value(&name, value)?),
             "nvshmem-lib" => options.nvshmem = nvshmem::Source::parse(&args.value(&name, value)?),
             "v" | "verbose" => {
@@ -225,7 +225,7 @@ pub fn translate_linking(
     if let Some(library) = library.filter(|_| nvshmem::calls_nvshmem(&llvm_module)) {
         match nvshmem::locate(library.source, library.chip)? {
             Some(path) => {
-                let chip_ptx = nvshmem::ptx_version(library.chip.features()).unwrap_or(0);
+                let chip_ptx = nvshmem::ptx_version(ptx::isa(library.chip)).unwrap_or(0);
                 let ptx = nvshmem::link(&llvm_module, &path, machine)?;
                 if library.verbose {
                     write_stderr(&format!("axe-translate: linked NVSHMEM device bitcode {}\n", path.display()));
