@@ -96,6 +96,7 @@ use axe_layout::{
         plan, plan_moving, plan_runtime, Chip, CopyMove, CopyPlan, CopyRequest, CopySide, ElemType, Mem, RuntimeRows,
         Side, ThreadSubset,
     },
+    hw::expr::{Cmp, Expr, Precondition},
     Axis, ExecScope,
 };
 use melior::ir::{operation::OperationLike, OperationRef, Value, ValueLike};
@@ -144,7 +145,7 @@ pub(crate) struct PlannedCopy<'c, 'a> {
     /// (`nvvm.cp.async.commit.group`) and completes (`nvvm.cp.async.wait.group`, a barrier): nothing follows it.
     pub(crate) group: bool,
     /// What the plan needs of the kernel's arguments ([`preconditions`]).
-    pub(crate) preconditions: Vec<String>,
+    pub(crate) preconditions: Vec<Precondition>,
     /// The global tensors behind pointer arguments, as [`VIEWS_ATTRIBUTE`] entries ([`views`]).
     pub(crate) views: Vec<String>,
 }
@@ -195,6 +196,7 @@ fn kernel_facts<'c, 'a>(copies: &[PlannedCopy<'c, 'a>]) -> Vec<(OperationRef<'c,
                 kernels.len() - 1
             }
         };
+        // Each precondition is printed here, once, as an MLIR string (the grammar has no quote or backslash).
         kernels[index].1.extend(copy.preconditions.iter().map(|p| format!("\"{p}\"")));
         kernels[index].2.extend(copy.views.iter().cloned());
     }
@@ -252,9 +254,10 @@ fn views(op: AxeOp, sides: &[Traced; 2], rows: [&Option<moving::RowMajor>; 2]) -
             .extents
             .iter()
             .map(|extent| match extent {
-                Int::Static(n) => Some(format!("\"{n}\"")),
-                Int::Value(v) => kernel_argument(op.operation(), *v).map(|i| format!("\"arg{i}\"")),
+                Int::Static(n) => Some(Expr::Int(*n)),
+                Int::Value(v) => kernel_argument(op.operation(), *v).map(Expr::Arg),
             })
+            .map(|dim| dim.map(|dim| format!("\"{dim}\"")))
             .collect();
         if let Some(dims) = dims {
             out.push(format!("{{arg = {arg} : i64, dims = [{}], dtype = \"{}\"}}", dims.join(", "), side.tensor.dtype));
@@ -298,7 +301,9 @@ fn preconditions(
     sides: &[Traced; 2],
     rows: [&Option<moving::RowMajor>; 2],
     dtype: ElemType,
-) -> Result<Vec<String>, String> {
+) -> Result<Vec<Precondition>, String> {
+    let multiple_of =
+        |index: usize, m: i64| Precondition::new(Expr::Arg(index).modulo(Expr::Int(m)), Cmp::Eq, Expr::Int(0));
     let mut out = Vec::new();
     let esize = dtype.bytes();
     for (which, role) in [(0, "source"), (1, "dest")] {
@@ -310,7 +315,7 @@ fn preconditions(
         if let (Source::Pointer(pointer), Some(alignment)) = (side.source, alignment) {
             if alignment > 1 {
                 if let Some(index) = kernel_argument(op.operation(), pointer) {
-                    out.push(format!("arg{index} % {alignment} == 0"));
+                    out.push(multiple_of(index, alignment));
                 }
             }
         }
@@ -329,7 +334,7 @@ fn preconditions(
                 ))
             }
             Int::Value(w) => match kernel_argument(op.operation(), w) {
-                Some(index) => out.push(format!("arg{index} % {elements} == 0")),
+                Some(index) => out.push(multiple_of(index, elements)),
                 None => {
                     return Err(format!(
                         "copy: run-time extents: the {role}'s row stride (the view's extent of dimension 1) must be a                          kernel argument: the plan's {vector}-byte vectors need it to be a multiple of {elements}                          elements, a precondition the launch record states on that argument"

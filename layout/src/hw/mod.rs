@@ -4,6 +4,7 @@
 //! and the simulator all speak these types; none keeps its own copy.
 
 mod elem;
+pub mod expr;
 
 pub use elem::ElemType;
 

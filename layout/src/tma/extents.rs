@@ -22,6 +22,7 @@
 //! inside the tensor or past its end (TMA fills loads and clips stores there: the ragged edges of a GEMM).
 
 use super::{plan_offsets, DynamicOffset, ElemType, TmaError, TmaOptions, TmaPlan, TmaRequest, TmaRule};
+use crate::hw::expr::Expr;
 use crate::layout::Layout;
 use crate::notation::parse_layout;
 
@@ -57,19 +58,24 @@ impl ExtentExpr {
         (self.divisor >= 1 && value % self.divisor == 0).then(|| value / self.divisor)
     }
 
-    /// The expression over names (`K * 2`, `M`, `N / 2`), `names[d]` naming tensor dimension `d`.
-    pub fn text(&self, names: &[String]) -> String {
-        let mut parts: Vec<String> =
-            self.dims.iter().map(|&d| names.get(d).cloned().unwrap_or(format!("d{d}"))).collect();
-        if self.factor != 1 || parts.is_empty() {
-            parts.push(self.factor.to_string());
+    /// The expression with tensor dimension `d` as `dim(d)` (a kernel argument, for the launch record):
+    /// `dims` in order, then `factor` unless it is 1 after a dimension, then `/ divisor` unless it is 1.
+    pub fn expr(&self, dim: impl Fn(usize) -> Expr) -> Expr {
+        let mut factors: Vec<Expr> = self.dims.iter().map(|&d| dim(d)).collect();
+        if self.factor != 1 || factors.is_empty() {
+            factors.push(Expr::Int(self.factor));
         }
-        let product = parts.join(" * ");
+        let product = Expr::product(factors);
         if self.divisor == 1 {
             product
         } else {
-            format!("{product} / {}", self.divisor)
+            product.exact_div(Expr::Int(self.divisor))
         }
+    }
+
+    /// The expression over names (`K * 2`, `M`, `N / 2`), `names[d]` naming tensor dimension `d`.
+    pub fn text(&self, names: &[String]) -> String {
+        self.expr(Expr::Arg).named(names).to_string()
     }
 }
 

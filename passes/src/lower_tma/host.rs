@@ -11,7 +11,7 @@ use axe_dialect::{
     access, ffi,
     types::{parse_i64_array, split_top_level, unquote},
 };
-use axe_layout::tma::TmaPlan;
+use axe_layout::{hw::expr::Expr, tma::TmaPlan};
 use melior::ir::{
     attribute::TypeAttribute, operation::OperationLike, r#type::FunctionType, OperationRef, Type, ValueLike,
 };
@@ -64,14 +64,19 @@ pub(super) fn record_tensor_map(
     plan: &TmaPlan,
     runtime: Option<&crate::request::tma::RuntimeFields>,
 ) -> Result<(), String> {
-    let quoted = |items: &[String]| {
+    // Each expression is printed here, once, as an MLIR string (their grammar has no quote or backslash).
+    fn quoted<T: std::fmt::Display>(items: &[T]) -> String {
         let items: Vec<String> = items.iter().map(|s| format!("\"{s}\"")).collect();
         format!("[{}]", items.join(", "))
+    }
+    let numbers = |values: &[u64]| -> Result<Vec<Expr>, String> {
+        let number =
+            |&v: &u64| i64::try_from(v).map(Expr::Int).map_err(|_| format!("tma: descriptor field {v} is past i64"));
+        values.iter().map(number).collect()
     };
-    let numbers = |values: &[u64]| values.iter().map(u64::to_string).collect::<Vec<_>>();
     let (dims, strides) = match runtime {
         Some(fields) => (fields.global_dims.clone(), fields.global_strides_bytes.clone()),
-        None => (numbers(&plan.desc.global_dims), numbers(&plan.desc.global_strides_bytes)),
+        None => (numbers(&plan.desc.global_dims)?, numbers(&plan.desc.global_strides_bytes)?),
     };
     let mut fields = vec![format!("arg = {index} : i64")];
     for (name, value) in descriptor_attributes(&plan.desc, plan.global_offset_bytes) {
@@ -81,8 +86,8 @@ pub(super) fn record_tensor_map(
             _ => format!("{name} = {value}"),
         });
     }
-    let preconditions = runtime.map(|fields| fields.preconditions.clone()).unwrap_or_default();
-    fields.push(format!("preconditions = {}", quoted(&preconditions)));
+    let preconditions = runtime.map(|fields| fields.preconditions.as_slice()).unwrap_or_default();
+    fields.push(format!("preconditions = {}", quoted(preconditions)));
     let entry = format!("{{{}}}", fields.join(", "));
     let text = match kernel.attribute(TENSOR_MAPS_ATTRIBUTE).ok().map(|a| a.to_string()) {
         Some(existing) => {

@@ -14,6 +14,7 @@ pub(crate) mod trace;
 use axe_dialect::types::LayoutSpec;
 use axe_dialect::{access, types::parse_i64_array, AxeOp, MemScope, OpKind};
 use axe_layout::{
+    hw::expr::{Cmp, Expr, Precondition},
     tma::{
         plan_extents, plan_multicast, plan_offsets, Cluster, Direction, DynamicOffset, ElemType, Extent, ExtentRequest,
         TmaOptions, TmaPlan, TmaRequest,
@@ -92,12 +93,12 @@ pub(crate) struct Multicast {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct RuntimeFields {
     /// `globalDim`, innermost first.
-    pub(crate) global_dims: Vec<String>,
+    pub(crate) global_dims: Vec<Expr>,
     /// `globalStrides` in bytes.
-    pub(crate) global_strides_bytes: Vec<String>,
+    pub(crate) global_strides_bytes: Vec<Expr>,
     /// What the launch must guarantee for the map to be valid and the plan to hold (`arg5 % 16 == 0`, the
     /// driver's `globalDim <= 2^32` and stride `< 2^40` limits on the expressions).
-    pub(crate) preconditions: Vec<String>,
+    pub(crate) preconditions: Vec<Precondition>,
 }
 
 /// True when TMA takes a copy with this answer (what `ownership::owner` asks on chips with TMA): planned, or
@@ -306,12 +307,13 @@ fn plan_runtime(
         Some(text) => parse_i64_array(&text).map_err(|e| format!("tma: view multiples {e}"))?,
         None => vec![1; shape.len()],
     };
-    let (mut extents, mut names, mut preconditions, mut operand) = (Vec::new(), Vec::new(), Vec::new(), 1);
+    // Per tensor dimension: the planner's extent and the extent as the launch knows it (a number or `arg<i>`).
+    let (mut extents, mut dims, mut preconditions, mut operand) = (Vec::new(), Vec::new(), Vec::new(), 1);
     for (d, &extent) in shape.iter().enumerate() {
         let multiple = multiples.get(d).copied().unwrap_or(1);
         if extent != axe_dialect::ops::DYNAMIC {
             extents.push(Extent { value: Some(extent), multiple });
-            names.push(extent.to_string());
+            dims.push(Expr::Int(extent));
             continue;
         }
         let value = view.operand(operand).ok_or("tma: the view lacks an extent operand")?;
@@ -323,10 +325,10 @@ fn plan_runtime(
             ));
         };
         extents.push(Extent { value: None, multiple });
-        names.push(format!("arg{index}"));
-        preconditions.push(format!("arg{index} >= 1"));
+        dims.push(Expr::Arg(index));
+        preconditions.push(Precondition::new(Expr::Arg(index), Cmp::Ge, Expr::Int(1)));
         if multiple > 1 {
-            preconditions.push(format!("arg{index} % {multiple} == 0"));
+            preconditions.push(Precondition::new(Expr::Arg(index).modulo(Expr::Int(multiple)), Cmp::Eq, Expr::Int(0)));
         }
     }
     let request = ExtentRequest {
@@ -340,16 +342,20 @@ fn plan_runtime(
         options: TmaOptions::default(),
     };
     let planned = plan_extents(&request, &dynamic_offsets(global), &dynamic_offsets(shared)).map_err(|e| {
-        let named: Vec<String> = names.iter().enumerate().map(|(d, name)| format!("d{d} = {name}")).collect();
+        let named: Vec<String> = dims.iter().enumerate().map(|(d, dim)| format!("d{d} = {dim}")).collect();
         format!("{e} ({})", named.join(", "))
     })?;
-    let text = |exprs: &[axe_layout::tma::ExtentExpr]| exprs.iter().map(|e| e.text(&names)).collect();
-    let (global_dims, global_strides_bytes): (Vec<String>, Vec<String>) =
-        (text(&planned.global_dims), text(&planned.global_strides_bytes));
+    let exprs = |fields: &[axe_layout::tma::ExtentExpr]| -> Vec<Expr> {
+        fields.iter().map(|f| f.expr(|d| dims[d].clone())).collect()
+    };
+    let (global_dims, global_strides_bytes) = (exprs(&planned.global_dims), exprs(&planned.global_strides_bytes));
     // cuTensorMapEncodeTiled's magnitude rules, which only the launch can check.
-    preconditions.extend(global_dims.iter().filter(|d| d.contains("arg")).map(|d| format!("{d} <= 4294967296")));
-    preconditions
-        .extend(global_strides_bytes.iter().filter(|s| s.contains("arg")).map(|s| format!("{s} < 1099511627776")));
+    let at_most = |fields: &[Expr], cmp: Cmp, limit: i64| -> Vec<Precondition> {
+        let run_time = fields.iter().filter(|f| !f.args().is_empty());
+        run_time.map(|f| Precondition::new(f.clone(), cmp, Expr::Int(limit))).collect()
+    };
+    preconditions.extend(at_most(&global_dims, Cmp::Le, 1 << 32));
+    preconditions.extend(at_most(&global_strides_bytes, Cmp::Lt, 1 << 40));
     let fields = RuntimeFields { global_dims, global_strides_bytes, preconditions };
     Ok((planned.plan, fields))
 }

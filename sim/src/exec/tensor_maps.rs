@@ -5,48 +5,46 @@ use super::{array_ints, err};
 use crate::isa::{self, TensorMap};
 use crate::value::split_top;
 use crate::SimError;
+use axe_layout::hw::expr::{Expr, Precondition};
+
+/// One entry of a dictionary field: a number (`array<i64: ...>`, `N : iW`) or the text of a string (`"arg5 * 2"`).
+enum Item<'d> {
+    Int(i64),
+    Text(&'d str),
+}
 
 /// The items of `key = array<i64: ...>`, `key = ["expr", ...]` or `key = N : iW` in a printed dictionary.
-fn dict_items(dict: &str, key: &str) -> Option<Vec<String>> {
+fn dict_items<'d>(dict: &'d str, key: &str) -> Option<Vec<Item<'d>>> {
     let at = dict.find(&format!("{key} = "))? + key.len() + 3;
     let rest = &dict[at..];
     if let Some(arr) = rest.strip_prefix("array<") {
         let end = arr.find('>')?;
-        return Some(array_ints(&arr[..end]).iter().map(i64::to_string).collect());
+        return Some(array_ints(&arr[..end]).into_iter().map(Item::Int).collect());
     }
     if let Some(list) = rest.strip_prefix('[') {
         let end = list.find(']')?;
-        return Some(split_top(&list[..end]).iter().map(|s| s.trim_matches('"').to_string()).collect());
+        return Some(split_top(&list[..end]).into_iter().map(|s| Item::Text(s.trim().trim_matches('"'))).collect());
     }
     let end = rest.find([',', '}']).unwrap_or(rest.len());
-    Some(vec![rest[..end].split(':').next()?.trim().to_string()])
+    let text = rest[..end].split(':').next()?.trim();
+    Some(vec![text.parse().map_or(Item::Text(text), Item::Int)])
 }
 
-/// Evaluates a tensor-map field as `--lower-tma` writes it: a number, or a product of kernel arguments (`argN`)
-/// and numbers with an optional exact ` / divisor` (`arg5 * 2`).
-fn eval_field(text: &str, ints: &[Option<i64>], loc: &str) -> Result<i64, SimError> {
-    let bad = || SimError::new(loc, format!("tensor-map field `{text}` is not a product of arguments and numbers"));
-    let (product, divisor) = match text.split_once('/') {
-        Some((p, d)) => (p, d.trim().parse::<i64>().map_err(|_| bad())?),
-        None => (text, 1),
+/// A launch's integer argument `i`, when it is one.
+fn argument(ints: &[Option<i64>]) -> impl Fn(usize) -> Option<i64> + '_ {
+    |i| ints.get(i).copied().flatten()
+}
+
+/// Evaluates a tensor-map field: a number, or an expression of the kernel's arguments as `--lower-tma` prints it
+/// (`arg5 * 2`, `axe_layout::hw::expr`).
+fn eval_field(item: &Item, ints: &[Option<i64>], loc: &str) -> Result<i64, SimError> {
+    let text = match item {
+        Item::Int(v) => return Ok(*v),
+        Item::Text(text) => text,
     };
-    let mut value: i64 = 1;
-    for factor in product.split('*').map(str::trim) {
-        let f = match factor.strip_prefix("arg") {
-            Some(n) => {
-                let i: usize = n.parse().map_err(|_| bad())?;
-                ints.get(i).copied().flatten().ok_or_else(|| {
-                    SimError::new(loc, format!("`{text}` reads argument {i}, which is not an integer"))
-                })?
-            }
-            None => factor.parse().map_err(|_| bad())?,
-        };
-        value = value.checked_mul(f).ok_or_else(bad)?;
-    }
-    if divisor < 1 || value % divisor != 0 {
-        return Err(bad());
-    }
-    Ok(value / divisor)
+    Expr::parse(text)
+        .and_then(|expr| expr.eval_with(&argument(ints)))
+        .map_err(|e| SimError::new(loc, format!("tensor-map field `{text}`: {e}")))
 }
 
 /// Checks a tensor map's `preconditions` (`"arg3 % 16 == 0"`, `"arg5 >= 1"`, ...) on the launch's arguments:
@@ -54,27 +52,14 @@ fn eval_field(text: &str, ints: &[Option<i64>], loc: &str) -> Result<i64, SimErr
 pub(super) fn check_preconditions(dict: &str, ints: &[Option<i64>], loc: &str) -> Result<(), SimError> {
     let Some(conds) = dict_items(dict, "preconditions") else { return Ok(()) };
     for cond in conds {
-        let bad = || SimError::new(loc, format!("not modelled: precondition `{cond}`"));
-        let (lhs, op, rhs) = ["==", ">=", "<=", "<", ">"]
-            .iter()
-            .find_map(|op| cond.split_once(op).map(|(l, r)| (l, *op, r)))
-            .ok_or_else(bad)?;
-        let l = match lhs.split_once('%') {
-            Some((a, m)) => {
-                let (a, m) = (eval_field(a.trim(), ints, loc)?, eval_field(m.trim(), ints, loc)?);
-                a.checked_rem(m).ok_or_else(bad)?
-            }
-            None => eval_field(lhs.trim(), ints, loc)?,
+        let cond = match cond {
+            Item::Text(text) => text.to_string(),
+            Item::Int(v) => v.to_string(),
         };
-        let r = eval_field(rhs.trim(), ints, loc)?;
-        let holds = match op {
-            "==" => l == r,
-            ">=" => l >= r,
-            "<=" => l <= r,
-            "<" => l < r,
-            _ => l > r,
-        };
-        if !holds {
+        let bad = |e| SimError::new(loc, format!("tensor-map precondition `{cond}`: {e}"));
+        let precondition = Precondition::parse(&cond).map_err(bad)?;
+        let (l, r) = precondition.sides_with(&argument(ints)).map_err(bad)?;
+        if !precondition.cmp.holds(l, r) {
             return err(loc, format!("launch breaks the tensor map's precondition `{cond}` ({l} vs {r})"));
         }
     }

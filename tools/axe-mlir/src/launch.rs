@@ -29,7 +29,9 @@
 //!   tensor map's, without repeats, in that order.
 //!
 //! Expressions are strings over parameter names and integers with `+`, `*`, `/` (exact), `%`, `ceildiv(a, b)`
-//! and parentheses, and one comparison (`==`, `!=`, `<`, `<=`, `>`, `>=`) in a precondition.
+//! and parentheses, and one comparison (`==`, `!=`, `<`, `<=`, `>`, `>=`) in a precondition: the grammar of
+//! `axe_layout::hw::expr`, whose parser reads what the passes wrote over `arg<i>` and whose printer writes it over
+//! the parameter names (a grid, written by hand over the names, is checked by the same parser and kept as written).
 //!
 //! The record is a contract: typed structs serialized by serde_json (always valid JSON), every field read from
 //! the attribute kind the passes write; anything else (an `array<i32>` where `array<i64>` belongs, a name that
@@ -47,10 +49,9 @@ use melior::ir::{
 };
 use serde::Serialize;
 
-mod expr;
 mod json;
 
-use expr::{check_expression, is_name, rename_args};
+use axe_layout::hw::expr::{is_name, rename_args_text, Expr, Precondition};
 
 use axe_passes::lower_copy::PRECONDITIONS_ATTRIBUTE;
 
@@ -380,7 +381,7 @@ fn grid(launch: Option<DictionaryAttribute>, names: &[String]) -> Result<Option<
         .try_into()
         .map_err(|g: Vec<String>| format!("axe.launch grid must have 3 entries (x, y, z), got {}", g.len()))?;
     for g in &grid {
-        check_expression(g, names, false).map_err(|e| format!("grid expression '{g}': {e}"))?;
+        Expr::parse_named(g, names).map_err(|e| format!("grid expression '{g}': {e}"))?;
     }
     Ok(Some(grid))
 }
@@ -421,9 +422,7 @@ fn preconditions(op: OperationRef, names: &[String], tensor_maps: &[TensorMap]) 
     if let Ok(a) = op.attribute(PRECONDITIONS_ATTRIBUTE) {
         let own = strings(a).ok_or_else(|| format!("{PRECONDITIONS_ATTRIBUTE} must be UTF-8 strings, got {a}"))?;
         for p in own {
-            let p = rename_args(&p, names);
-            check_expression(&p, names, true).map_err(|e| format!("precondition '{p}': {e}"))?;
-            preconditions.push(p);
+            preconditions.push(record_text(&p, names, true).map_err(|e| format!("precondition {e}"))?);
         }
     }
     for map in tensor_maps {
@@ -489,10 +488,10 @@ fn view_records(op: OperationRef, names: &[String]) -> Result<Vec<View>, String>
             .element_by_name("dims")
             .and_then(strings)
             .ok_or_else(|| format!("{key} entry {i} needs dims, an array of strings"))?;
-        let dims: Vec<String> = dims.iter().map(|d| rename_args(d, names)).collect();
-        for d in &dims {
-            check_expression(d, names, false).map_err(|e| format!("{key} entry {i}: extent '{d}': {e}"))?;
-        }
+        let dims = dims
+            .iter()
+            .map(|d| record_text(d, names, false).map_err(|e| format!("{key} entry {i}: extent {e}")))
+            .collect::<Result<Vec<String>, String>>()?;
         let view = View { param: names[arg].clone(), param_index: arg, dtype, dims };
         match records.iter().find(|r| r.param_index == arg) {
             Some(seen) if seen.dtype != view.dtype || seen.dims != view.dims => {
@@ -566,14 +565,7 @@ fn map_record(dict: DictionaryAttribute, names: &[String]) -> Result<TensorMap, 
     let exprs = |key: &str, comparison: bool| -> Result<Vec<String>, String> {
         let a = field(key)?;
         let items = strings(a).ok_or_else(|| format!("{key} must be an array of UTF-8 strings, got {a}"))?;
-        items
-            .iter()
-            .map(|e| {
-                let renamed = rename_args(e, names);
-                check_expression(&renamed, names, comparison).map_err(|err| format!("{key} '{renamed}': {err}"))?;
-                Ok(renamed)
-            })
-            .collect()
+        items.iter().map(|e| record_text(e, names, comparison).map_err(|err| format!("{key} {err}"))).collect()
     };
     let arg = int("arg", i64::from(u32::MAX))? as usize;
     let param = names.get(arg).ok_or_else(|| format!("arg {arg} is past the {} parameters", names.len()))?;
@@ -612,6 +604,23 @@ fn map_record(dict: DictionaryAttribute, names: &[String]) -> Result<TensorMap, 
         }
     }
     Ok(map)
+}
+
+/// An expression (a precondition with `comparison`) the passes wrote over `arg<i>`, as the record states it: parsed
+/// and printed over the parameter names (`axe_layout::hw::expr`), every argument it reads a parameter. An error
+/// quotes the text over the names, then the rule (`'N - 1': unexpected '-'`).
+fn record_text(text: &str, names: &[String], comparison: bool) -> Result<String, String> {
+    let parsed = if comparison {
+        Precondition::parse(text).map(|p| (p.args(), p.named(names).to_string()))
+    } else {
+        Expr::parse(text).map(|e| (e.args(), e.named(names).to_string()))
+    };
+    let quoted = || rename_args_text(text, names);
+    let (args, printed) = parsed.map_err(|e| format!("'{}': {e}", quoted()))?;
+    match args.iter().find(|&&i| i >= names.len()) {
+        Some(i) => Err(format!("'{}': 'arg{i}' is neither an integer nor a parameter name", quoted())),
+        None => Ok(printed),
+    }
 }
 
 /// `CUtensorMapDataType` names by the driver's numbers (cuda.h); the caller keeps codes in 0..=12.
@@ -656,14 +665,23 @@ mod tests {
     #[test]
     fn renames_argument_tokens_only() {
         let names = ["A".to_string(), "M".to_string(), "K".to_string()];
-        assert_eq!(rename_args("arg2 * 2", &names), "K * 2");
-        assert_eq!(rename_args("arg1 % 16 == 0", &names), "M % 16 == 0");
-        assert_eq!(rename_args("arg9 + argx", &names), "arg9 + argx");
+        assert_eq!(record_text("arg2 * 2", &names, false).unwrap(), "K * 2");
+        assert_eq!(record_text("arg1 % 16 == 0", &names, true).unwrap(), "M % 16 == 0");
+        assert_eq!(rename_args_text("arg9 + argx", &names), "arg9 + argx");
+        assert!(record_text("arg9 + arg1", &names, false).unwrap_err().starts_with("'arg9 + M': 'arg9' is neither"));
     }
 
     #[test]
     fn expressions_follow_the_grammar() {
         let names = ["M".to_string(), "N".to_string()];
+        let check_expression = |text: &str, names: &[String], comparison: bool| {
+            let names = names.to_vec();
+            if comparison {
+                Precondition::parse_named(text, &names).map(|_| ()).map_err(|e| e.to_string())
+            } else {
+                Expr::parse_named(text, &names).map(|_| ()).map_err(|e| e.to_string())
+            }
+        };
         assert!(check_expression("ceildiv(N, 128)", &names, false).is_ok());
         assert!(check_expression("1", &names, false).is_ok());
         assert!(check_expression("(M + 1) * N / 2 % 3", &names, false).is_ok());
