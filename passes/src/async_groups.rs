@@ -29,9 +29,10 @@
 //! (its own commit and `wait_group 0` drain every group; taken as draining nothing, the conservative side), and
 //! kernels past [`FUEL`] op visits (accepted unchecked rather than refused).
 
+use axe_layout::hw::Memory;
 use axe_dialect::{
     access::{self, OpKey},
-    AxeOp, MemScope, OpKind,
+    AxeOp, OpKind,
 };
 use melior::ir::{
     attribute::IntegerAttribute, block::BlockLike, operation::OperationLike, BlockRef, Location, OperationRef,
@@ -156,8 +157,8 @@ fn is_cp_async(op: AxeOp) -> bool {
     let mem = |role: &str| op.tensor(role).map(|t| t.mem);
     op.kind() == OpKind::CopyAsync
         && op.operand(2).is_none()
-        && mem("source") == Some(MemScope::Global)
-        && mem("dest") == Some(MemScope::Shared)
+        && mem("source") == Some(Memory::Global)
+        && mem("dest") == Some(Memory::Shared)
 }
 
 /// Whether `op` is a kernel: a `gpu.func` marked `kernel`, or an `llvm.func` marked `gpu.kernel`/`nvvm.kernel`.

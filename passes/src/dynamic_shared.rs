@@ -27,6 +27,7 @@ use crate::{
     glue::{external_pass_creating, PassId},
     glue::{PassInfo, PassKind},
     ir::build::Builder,
+    ir::ty::Ty,
 };
 use axe_dialect::{
     access::{self, OpKey},
@@ -187,7 +188,7 @@ fn rewrite_kernel<'c, 'a>(
     let window =
         b.value("llvm.mlir.addressof", &[], "!llvm.ptr<3>", &[("global_name", format!("@{WINDOW}"))]).map_err(fail)?;
     // pad = (-address) & 1023: the window's address rounded up to BASE_ALIGNMENT.
-    let address = b.value("llvm.ptrtoint", &[window], "i64", &[]).map_err(fail)?;
+    let address = b.ptrtoint(window, Ty::I64).map_err(fail)?;
     let zero = constant(0).map_err(fail)?;
     let mask = constant(BASE_ALIGNMENT - 1).map_err(fail)?;
     let negated = b.value("llvm.sub", &[zero, address], "i64", &[]).map_err(fail)?;

@@ -60,7 +60,8 @@ use crate::glue::{external_pass_creating, PassId};
 use crate::glue::{PassInfo, PassKind};
 use crate::lowering::Run;
 use crate::ownership::{self, Owner};
-use axe_dialect::{access, mesh::enclosing_mesh, AxeOp, TensorType};
+use axe_dialect::{access, mesh::enclosing_mesh, AxeOp, Element, TensorType};
+use axe_layout::hw::ElemType;
 use axe_layout::{
     distributed::{
         collective::{plan, CollectiveKind, CollectivePlan, StepOp},
@@ -171,7 +172,7 @@ fn plan_collective<'c, 'a>(op: AxeOp<'c, 'a>) -> Result<PlannedCollective<'c, 'a
     let (Some(src), Some(dst)) = (op.tensor("source"), op.tensor("dest")) else {
         return Err("collectives: internal: copy tensors do not read".to_string());
     };
-    let bytes = element_bytes(&src.dtype)
+    let bytes = src.dtype.number().map(ElemType::bytes)
         .ok_or_else(|| format!("collectives: dtype rule: the size of element type {} is not known", src.dtype))?;
     let reduce = reduce_of(op)?;
     let mut source_layout = dist(&src, "source")?;
@@ -189,7 +190,7 @@ fn plan_collective<'c, 'a>(op: AxeOp<'c, 'a>) -> Result<PlannedCollective<'c, 'a
             ));
         }
         source_layout.partial = axes.into_iter().map(|a| (a, op)).collect();
-        if arithmetic(&src.dtype).is_none() {
+        if arithmetic(&src.dtype.to_string()).is_none() {
             return Err(format!(
                 "collectives: dtype rule: a {} reduction of {} elements is not lowered (f64, f32, f16, bf16, i64, i32)",
                 op.name(),
@@ -229,7 +230,7 @@ fn plan_collective<'c, 'a>(op: AxeOp<'c, 'a>) -> Result<PlannedCollective<'c, 'a
         op,
         plan,
         bytes,
-        dtype: src.dtype.clone(),
+        dtype: src.dtype.to_string(),
         sides: [source, dest],
         kernel,
         multimem,
@@ -257,7 +258,7 @@ fn check_multimem(
     op: AxeOp,
     plan: &CollectivePlan,
     mesh: &Mesh,
-    dtype: &str,
+    dtype: &Element,
     sides: [&Buffer; 2],
 ) -> Result<(), String> {
     let refuse = |why: String| Err(format!("collectives: multimem rule: {why}"));
@@ -270,7 +271,7 @@ fn check_multimem(
             axis.name
         ));
     }
-    if dtype != "f32" {
+    if !dtype.is(ElemType::F32) {
         return refuse(format!("multimem.ld_reduce .add is lowered for f32, got {dtype}"));
     }
     if let Some(name) = crate::ir::target::target_name(op.operation()) {
@@ -354,30 +355,7 @@ fn buffer<'c, 'a>(
     Ok(Buffer { value: viewed, index, symmetric, pointer: ty.starts_with("!llvm.ptr") })
 }
 
-/// Bytes of one element of `dtype` as MLIR prints it (`None` for types this pass does not size).
-fn element_bytes(dtype: &str) -> Option<i64> {
-    Some(match dtype {
-        "f64" | "i64" => 8,
-        "f32" | "i32" | "tf32" => 4,
-        "f16" | "bf16" | "i16" => 2,
-        "i8" | "f8E4M3FN" | "f8E5M2" => 1,
-        _ => return None,
-    })
-}
-
 /// The pass for the pass manager.
 pub fn create() -> melior::pass::Pass {
     external_pass_creating(&ID, "LowerCollectives", &PASS, CREATES, |op| lower_collectives(op).is_ok())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::element_bytes;
-
-    #[test]
-    fn element_sizes() {
-        assert_eq!(element_bytes("f32"), Some(4));
-        assert_eq!(element_bytes("bf16"), Some(2));
-        assert_eq!(element_bytes("vector<2xf16>"), None);
-    }
 }

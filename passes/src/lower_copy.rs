@@ -90,10 +90,10 @@ use crate::{
     ownership::{self, Owner},
     storage::{self, check_tmem_alloc, shared_global, Int, Source, Traced},
 };
-use axe_dialect::{ffi, AxeOp, MemScope, OpKind};
+use axe_dialect::{ffi, AxeOp, OpKind};
 use axe_layout::{
     copy::{
-        plan, plan_moving, plan_runtime, Chip, CopyMove, CopyPlan, CopyRequest, CopySide, ElemType, Mem, RuntimeRows,
+        plan, plan_moving, plan_runtime, Chip, CopyMove, CopyPlan, CopyRequest, CopySide, ElemType, Memory, RuntimeRows,
         Side, ThreadSubset,
     },
     hw::expr::{Cmp, Expr, Precondition},
@@ -246,7 +246,7 @@ fn views(op: AxeOp, sides: &[Traced; 2], rows: [&Option<moving::RowMajor>; 2]) -
     let mut out = Vec::new();
     for (side, row_major) in sides.iter().zip(rows) {
         let (Source::Pointer(pointer), Some(row_major)) = (side.source, row_major) else { continue };
-        if side.tensor.mem != MemScope::Global {
+        if side.tensor.mem != Memory::Global {
             continue;
         }
         let Some(arg) = kernel_argument(op.operation(), pointer) else { continue };
@@ -308,7 +308,7 @@ fn preconditions(
     let esize = dtype.bytes();
     for (which, role) in [(0, "source"), (1, "dest")] {
         let side = &sides[which];
-        if side.tensor.mem != MemScope::Global {
+        if side.tensor.mem != Memory::Global {
             continue;
         }
         let alignment = if which == 0 { plan.src_base_alignment_bytes } else { plan.dst_base_alignment_bytes };
@@ -360,12 +360,12 @@ fn target(op: OperationRef) -> Result<Chip, String> {
 }
 
 /// The memory of a traced side, as the planner names it.
-fn mem(traced: &Traced) -> Mem {
+fn mem(traced: &Traced) -> Memory {
     match traced.tensor.mem {
-        MemScope::Global => Mem::Global,
-        MemScope::Shared => Mem::Shared,
-        MemScope::Reg => Mem::Reg,
-        MemScope::Tmem => Mem::Tmem,
+        Memory::Global => Memory::Global,
+        Memory::Shared => Memory::Shared,
+        Memory::Reg => Memory::Reg,
+        Memory::Tmem => Memory::Tmem,
     }
 }
 
@@ -430,7 +430,8 @@ fn plan_copy<'c, 'a>(op: AxeOp<'c, 'a>) -> Result<PlannedCopy<'c, 'a>, String> {
     let (dst, dst_moving, dst_rows) = side(1, "dest")?;
     let sides = [src, dst];
     let dtype_name = &sides[0].tensor.dtype;
-    let dtype = ElemType::from_name(dtype_name)
+    let dtype = dtype_name
+        .number()
         .ok_or_else(|| format!("copy: dtype: copies move 1, 2, 4 or 8-byte numbers, got {dtype_name}"))?;
     let request = CopyRequest {
         src: Side { layout: &sides[0].layout, shape: &sides[0].tensor.shape, mem: mem(&sides[0]) },
@@ -444,7 +445,7 @@ fn plan_copy<'c, 'a>(op: AxeOp<'c, 'a>) -> Result<PlannedCopy<'c, 'a>, String> {
     for (traced, role) in sides.iter().zip(["source", "dest"]) {
         check_storage(traced, role)?;
     }
-    if group && (request.src.mem, request.dst.mem) != (Mem::Global, Mem::Shared) {
+    if group && (request.src.mem, request.dst.mem) != (Memory::Global, Memory::Shared) {
         return Err("copy: async: an axe.copy_async without a barrier is a cp.async group, global to shared".into());
     }
     let mut moves = Vec::new();
@@ -487,11 +488,11 @@ fn plan_copy<'c, 'a>(op: AxeOp<'c, 'a>) -> Result<PlannedCopy<'c, 'a>, String> {
 /// the identity layout, a tensor-memory alloc in the kernel's entry block.
 fn check_storage(traced: &Traced, role: &str) -> Result<(), String> {
     match (traced.tensor.mem, traced.source) {
-        (MemScope::Shared, Source::Memref(memref)) if shared_global(memref).is_none() => Err(format!(
+        (Memory::Shared, Source::Memref(memref)) if shared_global(memref).is_none() => Err(format!(
             "copy: storage: the workgroup memref under the {role} must come from memref.get_global, so that its \
              alignment can be raised to the plan's"
         )),
-        (MemScope::Global, Source::Memref(memref)) => {
+        (Memory::Global, Source::Memref(memref)) => {
             let ty = memref.r#type().to_string();
             if ty.contains("strided<") || ty.contains("affine_map<") {
                 return Err(format!(
@@ -501,7 +502,7 @@ fn check_storage(traced: &Traced, role: &str) -> Result<(), String> {
             }
             Ok(())
         }
-        (MemScope::Tmem, Source::Alloc(alloc)) => check_tmem_alloc("copy", alloc),
+        (Memory::Tmem, Source::Alloc(alloc)) => check_tmem_alloc("copy", alloc),
         _ => Ok(()),
     }
 }
@@ -513,7 +514,7 @@ fn plan_elementwise<'c, 'a>(op: AxeOp<'c, 'a>) -> Result<PlannedElementwise<'c, 
     for (i, role) in op.kind().tensor_operand_names().iter().enumerate() {
         let value = op.operand(i).ok_or_else(|| format!("copy: {name} has no {role}"))?;
         let traced = storage::trace("copy", role, value, true)?;
-        if traced.tensor.mem != MemScope::Reg {
+        if traced.tensor.mem != Memory::Reg {
             return Err(format!("copy: {name} works on register tensors, got {role} in {}", traced.tensor.mem));
         }
         tensors.push(traced);

@@ -89,10 +89,10 @@ use crate::{
     request::tmem_load,
     storage::{self, shared_global, Source, Traced},
 };
-use axe_dialect::{access, AxeOp, MemScope, OpKind};
+use axe_dialect::{access, AxeOp, OpKind};
 use axe_layout::{
     mma::{
-        plan_moving, plan_with, Access, Chip, DType, Family, GemmRequest, Mem, MmaPlan, Operand, OperandMove, Role,
+        plan_moving, plan_with, Access, Chip, ElemType, Family, GemmRequest, Memory, MmaPlan, Operand, OperandMove, Role,
         TmemAllocations,
     },
     ExecScope,
@@ -134,8 +134,8 @@ pub(crate) struct PlannedGemm<'c, 'a> {
     pub(crate) op: AxeOp<'c, 'a>,
     pub(crate) plan: MmaPlan,
     pub(crate) scope: ExecScope,
-    pub(crate) dtype: DType,
-    pub(crate) acc: DType,
+    pub(crate) dtype: ElemType,
+    pub(crate) acc: ElemType,
     /// A, B, C.
     pub(crate) operands: [Traced<'c, 'a>; 3],
     /// The run-time offsets of ring stages, in the order of the plan's `StartTerm` offsets.
@@ -221,7 +221,7 @@ fn plan_gemm<'c, 'a>(op: AxeOp<'c, 'a>) -> Result<PlannedGemm<'c, 'a>, String> {
     let operands = [operand(0, "a")?, operand(1, "b")?, operand(2, "c")?];
     let [a, b, c] = &operands;
     for (role, traced) in [("a", a), ("b", b)] {
-        if let (MemScope::Shared, Source::Memref(memref)) = (traced.tensor.mem, traced.source) {
+        if let (Memory::Shared, Source::Memref(memref)) = (traced.tensor.mem, traced.source) {
             if shared_global(memref).is_none() {
                 return Err(format!(
                     "mma: storage: the workgroup memref under operand {role} must come from memref.get_global, so \
@@ -231,16 +231,16 @@ fn plan_gemm<'c, 'a>(op: AxeOp<'c, 'a>) -> Result<PlannedGemm<'c, 'a>, String> {
         }
     }
     let dtype_of = |t: &Traced| {
-        DType::from_name(&t.tensor.dtype).ok_or_else(|| {
+        t.tensor.dtype.number().filter(|t| t.is_mma_operand()).ok_or_else(|| {
             format!("mma: dtype: tensor cores take f16, bf16, f8E4M3FN, f8E5M2 and f32, got {}", t.tensor.dtype)
         })
     };
     let (dtype, acc) = (dtype_of(a)?, dtype_of(c)?);
     let mem = |t: &Traced| match t.tensor.mem {
-        MemScope::Shared => Ok(Mem::Shared),
-        MemScope::Tmem => Ok(Mem::Tmem),
-        MemScope::Reg => Ok(Mem::Reg),
-        other => Err(format!("mma: memory: gemm operands live in registers, shared or tensor memory, got {other}")),
+        Memory::Global => {
+            Err("mma: memory: gemm operands live in registers, shared or tensor memory, got global".to_string())
+        }
+        other => Ok(other),
     };
     let request = GemmRequest {
         chip,
@@ -253,7 +253,7 @@ fn plan_gemm<'c, 'a>(op: AxeOp<'c, 'a>) -> Result<PlannedGemm<'c, 'a>, String> {
     // A and C in tensor memory share columns only when they are the same storage (views of one alloc); apart,
     // each is its own tcgen05.alloc.
     let allocations = match (a.tensor.mem, c.tensor.mem) {
-        (MemScope::Tmem, MemScope::Tmem) if a.source.key() != c.source.key() => TmemAllocations::Separate,
+        (Memory::Tmem, Memory::Tmem) if a.source.key() != c.source.key() => TmemAllocations::Separate,
         _ => TmemAllocations::Shared,
     };
     let mut moves = Vec::new();
@@ -272,7 +272,7 @@ fn plan_gemm<'c, 'a>(op: AxeOp<'c, 'a>) -> Result<PlannedGemm<'c, 'a>, String> {
         plan_moving(&request, &moves).map_err(|e| e.to_string())?
     };
     for traced in [a, c] {
-        if let (MemScope::Tmem, Source::Alloc(alloc)) = (traced.tensor.mem, traced.source) {
+        if let (Memory::Tmem, Source::Alloc(alloc)) = (traced.tensor.mem, traced.source) {
             storage::check_tmem_alloc("mma", alloc)?;
         }
     }
@@ -281,7 +281,7 @@ fn plan_gemm<'c, 'a>(op: AxeOp<'c, 'a>) -> Result<PlannedGemm<'c, 'a>, String> {
 }
 
 /// What the plan needs of the gemm's scope, and the plans this pass does not lower yet.
-fn check_lowerable(plan: &MmaPlan, scope: ExecScope, dtype: DType) -> Result<(), String> {
+fn check_lowerable(plan: &MmaPlan, scope: ExecScope, dtype: ElemType) -> Result<(), String> {
     let family = plan.family.name();
     let (unit, allowed): (i64, &[ExecScope]) = match plan.family {
         Family::MmaSync => (32, &[ExecScope::Warp, ExecScope::Warpgroup, ExecScope::Cta]),
@@ -304,6 +304,7 @@ fn check_lowerable(plan: &MmaPlan, scope: ExecScope, dtype: DType) -> Result<(),
     }
     let a_in_registers = plan.issues.iter().any(|i| matches!(i.a, Access::Regs(_)));
     if plan.family == Family::Wgmma && a_in_registers && dtype.bits() != 16 {
+        let dtype = dtype.ptx();
         return Err(format!(
             "mma: lowering: wgmma with {dtype} A in registers is not lowered (16-bit A fragments only); put A in \
              shared memory"
@@ -316,8 +317,8 @@ fn check_lowerable(plan: &MmaPlan, scope: ExecScope, dtype: DType) -> Result<(),
 fn check_fill(op: AxeOp) -> Result<(), String> {
     let Some(dest) = op.tensor("dest") else { return Ok(()) };
     match dest.mem {
-        MemScope::Reg => op.operand(0).map(|v| trace("dest", v).map(drop)).unwrap_or(Ok(())),
-        MemScope::Tmem => {
+        Memory::Reg => op.operand(0).map(|v| trace("dest", v).map(drop)).unwrap_or(Ok(())),
+        Memory::Tmem => {
             let value = op.operand(1).and_then(access::defining_op);
             let text = value.and_then(|v| v.attribute("value").ok()).map(|a| a.to_string());
             let number = text.as_deref().and_then(|t| t.split(':').next()).map(str::trim);

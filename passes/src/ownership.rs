@@ -21,7 +21,8 @@ use crate::{
     ir::target::target_name,
     request::{tma, tmem_load},
 };
-use axe_dialect::{AxeOp, MemScope, OpKind};
+use axe_layout::hw::Memory;
+use axe_dialect::{AxeOp, OpKind};
 use axe_layout::{mma::Chip, ExecScope};
 use melior::ir::operation::OperationLike;
 
@@ -51,7 +52,7 @@ pub(crate) fn owner_with<'c, 'a>(op: AxeOp<'c, 'a>, tma_takes: &mut dyn FnMut(Ax
     }
     let mem = |role: &str| op.tensor(role).map(|t| t.mem);
     let (source, dest) = (mem("source"), mem("dest"));
-    if op.kind() == OpKind::Copy && (source, dest) == (Some(MemScope::Global), Some(MemScope::Global)) {
+    if op.kind() == OpKind::Copy && (source, dest) == (Some(Memory::Global), Some(Memory::Global)) {
         let distributed = |role: &str| {
             op.tensor(role)
                 .and_then(|t| t.layout.parse())
@@ -63,18 +64,18 @@ pub(crate) fn owner_with<'c, 'a>(op: AxeOp<'c, 'a>, tma_takes: &mut dyn FnMut(Ax
             return Some(Owner::Collectives);
         }
     }
-    let read_back = op.kind() == OpKind::Copy && source == Some(MemScope::Tmem) && dest == Some(MemScope::Reg);
+    let read_back = op.kind() == OpKind::Copy && source == Some(Memory::Tmem) && dest == Some(Memory::Reg);
     if read_back && tmem_load::accepts(op) {
         return Some(Owner::Mma);
     }
     let between = matches!(
         (source, dest),
-        (Some(MemScope::Global), Some(MemScope::Shared)) | (Some(MemScope::Shared), Some(MemScope::Global))
+        (Some(Memory::Global), Some(Memory::Shared)) | (Some(Memory::Shared), Some(Memory::Global))
     );
     // A cluster-scope load is a multicast (the shared tile replicated over the cluster's CTAs): TMA's too.
     let whole_cta = matches!(op.scope(), Some(Ok(ExecScope::Cta | ExecScope::Cluster))) && op.threads().is_none();
     let cp_async_group = op.kind() == OpKind::CopyAsync
-        && (source, dest) == (Some(MemScope::Global), Some(MemScope::Shared))
+        && (source, dest) == (Some(Memory::Global), Some(Memory::Shared))
         && op.operand(2).is_none();
     if !(between && whole_cta) || cp_async_group {
         return Some(Owner::Copy);

@@ -23,13 +23,15 @@
 //! tensor is the same storage from the same base, with its own layout (an explicit slice layout already holds its
 //! offset into the root's storage).
 
-use crate::ir::build::{segments, Builder, Cmp, WORKGROUP};
+use crate::ir::build::{Builder, Cmp, Dim, ThreadSync, WORKGROUP};
+use crate::ir::ty::{AddressSpace, Ty};
 use axe_dialect::{
     access::{self, OpKey},
     ffi,
     ops::enclosing_function,
-    AxeOp, MemScope, OpKind, TensorType,
+    AxeOp, Element, OpKind, TensorType,
 };
+use axe_layout::hw::{ElemType, Memory};
 use axe_layout::{Axis, Layout};
 use melior::{
     ir::{block::BlockLike, operation::OperationLike, OperationRef, Value, ValueLike},
@@ -126,7 +128,7 @@ fn source_of<'c, 'a>(
             }
             Some((OpKind::View, op)) => match op.operand(0) {
                 Some(memref) if memref.r#type().to_string().starts_with("memref<") => {
-                    if tensor.mem == MemScope::Tmem {
+                    if tensor.mem == Memory::Tmem {
                         return Err(format!(
                             "{pass}: storage: operand {role} in tensor memory must come from axe.alloc"
                         ));
@@ -137,7 +139,7 @@ fn source_of<'c, 'a>(
                     return Ok(Source::TmemAddress(pointer))
                 }
                 Some(pointer)
-                    if tensor.mem == MemScope::Global && pointer.r#type().to_string().starts_with("!llvm.ptr") =>
+                    if tensor.mem == Memory::Global && pointer.r#type().to_string().starts_with("!llvm.ptr") =>
                 {
                     return Ok(Source::Pointer(pointer))
                 }
@@ -186,34 +188,23 @@ pub(crate) fn check_tmem_alloc(pass: &str, alloc: AxeOp) -> Result<(), String> {
 /// `need` columns.
 pub(crate) fn tmem_alloc_columns(tensor: &TensorType, layout: &Layout, need: i64) -> i64 {
     let span = Axis::named("TCol").map_or(1, |tcol| layout.tile().span_on(tcol));
-    let bits = element_bytes(&tensor.dtype).map_or(32, |bytes| (bytes * 8).min(32)) as u32;
+    let bits = tensor.dtype.number().map_or(32, |t| t.bits().min(32));
     let per = axe_layout::mma::tmem::slots_per_column(bits);
     axe_layout::mma::tmem::alloc_columns(((span + per - 1) / per).max(need))
 }
 
-/// The bytes of one element of `dtype` (the numeric types axe tensors hold).
-pub(crate) fn element_bytes(dtype: &str) -> Option<i64> {
-    match dtype {
-        "i8" | "f8E4M3FN" | "f8E5M2" => Some(1),
-        "f16" | "bf16" | "i16" => Some(2),
-        "f32" | "i32" | "tf32" => Some(4),
-        "f64" | "i64" => Some(8),
-        _ => None,
-    }
-}
-
 /// The element type a register tensor of `dtype` is stored as: `tf32` as `f32` (the same 32 bits, which the tensor
 /// cores read with the low 13 mantissa bits ignored; MLIR's `tf32` has no LLVM type), others as themselves.
-pub(crate) fn register_element(dtype: &str) -> &str {
-    if dtype == "tf32" {
-        "f32"
+pub(crate) fn register_element(dtype: &Element) -> String {
+    if dtype.is(ElemType::TF32) {
+        ElemType::F32.mlir().to_string()
     } else {
-        dtype
+        dtype.to_string()
     }
 }
 
 /// `memref<N x element, space>` text.
-pub(crate) fn memref_type(n: i64, element: &str, space: &str) -> String {
+pub(crate) fn memref_type(n: i64, element: impl std::fmt::Display, space: &str) -> String {
     format!("memref<{n}x{element}, {space}>")
 }
 
@@ -282,7 +273,7 @@ impl<'c, 'a> Storage<'c, 'a> {
             return Ok(tid);
         }
         let b = self.entry(op)?;
-        let tid = b.value("gpu.thread_id", &[], "index", &[("dimension", "#gpu<dim x>".into())])?;
+        let tid = b.thread_id(Dim::X)?;
         self.kernels[k].tid = Some(tid);
         Ok(tid)
     }
@@ -297,9 +288,9 @@ impl<'c, 'a> Storage<'c, 'a> {
         index: i64,
     ) -> Result<Value<'c, 'a>, String> {
         let tid = self.tid(op)?;
-        let mut which = if unit == 1 { tid } else { b.value("arith.divui", &[tid, b.index(unit)?], "index", &[])? };
+        let mut which = if unit == 1 { tid } else { b.divui(tid, b.index(unit)?)? };
         if let Some(units) = units {
-            which = b.value("arith.remui", &[which, b.index(units)?], "index", &[])?;
+            which = b.remui(which, b.index(units)?)?;
         }
         b.cmpi(Cmp::Eq, which, b.index(index)?)
     }
@@ -311,8 +302,8 @@ impl<'c, 'a> Storage<'c, 'a> {
     pub(crate) fn elected(&mut self, b: &Builder<'c, 'a>, op: OperationRef<'c, 'a>) -> Result<Value<'c, 'a>, String> {
         let tid = self.tid(op)?;
         let warp0 = b.cmpi(Cmp::Ult, tid, b.index(32)?)?;
-        let elected = b.value("nvvm.elect.sync", &[], "i1", &[])?;
-        b.value("arith.andi", &[warp0, elected], "i1", &[])
+        let elected = b.elect_sync()?;
+        b.andi(warp0, elected)
     }
 
     /// A new `memref.global` in the symbol table holding the function of `op`, and its `memref.get_global`.
@@ -328,24 +319,15 @@ impl<'c, 'a> Storage<'c, 'a> {
         self.global_count += 1;
         let func = enclosing_function(op).ok_or_else(|| format!("{pass}: op is not inside a function"))?;
         let table = func.block().ok_or_else(|| format!("{pass}: function is not in a module"))?;
-        Builder::at_start(self.root, table, op.location()).op(
-            "memref.global",
-            &[],
-            &[],
-            &[
-                ("sym_name", format!("\"{name}\"")),
-                ("sym_visibility", "\"private\"".into()),
-                ("type", ty.to_string()),
-                ("alignment", format!("{alignment} : i64")),
-            ],
-        )?;
-        b.value("memref.get_global", &[], ty, &[("name", format!("@{name}"))])
+        let ty = b.ty(ty)?;
+        Builder::at_start(self.root, table, op.location()).global(&name, ty, alignment)?;
+        b.get_global(&name, ty)
     }
 
     /// The address of a workgroup memref as `i64` (the shared-window address).
     pub(crate) fn address(b: &Builder<'c, 'a>, memref: Value<'c, 'a>) -> Result<Value<'c, 'a>, String> {
-        let index = b.value("memref.extract_aligned_pointer_as_index", &[memref], "index", &[])?;
-        b.value("arith.index_cast", &[index], "i64", &[])
+        let index = b.aligned_pointer(memref)?;
+        b.index_cast(index, Ty::I64)
     }
 
     /// Lowers one alloc: registers (`memref.alloca`), shared memory (a `memref.global` aligned to `need` bytes, at
@@ -361,21 +343,24 @@ impl<'c, 'a> Storage<'c, 'a> {
         };
         let b = Builder::before(operation)?;
         match tensor.mem {
-            MemScope::Reg => {
+            Memory::Reg => {
                 let ty =
                     memref_type(axe_layout::threads::register_span(&layout), register_element(&tensor.dtype), PRIVATE);
-                let buffer = b.value("memref.alloca", &[], &ty, &[("operandSegmentSizes", segments(&[0, 0]))])?;
+                let buffer = b.alloca(b.ty(&ty)?)?;
                 self.buffers.insert(key, buffer);
             }
-            MemScope::Shared => {
-                let element = element_bytes(&tensor.dtype)
+            Memory::Shared => {
+                let element = tensor
+                    .dtype
+                    .number()
+                    .map(ElemType::bytes)
                     .ok_or_else(|| format!("{pass}: shared alloc of {} has no known element size", tensor.dtype))?;
                 let bytes = layout.tile().span_memory().max(1) * element;
                 let buffer =
                     self.new_shared_global(operation, &b, &memref_type(bytes, "i8", WORKGROUP), need.max(16))?;
                 self.buffers.insert(key, buffer);
             }
-            MemScope::Tmem => {
+            Memory::Tmem => {
                 check_tmem_alloc(pass, op)?;
                 let columns = tmem_alloc_columns(&tensor, &layout, need);
                 let address = self.tmem_alloc(op, columns)?;
@@ -395,8 +380,8 @@ impl<'c, 'a> Storage<'c, 'a> {
         let b = Builder::before(operation)?;
         let slot = self.new_shared_global(operation, &b, &memref_type(1, "i32", WORKGROUP), 16)?;
         let slot_address = Self::address(&b, slot)?;
-        let slot_pointer = b.value("llvm.inttoptr", &[slot_address], "!llvm.ptr<3>", &[])?;
-        let count = b.constant(columns, "i32")?;
+        let slot_pointer = b.inttoptr(slot_address, AddressSpace::Shared)?;
+        let count = b.constant(columns, Ty::I32)?;
         let warp0 = self.unit_is(&b, operation, 32, None, 0)?;
         let group = ("group", "#nvvm.cta_group<cta_1>".to_string());
         b.guarded(warp0, |t| {
@@ -405,8 +390,8 @@ impl<'c, 'a> Storage<'c, 'a> {
         })?;
         Self::thread_sync(&b)?;
         let zero = b.index(0)?;
-        let raw = b.value("memref.load", &[slot, zero], "i32", &[])?;
-        let address = b.value("llvm.inttoptr", &[raw], TMEM_POINTER, &[])?;
+        let raw = b.load(slot, &[zero])?;
+        let address = b.inttoptr(raw, AddressSpace::Tmem)?;
         let func =
             enclosing_function(operation).ok_or_else(|| format!("{}: op is not inside a function", self.pass))?;
         let mut returns = Vec::new();
@@ -421,10 +406,10 @@ impl<'c, 'a> Storage<'c, 'a> {
         }
         for ret in returns {
             let r = Builder::before(ret)?.at_location(operation.location());
-            r.op("nvvm.tcgen05.fence", &[], &[], &[("kind", "#nvvm.tcgen05_fence<before>".into())])?;
-            r.op("gpu.barrier", &[], &[], &[])?;
+            r.tcgen05_fence(ThreadSync::Before)?;
+            r.barrier()?;
             let warp0 = self.unit_is(&r, operation, 32, None, 0)?;
-            let count = r.constant(columns, "i32")?;
+            let count = r.constant(columns, Ty::I32)?;
             r.guarded(warp0, |t| {
                 t.op("nvvm.tcgen05.dealloc", &[address, count], &[], std::slice::from_ref(&group)).map(drop)
             })?;
@@ -434,9 +419,9 @@ impl<'c, 'a> Storage<'c, 'a> {
 
     /// `tcgen05.fence::before_thread_sync`, a CTA barrier, `tcgen05.fence::after_thread_sync`.
     pub(crate) fn thread_sync(b: &Builder<'c, 'a>) -> Result<(), String> {
-        b.op("nvvm.tcgen05.fence", &[], &[], &[("kind", "#nvvm.tcgen05_fence<before>".into())])?;
-        b.op("gpu.barrier", &[], &[], &[])?;
-        b.op("nvvm.tcgen05.fence", &[], &[], &[("kind", "#nvvm.tcgen05_fence<after>".into())]).map(drop)
+        b.tcgen05_fence(ThreadSync::Before)?;
+        b.barrier()?;
+        b.tcgen05_fence(ThreadSync::After)
     }
 
     /// The memref holding a register or shared tensor (for a shared alloc lowered here: its byte buffer).
@@ -543,13 +528,13 @@ impl<'c, 'a> Storage<'c, 'a> {
         storage: Value<'c, 'a>,
         tensor: &TensorType,
     ) -> Result<Value<'c, 'a>, String> {
-        if tensor.mem != MemScope::Shared {
+        if tensor.mem != Memory::Shared {
             return Ok(storage);
         }
         let layout = tensor.layout.parse().and_then(Result::ok).ok_or("alloc layout does not parse")?;
         let ty = memref_type(layout.tile().span_memory().max(1), &tensor.dtype, WORKGROUP);
         let zero = b.index(0)?;
-        b.value("memref.view", &[storage, zero], &ty, &[])
+        b.view(storage, zero, b.ty(&ty)?)
     }
 }
 

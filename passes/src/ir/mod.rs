@@ -1,9 +1,12 @@
 //! The bottom layer of the passes: IR utilities every pass may use and that use no pass.
 //!
-//! - `build`: the op builder (generic ops from text, at an insertion point, located at the lowered op);
+//! - `build`: the op builder (typed methods for the ops the passes emit often, the generic form for the rest; at
+//!   an insertion point, located at the lowered op);
+//! - `ty`: the types the builder's typed methods take (`index`, integers, `!llvm.ptr` in an address space);
 //! - `multiple`: what a run-time index is known to be a multiple of, read from the IR that computes it;
 //! - `target`: the chip an op is compiled for (`axe.target` on it or an enclosing op).
 
 pub(crate) mod build;
 pub(crate) mod multiple;
 pub(crate) mod target;
+pub(crate) mod ty;

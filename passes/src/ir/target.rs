@@ -1,7 +1,7 @@
 //! The chip an op is compiled for: the nearest `axe.target` on it or an op enclosing it (`"sm_80"`, `"sm_90a"`,
 //! `"sm_100a"`; a module may name none).
 
-use axe_layout::mma::Chip;
+use axe_layout::hw::Chip;
 use melior::ir::{operation::OperationLike, OperationRef};
 
 /// The attribute naming the chip, on a `gpu.module` or the module.

@@ -3,7 +3,8 @@
 //! scaled by the element size.
 
 use super::{Buffer, LowerCollectivesStats, PlannedCollective, SYMMETRIC_ATTRIBUTE};
-use crate::ir::build::{Builder, Cmp};
+use crate::ir::build::{Builder, Cmp, Dim};
+use crate::ir::ty::{AddressSpace, Ty};
 use axe_dialect::{access, ffi};
 use axe_layout::distributed::{
     collective::{Slice, StepOp},
@@ -172,12 +173,12 @@ fn lower(p: &PlannedCollective) -> Result<usize, String> {
     let outer = Builder::before(p.op.operation())?;
     let zero = outer.index(0)?;
     let mut first = None;
-    for d in ["x", "y", "z"] {
-        let id = outer.value("gpu.block_id", &[], "index", &[("dimension", format!("#gpu<dim {d}>"))])?;
+    for d in Dim::ALL {
+        let id = outer.block_id(d)?;
         let is_zero = outer.cmpi(Cmp::Eq, id, zero)?;
         first = Some(match first {
             None => is_zero,
-            Some(all) => outer.value("arith.andi", &[all, is_zero], "i1", &[])?,
+            Some(all) => outer.andi(all, is_zero)?,
         });
     }
     let first = first.ok_or("collectives: internal: no block id")?;
@@ -199,7 +200,7 @@ fn lower_steps<'c, 'a>(p: &PlannedCollective<'c, 'a>, b: &Builder<'c, 'a>) -> Re
         // Every peer's source is ready before anyone reads it.
         call(b, BARRIER, &[], None)?;
     }
-    let pe = b.value("arith.index_cast", &[pe], "index", &[])?;
+    let pe = b.index_cast(pe, Ty::Index)?;
     let ranks = p.plan.ranks.len();
     let cases: Vec<String> = p.plan.ranks.iter().map(|r| r.rank.to_string()).collect();
     let regions: Vec<Region> = (0..=ranks)
@@ -222,8 +223,8 @@ fn lower_steps<'c, 'a>(p: &PlannedCollective<'c, 'a>, b: &Builder<'c, 'a>) -> Re
             .ok_or_else(|| "collectives: internal: switch block".into())
     };
     let default = Builder::at_start(p.op.operation(), block(0)?, p.op.operation().location());
-    default.op("llvm.intr.trap", &[], &[], &[])?;
-    default.op("scf.yield", &[], &[], &[])?;
+    default.trap()?;
+    default.r#yield(&[])?;
     let mut calls = 0;
     for (i, rank) in p.plan.ranks.iter().enumerate() {
         let case = Builder::at_start(p.op.operation(), block(i + 1)?, p.op.operation().location());
@@ -244,10 +245,10 @@ fn lower_steps<'c, 'a>(p: &PlannedCollective<'c, 'a>, b: &Builder<'c, 'a>) -> Re
             }
             if reduction {
                 // The next step reads what this one wrote, in other threads.
-                case.op("gpu.barrier", &[], &[], &[])?;
+                case.barrier()?;
             }
         }
-        case.op("scf.yield", &[], &[], &[])?;
+        case.r#yield(&[])?;
     }
     call(b, QUIET, &[], None)?;
     call(b, BARRIER, &[], None)?;
@@ -264,33 +265,32 @@ fn lower_multimem<'c, 'a>(p: &PlannedCollective<'c, 'a>, b: &Builder<'c, 'a>) ->
     let location = p.op.operation().location();
     let pe = call(b, MY_PE, &[], Some("i32"))?.ok_or("collectives: internal: my_pe has no result")?;
     call(b, BARRIER, &[], None)?;
-    let team = b.constant(TEAM_WORLD, "i32")?;
-    let null = b.constant(0, "i64")?;
+    let team = b.constant(TEAM_WORLD, Ty::I32)?;
+    let null = b.constant(0, Ty::I64)?;
     let mut bases = Vec::new();
     for side in &p.sides {
         let pointer = call(b, MC_PTR, &[team, side.value], Some("!llvm.ptr"))?
             .ok_or("collectives: internal: mc_ptr has no result")?;
-        let address = b.value("llvm.ptrtoint", &[pointer], "i64", &[])?;
+        let address = b.ptrtoint(pointer, Ty::I64)?;
         let missing = b.cmpi(Cmp::Eq, address, null)?;
-        b.guarded(missing, |then| then.op("llvm.intr.trap", &[], &[], &[]).map(|_| ()))?;
+        b.guarded(missing, |then| then.trap())?;
         bases.push(address);
     }
     let (tid, threads) = linear_thread(b)?;
-    let pe = b.value("arith.index_cast", &[pe], "index", &[])?;
-    let first = b.value("arith.muli", &[pe, threads], "index", &[])?;
-    let first = b.value("arith.addi", &[first, tid], "index", &[])?;
+    let pe = b.index_cast(pe, Ty::Index)?;
+    let first = b.muli(pe, threads)?;
+    let first = b.addi(first, tid)?;
     let ranks = b.index(p.plan.ranks.len() as i64)?;
-    let stride = b.value("arith.muli", &[ranks, threads], "index", &[])?;
+    let stride = b.muli(ranks, threads)?;
     let slices = p.plan.ranks.first().and_then(|r| r.steps.first()).map(|s| s.slices.as_slice()).unwrap_or_default();
     for slice in slices {
         let len = b.index(slice.len)?;
         repeat(b, slice.count, location, |b, c| {
             for_loop(b, [first, len, stride], location, |b, j| {
-                let j = b.value("arith.index_cast", &[j], "i64", &[])?;
+                let j = b.index_cast(j, Ty::I64)?;
                 let from = element_address(b, bases[0], p.bytes, slice.src_offset, slice.src_stride, c, Some(j))?;
                 let to = element_address(b, bases[1], p.bytes, slice.dst_offset, slice.dst_stride, c, Some(j))?;
-                let (from, to) =
-                    (b.value("llvm.ptrtoint", &[from], "i64", &[])?, b.value("llvm.ptrtoint", &[to], "i64", &[])?);
+                let (from, to) = (b.ptrtoint(from, Ty::I64)?, b.ptrtoint(to, Ty::I64)?);
                 let sum = b.value(
                     "llvm.inline_asm",
                     &[from],
@@ -323,15 +323,14 @@ fn lower_multimem<'c, 'a>(p: &PlannedCollective<'c, 'a>, b: &Builder<'c, 'a>) ->
 /// The thread's linear index in the CTA, `x + bx * (y + by * z)`, and the CTA's thread count `bx * by * bz`
 /// (`gpu.thread_id` / `gpu.block_dim`): element loops stride over every thread of any block shape.
 fn linear_thread<'c, 'a>(b: &Builder<'c, 'a>) -> Result<(Value<'c, 'a>, Value<'c, 'a>), String> {
-    let read = |op: &str, d: &str| b.value(op, &[], "index", &[("dimension", format!("#gpu<dim {d}>"))]);
-    let (x, y, z) = (read("gpu.thread_id", "x")?, read("gpu.thread_id", "y")?, read("gpu.thread_id", "z")?);
-    let (bx, by, bz) = (read("gpu.block_dim", "x")?, read("gpu.block_dim", "y")?, read("gpu.block_dim", "z")?);
-    let zy = b.value("arith.muli", &[by, z], "index", &[])?;
-    let yz = b.value("arith.addi", &[y, zy], "index", &[])?;
-    let rows = b.value("arith.muli", &[bx, yz], "index", &[])?;
-    let tid = b.value("arith.addi", &[x, rows], "index", &[])?;
-    let plane = b.value("arith.muli", &[bx, by], "index", &[])?;
-    let threads = b.value("arith.muli", &[plane, bz], "index", &[])?;
+    let (x, y, z) = (b.thread_id(Dim::X)?, b.thread_id(Dim::Y)?, b.thread_id(Dim::Z)?);
+    let (bx, by, bz) = (b.block_dim(Dim::X)?, b.block_dim(Dim::Y)?, b.block_dim(Dim::Z)?);
+    let zy = b.muli(by, z)?;
+    let yz = b.addi(y, zy)?;
+    let rows = b.muli(bx, yz)?;
+    let tid = b.addi(x, rows)?;
+    let plane = b.muli(bx, by)?;
+    let threads = b.muli(plane, bz)?;
     Ok((tid, threads))
 }
 
@@ -346,8 +345,8 @@ fn transfer<'c, 'a>(
     peer: i64,
     location: Location<'c>,
 ) -> Result<(), String> {
-    let length = b.constant(slice.len * bytes, "i64")?;
-    let peer = b.constant(peer, "i32")?;
+    let length = b.constant(slice.len * bytes, Ty::I64)?;
+    let peer = b.constant(peer, Ty::I32)?;
     repeat(b, slice.count, location, |b, c| {
         let to = element_address(b, bases[0], bytes, slice.dst_offset, slice.dst_stride, c, None)?;
         let from = element_address(b, bases[1], bytes, slice.src_offset, slice.src_stride, c, None)?;
@@ -368,7 +367,7 @@ fn repeat<'c, 'a>(
     }
     let (zero, end, one) = (b.index(0)?, b.index(count)?, b.index(1)?);
     for_loop(b, [zero, end, one], location, |inner, iv| {
-        let c = inner.value("arith.index_cast", &[iv], "i64", &[])?;
+        let c = inner.index_cast(iv, Ty::I64)?;
         body(inner, Some(c))
     })
 }
@@ -389,7 +388,7 @@ fn for_loop<'c, 'a>(
         access::argument(block, 0).ok_or("collectives: internal: scf.for has no induction variable")?.into();
     let inner = Builder::at_start(for_op, block, location);
     body(&inner, iv)?;
-    inner.op("scf.yield", &[], &[], &[])?;
+    inner.r#yield(&[])?;
     Ok(())
 }
 
@@ -403,16 +402,16 @@ fn element_address<'c, 'a>(
     c: Option<Value<'c, 'a>>,
     j: Option<Value<'c, 'a>>,
 ) -> Result<Value<'c, 'a>, String> {
-    let start = b.constant(offset * bytes, "i64")?;
-    let mut address = b.value("arith.addi", &[base, start], "i64", &[])?;
+    let start = b.constant(offset * bytes, Ty::I64)?;
+    let mut address = b.addi(base, start)?;
     for (value, scale) in [(c, stride * bytes), (j, bytes)] {
         if let Some(value) = value {
-            let step = b.constant(scale, "i64")?;
-            let moved = b.value("arith.muli", &[value, step], "i64", &[])?;
-            address = b.value("arith.addi", &[address, moved], "i64", &[])?;
+            let step = b.constant(scale, Ty::I64)?;
+            let moved = b.muli(value, step)?;
+            address = b.addi(address, moved)?;
         }
     }
-    b.value("llvm.inttoptr", &[address], "!llvm.ptr", &[])
+    b.inttoptr(address, AddressSpace::Generic)
 }
 
 /// One slice element by element, the CTA's threads striding over it (`j = tid; j < len; j += threads`, the
@@ -430,12 +429,12 @@ fn elementwise<'c, 'a>(
     let dtype = p.dtype.as_str();
     let bits = p.bytes * 8;
     let float = super::arithmetic(dtype).ok_or_else(|| format!("collectives: internal: no arithmetic for {dtype}"))?;
-    let peer = peer.map(|peer| b.constant(peer, "i32")).transpose()?;
+    let peer = peer.map(|peer| b.constant(peer, Ty::I32)).transpose()?;
     let (tid, threads) = linear_thread(b)?;
     let len = b.index(slice.len)?;
     repeat(b, slice.count, location, |b, c| {
         for_loop(b, [tid, len, threads], location, |b, j| {
-            let j = b.value("arith.index_cast", &[j], "i64", &[])?;
+            let j = b.index_cast(j, Ty::I64)?;
             let from = element_address(b, bases[0], p.bytes, slice.src_offset, slice.src_stride, c, Some(j))?;
             let to = element_address(b, bases[1], p.bytes, slice.dst_offset, slice.dst_stride, c, Some(j))?;
             let mut value = match peer {
@@ -446,22 +445,21 @@ fn elementwise<'c, 'a>(
                     if dtype.starts_with('i') {
                         raw
                     } else {
-                        b.value("arith.bitcast", &[raw], dtype, &[])?
+                        b.bitcast(raw, b.ty(dtype)?)?
                     }
                 }
-                None => b.value("llvm.load", &[from], dtype, &[])?,
+                None => b.llvm_load(from, b.ty(dtype)?, None)?,
             };
             if combine {
-                let old = b.value("llvm.load", &[to], dtype, &[])?;
-                let op = match (p.plan.reduce, float) {
-                    (Some(ReduceOp::Max), true) => "arith.maximumf",
-                    (Some(ReduceOp::Max), false) => "arith.maxsi",
-                    (_, true) => "arith.addf",
-                    (_, false) => "arith.addi",
+                let old = b.llvm_load(to, b.ty(dtype)?, None)?;
+                value = match (p.plan.reduce, float) {
+                    (Some(ReduceOp::Max), true) => b.maximumf(old, value)?,
+                    (Some(ReduceOp::Max), false) => b.maxsi(old, value)?,
+                    (_, true) => b.addf(old, value)?,
+                    (_, false) => b.addi(old, value)?,
                 };
-                value = b.value(op, &[old, value], dtype, &[])?;
             }
-            b.op("llvm.store", &[value, to], &[], &[])?;
+            b.llvm_store(value, to, None)?;
             Ok(())
         })
     })
@@ -492,13 +490,13 @@ fn call<'c, 'a>(
 fn address<'c, 'a>(b: &Builder<'c, 'a>, buffer: &Buffer<'c, 'a>) -> Result<Value<'c, 'a>, String> {
     let ty = buffer.value.r#type().to_string();
     if ty.starts_with("memref<") {
-        let index = b.value("memref.extract_aligned_pointer_as_index", &[buffer.value], "index", &[])?;
-        return b.value("arith.index_cast", &[index], "i64", &[]);
+        let index = b.aligned_pointer(buffer.value)?;
+        return b.index_cast(index, Ty::I64);
     }
     let generic = match ty.as_str() {
         "!llvm.ptr" => buffer.value,
-        "!llvm.ptr<1>" => b.value("llvm.addrspacecast", &[buffer.value], "!llvm.ptr", &[])?,
+        "!llvm.ptr<1>" => b.addrspacecast(buffer.value, AddressSpace::Generic)?,
         other => return Err(format!("collectives: internal: kernel argument of type {other}")),
     };
-    b.value("llvm.ptrtoint", &[generic], "i64", &[])
+    b.ptrtoint(generic, Ty::I64)
 }

@@ -5,13 +5,15 @@
 
 use super::{instruction::instruction, moving::Int, LowerCopyStats, PlannedCopy, PlannedElementwise};
 use crate::{
-    ir::build::{segments, Builder, Cmp, WORKGROUP},
+    ir::build::{segments, Builder, Cmp, Tcgen05Access, WORKGROUP},
+    ir::ty::{AddressSpace, Ty},
     storage::{memref_type, Source, Storage, Traced},
 };
 use axe_dialect::{
     access::{self, OpKey},
-    AxeOp, MemScope, OpKind,
+    AxeOp, OpKind,
 };
+use axe_layout::hw::Memory;
 use axe_layout::{
     copy::{
         Completion, CopyKind, CopySide, CopyStep, ElemType, Operand, PerThread, RegionCoord, Staging, ThreadSet,
@@ -98,8 +100,8 @@ pub(super) fn rewrite<'c, 'a>(
 pub(super) enum Handle<'c, 'a> {
     /// A register tensor: the thread's private memref.
     Regs(Value<'c, 'a>),
-    /// Global (address space 1) or shared (3) memory: the base address as `i64`.
-    Memory { base: Value<'c, 'a>, space: u32 },
+    /// Global or shared memory: the base address as `i64`.
+    Memory { base: Value<'c, 'a>, space: AddressSpace },
     /// Tensor memory: the allocation's address (`!llvm.ptr<6>`).
     Tmem(Value<'c, 'a>),
 }
@@ -184,25 +186,25 @@ pub(super) fn region_address<'c, 'a>(
     let (row, col, address) = match earlier {
         Some((row, col, address, (r0, c0))) => {
             let (dr, dc) = (bases.0 - r0, bases.1 - c0);
-            let row = b.value("arith.addi", &[row, b.index(dr)?], "index", &[])?;
-            let col = b.value("arith.addi", &[col, b.index(dc)?], "index", &[])?;
-            let rows = b.value("arith.muli", &[region.stride, b.index(dr)?], "index", &[])?;
-            let delta = b.value("arith.addi", &[rows, b.index(dc)?], "index", &[])?;
-            let delta = b.value("arith.muli", &[delta, b.index(cx.dtype.bytes())?], "index", &[])?;
-            let delta = b.value("arith.index_cast", &[delta], "i64", &[])?;
-            (row, col, b.value("arith.addi", &[address, delta], "i64", &[])?)
+            let row = b.addi(row, b.index(dr)?)?;
+            let col = b.addi(col, b.index(dc)?)?;
+            let rows = b.muli(region.stride, b.index(dr)?)?;
+            let delta = b.addi(rows, b.index(dc)?)?;
+            let delta = b.muli(delta, b.index(cx.dtype.bytes())?)?;
+            let delta = b.index_cast(delta, Ty::I64)?;
+            (row, col, b.addi(address, delta)?)
         }
         None => {
             let row = per_thread(b, cx.t, &coord.row)?;
-            let row = b.value("arith.addi", &[region.origin[0], row], "index", &[])?;
+            let row = b.addi(region.origin[0], row)?;
             let col = per_thread(b, cx.t, &coord.col)?;
-            let col = b.value("arith.addi", &[region.origin[1], col], "index", &[])?;
-            let element = b.value("arith.muli", &[row, region.stride], "index", &[])?;
-            let element = b.value("arith.addi", &[element, col], "index", &[])?;
-            let bytes = b.value("arith.muli", &[element, b.index(cx.dtype.bytes())?], "index", &[])?;
-            let bytes = b.value("arith.index_cast", &[bytes], "i64", &[])?;
+            let col = b.addi(region.origin[1], col)?;
+            let element = b.muli(row, region.stride)?;
+            let element = b.addi(element, col)?;
+            let bytes = b.muli(element, b.index(cx.dtype.bytes())?)?;
+            let bytes = b.index_cast(bytes, Ty::I64)?;
             let (base, _) = memory(cx, which)?;
-            let address = b.value("arith.addi", &[base, bytes], "i64", &[])?;
+            let address = b.addi(base, bytes)?;
             let mut reuse = cx.reuse.borrow_mut();
             if reuse.open {
                 reuse.regions.insert(key, RegionValues { bases, row, col, address });
@@ -212,7 +214,7 @@ pub(super) fn region_address<'c, 'a>(
     };
     let below = b.cmpi(Cmp::Slt, row, region.rows)?;
     let left = b.cmpi(Cmp::Slt, col, region.stride)?;
-    let inside = b.value("arith.andi", &[below, left], "i1", &[])?;
+    let inside = b.andi(below, left)?;
     Ok(Some((address, inside)))
 }
 
@@ -220,7 +222,7 @@ impl<'c, 'a> Lowering<'c, 'a> {
     /// Records that the alloc under `traced` (if any) is lowered here, with the shared alignment `alignment`.
     fn need(&mut self, traced: &Traced<'c, 'a>, alignment: i64) {
         if let Source::Alloc(alloc) = traced.source {
-            let need = if traced.tensor.mem == MemScope::Shared { alignment } else { 0 };
+            let need = if traced.tensor.mem == Memory::Shared { alignment } else { 0 };
             let entry = self.needed.entry(access::key(alloc.operation())).or_insert(0);
             *entry = (*entry).max(need);
         }
@@ -234,33 +236,33 @@ impl<'c, 'a> Lowering<'c, 'a> {
         alignment: Option<i64>,
     ) -> Result<Handle<'c, 'a>, String> {
         match traced.tensor.mem {
-            MemScope::Reg => Ok(Handle::Regs(self.storage.memref_of(traced)?)),
-            MemScope::Tmem => Ok(Handle::Tmem(self.storage.tmem_of(traced)?)),
-            MemScope::Shared => {
+            Memory::Reg => Ok(Handle::Regs(self.storage.memref_of(traced)?)),
+            Memory::Tmem => Ok(Handle::Tmem(self.storage.tmem_of(traced)?)),
+            Memory::Shared => {
                 let memref = self.storage.memref_of(traced)?;
                 if let Source::Memref(view) = traced.source {
                     self.storage.align_global(view, alignment.unwrap_or(16).max(16))?;
                 }
-                Ok(Handle::Memory { base: Storage::address(b, memref)?, space: 3 })
+                Ok(Handle::Memory { base: Storage::address(b, memref)?, space: AddressSpace::Shared })
             }
-            MemScope::Global => {
+            Memory::Global => {
                 let base = match traced.source {
                     Source::Pointer(pointer) => {
                         let global = if pointer.r#type().to_string() == "!llvm.ptr<1>" {
                             pointer
                         } else {
-                            b.value("llvm.addrspacecast", &[pointer], "!llvm.ptr<1>", &[])?
+                            b.addrspacecast(pointer, AddressSpace::Global)?
                         };
-                        b.value("llvm.ptrtoint", &[global], "i64", &[])?
+                        b.ptrtoint(global, Ty::I64)?
                     }
                     _ => {
                         let memref = self.storage.memref_of(traced)?;
-                        let generic = b.value("llvm.inttoptr", &[Storage::address(b, memref)?], "!llvm.ptr", &[])?;
-                        let global = b.value("llvm.addrspacecast", &[generic], "!llvm.ptr<1>", &[])?;
-                        b.value("llvm.ptrtoint", &[global], "i64", &[])?
+                        let generic = b.inttoptr(Storage::address(b, memref)?, AddressSpace::Generic)?;
+                        let global = b.addrspacecast(generic, AddressSpace::Global)?;
+                        b.ptrtoint(global, Ty::I64)?
                     }
                 };
-                Ok(Handle::Memory { base, space: 1 })
+                Ok(Handle::Memory { base, space: AddressSpace::Global })
             }
         }
     }
@@ -276,8 +278,8 @@ impl<'c, 'a> Lowering<'c, 'a> {
         let tid = self.storage.tid(op)?;
         let t = match scope {
             ExecScope::Thread => b.index(0)?,
-            ExecScope::Warp => b.value("arith.remui", &[tid, b.index(32)?], "index", &[])?,
-            ExecScope::Warpgroup => b.value("arith.remui", &[tid, b.index(128)?], "index", &[])?,
+            ExecScope::Warp => b.remui(tid, b.index(32)?)?,
+            ExecScope::Warpgroup => b.remui(tid, b.index(128)?)?,
             ExecScope::Cta => tid,
             other => {
                 return Err(format!(
@@ -310,12 +312,12 @@ impl<'c, 'a> Lowering<'c, 'a> {
             };
             let mut steps = value;
             if term.divisor != 1 {
-                steps = b.value("arith.divui", &[steps, b.index(term.divisor)?], "index", &[])?;
+                steps = b.divui(steps, b.index(term.divisor)?)?;
             }
             let bytes = term.elements.checked_mul(copy.dtype.bytes()).ok_or("copy: internal: term overflows")?;
-            let moved = b.value("arith.muli", &[steps, b.index(bytes)?], "index", &[])?;
-            let moved = b.value("arith.index_cast", &[moved], "i64", &[])?;
-            *side = Handle::Memory { base: b.value("arith.addi", &[base, moved], "i64", &[])?, space };
+            let moved = b.muli(steps, b.index(bytes)?)?;
+            let moved = b.index_cast(moved, Ty::I64)?;
+            *side = Handle::Memory { base: b.addi(base, moved)?, space };
         }
         let staging = match &copy.plan.staging {
             Some(staging) => Some(self.staging(operation, &b, staging)?),
@@ -329,7 +331,7 @@ impl<'c, 'a> Lowering<'c, 'a> {
                 match i {
                     Int::Static(n) => b.index(*n),
                     Int::Value(v) if v.r#type().to_string() == "index" => Ok(*v),
-                    Int::Value(v) => b.value("arith.index_castui", &[*v], "index", &[]),
+                    Int::Value(v) => b.index_castui(*v, Ty::Index),
                 }
             };
             regions[which] = Some(Region {
@@ -347,7 +349,7 @@ impl<'c, 'a> Lowering<'c, 'a> {
             scope: copy.scope,
             scope_threads: copy.plan.scope_threads,
             dtype: copy.dtype,
-            element: copy.sides[0].tensor.dtype.clone(),
+            element: copy.sides[0].tensor.dtype.to_string(),
             sides: [src, dst],
             staging,
         };
@@ -392,7 +394,7 @@ impl<'c, 'a> Lowering<'c, 'a> {
     ) -> Result<Handle<'c, 'a>, String> {
         let ty = memref_type(staging.bytes.max(1), "i8", WORKGROUP);
         let buffer = self.storage.new_shared_global(op, b, &ty, staging.alignment_bytes.max(16))?;
-        Ok(Handle::Memory { base: Storage::address(b, buffer)?, space: 3 })
+        Ok(Handle::Memory { base: Storage::address(b, buffer)?, space: AddressSpace::Shared })
     }
 
     /// Lowers one elementwise op: per register the layout holds, load, convert or compute, store.
@@ -400,7 +402,8 @@ impl<'c, 'a> Lowering<'c, 'a> {
         let op = planned.op;
         let b = Builder::before(op.operation())?;
         let memrefs = planned.tensors.iter().map(|t| self.storage.memref_of(t)).collect::<Result<Vec<_>, String>>()?;
-        let dtypes: Vec<&str> = planned.tensors.iter().map(|t| t.tensor.dtype.as_str()).collect();
+        let names: Vec<String> = planned.tensors.iter().map(|t| t.tensor.dtype.to_string()).collect();
+        let dtypes: Vec<&str> = names.iter().map(String::as_str).collect();
         let alpha = match op.kind() {
             OpKind::Scale => Some(op.operand(2).ok_or("copy: axe.scale has no alpha")?),
             _ => None,
@@ -416,14 +419,14 @@ impl<'c, 'a> Lowering<'c, 'a> {
             let rest = pairs.remainder().to_vec();
             for pair in pairs {
                 let wide = read(&b, memrefs[0], pair, "f32")?;
-                let narrow = b.value("arith.truncf", &[wide], &vector_type(2, out_dtype), &[])?;
-                write(&b, out, pair, narrow, out_dtype)?;
+                let narrow = b.truncf(wide, b.ty(&vector_type(2, out_dtype))?)?;
+                write(&b, out, pair, narrow)?;
             }
             for &r in &rest {
                 let index = b.index(r)?;
-                let value = b.value("memref.load", &[memrefs[0], index], "f32", &[])?;
+                let value = b.load(memrefs[0], &[index])?;
                 let value = convert(&b, value, "f32", out_dtype)?;
-                b.op("memref.store", &[value, out, index], &[], &[])?;
+                b.store(value, out, &[index])?;
             }
             self.stats.elementwise += 1;
             return Ok(());
@@ -432,25 +435,24 @@ impl<'c, 'a> Lowering<'c, 'a> {
             let index = b.index(r)?;
             let inputs = memrefs[..memrefs.len() - 1]
                 .iter()
-                .zip(&dtypes)
-                .map(|(m, d)| b.value("memref.load", &[*m, index], d, &[]))
+                .map(|m| b.load(*m, &[index]))
                 .collect::<Result<Vec<_>, String>>()?;
             let value = match op.kind() {
                 OpKind::Cast => convert(&b, inputs[0], dtypes[0], out_dtype)?,
                 OpKind::Scale => {
                     let x = convert(&b, inputs[0], dtypes[0], "f32")?;
                     let alpha = alpha.ok_or("copy: axe.scale has no alpha")?;
-                    let y = b.value("arith.mulf", &[alpha, x], "f32", &[])?;
+                    let y = b.mulf(alpha, x)?;
                     convert(&b, y, "f32", out_dtype)?
                 }
                 _ => {
                     let x = convert(&b, inputs[0], dtypes[0], "f32")?;
                     let y = convert(&b, inputs[1], dtypes[1], "f32")?;
-                    let sum = b.value("arith.addf", &[x, y], "f32", &[])?;
+                    let sum = b.addf(x, y)?;
                     convert(&b, sum, "f32", out_dtype)?
                 }
             };
-            b.op("memref.store", &[value, out, index], &[], &[])?;
+            b.store(value, out, &[index])?;
         }
         self.stats.elementwise += 1;
         Ok(())
@@ -467,8 +469,8 @@ fn convert<'c, 'a>(b: &Builder<'c, 'a>, value: Value<'c, 'a>, from: &str, to: &s
     };
     match bits(from)?.cmp(&bits(to)?) {
         std::cmp::Ordering::Equal if from == to => Ok(value),
-        std::cmp::Ordering::Less => b.value("arith.extf", &[value], to, &[]),
-        std::cmp::Ordering::Greater => b.value("arith.truncf", &[value], to, &[]),
+        std::cmp::Ordering::Less => b.extf(value, b.ty(to)?),
+        std::cmp::Ordering::Greater => b.truncf(value, b.ty(to)?),
         std::cmp::Ordering::Equal => Err(format!("copy: internal: no direct cast from {from} to {to}")),
     }
 }
@@ -500,8 +502,8 @@ fn step_ops<'c, 'a>(b: &Builder<'c, 'a>, cx: &Context<'c, 'a>, step: &CopyStep) 
                     barrier(inner, cx, &step.threads, participants)
                 }
             }
-            Completion::Tcgen05WaitLd => wait(inner, "load"),
-            Completion::Tcgen05WaitSt => wait(inner, "store"),
+            Completion::Tcgen05WaitLd => inner.tcgen05_wait(Tcgen05Access::Load),
+            Completion::Tcgen05WaitSt => inner.tcgen05_wait(Tcgen05Access::Store),
             Completion::Barrier { threads: Some(threads) } => barrier(inner, cx, &step.threads, threads),
             Completion::Barrier { threads: None } => Ok(()),
         }
@@ -522,11 +524,6 @@ fn step_ops<'c, 'a>(b: &Builder<'c, 'a>, cx: &Context<'c, 'a>, step: &CopyStep) 
     Ok(())
 }
 
-/// `tcgen05.wait::ld` or `::st`.
-fn wait(b: &Builder, kind: &str) -> Result<(), String> {
-    b.op("nvvm.tcgen05.wait", &[], &[], &[("kind", format!("#nvvm.tcgen05_wait<{kind}>"))]).map(drop)
-}
-
 /// The threads of `set` among `0..scope_threads`.
 fn count(set: &ThreadSet, scope_threads: i64) -> i64 {
     (0..scope_threads).filter(|&t| set.contains(t)).count() as i64
@@ -541,10 +538,10 @@ fn barrier<'c, 'a>(b: &Builder<'c, 'a>, cx: &Context<'c, 'a>, set: &ThreadSet, t
         ExecScope::Thread => Ok(()),
         ExecScope::Warp => {
             let mask = (0..32).filter(|&lane| set.contains(lane)).fold(0u32, |m, lane| m | (1u32 << lane));
-            let mask = b.constant(i64::from(mask as i32), "i32")?;
+            let mask = b.constant(i64::from(mask as i32), Ty::I32)?;
             b.op("nvvm.bar.warp.sync", &[mask], &[], &[]).map(drop)
         }
-        ExecScope::Cta if threads == cx.scope_threads => b.op("gpu.barrier", &[], &[], &[]).map(drop),
+        ExecScope::Cta if threads == cx.scope_threads => b.barrier(),
         _ => {
             if threads % 32 != 0 || threads < 32 {
                 return Err(format!("copy: internal: a named barrier of {threads} threads (needs a multiple of 32)"));
@@ -552,13 +549,13 @@ fn barrier<'c, 'a>(b: &Builder<'c, 'a>, cx: &Context<'c, 'a>, set: &ThreadSet, t
             let first = (0..cx.scope_threads).find(|&t| set.contains(t)).unwrap_or(0);
             let id = match cx.scope {
                 ExecScope::Warpgroup => {
-                    let wg = b.value("arith.divui", &[cx.tid, b.index(128)?], "index", &[])?;
-                    let id = b.value("arith.addi", &[wg, b.index(1)?], "index", &[])?;
-                    b.value("arith.index_cast", &[id], "i32", &[])?
+                    let wg = b.divui(cx.tid, b.index(128)?)?;
+                    let id = b.addi(wg, b.index(1)?)?;
+                    b.index_cast(id, Ty::I32)?
                 }
-                _ => b.constant(1 + first / 128, "i32")?,
+                _ => b.constant(1 + first / 128, Ty::I32)?,
             };
-            let count = b.constant(threads, "i32")?;
+            let count = b.constant(threads, Ty::I32)?;
             b.op("nvvm.barrier", &[id, count], &[], &[("operandSegmentSizes", segments(&[1, 1, 0]))]).map(drop)
         }
     }
@@ -572,9 +569,9 @@ pub(super) fn thread_set<'c, 'a>(
 ) -> Result<Option<Value<'c, 'a>>, String> {
     let mut all: Option<Value<'c, 'a>> = None;
     for cond in &set.conds {
-        let mut q = if cond.div > 1 { b.value("arith.divui", &[t, b.index(cond.div)?], "index", &[])? } else { t };
+        let mut q = if cond.div > 1 { b.divui(t, b.index(cond.div)?)? } else { t };
         if let Some(m) = cond.modulus {
-            q = b.value("arith.remui", &[q, b.index(m)?], "index", &[])?;
+            q = b.remui(q, b.index(m)?)?;
         }
         let mut checks = Vec::new();
         if cond.begin > 0 {
@@ -585,7 +582,7 @@ pub(super) fn thread_set<'c, 'a>(
         checks.push(b.cmpi(Cmp::Ult, q, b.index(cond.end)?)?);
         for check in checks {
             all = Some(match all {
-                Some(prev) => b.value("arith.andi", &[prev, check], "i1", &[])?,
+                Some(prev) => b.andi(prev, check)?,
                 None => check,
             });
         }
@@ -601,27 +598,27 @@ pub(super) fn per_thread<'c, 'a>(
 ) -> Result<Value<'c, 'a>, String> {
     let mut sum = b.index(value.base)?;
     for term in &value.terms {
-        let mut q = if term.div > 1 { b.value("arith.divui", &[t, b.index(term.div)?], "index", &[])? } else { t };
+        let mut q = if term.div > 1 { b.divui(t, b.index(term.div)?)? } else { t };
         if let Some(m) = term.modulus {
-            q = b.value("arith.remui", &[q, b.index(m)?], "index", &[])?;
+            q = b.remui(q, b.index(m)?)?;
         }
-        let scaled = if term.coef == 1 { q } else { b.value("arith.muli", &[q, b.index(term.coef)?], "index", &[])? };
-        sum = b.value("arith.addi", &[sum, scaled], "index", &[])?;
+        let scaled = if term.coef == 1 { q } else { b.muli(q, b.index(term.coef)?)? };
+        sum = b.addi(sum, scaled)?;
     }
     Ok(sum)
 }
 
 /// `Swizzle(M,B,S)` of an element offset: `a ^ (((a >> (M+S)) & (2^B - 1)) << M)`.
 fn swizzle<'c, 'a>(b: &Builder<'c, 'a>, a: Value<'c, 'a>, s: Swizzle) -> Result<Value<'c, 'a>, String> {
-    let shifted = b.value("arith.shrui", &[a, b.index(i64::from(s.per_element + s.atom_len))?], "index", &[])?;
-    let bits = b.value("arith.andi", &[shifted, b.index((1i64 << s.swizzle_len) - 1)?], "index", &[])?;
-    let moved = b.value("arith.shli", &[bits, b.index(i64::from(s.per_element))?], "index", &[])?;
-    b.value("arith.xori", &[a, moved], "index", &[])
+    let shifted = b.shrui(a, b.index(i64::from(s.per_element + s.atom_len))?)?;
+    let bits = b.andi(shifted, b.index((1i64 << s.swizzle_len) - 1)?)?;
+    let moved = b.shli(bits, b.index(i64::from(s.per_element))?)?;
+    b.xori(a, moved)
 }
 
 /// The memory handle a `Mem` operand of side `which` (0 source, 1 destination) addresses: the side's memory, or
 /// the staging buffer when that side is registers.
-pub(super) fn memory<'c, 'a>(cx: &Context<'c, 'a>, which: usize) -> Result<(Value<'c, 'a>, u32), String> {
+pub(super) fn memory<'c, 'a>(cx: &Context<'c, 'a>, which: usize) -> Result<(Value<'c, 'a>, AddressSpace), String> {
     match (cx.sides[which], cx.staging) {
         (Handle::Memory { base, space }, _) | (_, Some(Handle::Memory { base, space })) => Ok((base, space)),
         _ => Err("copy: internal: a memory operand on a side without memory".to_string()),
@@ -647,7 +644,7 @@ pub(super) fn pointer<'c, 'a>(
         reuse.offsets.get(&key).filter(|_| reuse.open).copied()
     };
     let element = match earlier {
-        Some((b0, v)) => b.value("arith.addi", &[v, b.index(offset.base - b0)?], "index", &[])?,
+        Some((b0, v)) => b.addi(v, b.index(offset.base - b0)?)?,
         None => {
             let mut element = per_thread(b, cx.t, offset)?;
             if let Some(s) = swizzled {
@@ -660,10 +657,10 @@ pub(super) fn pointer<'c, 'a>(
             element
         }
     };
-    let bytes = b.value("arith.muli", &[element, b.index(cx.dtype.bytes())?], "index", &[])?;
-    let bytes = b.value("arith.index_cast", &[bytes], "i64", &[])?;
-    let address = b.value("arith.addi", &[base, bytes], "i64", &[])?;
-    b.value("llvm.inttoptr", &[address], &format!("!llvm.ptr<{space}>"), &[])
+    let bytes = b.muli(element, b.index(cx.dtype.bytes())?)?;
+    let bytes = b.index_cast(bytes, Ty::I64)?;
+    let address = b.addi(base, bytes)?;
+    b.inttoptr(address, space)
 }
 
 /// The private memref of side `which` (registers).
@@ -695,12 +692,12 @@ pub(super) fn read<'c, 'a>(
     let ty = vector_type(slots.len(), element);
     match slots {
         [] => Err("copy: internal: no registers".to_string()),
-        [one] => b.value("memref.load", &[memref, b.index(*one)?], element, &[]),
+        [one] => b.load(memref, &[b.index(*one)?]),
         _ => {
-            let mut vector = b.value("llvm.mlir.undef", &[], &ty, &[])?;
+            let mut vector = b.undef(b.ty(&ty)?)?;
             for (i, &slot) in slots.iter().enumerate() {
-                let value = b.value("memref.load", &[memref, b.index(slot)?], element, &[])?;
-                vector = b.value("llvm.insertelement", &[vector, value, b.constant(i as i64, "i32")?], &ty, &[])?;
+                let value = b.load(memref, &[b.index(slot)?])?;
+                vector = b.insertelement(vector, value, b.constant(i as i64, Ty::I32)?)?;
             }
             Ok(vector)
         }
@@ -713,15 +710,14 @@ pub(super) fn write<'c, 'a>(
     memref: Value<'c, 'a>,
     slots: &[i64],
     value: Value<'c, 'a>,
-    element: &str,
 ) -> Result<(), String> {
     match slots {
         [] => Err("copy: internal: no registers".to_string()),
-        [one] => b.op("memref.store", &[value, memref, b.index(*one)?], &[], &[]).map(drop),
+        [one] => b.store(value, memref, &[b.index(*one)?]),
         _ => {
             for (i, &slot) in slots.iter().enumerate() {
-                let item = b.value("llvm.extractelement", &[value, b.constant(i as i64, "i32")?], element, &[])?;
-                b.op("memref.store", &[item, memref, b.index(slot)?], &[], &[])?;
+                let item = b.extractelement(value, b.constant(i as i64, Ty::I32)?)?;
+                b.store(item, memref, &[b.index(slot)?])?;
             }
             Ok(())
         }

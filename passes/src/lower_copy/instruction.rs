@@ -6,6 +6,7 @@ use super::emit::{
     memory, per_thread, pointer, read, region_address, registers, thread_set, vector_type, write, Context, Handle,
 };
 use crate::ir::build::Builder;
+use crate::ir::ty::{AddressSpace, Ty};
 use axe_layout::copy::{CopyIssue, CopyKind, CopyStep, ElemType, Operand, TmemShape};
 use melior::ir::Value;
 
@@ -49,8 +50,8 @@ fn load<'c, 'a>(
     }
     let address = pointer(b, cx, 0, &issue.src, step.src_swizzle)?;
     let ty = vector_type(lanes, element);
-    let value = b.value("llvm.load", &[address], &ty, &[("alignment", format!("{} : i64", step.vector_bytes))])?;
-    write(b, registers(cx, 1)?, regs, value, element)
+    let value = b.llvm_load(address, b.ty(&ty)?, Some(step.vector_bytes))?;
+    write(b, registers(cx, 1)?, regs, value)
 }
 
 /// `st` of registers as one vector (predicated on a run-time-sized destination).
@@ -68,14 +69,10 @@ fn store<'c, 'a>(
         return Err(format!("copy: internal: {} registers for a {lanes}-element store", regs.len()));
     }
     let value = read(b, registers(cx, 0)?, regs, element)?;
-    let store = |g: &Builder<'c, 'a>, address: Value<'c, 'a>| {
-        g.op("llvm.store", &[value, address], &[], &[("alignment", format!("{} : i64", step.vector_bytes))]).map(drop)
-    };
+    let store = |g: &Builder<'c, 'a>, address: Value<'c, 'a>| g.llvm_store(value, address, Some(step.vector_bytes));
     match region_address(b, cx, 1, index)? {
         // A run-time-sized destination: the store is predicated on the access lying inside the tensor.
-        Some((address, inside)) => {
-            b.guarded(inside, |g| store(g, g.value("llvm.inttoptr", &[address], "!llvm.ptr<1>", &[])?))
-        }
+        Some((address, inside)) => b.guarded(inside, |g| store(g, g.inttoptr(address, AddressSpace::Global)?)),
         None => store(b, pointer(b, cx, 1, &issue.dst, step.dst_swizzle)?),
     }
 }
@@ -103,13 +100,9 @@ fn ldmatrix<'c, 'a>(
     let memref = registers(cx, 1)?;
     let pair = vector_type(2, element);
     for i in 0..count as usize {
-        let word = if count == 1 {
-            result
-        } else {
-            b.value("llvm.extractvalue", &[result], "i32", &[("position", format!("array<i64: {i}>"))])?
-        };
-        let two = b.value("llvm.bitcast", &[word], &pair, &[])?;
-        write(b, memref, &regs[2 * i..2 * i + 2], two, element)?;
+        let word = if count == 1 { result } else { b.extractvalue(result, i, Ty::I32)? };
+        let two = b.llvm_bitcast(word, b.ty(&pair)?)?;
+        write(b, memref, &regs[2 * i..2 * i + 2], two)?;
     }
     Ok(())
 }
@@ -147,7 +140,7 @@ fn stmatrix<'c, 'a>(
     let mut operands = vec![pointer(b, cx, 1, &issue.dst, step.dst_swizzle)?];
     for i in 0..count as usize {
         let two = read(b, memref, &regs[2 * i..2 * i + 2], element)?;
-        operands.push(b.value("llvm.bitcast", &[two], "i32", &[])?);
+        operands.push(b.llvm_bitcast(two, Ty::I32)?);
     }
     b.op("nvvm.stmatrix", &operands, &[], &matrix_attributes(trans)).map(drop)
 }
@@ -169,14 +162,9 @@ fn cp_async<'c, 'a>(
         // address read is the tensor's base, so no address past it is formed for the instruction).
         Some((address, inside)) => {
             let (base, _) = memory(cx, 0)?;
-            let address = b.value("arith.select", &[inside, address, base], "i64", &[])?;
-            let source = b.value("llvm.inttoptr", &[address], "!llvm.ptr<1>", &[])?;
-            let size = b.value(
-                "arith.select",
-                &[inside, b.constant(i64::from(bytes), "i32")?, b.constant(0, "i32")?],
-                "i32",
-                &[],
-            )?;
+            let address = b.select(inside, address, base)?;
+            let source = b.inttoptr(address, AddressSpace::Global)?;
+            let size = b.select(inside, b.constant(i64::from(bytes), Ty::I32)?, b.constant(0, Ty::I32)?)?;
             b.op("nvvm.cp.async.shared.global", &[dest, source, size], &[], &attributes).map(drop)
         }
         None => {
@@ -195,15 +183,12 @@ fn tcgen05_ld<'c, 'a>(
     num: u32,
 ) -> Result<(), String> {
     let element = cx.element.as_str();
-    let regs = slots(&issue.dst)?;
-    let n = tmem_registers(shape, num);
-    if regs.len() != n || cx.dtype.bytes() != 4 {
-        return Err(format!("copy: internal: tcgen05.ld of {n} registers into {} of {element}", regs.len()));
-    }
+    let regs = tmem_slots(cx, &issue.dst, "tcgen05.ld", shape, num)?;
+    let n = regs.len();
     let address = tmem_address(b, cx, tmem(cx, 0)?, &issue.src)?;
     let raw = b.value("nvvm.tcgen05.ld", &[address], &vector_type(n, "i32"), &[("shape", tmem_shape(shape))])?;
-    let value = if element == "i32" { raw } else { b.value("llvm.bitcast", &[raw], &vector_type(n, element), &[])? };
-    write(b, registers(cx, 1)?, regs, value, element)
+    let value = if element == "i32" { raw } else { b.llvm_bitcast(raw, b.ty(&vector_type(n, element))?)? };
+    write(b, registers(cx, 1)?, regs, value)
 }
 
 /// `tcgen05.st`: registers into tensor memory.
@@ -215,13 +200,10 @@ fn tcgen05_st<'c, 'a>(
     num: u32,
 ) -> Result<(), String> {
     let element = cx.element.as_str();
-    let regs = slots(&issue.src)?;
-    let n = tmem_registers(shape, num);
-    if regs.len() != n || cx.dtype.bytes() != 4 {
-        return Err(format!("copy: internal: tcgen05.st of {n} registers from {} of {element}", regs.len()));
-    }
+    let regs = tmem_slots(cx, &issue.src, "tcgen05.st", shape, num)?;
+    let n = regs.len();
     let value = read(b, registers(cx, 0)?, regs, element)?;
-    let raw = if element == "i32" { value } else { b.value("llvm.bitcast", &[value], &vector_type(n, "i32"), &[])? };
+    let raw = if element == "i32" { value } else { b.llvm_bitcast(value, b.ty(&vector_type(n, "i32"))?)? };
     let address = tmem_address(b, cx, tmem(cx, 1)?, &issue.dst)?;
     b.op("nvvm.tcgen05.st", &[address, raw], &[], &[("shape", tmem_shape(shape))]).map(drop)
 }
@@ -236,11 +218,11 @@ fn shuffle<'c, 'a>(b: &Builder<'c, 'a>, cx: &Context<'c, 'a>, issue: &CopyIssue)
     let [slot] = regs else {
         return Err(format!("copy: internal: a shuffle writes one register, got {}", regs.len()));
     };
-    let sent = b.value("memref.load", &[registers(cx, 0)?, b.index(*reg)?], element, &[])?;
+    let sent = b.load(registers(cx, 0)?, &[b.index(*reg)?])?;
     let word = to_word(b, sent, cx.dtype, element)?;
     let lane = per_thread(b, cx.t, lane)?;
-    let lane = b.value("arith.index_cast", &[lane], "i32", &[])?;
-    let (mask, clamp) = (b.constant(-1, "i32")?, b.constant(31, "i32")?);
+    let lane = b.index_cast(lane, Ty::I32)?;
+    let (mask, clamp) = (b.constant(-1, Ty::I32)?, b.constant(31, Ty::I32)?);
     let kind = ("kind", "#nvvm<shfl_kind idx>".to_string());
     let got = b.value("nvvm.shfl.sync", &[mask, word, lane, clamp], "i32", &[kind])?;
     let value = from_word(b, got, cx.dtype, element)?;
@@ -248,9 +230,9 @@ fn shuffle<'c, 'a>(b: &Builder<'c, 'a>, cx: &Context<'c, 'a>, issue: &CopyIssue)
     match &issue.only {
         Some(only) => {
             let keep = thread_set(b, cx.t, only)?.ok_or("copy: internal: empty only-set")?;
-            b.guarded(keep, |g| g.op("memref.store", &[value, memref, g.index(*slot)?], &[], &[]).map(drop))
+            b.guarded(keep, |g| g.store(value, memref, &[g.index(*slot)?]))
         }
-        None => b.op("memref.store", &[value, memref, b.index(*slot)?], &[], &[]).map(drop),
+        None => b.store(value, memref, &[b.index(*slot)?]),
     }
 }
 
@@ -262,7 +244,7 @@ fn mov<'c, 'a>(b: &Builder<'c, 'a>, cx: &Context<'c, 'a>, issue: &CopyIssue) -> 
         return Err(format!("copy: internal: mov of {} registers into {}", from.len(), to.len()));
     }
     let value = read(b, registers(cx, 0)?, from, element)?;
-    write(b, registers(cx, 1)?, to, value, element)
+    write(b, registers(cx, 1)?, to, value)
 }
 
 /// The register slots of a `Regs` operand.
@@ -271,6 +253,22 @@ fn slots(operand: &Operand) -> Result<&[i64], String> {
         Operand::Regs(regs) => Ok(regs),
         _ => Err("copy: internal: expected a register operand".to_string()),
     }
+}
+
+/// The register slots of a `tcgen05.ld`/`st` (`what`) of `shape` x`num`: one 32-bit element per register.
+fn tmem_slots<'o>(
+    cx: &Context,
+    operand: &'o Operand,
+    what: &str,
+    shape: TmemShape,
+    num: u32,
+) -> Result<&'o [i64], String> {
+    let regs = slots(operand)?;
+    let n = tmem_registers(shape, num);
+    if regs.len() != n || cx.dtype.bytes() != 4 {
+        return Err(format!("copy: internal: {what} of {n} registers with {} of {}", regs.len(), cx.element));
+    }
+    Ok(regs)
 }
 
 /// The registers a tensor-memory shape moves per thread for `.x<num>` (PTX ISA, tcgen05.ld/st: 32x32b and 16x64b
@@ -300,14 +298,14 @@ fn tmem_address<'c, 'a>(
         return Err("copy: internal: expected a tensor-memory operand".to_string());
     };
     let lane = per_thread(b, cx.t, lane)?;
-    let lane = b.value("arith.index_cast", &[lane], "i32", &[])?;
-    let field = b.value("arith.shli", &[lane, b.constant(16, "i32")?], "i32", &[])?;
+    let lane = b.index_cast(lane, Ty::I32)?;
+    let field = b.shli(lane, b.constant(16, Ty::I32)?)?;
     let column = per_thread(b, cx.t, col)?;
-    let column = b.value("arith.index_cast", &[column], "i32", &[])?;
-    let raw = b.value("llvm.ptrtoint", &[base], "i32", &[])?;
-    let address = b.value("arith.addi", &[raw, field], "i32", &[])?;
-    let address = b.value("arith.addi", &[address, column], "i32", &[])?;
-    b.value("llvm.inttoptr", &[address], "!llvm.ptr<6>", &[])
+    let column = b.index_cast(column, Ty::I32)?;
+    let raw = b.ptrtoint(base, Ty::I32)?;
+    let address = b.addi(raw, field)?;
+    let address = b.addi(address, column)?;
+    b.inttoptr(address, AddressSpace::Tmem)
 }
 
 /// The tensor-memory address of side `which`.
@@ -334,11 +332,11 @@ fn to_word<'c, 'a>(
         return Err(format!("copy: internal: a shuffle moves 32 bits, got {element}"));
     }
     let bits = bits_type(dtype);
-    let integer = if element == bits { value } else { b.value("arith.bitcast", &[value], &bits, &[])? };
+    let integer = if element == bits { value } else { b.bitcast(value, b.ty(&bits)?)? };
     if dtype.bytes() == 4 {
         Ok(integer)
     } else {
-        b.value("arith.extui", &[integer], "i32", &[])
+        b.extui(integer, Ty::I32)
     }
 }
 
@@ -350,10 +348,10 @@ fn from_word<'c, 'a>(
     element: &str,
 ) -> Result<Value<'c, 'a>, String> {
     let bits = bits_type(dtype);
-    let integer = if dtype.bytes() == 4 { word } else { b.value("arith.trunci", &[word], &bits, &[])? };
+    let integer = if dtype.bytes() == 4 { word } else { b.trunci(word, b.ty(&bits)?)? };
     if element == bits {
         Ok(integer)
     } else {
-        b.value("arith.bitcast", &[integer], element, &[])
+        b.bitcast(integer, b.ty(element)?)
     }
 }

@@ -4,17 +4,19 @@
 //! issuing warps, alignment) comes from the plans.
 
 use super::{LowerMmaStats, PlannedGemm, Traced};
+use crate::ir::ty::{AddressSpace, Ty};
 use crate::request::tmem_load::TmemLoad;
 use crate::{
-    ir::build::{segments, Builder, Cmp, WORKGROUP},
-    storage::{self, memref_type as memref, register_element, Source, Storage},
+    ir::build::{segments, Builder, Cmp, Tcgen05Access, ThreadSync, WORKGROUP},
+    storage::{self, memref_type as memref, Source, Storage},
 };
 use axe_dialect::{
     access::{self, OpKey},
     ops::enclosing_function,
-    AxeOp, MemScope, OpKind,
+    AxeOp, OpKind,
 };
-use axe_layout::mma::{Access, DType, Family, MmaIssue, Role, SmemDesc};
+use axe_layout::hw::Memory;
+use axe_layout::mma::{Access, ElemType, Family, MmaIssue, Role, SmemDesc};
 use melior::{
     ir::{operation::OperationLike, Location, OperationRef, Value},
     IrRewriter,
@@ -68,9 +70,9 @@ pub(super) fn rewrite<'c, 'a>(
         for (traced, role) in gemm.operands.iter().zip([Role::A, Role::B, Role::C]) {
             let Source::Alloc(alloc) = traced.source else { continue };
             let need = match traced.tensor.mem {
-                MemScope::Shared => gemm.plan.shared_base_alignment_bytes.unwrap_or(16).max(16),
+                Memory::Shared => gemm.plan.shared_base_alignment_bytes.unwrap_or(16).max(16),
                 // The columns this operand reaches (A and C in one alloc: both land on the same entry).
-                MemScope::Tmem => gemm.plan.tmem_reach.iter().find(|(r, _)| *r == role).map_or(32, |(_, c)| *c),
+                Memory::Tmem => gemm.plan.tmem_reach.iter().find(|(r, _)| *r == role).map_or(32, |(_, c)| *c),
                 _ => 0,
             };
             let entry = lowering.needed.entry(access::key(alloc.operation())).or_insert(0);
@@ -89,7 +91,7 @@ pub(super) fn rewrite<'c, 'a>(
     }
     for op in ops.iter().filter(|op| op.kind() == OpKind::Fill) {
         if let Some(Source::Alloc(alloc)) = fill_target(*op).map(|t| t.source) {
-            if alloc.tensor("result").is_some_and(|t| t.mem == MemScope::Reg) {
+            if alloc.tensor("result").is_some_and(|t| t.mem == Memory::Reg) {
                 lowering.needed.entry(access::key(alloc.operation())).or_insert(0);
             }
         }
@@ -133,7 +135,7 @@ fn check_tmem_total<'c>(ops: &[AxeOp<'c, '_>], needed: &BTreeMap<OpKey, i64>) ->
     let mut per_kernel: HashMap<OpKey, Vec<i64>> = HashMap::new();
     for op in ops.iter().filter(|op| op.kind() == OpKind::Alloc) {
         let Some(&need) = needed.get(&access::key(op.operation())) else { continue };
-        let Some(tensor) = op.tensor("result").filter(|t| t.mem == MemScope::Tmem) else { continue };
+        let Some(tensor) = op.tensor("result").filter(|t| t.mem == Memory::Tmem) else { continue };
         let (Some(Ok(layout)), Some(kernel)) = (tensor.layout.parse(), enclosing_function(op.operation())) else {
             continue;
         };
@@ -167,15 +169,15 @@ impl<'c, 'a> Lowering<'c, 'a> {
     fn fill(&mut self, op: AxeOp<'c, 'a>) -> Result<bool, String> {
         let Some(dest) = fill_target(op) else { return Ok(false) };
         match (dest.tensor.mem, dest.source) {
-            (MemScope::Reg, _) => {
+            (Memory::Reg, _) => {
                 let memref = self.storage.memref_of(&dest)?;
                 let value = op.operand(1).ok_or("mma: fill has no value")?;
                 let b = Builder::before(op.operation())?;
                 for i in 0..dest.register_count() {
-                    b.op("memref.store", &[value, memref, b.index(i)?], &[], &[])?;
+                    b.store(value, memref, &[b.index(i)?])?;
                 }
             }
-            (MemScope::Tmem, source) => {
+            (Memory::Tmem, source) => {
                 self.zeroed.extend(source.key());
                 if let Some(key) = source.key() {
                     self.zero_fills.insert(key, (op.operation(), None));
@@ -202,22 +204,22 @@ impl<'c, 'a> Lowering<'c, 'a> {
         }
         // The encoding keeps address bits 4..17 only, so the arithmetic runs on the low 32 bits (sums modulo 2^32
         // have the same low bits): 32-bit instructions, where i64 took add-with-carry pairs and 64-bit shifts.
-        let mut address = b.value("arith.trunci", &[Storage::address(b, memref)?], "i32", &[])?;
+        let mut address = b.trunci(Storage::address(b, memref)?, Ty::I32)?;
         // A ring's stage: the plan's start terms `bytes * (offset / divisor)`, added to the address before encoding.
         let role = if i == 0 { Role::A } else { Role::B };
         for term in gemm.plan.dynamic.iter().filter(|t| t.role == role) {
             let offset = *gemm.offsets.get(term.offset).ok_or("mma: internal: a start term names a missing offset")?;
             let mut steps = offset;
             if term.divisor != 1 {
-                steps = b.value("arith.divsi", &[steps, b.index(term.divisor)?], "index", &[])?;
+                steps = b.divsi(steps, b.index(term.divisor)?)?;
             }
-            let moved = b.value("arith.muli", &[steps, b.index(term.bytes)?], "index", &[])?;
-            let moved = b.value("arith.index_cast", &[moved], "i32", &[])?;
-            address = b.value("arith.addi", &[address, moved], "i32", &[])?;
+            let moved = b.muli(steps, b.index(term.bytes)?)?;
+            let moved = b.index_cast(moved, Ty::I32)?;
+            address = b.addi(address, moved)?;
         }
-        let shifted = b.value("arith.shrui", &[address, b.constant(4, "i32")?], "i32", &[])?;
-        let encoded = b.value("arith.andi", &[shifted, b.constant(DESC_ADDRESS_MASK, "i32")?], "i32", &[])?;
-        b.value("arith.extui", &[encoded], "i64", &[])
+        let shifted = b.shrui(address, b.constant(4, Ty::I32)?)?;
+        let encoded = b.andi(shifted, b.constant(DESC_ADDRESS_MASK, Ty::I32)?)?;
+        b.extui(encoded, Ty::I64)
     }
 
     /// Lowers one planned gemm.
@@ -274,13 +276,13 @@ impl<'c, 'a> Lowering<'c, 'a> {
                 let mut operands = Vec::new();
                 let mut sizes = Vec::new();
                 for (access, memref) in [(&issue.a, mems[0]), (&issue.b, mems[1])] {
-                    let values = load_regs(b, memref, regs(access)?, register_element(dtype.name()))?;
+                    let values = load_regs(b, memref, regs(access)?)?;
                     let packed = pack(b, &values, dtype)?;
                     sizes.push(packed.len());
                     operands.extend(packed);
                 }
                 let c_regs = regs(&issue.c)?;
-                let c_values = load_regs(b, acc_mem, c_regs, acc.name())?;
+                let c_values = load_regs(b, acc_mem, c_regs)?;
                 let (c_packed, element) = pack_accumulators(b, &c_values, acc)?;
                 sizes.push(c_packed.len());
                 operands.extend(c_packed);
@@ -289,8 +291,8 @@ impl<'c, 'a> Lowering<'c, 'a> {
                 let attributes = [
                     ("layoutA", "#nvvm.mma_layout<row>".to_string()),
                     ("layoutB", "#nvvm.mma_layout<col>".to_string()),
-                    ("multiplicandAPtxType", format!("#nvvm.mma_type<{}>", dtype.name())),
-                    ("multiplicandBPtxType", format!("#nvvm.mma_type<{}>", dtype.name())),
+                    ("multiplicandAPtxType", format!("#nvvm.mma_type<{}>", dtype.ptx())),
+                    ("multiplicandBPtxType", format!("#nvvm.mma_type<{}>", dtype.ptx())),
                     ("shape", format!("#nvvm.shape<m = {m}, n = {n}, k = {k}>")),
                     ("operandSegmentSizes", segments(&sizes)),
                 ];
@@ -306,29 +308,28 @@ impl<'c, 'a> Lowering<'c, 'a> {
     /// registers, which the NVVM op cannot express), commit and wait for all.
     fn wgmma(&mut self, gemm: &PlannedGemm<'c, 'a>) -> Result<(), String> {
         let b = Builder::before(gemm.op.operation())?;
-        let a_in_registers = gemm.operands[0].tensor.mem == MemScope::Reg;
+        let a_in_registers = gemm.operands[0].tensor.mem == Memory::Reg;
         let a_base = if a_in_registers { None } else { Some(self.encoded_base(&b, gemm, 0)?) };
         let b_base = self.encoded_base(&b, gemm, 1)?;
         let a_mem = if a_in_registers { Some(self.storage.memref_of(&gemm.operands[0])?) } else { None };
         let acc_mem = self.storage.memref_of(&gemm.operands[2])?;
         let [m, n, k] = gemm.plan.inst_shape;
-        let wgmma_type = |t: DType| format!("#nvvm.wgmma_type<{}>", t.name());
+        let wgmma_type = |t: ElemType| format!("#nvvm.wgmma_type<{}>", t.ptx());
         let (dtype, acc) = (gemm.dtype, gemm.acc);
         self.per_issuer(gemm, 128, |_, b, issues| {
             b.op("nvvm.wgmma.fence.aligned", &[], &[], &[])?;
             for issue in issues {
                 let c_regs = regs(&issue.c)?;
-                let values = load_regs(b, acc_mem, c_regs, acc.name())?;
+                let values = load_regs(b, acc_mem, c_regs)?;
                 let (fields, element) = pack_accumulators(b, &values, acc)?;
                 let (count, ty) = (fields.len(), struct_type(element, fields.len()));
-                let mut accumulators = b.value("llvm.mlir.undef", &[], &ty, &[])?;
+                let mut accumulators = b.undef(b.ty(&ty)?)?;
                 for (i, v) in fields.into_iter().enumerate() {
-                    accumulators =
-                        b.value("llvm.insertvalue", &[accumulators, v], &ty, &[("position", position(i))])?;
+                    accumulators = b.insertvalue(accumulators, v, i)?;
                 }
                 if let Some(a_mem) = a_mem {
                     let (db, b_major) = descriptor(b, &issue.b, b_base)?;
-                    let a_values = load_regs(b, a_mem, regs(&issue.a)?, dtype.name())?;
+                    let a_values = load_regs(b, a_mem, regs(&issue.a)?)?;
                     let shape = [m, n, k];
                     let out = wgmma_registers_a(b, shape, dtype, acc, &a_values, db, b_major, accumulators, count)?;
                     store_regs(b, acc_mem, c_regs, &out)?;
@@ -368,16 +369,16 @@ impl<'c, 'a> Lowering<'c, 'a> {
         let b = self.storage.entry(op)?;
         let storage = self.storage.new_shared_global(op, &b, &memref(1, "i64", WORKGROUP), 8)?;
         let address = Storage::address(&b, storage)?;
-        let pointer = b.value("llvm.inttoptr", &[address], "!llvm.ptr<3>", &[])?;
+        let pointer = b.inttoptr(address, AddressSpace::Shared)?;
         let leader = self.storage.elected(&b, op)?;
-        let one = b.constant(1, "i32")?;
+        let one = b.constant(1, Ty::I32)?;
         b.guarded(leader, |t| {
             t.op("nvvm.mbarrier.init", &[pointer, one], &[], &[])?;
-            t.op("nvvm.fence.mbarrier.init", &[], &[], &[]).map(drop)
+            t.fence_mbarrier_init()
         })?;
-        b.op("gpu.barrier", &[], &[], &[])?;
-        let phase = b.value("memref.alloca", &[], "memref<1xi32>", &[("operandSegmentSizes", segments(&[0, 0]))])?;
-        b.op("memref.store", &[b.constant(0, "i32")?, phase, b.index(0)?], &[], &[])?;
+        b.barrier()?;
+        let phase = b.alloca(b.ty("memref<1xi32>")?)?;
+        b.store(b.constant(0, Ty::I32)?, phase, &[b.index(0)?])?;
         self.barriers.insert(access::key(func), (pointer, phase));
         Ok((pointer, phase))
     }
@@ -389,7 +390,7 @@ impl<'c, 'a> Lowering<'c, 'a> {
         let (barrier, phase) = self.barrier(operation)?;
         let b = Builder::before(operation)?;
         // A in shared memory is a descriptor on its base; A in tensor memory an address (`[a-tmem]`).
-        let a_tmem = gemm.operands[0].tensor.mem == MemScope::Tmem;
+        let a_tmem = gemm.operands[0].tensor.mem == Memory::Tmem;
         let a_base = if a_tmem { self.storage.tmem_of(&gemm.operands[0])? } else { self.encoded_base(&b, gemm, 0)? };
         let b_base = self.encoded_base(&b, gemm, 1)?;
         let taddr = self.storage.tmem_of(&gemm.operands[2])?;
@@ -404,7 +405,7 @@ impl<'c, 'a> Lowering<'c, 'a> {
             _ => None,
         };
         let written_before = match flag {
-            Some(flag) => Some(b.value("memref.load", &[flag, b.index(0)?], "i1", &[])?),
+            Some(flag) => Some(b.load(flag, &[b.index(0)?])?),
             None => None,
         };
         let idesc = gemm.plan.idesc.ok_or("mma: internal: tcgen05 plan without idesc")?;
@@ -412,7 +413,7 @@ impl<'c, 'a> Lowering<'c, 'a> {
         let leader = self.storage.elected(&b, operation)?;
         let group = ("group", "#nvvm.cta_group<cta_1>".to_string());
         b.guarded(leader, |t| {
-            let idesc = t.constant(i64::from(idesc as i32), "i32")?;
+            let idesc = t.constant(i64::from(idesc as i32), Ty::I32)?;
             let mut written = HashSet::new();
             for issue in &gemm.plan.issues {
                 let Access::Tmem { lane, col } = issue.c.clone() else {
@@ -427,7 +428,7 @@ impl<'c, 'a> Lowering<'c, 'a> {
                 let first = (zeroed || written_before.is_some()) && written.insert((issue.m, issue.n));
                 let enable = match (first, written_before) {
                     (true, Some(flag)) => flag,
-                    (first, _) => t.constant(i64::from(!first), "i1")?,
+                    (first, _) => t.constant(i64::from(!first), Ty::I1)?,
                 };
                 let attributes = [
                     ("kind", format!("#nvvm.tcgen05_mma_kind<{kind}>")),
@@ -439,15 +440,15 @@ impl<'c, 'a> Lowering<'c, 'a> {
             t.op("nvvm.tcgen05.commit", &[barrier], &[], std::slice::from_ref(&group)).map(drop)
         })?;
         if let Some(flag) = flag {
-            b.op("memref.store", &[b.constant(1, "i1")?, flag, b.index(0)?], &[], &[])?;
+            b.store(b.constant(1, Ty::I1)?, flag, &[b.index(0)?])?;
         }
         let zero = b.index(0)?;
-        let current = b.value("memref.load", &[phase, zero], "i32", &[])?;
-        let ticks = b.constant(TRY_WAIT_TICKS, "i32")?;
+        let current = b.load(phase, &[zero])?;
+        let ticks = b.constant(TRY_WAIT_TICKS, Ty::I32)?;
         b.op("nvvm.mbarrier.try_wait.parity", &[barrier, current, ticks], &[], &[])?;
-        let next = b.value("arith.xori", &[current, b.constant(1, "i32")?], "i32", &[])?;
-        b.op("memref.store", &[next, phase, zero], &[], &[])?;
-        b.op("nvvm.tcgen05.fence", &[], &[], &[("kind", "#nvvm.tcgen05_fence<after>".into())]).map(drop)
+        let next = b.xori(current, b.constant(1, Ty::I32)?)?;
+        b.store(next, phase, &[zero])?;
+        b.tcgen05_fence(ThreadSync::After)
     }
 
     /// The run-time "written" flag of zeroed tensor-memory storage `key`: a `memref<1xi1>` at the kernel's entry,
@@ -457,10 +458,9 @@ impl<'c, 'a> Lowering<'c, 'a> {
             return Ok(*flag);
         }
         let at_entry = self.storage.entry(fill)?;
-        let flag =
-            at_entry.value("memref.alloca", &[], "memref<1xi1>", &[("operandSegmentSizes", segments(&[0, 0]))])?;
+        let flag = at_entry.alloca(at_entry.ty("memref<1xi1>")?)?;
         let b = Builder::before(fill)?;
-        b.op("memref.store", &[b.constant(0, "i1")?, flag, b.index(0)?], &[], &[])?;
+        b.store(b.constant(0, Ty::I1)?, flag, &[b.index(0)?])?;
         self.zero_fills.insert(key, (fill, Some(flag)));
         Ok(flag)
     }
@@ -477,25 +477,21 @@ impl<'c, 'a> Lowering<'c, 'a> {
         let column = load.column;
         b.guarded(in_path, |t| {
             // Warp w reads lanes 32w..32w+32: the lane field is bits 16..31 of the address.
-            let warp_row = t.value("arith.andi", &[tid, t.index(!31)?], "index", &[])?;
-            let lane = t.value("arith.index_cast", &[warp_row], "i32", &[])?;
-            let lane_field = t.value("arith.shli", &[lane, t.constant(16, "i32")?], "i32", &[])?;
-            let base = t.value("llvm.ptrtoint", &[taddr], "i32", &[])?;
-            let address = t.value("arith.addi", &[base, lane_field], "i32", &[])?;
-            let address = t.value("arith.addi", &[address, t.constant(column, "i32")?], "i32", &[])?;
-            let pointer = t.value("llvm.inttoptr", &[address], "!llvm.ptr<6>", &[])?;
+            let warp_row = t.andi(tid, t.index(!31)?)?;
+            let lane = t.index_cast(warp_row, Ty::I32)?;
+            let lane_field = t.shli(lane, t.constant(16, Ty::I32)?)?;
+            let base = t.ptrtoint(taddr, Ty::I32)?;
+            let address = t.addi(base, lane_field)?;
+            let address = t.addi(address, t.constant(column, Ty::I32)?)?;
+            let pointer = t.inttoptr(address, AddressSpace::Tmem)?;
             let ty = if columns == 1 { "i32".to_string() } else { format!("vector<{columns}xi32>") };
             let shape = ("shape", "#nvvm.tcgen05_ldst_shape<shape_32x32b>".to_string());
             let v = t.value("nvvm.tcgen05.ld", &[pointer], &ty, &[shape])?;
-            t.op("nvvm.tcgen05.wait", &[], &[], &[("kind", "#nvvm.tcgen05_wait<load>".into())])?;
+            t.tcgen05_wait(Tcgen05Access::Load)?;
             let mut out = Vec::new();
             for j in 0..columns {
-                let bits = if columns == 1 {
-                    v
-                } else {
-                    t.value("llvm.extractelement", &[v, t.constant(j, "i32")?], "i32", &[])?
-                };
-                out.push(t.value("arith.bitcast", &[bits], "f32", &[])?);
+                let bits = if columns == 1 { v } else { t.extractelement(v, t.constant(j, Ty::I32)?)? };
+                out.push(t.bitcast(bits, Ty::F32)?);
             }
             let indices: Vec<i64> = (0..columns).collect();
             store_regs(t, regs_mem, &indices, &out)
@@ -525,13 +521,8 @@ fn regs(access: &Access) -> Result<&[i64], String> {
 }
 
 /// `memref.load` of each register.
-fn load_regs<'c, 'a>(
-    b: &Builder<'c, 'a>,
-    memref: Value<'c, 'a>,
-    regs: &[i64],
-    element: &str,
-) -> Result<Vec<Value<'c, 'a>>, String> {
-    regs.iter().map(|&r| b.value("memref.load", &[memref, b.index(r)?], element, &[])).collect()
+fn load_regs<'c, 'a>(b: &Builder<'c, 'a>, memref: Value<'c, 'a>, regs: &[i64]) -> Result<Vec<Value<'c, 'a>>, String> {
+    regs.iter().map(|&r| b.load(memref, &[b.index(r)?])).collect()
 }
 
 /// `memref.store` of each value into its register.
@@ -542,27 +533,27 @@ fn store_regs<'c, 'a>(
     values: &[Value<'c, 'a>],
 ) -> Result<(), String> {
     for (&r, &v) in regs.iter().zip(values) {
-        b.op("memref.store", &[v, memref, b.index(r)?], &[], &[])?;
+        b.store(v, memref, &[b.index(r)?])?;
     }
     Ok(())
 }
 
 /// Consecutive pairs of 16-bit values as `vector<2xf16>` (bf16: the pair bitcast to `i32`, as `nvvm.mma.sync`
 /// takes bf16 fragments); tf32 values (stored as f32) one per `.b32` register, bitcast to `i32`.
-fn pack<'c, 'a>(b: &Builder<'c, 'a>, values: &[Value<'c, 'a>], dtype: DType) -> Result<Vec<Value<'c, 'a>>, String> {
-    if dtype == DType::TF32 {
-        return values.iter().map(|v| b.value("llvm.bitcast", &[*v], "i32", &[])).collect();
+fn pack<'c, 'a>(b: &Builder<'c, 'a>, values: &[Value<'c, 'a>], dtype: ElemType) -> Result<Vec<Value<'c, 'a>>, String> {
+    if dtype == ElemType::TF32 {
+        return values.iter().map(|v| b.llvm_bitcast(*v, Ty::I32)).collect();
     }
-    let pair = format!("vector<2x{}>", dtype.name());
+    let pair = format!("vector<2x{}>", dtype.mlir());
     values
         .chunks(2)
         .map(|two| {
-            let mut vector = b.value("llvm.mlir.undef", &[], &pair, &[])?;
+            let mut vector = b.undef(b.ty(&pair)?)?;
             for (i, v) in two.iter().enumerate() {
-                vector = b.value("llvm.insertelement", &[vector, *v, b.constant(i as i64, "i32")?], &pair, &[])?;
+                vector = b.insertelement(vector, *v, b.constant(i as i64, Ty::I32)?)?;
             }
             match dtype {
-                DType::BF16 => b.value("llvm.bitcast", &[vector], "i32", &[]),
+                ElemType::BF16 => b.llvm_bitcast(vector, Ty::I32),
                 _ => Ok(vector),
             }
         })
@@ -576,26 +567,26 @@ fn pack<'c, 'a>(b: &Builder<'c, 'a>, values: &[Value<'c, 'a>], dtype: DType) -> 
 fn wgmma_registers_a<'c, 'a>(
     b: &Builder<'c, 'a>,
     [m, n, k]: [i64; 3],
-    dtype: DType,
-    acc: DType,
+    dtype: ElemType,
+    acc: ElemType,
     a_values: &[Value<'c, 'a>],
     b_desc: Value<'c, 'a>,
     b_major: axe_layout::mma::Major,
     accumulators: Value<'c, 'a>,
     count: usize,
 ) -> Result<Vec<Value<'c, 'a>>, String> {
-    let (field, letter) = if acc == DType::F32 { ("f32", "f") } else { ("i32", "r") };
+    let (field, letter) = if acc == ElemType::F32 { ("f32", "f") } else { ("i32", "r") };
     let pairs = pack(b, a_values, dtype)?;
     let mut operands = Vec::new();
     for pair in pairs {
-        operands.push(if dtype == DType::F16 { b.value("llvm.bitcast", &[pair], "i32", &[])? } else { pair });
+        operands.push(if dtype == ElemType::F16 { b.llvm_bitcast(pair, Ty::I32)? } else { pair });
     }
     let a_count = operands.len();
     operands.push(b_desc);
-    let element = if acc == DType::F32 { "f32" } else { "vector<2xf16>" };
+    let element = if acc == ElemType::F32 { "f32" } else { "vector<2xf16>" };
     for i in 0..count {
-        let value = b.value("llvm.extractvalue", &[accumulators], element, &[("position", position(i))])?;
-        operands.push(if acc == DType::F32 { value } else { b.value("llvm.bitcast", &[value], "i32", &[])? });
+        let value = b.extractvalue(accumulators, i, b.ty(element)?)?;
+        operands.push(if acc == ElemType::F32 { value } else { b.llvm_bitcast(value, Ty::I32)? });
     }
     let list = |from: usize, to: usize| (from..to).map(|i| format!("${i}")).collect::<Vec<_>>().join(", ");
     let trans_b = i64::from(b_major != axe_layout::mma::Major::K);
@@ -605,8 +596,8 @@ fn wgmma_registers_a<'c, 'a>(
         list(0, count),
         list(count, count + a_count),
         count + a_count,
-        acc = acc.name(),
-        dtype = dtype.name(),
+        acc = acc.ptx(),
+        dtype = dtype.ptx(),
     );
     let mut constraints = vec![format!("={letter}"); count];
     constraints.extend(vec!["r".to_string(); a_count]);
@@ -621,14 +612,14 @@ fn wgmma_registers_a<'c, 'a>(
     let d = b.value("llvm.inline_asm", &operands, &ty, &attributes)?;
     let mut out = Vec::new();
     for i in 0..count {
-        let value = b.value("llvm.extractvalue", &[d], field, &[("position", position(i))])?;
-        if acc == DType::F32 {
+        let value = b.extractvalue(d, i, b.ty(field)?)?;
+        if acc == ElemType::F32 {
             out.push(value);
             continue;
         }
-        let pair = b.value("llvm.bitcast", &[value], "vector<2xf16>", &[])?;
+        let pair = b.llvm_bitcast(value, b.ty("vector<2xf16>")?)?;
         for lane in 0..2 {
-            out.push(b.value("llvm.extractelement", &[pair, b.constant(lane, "i32")?], "f16", &[])?);
+            out.push(b.extractelement(pair, b.constant(lane, Ty::I32)?)?);
         }
     }
     Ok(out)
@@ -638,10 +629,10 @@ fn wgmma_registers_a<'c, 'a>(
 fn pack_accumulators<'c, 'a>(
     b: &Builder<'c, 'a>,
     values: &[Value<'c, 'a>],
-    acc: DType,
+    acc: ElemType,
 ) -> Result<(Vec<Value<'c, 'a>>, &'static str), String> {
     match acc {
-        DType::F32 => Ok((values.to_vec(), "f32")),
+        ElemType::F32 => Ok((values.to_vec(), "f32")),
         _ => Ok((pack(b, values, acc)?, "vector<2xf16>")),
     }
 }
@@ -651,18 +642,18 @@ fn unpack_accumulators<'c, 'a>(
     b: &Builder<'c, 'a>,
     result: Value<'c, 'a>,
     fields: usize,
-    acc: DType,
+    acc: ElemType,
 ) -> Result<Vec<Value<'c, 'a>>, String> {
-    let element = if acc == DType::F32 { "f32" } else { "vector<2xf16>" };
+    let element = if acc == ElemType::F32 { "f32" } else { "vector<2xf16>" };
     let mut out = Vec::new();
     for i in 0..fields {
-        let field = b.value("llvm.extractvalue", &[result], element, &[("position", position(i))])?;
-        if acc == DType::F32 {
+        let field = b.extractvalue(result, i, b.ty(element)?)?;
+        if acc == ElemType::F32 {
             out.push(field);
             continue;
         }
         for lane in 0..2 {
-            out.push(b.value("llvm.extractelement", &[field, b.constant(lane, "i32")?], "f16", &[])?);
+            out.push(b.extractelement(field, b.constant(lane, Ty::I32)?)?);
         }
     }
     Ok(out)
@@ -671,11 +662,6 @@ fn unpack_accumulators<'c, 'a>(
 /// `!llvm.struct<(element, ...)>` with `count` fields.
 fn struct_type(element: &str, count: usize) -> String {
     format!("!llvm.struct<({})>", vec![element; count].join(", "))
-}
-
-/// `array<i64: i>` for struct positions.
-fn position(i: usize) -> String {
-    format!("array<i64: {i}>")
 }
 
 /// A matrix descriptor: the plan's constant plus the operand's encoded base address.
@@ -687,8 +673,8 @@ fn descriptor<'c, 'a>(
     let Access::Smem(SmemDesc { desc, major, .. }) = access else {
         return Err("mma: internal: expected a shared-memory descriptor".to_string());
     };
-    let constant = b.constant(*desc as i64, "i64")?;
-    Ok((b.value("arith.addi", &[constant, base], "i64", &[])?, *major))
+    let constant = b.constant(*desc as i64, Ty::I64)?;
+    Ok((b.addi(constant, base)?, *major))
 }
 
 /// `taddr + offset` as a tensor-memory pointer (`offset` = `lane << 16 | column`).
@@ -696,7 +682,7 @@ fn tmem_address<'c, 'a>(b: &Builder<'c, 'a>, taddr: Value<'c, 'a>, offset: i64) 
     if offset == 0 {
         return Ok(taddr);
     }
-    let raw = b.value("llvm.ptrtoint", &[taddr], "i32", &[])?;
-    let sum = b.value("arith.addi", &[raw, b.constant(offset, "i32")?], "i32", &[])?;
-    b.value("llvm.inttoptr", &[sum], "!llvm.ptr<6>", &[])
+    let raw = b.ptrtoint(taddr, Ty::I32)?;
+    let sum = b.addi(raw, b.constant(offset, Ty::I32)?)?;
+    b.inttoptr(sum, AddressSpace::Tmem)
 }

@@ -7,7 +7,8 @@ use super::{
     host::{annotate_argument, host_descriptor, kernel_symbol, launch_index, record_tensor_map, retype_function},
     LowerTmaStats, PlannedCopy,
 };
-use crate::ir::build::{segments, Builder, Cmp, WORKGROUP};
+use crate::ir::build::{segments, Builder, Cmp, Dim, WORKGROUP};
+use crate::ir::ty::Ty;
 use axe_dialect::{
     access::{self, OpKey},
     barriers, ffi,
@@ -16,7 +17,7 @@ use axe_dialect::{
 };
 use axe_layout::{
     mma::Chip,
-    tma::{Direction, ElemType, TmaPlan},
+    tma::{Direction, TmaPlan},
     ExecScope,
 };
 use melior::{
@@ -176,8 +177,8 @@ impl<'c, 'a> Lowering<'c, 'a> {
             true => self.entry(f, location)?,
             false => Builder::at_start(self.root, block, location),
         };
-        let elected = at.value("nvvm.elect.sync", &[], "i1", &[])?;
-        let leader = at.value("arith.andi", &[base, elected], "i1", &[])?;
+        let elected = at.elect_sync()?;
+        let leader = at.andi(base, elected)?;
         self.elected.insert(key, leader);
         Ok(leader)
     }
@@ -197,7 +198,6 @@ impl<'c, 'a> Lowering<'c, 'a> {
     /// Builds [`Self::leader_base`]'s values at the entry of function `f`.
     fn warp0(&mut self, f: usize) -> Result<(Value<'c, 'a>, bool), String> {
         let b = self.entry(f, self.functions[f].op.location())?;
-        let tid = |d: &str| b.value("gpu.thread_id", &[], "index", &[("dimension", format!("#gpu<dim {d}>"))]);
         let known = self.functions[f].op.attribute("known_block_size").ok().map(|a| a.to_string());
         let dims: Vec<u64> = known
             .as_deref()
@@ -212,15 +212,15 @@ impl<'c, 'a> Lowering<'c, 'a> {
         // With a known block of (n, 1, 1) threads, y and z are 0: test x alone.
         let flat = dims.len() == 3 && dims[1] == 1 && dims[2] == 1;
         let zero = b.index(0)?;
-        let x = tid("x")?;
+        let x = b.thread_id(Dim::X)?;
         let mut rest = None;
         if !flat {
-            let (y, z) = (tid("y")?, tid("z")?);
-            rest = Some(b.value("arith.ori", &[y, z], "index", &[])?);
+            let (y, z) = (b.thread_id(Dim::Y)?, b.thread_id(Dim::Z)?);
+            rest = Some(b.ori(y, z)?);
         }
         if !whole_warps {
             let linear = match rest {
-                Some(rest) => b.value("arith.ori", &[x, rest], "index", &[])?,
+                Some(rest) => b.ori(x, rest)?,
                 None => x,
             };
             return Ok((b.cmpi(Cmp::Eq, linear, zero)?, false));
@@ -229,7 +229,7 @@ impl<'c, 'a> Lowering<'c, 'a> {
         let mut warp0 = b.cmpi(Cmp::Ult, x, lanes)?;
         if let Some(rest) = rest {
             let row0 = b.cmpi(Cmp::Eq, rest, zero)?;
-            warp0 = b.value("arith.andi", &[warp0, row0], "i1", &[])?;
+            warp0 = b.andi(warp0, row0)?;
         }
         Ok((warp0, true))
     }
@@ -271,9 +271,9 @@ impl<'c, 'a> Lowering<'c, 'a> {
                         let element = if used.is_whole_array() { t.index(i)? } else { element };
                         t.op("nvgpu.mbarrier.init", &[barrier, count, element], &[], &[])?;
                     }
-                    t.op("nvvm.fence.mbarrier.init", &[], &[], &[]).map(drop)
+                    t.fence_mbarrier_init()
                 })?;
-                b.op("gpu.barrier", &[], &[], &[])?;
+                b.barrier()?;
             }
             OpKind::MbarrierArriveExpectTx => {
                 let bytes = b.index(integer("bytes")?)?;
@@ -319,16 +319,16 @@ impl<'c, 'a> Lowering<'c, 'a> {
                     }
                 };
                 if let Some(phase) = phase {
-                    b.op("gpu.barrier", &[], &[], &[])?;
-                    let current = b.value("memref.load", &[phase], "i1", &[])?;
+                    b.barrier()?;
+                    let current = b.load(phase, &[])?;
                     let leader = self.leader(&b, operation)?;
                     self.load_issues(&b, leader, smem, desc, (barrier, element, true), copy)?;
                     let ticks = b.index(TRY_WAIT_TICKS)?;
                     let zero = b.index(0)?;
                     b.op("nvgpu.mbarrier.try_wait.parity", &[barrier, current, ticks, zero], &[], &[])?;
-                    let one = b.constant(1, "i1")?;
-                    let next = b.value("arith.xori", &[current, one], "i1", &[])?;
-                    b.op("memref.store", &[next, phase], &[], &[])?;
+                    let one = b.constant(1, Ty::I1)?;
+                    let next = b.xori(current, one)?;
+                    b.store(next, phase, &[])?;
                 } else {
                     if copy.multicast.is_some() {
                         // Every CTA of the cluster has initialized its barrier before any CTA's TMA signals it.
@@ -343,7 +343,7 @@ impl<'c, 'a> Lowering<'c, 'a> {
                 let proxy =
                     [("kind", "#nvvm.proxy_kind<async.shared>".into()), ("space", "#nvvm.shared_space<cta>".into())];
                 b.op("nvvm.fence.proxy", &[], &[], &proxy)?;
-                b.op("gpu.barrier", &[], &[], &[])?;
+                b.barrier()?;
                 let leader = self.leader(&b, operation)?;
                 b.guarded(leader, |t| {
                     let moved = run_time_coordinates(t, plan, &copy.offsets)?;
@@ -363,7 +363,7 @@ impl<'c, 'a> Lowering<'c, 'a> {
                     t.op("nvvm.cp.async.bulk.wait_group", &[], &[], &wait).map(drop)
                 })?;
                 if sync {
-                    b.op("gpu.barrier", &[], &[], &[])?;
+                    b.barrier()?;
                 }
             }
         }
@@ -400,7 +400,7 @@ impl<'c, 'a> Lowering<'c, 'a> {
             let multicast = match &copy.multicast {
                 Some(m) => Some((
                     t.value("nvvm.read.ptx.sreg.cluster.ctarank", &[], "i32", &[])?,
-                    t.constant(i64::from(m.mask as i16), "i16")?,
+                    t.constant(i64::from(m.mask as i16), Ty::I16)?,
                     &m.issuer,
                 )),
                 None => None,
@@ -417,7 +417,7 @@ impl<'c, 'a> Lowering<'c, 'a> {
                 };
                 operands.push(mask);
                 let sizes = segments(&[1, 1, 1, issue.coordinates.len(), 1, 1, 0]);
-                let who = t.constant(i64::from(issuer.get(k).copied().unwrap_or(0)), "i32")?;
+                let who = t.constant(i64::from(issuer.get(k).copied().unwrap_or(0)), Ty::I32)?;
                 let mine = t.cmpi(Cmp::Eq, rank, who)?;
                 t.guarded(mine, |u| {
                     u.op("nvgpu.tma.async.load", &operands, &[], &[("operandSegmentSizes", sizes)]).map(drop)
@@ -437,12 +437,12 @@ impl<'c, 'a> Lowering<'c, 'a> {
         let leader = self.leader(&b, op)?;
         b.guarded(leader, |t| {
             t.op("nvgpu.mbarrier.init", &[barrier, one, zero], &[], &[])?;
-            t.op("nvvm.fence.mbarrier.init", &[], &[], &[]).map(drop)
+            t.fence_mbarrier_init()
         })?;
-        b.op("gpu.barrier", &[], &[], &[])?;
-        let phase = b.value("memref.alloca", &[], "memref<i1>", &[("operandSegmentSizes", segments(&[0, 0]))])?;
-        let start = b.constant(0, "i1")?;
-        b.op("memref.store", &[start, phase], &[], &[])?;
+        b.barrier()?;
+        let phase = b.alloca(b.ty("memref<i1>")?)?;
+        let start = b.constant(0, Ty::I1)?;
+        b.store(start, phase, &[])?;
         Ok((barrier, Some(phase)))
     }
 
@@ -455,26 +455,18 @@ impl<'c, 'a> Lowering<'c, 'a> {
         }
         let tensor = alloc.tensor("result").ok_or("tma: alloc type does not read")?;
         let layout = tensor.layout.parse().and_then(Result::ok).ok_or("tma: alloc layout does not parse")?;
-        let elem = ElemType::from_name(&tensor.dtype).ok_or("tma: alloc dtype is not a TMA type")?;
+        let elem = tensor.dtype.number().ok_or("tma: alloc dtype is not a TMA type")?;
         let bytes = layout.tile().span_memory() * elem.bytes();
         let memref = format!("memref<{bytes}xi8, {}>", WORKGROUP);
         let name = format!("__axe_smem_{}", self.buffers.len());
         let func = enclosing_function(operation).ok_or("tma: alloc is not inside a function")?;
         let table = func.block().ok_or("tma: function is not in a module")?;
         let global = Builder::at_start(self.root, table, operation.location());
-        global.op(
-            "memref.global",
-            &[],
-            &[],
-            &[
-                ("sym_name", format!("\"{name}\"")),
-                ("sym_visibility", "\"private\"".into()),
-                ("type", memref.clone()),
-                ("alignment", format!("{} : i64", alignment.max(128))),
-            ],
-        )?;
+        let ty = global.ty(&memref)?;
+        let alignment = i64::try_from(alignment.max(128)).map_err(|_| "tma: internal: alignment out of range")?;
+        global.global(&name, ty, alignment)?;
         let b = Builder::before(operation)?;
-        let buffer = b.value("memref.get_global", &[], &memref, &[("name", format!("@{name}"))])?;
+        let buffer = b.get_global(&name, ty)?;
         self.buffers.insert(access::key(operation), buffer);
         Ok(buffer)
     }
@@ -576,7 +568,7 @@ fn typed_buffer<'c, 'a>(
     let layout = tensor.layout.parse().and_then(Result::ok).ok_or("tma: alloc layout does not parse")?;
     let ty = format!("memref<{}x{}, {}>", layout.tile().span_memory(), tensor.dtype, WORKGROUP);
     let zero = b.index(0)?;
-    b.value("memref.view", &[buffer, zero], &ty, &[])
+    b.view(buffer, zero, b.ty(&ty)?)
 }
 
 /// The `memref.view` of one box at `offset` bytes into `smem`, plus the run-time shared bytes when the shared
@@ -592,11 +584,11 @@ fn box_view<'c, 'a>(
         Some(moved) if offset == 0 => moved,
         Some(moved) => {
             let constant = b.index(offset)?;
-            b.value("arith.addi", &[constant, moved], "index", &[])?
+            b.addi(constant, moved)?
         }
         None => b.index(offset)?,
     };
-    b.value("memref.view", &[smem, offset], &box_memref(&plan.desc), &[])
+    b.view(smem, offset, b.ty(&box_memref(&plan.desc))?)
 }
 
 /// The run-time part of every issue's shared byte offset (`None` for a static shared region): the sum of the
@@ -611,12 +603,12 @@ fn run_time_shared_bytes<'c, 'a>(
         let mut value = *offsets.get(term.offset).ok_or("tma: internal: a shared term names a missing offset")?;
         if term.divisor != 1 {
             let divisor = b.index(term.divisor)?;
-            value = b.value("arith.divsi", &[value, divisor], "index", &[])?;
+            value = b.divsi(value, divisor)?;
         }
         let bytes = b.index(term.bytes)?;
-        value = b.value("arith.muli", &[value, bytes], "index", &[])?;
+        value = b.muli(value, bytes)?;
         sum = Some(match sum {
-            Some(sum) => b.value("arith.addi", &[sum, value], "index", &[])?,
+            Some(sum) => b.addi(sum, value)?,
             None => value,
         });
     }
@@ -636,15 +628,15 @@ fn run_time_coordinates<'c, 'a>(
         let mut value = offset;
         if term.divisor != 1 {
             let divisor = b.index(term.divisor)?;
-            value = b.value("arith.divsi", &[value, divisor], "index", &[])?;
+            value = b.divsi(value, divisor)?;
         }
         if term.scale != 1 {
             let scale = b.index(term.scale)?;
-            value = b.value("arith.muli", &[value, scale], "index", &[])?;
+            value = b.muli(value, scale)?;
         }
         let slot = moved.get_mut(term.dim).ok_or("tma: internal: a plan term names a missing dimension")?;
         *slot = Some(match *slot {
-            Some(sum) => b.value("arith.addi", &[sum, value], "index", &[])?,
+            Some(sum) => b.addi(sum, value)?,
             None => value,
         });
     }
@@ -665,7 +657,7 @@ fn coordinates<'c, 'a>(
             Some(run_time) if c == 0 => Ok(run_time),
             Some(run_time) => {
                 let constant = b.index(c)?;
-                b.value("arith.addi", &[constant, run_time], "index", &[])
+                b.addi(constant, run_time)
             }
             None => b.index(c),
         })

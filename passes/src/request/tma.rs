@@ -12,7 +12,8 @@
 pub(crate) mod trace;
 
 use axe_dialect::types::LayoutSpec;
-use axe_dialect::{access, types::parse_i64_array, AxeOp, MemScope, OpKind};
+use axe_layout::hw::Memory;
+use axe_dialect::{access, types::parse_i64_array, AxeOp, OpKind};
 use axe_layout::{
     hw::expr::{Cmp, Expr, Precondition},
     tma::{
@@ -133,8 +134,8 @@ pub(crate) fn plan<'c, 'a>(op: AxeOp<'c, 'a>) -> Result<PlannedCopy<'c, 'a>, Ref
     };
     let (source, dest) = (trace(op, source).map_err(Refusal::op)?, trace(op, dest).map_err(Refusal::op)?);
     let (global, shared, direction) = match (source.tensor.mem, dest.tensor.mem) {
-        (MemScope::Global, MemScope::Shared) => (source, dest, Direction::G2S),
-        (MemScope::Shared, MemScope::Global) => (dest, source, Direction::S2G),
+        (Memory::Global, Memory::Shared) => (source, dest, Direction::G2S),
+        (Memory::Shared, Memory::Global) => (dest, source, Direction::S2G),
         (from, to) => {
             return Err(Refusal::op(format!(
                 "tma: {name} must copy between global and shared memory, got {from} to {to}"
@@ -147,7 +148,7 @@ pub(crate) fn plan<'c, 'a>(op: AxeOp<'c, 'a>) -> Result<PlannedCopy<'c, 'a>, Ref
             global.tensor.dtype, shared.tensor.dtype
         )));
     }
-    let dtype = ElemType::from_name(&global.tensor.dtype).ok_or_else(|| {
+    let dtype = global.tensor.dtype.number().ok_or_else(|| {
         Refusal::op(format!("tma: dtype: TMA copies 1, 2, 4 or 8-byte numbers, got {}", global.tensor.dtype))
     })?;
     let (plan, runtime, multicast) = if global.tensor.layout == LayoutSpec::RowMajor {

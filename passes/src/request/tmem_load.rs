@@ -67,7 +67,7 @@ pub(crate) fn plan<'c, 'a>(op: AxeOp<'c, 'a>) -> Result<TmemLoad<'c, 'a>, String
             regs.layout, regs.tensor.shape
         ));
     }
-    if tmem.tensor.dtype != "f32" {
+    if !tmem.tensor.dtype.is(axe_layout::hw::ElemType::F32) {
         return Err(format!("mma: tmem-load: tcgen05.ld reads 32-bit accumulators, got {}", tmem.tensor.dtype));
     }
     Ok(TmemLoad { op, tmem, regs, columns: n, column })
