@@ -92,3 +92,40 @@ pub(super) fn tensor_map(dict: &str, buffer: u64, ints: &[Option<i64>], loc: &st
         oob_fill: one("oob_fill")? as u32,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An `axe.tensor_maps` entry as `--lower-tma` writes it for a run-time-sized `[arg1, arg2]` f16 tensor.
+    const MAP: &str = "{arg = 0 : i64, data_type = 6 : i32, rank = 2 : i32, global_dims = [\"arg2\", \"arg1\"], \
+        global_strides_bytes = [\"arg2 * 2\"], box_dims = array<i64: 64, 128>, element_strides = array<i64: 1, 1>, \
+        interleave = 0 : i32, swizzle = 3 : i32, l2_promotion = 2 : i32, oob_fill = 0 : i32, \
+        global_offset_bytes = 0 : i64, preconditions = [\"arg1 >= 1\", \"arg2 % 16 == 0\", \
+        \"arg2 * 2 < 1099511627776\"]}";
+
+    /// The fields evaluate on the launch's integers (dims innermost first: K = 64 then M = 256; the row stride
+    /// 64 * 2 bytes), and the preconditions are checked on them.
+    #[test]
+    fn fields_and_preconditions_evaluate_on_the_arguments() {
+        let ints = [None, Some(256), Some(64)];
+        let map = tensor_map(MAP, 0x1000, &ints, "k").unwrap();
+        assert_eq!((map.dims, map.strides, map.box_dims), (vec![64, 256], vec![128], vec![64, 128]));
+        assert!(check_preconditions(MAP, &ints, "k").is_ok());
+        // K = 40 is not a multiple of 16: 40 % 16 is 8.
+        let broken = check_preconditions(MAP, &[None, Some(256), Some(40)], "k").unwrap_err();
+        assert_eq!(broken.message, "launch breaks the tensor map's precondition `arg2 % 16 == 0` (8 vs 0)");
+    }
+
+    /// A field that overflows or reads an argument that is no integer is refused, with the reason.
+    #[test]
+    fn fields_without_a_value_are_refused() {
+        let overflow = tensor_map(MAP, 0, &[None, Some(1), Some(i64::MAX)], "k").unwrap_err();
+        assert_eq!(overflow.message, "tensor-map field `arg2 * 2`: overflow: 9223372036854775807 * 2 is past 64 bits");
+        let pointer = tensor_map(MAP, 0, &[None, None, Some(64)], "k").unwrap_err();
+        assert_eq!(pointer.message, "tensor-map field `arg1`: argument 1 is not an integer of the launch");
+        let bad = MAP.replace("\"arg1 >= 1\"", "\"arg1 => 1\"");
+        let refused = check_preconditions(&bad, &[None, Some(256), Some(64)], "k").unwrap_err();
+        assert_eq!(refused.message, "tensor-map precondition `arg1 => 1`: unexpected '='");
+    }
+}
