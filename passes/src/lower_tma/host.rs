@@ -54,7 +54,8 @@ pub(crate) const TENSOR_MAPS_ATTRIBUTE: &str = "axe.tensor_maps";
 
 /// Appends argument `index`'s map to the kernel's `axe.tensor_maps`: `arg`, every field of the plan,
 /// `global_dims`/`global_strides_bytes` as strings, expressions of the kernel's arguments (`arg5 * 2`) for a
-/// run-time-sized tensor, numbers otherwise, and the launch's `preconditions` (strings, empty when static). The
+/// run-time-sized tensor, numbers otherwise, and the launch's `preconditions` (strings, empty when static); each
+/// an `axe_layout::hw::expr` value printed here, which the launch record and the simulator parse back. The
 /// map's `globalAddress` is the pointer the kernel argument held before it became the map's, plus
 /// `global_offset_bytes`. A function attribute, so it survives `--lower-to-nvvm` (argument
 /// attributes do not) and `axe-translate --emit=launch` reads it from the lowered module.
