@@ -29,11 +29,11 @@
 //! (its own commit and `wait_group 0` drain every group; taken as draining nothing, the conservative side), and
 //! kernels past [`FUEL`] op visits (accepted unchecked rather than refused).
 
-use axe_layout::hw::Memory;
 use axe_dialect::{
     access::{self, OpKey},
     AxeOp, OpKind,
 };
+use axe_layout::hw::Memory;
 use melior::ir::{
     attribute::IntegerAttribute, block::BlockLike, operation::OperationLike, BlockRef, Location, OperationRef,
     RegionLike,

@@ -172,7 +172,10 @@ fn plan_collective<'c, 'a>(op: AxeOp<'c, 'a>) -> Result<PlannedCollective<'c, 'a
     let (Some(src), Some(dst)) = (op.tensor("source"), op.tensor("dest")) else {
         return Err("collectives: internal: copy tensors do not read".to_string());
     };
-    let bytes = src.dtype.number().map(ElemType::bytes)
+    let bytes = src
+        .dtype
+        .number()
+        .map(ElemType::bytes)
         .ok_or_else(|| format!("collectives: dtype rule: the size of element type {} is not known", src.dtype))?;
     let reduce = reduce_of(op)?;
     let mut source_layout = dist(&src, "source")?;

@@ -93,8 +93,8 @@ use crate::{
 use axe_dialect::{ffi, AxeOp, OpKind};
 use axe_layout::{
     copy::{
-        plan, plan_moving, plan_runtime, Chip, CopyMove, CopyPlan, CopyRequest, CopySide, ElemType, Memory, RuntimeRows,
-        Side, ThreadSubset,
+        plan, plan_moving, plan_runtime, Chip, CopyMove, CopyPlan, CopyRequest, CopySide, ElemType, Memory,
+        RuntimeRows, Side, ThreadSubset,
     },
     hw::expr::{Cmp, Expr, Precondition},
     Axis, ExecScope,
@@ -359,16 +359,6 @@ fn target(op: OperationRef) -> Result<Chip, String> {
     crate::ir::target::chip(op, "copy", "axe.copy")
 }
 
-/// The memory of a traced side, as the planner names it.
-fn mem(traced: &Traced) -> Memory {
-    match traced.tensor.mem {
-        Memory::Global => Memory::Global,
-        Memory::Shared => Memory::Shared,
-        Memory::Reg => Memory::Reg,
-        Memory::Tmem => Memory::Tmem,
-    }
-}
-
 /// The threads of the CTA from the enclosing kernel's `known_block_size = array<i32: x, y, z>`, when it says; an
 /// error for blocks that are not one-dimensional (the thread index is `thread_id x`).
 fn cta_threads(op: OperationRef) -> Result<Option<i64>, String> {
@@ -434,8 +424,8 @@ fn plan_copy<'c, 'a>(op: AxeOp<'c, 'a>) -> Result<PlannedCopy<'c, 'a>, String> {
         .number()
         .ok_or_else(|| format!("copy: dtype: copies move 1, 2, 4 or 8-byte numbers, got {dtype_name}"))?;
     let request = CopyRequest {
-        src: Side { layout: &sides[0].layout, shape: &sides[0].tensor.shape, mem: mem(&sides[0]) },
-        dst: Side { layout: &sides[1].layout, shape: &sides[1].tensor.shape, mem: mem(&sides[1]) },
+        src: Side { layout: &sides[0].layout, shape: &sides[0].tensor.shape, mem: sides[0].tensor.mem },
+        dst: Side { layout: &sides[1].layout, shape: &sides[1].tensor.shape, mem: sides[1].tensor.mem },
         dtype,
         scope,
         threads,

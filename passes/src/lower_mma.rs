@@ -92,8 +92,8 @@ use crate::{
 use axe_dialect::{access, AxeOp, OpKind};
 use axe_layout::{
     mma::{
-        plan_moving, plan_with, Access, Chip, ElemType, Family, GemmRequest, Memory, MmaPlan, Operand, OperandMove, Role,
-        TmemAllocations,
+        plan_moving, plan_with, Access, Chip, ElemType, Family, GemmRequest, Memory, MmaPlan, Operand, OperandMove,
+        Role, TmemAllocations,
     },
     ExecScope,
 };

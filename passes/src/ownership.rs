@@ -21,8 +21,8 @@ use crate::{
     ir::target::target_name,
     request::{tma, tmem_load},
 };
-use axe_layout::hw::Memory;
 use axe_dialect::{AxeOp, OpKind};
+use axe_layout::hw::Memory;
 use axe_layout::{mma::Chip, ExecScope};
 use melior::ir::operation::OperationLike;
 

@@ -6,17 +6,18 @@
 //!
 //! The ops the passes emit in many places, or in more than one lowering, have typed methods: `arith`
 //! (arithmetic, casts, constants, comparisons), `memory` (`memref` buffers, loads and stores; `llvm` pointer
-//! casts, loads and stores, aggregates and vectors) and `control` (the `gpu` barrier and ids, `scf.yield`, a
-//! trap, and the `nvvm` fences, waits and elections more than one lowering emits). Operands are values; a result
-//! type is a [`Ty`](super::ty::Ty) or a melior type, and one MLIR infers (`addi`'s is its lhs's, `memref.load`'s
-//! the memref's element) is not passed at all. Ops that cannot fail to build (no inference: casts, `select`,
-//! `memref.store`, `scf.yield`, `llvm.bitcast`, `llvm.mlir.undef`) come from melior's own dialect builders
-//! (`melior::dialect::{arith, memref, scf, llvm}`); the rest build through [`OperationBuilder`] here, because
-//! melior's inferring builders panic where inference fails, and a pass reports an error rather than panicking.
-//! The generic [`Builder::op`] and [`Builder::value`] build from the op's name, result types and attributes as
-//! MLIR text: they are for the one-off `nvvm`/`nvgpu`/`llvm` ops, each named once, in the module that lowers to
-//! it. Errors here are internal (`internal: ...`): IR the passes build that does not parse or build is a bug of
-//! the pass, which the pass's driver reports at the op.
+//! casts, loads and stores, aggregates and vectors; `tcgen05.ld`/`st`) and `control` (the `gpu` barrier and ids,
+//! `scf.yield`, a trap, and the `nvvm` fences, waits and elections more than one lowering emits). Operands are
+//! values; a result type is a [`Ty`](super::ty::Ty) or a melior type, and one MLIR infers (`addi`'s is its lhs's,
+//! `memref.load`'s the memref's element) is not passed at all. Ops that cannot fail to build (no inference:
+//! casts, `select`, `memref.store`, `scf.yield`, `llvm.bitcast`, `llvm.mlir.undef`) come from melior's own
+//! dialect builders (`melior::dialect::{arith, memref, scf, llvm}`); the rest build through [`OperationBuilder`]
+//! here, because melior's inferring builders panic where inference fails, and a pass reports an error rather than
+//! panicking (melior's `gpu` and `nvvm` builders exist only with its `ods-dialects` feature, which the workspace
+//! does not enable). The generic [`Builder::op`] and [`Builder::value`] build from the op's name, result types and
+//! attributes as MLIR text: they are for the one-off `nvvm`/`nvgpu`/`llvm` ops, each named once, in the module
+//! that lowers to it. Errors here are internal (`internal: ...`): IR the passes build that does not parse or
+//! build is a bug of the pass, which the pass's driver reports at the op.
 
 mod arith;
 mod control;

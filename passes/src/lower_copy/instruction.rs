@@ -186,7 +186,7 @@ fn tcgen05_ld<'c, 'a>(
     let regs = tmem_slots(cx, &issue.dst, "tcgen05.ld", shape, num)?;
     let n = regs.len();
     let address = tmem_address(b, cx, tmem(cx, 0)?, &issue.src)?;
-    let raw = b.value("nvvm.tcgen05.ld", &[address], &vector_type(n, "i32"), &[("shape", tmem_shape(shape))])?;
+    let raw = b.tcgen05_ld(address, shape, b.ty(&vector_type(n, "i32"))?)?;
     let value = if element == "i32" { raw } else { b.llvm_bitcast(raw, b.ty(&vector_type(n, element))?)? };
     write(b, registers(cx, 1)?, regs, value)
 }
@@ -205,7 +205,7 @@ fn tcgen05_st<'c, 'a>(
     let value = read(b, registers(cx, 0)?, regs, element)?;
     let raw = if element == "i32" { value } else { b.llvm_bitcast(value, b.ty(&vector_type(n, "i32"))?)? };
     let address = tmem_address(b, cx, tmem(cx, 1)?, &issue.dst)?;
-    b.op("nvvm.tcgen05.st", &[address, raw], &[], &[("shape", tmem_shape(shape))]).map(drop)
+    b.tcgen05_st(address, raw, shape)
 }
 
 /// `shfl.sync idx`: one register from another lane.
@@ -280,11 +280,6 @@ fn tmem_registers(shape: TmemShape, num: u32) -> usize {
         TmemShape::S16x256b => 4,
     };
     per * num as usize
-}
-
-/// The NVVM spelling of a tensor-memory shape.
-fn tmem_shape(shape: TmemShape) -> String {
-    format!("#nvvm.tcgen05_ldst_shape<shape_{}>", shape.name())
 }
 
 /// A tensor-memory address: the allocation plus `lane << 16 | column`, the lane per thread.

@@ -15,6 +15,7 @@ use axe_dialect::{
     ops::enclosing_function,
     AxeOp, OpKind,
 };
+use axe_layout::copy::TmemShape;
 use axe_layout::hw::Memory;
 use axe_layout::mma::{Access, ElemType, Family, MmaIssue, Role, SmemDesc};
 use melior::{
@@ -485,8 +486,7 @@ impl<'c, 'a> Lowering<'c, 'a> {
             let address = t.addi(address, t.constant(column, Ty::I32)?)?;
             let pointer = t.inttoptr(address, AddressSpace::Tmem)?;
             let ty = if columns == 1 { "i32".to_string() } else { format!("vector<{columns}xi32>") };
-            let shape = ("shape", "#nvvm.tcgen05_ldst_shape<shape_32x32b>".to_string());
-            let v = t.value("nvvm.tcgen05.ld", &[pointer], &ty, &[shape])?;
+            let v = t.tcgen05_ld(pointer, TmemShape::S32x32b, t.ty(&ty)?)?;
             t.tcgen05_wait(Tcgen05Access::Load)?;
             let mut out = Vec::new();
             for j in 0..columns {

@@ -12,8 +12,8 @@
 pub(crate) mod trace;
 
 use axe_dialect::types::LayoutSpec;
-use axe_layout::hw::Memory;
 use axe_dialect::{access, types::parse_i64_array, AxeOp, OpKind};
+use axe_layout::hw::Memory;
 use axe_layout::{
     hw::expr::{Cmp, Expr, Precondition},
     tma::{

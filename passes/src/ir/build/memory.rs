@@ -1,7 +1,9 @@
-//! Typed memory ops: `memref` buffers, loads and stores; `llvm` pointer casts, loads and stores; and the `llvm`
-//! aggregate and vector ops that pack and unpack the values moved. A result type MLIR infers (a loaded memref
+//! Typed memory ops: `memref` buffers, loads and stores; `llvm` pointer casts, loads and stores; tensor-memory
+//! loads and stores (`tcgen05.ld`/`st`); and the `llvm` aggregate and vector ops that pack and unpack the values
+//! moved. A result type MLIR infers (a loaded memref
 //! element, an extracted vector element, an updated aggregate) is not passed; a pointer's is its address space.
 
+use axe_layout::copy::TmemShape;
 use melior::{
     dialect::{llvm, memref},
     ir::Value,
@@ -13,6 +15,11 @@ use crate::ir::ty::{AddressSpace, IntoType, Ty};
 /// `array<i64: index>`: the position of a field of an LLVM struct.
 fn position(index: usize) -> String {
     format!("array<i64: {index}>")
+}
+
+/// The NVVM spelling of a tensor-memory access shape.
+fn tmem_shape(shape: TmemShape) -> String {
+    format!("#nvvm.tcgen05_ldst_shape<shape_{}>", shape.name())
 }
 
 /// The `alignment` attribute of an `llvm.load`/`llvm.store`, when given.
@@ -112,6 +119,27 @@ impl<'c, 'a> Builder<'c, 'a> {
         align: Option<i64>,
     ) -> Result<(), String> {
         self.build("llvm.store", &[value, pointer], &[], &alignment(align), Vec::new()).map(drop)
+    }
+
+    /// `nvvm.tcgen05.ld pointer` of `shape` (`.x<num>` in the result's width): each thread's registers, an `i32`
+    /// or a `vector<N x i32>`.
+    pub(crate) fn tcgen05_ld(
+        &self,
+        pointer: Value<'c, 'a>,
+        shape: TmemShape,
+        registers: impl IntoType<'c>,
+    ) -> Result<Value<'c, 'a>, String> {
+        self.typed("nvvm.tcgen05.ld", &[pointer], registers, &[("shape", tmem_shape(shape))])
+    }
+
+    /// `nvvm.tcgen05.st pointer, value` of `shape`: each thread's registers into tensor memory.
+    pub(crate) fn tcgen05_st(
+        &self,
+        pointer: Value<'c, 'a>,
+        value: Value<'c, 'a>,
+        shape: TmemShape,
+    ) -> Result<(), String> {
+        self.build("nvvm.tcgen05.st", &[pointer, value], &[], &[("shape", tmem_shape(shape))], Vec::new()).map(drop)
     }
 
     /// `llvm.mlir.undef : ty`.
