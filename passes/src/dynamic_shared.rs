@@ -27,7 +27,7 @@ use crate::{
     glue::{external_pass_creating, PassId},
     glue::{PassInfo, PassKind},
     ir::build::Builder,
-    ir::ty::Ty,
+    ir::ty::{AddressSpace, Ty},
 };
 use axe_dialect::{
     access::{self, OpKey},
@@ -184,15 +184,16 @@ fn rewrite_kernel<'c, 'a>(
     let fail = |message: String| (kernel, message);
     let entry = access::entry_block(kernel).ok_or_else(|| fail("dynamic-shared: kernel has no body".into()))?;
     let b = Builder::at_start(kernel, entry, kernel.location());
-    let constant = |value: i64| b.value("llvm.mlir.constant", &[], "i64", &[("value", format!("{value} : i64"))]);
-    let window =
-        b.value("llvm.mlir.addressof", &[], "!llvm.ptr<3>", &[("global_name", format!("@{WINDOW}"))]).map_err(fail)?;
+    let constant = |value: i64| b.value("llvm.mlir.constant", &[], Ty::I64, &[("value", format!("{value} : i64"))]);
+    let window = b
+        .value("llvm.mlir.addressof", &[], Ty::Ptr(AddressSpace::Shared), &[("global_name", format!("@{WINDOW}"))])
+        .map_err(fail)?;
     // pad = (-address) & 1023: the window's address rounded up to BASE_ALIGNMENT.
     let address = b.ptrtoint(window, Ty::I64).map_err(fail)?;
     let zero = constant(0).map_err(fail)?;
     let mask = constant(BASE_ALIGNMENT - 1).map_err(fail)?;
-    let negated = b.value("llvm.sub", &[zero, address], "i64", &[]).map_err(fail)?;
-    let pad = b.value("llvm.and", &[negated, mask], "i64", &[]).map_err(fail)?;
+    let negated = b.value("llvm.sub", &[zero, address], Ty::I64, &[]).map_err(fail)?;
+    let pad = b.value("llvm.and", &[negated, mask], Ty::I64, &[]).map_err(fail)?;
     let mut pointers: HashMap<&str, Value> = HashMap::new();
     let mut end = 0i64;
     for (op, name) in used {
@@ -205,10 +206,12 @@ fn rewrite_kernel<'c, 'a>(
                 let start = (end + alignment - 1) / alignment * alignment;
                 end = start + global.bytes;
                 let offset = constant(start).map_err(fail)?;
-                let index = b.value("llvm.add", &[pad, offset], "i64", &[]).map_err(fail)?;
+                let index = b.value("llvm.add", &[pad, offset], Ty::I64, &[]).map_err(fail)?;
                 let gep =
                     [("elem_type", "i8".to_string()), ("rawConstantIndices", format!("array<i32: {}>", i32::MIN))];
-                let pointer = b.value("llvm.getelementptr", &[window, index], "!llvm.ptr<3>", &gep).map_err(fail)?;
+                let pointer = b
+                    .value("llvm.getelementptr", &[window, index], Ty::Ptr(AddressSpace::Shared), &gep)
+                    .map_err(fail)?;
                 pointers.insert(name.as_str(), pointer);
                 pointer
             }

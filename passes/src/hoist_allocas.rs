@@ -71,7 +71,7 @@ fn hoist_in(func: OperationRef) -> usize {
         };
         let Ok(b) = Builder::before(first) else { continue };
         let attributes = [("value", value.to_string())];
-        let Ok(copy) = b.value("llvm.mlir.constant", &[], &result.r#type().to_string(), &attributes) else {
+        let Ok(copy) = b.value("llvm.mlir.constant", &[], result.r#type(), &attributes) else {
             continue;
         };
         ffi::set_operand(alloca, 0, copy);

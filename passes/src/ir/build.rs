@@ -87,7 +87,7 @@ impl<'c, 'a> Builder<'c, 'a> {
     }
 
     /// The melior type of `ty`.
-    fn resolve(&self, ty: impl IntoType<'c>) -> Result<Type<'c>, String> {
+    pub(crate) fn resolve(&self, ty: impl IntoType<'c>) -> Result<Type<'c>, String> {
         ty.into_type(self.context)
     }
 
@@ -173,12 +173,11 @@ impl<'c, 'a> Builder<'c, 'a> {
         &self,
         name: &str,
         operands: &[Value<'c, 'a>],
-        results: &[&str],
+        results: &[Type<'c>],
         attributes: &[(&str, String)],
         regions: Vec<Region<'c>>,
     ) -> Result<OperationRef<'c, 'a>, String> {
-        let results = results.iter().map(|t| self.ty(t)).collect::<Result<Vec<_>, _>>()?;
-        self.build(name, operands, &results, attributes, regions)
+        self.build(name, operands, results, attributes, regions)
     }
 
     /// Builds and inserts an op without regions; the generic form, for the ops built in one place.
@@ -186,7 +185,7 @@ impl<'c, 'a> Builder<'c, 'a> {
         &self,
         name: &str,
         operands: &[Value<'c, 'a>],
-        results: &[&str],
+        results: &[Type<'c>],
         attributes: &[(&str, String)],
     ) -> Result<OperationRef<'c, 'a>, String> {
         self.op_with_regions(name, operands, results, attributes, Vec::new())
@@ -197,11 +196,10 @@ impl<'c, 'a> Builder<'c, 'a> {
         &self,
         name: &str,
         operands: &[Value<'c, 'a>],
-        result: &str,
+        result: impl IntoType<'c>,
         attributes: &[(&str, String)],
     ) -> Result<Value<'c, 'a>, String> {
-        let op = self.op(name, operands, &[result], attributes)?;
-        access::result(op, 0).ok_or_else(|| format!("internal: {name} has no result"))
+        self.typed(name, operands, result, attributes)
     }
 
     /// `scf.if %condition { body }` (no results, no else); `body` builds into the then-block before its yield.

@@ -194,7 +194,7 @@ fn lower(p: &PlannedCollective) -> Result<usize, String> {
 fn lower_steps<'c, 'a>(p: &PlannedCollective<'c, 'a>, b: &Builder<'c, 'a>) -> Result<usize, String> {
     let src = address(b, &p.sides[0])?;
     let dst = address(b, &p.sides[1])?;
-    let pe = call(b, MY_PE, &[], Some("i32"))?.ok_or("collectives: internal: my_pe has no result")?;
+    let pe = call(b, MY_PE, &[], Some(Ty::I32))?.ok_or("collectives: internal: my_pe has no result")?;
     let gets = p.plan.ranks.iter().flat_map(|r| &r.steps).any(|s| matches!(s.op, StepOp::Get | StepOp::GetReduce));
     if gets {
         // Every peer's source is ready before anyone reads it.
@@ -263,13 +263,13 @@ fn lower_steps<'c, 'a>(p: &PlannedCollective<'c, 'a>, b: &Builder<'c, 'a>) -> Re
 /// destination's; a null multicast address (no NVLink multicast on this system) traps. Then quiet and a barrier.
 fn lower_multimem<'c, 'a>(p: &PlannedCollective<'c, 'a>, b: &Builder<'c, 'a>) -> Result<usize, String> {
     let location = p.op.operation().location();
-    let pe = call(b, MY_PE, &[], Some("i32"))?.ok_or("collectives: internal: my_pe has no result")?;
+    let pe = call(b, MY_PE, &[], Some(Ty::I32))?.ok_or("collectives: internal: my_pe has no result")?;
     call(b, BARRIER, &[], None)?;
     let team = b.constant(TEAM_WORLD, Ty::I32)?;
     let null = b.constant(0, Ty::I64)?;
     let mut bases = Vec::new();
     for side in &p.sides {
-        let pointer = call(b, MC_PTR, &[team, side.value], Some("!llvm.ptr"))?
+        let pointer = call(b, MC_PTR, &[team, side.value], Some(Ty::Ptr(AddressSpace::Generic)))?
             .ok_or("collectives: internal: mc_ptr has no result")?;
         let address = b.ptrtoint(pointer, Ty::I64)?;
         let missing = b.cmpi(Cmp::Eq, address, null)?;
@@ -294,7 +294,7 @@ fn lower_multimem<'c, 'a>(p: &PlannedCollective<'c, 'a>, b: &Builder<'c, 'a>) ->
                 let sum = b.value(
                     "llvm.inline_asm",
                     &[from],
-                    "f32",
+                    Ty::F32,
                     &[
                         ("asm_string", "\"multimem.ld_reduce.relaxed.sys.global.add.f32 $0, [$1];\"".into()),
                         ("constraints", "\"=f,l\"".into()),
@@ -379,7 +379,7 @@ fn for_loop<'c, 'a>(
     location: Location<'c>,
     body: impl FnOnce(&Builder<'c, 'a>, Value<'c, 'a>) -> Result<(), String>,
 ) -> Result<(), String> {
-    let index = b.ty("index")?;
+    let index = b.resolve(Ty::Index)?;
     let region = Region::new();
     region.append_block(Block::new(&[(index, location)]));
     let for_op = b.op_with_regions("scf.for", &bounds, &[], &[], vec![region])?;
@@ -428,6 +428,7 @@ fn elementwise<'c, 'a>(
 ) -> Result<(), String> {
     let dtype = p.dtype.as_str();
     let bits = p.bytes * 8;
+    let word = Ty::Int(u32::try_from(bits).map_err(|_| format!("collectives: internal: {bits}-bit elements"))?);
     let float = super::arithmetic(dtype).ok_or_else(|| format!("collectives: internal: no arithmetic for {dtype}"))?;
     let peer = peer.map(|peer| b.constant(peer, Ty::I32)).transpose()?;
     let (tid, threads) = linear_thread(b)?;
@@ -440,8 +441,8 @@ fn elementwise<'c, 'a>(
             let mut value = match peer {
                 Some(peer) => {
                     let name = format!("nvshmem_uint{bits}_g");
-                    let raw = call(b, &name, &[from, peer], Some(&format!("i{bits}")))?
-                        .ok_or("collectives: internal: get has no result")?;
+                    let raw =
+                        call(b, &name, &[from, peer], Some(word))?.ok_or("collectives: internal: get has no result")?;
                     if dtype.starts_with('i') {
                         raw
                     } else {
@@ -470,9 +471,9 @@ fn call<'c, 'a>(
     b: &Builder<'c, 'a>,
     name: &str,
     args: &[Value<'c, 'a>],
-    result: Option<&str>,
+    result: Option<Ty>,
 ) -> Result<Option<Value<'c, 'a>>, String> {
-    let results: Vec<&str> = result.into_iter().collect();
+    let results = result.map(|ty| b.resolve(ty)).transpose()?.into_iter().collect::<Vec<_>>();
     let op = b.op(
         "llvm.call",
         args,

@@ -96,7 +96,7 @@ fn ldmatrix<'c, 'a>(
     };
     let mut attributes = matrix_attributes(trans).to_vec();
     attributes.push(("num", format!("{count} : i32")));
-    let result = b.value("nvvm.ldmatrix", &[address], &ty, &attributes)?;
+    let result = b.value("nvvm.ldmatrix", &[address], b.ty(&ty)?, &attributes)?;
     let memref = registers(cx, 1)?;
     let pair = vector_type(2, element);
     for i in 0..count as usize {
@@ -224,7 +224,7 @@ fn shuffle<'c, 'a>(b: &Builder<'c, 'a>, cx: &Context<'c, 'a>, issue: &CopyIssue)
     let lane = b.index_cast(lane, Ty::I32)?;
     let (mask, clamp) = (b.constant(-1, Ty::I32)?, b.constant(31, Ty::I32)?);
     let kind = ("kind", "#nvvm<shfl_kind idx>".to_string());
-    let got = b.value("nvvm.shfl.sync", &[mask, word, lane, clamp], "i32", &[kind])?;
+    let got = b.value("nvvm.shfl.sync", &[mask, word, lane, clamp], Ty::I32, &[kind])?;
     let value = from_word(b, got, cx.dtype, element)?;
     let memref = registers(cx, 1)?;
     match &issue.only {

@@ -297,7 +297,7 @@ impl<'c, 'a> Lowering<'c, 'a> {
                     ("shape", format!("#nvvm.shape<m = {m}, n = {n}, k = {k}>")),
                     ("operandSegmentSizes", segments(&sizes)),
                 ];
-                let d = b.value("nvvm.mma.sync", &operands, &result, &attributes)?;
+                let d = b.value("nvvm.mma.sync", &operands, b.ty(&result)?, &attributes)?;
                 let out = unpack_accumulators(b, d, sizes[2], acc)?;
                 store_regs(b, acc_mem, c_regs, &out)?;
             }
@@ -352,7 +352,7 @@ impl<'c, 'a> Lowering<'c, 'a> {
                     ("layoutA", layout(a_major == axe_layout::mma::Major::K)),
                     ("layoutB", layout(b_major != axe_layout::mma::Major::K)),
                 ];
-                let d = b.value("nvvm.wgmma.mma_async", &[accumulators, da, db], &ty, &attributes)?;
+                let d = b.value("nvvm.wgmma.mma_async", &[accumulators, da, db], b.ty(&ty)?, &attributes)?;
                 let out = unpack_accumulators(b, d, count, acc)?;
                 store_regs(b, acc_mem, c_regs, &out)?;
             }
@@ -609,7 +609,7 @@ fn wgmma_registers_a<'c, 'a>(
         ("constraints", format!("\"{}\"", constraints.join(","))),
         ("has_side_effects", "unit".to_string()),
     ];
-    let d = b.value("llvm.inline_asm", &operands, &ty, &attributes)?;
+    let d = b.value("llvm.inline_asm", &operands, b.ty(&ty)?, &attributes)?;
     let mut out = Vec::new();
     for i in 0..count {
         let value = b.extractvalue(d, i, b.ty(field)?)?;

@@ -244,7 +244,7 @@ impl<'c, 'a> Lowering<'c, 'a> {
         if op.kind() == OpKind::MbarrierAlloc {
             let old = op.result().ok_or("tma: mbarrier_alloc has no result")?;
             let count = barriers::mbarrier_count(&old.r#type().to_string()).ok_or("tma: not an !axe.mbarrier")?;
-            let barrier = b.value("nvgpu.mbarrier.create", &[], &barrier_group_type(count), &[])?;
+            let barrier = b.value("nvgpu.mbarrier.create", &[], b.ty(&barrier_group_type(count))?, &[])?;
             IrRewriter::from_op(self.root).as_rewriter_base().replace_all_uses_with(old, barrier);
             return Ok(());
         }
@@ -285,7 +285,7 @@ impl<'c, 'a> Lowering<'c, 'a> {
             OpKind::MbarrierArrive => {
                 let leader = self.leader(&b, op.operation())?;
                 b.guarded(leader, |t| {
-                    t.op("nvgpu.mbarrier.arrive", &[barrier, element], &["!nvgpu.mbarrier.token"], &[]).map(drop)
+                    t.op("nvgpu.mbarrier.arrive", &[barrier, element], &[t.ty("!nvgpu.mbarrier.token")?], &[]).map(drop)
                 })?
             }
             _ => {
@@ -399,7 +399,7 @@ impl<'c, 'a> Lowering<'c, 'a> {
             // A multicast load: this CTA's rank in the cluster and the mask every issue goes to.
             let multicast = match &copy.multicast {
                 Some(m) => Some((
-                    t.value("nvvm.read.ptx.sreg.cluster.ctarank", &[], "i32", &[])?,
+                    t.value("nvvm.read.ptx.sreg.cluster.ctarank", &[], Ty::I32, &[])?,
                     t.constant(i64::from(m.mask as i16), Ty::I16)?,
                     &m.issuer,
                 )),
@@ -432,7 +432,7 @@ impl<'c, 'a> Lowering<'c, 'a> {
         self.leader_base(op)?;
         let f = self.function(op)?;
         let b = self.entry(f, op.location())?;
-        let barrier = b.value("nvgpu.mbarrier.create", &[], BARRIER_TYPE, &[])?;
+        let barrier = b.value("nvgpu.mbarrier.create", &[], b.ty(BARRIER_TYPE)?, &[])?;
         let (zero, one) = (b.index(0)?, b.index(1)?);
         let leader = self.leader(&b, op)?;
         b.guarded(leader, |t| {
@@ -502,8 +502,12 @@ impl<'c, 'a> Lowering<'c, 'a> {
         }
         let f = self.function(copy.op.operation())?;
         let b = self.entry(f, argument_location(kernel))?;
-        let desc =
-            b.value("builtin.unrealized_conversion_cast", &[argument.into()], &descriptor_type(&copy.plan.desc), &[])?;
+        let desc = b.value(
+            "builtin.unrealized_conversion_cast",
+            &[argument.into()],
+            b.ty(&descriptor_type(&copy.plan.desc))?,
+            &[],
+        )?;
         self.descriptor_index.insert((access::key(kernel), index), self.descriptors.len());
         self.descriptors.push((copy.global, desc));
         self.stats.descriptors += 1;
@@ -528,7 +532,7 @@ impl<'c, 'a> Lowering<'c, 'a> {
                 let Some(typed) = op.tensor("result").and_then(|t| typed_buffer(&b, buffer, &t).ok()) else {
                     continue;
                 };
-                if let Ok(view) = b.value("axe.view", &[typed], &result.r#type().to_string(), &[]) {
+                if let Ok(view) = b.value("axe.view", &[typed], result.r#type(), &[]) {
                     base.replace_all_uses_with(result, view);
                     base.erase_op(op.operation());
                 }

@@ -7,6 +7,7 @@
 
 use super::descriptor::descriptor_attributes;
 use crate::ir::build::Builder;
+use crate::ir::ty::{AddressSpace, Ty};
 use axe_dialect::{
     access, ffi,
     types::{parse_i64_array, split_top_level, unquote},
@@ -170,7 +171,7 @@ pub(super) fn host_descriptor<'c>(
     }
     let b = Builder::before(launch)?;
     let attributes = descriptor_attributes(&plan.desc, plan.global_offset_bytes);
-    let desc = b.value("axe.tma_descriptor", &[global], "!llvm.ptr", &attributes)?;
+    let desc = b.value("axe.tma_descriptor", &[global], Ty::Ptr(AddressSpace::Generic), &attributes)?;
     ffi::set_operand(launch, position, desc);
     Ok(())
 }
