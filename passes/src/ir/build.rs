@@ -14,9 +14,9 @@
 //! dialect builders (`melior::dialect::{arith, memref, scf, llvm}`); the rest build through [`OperationBuilder`]
 //! here, because melior's inferring builders panic where inference fails, and a pass reports an error rather than
 //! panicking (melior's `gpu` and `nvvm` builders exist only with its `ods-dialects` feature, which the workspace
-//! does not enable). The generic [`Builder::op`] and [`Builder::value`] build from the op's name, result types and
-//! attributes as MLIR text: they are for the one-off `nvvm`/`nvgpu`/`llvm` ops, each named once, in the module
-//! that lowers to it. Errors here are internal (`internal: ...`): IR the passes build that does not parse or
+//! does not enable). The generic [`Builder::op`] and [`Builder::value`] build from the op's name, its result
+//! types (typed too) and its attributes as MLIR text: they are for the one-off `nvvm`/`nvgpu`/`llvm` ops, each
+//! named once, in the module that lowers to it. Errors here are internal (`internal: ...`): IR the passes build that does not parse or
 //! build is a bug of the pass, which the pass's driver reports at the op.
 
 mod arith;
