@@ -513,7 +513,7 @@ impl<'c, 'a> Storage<'c, 'a> {
             let (Some(storage), Ok(b)) = (lowered, Builder::before(op.operation())) else { continue };
             let Some(tensor) = op.tensor("result") else { continue };
             let Ok(storage) = self.hand_on(&b, storage, &tensor) else { continue };
-            if let Ok(view) = b.value("axe.view", &[storage], result.r#type(), &[]) {
+            if let Ok(view) = b.axe_view(storage, result.r#type()) {
                 base.replace_all_uses_with(result, view);
                 base.erase_op(op.operation());
             }

@@ -532,7 +532,7 @@ impl<'c, 'a> Lowering<'c, 'a> {
                 let Some(typed) = op.tensor("result").and_then(|t| typed_buffer(&b, buffer, &t).ok()) else {
                     continue;
                 };
-                if let Ok(view) = b.value("axe.view", &[typed], result.r#type(), &[]) {
+                if let Ok(view) = b.axe_view(typed, result.r#type()) {
                     base.replace_all_uses_with(result, view);
                     base.erase_op(op.operation());
                 }

@@ -81,6 +81,12 @@ impl<'c, 'a> Builder<'c, 'a> {
         self.typed("memref.view", &[source, byte_shift], memref, &[])
     }
 
+    /// `axe.view source : tensor`: storage (a memref or pointer) seen as an axe tensor type again, where a
+    /// lowering hands an alloc it lowered on to a pass that lowers the alloc's other users.
+    pub(crate) fn axe_view(&self, source: Value<'c, 'a>, tensor: impl IntoType<'c>) -> Result<Value<'c, 'a>, String> {
+        self.typed("axe.view", &[source], tensor, &[])
+    }
+
     /// `llvm.ptrtoint pointer : to` (an integer type).
     pub(crate) fn ptrtoint(&self, pointer: Value<'c, 'a>, to: Ty) -> Result<Value<'c, 'a>, String> {
         self.typed("llvm.ptrtoint", &[pointer], to, &[])
