@@ -18,7 +18,7 @@
 use crate::{
     args::{Arg, Args},
     expectations,
-    io::{read_input, tool_main, write_output, write_stderr, Input},
+    io::{drop_unless_exiting, read_input, tool_main, write_output, write_stderr, Input},
     split,
 };
 use anyhow::{bail, Result};
@@ -240,6 +240,7 @@ pub fn run(command: Command) -> Result<bool> {
     if success || !to_file {
         write_output(options.output.as_deref(), text.as_bytes())?;
     }
+    drop_unless_exiting(context);
     Ok(success)
 }
 
@@ -268,8 +269,9 @@ fn process_chunk(context: &AxeContext, options: &Options, text: &str, name: &str
     if let Some(limit) = options.elide_elements_larger {
         flags = flags.elide_large_elements_attributes(limit);
     }
-    let printed = module.as_operation().to_string_with_flags(flags).ok()?;
-    Some(printed + "\n")
+    let printed = module.as_operation().to_string_with_flags(flags).ok();
+    drop_unless_exiting(module);
+    Some(printed? + "\n")
 }
 
 /// mlir-opt's error when `--pass-pipeline` is combined with pass flags.

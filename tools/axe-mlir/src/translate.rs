@@ -9,7 +9,7 @@
 
 use crate::{
     args::{no_value, Arg, Args},
-    io::{read_input, tool_main, write_output, write_stderr},
+    io::{drop_unless_exiting, read_input, tool_main, write_output, write_stderr},
     nvshmem,
     ptx::{self, Chip},
 };
@@ -142,14 +142,28 @@ pub fn parse_command(words: impl IntoIterator<Item = OsString>) -> Result<Comman
     Ok(Command::Run(options))
 }
 
+/// The dialects `axe-opt --lower-to-nvvm` leaves (what `axe-translate` reads), loaded before the input arrives.
+const LOWERED_DIALECTS: [&str; 3] = ["gpu", "llvm", "nvvm"];
+
 /// Runs a parsed command; `Ok(false)` means "failed, diagnostics printed".
 pub fn run(command: Command) -> Result<bool> {
     let options = match command {
         Command::Run(options) => options,
         Command::Help => return write_output(None, HELP.as_bytes()).map(|()| true),
     };
-    let input = read_input(&options.input)?;
+    // The context, the dialects of lowered IR and the target machine come before the input: in a pipeline
+    // (`axe-opt ... | axe-translate`) the input is the previous tool's output, and making them while it runs
+    // takes them off the pipeline's critical path (docs/performance.md). Loading a dialect the input turns out
+    // not to use changes nothing it prints.
     let context = create_context()?;
+    for dialect in LOWERED_DIALECTS {
+        context.context().get_or_load_dialect(dialect);
+    }
+    let machine = match options.emit {
+        Emit::Launch => None,
+        _ => Some(ptx::target_machine(options.chip, ptx::optimization_level(options.opt_level)?)?),
+    };
+    let input = read_input(&options.input)?;
     let Some(module) = parse_module(&context, &input.text, &input.name) else {
         report(&context, &input.name, &input.text);
         return Ok(false);
@@ -165,13 +179,15 @@ pub fn run(command: Command) -> Result<bool> {
             }
         };
     }
-    let machine = ptx::target_machine(options.chip, ptx::optimization_level(options.opt_level)?)?;
+    let machine = machine.context("internal: no target machine for this --emit")?;
     let library = Library { source: &options.nvshmem, chip: options.chip, verbose: options.verbose };
     let Some(bytes) = translate_linking(target, &machine, options.opt_level, options.emit, Some(library))? else {
         report(&context, &input.name, &input.text);
         return Ok(false);
     };
     write_output(options.output.as_deref(), &bytes)?;
+    drop_unless_exiting(module);
+    drop_unless_exiting(context);
     Ok(true)
 }
 
