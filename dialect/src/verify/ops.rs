@@ -249,13 +249,13 @@ impl OpChecker<'_, '_, '_> {
     fn check_view(&mut self) {
         let Some(result) = self.op.tensor("result") else { return };
         let Some(source) = self.op.operand(0) else { return };
-        let storage = Storage::of(source.r#type());
-        self.check_view_extents(&result, matches!(storage, Storage::Tensor(_)));
+        let storage = ViewSource::of(source.r#type());
+        self.check_view_extents(&result, matches!(storage, ViewSource::Tensor(_)));
         let (mem, element, elements) = match &storage {
-            Storage::Memref { mem, element, elements } => (*mem, Some(Element::read(element)), *elements),
-            Storage::Pointer { mem } => (*mem, None, None),
-            Storage::Tensor(t) => (Some(t.mem), Some(t.dtype.clone()), None),
-            Storage::Other(text) => {
+            ViewSource::Memref { mem, element, elements } => (*mem, Some(Element::read(element)), *elements),
+            ViewSource::Pointer { mem } => (*mem, None, None),
+            ViewSource::Tensor(t) => (Some(t.mem), Some(t.dtype.clone()), None),
+            ViewSource::Other(text) => {
                 return self.fail(
                     Rule::MemoryScopes,
                     format!("view source must be a memref, !llvm.ptr or !axe.tensor, got {text}"),
@@ -588,18 +588,18 @@ fn threads_in_scope(threads: &Threads, scope: ExecScope) -> Result<(), String> {
 }
 
 /// The storage behind a view's source.
-enum Storage {
+enum ViewSource {
     Memref { mem: Option<Memory>, element: String, elements: Option<i64> },
     Pointer { mem: Option<Memory> },
     Tensor(TensorType),
     Other(String),
 }
 
-impl Storage {
-    fn of(ty: Type) -> Storage {
+impl ViewSource {
+    fn of(ty: Type) -> ViewSource {
         let text = ty.to_string();
         if let Ok(Some(tensor)) = intern::tensor_type(&text) {
-            return Storage::Tensor(tensor);
+            return ViewSource::Tensor(tensor);
         }
         if let Some(rest) = text.strip_prefix("!llvm.ptr") {
             let space = rest.trim_start_matches('<').trim_end_matches('>');
@@ -610,7 +610,7 @@ impl Storage {
                 "6" => Some(Memory::Tmem),
                 _ => None,
             };
-            return Storage::Pointer { mem };
+            return ViewSource::Pointer { mem };
         }
         if let Ok(memref) = MemRefType::try_from(ty) {
             use melior::ir::r#type::{DimSize, ShapedTypeLike};
@@ -627,19 +627,19 @@ impl Storage {
                 Ok(DimSize::Static(n)) => acc.checked_mul(i64::try_from(n).ok()?),
                 _ => None,
             });
-            return Storage::Memref { mem, element: memref.element().to_string(), elements };
+            return ViewSource::Memref { mem, element: memref.element().to_string(), elements };
         }
-        Storage::Other(text)
+        ViewSource::Other(text)
     }
 
     fn describe(&self) -> String {
         match self {
-            Storage::Memref { mem: Some(Memory::Shared), .. } => "workgroup memref".to_string(),
-            Storage::Memref { .. } => "memref".to_string(),
-            Storage::Pointer { mem: Some(Memory::Shared) } => "shared pointer".to_string(),
-            Storage::Pointer { .. } => "pointer".to_string(),
-            Storage::Tensor(t) => format!("{} tensor", t.mem),
-            Storage::Other(text) => text.clone(),
+            ViewSource::Memref { mem: Some(Memory::Shared), .. } => "workgroup memref".to_string(),
+            ViewSource::Memref { .. } => "memref".to_string(),
+            ViewSource::Pointer { mem: Some(Memory::Shared) } => "shared pointer".to_string(),
+            ViewSource::Pointer { .. } => "pointer".to_string(),
+            ViewSource::Tensor(t) => format!("{} tensor", t.mem),
+            ViewSource::Other(text) => text.clone(),
         }
     }
 }

@@ -23,7 +23,7 @@ use axe_layout::{
     ExecScope,
 };
 use melior::ir::{operation::OperationLike, OperationRef, Value};
-use trace::{trace, Storage, Traced};
+use trace::{trace, Backing, RootRegion};
 
 /// The rule a refused copy breaks, for the callers that act on it (the message says it to the user).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -179,14 +179,14 @@ pub(crate) fn plan<'c, 'a>(op: AxeOp<'c, 'a>) -> Result<PlannedCopy<'c, 'a>, Ref
             return Err(Refusal::op("tma: the completion barrier must come from axe.mbarrier_alloc".to_string()));
         }
     }
-    let kernel_arg = match global.storage {
-        Storage::KernelArgument(kernel, index) => (kernel, index),
+    let kernel_arg = match global.backing {
+        Backing::KernelArgument(kernel, index) => (kernel, index),
         _ => {
             let message = "tma: global tensor must be a view of a gpu.func kernel argument".to_string();
             return Err(Refusal { rule: Rule::GlobalStorage, message });
         }
     };
-    let Storage::Alloc(alloc) = shared.storage else {
+    let Backing::Alloc(alloc) = shared.backing else {
         let message = "tma: shared tensor must come from axe.alloc (views of shared memrefs are not supported)";
         return Err(Refusal { rule: Rule::SharedStorage, message: message.to_string() });
     };
@@ -215,8 +215,8 @@ pub(crate) fn planned_bytes(op: AxeOp) -> Option<u64> {
 /// `known_cluster_size`).
 fn plan_regions(
     op: AxeOp,
-    global: &Traced,
-    shared: &Traced,
+    global: &RootRegion,
+    shared: &RootRegion,
     dtype: ElemType,
     direction: Direction,
 ) -> Result<(TmaPlan, Option<Multicast>), String> {
@@ -284,7 +284,7 @@ fn known_cluster_size(op: AxeOp) -> Result<Cluster, String> {
 }
 
 /// The run-time offsets of a traced side, with the multiples the IR shows.
-fn dynamic_offsets(traced: &Traced) -> Vec<DynamicOffset> {
+fn dynamic_offsets(traced: &RootRegion) -> Vec<DynamicOffset> {
     traced
         .dynamic
         .iter()
@@ -297,8 +297,8 @@ fn dynamic_offsets(traced: &Traced) -> Vec<DynamicOffset> {
 /// and the view's `multiples` are what the planner may assume (docs/dialect.md, "Run-time sizes").
 fn plan_runtime(
     op: AxeOp,
-    global: &Traced,
-    shared: &Traced,
+    global: &RootRegion,
+    shared: &RootRegion,
     dtype: ElemType,
     direction: Direction,
 ) -> Result<(TmaPlan, RuntimeFields), String> {
@@ -319,7 +319,7 @@ fn plan_runtime(
         }
         let value = view.operand(operand).ok_or("tma: the view lacks an extent operand")?;
         operand += 1;
-        let trace::Storage::KernelArgument(_, index) = trace::kernel_argument(op, value) else {
+        let trace::Backing::KernelArgument(_, index) = trace::kernel_argument(op, value) else {
             return Err(format!(
                 "tma: dynamic-extent rule: the run-time extent of dimension {d} must be a kernel argument (the host \
                  encodes the tensor map from it at launch)"

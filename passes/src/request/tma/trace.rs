@@ -15,7 +15,7 @@ use axe_layout::Layout;
 use melior::ir::{operation::OperationLike, OperationRef, Value};
 
 /// Where a tensor's elements are stored.
-pub(crate) enum Storage<'c, 'a> {
+pub(crate) enum Backing<'c, 'a> {
     /// An `axe.alloc`.
     Alloc(AxeOp<'c, 'a>),
     /// Argument `index` of the `gpu.func` kernel that holds the copy.
@@ -25,20 +25,20 @@ pub(crate) enum Storage<'c, 'a> {
 }
 
 /// A copy operand as the planner sees it.
-pub(crate) struct Traced<'c, 'a> {
+pub(crate) struct RootRegion<'c, 'a> {
     /// The root tensor's type (the `axe.view` or `axe.alloc` under the slices).
     pub(crate) tensor: TensorType,
     /// The operand's region in the root's indices, half-open per dimension (at run-time offsets 0).
     pub(crate) region: Vec<(i64, i64)>,
     /// Run-time offsets of the region: (root dimension, value), in slice-chain order, outermost slice last.
     pub(crate) dynamic: Vec<(usize, Value<'c, 'a>)>,
-    /// The storage under the root.
-    pub(crate) storage: Storage<'c, 'a>,
+    /// What stores the root: an alloc or a kernel argument.
+    pub(crate) backing: Backing<'c, 'a>,
     /// The root `axe.view` or `axe.alloc` (a run-time-sized view holds its extents and `multiples`).
     pub(crate) root: AxeOp<'c, 'a>,
 }
 
-impl Traced<'_, '_> {
+impl RootRegion<'_, '_> {
     /// The root's layout.
     pub(crate) fn layout(&self) -> Result<Layout, String> {
         match self.tensor.layout.parse() {
@@ -55,7 +55,7 @@ fn defining<'c, 'a>(value: Value<'c, 'a>) -> Option<AxeOp<'c, 'a>> {
 }
 
 /// Traces `value` (an operand of `copy`) to its root tensor, region and storage.
-pub(crate) fn trace<'c, 'a>(copy: AxeOp<'c, 'a>, value: Value<'c, 'a>) -> Result<Traced<'c, 'a>, String> {
+pub(crate) fn trace<'c, 'a>(copy: AxeOp<'c, 'a>, value: Value<'c, 'a>) -> Result<RootRegion<'c, 'a>, String> {
     let tensor = tensor_of(value)?.ok_or("tma: copy operand is not an !axe.tensor")?;
     let mut begin = vec![0i64; tensor.shape.len()];
     let mut dynamic = Vec::new();
@@ -85,34 +85,34 @@ pub(crate) fn trace<'c, 'a>(copy: AxeOp<'c, 'a>, value: Value<'c, 'a>) -> Result
         return Err("tma: slices must keep the rank of their source".to_string());
     }
     let region = begin.iter().zip(&tensor.shape).map(|(&b, &e)| (b, b + e)).collect();
-    Ok(Traced { tensor: root_tensor, region, dynamic, storage: storage(copy, root), root })
+    Ok(RootRegion { tensor: root_tensor, region, dynamic, backing: backing(copy, root), root })
 }
 
 /// The storage under `root`: an alloc, or the kernel argument reached through views.
-fn storage<'c, 'a>(copy: AxeOp<'c, 'a>, mut root: AxeOp<'c, 'a>) -> Storage<'c, 'a> {
+fn backing<'c, 'a>(copy: AxeOp<'c, 'a>, mut root: AxeOp<'c, 'a>) -> Backing<'c, 'a> {
     loop {
         if root.kind() == OpKind::Alloc {
-            return Storage::Alloc(root);
+            return Backing::Alloc(root);
         }
-        let Some(source) = root.operand(0) else { return Storage::Other };
+        let Some(source) = root.operand(0) else { return Backing::Other };
         match defining(source) {
             Some(inner) if matches!(inner.kind(), OpKind::View | OpKind::Slice | OpKind::Alloc) => root = inner,
-            Some(_) => return Storage::Other,
+            Some(_) => return Backing::Other,
             None => return kernel_argument(copy, source),
         }
     }
 }
 
 /// `KernelArgument` when `value` is an argument of the `gpu.func` kernel enclosing `copy`.
-pub(crate) fn kernel_argument<'c, 'a>(copy: AxeOp<'c, 'a>, value: Value<'c, 'a>) -> Storage<'c, 'a> {
-    let Some(kernel) = enclosing_function(copy.operation()) else { return Storage::Other };
+pub(crate) fn kernel_argument<'c, 'a>(copy: AxeOp<'c, 'a>, value: Value<'c, 'a>) -> Backing<'c, 'a> {
+    let Some(kernel) = enclosing_function(copy.operation()) else { return Backing::Other };
     if kernel.name().as_string_ref().as_str() != Ok("gpu.func") || !kernel.has_attribute("gpu.kernel") {
-        return Storage::Other;
+        return Backing::Other;
     }
-    let Some(argument) = access::as_argument(value) else { return Storage::Other };
+    let Some(argument) = access::as_argument(value) else { return Backing::Other };
     let index = argument.argument_number();
     match access::entry_block(kernel).and_then(|entry| access::argument(entry, index)) {
-        Some(same) if Value::from(same) == value => Storage::KernelArgument(kernel, index),
-        _ => Storage::Other,
+        Some(same) if Value::from(same) == value => Backing::KernelArgument(kernel, index),
+        _ => Backing::Other,
     }
 }
