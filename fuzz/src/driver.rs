@@ -14,17 +14,29 @@
 //! - **Failures** are written to `<crash dir>/<target>/<hash>` (16 hex digits of the input's FNV-1a hash) with a
 //!   reproducer command; at most [`MAX_SAVED`] distinct ones (by kind and panic location or first message
 //!   line) are saved and printed per target, and a target stops after [`MAX_FAILURES`] failures.
+//!
+//! This module holds the types, the per-input seeding and the running (one input, one target, lanes of
+//! worker threads); `panics.rs` turns panics into values, `watchdog.rs` keeps the input each worker runs and
+//! reports hangs, `crash.rs` prints that input when the process dies (the hard cap, fatal signals), and
+//! `report.rs` saves failures and formats what a run prints.
+
+mod crash;
+mod panics;
+mod report;
+mod watchdog;
+
+pub use crash::{fatal, install_signal_handlers, raw_write};
+pub use report::{describe, excerpt, reproducer, save_input, table};
 
 use crate::alloc;
+use panics::catching;
 use rand::SeedableRng;
-use std::cell::{Cell, RefCell};
+use report::row;
 use std::collections::BTreeSet;
-use std::fmt::Write as _;
-use std::panic::{self, AssertUnwindSafe};
-use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Mutex, OnceLock};
+use std::path::PathBuf;
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
+use watchdog::{my_slot, CRASH_DIR};
 
 /// The generators' random number generator: a portable algorithm whose output `rand` guarantees across
 /// platforms, so a seed means the same inputs everywhere.
@@ -203,299 +215,6 @@ pub fn generate(target: &Target, seed: u64, index: u64) -> Result<String, String
     let mut rng = Rng::seed_from_u64(input_seed(seed, target.name, index));
     let generate = target.generate;
     catching(|| generate(&mut rng))
-}
-
-// ----- panics -----------------------------------------------------------------------------------------------
-
-thread_local! {
-    /// True while this thread runs a generator or a check: the panic hook records instead of printing.
-    static QUIET: Cell<bool> = const { Cell::new(false) };
-    /// The last recorded panic: "panicked at FILE:LINE:COL: MESSAGE".
-    static LAST_PANIC: RefCell<Option<String>> = const { RefCell::new(None) };
-}
-
-fn install_panic_hook() {
-    static ONCE: OnceLock<()> = OnceLock::new();
-    ONCE.get_or_init(|| {
-        let default = panic::take_hook();
-        panic::set_hook(Box::new(move |info| {
-            if QUIET.with(Cell::get) {
-                let location = info.location().map_or_else(String::new, |l| format!(" at {l}"));
-                let payload = info.payload();
-                let message = payload
-                    .downcast_ref::<&str>()
-                    .map(|s| s.to_string())
-                    .or_else(|| payload.downcast_ref::<String>().cloned())
-                    .unwrap_or_else(|| "(non-string panic payload)".into());
-                LAST_PANIC.with(|p| *p.borrow_mut() = Some(format!("panicked{location}: {message}")));
-            } else {
-                default(info);
-            }
-        }));
-    });
-}
-
-/// Runs `f`, turning a panic into `Err("panicked at FILE:LINE:COL: MESSAGE")` without printing it.
-fn catching<T>(f: impl FnOnce() -> T) -> Result<T, String> {
-    install_panic_hook();
-    QUIET.with(|q| q.set(true));
-    LAST_PANIC.with(|p| p.borrow_mut().take());
-    let result = panic::catch_unwind(AssertUnwindSafe(f));
-    QUIET.with(|q| q.set(false));
-    result.map_err(|_| LAST_PANIC.with(|p| p.borrow_mut().take()).unwrap_or_else(|| "panicked".into()))
-}
-
-// ----- the input being run: for the watchdog, fatal signals and the memory hard cap -----------------------------
-
-/// What a worker thread is running now.
-struct Slot {
-    /// Nanoseconds since [`epoch`] when the current input started; 0 while idle.
-    busy_since: AtomicU64,
-    /// Nanoseconds after which the current input is a hang.
-    hang_after: AtomicU64,
-    seed: AtomicU64,
-    index: AtomicU64,
-    name_ptr: AtomicPtr<u8>,
-    name_len: AtomicUsize,
-    input: Mutex<String>,
-}
-
-static SLOTS: Mutex<Vec<&'static Slot>> = Mutex::new(Vec::new());
-static CRASH_DIR: Mutex<Option<PathBuf>> = Mutex::new(None);
-static FATAL_PRINTED: AtomicBool = AtomicBool::new(false);
-
-thread_local! {
-    static MY_SLOT: Cell<Option<&'static Slot>> = const { Cell::new(None) };
-}
-
-fn epoch() -> Instant {
-    static EPOCH: OnceLock<Instant> = OnceLock::new();
-    *EPOCH.get_or_init(Instant::now)
-}
-
-fn now_ns() -> u64 {
-    epoch().elapsed().as_nanos() as u64 + 1
-}
-
-fn my_slot() -> &'static Slot {
-    if let Some(slot) = MY_SLOT.with(Cell::get) {
-        return slot;
-    }
-    let slot: &'static Slot = Box::leak(Box::new(Slot {
-        busy_since: AtomicU64::new(0),
-        hang_after: AtomicU64::new(u64::MAX),
-        seed: AtomicU64::new(0),
-        index: AtomicU64::new(0),
-        name_ptr: AtomicPtr::new(std::ptr::null_mut()),
-        name_len: AtomicUsize::new(0),
-        input: Mutex::new(String::new()),
-    }));
-    SLOTS.lock().unwrap_or_else(|e| e.into_inner()).push(slot);
-    MY_SLOT.with(|s| s.set(Some(slot)));
-    start_watchdog();
-    slot
-}
-
-impl Slot {
-    fn name(&self) -> &'static str {
-        let (p, n) = (self.name_ptr.load(Ordering::Acquire), self.name_len.load(Ordering::Acquire));
-        if p.is_null() {
-            return "?";
-        }
-        // SAFETY: `p`/`n` always come from a `&'static str` (a target name) stored by `begin`.
-        unsafe { std::str::from_utf8_unchecked(std::slice::from_raw_parts(p, n)) }
-    }
-
-    fn begin(&self, target: &Target, seed: u64, index: u64, input: &str) {
-        self.name_len.store(target.name.len(), Ordering::Release);
-        self.name_ptr.store(target.name.as_ptr() as *mut u8, Ordering::Release);
-        self.seed.store(seed, Ordering::Relaxed);
-        self.index.store(index, Ordering::Relaxed);
-        let mut slot_input = self.input.lock().unwrap_or_else(|e| e.into_inner());
-        slot_input.clear();
-        slot_input.push_str(input);
-        drop(slot_input);
-        self.hang_after.store(target.limits.hang_after.as_nanos() as u64, Ordering::Relaxed);
-        self.busy_since.store(now_ns(), Ordering::Release);
-    }
-
-    fn end(&self) {
-        self.busy_since.store(0, Ordering::Release);
-    }
-}
-
-fn start_watchdog() {
-    static STARTED: OnceLock<()> = OnceLock::new();
-    STARTED.get_or_init(|| {
-        let spawned = std::thread::Builder::new().name("axe-fuzz-watchdog".into()).spawn(|| loop {
-            std::thread::sleep(Duration::from_millis(50));
-            let slots: Vec<&'static Slot> = SLOTS.lock().unwrap_or_else(|e| e.into_inner()).clone();
-            for slot in slots {
-                let since = slot.busy_since.load(Ordering::Acquire);
-                if since != 0 && now_ns().saturating_sub(since) > slot.hang_after.load(Ordering::Relaxed) {
-                    report_hang(slot, Duration::from_nanos(now_ns() - since));
-                }
-            }
-        });
-        if let Err(e) = spawned {
-            eprintln!("axe-fuzz: cannot start the watchdog thread: {e}");
-        }
-    });
-}
-
-fn report_hang(slot: &Slot, running: Duration) -> ! {
-    let input = slot.input.lock().map(|s| s.clone()).unwrap_or_default();
-    let (name, seed, index) = (slot.name(), slot.seed.load(Ordering::Relaxed), slot.index.load(Ordering::Relaxed));
-    let dir = CRASH_DIR.lock().ok().and_then(|d| d.clone());
-    let saved = dir.and_then(|d| save_input(&d, name, &input).ok());
-    eprintln!(
-        "axe-fuzz: HANG: target {name}, input #{index} of seed {seed} still running after {:.1} s",
-        running.as_secs_f64()
-    );
-    eprintln!("  reproduce: {}", reproducer(name, Some((seed, index)), saved.as_deref()));
-    eprintln!("  input:\n{}", excerpt(&input, 4096));
-    std::process::exit(HANG_EXIT);
-}
-
-/// Prints the input being run on this thread (or on any busy worker), then returns; async-signal-safe (no
-/// allocation, no locks held across the write). Used by the allocator's hard cap and the fatal-signal handler.
-pub fn fatal(reason: &str, value: usize) {
-    if FATAL_PRINTED.swap(true, Ordering::SeqCst) {
-        return;
-    }
-    let mut w = RawWriter::default();
-    w.str("\naxe-fuzz: FATAL: ").str(reason).str(" (").num(value as u64).str(")");
-    let slot = MY_SLOT.try_with(Cell::get).ok().flatten().or_else(|| {
-        let slots = SLOTS.try_lock().ok()?;
-        slots.iter().copied().find(|s| s.busy_since.load(Ordering::Acquire) != 0)
-    });
-    match slot {
-        Some(slot) => {
-            let (seed, index) = (slot.seed.load(Ordering::Relaxed), slot.index.load(Ordering::Relaxed));
-            w.str(" in target ").str(slot.name()).str(", input #").num(index).str(" of seed ").num(seed);
-            w.str("\n  reproduce: axe-fuzz --target ").str(slot.name()).str(" --seed ").num(seed);
-            w.str(" --index ").num(index).str("\n");
-            w.flush();
-            if let Ok(input) = slot.input.try_lock() {
-                w.str("  input:\n");
-                w.flush();
-                let bytes = input.as_bytes();
-                raw_write(&bytes[..bytes.len().min(4096)]);
-                raw_write(b"\n");
-            }
-        }
-        None => {
-            w.str(" outside any input\n");
-            w.flush();
-        }
-    }
-}
-
-/// A fixed-size buffer written with `write(2)`: formatting without allocation.
-struct RawWriter {
-    buf: [u8; 512],
-    len: usize,
-}
-
-impl Default for RawWriter {
-    fn default() -> Self {
-        RawWriter { buf: [0; 512], len: 0 }
-    }
-}
-
-impl RawWriter {
-    fn str(&mut self, s: &str) -> &mut Self {
-        for &b in s.as_bytes() {
-            if self.len == self.buf.len() {
-                self.flush();
-            }
-            self.buf[self.len] = b;
-            self.len += 1;
-        }
-        self
-    }
-
-    fn num(&mut self, mut v: u64) -> &mut Self {
-        let mut digits = [0u8; 20];
-        let mut n = 0;
-        loop {
-            digits[n] = b'0' + (v % 10) as u8;
-            n += 1;
-            v /= 10;
-            if v == 0 {
-                break;
-            }
-        }
-        for i in (0..n).rev() {
-            let d = [digits[i]];
-            // SAFETY-free: an ASCII digit is valid UTF-8.
-            self.str(std::str::from_utf8(&d).unwrap_or("?"));
-        }
-        self
-    }
-
-    fn flush(&mut self) {
-        raw_write(&self.buf[..self.len]);
-        self.len = 0;
-    }
-}
-
-/// Writes `bytes` to stderr with `write(2)`: no allocation, no lock (usable in signal and fatal-error handlers).
-pub fn raw_write(bytes: &[u8]) {
-    let mut rest = bytes;
-    while !rest.is_empty() {
-        // SAFETY: writes from a valid buffer to fd 2; `write` is async-signal-safe.
-        let n = unsafe { libc::write(2, rest.as_ptr().cast(), rest.len()) };
-        if n <= 0 {
-            return;
-        }
-        rest = &rest[n as usize..];
-    }
-}
-
-const FATAL_SIGNALS: [libc::c_int; 5] = [libc::SIGABRT, libc::SIGSEGV, libc::SIGBUS, libc::SIGILL, libc::SIGFPE];
-
-/// The actions in place before [`install_signal_handlers`], restored before a fatal signal goes on.
-static OLD_ACTIONS: Mutex<Vec<(libc::c_int, libc::sigaction)>> = Mutex::new(Vec::new());
-
-extern "C" fn on_fatal_signal(sig: libc::c_int) {
-    fatal("fatal signal", sig as usize);
-    // Put back the previous action (Rust's stack-overflow handler for SIGSEGV/SIGBUS, else the default) and
-    // return: a fault re-executes into it, and `abort` raises SIGABRT again with the default action.
-    let old = OLD_ACTIONS.try_lock().ok().and_then(|v| v.iter().find(|(s, _)| *s == sig).map(|(_, a)| *a));
-    // SAFETY: sigaction/signal are async-signal-safe; `old` is a copy of an action the kernel gave us.
-    unsafe {
-        match old {
-            Some(action) => {
-                libc::sigaction(sig, &action, std::ptr::null_mut());
-            }
-            None => {
-                libc::signal(sig, libc::SIG_DFL);
-            }
-        }
-    }
-}
-
-/// Installs the fatal-signal handler (abort, segfault, bus error, illegal instruction, FP exception), which
-/// prints the input being run before the signal takes its usual course. Idempotent.
-pub fn install_signal_handlers() {
-    static ONCE: OnceLock<()> = OnceLock::new();
-    ONCE.get_or_init(|| {
-        let mut olds = OLD_ACTIONS.lock().unwrap_or_else(|e| e.into_inner());
-        for sig in FATAL_SIGNALS {
-            // SAFETY: a zeroed sigaction is a valid starting value; the handler is an `extern "C" fn(c_int)`.
-            unsafe {
-                let mut action: libc::sigaction = std::mem::zeroed();
-                action.sa_sigaction = on_fatal_signal as *const () as usize;
-                action.sa_flags = libc::SA_ONSTACK;
-                libc::sigemptyset(&mut action.sa_mask);
-                let mut old: libc::sigaction = std::mem::zeroed();
-                if libc::sigaction(sig, &action, &mut old) == 0 {
-                    olds.push((sig, old));
-                }
-            }
-        }
-    });
 }
 
 // ----- running ------------------------------------------------------------------------------------------------
@@ -693,98 +412,12 @@ pub fn run_all(work: &[(Target, Budget)], jobs: usize, config: &RunConfig) -> Ve
     run_lanes(&laned, config)
 }
 
-// ----- reporting ---------------------------------------------------------------------------------------------
-
-/// Writes `input` to `<dir>/<target>/<hash>` (if not there yet) and returns the path.
-pub fn save_input(dir: &Path, target: &str, input: &str) -> std::io::Result<PathBuf> {
-    let folder = dir.join(target);
-    std::fs::create_dir_all(&folder)?;
-    let path = folder.join(format!("{:016x}", fnv1a(input.as_bytes())));
-    if !path.exists() {
-        std::fs::write(&path, input)?;
-    }
-    Ok(path)
-}
-
-/// The command that reruns a failure: by file when saved, else by seed and index.
-pub fn reproducer(target: &str, seed_index: Option<(u64, u64)>, path: Option<&Path>) -> String {
-    let mut out = String::new();
-    if let Some(p) = path {
-        let _ = write!(out, "axe-fuzz --target {target} --replay {}", p.display());
-    }
-    if let Some((seed, index)) = seed_index {
-        if !out.is_empty() {
-            out.push_str("   or   ");
-        }
-        let _ = write!(out, "axe-fuzz --target {target} --seed {seed} --index {index}");
-    }
-    out
-}
-
-/// The first `max` bytes of `text` (cut at a character boundary), with a note when cut.
-pub fn excerpt(text: &str, max: usize) -> String {
-    if text.len() <= max {
-        return text.to_string();
-    }
-    let mut end = max;
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    format!("{}\n... ({} more bytes)", &text[..end], text.len() - end)
-}
-
-/// A failure as printed: kind, message, reproducer and the input.
-pub fn describe(target: &str, f: &Failure, seed: u64, path: Option<&Path>) -> String {
-    let mut out = format!("axe-fuzz: FAILURE in {target} ({:?}): {}\n", f.kind, f.message.trim_end());
-    let _ = writeln!(out, "  reproduce: {}", reproducer(target, f.index.map(|i| (seed, i)), path));
-    let _ = write!(out, "  input:\n{}", excerpt(&f.input, 2048));
-    out
-}
-
-/// One line of the counts table.
-fn row(s: &Stats) -> String {
-    format!(
-        "{:<32} {:>10} {:>10} {:>10} {:>9} {:>9.1} {:>11.1} {:>10}\n",
-        s.target,
-        s.runs,
-        s.planned,
-        s.refused,
-        s.failures,
-        s.elapsed.as_secs_f64(),
-        s.slowest.as_secs_f64() * 1e3,
-        s.max_memory / 1024
-    )
-}
-
-/// The counts table: target, runs, planned, refused, failures, time, slowest input, largest memory peak; then
-/// the totals of the four counts.
-pub fn table(stats: &[Stats]) -> String {
-    let mut out = format!(
-        "{:<32} {:>10} {:>10} {:>10} {:>9} {:>9} {:>11} {:>10}\n",
-        "target", "runs", "planned", "refused", "failures", "time(s)", "slowest(ms)", "peak(KiB)"
-    );
-    for s in stats {
-        out.push_str(&row(s));
-    }
-    let sum = |f: fn(&Stats) -> u64| stats.iter().map(f).sum::<u64>();
-    let _ = writeln!(
-        out,
-        "{:<32} {:>10} {:>10} {:>10} {:>9}",
-        "total",
-        sum(|s| s.runs),
-        sum(|s| s.planned),
-        sum(|s| s.refused),
-        sum(|s| s.failures)
-    );
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use rand::RngExt;
 
-    fn config(dir: Option<PathBuf>) -> RunConfig {
+    pub(super) fn config(dir: Option<PathBuf>) -> RunConfig {
         RunConfig { seed: 7, crash_dir: dir, verbose: false }
     }
 
@@ -792,11 +425,11 @@ mod tests {
         rng.random_range(0..1000u32).to_string()
     }
 
-    fn target(name: &'static str, check: Check, limits: Limits) -> Target {
+    pub(super) fn target(name: &'static str, check: Check, limits: Limits) -> Target {
         Target { name, about: "test", kind: Kind::InProcess, weight: 1, generate: numbers, check, limits }
     }
 
-    fn runs(n: u64) -> Budget {
+    pub(super) fn runs(n: u64) -> Budget {
         Budget { runs: Some(n), time: None }
     }
 
@@ -955,17 +588,5 @@ mod tests {
         );
         let stats = run_target(&t, runs(2), &config(None));
         assert_eq!((stats.planned, stats.refused, stats.failures), (0, 0, 2));
-    }
-
-    #[test]
-    fn the_table_lists_every_target() {
-        let t = target("listed", |_| Ok(Outcome::Planned), Limits::IN_PROCESS);
-        let stats = run_all(&[(t, runs(5)), (t, runs(7))], 2, &config(None));
-        let text = table(&stats);
-        assert_eq!(stats.iter().map(|s| s.runs).collect::<Vec<_>>(), [5, 7]);
-        let header: Vec<&str> = text.lines().next().unwrap_or("").split_whitespace().collect();
-        assert_eq!(header[..5], ["target", "runs", "planned", "refused", "failures"], "{text}");
-        let total: Vec<&str> = text.lines().last().unwrap_or("").split_whitespace().collect();
-        assert_eq!(total, ["total", "12", "12", "0", "0"], "{text}");
     }
 }
