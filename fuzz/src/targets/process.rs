@@ -22,6 +22,7 @@ use crate::driver::{self, Kind, Limits, Rng, Target};
 use crate::gen_layout::{self, Knobs};
 use crate::{gen_ir, mutate, seeds};
 use axe_layout::notation::parse_layout;
+use axe_layout::Layout;
 use rand::seq::IndexedRandom;
 use rand::{RngExt, SeedableRng};
 use std::io::{Read, Write};
@@ -361,173 +362,190 @@ fn opt(args: &mut Vec<String>, rng: &mut Rng, name: &str, value: String) {
     }
 }
 
-/// A well-formed `axe-layout` command line (and stdin content when a layout argument is `-`).
+/// The `axe-layout` subcommands the generator writes command lines for (`serve` is a server, not run).
+const LAYOUT_SUBCOMMANDS: &[&str] = &[
+    "eval",
+    "show",
+    "canon",
+    "group",
+    "tile",
+    "tile-of",
+    "slice",
+    "direct-sum",
+    "span",
+    "tma-plan",
+    "from-placements",
+    "collective-plan",
+];
+
+/// A well-formed `axe-layout` command line (and stdin content when a layout argument is `-`): the declared
+/// axes, a subcommand, its arguments (one helper per family of subcommands), sometimes `--json`.
 fn layout_command(rng: &mut Rng) -> (Vec<String>, String) {
     let mut args = Vec::new();
     declared_axis_args(rng, &mut args);
     let mut stdin = String::new();
-    let lay = |rng: &mut Rng, k: Knobs| {
-        let text =
-            if rng.random_range(0..4) == 0 { gen_layout::wild_layout(rng) } else { gen_layout::tame_layout(rng, k) };
-        let parsed = parse_layout(&text).ok();
-        (one_line(text), parsed)
-    };
-    let cmd = *[
-        "eval",
-        "show",
-        "canon",
-        "group",
-        "tile",
-        "tile-of",
-        "slice",
-        "direct-sum",
-        "span",
-        "tma-plan",
-        "from-placements",
-        "collective-plan",
-    ]
-    .choose(rng)
-    .unwrap_or(&"eval");
+    let cmd = *LAYOUT_SUBCOMMANDS.choose(rng).unwrap_or(&"eval");
     args.push(cmd.to_string());
     if rng.random_range(0..40) == 0 {
         args.push("--help".into());
         return (args, stdin);
     }
-    let positional = |rng: &mut Rng, args: &mut Vec<String>, stdin: &mut String, text: String| {
-        if stdin.is_empty() && rng.random_range(0..10) == 0 {
-            *stdin = text;
-            args.push("-".into());
-        } else {
-            args.push(text);
-        }
-    };
     match cmd {
-        "eval" | "show" | "canon" | "span" | "group" | "slice" => {
-            let (text, l) = lay(rng, Knobs::GENERAL);
-            positional(rng, &mut args, &mut stdin, text);
-            let shape = gen_layout::shape_for(rng, l.as_ref());
-            match cmd {
-                "eval" => {
-                    if rng.random_bool(0.6) {
-                        opt(&mut args, rng, "shape", gen_layout::list_text(&shape));
-                    }
-                    if rng.random_bool(0.4) {
-                        let at = gen_layout::list_text(&gen_layout::coord_for(rng, &shape));
-                        opt(&mut args, rng, "at", at);
-                    }
-                }
-                "show" => {
-                    if rng.random_bool(0.6) {
-                        let s: Vec<i64> = shape.iter().take(2).copied().collect();
-                        opt(&mut args, rng, "shape", gen_layout::list_text(&s));
-                    }
-                    if rng.random_bool(0.3) {
-                        let width = gen_layout::wild_number(rng);
-                        opt(&mut args, rng, "width", width);
-                    }
-                }
-                "span" if rng.random_bool(0.5) => {
-                    let a =
-                        if rng.random_range(0..5) == 0 { "foo" } else { gen_layout::AXES.choose(rng).unwrap_or(&"m") };
-                    opt(&mut args, rng, "axis", a.to_string());
-                }
-                "group" => opt(&mut args, rng, "shape", gen_layout::list_text(&shape)),
-                "slice" => {
-                    opt(&mut args, rng, "shape", gen_layout::list_text(&shape));
-                    let region = gen_layout::region_text(&gen_layout::region_for(rng, &shape));
-                    opt(&mut args, rng, "region", region);
-                }
-                _ => {}
-            }
-        }
-        "tile" | "direct-sum" => {
-            let (a, la) = lay(rng, Knobs::SMALL);
-            let (b, lb) = lay(rng, Knobs::SMALL);
-            positional(rng, &mut args, &mut stdin, a);
-            positional(rng, &mut args, &mut stdin, b);
-            let (s1, s2) = (gen_layout::shape_for(rng, la.as_ref()), gen_layout::shape_for(rng, lb.as_ref()));
-            let (n1, n2) = if cmd == "tile" { ("inner-shape", "outer-shape") } else { ("left-shape", "right-shape") };
-            opt(&mut args, rng, n1, gen_layout::list_text(&s1));
-            opt(&mut args, rng, n2, gen_layout::list_text(&s2));
-        }
-        "tile-of" => {
-            let (t, lt) = lay(rng, Knobs::GENERAL);
-            positional(rng, &mut args, &mut stdin, t);
-            let ts = gen_layout::shape_for(rng, lt.as_ref());
-            opt(&mut args, rng, "tiled-shape", gen_layout::list_text(&ts));
-            let (f, lf) = lay(rng, Knobs::SMALL);
-            let fs = gen_layout::shape_for(rng, lf.as_ref());
-            let side = if rng.random_bool(0.5) { "inner" } else { "outer" };
-            opt(&mut args, rng, side, f);
-            opt(&mut args, rng, &format!("{side}-shape"), gen_layout::list_text(&fs));
-        }
-        "from-placements" | "collective-plan" => {
-            // A mesh of 1-3 dimensions, a shape, and DTensor placements per mesh dimension (sometimes one too
-            // many or an odd one): the planners refuse by rule or plan, never crash.
-            let dims = rng.random_range(1..=3usize);
-            let mesh: Vec<i64> = (0..dims).map(|_| *[1, 2, 3, 4, 8].choose(rng).unwrap_or(&2)).collect();
-            let rank = rng.random_range(1..=3usize);
-            let shape: Vec<i64> = (0..rank).map(|_| *[1, 2, 5, 8, 12, 64].choose(rng).unwrap_or(&8)).collect();
-            let placements = |rng: &mut Rng| {
-                let count = if rng.random_range(0..10) == 0 { dims + 1 } else { dims };
-                (0..count)
-                    .map(|_| match rng.random_range(0..5) {
-                        0 | 1 => format!("Shard({})", rng.random_range(0..=rank)),
-                        2 => "Replicate()".to_string(),
-                        3 => ["Partial(sum)", "Partial(max)"].choose(rng).unwrap_or(&"Partial()").to_string(),
-                        _ => ["Shard(-1)", "Shard()", "Bogus()", ""].choose(rng).unwrap_or(&"").to_string(),
-                    })
-                    .collect::<Vec<_>>()
-                    .join(",")
-            };
-            opt(&mut args, rng, "mesh", gen_layout::list_text(&mesh));
-            opt(&mut args, rng, "shape", gen_layout::list_text(&shape));
-            if cmd == "from-placements" {
-                let p = placements(rng);
-                opt(&mut args, rng, "placements", p);
-            } else {
-                let (src, dst) = (placements(rng), placements(rng));
-                opt(&mut args, rng, "src-placements", src);
-                opt(&mut args, rng, "dst-placements", dst);
-                if rng.random_bool(0.3) {
-                    let op = ["sum", "max", "min"].choose(rng).unwrap_or(&"sum").to_string();
-                    opt(&mut args, rng, "reduce", op);
-                }
-            }
-        }
-        _ => {
-            // tma-plan: a generated request, flags in a random order.
-            let req = gen_layout::tma_request(rng);
-            let mut pairs: Vec<(String, String)> = Vec::new();
-            for line in req.lines() {
-                if let Some((k, v)) = line.split_once(": ") {
-                    let name = match k {
-                        "global_shape" => "global-shape",
-                        "global_region" => "global-region",
-                        "shared_shape" => "shared-shape",
-                        "shared_region" => "shared-region",
-                        "l2" => "l2-promotion",
-                        "oob" => "oob-fill",
-                        other => other,
-                    };
-                    if name == "oob-fill" && v == "none" {
-                        continue;
-                    }
-                    pairs.push((name.to_string(), v.to_string()));
-                }
-            }
-            for i in (1..pairs.len()).rev() {
-                pairs.swap(i, rng.random_range(0..=i));
-            }
-            for (k, v) in pairs {
-                opt(&mut args, rng, &k, one_line(v));
-            }
-        }
+        "eval" | "show" | "canon" | "span" | "group" | "slice" => one_layout_args(rng, cmd, &mut args, &mut stdin),
+        "tile" | "direct-sum" => two_layout_args(rng, cmd, &mut args, &mut stdin),
+        "tile-of" => tile_of_args(rng, &mut args, &mut stdin),
+        "from-placements" | "collective-plan" => placement_args(rng, cmd, &mut args),
+        _ => tma_plan_args(rng, &mut args),
     }
     if rng.random_bool(0.4) {
         args.push("--json".into());
     }
     (args, stdin)
+}
+
+/// A layout argument on one line (wild one time in four) and its parse.
+fn layout_arg(rng: &mut Rng, k: Knobs) -> (String, Option<Layout>) {
+    let text = if rng.random_range(0..4) == 0 { gen_layout::wild_layout(rng) } else { gen_layout::tame_layout(rng, k) };
+    let parsed = parse_layout(&text).ok();
+    (one_line(text), parsed)
+}
+
+/// Pushes a positional layout argument, or (one time in ten, once per command line) `-` with the text as stdin.
+fn positional(rng: &mut Rng, args: &mut Vec<String>, stdin: &mut String, text: String) {
+    if stdin.is_empty() && rng.random_range(0..10) == 0 {
+        *stdin = text;
+        args.push("-".into());
+    } else {
+        args.push(text);
+    }
+}
+
+/// `eval`, `show`, `canon`, `span`, `group`, `slice`: one layout and the options of `cmd`.
+fn one_layout_args(rng: &mut Rng, cmd: &str, args: &mut Vec<String>, stdin: &mut String) {
+    let (text, l) = layout_arg(rng, Knobs::GENERAL);
+    positional(rng, args, stdin, text);
+    let shape = gen_layout::shape_for(rng, l.as_ref());
+    match cmd {
+        "eval" => {
+            if rng.random_bool(0.6) {
+                opt(args, rng, "shape", gen_layout::list_text(&shape));
+            }
+            if rng.random_bool(0.4) {
+                let at = gen_layout::list_text(&gen_layout::coord_for(rng, &shape));
+                opt(args, rng, "at", at);
+            }
+        }
+        "show" => {
+            if rng.random_bool(0.6) {
+                let s: Vec<i64> = shape.iter().take(2).copied().collect();
+                opt(args, rng, "shape", gen_layout::list_text(&s));
+            }
+            if rng.random_bool(0.3) {
+                let width = gen_layout::wild_number(rng);
+                opt(args, rng, "width", width);
+            }
+        }
+        "span" if rng.random_bool(0.5) => {
+            let a = if rng.random_range(0..5) == 0 { "foo" } else { gen_layout::AXES.choose(rng).unwrap_or(&"m") };
+            opt(args, rng, "axis", a.to_string());
+        }
+        "group" => opt(args, rng, "shape", gen_layout::list_text(&shape)),
+        "slice" => {
+            opt(args, rng, "shape", gen_layout::list_text(&shape));
+            let region = gen_layout::region_text(&gen_layout::region_for(rng, &shape));
+            opt(args, rng, "region", region);
+        }
+        _ => {}
+    }
+}
+
+/// `tile`, `direct-sum`: two layouts and their shapes.
+fn two_layout_args(rng: &mut Rng, cmd: &str, args: &mut Vec<String>, stdin: &mut String) {
+    let (a, la) = layout_arg(rng, Knobs::SMALL);
+    let (b, lb) = layout_arg(rng, Knobs::SMALL);
+    positional(rng, args, stdin, a);
+    positional(rng, args, stdin, b);
+    let (s1, s2) = (gen_layout::shape_for(rng, la.as_ref()), gen_layout::shape_for(rng, lb.as_ref()));
+    let (n1, n2) = if cmd == "tile" { ("inner-shape", "outer-shape") } else { ("left-shape", "right-shape") };
+    opt(args, rng, n1, gen_layout::list_text(&s1));
+    opt(args, rng, n2, gen_layout::list_text(&s2));
+}
+
+/// `tile-of`: a tiled layout and its shape, and the inner or the outer factor with its shape.
+fn tile_of_args(rng: &mut Rng, args: &mut Vec<String>, stdin: &mut String) {
+    let (t, lt) = layout_arg(rng, Knobs::GENERAL);
+    positional(rng, args, stdin, t);
+    let ts = gen_layout::shape_for(rng, lt.as_ref());
+    opt(args, rng, "tiled-shape", gen_layout::list_text(&ts));
+    let (f, lf) = layout_arg(rng, Knobs::SMALL);
+    let fs = gen_layout::shape_for(rng, lf.as_ref());
+    let side = if rng.random_bool(0.5) { "inner" } else { "outer" };
+    opt(args, rng, side, f);
+    opt(args, rng, &format!("{side}-shape"), gen_layout::list_text(&fs));
+}
+
+/// `from-placements`, `collective-plan`: a mesh of 1-3 dimensions, a shape, and DTensor placements per mesh
+/// dimension (sometimes one too many or an odd one): the planners refuse by rule or plan, never crash.
+fn placement_args(rng: &mut Rng, cmd: &str, args: &mut Vec<String>) {
+    let dims = rng.random_range(1..=3usize);
+    let mesh: Vec<i64> = (0..dims).map(|_| *[1, 2, 3, 4, 8].choose(rng).unwrap_or(&2)).collect();
+    let rank = rng.random_range(1..=3usize);
+    let shape: Vec<i64> = (0..rank).map(|_| *[1, 2, 5, 8, 12, 64].choose(rng).unwrap_or(&8)).collect();
+    let placements = |rng: &mut Rng| {
+        let count = if rng.random_range(0..10) == 0 { dims + 1 } else { dims };
+        (0..count)
+            .map(|_| match rng.random_range(0..5) {
+                0 | 1 => format!("Shard({})", rng.random_range(0..=rank)),
+                2 => "Replicate()".to_string(),
+                3 => ["Partial(sum)", "Partial(max)"].choose(rng).unwrap_or(&"Partial()").to_string(),
+                _ => ["Shard(-1)", "Shard()", "Bogus()", ""].choose(rng).unwrap_or(&"").to_string(),
+            })
+            .collect::<Vec<_>>()
+            .join(",")
+    };
+    opt(args, rng, "mesh", gen_layout::list_text(&mesh));
+    opt(args, rng, "shape", gen_layout::list_text(&shape));
+    if cmd == "from-placements" {
+        let p = placements(rng);
+        opt(args, rng, "placements", p);
+    } else {
+        let (src, dst) = (placements(rng), placements(rng));
+        opt(args, rng, "src-placements", src);
+        opt(args, rng, "dst-placements", dst);
+        if rng.random_bool(0.3) {
+            let op = ["sum", "max", "min"].choose(rng).unwrap_or(&"sum").to_string();
+            opt(args, rng, "reduce", op);
+        }
+    }
+}
+
+/// `tma-plan`: a generated request, its fields as flags in a random order.
+fn tma_plan_args(rng: &mut Rng, args: &mut Vec<String>) {
+    let req = gen_layout::tma_request(rng);
+    let mut pairs: Vec<(String, String)> = Vec::new();
+    for line in req.lines() {
+        if let Some((k, v)) = line.split_once(": ") {
+            let name = match k {
+                "global_shape" => "global-shape",
+                "global_region" => "global-region",
+                "shared_shape" => "shared-shape",
+                "shared_region" => "shared-region",
+                "l2" => "l2-promotion",
+                "oob" => "oob-fill",
+                other => other,
+            };
+            if name == "oob-fill" && v == "none" {
+                continue;
+            }
+            pairs.push((name.to_string(), v.to_string()));
+        }
+    }
+    for i in (1..pairs.len()).rev() {
+        pairs.swap(i, rng.random_range(0..=i));
+    }
+    for (k, v) in pairs {
+        opt(args, rng, &k, one_line(v));
+    }
 }
 
 fn gen_layout_cli(rng: &mut Rng) -> String {
