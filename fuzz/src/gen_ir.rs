@@ -117,35 +117,14 @@ pub fn tma_kernel(rng: &mut Rng) -> String {
     let global: Vec<i64> = box_dims.iter().map(|&b| b * *[1i64, 1, 2, 4].choose(rng).unwrap_or(&1)).collect();
     let offsets: Vec<i64> =
         global.iter().zip(&box_dims).map(|(&g, &b)| b * rng.random_range(0..(g / b).max(1))).collect();
-    let per_elem = (16 / bytes).max(1).ilog2();
-    let swizzle_bits = match span {
-        32 => 1,
-        64 => 2,
-        128 => 3,
-        _ => 0,
-    };
-    let shared_tile = row_major(&box_dims);
-    let shared_layout = if swizzle_bits == 0 || rng.random_range(0..5) == 0 {
-        shared_tile
-    } else {
-        format!("Swizzle({per_elem},{swizzle_bits},3) o {shared_tile}")
-    };
-    let shared_layout = maybe_wild(rng, shared_layout, 12);
+    let shared_layout = shared_box_layout(rng, &box_dims, bytes, span);
     let global_layout = maybe_wild(rng, row_major(&global), 12);
     let sliced = offsets.iter().any(|&o| o != 0) || global != box_dims || rng.random_bool(0.3);
     let scope = if rng.random_range(0..8) == 0 { *SCOPES.choose(rng).unwrap_or(&"cta") } else { "cta" };
     let g = memref(&global, dtype);
     let gt = tensor(&global, dtype, Some(&global_layout), "global");
     let st = tensor(&box_dims, dtype, Some(&shared_layout), "shared");
-    let rt = if rng.random_bool(0.5) {
-        tensor(&box_dims, dtype, None, "global")
-    } else {
-        let text = parse_layout(&global_layout).ok().and_then(|l| {
-            let region: Vec<(i64, i64)> = offsets.iter().zip(&box_dims).map(|(&o, &b)| (o, o + b)).collect();
-            axe_layout::slice::slice(&l, &global, &region).ok()
-        });
-        tensor(&box_dims, dtype, text.map(|l| l.to_string()).as_deref(), "global")
-    };
+    let rt = box_type(rng, (&global_layout, &global), &offsets, &box_dims, dtype);
     let store = rng.random_bool(0.6);
     let wait = rng.random_bool(0.7);
     let threads = *[1i64, 32, 128, 256].choose(rng).unwrap_or(&128);
@@ -160,16 +139,7 @@ pub fn tma_kernel(rng: &mut Rng) -> String {
     };
     let cta = || Scope { exec: "cta", threads: None };
     let copy_scope = || Scope { exec: scope, threads: None };
-    let mut k = String::new();
-    let _ = writeln!(k, "module attributes {{gpu.container_module}} {{");
-    let _ = writeln!(k, "  func.func @launch(%src: {g}, %dst: {g}) {{");
-    let _ = writeln!(k, "    %c1 = arith.constant 1 : index");
-    let _ = writeln!(k, "    %cT = arith.constant {threads} : index");
-    let _ = writeln!(
-        k,
-        "    gpu.launch_func @kernels::@copy blocks in (%c1, %c1, %c1) threads in (%cT, %c1, %c1) args(%src : {g}, %dst : {g})"
-    );
-    let _ = writeln!(k, "    return\n  }}");
+    let mut k = launch_host(&g, threads);
     let _ = writeln!(k, "  gpu.module @kernels {{");
     let known = if rng.random_bool(0.5) {
         format!(" attributes {{known_block_size = array<i32: {threads}, 1, 1>}}")
@@ -208,6 +178,56 @@ pub fn tma_kernel(rng: &mut Rng) -> String {
             writeln!(k, "      {}", op_copy_async(generic(rng), &copy_scope(), ("%tile", &st), (dst, &dst_t), None));
     }
     let _ = writeln!(k, "      gpu.return\n    }}\n  }}\n}}");
+    k
+}
+
+/// The shared tile's layout: row-major over the box, under the swizzle of the box row's span (`span` bytes)
+/// except one time in five; one time in twelve a wild layout instead.
+fn shared_box_layout(rng: &mut Rng, box_dims: &[i64], bytes: i64, span: i64) -> String {
+    let per_elem = (16 / bytes).max(1).ilog2();
+    let swizzle_bits = match span {
+        32 => 1,
+        64 => 2,
+        128 => 3,
+        _ => 0,
+    };
+    let shared_tile = row_major(box_dims);
+    let shared_layout = if swizzle_bits == 0 || rng.random_range(0..5) == 0 {
+        shared_tile
+    } else {
+        format!("Swizzle({per_elem},{swizzle_bits},3) o {shared_tile}")
+    };
+    maybe_wild(rng, shared_layout, 12)
+}
+
+/// The type of the box sliced out of the global tensor (`global` is its layout text and shape): deferred one
+/// time in two, else with the sliced layout (deferred too when the layout does not parse or slice).
+fn box_type(rng: &mut Rng, global: (&str, &[i64]), offsets: &[i64], box_dims: &[i64], dtype: &str) -> String {
+    let (global_layout, global) = global;
+    if rng.random_bool(0.5) {
+        tensor(box_dims, dtype, None, "global")
+    } else {
+        let text = parse_layout(global_layout).ok().and_then(|l| {
+            let region: Vec<(i64, i64)> = offsets.iter().zip(box_dims).map(|(&o, &b)| (o, o + b)).collect();
+            axe_layout::slice::slice(&l, global, &region).ok()
+        });
+        tensor(box_dims, dtype, text.map(|l| l.to_string()).as_deref(), "global")
+    }
+}
+
+/// The module's opening and the host function launching `@kernels::@copy` on one block of `threads` threads
+/// with two memrefs of type `g`.
+fn launch_host(g: &str, threads: i64) -> String {
+    let mut k = String::new();
+    let _ = writeln!(k, "module attributes {{gpu.container_module}} {{");
+    let _ = writeln!(k, "  func.func @launch(%src: {g}, %dst: {g}) {{");
+    let _ = writeln!(k, "    %c1 = arith.constant 1 : index");
+    let _ = writeln!(k, "    %cT = arith.constant {threads} : index");
+    let _ = writeln!(
+        k,
+        "    gpu.launch_func @kernels::@copy blocks in (%c1, %c1, %c1) threads in (%cT, %c1, %c1) args(%src : {g}, %dst : {g})"
+    );
+    let _ = writeln!(k, "    return\n  }}");
     k
 }
 
@@ -327,7 +347,9 @@ fn slice_of(rng: &mut Rng, src: &Value, v: String) -> (String, Value) {
     (line, Value { name: v, ty, dims: sizes, dtype: src.dtype, mem: src.mem, layout })
 }
 
-/// A function with a random sequence of axe ops (see the module documentation).
+/// A function with a random sequence of axe ops (see the module documentation): 1 to 8 ops, each defining a
+/// value (view, alloc, slice) or using the values defined so far (an op that needs values before any exist is
+/// skipped), then sometimes an `axe.axes` declaration.
 pub fn random_function(rng: &mut Rng) -> String {
     let mut args: Vec<String> = vec!["%phase: i1".into(), "%k: index".into(), "%x: f32".into()];
     let mut body = String::new();
@@ -342,23 +364,8 @@ pub fn random_function(rng: &mut Rng) -> String {
     for _ in 0..rng.random_range(1..=8) {
         let line = match rng.random_range(0..15) {
             0..=2 => {
-                // view of a memref argument
-                let mem = if rng.random_range(0..6) == 0 { "shared" } else { "global" };
-                let &(dtype, _) = DTYPES.choose(rng).unwrap_or(&("f16", 2));
-                let (layout, dims) = layout_and_shape(rng, mem);
-                let arg = fresh("m");
-                let count = dims.iter().fold(1i64, |a, &d| a.saturating_mul(d.max(0))).max(1);
-                let mdims: Vec<i64> = if rng.random_bool(0.8) { dims.clone() } else { vec![count] };
-                let mty = if mem == "shared" {
-                    format!("memref<{count}x{dtype}, #gpu.address_space<workgroup>>")
-                } else {
-                    memref(&mdims.iter().map(|d| (*d).max(0)).collect::<Vec<_>>(), dtype)
-                };
-                args.push(format!("{arg}: {mty}"));
-                let ty = tensor(&dims, dtype, Some(&layout), mem);
-                let v = fresh("t");
-                let line = op_view(generic(rng), &v, (&arg, &mty), &[], &[], &ty);
-                values.push(Value { name: v, ty, dims, dtype, mem, layout: Some(layout) });
+                let (line, value) = memref_view(rng, &mut args, &mut fresh);
+                values.push(value);
                 line
             }
             3 => {
@@ -367,14 +374,8 @@ pub fn random_function(rng: &mut Rng) -> String {
                 line
             }
             4 | 5 => {
-                let mem = *["shared", "reg", "tmem", "shared", "global"].choose(rng).unwrap_or(&"shared");
-                let &(dtype, _) = DTYPES.choose(rng).unwrap_or(&("f32", 4));
-                let (layout, dims) = layout_and_shape(rng, mem);
-                let ty = tensor(&dims, dtype, Some(&layout), mem);
-                let v = fresh("t");
-                let scope = Scope::any(rng, 0);
-                let line = op_alloc(generic(rng), "alloc", &v, &scope, &ty);
-                values.push(Value { name: v, ty, dims, dtype, mem, layout: Some(layout) });
+                let (line, value) = alloc_value(rng, &mut fresh);
+                values.push(value);
                 line
             }
             6 => {
@@ -385,66 +386,19 @@ pub fn random_function(rng: &mut Rng) -> String {
             }
             7 | 8 => {
                 let (Some(a), Some(b)) = (values.choose(rng).cloned(), values.choose(rng).cloned()) else { continue };
-                if rng.random_bool(0.5) {
-                    let scope = Scope::any(rng, 3);
-                    op_move(generic(rng), "copy", &scope, a.operand(), b.operand(), "")
-                } else {
-                    let (decl, bar) = use_barrier(rng, &mut barrier);
-                    let scope = Scope::any(rng, 0);
-                    let with_bar = rng.random_bool(0.6);
-                    let copy = op_copy_async(generic(rng), &scope, a.operand(), b.operand(), with_bar.then_some(&bar));
-                    // The barrier is declared at its first use even when this copy does not name it.
-                    format!("{decl}{copy}")
-                }
+                copy_between(rng, &a, &b, &mut barrier)
             }
             9 => {
                 let Some(t) = values.choose(rng).cloned() else { continue };
-                let c = fresh("c");
-                let lit = if t.dtype.starts_with('f') || t.dtype == "bf16" { "0.0" } else { "0" };
-                let scope = Scope::any(rng, 10);
-                format!(
-                    "{c} = arith.constant {lit} : {}\n    {}",
-                    t.dtype,
-                    op_fill(generic(rng), &scope, t.operand(), (&c, t.dtype))
-                )
+                fill_with_zero(rng, &t, fresh("c"))
             }
             10 | 11 => {
                 if values.len() < 2 {
                     continue;
                 }
-                let pick: Vec<Value> = (0..3).filter_map(|_| values.choose(rng).cloned()).collect();
-                let scope = Scope::any(rng, 10);
-                let g = generic(rng);
-                let (a, b, c) = (pick[0].operand(), pick[1].operand(), pick[2].operand());
-                match rng.random_range(0..5) {
-                    0 | 1 => op_gemm(g, &scope, a, b, c),
-                    2 => op_move(g, "cast", &scope, a, b, ""),
-                    3 => op_scale(g, &scope, a, ("%x", "f32"), b),
-                    _ => op_add(g, &scope, a, b, c),
-                }
+                compute(rng, &values)
             }
-            12 => {
-                let (decl, bar) = use_barrier(rng, &mut barrier);
-                let scope = Scope::any(rng, 10);
-                let g = generic(rng);
-                let op = match rng.random_range(0..5) {
-                    0 => {
-                        let count = gen_layout::wild_number(rng);
-                        op_barrier(g, "mbarrier_init", &scope, &bar, count.trim_start_matches('-'))
-                    }
-                    1 => op_barrier(
-                        g,
-                        "mbarrier_arrive_expect_tx",
-                        &scope,
-                        &bar,
-                        &rng.random_range(0..=70000).to_string(),
-                    ),
-                    2 => op_barrier(g, "mbarrier_arrive", &scope, &bar, ""),
-                    3 => op_barrier(g, "mbarrier_wait", &scope, &bar, ""),
-                    _ => op_sync(g, &scope),
-                };
-                format!("{decl}{op}")
-            }
+            12 => barrier_op(rng, &mut barrier),
             _ => {
                 let layout = wild_text(rng);
                 op_annotate(rng, ("%x", "f32"), &layout)
@@ -452,7 +406,105 @@ pub fn random_function(rng: &mut Rng) -> String {
         };
         let _ = writeln!(body, "    {line}");
     }
-    let attrs = match rng.random_range(0..6) {
+    let attrs = axes_attribute(rng);
+    format!("module{attrs} {{\n  func.func @f({}) {{\n{body}    return\n  }}\n}}\n", args.join(", "))
+}
+
+/// A view of a new memref argument (global, one time in six shared) with a generated layout and shape.
+fn memref_view(rng: &mut Rng, args: &mut Vec<String>, fresh: &mut impl FnMut(&str) -> String) -> (String, Value) {
+    let mem = if rng.random_range(0..6) == 0 { "shared" } else { "global" };
+    let &(dtype, _) = DTYPES.choose(rng).unwrap_or(&("f16", 2));
+    let (layout, dims) = layout_and_shape(rng, mem);
+    let arg = fresh("m");
+    let count = dims.iter().fold(1i64, |a, &d| a.saturating_mul(d.max(0))).max(1);
+    let mdims: Vec<i64> = if rng.random_bool(0.8) { dims.clone() } else { vec![count] };
+    let mty = if mem == "shared" {
+        format!("memref<{count}x{dtype}, #gpu.address_space<workgroup>>")
+    } else {
+        memref(&mdims.iter().map(|d| (*d).max(0)).collect::<Vec<_>>(), dtype)
+    };
+    args.push(format!("{arg}: {mty}"));
+    let ty = tensor(&dims, dtype, Some(&layout), mem);
+    let v = fresh("t");
+    let line = op_view(generic(rng), &v, (&arg, &mty), &[], &[], &ty);
+    (line, Value { name: v, ty, dims, dtype, mem, layout: Some(layout) })
+}
+
+/// An `axe.alloc` in any memory, at any scope.
+fn alloc_value(rng: &mut Rng, fresh: &mut impl FnMut(&str) -> String) -> (String, Value) {
+    let mem = *["shared", "reg", "tmem", "shared", "global"].choose(rng).unwrap_or(&"shared");
+    let &(dtype, _) = DTYPES.choose(rng).unwrap_or(&("f32", 4));
+    let (layout, dims) = layout_and_shape(rng, mem);
+    let ty = tensor(&dims, dtype, Some(&layout), mem);
+    let v = fresh("t");
+    let scope = Scope::any(rng, 0);
+    let line = op_alloc(generic(rng), "alloc", &v, &scope, &ty);
+    (line, Value { name: v, ty, dims, dtype, mem, layout: Some(layout) })
+}
+
+/// `axe.copy` from `a` to `b`, or `axe.copy_async` (naming the function's barrier six times in ten).
+fn copy_between(rng: &mut Rng, a: &Value, b: &Value, barrier: &mut Option<(String, String, i64)>) -> String {
+    if rng.random_bool(0.5) {
+        let scope = Scope::any(rng, 3);
+        op_move(generic(rng), "copy", &scope, a.operand(), b.operand(), "")
+    } else {
+        let (decl, bar) = use_barrier(rng, barrier);
+        let scope = Scope::any(rng, 0);
+        let with_bar = rng.random_bool(0.6);
+        let copy = op_copy_async(generic(rng), &scope, a.operand(), b.operand(), with_bar.then_some(&bar));
+        // The barrier is declared at its first use even when this copy does not name it.
+        format!("{decl}{copy}")
+    }
+}
+
+/// `axe.fill` of `t` with a zero constant of its dtype, named `c`.
+fn fill_with_zero(rng: &mut Rng, t: &Value, c: String) -> String {
+    let lit = if t.dtype.starts_with('f') || t.dtype == "bf16" { "0.0" } else { "0" };
+    let scope = Scope::any(rng, 10);
+    format!(
+        "{c} = arith.constant {lit} : {}\n    {}",
+        t.dtype,
+        op_fill(generic(rng), &scope, t.operand(), (&c, t.dtype))
+    )
+}
+
+/// A compute op (gemm, cast, scale, add) over three of `values` (at least two exist).
+fn compute(rng: &mut Rng, values: &[Value]) -> String {
+    let pick: Vec<Value> = (0..3).filter_map(|_| values.choose(rng).cloned()).collect();
+    let scope = Scope::any(rng, 10);
+    let g = generic(rng);
+    let (a, b, c) = (pick[0].operand(), pick[1].operand(), pick[2].operand());
+    match rng.random_range(0..5) {
+        0 | 1 => op_gemm(g, &scope, a, b, c),
+        2 => op_move(g, "cast", &scope, a, b, ""),
+        3 => op_scale(g, &scope, a, ("%x", "f32"), b),
+        _ => op_add(g, &scope, a, b, c),
+    }
+}
+
+/// A barrier op on the function's barrier (init with a wild count, arrive with or without a transaction count,
+/// wait) or `axe.sync`.
+fn barrier_op(rng: &mut Rng, barrier: &mut Option<(String, String, i64)>) -> String {
+    let (decl, bar) = use_barrier(rng, barrier);
+    let scope = Scope::any(rng, 10);
+    let g = generic(rng);
+    let op = match rng.random_range(0..5) {
+        0 => {
+            let count = gen_layout::wild_number(rng);
+            op_barrier(g, "mbarrier_init", &scope, &bar, count.trim_start_matches('-'))
+        }
+        1 => op_barrier(g, "mbarrier_arrive_expect_tx", &scope, &bar, &rng.random_range(0..=70000).to_string()),
+        2 => op_barrier(g, "mbarrier_arrive", &scope, &bar, ""),
+        3 => op_barrier(g, "mbarrier_wait", &scope, &bar, ""),
+        _ => op_sync(g, &scope),
+    };
+    format!("{decl}{op}")
+}
+
+/// The function's attributes: one time in six the declaration of two axes, one time in six one axis (its name
+/// and kind drawn, sometimes a name or kind the verifier refuses), else none.
+fn axes_attribute(rng: &mut Rng) -> String {
+    match rng.random_range(0..6) {
         0 => " attributes {axe.axes = {sbuf = \"memory\", quad = \"thread:thread:warp\"}}".to_string(),
         1 => format!(
             " attributes {{axe.axes = {{{} = \"{}\"}}}}",
@@ -460,8 +512,7 @@ pub fn random_function(rng: &mut Rng) -> String {
             ["memory", "device", "thread:thread:warp", "thread:cta:warp", "bogus"].choose(rng).unwrap_or(&"memory")
         ),
         _ => String::new(),
-    };
-    format!("module{attrs} {{\n  func.func @f({}) {{\n{body}    return\n  }}\n}}\n", args.join(", "))
+    }
 }
 
 /// The function's barrier for one op: the lines declaring it when this is its first use (a single barrier, or
