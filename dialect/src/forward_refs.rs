@@ -40,6 +40,8 @@ struct Frame {
 /// region.
 struct Scan<'a> {
     bytes: &'a [u8],
+    /// The file name diagnostics are located in.
+    source_name: &'a str,
     frames: Vec<Frame>,
     /// Name -> indices into `frames` of the open regions that define it, innermost last.
     defs: HashMap<String, Vec<usize>>,
@@ -52,109 +54,136 @@ struct Scan<'a> {
 /// The first use in `source` that MLIR would resolve to a definition inside a region not containing it, as an
 /// error at the use; `None` when there is none.
 pub fn check(source: &str, source_name: &str) -> Option<Diagnostic> {
-    let bytes = source.as_bytes();
     let mut scan = Scan {
-        bytes,
+        bytes: source.as_bytes(),
+        source_name,
         frames: vec![Frame { open: 0, defined: Vec::new() }],
         defs: HashMap::new(),
         pending: HashMap::new(),
         deferred: Vec::new(),
     };
-    let mut statement_start = true;
-    let mut offset = 0;
-    while offset < bytes.len() {
-        match bytes[offset] {
-            b'"' => {
-                let end = string_end(bytes, offset);
-                offset = if bytes.get(end) == Some(&b'"') { end + 1 } else { end };
-                statement_start = false;
-                continue;
-            }
-            b'/' if bytes.get(offset + 1) == Some(&b'/') => offset = line_end(bytes, offset) - 1,
-            b'\n' => {
-                let trimmed = bytes[..offset].trim_ascii_end();
-                if !matches!(trimmed.last(), Some(b',' | b'(')) {
-                    let deferred = std::mem::take(&mut scan.deferred);
-                    for (name, at) in deferred {
-                        scan.use_value(name, at);
-                    }
-                }
-                statement_start = true;
-            }
-            b'{' => {
-                let opens_region = bytes[offset + 1..line_end(bytes, offset)].trim_ascii().is_empty();
-                scan.frames.push(Frame { open: offset, defined: Vec::new() });
-                if opens_region {
-                    for (name, at) in std::mem::take(&mut scan.deferred) {
-                        if let Some(problem) = scan.define(name, at, source_name) {
-                            return Some(problem);
-                        }
-                    }
-                }
-                statement_start = true;
-            }
-            b'}' => {
-                scan.pop();
-                statement_start = true;
-            }
-            b'^' if statement_start => {
-                // A block label: the `%name`s followed by `:` in its parentheses are its arguments.
-                let end = line_end(bytes, offset);
-                let mut at = offset;
-                while at < end {
-                    if bytes[at] == b'%' {
-                        let (name, after) = ssa_name(bytes, at);
-                        if next_byte(bytes, after) == Some(b':') {
-                            if let Some(problem) = scan.define(name, at, source_name) {
-                                return Some(problem);
-                            }
-                        } else {
-                            scan.use_value(name, at);
-                        }
-                        at = after;
-                    } else {
-                        at += 1;
-                    }
-                }
-                offset = end - 1;
-                statement_start = false;
-            }
-            b'%' => {
-                if statement_start {
-                    if let Some((names, after)) = results(bytes, offset) {
-                        for (name, at) in names {
-                            if let Some(problem) = scan.define(name, at, source_name) {
-                                return Some(problem);
-                            }
-                        }
-                        offset = after;
-                        statement_start = false;
-                        continue;
-                    }
-                }
-                let (name, after) = ssa_name(bytes, offset);
-                let at_next = skip_trivia(bytes, after);
-                let next = bytes.get(at_next).copied();
-                let defines = (next == Some(b'=') && bytes.get(at_next + 1) != Some(&b'='))
-                    || (next == Some(b':') && bytes.get(at_next + 1) != Some(&b':'));
-                if defines {
-                    scan.deferred.push((name, offset));
-                } else {
-                    scan.use_value(name, offset);
-                }
-                offset = after.max(offset + 1);
-                statement_start = false;
-                continue;
-            }
-            byte if byte.is_ascii_whitespace() => {}
-            _ => statement_start = false,
-        }
-        offset += 1;
-    }
-    None
+    scan.run().err()
 }
 
 impl Scan<'_> {
+    /// One pass over the text: strings and comments are skipped, braces open and close regions, and each `%name`
+    /// is a definition or a use (one method per construct); the first refused use ends the scan.
+    fn run(&mut self) -> Result<(), Diagnostic> {
+        let bytes = self.bytes;
+        let mut statement_start = true;
+        let mut offset = 0;
+        while offset < bytes.len() {
+            match bytes[offset] {
+                b'"' => {
+                    let end = string_end(bytes, offset);
+                    offset = if bytes.get(end) == Some(&b'"') { end + 1 } else { end };
+                    statement_start = false;
+                    continue;
+                }
+                b'/' if bytes.get(offset + 1) == Some(&b'/') => offset = line_end(bytes, offset) - 1,
+                b'\n' => {
+                    self.end_line(offset);
+                    statement_start = true;
+                }
+                b'{' => {
+                    self.open_region(offset)?;
+                    statement_start = true;
+                }
+                b'}' => {
+                    self.pop();
+                    statement_start = true;
+                }
+                b'^' if statement_start => {
+                    offset = self.block_label(offset)? - 1;
+                    statement_start = false;
+                }
+                b'%' => {
+                    offset = self.value(offset, statement_start)?;
+                    statement_start = false;
+                    continue;
+                }
+                byte if byte.is_ascii_whitespace() => {}
+                _ => statement_start = false,
+            }
+            offset += 1;
+        }
+        Ok(())
+    }
+
+    /// The newline at `offset`: unless the line continues a header (it ends with `,` or `(`), the names the
+    /// header deferred opened no region, so they are uses.
+    fn end_line(&mut self, offset: usize) {
+        let trimmed = self.bytes[..offset].trim_ascii_end();
+        if !matches!(trimmed.last(), Some(b',' | b'(')) {
+            let deferred = std::mem::take(&mut self.deferred);
+            for (name, at) in deferred {
+                self.use_value(name, at);
+            }
+        }
+    }
+
+    /// The `{` at `offset` opens a region (or an attribute dictionary); when it ends its line it is the region
+    /// of the header before it, whose deferred names are the region's arguments.
+    fn open_region(&mut self, offset: usize) -> Result<(), Diagnostic> {
+        let bytes = self.bytes;
+        let opens_region = bytes[offset + 1..line_end(bytes, offset)].trim_ascii().is_empty();
+        self.frames.push(Frame { open: offset, defined: Vec::new() });
+        if opens_region {
+            for (name, at) in std::mem::take(&mut self.deferred) {
+                self.define(name, at)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The block label at `offset` (`^bb0(%a: i32):`): the `%name`s followed by `:` in its parentheses are its
+    /// arguments, any other a use. Returns the end of its line.
+    fn block_label(&mut self, offset: usize) -> Result<usize, Diagnostic> {
+        let bytes = self.bytes;
+        let end = line_end(bytes, offset);
+        let mut at = offset;
+        while at < end {
+            if bytes[at] == b'%' {
+                let (name, after) = ssa_name(bytes, at);
+                if next_byte(bytes, after) == Some(b':') {
+                    self.define(name, at)?;
+                } else {
+                    self.use_value(name, at);
+                }
+                at = after;
+            } else {
+                at += 1;
+            }
+        }
+        Ok(end)
+    }
+
+    /// The `%name` at `offset`: at a statement's start a result list defines its names; else a name followed by
+    /// `=` or `:` is deferred (a region argument if the line opens a region), any other a use. Returns the offset
+    /// after what was read.
+    fn value(&mut self, offset: usize, statement_start: bool) -> Result<usize, Diagnostic> {
+        let bytes = self.bytes;
+        if statement_start {
+            if let Some((names, after)) = results(bytes, offset) {
+                for (name, at) in names {
+                    self.define(name, at)?;
+                }
+                return Ok(after);
+            }
+        }
+        let (name, after) = ssa_name(bytes, offset);
+        let at_next = skip_trivia(bytes, after);
+        let next = bytes.get(at_next).copied();
+        let defines = (next == Some(b'=') && bytes.get(at_next + 1) != Some(&b'='))
+            || (next == Some(b':') && bytes.get(at_next + 1) != Some(&b':'));
+        if defines {
+            self.deferred.push((name, offset));
+        } else {
+            self.use_value(name, offset);
+        }
+        Ok(after.max(offset + 1))
+    }
+
     /// Closes the innermost region (never the root): its names are no longer visible.
     fn pop(&mut self) {
         if self.frames.len() == 1 {
@@ -182,24 +211,25 @@ impl Scan<'_> {
 
     /// A definition at `at` in the innermost open region; an error when it would resolve a pending use made before
     /// that region opened.
-    fn define(&mut self, name: String, at: usize, source_name: &str) -> Option<Diagnostic> {
+    fn define(&mut self, name: String, at: usize) -> Result<(), Diagnostic> {
         let index = self.frames.len() - 1;
         let region_open = self.frames[index].open;
         // MLIR resolves the pending uses to this definition.
         if let Some(offsets) = self.pending.remove(&name) {
             if let Some(&use_at) = offsets.iter().find(|&&use_at| use_at < region_open) {
-                let def = crate::guards::locate(self.bytes, at, source_name);
+                let def = crate::guards::locate(self.bytes, at, self.source_name);
                 let message = format!(
                     "'{name}' is used before its definition at line {}, column {}, which is inside a region that \
                      does not contain this use: a value defined in a region is visible only inside it",
                     def.line, def.column
                 );
-                return Some(Diagnostic::error(Some(crate::guards::locate(self.bytes, use_at, source_name)), message));
+                let location = crate::guards::locate(self.bytes, use_at, self.source_name);
+                return Err(Diagnostic::error(Some(location), message));
             }
         }
         self.defs.entry(name.clone()).or_default().push(index);
         self.frames[index].defined.push(name);
-        None
+        Ok(())
     }
 }
 
