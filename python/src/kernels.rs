@@ -9,7 +9,6 @@
 
 use crate::guarded;
 use axe_mlir::compile::Compiler;
-use axe_mlir::ptx::Chip;
 use axe_sim::{lower, run_with, Arg, Buffer, Launch, Scalar, Schedule};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
@@ -42,7 +41,9 @@ thread_local! {
 #[pyfunction]
 #[pyo3(signature = (source, name="<input>", chip=None))]
 pub fn _compile(py: Python<'_>, source: &str, name: &str, chip: Option<&str>) -> PyResult<(String, String, String)> {
-    let chip = chip.map(|c| axe_mlir::ptx::parse_chip(c).map_err(|e| PyValueError::new_err(format!("chip: {e:#}")))).transpose()?;
+    let chip = chip
+        .map(|c| axe_mlir::ptx::parse_chip(c).map_err(|e| PyValueError::new_err(format!("chip: {e:#}"))))
+        .transpose()?;
     let (source, name) = (source.to_owned(), name.to_owned());
     let result = guarded(py, "compile", || {
         Ok(py.detach(move || {

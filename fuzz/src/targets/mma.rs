@@ -185,7 +185,9 @@ fn check(text: &str) -> Result<Outcome, String> {
         let Some(l) = get(name).and_then(|t| parse_layout(t).ok()) else { return Ok(Refused) };
         let shape: Option<Vec<i64>> =
             get(&format!("{name}_shape")).map(|s| s.split(',').filter_map(|x| x.trim().parse().ok()).collect());
-        let Some(mem) = get(&format!("{name}_mem")).and_then(Memory::from_name).filter(|m| *m != Memory::Global) else { return Ok(Refused) };
+        let Some(mem) = get(&format!("{name}_mem")).and_then(Memory::from_name).filter(|m| *m != Memory::Global) else {
+            return Ok(Refused);
+        };
         layouts.push(l);
         shapes.push(shape.unwrap_or_default());
         mems.push(mem);
@@ -233,7 +235,9 @@ fn check(text: &str) -> Result<Outcome, String> {
         for (access, mem, role) in [(&issue.a, mems[0], "A"), (&issue.b, mems[1], "B"), (&issue.c, mems[2], "C")] {
             let ok = matches!(
                 (access, mem),
-                (Access::Regs(_), Memory::Reg) | (Access::Smem(_), Memory::Shared) | (Access::Tmem { .. }, Memory::Tmem)
+                (Access::Regs(_), Memory::Reg)
+                    | (Access::Smem(_), Memory::Shared)
+                    | (Access::Tmem { .. }, Memory::Tmem)
             );
             if !ok {
                 return Err(format!("operand {role} in {} is reached as {access:?}", mem.name()));
