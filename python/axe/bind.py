@@ -257,6 +257,12 @@ def bind(
         raise LaunchError(record.name, "the launch record has no grid for this kernel: pass grid=(x, y, z)")
     if any(d < 1 or d > 2**31 - 1 for d in dims):
         raise LaunchError(record.name, f"grid {list(dims)} is empty or too large")
+    # The PTX requires these CTAs per cluster (.reqnctapercluster): a grid that is not a multiple of them in each
+    # dimension is refused by the driver with an unspecific error; say which here.
+    if any(d % c for d, c in zip(dims, record.cluster)):
+        raise LaunchError(
+            record.name, f"grid {list(dims)} is not a multiple of the kernel's cluster {list(record.cluster)}"
+        )
     return Bound(record, tuple(values), arrays, env, dims, tuple(maps))  # type: ignore[arg-type]
 
 

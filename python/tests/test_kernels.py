@@ -389,3 +389,23 @@ def test_a_collective_launch_is_cooperative():
     assert launch._config.numAttrs == 1
     assert (launch._attrs[0].id, launch._attrs[0].value[0]) == (cuda.CU_LAUNCH_ATTRIBUTE_COOPERATIVE, 1)
     assert (launch._config.gridDimX, launch._config.blockDimX) == (1, 128)
+
+
+CLUSTERED = """
+module attributes {gpu.container_module} {
+  gpu.module @kernels {
+    gpu.func @clustered(%n: index) kernel attributes {known_block_size = array<i32: 32, 1, 1>,
+                                                      known_cluster_size = array<i32: 2, 1, 1>} {
+      gpu.return
+    }
+  }
+}
+"""
+
+
+def test_a_grid_off_the_kernels_cluster_shape_is_refused_before_launch():
+    # The PTX requires 2 CTAs per cluster in x (.reqnctapercluster 2, 1, 1): grid x must be even.
+    kernel = axe.compile(CLUSTERED, chip="sm_90a").clustered
+    with pytest.raises(axe.LaunchError, match=r"grid \[3, 1, 1\] is not a multiple of the kernel's cluster \[2, 1, 1\]"):
+        kernel(4, grid=(3, 1, 1), device="sim")
+    kernel(4, grid=(4, 1, 1), device="sim")

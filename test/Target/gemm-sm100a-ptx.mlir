@@ -68,6 +68,7 @@
 // LAUNCH: "name": "gemm_sm100a",
 // LAUNCH-NEXT: "grid": ["ceildiv(N, 128)", "ceildiv(M, 128)", "1"],
 // LAUNCH-NEXT: "block": [128, 1, 1],
+// LAUNCH-NEXT: "cluster": [1, 1, 1],
 // Rings, C tile and the small slots (mbarriers, the tensor-memory address) with 1024 bytes of slack.
 // LAUNCH-NEXT: "dynamic_shared_bytes": 133136,
 // OK: ok

@@ -71,6 +71,7 @@
 // LAUNCH: "name": "gemm_sm90a",
 // LAUNCH-NEXT: "grid": ["ceildiv(N, 128)", "ceildiv(M, 128)", "1"],
 // LAUNCH-NEXT: "block": [128, 1, 1],
+// LAUNCH-NEXT: "cluster": [1, 1, 1],
 // LAUNCH-NEXT: "dynamic_shared_bytes": 133120,
 // LAUNCH: {"name": "A", "ptx_name": "gemm_sm90a_param_0", "ptx_type": "u64", "kind": "tensor_map"},
 // LAUNCH: {"name": "K", "ptx_name": "gemm_sm90a_param_5", "ptx_type": "u32", "kind": "scalar"}

@@ -8,6 +8,9 @@
 //! - `grid`: the kernel's `axe.launch = {grid = [...]}` expressions, over the parameter names of
 //!   `axe.launch = {params = [...]}` (one per argument, each an identifier; `param<i>` without it);
 //! - `block` from `gpu.known_block_size` (or `nvvm.maxntid`);
+//! - `cluster`: the CTAs per cluster (x, y, z) the PTX requires (`nvvm.cluster_dim`, which `--lower-to-nvvm` makes
+//!   of the kernel's `known_cluster_size` and PTX states as `.reqnctapercluster`); `[1, 1, 1]` without clusters. A
+//!   launch's grid must be a multiple of it in each dimension;
 //! - `dynamic_shared_bytes`: `axe.dynamic_shared_bytes` (0 without it);
 //! - `params`, in PTX order: name, PTX name (`<kernel>_param_<i>`), PTX type, and `kind` (`tensor_map`: a
 //!   pointer to the 128-byte `CUtensorMap` the host encodes, in device memory; `pointer`; `scalar`);
@@ -73,6 +76,8 @@ pub struct KernelRecord {
     pub grid: Option<[String; 3]>,
     /// Block dimensions (x, y, z); `None` when the kernel states none.
     pub block: Option<[u32; 3]>,
+    /// CTAs per cluster (x, y, z); `[1, 1, 1]` for a kernel without clusters.
+    pub cluster: [u32; 3],
     /// Bytes of dynamic shared memory the launch must give.
     pub dynamic_shared_bytes: u64,
     /// The PTX parameters, in order.
@@ -338,6 +343,7 @@ fn kernel_fields(op: OperationRef, name: &str) -> Result<KernelRecord, String> {
         name: name.to_string(),
         grid: grid(launch, &names)?,
         block: block_dims(op)?,
+        cluster: i32_triple(op, "nvvm.cluster_dim")?.unwrap_or([1, 1, 1]),
         dynamic_shared_bytes: dynamic_shared_bytes(op)?,
         params,
         symmetric: symmetric_records(op, &names)?,
@@ -436,19 +442,26 @@ fn preconditions(op: OperationRef, names: &[String], tensor_maps: &[TensorMap]) 
 /// `gpu.known_block_size` (or `nvvm.maxntid`): three positive dimensions when present.
 fn block_dims(op: OperationRef) -> Result<Option<[u32; 3]>, String> {
     for key in ["gpu.known_block_size", "nvvm.maxntid"] {
-        let Ok(a) = op.attribute(key) else { continue };
-        let dims = DenseI32ArrayAttribute::try_from(a)
-            .ok()
-            .map(|d| (0..d.len()).filter_map(|i| d.element(i).ok()).collect::<Vec<i32>>())
-            .ok_or_else(|| format!("{key} must be array<i32: x, y, z>, got {a}"))?;
-        let dims: [i32; 3] =
-            dims.try_into().map_err(|d: Vec<i32>| format!("{key} must have 3 entries (x, y, z), got {}", d.len()))?;
-        if dims.iter().any(|&d| d < 1) {
-            return Err(format!("{key} entries must be at least 1, got {a}"));
+        if let Some(dims) = i32_triple(op, key)? {
+            return Ok(Some(dims));
         }
-        return Ok(Some(dims.map(|d| d as u32)));
     }
     Ok(None)
+}
+
+/// The kernel attribute `key` as `array<i32: x, y, z>` with every entry at least 1; `None` when absent.
+fn i32_triple(op: OperationRef, key: &str) -> Result<Option<[u32; 3]>, String> {
+    let Ok(a) = op.attribute(key) else { return Ok(None) };
+    let dims = DenseI32ArrayAttribute::try_from(a)
+        .ok()
+        .map(|d| (0..d.len()).filter_map(|i| d.element(i).ok()).collect::<Vec<i32>>())
+        .ok_or_else(|| format!("{key} must be array<i32: x, y, z>, got {a}"))?;
+    let dims: [i32; 3] =
+        dims.try_into().map_err(|d: Vec<i32>| format!("{key} must have 3 entries (x, y, z), got {}", d.len()))?;
+    if dims.iter().any(|&d| d < 1) {
+        return Err(format!("{key} entries must be at least 1, got {a}"));
+    }
+    Ok(Some(dims.map(|d| d as u32)))
 }
 
 /// `local_shapes = [array<i64: 8, 4>, ...]` of an `axe.symmetric` entry: one shape per rank.
@@ -715,6 +728,7 @@ mod tests {
                 name: "k".into(),
                 grid: Some(["ceildiv(M, 128)".into(), "1".into(), "1".into()]),
                 block: Some([128, 1, 1]),
+                cluster: [2, 1, 1],
                 dynamic_shared_bytes: 0,
                 params: vec![
                     Param { name: "A".into(), ptx_name: "k_param_0".into(), ptx_type: "u64", kind: ParamKind::Pointer },
@@ -743,6 +757,7 @@ mod tests {
         assert_eq!(parsed["kernels"][0]["symmetric"][0]["bytes"], 64);
         assert_eq!(parsed["kernels"][0]["symmetric"][0]["local_shapes"][1], serde_json::json!([8, 4]));
         assert_eq!(parsed["kernels"][0]["views"][0]["dims"], serde_json::json!(["M", "8"]));
+        assert_eq!(parsed["kernels"][0]["cluster"], serde_json::json!([2, 1, 1]));
         assert!(text.contains(
             "\n        {\"name\": \"A\", \"ptx_name\": \"k_param_0\", \"ptx_type\": \"u64\", \"kind\": \"pointer\"},\n"
         ));

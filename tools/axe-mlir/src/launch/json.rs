@@ -56,6 +56,7 @@ impl LaunchRecord {
                 ("name", inline(&k.name)?),
                 ("grid", inline(&k.grid)?),
                 ("block", inline(&k.block)?),
+                ("cluster", inline(&k.cluster)?),
                 ("dynamic_shared_bytes", inline(&k.dynamic_shared_bytes)?),
                 ("params", lines(&k.params, 8)?),
                 ("tensor_maps", lines(&k.tensor_maps, 8)?),
