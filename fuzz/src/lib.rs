@@ -3,7 +3,7 @@
 //! One target per entry point: the layout parser, each algebra operation, the evaluator, the TMA planner and its
 //! validator (in process, [`targets::layout`]); `axe-layout`, `axe-opt` and `axe-translate` as child processes
 //! under memory, CPU and wall-clock limits ([`targets::process`]); and, behind the `mlir` feature, the dialect
-//! parser and verifier, every registered pass and the translation in process ([`targets::mlir`]). Inputs come
+//! parser and verifier, every registered pass and the translation in process (`targets::mlir`). Inputs come
 //! from a grammar of layouts ([`gen_layout`]) and of IR ([`gen_ir`]), and from mutating the lit tests and the
 //! examples ([`seeds`]) by token edits ([`mutate`]) and line edits ([`lines`]: uses before definitions,
 //! unbalanced regions, ops outside modules). [`driver`] runs each input under `catch_unwind`, a time bound, a

@@ -209,7 +209,7 @@ fn scratch_dir() -> &'static Path {
     })
 }
 
-/// Runs `tool` (a file name in the tool folder) on `input` under the configured limits, in [`scratch_dir`].
+/// Runs `tool` (a file name in the tool folder) on `input` under the configured limits, in its own scratch directory.
 pub fn run_tool(tool: &str, input: &ProcInput) -> Result<Outcome, String> {
     let cfg = config();
     let program = std::path::absolute(cfg.dir.join(tool)).map_err(|e| format!("cannot locate {tool}: {e}"))?;

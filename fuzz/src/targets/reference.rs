@@ -120,7 +120,7 @@ pub fn crate_eval(layout: &Layout, flat: i64) -> Result<BTreeSet<Point>, String>
     Ok(coords.into_iter().map(|c| clean(c.into_iter().map(|(a, v)| (a.name(), v as i128)).collect())).collect())
 }
 
-/// span(L, a) = 1 + sum over shard and replica iters on `a` of (e-1)*|s|, plus O[a], per axis L mentions.
+/// span(L, a) = 1 + sum over shard and replica iters on `a` of (e-1)*|s|, plus O(a), per axis L mentions.
 pub fn spans(tile: &TileLayout) -> Point {
     let mut span: Point = BTreeMap::new();
     for it in tile.shard().iter().chain(tile.replica()) {
