@@ -61,9 +61,6 @@ pub enum Memory {
 }
 
 impl Memory {
-    /// Every memory, in the order the dialect lists them.
-    pub const ALL: [Memory; 4] = [Memory::Global, Memory::Shared, Memory::Tmem, Memory::Reg];
-
     /// Parses `global`, `shared` (`smem`), `reg` (`regs`, `registers`), `tmem`.
     pub fn from_name(name: &str) -> Option<Memory> {
         match name {

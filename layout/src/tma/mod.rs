@@ -236,6 +236,28 @@ impl TensorMapDataType {
         )
     }
 
+    /// The type with the driver's number `code` (cuda.h), if there is one.
+    pub fn from_code(code: u32) -> Option<TensorMapDataType> {
+        use TensorMapDataType::*;
+        [
+            Uint8,
+            Uint16,
+            Uint32,
+            Int32,
+            Uint64,
+            Int64,
+            Float16,
+            Float32,
+            Float64,
+            Bfloat16,
+            Float32Ftz,
+            Tfloat32,
+            Tfloat32Ftz,
+        ]
+        .into_iter()
+        .find(|t| t.code() == code)
+    }
+
     /// The driver's name without the `CU_TENSOR_MAP_DATA_TYPE_` prefix (`FLOAT16`).
     pub fn name(self) -> &'static str {
         match self {
@@ -663,5 +685,21 @@ impl std::error::Error for TmaError {}
 impl From<TmaError> for crate::LayoutError {
     fn from(e: TmaError) -> crate::LayoutError {
         crate::LayoutError::new(e.to_string())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::TensorMapDataType;
+
+    #[test]
+    fn driver_codes_read_back() {
+        // cuda.h: CU_TENSOR_MAP_DATA_TYPE_UINT8 = 0 ... FLOAT16 = 6 ... TFLOAT32_FTZ = 12.
+        for code in 0..=12 {
+            assert_eq!(TensorMapDataType::from_code(code).map(TensorMapDataType::code), Some(code));
+        }
+        assert_eq!(TensorMapDataType::from_code(6).map(TensorMapDataType::name), Some("FLOAT16"));
+        assert_eq!(TensorMapDataType::from_code(9).map(TensorMapDataType::name), Some("BFLOAT16"));
+        assert_eq!(TensorMapDataType::from_code(13), None);
     }
 }

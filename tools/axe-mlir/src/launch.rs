@@ -55,6 +55,7 @@ use serde::Serialize;
 mod json;
 
 use axe_layout::hw::expr::{is_name, rename_args_text, Expr, Precondition};
+use axe_layout::tma::TensorMapDataType;
 
 use axe_passes::lower_copy::PRECONDITIONS_ATTRIBUTE;
 
@@ -593,7 +594,7 @@ fn map_record(dict: DictionaryAttribute, names: &[String]) -> Result<TensorMap, 
         param_index: arg,
         global_address: format!("{param} + {offset}"),
         data_type,
-        data_type_name: data_type_name(data_type),
+        data_type_name: TensorMapDataType::from_code(data_type).map_or("UNKNOWN", TensorMapDataType::name),
         rank,
         global_dims: exprs("global_dims", false)?,
         global_strides_bytes: exprs("global_strides_bytes", false)?,
@@ -634,26 +635,6 @@ fn record_text(text: &str, names: &[String], comparison: bool) -> Result<String,
         Some(i) => Err(format!("'{}': 'arg{i}' is neither an integer nor a parameter name", quoted())),
         None => Ok(printed),
     }
-}
-
-/// `CUtensorMapDataType` names by the driver's numbers (cuda.h); the caller keeps codes in 0..=12.
-fn data_type_name(code: u32) -> &'static str {
-    const NAMES: [&str; 13] = [
-        "UINT8",
-        "UINT16",
-        "UINT32",
-        "INT32",
-        "UINT64",
-        "INT64",
-        "FLOAT16",
-        "FLOAT32",
-        "FLOAT64",
-        "BFLOAT16",
-        "FLOAT32_FTZ",
-        "TFLOAT32",
-        "TFLOAT32_FTZ",
-    ];
-    NAMES.get(code as usize).copied().unwrap_or("UNKNOWN")
 }
 
 /// The PTX parameter type of an LLVM dialect argument type.
