@@ -37,14 +37,14 @@ while [ $# -gt 0 ]; do
   shift
 done
 
+# Debug builds use scripts/test.sh's selection (--workspace --all-targets), so nothing is rebuilt with another
+# feature set (the note in scripts/test.sh).
 tools="${AXE_FUZZ_TOOLS:-target/debug}"
-if [ "$tools" = target/debug ]; then
-  cargo build --quiet --bins -p axe-mlir -p axe-layout-cli
-fi
 if [ "$profile" = release ]; then
+  [ "$tools" != target/debug ] || cargo build --quiet --workspace --all-targets
   cargo build --quiet --release -p axe-fuzz
 else
-  cargo build --quiet -p axe-fuzz
+  cargo build --quiet --workspace --all-targets
 fi
 
 budget=(--seconds "$seconds")

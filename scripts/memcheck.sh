@@ -40,11 +40,11 @@ done
 command -v valgrind >/dev/null || { echo "memcheck: valgrind not found (scripts/setup.sh installs it)" >&2; exit 1; }
 tools="$(cd "${AXE_TOOLS_DIR:-target/debug}" && pwd)"
 for tool in axe-opt axe-translate; do
-  [ -x "$tools/$tool" ] || { echo "memcheck: $tools/$tool not built (cargo build --bins -p axe-mlir)" >&2; exit 1; }
+  [ -x "$tools/$tool" ] || { echo "memcheck: $tools/$tool not built (cargo build --workspace --all-targets)" >&2; exit 1; }
 done
 fuzz="${AXE_FUZZ_BIN:-}"
 if [ -z "$fuzz" ]; then
-  cargo build --quiet -p axe-fuzz
+  cargo build --quiet --workspace --all-targets # scripts/test.sh's selection: nothing rebuilt
   fuzz=target/debug/axe-fuzz
 fi
 

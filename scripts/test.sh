@@ -20,8 +20,12 @@ step() {
 
 step cargo fmt --all --check
 step cargo clippy --workspace --all-targets -- -D warnings
+# One build of every target, first: `cargo test` then only runs, and fuzz.sh and memcheck.sh build the same
+# selection (--workspace --all-targets), so dependencies are built with one feature set. Each selection that
+# unifies features differently (`--bins` leaves out dev-dependencies, `-p` leaves out members) builds its own
+# copy of mlir-sys, tblgen and every test binary that links them: gigabytes each.
+step cargo build --workspace --all-targets
 step cargo test --workspace --no-fail-fast
-step cargo build --workspace --bins
 step scripts/fuzz.sh --debug 60
 step scripts/memcheck.sh # axe-opt/axe-translate under valgrind on a fixed sample of lit tests and fuzz inputs
 step scripts/test-python.sh
