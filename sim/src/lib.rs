@@ -1,9 +1,12 @@
 //! `axe-sim`: proof of lowered kernels without a GPU, by executing the IR the compiler produces.
 //!
 //! [`lower`] runs `--lower-tma --lower-mma --lower-copy` in process; [`run`] executes one CTA of a `gpu.func` in
-//! that IR on a software model of the hardware: every thread of the CTA in lockstep (each SSA value holds one
+//! that IR on a software model of the hardware: the threads of the CTA in lockstep (each SSA value holds one
 //! entry per thread, `scf.if`/`scf.index_switch` on thread-dependent values run their regions under a mask,
-//! warp- and warpgroup-collective instructions take all their threads' operands at once), with global buffers
+//! warp- and warpgroup-collective instructions take all their threads' operands at once) until a branch
+//! diverges: then each side is a strand, and the strands run concurrently, one at a time under a baton, handing
+//! it over where a warp can stall (`exec/strand.rs`), so producer and consumer warps can wait on each other and a
+//! wait none of them can complete is a located deadlock. Global buffers are
 //! bound by the caller, shared memory as bytes, private memory per thread, tensor memory (128 lanes x 512
 //! columns) and mbarriers with phase, pending count and tx-count (`machine.rs`). The instructions follow the PTX
 //! ISA and the CUDA driver's tensor-map rules, transcribed in `isa.rs` independently of the planners.
@@ -13,7 +16,7 @@
 //! `wait::ld`, TMA stores at their bulk-group waits; when each lands in between is a [`Schedule`]
 //! ([`run_with`]; [`run`] uses the default, lazy one).
 //!
-//! Warps run in lockstep here but not on the hardware, so accesses of different warps count as ordered only
+//! Warps of a strand run in lockstep here but not on the hardware, so accesses of different warps count as ordered only
 //! through synchronization: CTA barriers and mbarrier arrive -> wait edges, tracked as one vector clock per warp
 //! (`order.rs`) and checked per shared byte (`machine.rs`).
 //!

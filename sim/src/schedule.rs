@@ -6,12 +6,14 @@
 //!   `Eager` at issue, `Lazy` at that wait, `Random` at a seeded random step in between. The rules (a read of
 //!   bytes or registers not yet observed complete, a write of operands an operation still reads, a missing fence)
 //!   are checked the same way under every policy; the policy moves data and mbarrier phases in time.
-//! - [`WarpOrder`]: the lockstep interpreter executes each op for all active threads; the order of the warps
-//!   within one op (whose stores land first, which warp's arrival completes a phase) and the order in which the
-//!   two sides of a divergent `scf.if` / the cases of a divergent `scf.index_switch` run are open on the hardware:
-//!   forward, reverse or seeded-shuffled. Warps drifting apart between synchronization points (one warp an
-//!   iteration ahead of another) are not executed, the interpreter being lockstep, but covered by rule: an
-//!   access counts as ordered after another warp's only through synchronization (`order.rs`, `machine.rs`).
+//! - [`WarpOrder`]: the interpreter executes each op for all active threads of a strand at once; the order of the
+//!   warps within one op (whose stores land first, which warp's arrival completes a phase), which side of a
+//!   divergent `scf.if` / which case of a divergent `scf.index_switch` starts first, and who runs next when a
+//!   strand blocks (`exec/strand.rs`) are open on the hardware: forward, reverse or seeded-shuffled. Shuffled
+//!   orders also hand the baton between strands at synchronization points (arrivals, passed waits), so different
+//!   seeds run a producer and its consumers in different interleavings. Warps of one strand drifting apart between
+//!   synchronization points are not executed but covered by rule: an access counts as ordered after another
+//!   warp's only through synchronization (`order.rs`, `machine.rs`).
 
 /// When asynchronous operations complete (see the module docs).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -27,11 +29,11 @@ pub enum Completion {
 /// The order of warps within an op and of divergent regions (see the module docs).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum WarpOrder {
-    /// Warp 0 first; `then` before `else`, cases in order.
+    /// Warp 0 first; `then` before `else`, cases in order, strands handed over in order.
     Forward,
-    /// The last warp first; `else` before `then`, cases in reverse.
+    /// The last warp first; `else` before `then`, cases in reverse, strands handed over in reverse.
     Reverse,
-    /// A seeded random order, drawn again at every op.
+    /// A seeded random order, drawn again at every op, and seeded hand-overs between strands.
     Shuffled(u64),
 }
 

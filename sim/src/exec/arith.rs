@@ -8,7 +8,7 @@ use crate::SimError;
 use melior::ir::operation::OperationLike;
 use melior::ir::OperationRef;
 
-impl Exec<'_> {
+impl Exec<'_, '_> {
     /// `arith.constant` and `llvm.mlir.constant`: the same bits in every thread.
     pub(super) fn constant_op(&mut self, op: OperationRef) -> Result<(), SimError> {
         let loc = || loc_of(op);

@@ -1,5 +1,5 @@
 //! Control flow under the active-thread mask: blocks, regions, `scf.yield`, and `scf.if`, `scf.for`,
-//! `scf.index_switch` (divergent sides and cases one after the other, in the schedule's order).
+//! `scf.index_switch` (divergent sides and cases as strands, `strand.rs`, the first in the schedule's order).
 
 use super::{array_ints, err, key, loc_of, Exec, Flow};
 use crate::schedule::WarpOrder;
@@ -10,7 +10,7 @@ use melior::ir::block::BlockLike;
 use melior::ir::operation::OperationLike;
 use melior::ir::{BlockRef, OperationRef, RegionLike, Value};
 
-impl Exec<'_> {
+impl Exec<'_, '_> {
     /// Runs `block` under `mask`: the values it yields (none at its end), or `None` once the kernel returned.
     pub(super) fn run_block(&mut self, block: BlockRef, mask: &[bool]) -> Result<Option<Vec<V>>, SimError> {
         let mut cursor = block.first_operation();
@@ -26,7 +26,7 @@ impl Exec<'_> {
     }
 
     /// Runs region `r` of `op` with its block's arguments bound to `args`; its yielded values.
-    fn run_region(
+    pub(super) fn run_region(
         &mut self,
         op: OperationRef,
         r: usize,
@@ -53,36 +53,24 @@ impl Exec<'_> {
         Ok(Flow::Yield(vals))
     }
 
-    /// `scf.if`: each side under the threads whose condition selects it; results merged per thread.
+    /// `scf.if`: each side under the threads whose condition selects it (divergent sides as strands, the first
+    /// in the schedule's order); results merged per thread.
     pub(super) fn scf_if(&mut self, op: OperationRef, mask: &[bool]) -> Result<(), SimError> {
         let loc = loc_of(op);
         let c = self.scalars(op, 0, &loc)?;
         let then_m: Vec<bool> = mask.iter().zip(&c).map(|(m, c)| *m && *c != 0).collect();
         let else_m: Vec<bool> = mask.iter().zip(&c).map(|(m, c)| *m && *c == 0).collect();
-        let mut results: Vec<V> = Vec::new();
-        let mut other: Vec<V> = Vec::new();
-        // Divergent sides run one after the other, in the schedule's order.
-        let else_first = self.reversed();
-        if else_first && else_m.iter().any(|x| *x) && op.region_count() > 1 {
-            other = self.run_region(op, 1, &[], &else_m, &loc)?;
+        let mut sides = Vec::new();
+        if then_m.contains(&true) {
+            sides.push((0, then_m));
         }
-        if then_m.iter().any(|x| *x) {
-            results = self.run_region(op, 0, &[], &then_m, &loc)?;
+        if else_m.contains(&true) && op.region_count() > 1 {
+            sides.push((1, else_m));
         }
-        if !else_first && else_m.iter().any(|x| *x) && op.region_count() > 1 {
-            other = self.run_region(op, 1, &[], &else_m, &loc)?;
+        if self.reversed() {
+            sides.reverse();
         }
-        if !other.is_empty() {
-            results = if results.is_empty() {
-                other
-            } else {
-                results.iter().zip(&other).map(|(a, b)| a.select(b, &then_m)).collect()
-            };
-        }
-        for (i, v) in results.into_iter().enumerate() {
-            self.set(op, i, v);
-        }
-        Ok(())
+        self.merge_sides(op, &sides, &loc)
     }
 
     /// `scf.for`: bounds and step uniform over the active threads, the body under the same mask each iteration.
@@ -112,29 +100,39 @@ impl Exec<'_> {
         Ok(())
     }
 
-    /// `scf.index_switch`: each case region under the threads that select it; results merged per thread.
+    /// `scf.index_switch`: each case region under the threads that select it (divergent cases as strands, in the
+    /// schedule's order); results merged per thread.
     pub(super) fn scf_switch(&mut self, op: OperationRef, mask: &[bool]) -> Result<(), SimError> {
         let loc = loc_of(op);
         let sel = self.scalars(op, 0, &loc)?;
         let cases = op.attribute("cases").map(|a| array_ints(&a.to_string())).unwrap_or_default();
         // Region 0 is the default; region i + 1 is case i.
         let region_of = |x: u64| cases.iter().position(|c| *c as u64 == x).map(|p| p + 1).unwrap_or(0);
-        let mut results: Option<Vec<V>> = None;
         let mut order: Vec<usize> = (0..op.region_count()).collect();
         match self.warps {
             WarpOrder::Forward => {}
             WarpOrder::Reverse => order.reverse(),
             WarpOrder::Shuffled(_) => self.rng.shuffle(&mut order),
         }
-        for r in order {
-            let m: Vec<bool> = (0..self.n).map(|t| mask[t] && region_of(sel[t]) == r).collect();
-            if !m.iter().any(|x| *x) {
+        let sides: Vec<(usize, Vec<bool>)> = order
+            .into_iter()
+            .map(|r| (r, (0..self.n).map(|t| mask[t] && region_of(sel[t]) == r).collect::<Vec<bool>>()))
+            .filter(|(_, m)| m.contains(&true))
+            .collect();
+        self.merge_sides(op, &sides, &loc)
+    }
+
+    /// Runs `sides` of `op` ([`Exec::run_sides`]) and sets `op`'s results, each thread's from the side it took.
+    fn merge_sides(&mut self, op: OperationRef, sides: &[(usize, Vec<bool>)], loc: &str) -> Result<(), SimError> {
+        let outs = self.run_sides(op, sides, loc)?;
+        let mut results: Option<Vec<V>> = None;
+        for ((_, m), out) in sides.iter().zip(outs) {
+            if out.is_empty() {
                 continue;
             }
-            let out = self.run_region(op, r, &[], &m, &loc)?;
             results = Some(match results {
                 None => out,
-                Some(prev) => out.iter().zip(&prev).map(|(a, b)| a.select(b, &m)).collect(),
+                Some(prev) => out.iter().zip(&prev).map(|(a, b)| a.select(b, m)).collect(),
             });
         }
         for (i, v) in results.unwrap_or_default().into_iter().enumerate() {

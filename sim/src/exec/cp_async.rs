@@ -8,7 +8,7 @@ use crate::SimError;
 use melior::ir::operation::OperationLike;
 use melior::ir::OperationRef;
 
-impl Exec<'_> {
+impl Exec<'_, '_> {
     /// The `cp.async` ops (`act`: the active threads in the schedule's order).
     pub(super) fn cp_async_op(
         &mut self,
@@ -72,7 +72,8 @@ impl Exec<'_> {
                 clock: Vec::new(),
             });
             if self.m.flight.completion == Completion::Eager {
-                self.m.land_load(self.m.pending.len() - 1)?;
+                let last = self.m.pending.len() - 1;
+                self.m.land_load(last)?;
             }
         }
         Ok(())

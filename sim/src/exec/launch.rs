@@ -62,7 +62,7 @@ struct ArgAttrs<'a> {
     ints: Vec<Option<i64>>,
 }
 
-impl Exec<'_> {
+impl Exec<'_, '_> {
     /// Places the module's shared `memref.global`s in shared memory (`memref.get_global` finds them by name).
     pub(super) fn alloc_globals(&mut self, kernel: OperationRef) -> Result<(), SimError> {
         let Some(module) = kernel.parent_operation() else { return Ok(()) };

@@ -7,7 +7,7 @@ use crate::SimError;
 use melior::ir::operation::OperationLike;
 use melior::ir::OperationRef;
 
-impl Exec<'_> {
+impl Exec<'_, '_> {
     /// Operand `i` as a memref.
     pub(super) fn memref_of(&self, op: OperationRef, i: usize, loc: &str) -> Result<MemRef, SimError> {
         match self.operand(op, i, loc)? {
@@ -78,7 +78,8 @@ impl Exec<'_> {
                     return err(&loc, "not modelled: alloca type");
                 };
                 let bytes = shape.iter().product::<i64>() as usize * elem.bytes();
-                self.m.private.push(vec![vec![0; bytes]; self.n]);
+                let n = self.n;
+                self.m.private.push(vec![vec![0; bytes]; n]);
                 let id = self.m.private.len() - 1;
                 self.set(op, 0, V::Mem(MemRef { space: Space::Private(id), addr: 0, shape, elem }));
             }

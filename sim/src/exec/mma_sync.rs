@@ -11,7 +11,7 @@ use melior::ir::OperationRef;
 /// A fragment table: (lane, element) -> (row, col).
 type Frag = fn(u64, u64) -> (u64, u64);
 
-impl Exec<'_> {
+impl Exec<'_, '_> {
     /// `nvvm.ldmatrix`, `nvvm.stmatrix`, `nvvm.mma.sync`.
     pub(super) fn mma_sync_op(
         &mut self,

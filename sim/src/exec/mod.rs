@@ -1,7 +1,10 @@
-//! The lockstep interpreter: walks a `gpu.func` op by op with an active-thread mask.
+//! The interpreter: walks a `gpu.func` op by op with an active-thread mask, the threads of a mask in lockstep.
 //!
-//! This module holds the interpreter's state ([`Exec`]), value access, the registers' asynchronous origins
-//! ([`Origin`]), one step and the dispatch over op families; each family is a submodule:
+//! This module holds the interpreter's state ([`State`]), the handle one strand runs it through ([`Exec`]),
+//! value access, the registers' asynchronous origins ([`Origin`]), one step and the dispatch over op families;
+//! each family is a submodule:
+//! - `strand.rs`: strands, the divergent sides of a branch run concurrently (one at a time, under a baton), and
+//!   the deadlock a wait no strand can complete is;
 //! - `launch.rs`: finding the kernel, its block size, binding the launch's arguments, shared globals, and the
 //!   ops that read the launch (`gpu.thread_id`, `block_id`, `block_dim`, `grid_dim`);
 //! - `tensor_maps.rs`: the tensor maps of the kernel's attributes, evaluated on the launch's integer arguments;
@@ -26,6 +29,8 @@ use melior::ir::r#type::TypeLike;
 use melior::ir::{Module, OperationRef, Value, ValueLike};
 use moves::MOVES;
 use std::collections::HashMap;
+use std::ops::{Deref, DerefMut};
+use strand::{Shared, Strands};
 
 mod arith;
 mod control;
@@ -34,6 +39,7 @@ mod launch;
 mod memory;
 mod mma_sync;
 mod moves;
+mod strand;
 mod sync;
 mod tcgen05;
 mod tensor_maps;
@@ -56,7 +62,8 @@ pub fn run_with(module: &Module, launch: &Launch, schedule: &Schedule) -> Result
         .ok_or_else(|| SimError::new(&launch.kernel, format!("no gpu.func @{} in the module", launch.kernel)))?;
     let loc = loc_of(kernel);
     let block_dim = block_size(kernel, &loc)?;
-    let mut ex = Exec::new(launch, block_dim, schedule);
+    let shared = Shared::new(State::new(launch, block_dim, schedule));
+    let mut ex = Exec::root(&shared);
     ex.alloc_globals(kernel)?;
     let entry = access::entry_block(kernel).ok_or_else(|| SimError::new(&loc, "kernel without a body"))?;
     let bound = ex.bind_args(kernel, entry, &loc)?;
@@ -102,8 +109,9 @@ enum Flow {
     Return,
 }
 
-/// The interpreter of one CTA: the values of every thread, the machine, and the bookkeeping of a run.
-struct Exec<'l> {
+/// The interpreter's state for one CTA: the values of every thread, the machine, the bookkeeping of a run and
+/// its strands. Strands share it under one lock ([`Shared`]); the one holding the baton runs on it.
+struct State<'l> {
     /// Threads in the CTA.
     n: usize,
     block_dim: [i64; 3],
@@ -131,6 +139,30 @@ struct Exec<'l> {
     return_loc: Option<String>,
     /// Each op's location as an index into the machine's `locs` (by the op's address).
     loc_ids: HashMap<usize, u32>,
+    /// The strands and whose turn it is (`strand.rs`).
+    strands: Strands,
+}
+
+/// One strand's handle on the interpreter: the state, locked while the strand holds the baton (it lets go only
+/// inside [`Exec::block_until`]), and which strand it is. Every op family is a method on it.
+struct Exec<'s, 'l> {
+    st: parking_lot::MutexGuard<'s, State<'l>>,
+    sh: &'s Shared<'l>,
+    /// This strand's index in [`Strands`].
+    me: usize,
+}
+
+impl<'l> Deref for Exec<'_, 'l> {
+    type Target = State<'l>;
+    fn deref(&self) -> &State<'l> {
+        &self.st
+    }
+}
+
+impl<'l> DerefMut for Exec<'_, 'l> {
+    fn deref_mut(&mut self) -> &mut State<'l> {
+        &mut self.st
+    }
 }
 
 /// Where a value's registers come from: the step of the last generic write (a computed value, or a register
@@ -159,11 +191,11 @@ fn err<T>(loc: &str, m: impl Into<String>) -> Result<T, SimError> {
     Err(SimError::new(loc, m))
 }
 
-impl Exec<'_> {
+impl<'l> State<'l> {
     /// A fresh CTA of `block_dim` threads for `launch` under `schedule`.
-    fn new<'l>(launch: &'l Launch, block_dim: [i64; 3], schedule: &Schedule) -> Exec<'l> {
+    fn new(launch: &'l Launch, block_dim: [i64; 3], schedule: &Schedule) -> State<'l> {
         let n = (block_dim[0] * block_dim[1] * block_dim[2]) as usize;
-        let mut ex = Exec {
+        let mut ex = State {
             n,
             block_dim,
             launch,
@@ -182,6 +214,7 @@ impl Exec<'_> {
             }),
             return_loc: None,
             loc_ids: HashMap::new(),
+            strands: Strands::new(n),
         };
         ex.m.flight.completion = schedule.completion;
         if let Completion::Random(seed) = schedule.completion {
@@ -191,7 +224,9 @@ impl Exec<'_> {
         ex.m.clocks = Clocks::new(n.div_ceil(32));
         ex
     }
+}
 
+impl Exec<'_, '_> {
     /// A value's type (parsed once per type).
     fn ty(&mut self, v: Value) -> Ty {
         let k = v.r#type().to_raw().ptr as usize;
@@ -227,7 +262,8 @@ impl Exec<'_> {
     fn set(&mut self, op: OperationRef, i: usize, v: V) {
         if let Some(r) = access::result(op, i) {
             self.env.insert(key(r), v);
-            self.origin.insert(key(r), Origin { step: self.steps, wg: 0, ld: 0 });
+            let step = self.steps;
+            self.origin.insert(key(r), Origin { step, wg: 0, ld: 0 });
         }
     }
 

@@ -23,7 +23,7 @@ pub(super) const MOVES: [&str; 11] = [
     "nvvm.wgmma.mma_async",
 ];
 
-impl Exec<'_> {
+impl Exec<'_, '_> {
     /// A move or cast op (see the module's list).
     pub(super) fn move_op(&mut self, op: OperationRef, name: &str, mask: &[bool]) -> Result<(), SimError> {
         let n = self.n;

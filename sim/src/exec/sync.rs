@@ -5,10 +5,11 @@
 use super::{err, loc_of, Exec};
 use crate::value::V;
 use crate::SimError;
+use axe_dialect::access;
 use melior::ir::operation::OperationLike;
-use melior::ir::OperationRef;
+use melior::ir::{OperationRef, ValueLike};
 
-impl Exec<'_> {
+impl Exec<'_, '_> {
     /// `gpu.barrier` (`bar.sync`): the whole CTA, joining every warp's clock.
     pub(super) fn cta_barrier(&mut self, op: OperationRef, mask: &[bool]) -> Result<(), SimError> {
         if mask.iter().any(|m| !m) {
@@ -53,7 +54,13 @@ impl Exec<'_> {
                 self.set(op, 0, V::S(elected));
             }
             "nvgpu.mbarrier.create" => {
-                let addr = self.m.alloc_shared(8, 8, loc)?;
+                // A group of `num_barriers` barriers, 8 bytes each (the result type says how many).
+                let ty = access::result(op, 0).map(|r| r.r#type().to_string()).unwrap_or_default();
+                let count = ty
+                    .split_once("num_barriers = ")
+                    .and_then(|(_, rest)| rest.split(|c: char| !c.is_ascii_digit()).next()?.parse::<u64>().ok())
+                    .unwrap_or(1);
+                let addr = self.m.alloc_shared(8 * count, 8, loc)?;
                 self.m.bar_slots.push(addr);
                 self.set(op, 0, V::S(vec![addr; self.n]));
             }
@@ -77,6 +84,7 @@ impl Exec<'_> {
                 if !expect {
                     self.set(op, 0, V::S(vec![0; self.n]));
                 }
+                self.interleave()?;
             }
             "nvvm.mbarrier.arrive" | "nvvm.mbarrier.arrive.expect_tx" => {
                 let addr = self.scalars(op, 0, loc)?;
@@ -85,6 +93,7 @@ impl Exec<'_> {
                     self.arrive(addr[t], tx[t] as i64, t, loc)?;
                 }
                 self.set(op, 0, V::S(vec![0; self.n]));
+                self.interleave()?;
             }
             "nvgpu.mbarrier.try_wait.parity" | "nvvm.mbarrier.try_wait.parity" => {
                 self.try_wait_parity(op, name, &act, loc)?
@@ -94,21 +103,30 @@ impl Exec<'_> {
         Ok(())
     }
 
-    /// `mbarrier.try_wait.parity`: each barrier waited for once per parity (a wait that
-    /// can never succeed is a deadlock, `machine.rs`), then each waiting warp acquires the phase it observed.
+    /// `mbarrier.try_wait.parity`: the strand blocks until the phase of each barrier its threads wait on has
+    /// completed (a wait no strand can complete is a deadlock, `strand.rs`), then each waiting warp acquires the
+    /// phase it observed.
     fn try_wait_parity(&mut self, op: OperationRef, name: &str, act: &[usize], loc: &str) -> Result<(), SimError> {
         let (addr, parity) = if name.starts_with("nvgpu") {
             (self.bar_addr(op, 0, 3, loc)?, self.scalars(op, 1, loc)?)
         } else {
             (self.scalars(op, 0, loc)?, self.scalars(op, 1, loc)?)
         };
-        let mut done = std::collections::HashSet::new();
+        let mut waits = Vec::new();
         for &t in act {
             self.m.check_bar_use(addr[t], t, "try_wait.parity", loc)?;
-            if done.insert((addr[t], parity[t] & 1)) {
-                self.m.wait_parity(addr[t], parity[t], loc)?;
+            if !waits.contains(&(addr[t], parity[t] & 1)) {
+                waits.push((addr[t], parity[t] & 1));
             }
         }
+        self.block_until(loc, |ex| {
+            for &(a, p) in &waits {
+                if let Some(what) = ex.m.try_parity(a, p, loc)? {
+                    return Ok(Some(what));
+                }
+            }
+            Ok(None)
+        })?;
         // Each waiting warp synchronizes with the arrivals of the phase it observed.
         let mut warps = std::collections::HashSet::new();
         for &t in act {
@@ -116,7 +134,7 @@ impl Exec<'_> {
                 self.m.waited(addr[t], t / 32, loc)?;
             }
         }
-        Ok(())
+        self.interleave()
     }
 
     /// An arrival by `thread` on the barrier at `addr` (`tx` transaction bytes expected): it releases the thread's

@@ -12,7 +12,7 @@ use crate::SimError;
 use melior::ir::operation::OperationLike;
 use melior::ir::OperationRef;
 
-impl Exec<'_> {
+impl Exec<'_, '_> {
     /// The `tcgen05` ops (`act`: the active threads in the schedule's order).
     pub(super) fn tcgen05_op(
         &mut self,

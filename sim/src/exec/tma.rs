@@ -11,7 +11,7 @@ use crate::SimError;
 use melior::ir::operation::OperationLike;
 use melior::ir::OperationRef;
 
-impl Exec<'_> {
+impl Exec<'_, '_> {
     /// The tensor map a descriptor handle (a kernel argument's value) stands for.
     fn tensor_map(&self, handle: u64, loc: &str) -> Result<TensorMap, SimError> {
         self.descs.get(handle as usize).cloned().ok_or_else(|| SimError::new(loc, "unknown TMA descriptor"))
@@ -102,7 +102,8 @@ impl Exec<'_> {
                 clock,
             });
             if self.m.flight.completion == Completion::Eager {
-                self.m.land_load(self.m.pending.len() - 1)?;
+                let last = self.m.pending.len() - 1;
+                self.m.land_load(last)?;
             }
         }
         Ok(())

@@ -10,7 +10,7 @@ use crate::SimError;
 use melior::ir::operation::OperationLike;
 use melior::ir::OperationRef;
 
-impl Exec<'_> {
+impl Exec<'_, '_> {
     /// The `wgmma` ops, each on whole warpgroups.
     pub(super) fn wgmma_op(&mut self, op: OperationRef, name: &str, mask: &[bool], loc: &str) -> Result<(), SimError> {
         match name {

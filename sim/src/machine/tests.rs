@@ -25,7 +25,7 @@ fn arrive(m: &mut Machine, t: usize) {
 /// Warp `w` waits for parity `p` on the barrier at 64.
 fn wait(m: &mut Machine, w: usize, p: u64) {
     m.check_bar_use(64, 32 * w, "wait", "wait").unwrap();
-    m.wait_parity(64, p, "wait").unwrap();
+    assert_eq!(m.try_parity(64, p, "wait").unwrap(), None, "the phase of parity {p} has completed");
     m.waited(64, w, "wait").unwrap();
 }
 
