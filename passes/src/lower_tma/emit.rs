@@ -198,12 +198,7 @@ impl<'c, 'a> Lowering<'c, 'a> {
     /// Builds [`Self::leader_base`]'s values at the entry of function `f`.
     fn warp0(&mut self, f: usize) -> Result<(Value<'c, 'a>, bool), String> {
         let b = self.entry(f, self.functions[f].op.location())?;
-        let known = self.functions[f].op.attribute("known_block_size").ok().map(|a| a.to_string());
-        let dims: Vec<u64> = known
-            .as_deref()
-            .and_then(|k| k.split_once(':'))
-            .map(|(_, list)| list.trim_end_matches('>').split(',').filter_map(|d| d.trim().parse().ok()).collect())
-            .unwrap_or_default();
+        let dims = known_block(self.functions[f].op);
         // elect.sync is sm_90+: a module naming an older chip (or one not known) keeps the comparison.
         let chip = crate::ir::target::target_name(self.functions[f].op).map(|name| Chip::from_name(&name));
         let elect_sync = matches!(chip, None | Some(Some(Chip::Sm90 | Chip::Sm90a | Chip::Sm100a)));
@@ -234,11 +229,29 @@ impl<'c, 'a> Lowering<'c, 'a> {
         Ok((warp0, true))
     }
 
-    /// Lowers one mbarrier op (alloc/init/arrive need cta scope; a wait is per thread).
+    /// Lowers one mbarrier op: alloc, init and expect_tx run at cta scope (one barrier array, one thread of the
+    /// CTA), a plain arrive at cta, warpgroup, warp or thread scope (one arrival per instance of the scope: a
+    /// consumer warpgroup releasing a stage arrives once), a wait per thread.
     fn barrier_op(&mut self, op: AxeOp<'c, 'a>) -> Result<(), String> {
         let scope = op.scope().unwrap_or_else(|| Err("no scope".into()))?;
-        if op.kind() != OpKind::MbarrierWait && scope != ExecScope::Cta {
-            return Err(format!("tma: {} must run at cta scope, got {}", op.kind().name(), scope.name()));
+        let arrival_scopes = [ExecScope::Cta, ExecScope::Warpgroup, ExecScope::Warp, ExecScope::Thread];
+        match op.kind() {
+            OpKind::MbarrierWait => {}
+            OpKind::MbarrierArrive if !arrival_scopes.contains(&scope) => {
+                return Err(format!(
+                    "tma: axe.mbarrier_arrive arrives once per instance of its scope: cta, warpgroup, warp or \
+                     thread, got {}",
+                    scope.name()
+                ))
+            }
+            OpKind::MbarrierArrive => {}
+            kind if scope != ExecScope::Cta => {
+                return Err(format!("tma: {} must run at cta scope, got {}", kind.name(), scope.name()))
+            }
+            _ => {}
+        }
+        if op.threads().is_some() && op.kind() != OpKind::MbarrierWait {
+            return Err(format!("tma: {} with a thread subset is not supported", op.kind().name()));
         }
         let b = Builder::before(op.operation())?;
         if op.kind() == OpKind::MbarrierAlloc {
@@ -283,10 +296,19 @@ impl<'c, 'a> Lowering<'c, 'a> {
                 })?;
             }
             OpKind::MbarrierArrive => {
-                let leader = self.leader(&b, op.operation())?;
-                b.guarded(leader, |t| {
+                let arrive = |t: &Builder<'c, 'a>| {
                     t.op("nvgpu.mbarrier.arrive", &[barrier, element], &[t.ty("!nvgpu.mbarrier.token")?], &[]).map(drop)
-                })?
+                };
+                let size = if scope == ExecScope::Warp { 32 } else { 128 };
+                match scope {
+                    ExecScope::Thread => arrive(&b)?,
+                    ExecScope::Cta => b.guarded(self.leader(&b, op.operation())?, arrive)?,
+                    _ => {
+                        let f = self.function(op.operation())?;
+                        let flat = matches!(known_block(self.functions[f].op)[..], [_, 1, 1]);
+                        b.guarded(first_of_group(&b, size, flat)?, arrive)?
+                    }
+                }
             }
             _ => {
                 let phase = barriers::wait_phase(&op).ok_or("tma: mbarrier_wait has no phase")?;
@@ -671,4 +693,29 @@ fn coordinates<'c, 'a>(
 /// Where the kernel-entry cast of a descriptor argument is located: at the kernel.
 fn argument_location<'c>(kernel: OperationRef<'c, '_>) -> Location<'c> {
     kernel.location()
+}
+
+/// `i1` true on the first thread of each group of `size` consecutive threads (a warp: 32, a warpgroup: 128), by
+/// the linear thread index `x + dim_x * (y + dim_y * z)` (`x` in a block known to be flat): the one thread per warp
+/// or warpgroup that arrives.
+fn first_of_group<'c, 'a>(b: &Builder<'c, 'a>, size: i64, flat: bool) -> Result<Value<'c, 'a>, String> {
+    let mut linear = b.thread_id(Dim::X)?;
+    if !flat {
+        let (y, z) = (b.thread_id(Dim::Y)?, b.thread_id(Dim::Z)?);
+        let (dim_x, dim_y) = (b.block_dim(Dim::X)?, b.block_dim(Dim::Y)?);
+        let plane = b.addi(y, b.muli(dim_y, z)?)?;
+        linear = b.addi(linear, b.muli(dim_x, plane)?)?;
+    }
+    let first = b.remui(linear, b.index(size)?)?;
+    b.cmpi(Cmp::Eq, first, b.index(0)?)
+}
+
+/// A function's `known_block_size` (x, y, z), empty when it has none.
+fn known_block(func: OperationRef) -> Vec<u64> {
+    let known = func.attribute("known_block_size").ok().map(|a| a.to_string());
+    known
+        .as_deref()
+        .and_then(|k| k.split_once(':'))
+        .map(|(_, list)| list.trim_end_matches('>').split(',').filter_map(|d| d.trim().parse().ok()).collect())
+        .unwrap_or_default()
 }
