@@ -3,7 +3,8 @@
 //!
 //! The rule reads the op alone (its memories, scope, thread subset and the chip named by `axe.target`):
 //! 1. **TMA** (`--lower-tma`): a copy at `cta` scope without a `threads` subset between a global and a shared
-//!    tensor, when the module names no chip (TMA is then assumed, as before chips were named), or when the chip
+//!    tensor, or an `axe.copy_async` global -> shared on an mbarrier at `warp` scope (a producer warp's load, its
+//!    elected lane issuing it), when the module names no chip (TMA is then assumed, as before chips were named), or when the chip
 //!    has TMA (sm_90 and later) and the TMA planner accepts the copy (`request::tma::accepts`). On sm_80, and for
 //!    layouts TMA cannot express on later chips, the copy is `--lower-copy`'s (`cp.async`, `ld`/`st`).
 //! 2. **MMA** (`--lower-mma`): an `axe.copy` from tensor memory to registers that `--lower-mma`'s own read-back
@@ -77,7 +78,13 @@ pub(crate) fn owner_with<'c, 'a>(op: AxeOp<'c, 'a>, tma_takes: &mut dyn FnMut(Ax
     let cp_async_group = op.kind() == OpKind::CopyAsync
         && (source, dest) == (Some(Memory::Global), Some(Memory::Shared))
         && op.operand(2).is_none();
-    if !(between && whole_cta) || cp_async_group {
+    // A warp-scope load completing on an mbarrier is a producer warp's TMA load (its elected lane issues it).
+    let warp_load = matches!(op.scope(), Some(Ok(ExecScope::Warp)))
+        && op.kind() == OpKind::CopyAsync
+        && (source, dest) == (Some(Memory::Global), Some(Memory::Shared))
+        && op.operand(2).is_some()
+        && op.threads().is_none();
+    if !(between && (whole_cta || warp_load)) || cp_async_group {
         return Some(Owner::Copy);
     }
     let tma = match target_name(op.operation()).map(|name| Chip::from_name(&name)) {

@@ -334,6 +334,7 @@ impl Machine {
 
     /// The arrival of tcgen05.commit `c`: its MMAs complete (in issue order), then it arrives on its barrier.
     pub fn arrive_commit(&mut self, c: usize) -> Result<(), SimError> {
+        self.landed += 1;
         for i in self.flight.commits[c].mmas.clone() {
             for j in 0..=i {
                 self.complete_mma(j);

@@ -183,6 +183,9 @@ pub struct Machine {
     pub step: u64,
     /// Asynchronous operations in flight (`inflight.rs`).
     pub flight: crate::inflight::InFlight,
+    /// Asynchronous completions so far (loads landed, commit arrivals): a blocked strand whose check lands one has
+    /// changed what other strands wait on (`exec/strand.rs`).
+    pub landed: u64,
 }
 
 impl Machine {
@@ -612,6 +615,7 @@ impl Machine {
         }
         let p = &self.pending[i];
         let (at, len, bar, tx, group, loc) = (p.start as usize, p.bytes.len(), p.bar, p.tx, p.group, p.loc.clone());
+        self.landed += 1;
         let bytes = std::mem::take(&mut self.pending[i].bytes);
         self.shared[at..at + len].copy_from_slice(&bytes);
         self.pending[i].bytes = bytes;

@@ -149,22 +149,23 @@ fn a_missing_consumer_release_is_a_deadlock_naming_both_sides() {
 #[test]
 fn a_consumer_waiting_on_the_wrong_parity_reads_the_stage_too_early() {
     // Waiting for parity 1 first passes at once (the phase before phase 0 counts as complete): the consumers read
-    // stage 0 before the producer's write is ordered before it (a race), or, when the producer has already
+    // stage 0 with no order against the producer's write (a race either way round), or, when the producer has already
     // completed phase 0, wait for phase 1, which the producer completes only after the consumers release stage 0:
     // a deadlock. Which one depends on the interleaving, as on the hardware.
     let text = mutant(
         "nvgpu.mbarrier.try_wait.parity %full[%s], %odd, %ticks",
         "%wrong = arith.xori %odd, %true : i1\n          nvgpu.mbarrier.try_wait.parity %full[%s], %wrong, %ticks",
     );
-    let errors = caught(&text, &["read-after-write race", "deadlock: try_wait.parity"]);
+    let errors = caught(&text, &["read-after-write race", "write-after-read race", "deadlock: try_wait.parity"]);
     assert!(errors.iter().any(|e| e.contains("race")) && errors.iter().any(|e| e.contains("deadlock")));
 }
 
 #[test]
 fn a_producer_that_does_not_wait_for_a_free_stage_overwrites_it() {
-    // The producer refills stage 0 over the consumers' reads (a race), or, run ahead by five rounds, completes the
-    // "full" phases the consumers wait for before they wait: stage 1's second phase is then never completed again.
+    // The producer refills stage 0 over the consumers' reads (a race), completes a "full" phase while a consumer's
+    // wait for the one before is unordered with it (a phase overrun), or, run ahead by five rounds, completes the
+    // phases the consumers wait for before they wait: stage 1's second phase is then never completed again.
     let text = mutant("nvgpu.mbarrier.try_wait.parity %empty[%s], %free, %ticks : !bars\n", "");
-    let errors = caught(&text, &["write-after-read race", "deadlock: try_wait.parity"]);
+    let errors = caught(&text, &["write-after-read race", "phase overrun", "deadlock: try_wait.parity"]);
     assert!(errors.iter().any(|e| e.contains("race")) && errors.iter().any(|e| e.contains("deadlock")));
 }

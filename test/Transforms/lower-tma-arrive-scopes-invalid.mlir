@@ -50,3 +50,4 @@ func.func @arrive_on_a_thread_subset() {
   axe.mbarrier_arrive cta(warpid[0:1]) %bar : !axe.mbarrier
   return
 }
+

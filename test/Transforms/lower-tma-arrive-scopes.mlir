@@ -1,7 +1,8 @@
 // --lower-tma on arrivals below cta scope (issue 25): a consumer that releases a stage arrives once per instance of
 // the arrive's scope. A warpgroup-scope arrive is guarded by "first thread of its 128" on the linear thread index
 // x + dim_x * (y + dim_y * z) (x alone in a block known to be flat), a warp-scope one by "first of its 32", a
-// thread-scope one by nothing; a cta-scope one keeps the CTA's elected leader. Then the pipeline reaches PTX.
+// thread-scope one by nothing (a warp-scope one by elect.sync where the block is known to be whole warps on
+// sm_90+); a cta-scope one keeps the CTA's elected leader. Then the pipeline reaches PTX.
 // RUN: axe-opt %s --lower-tma | FileCheck %s
 // RUN: axe-opt %s --lower-tma --lower-to-nvvm | axe-translate --emit=ptx --chip=sm_90a | FileCheck %s --check-prefix=PTX
 
@@ -35,13 +36,14 @@
 // The thread arrive: every thread, unguarded.
 // CHECK: %{{.*}} = nvgpu.mbarrier.arrive %[[BARS]][%[[S]]] :
 // CHECK-NEXT: gpu.return
-// A known flat block: the linear index is x.
+// A known block of whole warps on sm_90a: the warp arrive is guarded by the elect.sync at the block's top (here
+// the kernel entry, which the CTA leader's test shares), one lane per warp.
 // CHECK-LABEL: gpu.func @flat
+// CHECK: %[[ELECT:.*]] = nvvm.elect.sync -> i1
 // CHECK: gpu.barrier
 // CHECK-NEXT: arith.constant 0 : index
-// CHECK-NEXT: %[[FX:.*]] = gpu.thread_id x
-// CHECK-NEXT: %[[F32:.*]] = arith.constant 32 : index
-// CHECK-NEXT: %[[FR:.*]] = arith.remui %[[FX]], %[[F32]] : index
+// CHECK-NEXT: scf.if %[[ELECT]] {
+// CHECK-NEXT: nvgpu.mbarrier.arrive
 // CHECK-NOT: axe.
 // PTX-LABEL: .entry release(
 // PTX-COUNT-3: mbarrier.arrive.shared.b64

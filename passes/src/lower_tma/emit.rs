@@ -65,6 +65,8 @@ struct Lowering<'c, 'a> {
     /// The issuing-thread predicate of each block (by block pointer) that holds an issue point: one `elect.sync`
     /// at the top of the block serves every issue in it (see [`Lowering::leader`]).
     elected: HashMap<usize, Value<'c, 'a>>,
+    /// The `elect.sync` of each block that holds a warp-scope issue point (see [`Lowering::issuer`]).
+    warp_elected: HashMap<usize, Value<'c, 'a>>,
     /// The shared buffer of each lowered `axe.alloc`.
     buffers: HashMap<OpKey, Value<'c, 'a>>,
     /// The kernel-entry descriptor of each (kernel, argument), in creation order.
@@ -88,6 +90,7 @@ pub(super) fn rewrite<'c, 'a>(
         functions: Vec::new(),
         function_index: HashMap::new(),
         elected: HashMap::new(),
+        warp_elected: HashMap::new(),
         buffers: HashMap::new(),
         descriptors: Vec::new(),
         descriptor_index: HashMap::new(),
@@ -165,22 +168,61 @@ impl<'c, 'a> Lowering<'c, 'a> {
         if !elect {
             return Ok(base);
         }
-        let block = b.block();
-        let key = block.to_raw().ptr as usize;
+        let key = b.block().to_raw().ptr as usize;
         if let Some(&leader) = self.elected.get(&key) {
             return Ok(leader);
         }
+        // The election and the test at the top of the block; after an election a warp-scope issue point of the
+        // block made already, the test just before this op (the top of the block is before that election).
+        let leader = match self.warp_elected.get(&key) {
+            Some(&elected) => b.andi(base, elected)?,
+            None => {
+                let at = self.block_start(b, op)?;
+                let elected = at.elect_sync()?;
+                self.warp_elected.insert(key, elected);
+                at.andi(base, elected)?
+            }
+        };
+        self.elected.insert(key, leader);
+        Ok(leader)
+    }
+
+    /// The thread that issues `op` for its scope: the CTA's [`Self::leader`] at cta (or cluster) scope; at warp
+    /// scope one lane of each warp that executes it (a producer warp issuing a warp-scope load or arrival): the
+    /// lane `elect.sync` elects where the leader would use it, else lane 0 of the linear thread index.
+    fn issuer(&mut self, b: &Builder<'c, 'a>, op: AxeOp<'c, 'a>) -> Result<Value<'c, 'a>, String> {
+        if op.scope().and_then(Result::ok) != Some(ExecScope::Warp) {
+            return self.leader(b, op.operation());
+        }
+        match self.leader_base(op.operation())? {
+            (_, true) => self.elect(b, op.operation()),
+            (_, false) => {
+                let f = self.function(op.operation())?;
+                first_of_group(b, 32, matches!(known_block(self.functions[f].op)[..], [_, 1, 1]))
+            }
+        }
+    }
+
+    /// `elect.sync` at the top of `b`'s block, one per block (see [`Self::leader`]).
+    fn elect(&mut self, b: &Builder<'c, 'a>, op: OperationRef<'c, 'a>) -> Result<Value<'c, 'a>, String> {
+        let key = b.block().to_raw().ptr as usize;
+        if let Some(&elected) = self.warp_elected.get(&key) {
+            return Ok(elected);
+        }
+        let elected = self.block_start(b, op)?.elect_sync()?;
+        self.warp_elected.insert(key, elected);
+        Ok(elected)
+    }
+
+    /// A builder at the top of `b`'s block: with the function's entry values when it is the entry block.
+    fn block_start(&mut self, b: &Builder<'c, 'a>, op: OperationRef<'c, 'a>) -> Result<Builder<'c, 'a>, String> {
         let f = self.function(op)?;
         let entry = access::entry_block(self.functions[f].op).ok_or("tma: function has no body")?;
         let location = self.functions[f].op.location();
-        let at = match entry.to_raw().ptr as usize == key {
-            true => self.entry(f, location)?,
-            false => Builder::at_start(self.root, block, location),
-        };
-        let elected = at.elect_sync()?;
-        let leader = at.andi(base, elected)?;
-        self.elected.insert(key, leader);
-        Ok(leader)
+        match std::ptr::eq(entry.to_raw().ptr, b.block().to_raw().ptr) {
+            true => self.entry(f, location),
+            false => Ok(Builder::at_start(self.root, b.block(), location)),
+        }
     }
 
     /// The entry-block part of [`Self::leader`], created on first use: (`warp 0`, true) with a known block of
@@ -229,9 +271,10 @@ impl<'c, 'a> Lowering<'c, 'a> {
         Ok((warp0, true))
     }
 
-    /// Lowers one mbarrier op: alloc, init and expect_tx run at cta scope (one barrier array, one thread of the
-    /// CTA), a plain arrive at cta, warpgroup, warp or thread scope (one arrival per instance of the scope: a
-    /// consumer warpgroup releasing a stage arrives once), a wait per thread.
+    /// Lowers one mbarrier op: alloc and init run at cta scope (one barrier array, initialized by one thread of
+    /// the CTA), expect_tx at cta or warp scope (the warp that issues the loads announces them), a plain arrive at
+    /// cta, warpgroup, warp or thread scope (one arrival per instance of the scope: a consumer warpgroup releasing
+    /// a stage arrives once), a wait per thread.
     fn barrier_op(&mut self, op: AxeOp<'c, 'a>) -> Result<(), String> {
         let scope = op.scope().unwrap_or_else(|| Err("no scope".into()))?;
         let arrival_scopes = [ExecScope::Cta, ExecScope::Warpgroup, ExecScope::Warp, ExecScope::Thread];
@@ -245,6 +288,8 @@ impl<'c, 'a> Lowering<'c, 'a> {
                 ))
             }
             OpKind::MbarrierArrive => {}
+            // A producer warp announces the bytes of its own warp-scope loads.
+            OpKind::MbarrierArriveExpectTx if scope == ExecScope::Warp => {}
             kind if scope != ExecScope::Cta => {
                 return Err(format!("tma: {} must run at cta scope, got {}", kind.name(), scope.name()))
             }
@@ -290,7 +335,7 @@ impl<'c, 'a> Lowering<'c, 'a> {
             }
             OpKind::MbarrierArriveExpectTx => {
                 let bytes = b.index(integer("bytes")?)?;
-                let leader = self.leader(&b, op.operation())?;
+                let leader = self.issuer(&b, op)?;
                 b.guarded(leader, |t| {
                     t.op("nvgpu.mbarrier.arrive.expect_tx", &[barrier, bytes, element], &[], &[]).map(drop)
                 })?;
@@ -299,15 +344,14 @@ impl<'c, 'a> Lowering<'c, 'a> {
                 let arrive = |t: &Builder<'c, 'a>| {
                     t.op("nvgpu.mbarrier.arrive", &[barrier, element], &[t.ty("!nvgpu.mbarrier.token")?], &[]).map(drop)
                 };
-                let size = if scope == ExecScope::Warp { 32 } else { 128 };
                 match scope {
                     ExecScope::Thread => arrive(&b)?,
-                    ExecScope::Cta => b.guarded(self.leader(&b, op.operation())?, arrive)?,
-                    _ => {
+                    ExecScope::Warpgroup => {
                         let f = self.function(op.operation())?;
                         let flat = matches!(known_block(self.functions[f].op)[..], [_, 1, 1]);
-                        b.guarded(first_of_group(&b, size, flat)?, arrive)?
+                        b.guarded(first_of_group(&b, 128, flat)?, arrive)?
                     }
+                    _ => b.guarded(self.issuer(&b, op)?, arrive)?,
                 }
             }
             _ => {
@@ -357,8 +401,8 @@ impl<'c, 'a> Lowering<'c, 'a> {
                         b.op("nvvm.cluster.arrive", &[], &[], &[])?;
                         b.op("nvvm.cluster.wait", &[], &[], &[])?;
                     }
-                    let leader = self.leader(&b, operation)?;
-                    self.load_issues(&b, leader, smem, desc, (barrier, element, !copy.announced), copy)?;
+                    let issuer = self.issuer(&b, copy.op)?;
+                    self.load_issues(&b, issuer, smem, desc, (barrier, element, !copy.announced), copy)?;
                 }
             }
             Direction::S2G => {

@@ -122,6 +122,9 @@ pub(crate) fn plan<'c, 'a>(op: AxeOp<'c, 'a>) -> Result<PlannedCopy<'c, 'a>, Ref
     match op.scope() {
         // Cluster scope: a multicast load (checked against the shared layout in `plan_regions`).
         Some(Ok(ExecScope::Cta | ExecScope::Cluster)) => {}
+        // Warp scope: an asynchronous load the executing warp issues (a producer warp; `ownership` gives TMA no
+        // other warp-scope copy).
+        Some(Ok(ExecScope::Warp)) if op.kind() == OpKind::CopyAsync => {}
         Some(Ok(other)) => return Err(Refusal::op(format!("tma: {name} must run at cta scope, got {}", other.name()))),
         Some(Err(e)) => return Err(Refusal::op(format!("tma: {e}"))),
         None => return Err(Refusal::op(format!("tma: {name} must have a scope"))),

@@ -64,7 +64,9 @@ impl Exec<'_, '_> {
         if then_m.contains(&true) {
             sides.push((0, then_m));
         }
-        if else_m.contains(&true) && op.region_count() > 1 {
+        // An else region without a block (what `scf.if` without `else` prints) is no side: its threads skip.
+        let has_else = access::region(op, 1).and_then(|r| r.first_block()).is_some();
+        if else_m.contains(&true) && has_else {
             sides.push((1, else_m));
         }
         if self.reversed() {

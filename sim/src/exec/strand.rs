@@ -12,8 +12,9 @@
 //! whose phase has not completed, a parent waiting for its sides), and, under a shuffled [`WarpOrder`], at
 //! synchronization points ([`Exec::interleave`]), so that seeded schedules explore other interleavings. The next
 //! strand is the next live one in the schedule's order (by index, reversed, or drawn). A blocked strand given the
-//! baton checks its condition again; when every live strand has checked twice in a row with no progress between,
-//! nothing can go on: a deadlock, reported at the wait with every strand's wait named.
+//! baton checks its condition again. Progress (a strand that ran ops, a wait that passed, a check that landed an
+//! asynchronous operation) starts a new *epoch*; when every live strand is blocked and has checked in vain in the
+//! current epoch, nothing can go on: a deadlock, reported at the wait with every strand's wait named.
 //!
 //! The first side runs on the parent's thread; when all sides are done the parent goes on with their results. An
 //! error in any strand aborts all of them (each wakes, sees it and unwinds); the first error is the run's.
@@ -43,18 +44,27 @@ impl<'l> Shared<'l> {
 enum Status {
     /// Running, or ready to run when it gets the baton.
     Ready,
-    /// Blocked: where, and what it waits for (as of its last check).
-    Waits { loc: String, what: String },
+    /// Blocked: where, what it waits for (as of its last check), and whether that is other strands finishing
+    /// (a join) rather than the machine (a barrier phase).
+    Waits { loc: String, what: String, join: bool },
     /// Finished.
     Done,
 }
 
-/// One strand: its status, its threads (for reports) and, once done, the values its region yielded.
+/// One strand: its status, its threads (for reports), the epoch of its last vain check, and once done the values
+/// its region yielded.
 #[derive(Clone, Debug)]
 struct Strand {
     status: Status,
     threads: String,
+    checked: u64,
     result: Option<Vec<V>>,
+}
+
+impl Strand {
+    fn new(mask: &[bool]) -> Strand {
+        Strand { status: Status::Ready, threads: describe(mask), checked: 0, result: None }
+    }
 }
 
 /// Every strand of a run and the baton's bookkeeping.
@@ -62,8 +72,8 @@ pub(super) struct Strands {
     list: Vec<Strand>,
     /// The strand holding the baton.
     turn: usize,
-    /// Hand-overs by blocked strands since some strand last made progress.
-    idle: usize,
+    /// Incremented at every progress (see the module docs); starts at 1, after every strand's `checked`.
+    epoch: u64,
     /// The first error of any strand: every strand unwinds with it.
     abort: Option<SimError>,
 }
@@ -71,8 +81,7 @@ pub(super) struct Strands {
 impl Strands {
     /// The strands of a CTA of `n` threads: one, the whole CTA, holding the baton.
     pub(super) fn new(n: usize) -> Strands {
-        let root = Strand { status: Status::Ready, threads: describe(&vec![true; n]), result: None };
-        Strands { list: vec![root], turn: 0, idle: 0, abort: None }
+        Strands { list: vec![Strand::new(&vec![true; n])], turn: 0, epoch: 1, abort: None }
     }
 
     fn live(&self) -> Vec<usize> {
@@ -82,18 +91,51 @@ impl Strands {
     fn done(&self, ids: &[usize]) -> bool {
         ids.iter().all(|&i| self.list[i].status == Status::Done)
     }
+
+    /// Every live strand is blocked and checked in vain in this epoch.
+    fn stuck(&self) -> bool {
+        self.list.iter().all(|s| match s.status {
+            Status::Done => true,
+            Status::Ready => false,
+            Status::Waits { .. } => s.checked == self.epoch,
+        })
+    }
 }
 
-/// `warps 1-4`, `warp 0`, or `threads 0-15` of a mask, for reports.
+/// The threads of a mask, for reports: `warp 8`, `warps 0-7`, or `lanes 1-31 of warps 0-7` (`threads ...` when
+/// warps differ in their lanes).
 fn describe(mask: &[bool]) -> String {
-    let on: Vec<usize> = (0..mask.len()).filter(|&t| mask[t]).collect();
-    let (first, last) = (on.first().copied().unwrap_or(0), on.last().copied().unwrap_or(0));
-    let whole = on.len().is_multiple_of(32) && first.is_multiple_of(32) && last - first + 1 == on.len();
-    match (whole, first / 32, last / 32) {
-        (true, a, b) if a == b => format!("warp {a}"),
-        (true, a, b) => format!("warps {a}-{b}"),
-        _ => format!("threads {}", on.iter().map(usize::to_string).collect::<Vec<_>>().join(",")),
+    let warps: Vec<(usize, Vec<usize>)> = (0..mask.len().div_ceil(32))
+        .map(|w| (w, (0..32).filter(|l| mask.get(w * 32 + l) == Some(&true)).collect::<Vec<usize>>()))
+        .filter(|(_, lanes)| !lanes.is_empty())
+        .collect();
+    let ids: Vec<usize> = warps.iter().map(|(w, _)| *w).collect();
+    let noun = if ids.len() == 1 { "warp" } else { "warps" };
+    match warps.first() {
+        None => "no threads".to_string(),
+        Some((_, lanes)) if warps.iter().all(|(_, l)| l == lanes) && lanes.len() == 32 => {
+            format!("{noun} {}", ranges(&ids))
+        }
+        Some((_, lanes)) if warps.iter().all(|(_, l)| l == lanes) => {
+            format!("lanes {} of {noun} {}", ranges(lanes), ranges(&ids))
+        }
+        _ => format!("threads {}", ranges(&(0..mask.len()).filter(|&t| mask[t]).collect::<Vec<_>>())),
     }
+}
+
+/// `0-3, 5, 7-9` of sorted numbers.
+fn ranges(xs: &[usize]) -> String {
+    let mut parts = Vec::new();
+    let mut i = 0;
+    while i < xs.len() {
+        let mut j = i;
+        while j + 1 < xs.len() && xs[j + 1] == xs[j] + 1 {
+            j += 1;
+        }
+        parts.push(if i == j { xs[i].to_string() } else { format!("{}-{}", xs[i], xs[j]) });
+        i = j + 1;
+    }
+    parts.join(", ")
 }
 
 /// An IR handle moved to a strand's thread. Sound because the IR is only read during a run (the interpreter
@@ -123,7 +165,7 @@ impl<'s, 'l> Exec<'s, 'l> {
         }
         let first = self.st.strands.list.len();
         for (_, mask) in &sides[1..] {
-            self.st.strands.list.push(Strand { status: Status::Ready, threads: describe(mask), result: None });
+            self.st.strands.list.push(Strand::new(mask));
         }
         let ids: Vec<usize> = (first..first + sides.len() - 1).collect();
         let (me, sh) = (self.me, self.sh);
@@ -147,7 +189,7 @@ impl<'s, 'l> Exec<'s, 'l> {
                 n => format!("the other {n} sides of the branch at {loc} to finish"),
             };
             let mine = self.run_region(op, sides[0].0, &[], &sides[0].1, loc).and_then(|out| {
-                self.block_until(loc, |ex| Ok((!ex.st.strands.done(&ids)).then(|| what.clone())))?;
+                self.block_until(loc, true, |ex| Ok((!ex.st.strands.done(&ids)).then(|| what.clone())))?;
                 Ok(out)
             });
             if let Err(e) = &mine {
@@ -171,26 +213,34 @@ impl<'s, 'l> Exec<'s, 'l> {
 
     /// Blocks this strand until `blocked` (what the strand still waits for, `None` once it can go on) says it can
     /// go on: checks now, and again each time the strand gets the baton back, handing it on in between. A
-    /// deadlock when every live strand has checked twice in a row and none could go on.
+    /// deadlock when every live strand is blocked and has checked in vain since the last progress.
     pub(super) fn block_until(
         &mut self,
         loc: &str,
+        join: bool,
         mut blocked: impl FnMut(&mut Self) -> Result<Option<String>, SimError>,
     ) -> Result<(), SimError> {
         let me = self.me;
+        // This strand ran ops since it last had to hand the baton over: progress.
+        self.st.strands.epoch += 1;
         loop {
             if let Some(e) = &self.st.strands.abort {
                 return Err(e.clone());
             }
-            let Some(what) = blocked(self)? else {
+            let landed = self.m.landed;
+            let check = blocked(self)?;
+            if self.m.landed != landed {
+                self.st.strands.epoch += 1;
+            }
+            let Some(what) = check else {
                 self.st.strands.list[me].status = Status::Ready;
-                self.st.strands.idle = 0;
+                self.st.strands.epoch += 1;
                 return Ok(());
             };
             let strands = &mut self.st.strands;
-            strands.list[me].status = Status::Waits { loc: loc.to_string(), what };
-            strands.idle += 1;
-            if strands.idle > 2 * strands.live().len() {
+            strands.list[me].status = Status::Waits { loc: loc.to_string(), what, join };
+            strands.list[me].checked = strands.epoch;
+            if strands.stuck() {
                 return Err(self.deadlock());
             }
             self.pass();
@@ -210,7 +260,7 @@ impl<'s, 'l> Exec<'s, 'l> {
             self.st.strands.turn = pick;
             self.sh.turn.notify_all();
             self.wait_turn()?;
-            self.st.strands.idle = 0;
+            self.st.strands.epoch += 1;
         }
         Ok(())
     }
@@ -258,26 +308,30 @@ impl<'s, 'l> Exec<'s, 'l> {
             }
         }
         strands.list[me].status = Status::Done;
-        strands.idle = 0;
+        strands.epoch += 1;
     }
 
-    /// The deadlock error at this strand's wait: what it waits for, and what every other live strand waits for.
+    /// The deadlock error: at the first strand waiting on the machine (a barrier phase) rather than on other
+    /// strands, with what it waits for, and what every other live strand waits for.
     fn deadlock(&self) -> SimError {
         let strands = &self.st.strands;
-        let (loc, what) = match &strands.list[self.me].status {
-            Status::Waits { loc, what } => (loc.as_str(), what.as_str()),
-            _ => ("", "a wait"),
+        let waiting = |i: usize| match &strands.list[i].status {
+            Status::Waits { loc, what, join } => Some((loc.as_str(), what.as_str(), *join)),
+            _ => None,
         };
+        let all: Vec<usize> = (0..strands.list.len()).filter(|&i| waiting(i).is_some()).collect();
+        let first = all.iter().copied().find(|&i| waiting(i).is_some_and(|w| !w.2)).unwrap_or(self.me);
+        let (loc, what, _) = waiting(first).unwrap_or(("", "a wait", false));
         let mut message = format!("deadlock: {what} can never succeed, and nothing pending can complete it");
-        let others: Vec<String> = (0..strands.list.len())
-            .filter(|&i| i != self.me)
-            .filter_map(|i| match &strands.list[i].status {
-                Status::Waits { loc, what } => Some(format!("{} at {loc}, on {what}", strands.list[i].threads)),
-                _ => None,
+        let others: Vec<String> = all
+            .iter()
+            .filter(|&&i| i != first)
+            .filter_map(|&i| {
+                waiting(i).map(|(loc, what, _)| format!("{} at {loc}, on {what}", strands.list[i].threads))
             })
             .collect();
         if !others.is_empty() {
-            let here = &strands.list[self.me].threads;
+            let here = &strands.list[first].threads;
             message += &format!(" (here: {here}; no other strand can go on: {})", others.join("; "));
         }
         SimError::new(loc, message)

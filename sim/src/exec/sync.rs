@@ -119,7 +119,7 @@ impl Exec<'_, '_> {
                 waits.push((addr[t], parity[t] & 1));
             }
         }
-        self.block_until(loc, |ex| {
+        self.block_until(loc, false, |ex| {
             for &(a, p) in &waits {
                 if let Some(what) = ex.m.try_parity(a, p, loc)? {
                     return Ok(Some(what));

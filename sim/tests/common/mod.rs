@@ -31,6 +31,8 @@ pub enum Grid {
     RowsOnX,
     /// `(ceildiv(N, 128), ceildiv(M, 128))`: block x covers columns, y rows.
     ColsOnX,
+    /// `(ceildiv(N, 256), ceildiv(M, 128))`: block x covers 256 columns, y 128 rows.
+    WideColsOnX,
 }
 
 /// Runs `text` (`examples/<kernel>.mlir` or a mutant of it; C[M,N] f16 = A[M,K] @ B[K,N], arguments A, B, C, M, N,
@@ -81,6 +83,7 @@ fn gemm_schedule(
     let dims = match grid {
         Grid::RowsOnX => [rows, cols, 1],
         Grid::ColsOnX => [cols, rows, 1],
+        Grid::WideColsOnX => [n.div_ceil(256) as i64, rows, 1],
     };
     for by in 0..dims[1] {
         for bx in 0..dims[0] {

@@ -1,0 +1,65 @@
+//! examples/gemm_sm90a_ws.mlir, the warp-specialized GEMM (a producer warp, two consumer warpgroups), run on every
+//! CTA of its grid under every schedule against A * B computed here; mutants of its protocol must fail with the
+//! rule they break.
+
+mod common;
+
+use common::{assert_caught, gemm_case, gemm_runs, mutant, Grid};
+
+const KERNEL: &str = "gemm_sm90a_ws";
+
+#[test]
+fn ragged_tiles_over_four_ctas() {
+    // Two row tiles (the second 16 rows), two column tiles (the second 16 columns), K = 80: two K tiles, the
+    // second 16 wide (TMA's zero fill past K adds nothing).
+    gemm_case(KERNEL, Grid::WideColsOnX, 144, 272, 80);
+}
+
+#[test]
+fn seven_k_tiles_wrap_the_three_stages_twice() {
+    // Stage 0 holds K tiles 0, 3 and 6: both sides' parities flip twice, the producer's "free" wait passes at
+    // once in round 0 and waits for the consumers' release after.
+    gemm_case(KERNEL, Grid::WideColsOnX, 128, 256, 448);
+}
+
+/// `mutant`'s results on one CTA over four K tiles (stage 0 reused once).
+fn runs(text: &str) -> Vec<Result<(), String>> {
+    gemm_runs(text, false, KERNEL, Grid::WideColsOnX, 128, 256, 256)
+}
+
+#[test]
+fn a_consumer_that_never_releases_its_stage_deadlocks() {
+    let text = mutant(KERNEL, "          axe.mbarrier_arrive warp %empty[%cur_index] : !bars\n", "");
+    assert_caught("no release", &runs(&text), &["deadlock: try_wait.parity"]);
+}
+
+#[test]
+fn a_stage_freed_by_half_the_consumer_warps_is_refilled_under_the_others() {
+    // 4 arrivals complete a phase: the producer may refill a stage once one warpgroup released it, over the other's
+    // reads (a race), and the consumers' 8 arrivals per round complete two phases, so the parities fall out of step
+    // (a deadlock). Under these schedules the deadlock comes first.
+    let text = mutant(KERNEL, "axe.mbarrier_init cta %empty count 8", "axe.mbarrier_init cta %empty count 4");
+    assert_caught("half release", &runs(&text), &["deadlock: try_wait.parity", "write-after-read race"]);
+}
+
+#[test]
+fn a_producer_waiting_on_the_consumers_parity_deadlocks() {
+    // Without the flip the producer's first wait is for phase 0 of a fresh "empty" barrier, which only the
+    // consumers' first release completes, and they wait for the data it would load.
+    let text = mutant(
+        KERNEL,
+        "axe.mbarrier_wait warp %empty[%cur_index], %free",
+        "axe.mbarrier_wait warp %empty[%cur_index], %parity",
+    );
+    assert_caught("no flip", &runs(&text), &["deadlock: try_wait.parity"]);
+}
+
+#[test]
+fn consumers_that_do_not_wait_for_a_full_stage_race_with_its_load() {
+    // The consumers read stages the producer's loads have not delivered (the producer first), or before it
+    // loads them: a load then lands over reads nothing ordered before it (a race), or, with the consumers run to
+    // their end first, their releases have run the "empty" barriers a phase ahead of the producer's waits.
+    let text = mutant(KERNEL, "          axe.mbarrier_wait cta %full[%cur_index], %parity : !bars\n", "");
+    let expected = ["deadlock: try_wait.parity", "a pending TMA load", "write-after-read race"];
+    assert_caught("no full wait", &runs(&text), &expected);
+}

@@ -1,0 +1,40 @@
+// The warp-specialized sm_90a GEMM (examples/gemm_sm90a_ws.mlir: a producer warp issuing TMA, two consumer
+// warpgroups issuing wgmma on a 128x256 tile, 3 stages, full/empty barrier arrays) goes all the way to PTX that
+// ptxas accepts for sm_90a with no spills and at most 168 registers a thread (384 threads x 168 <= 65536, one CTA
+// per SM), and to its launch record. (The simulator proves it: sim/tests/gemm_sm90a_ws.rs.)
+// RUN: axe-opt --axe-check-barriers %examples/gemm_sm90a_ws.mlir -o /dev/null
+// RUN: axe-opt --lower-tma --lower-mma --lower-copy --lower-to-nvvm --axe-hoist-allocas --axe-dynamic-shared %examples/gemm_sm90a_ws.mlir -o %t.mlir
+// RUN: axe-translate --emit=ptx --chip=sm_90a %t.mlir -o %t.ptx
+// RUN: FileCheck %s < %t.ptx
+// RUN: ptxas -arch=sm_90a -v %t.ptx -o %t.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS
+// RUN: axe-translate --emit=launch --chip=sm_90a %t.mlir | FileCheck %s --check-prefix=LAUNCH
+
+// CHECK: .visible .entry gemm_sm90a_ws(
+// CHECK: .maxntid 384, 1, 1
+// CHECK-NOT: .local
+// Consumers: per K tile, a parity wait on the stage's "full" barrier, each warpgroup's four m64n256k16 (K = 64 in
+// steps of 16; two warpgroups), then each consumer warp's release: its elected lane arrives on "empty".
+// CHECK: elect.sync
+// CHECK: mbarrier.try_wait.parity.shared.b64
+// CHECK-COUNT-8: wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16
+// CHECK: mbarrier.arrive.shared.b64
+// Producer: its elected lane waits for a free stage, announces 49152 bytes, then loads A in one 64x128 box and B
+// in four 64x64 boxes.
+// CHECK: elect.sync
+// CHECK: mbarrier.try_wait.parity.shared.b64
+// CHECK: mov.b32 [[BYTES:%r[0-9]+]], 49152;
+// CHECK: mbarrier.arrive.expect_tx.shared.b64 {{.*}}, [[BYTES]];
+// CHECK-COUNT-5: cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
+// Epilogue: after a CTA barrier, C in four 64-column boxes.
+// CHECK: bar.sync 0;
+// CHECK-COUNT-4: cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group
+// PTXAS: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+// PTXAS: Used {{([0-9]|[0-9][0-9]|1[0-5][0-9]|16[0-8])}} registers
+
+// Shared memory: the barriers (2 x 3 x 8 bytes) first, then A 3 x 16 KB, B 3 x 32 KB and C 64 KB from byte 1024,
+// and 1024 bytes of slack for the window's run-time alignment: 1024 + 212992 + 1024.
+// LAUNCH: "name": "gemm_sm90a_ws",
+// LAUNCH-NEXT: "grid": ["ceildiv(N, 256)", "ceildiv(M, 128)", "1"],
+// LAUNCH-NEXT: "block": [384, 1, 1],
+// LAUNCH-NEXT: "cluster": [1, 1, 1],
+// LAUNCH-NEXT: "dynamic_shared_bytes": 215040,
