@@ -5,6 +5,8 @@ Python package's GPU path, checked against torch.matmul and timed against cuBLAS
 Kernels (compiled beforehand: `scripts/gpu-check.sh --prepare` writes PTX, cubins and launch records to
 target/gpu-check/; this script needs no compiler, only PyTorch, the CUDA driver and optionally Triton):
   gemm_sm90a  examples/gemm_sm90a.mlir: TMA + wgmma, 128x128x64 tiles, 3 stages, one warpgroup (cubin for sm_90a)
+  gemm_sm90a_ws  examples/gemm_sm90a_ws.mlir: warp-specialized, a TMA producer warp and two wgmma consumer
+              warpgroups on 128x256x64 tiles, 3 stages (cubin for sm_90a)
   gemm_sm80   examples/gemm_sm80.mlir: cp.async + ldmatrix + mma.sync, the same tiles (PTX for sm_80, assembled
               for sm_90 by ptxas beforehand; the driver compiles the PTX itself when that cubin does not load)
   tma_copy    examples/tma_copy.mlir: a 128x64 f16 tile through 128B-swizzled shared memory and back
@@ -17,7 +19,9 @@ Checks, per kernel and shape:
            torch.matmul's figure on the same data is printed beside it.
   refused  arguments that break the launch record raise axe.LaunchError before any launch.
 Timing: CUDA events around each launch (prepared launches: checks and tensor maps done once), 10 warm-up
-launches, the median of 50; TFLOP/s = 2 M N K / time. Peers in the same run: torch.matmul (cuBLAS), Triton's
+launches, the median of 50; TFLOP/s = 2 M N K / time. Square shapes, then M = 8192 tokens through the weight
+shapes (N, K) of Llama-3.1-8B/70B and Qwen3-8B/32B (fused QKV, attention output, fused gate/up, down; sm_80
+kernel left out there). Peers in the same run: torch.matmul (cuBLAS), Triton's
 matmul at Axe's configuration (128x128x64, 4 warps, 3 stages) and at a tuned one (128x256x64, 8 warps, 3 stages).
 """
 
@@ -43,6 +47,20 @@ import axe  # noqa: E402
 EXACT_SHAPES = [(128, 128, 64), (256, 384, 192), (144, 272, 80), (1024, 1024, 512), (528, 1040, 400)]
 RANDOM_SHAPES = [(512, 512, 512), (2048, 2048, 2048), (4096, 4096, 4096)]
 TIMED_SHAPES = [(2048, 2048, 2048), (4096, 4096, 4096), (8192, 8192, 8192)]
+# (model, layer, N, K) from the models' configs: hidden size h, intermediate size i, query heads x head dim q,
+# key/value heads x head dim kv. QKV: N = q + 2 kv, K = h; output: N = h, K = q; gate/up: N = 2 i, K = h; down:
+# N = h, K = i. Llama-3.1-8B h 4096 i 14336 q 4096 kv 1024; Llama-3.1-70B h 8192 i 28672 q 8192 kv 1024;
+# Qwen3-8B h 4096 i 12288 q 4096 kv 1024; Qwen3-32B h 5120 i 25600 q 8192 kv 1024.
+MODEL_M = 8192
+MODEL_SHAPES = [
+    ("Llama-3.1-8B", "qkv", 6144, 4096), ("Llama-3.1-8B", "o", 4096, 4096),
+    ("Llama-3.1-8B", "gate_up", 28672, 4096), ("Llama-3.1-8B", "down", 4096, 14336),
+    ("Llama-3.1-70B", "qkv", 10240, 8192), ("Llama-3.1-70B", "o", 8192, 8192),
+    ("Llama-3.1-70B", "gate_up", 57344, 8192), ("Llama-3.1-70B", "down", 8192, 28672),
+    ("Qwen3-8B", "qkv", 6144, 4096), ("Qwen3-8B", "gate_up", 24576, 4096), ("Qwen3-8B", "down", 4096, 12288),
+    ("Qwen3-32B", "qkv", 10240, 5120), ("Qwen3-32B", "o", 5120, 8192),
+    ("Qwen3-32B", "gate_up", 51200, 5120), ("Qwen3-32B", "down", 5120, 25600),
+]
 TOLERANCE = 2.0**-10
 
 
@@ -211,6 +229,7 @@ def main():
     print(environment())
     kernels = {
         "gemm_sm90a": load(artifacts, "gemm_sm90a", "sm_90a", "sm_90a").kernel,
+        "gemm_sm90a_ws": load(artifacts, "gemm_sm90a_ws", "sm_90a", "sm_90a").kernel,
         "gemm_sm80": load(artifacts, "gemm_sm80", "sm_80", "sm_90").kernel,
     }
     tma = load(artifacts, "tma_copy", "sm_90a", "sm_90a").kernel
@@ -250,25 +269,32 @@ def main():
     except Exception as e:  # noqa: BLE001
         print(f"Triton unavailable: {e}")
     timings = []  # (shape, impl, ms, tflops)
-    for m, n, k in timed_shapes:
+    timed = [(f"{m}x{n}x{k}", m, n, k, list(kernels)) for m, n, k in timed_shapes]
+    if not args.quick:
+        timed += [
+            (f"{model} {layer} {MODEL_M}x{n}x{k}", MODEL_M, n, k, [x for x in kernels if x != "gemm_sm80"])
+            for model, layer, n, k in MODEL_SHAPES
+        ]
+    for label, m, n, k, names in timed:
         a = torch.randn((m, k), device="cuda").half()
         b = torch.randn((k, n), device="cuda").half()
         c = torch.empty((m, n), dtype=torch.float16, device="cuda")
         flops = 2.0 * m * n * k
-        for name, kernel in kernels.items():
+        for name in names:
             try:
-                launch = kernel.prepare(a, b, c, m, n, k)
+                launch = kernels[name].prepare(a, b, c, m, n, k)
                 ms = time_it(launch.launch)
-                timings.append((f"{m}x{n}x{k}", f"Axe {name}", ms, flops / ms / 1e9))
+                timings.append((label, f"Axe {name}", ms, flops / ms / 1e9))
             except Exception as e:  # noqa: BLE001
-                timings.append((f"{m}x{n}x{k}", f"Axe {name}", float("nan"), float("nan")))
+                timings.append((label, f"Axe {name}", float("nan"), float("nan")))
                 print(f"timing {name}: {e}")
         for name, fn in peers.items():
             try:
                 ms = time_it(lambda: fn(a, b, c, m, n, k))
-                timings.append((f"{m}x{n}x{k}", name, ms, flops / ms / 1e9))
+                timings.append((label, name, ms, flops / ms / 1e9))
             except Exception as e:  # noqa: BLE001
                 print(f"timing {name}: {e}")
+        del a, b, c
 
     print()
     print(f"loaded from: {json.dumps(loaded)}")

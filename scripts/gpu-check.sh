@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# The GPU check: every example kernel a Hopper GPU runs (gemm_sm90a, gemm_sm80, tma_copy), launched through the
-# Python package's GPU path, checked against torch.matmul (exact on small integers, then random data within a
-# stated tolerance), the refusals of bad arguments, and timed against cuBLAS and Triton; one table
-# (bench/gpu_check.py says what each column means). About 3 minutes on an H100/H200.
+# The GPU check: every example kernel a Hopper GPU runs (gemm_sm90a, gemm_sm90a_ws, gemm_sm80, tma_copy),
+# launched through the Python package's GPU path, checked against torch.matmul (exact on small integers, then
+# random data within a stated tolerance), the refusals of bad arguments, and timed against cuBLAS and Triton on
+# square shapes and on the weight shapes of four LLMs at M = 8192; one table (bench/gpu_check.py says what each
+# column means). About 3 minutes on an H100/H200.
 #
 #   scripts/gpu-check.sh --prepare   # no GPU needed: compile the kernels into target/gpu-check/ (PTX, cubins,
 #                                    # launch records), the only files a GPU machine without the toolchain needs
@@ -22,7 +23,7 @@ prepare() {
   local passes=(--lower-tma --lower-mma --lower-copy --lower-collectives --lower-to-nvvm --axe-hoist-allocas
                 --axe-dynamic-shared)
   # name chip cubin-arch (sm_80's PTX is assembled for sm_90: an sm_80 cubin does not run on Hopper)
-  for job in "gemm_sm90a sm_90a sm_90a" "gemm_sm80 sm_80 sm_90" "tma_copy sm_90a sm_90a"; do
+  for job in "gemm_sm90a sm_90a sm_90a" "gemm_sm90a_ws sm_90a sm_90a" "gemm_sm80 sm_80 sm_90" "tma_copy sm_90a sm_90a"; do
     read -r name chip arch <<<"$job"
     target/debug/axe-opt "${passes[@]}" "examples/$name.mlir" -o "$out/$name.nvvm.mlir"
     target/debug/axe-translate --emit=ptx --chip="$chip" "$out/$name.nvvm.mlir" -o "$out/$name.$chip.ptx"
