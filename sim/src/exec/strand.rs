@@ -138,6 +138,9 @@ fn ranges(xs: &[usize]) -> String {
     parts.join(", ")
 }
 
+/// Stack of a strand's thread.
+const STACK_BYTES: usize = 8 << 20;
+
 /// An IR handle moved to a strand's thread. Sound because the IR is only read during a run (the interpreter
 /// never mutates it), and only by the strand holding the baton, whose hand-over is a lock release/acquire.
 struct Ir<T>(T);
@@ -172,17 +175,34 @@ impl<'s, 'l> Exec<'s, 'l> {
         let threads = std::mem::replace(&mut self.st.strands.list[me].threads, describe(&sides[0].1));
         let mine = std::thread::scope(|scope| {
             for (&id, (r, mask)) in ids.iter().zip(&sides[1..]) {
-                let (ir, r, mask, loc) = (Ir(op), *r, mask.clone(), loc.to_string());
-                scope.spawn(move || {
+                let (ir, r, mask, at) = (Ir(op), *r, mask.clone(), loc.to_string());
+                let strand = move || {
                     let ir = ir;
-                    let mut ex = Exec { st: sh.state.lock(), sh, me: id };
-                    let out = ex.wait_turn().and_then(|()| ex.run_region(ir.0, r, &[], &mask, &loc));
-                    ex.finish(out);
+                    // A panic (an interpreter bug) must not leave the parent waiting for this strand forever:
+                    // it ends the strand with an error instead, which aborts the run.
+                    let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                        let mut ex = Exec { st: sh.state.lock(), sh, me: id };
+                        let out = ex.wait_turn().and_then(|()| ex.run_region(ir.0, r, &[], &mask, &at));
+                        ex.finish(out);
+                        ex
+                    }));
+                    let mut ex = run.unwrap_or_else(|_| {
+                        let mut ex = Exec { st: sh.state.lock(), sh, me: id };
+                        ex.finish(Err(SimError::new(&at, "internal error: a strand of this branch panicked")));
+                        ex
+                    });
                     if ex.st.strands.turn == id {
                         ex.pass();
                     }
                     sh.turn.notify_all();
-                });
+                };
+                // The interpreter recurses per region: the main thread's stack size, not a spawned thread's 2 MiB.
+                let spawned = std::thread::Builder::new().stack_size(STACK_BYTES).spawn_scoped(scope, strand);
+                if let Err(e) = spawned {
+                    let strands = &mut self.st.strands;
+                    strands.abort.get_or_insert_with(|| SimError::new(loc, format!("cannot start a thread: {e}")));
+                    strands.list[id].status = Status::Done;
+                }
             }
             let what = match ids.len() {
                 1 => format!("the other side of the branch at {loc} to finish"),
