@@ -287,12 +287,25 @@ impl<'c, 'a> Storage<'c, 'a> {
         units: Option<i64>,
         index: i64,
     ) -> Result<Value<'c, 'a>, String> {
+        let which = self.unit_index(b, op, unit, units)?;
+        b.cmpi(Cmp::Eq, which, b.index(index)?)
+    }
+
+    /// The index (`index`) of the calling thread's unit of `unit` threads within its scope instance of `units`
+    /// units (`tid / unit`, modulo `units` when the scope's size is known).
+    pub(crate) fn unit_index(
+        &mut self,
+        b: &Builder<'c, 'a>,
+        op: OperationRef<'c, 'a>,
+        unit: i64,
+        units: Option<i64>,
+    ) -> Result<Value<'c, 'a>, String> {
         let tid = self.tid(op)?;
         let mut which = if unit == 1 { tid } else { b.divui(tid, b.index(unit)?)? };
         if let Some(units) = units {
             which = b.remui(which, b.index(units)?)?;
         }
-        b.cmpi(Cmp::Eq, which, b.index(index)?)
+        Ok(which)
     }
 
     /// `i1`: true on exactly one thread of the CTA, the lane of warp 0 (`tid.x < 32`) that `elect.sync

@@ -12,11 +12,13 @@
 // CHECK: .visible .entry gemm_sm90a_ws(
 // CHECK: .maxntid 384, 1, 1
 // CHECK-NOT: .local
-// Consumers: per K tile, a parity wait on the stage's "full" barrier, each warpgroup's four m64n256k16 (K = 64 in
-// steps of 16; two warpgroups), then each consumer warp's release: its elected lane arrives on "empty".
+// Consumers: per K tile, a parity wait on the stage's "full" barrier, four m64n256k16 (K = 64 in steps of 16) that
+// both warpgroups run (one code path, warpgroup g's A descriptor 64 rows further), then each consumer warp's
+// release: its elected lane arrives on "empty".
 // CHECK: elect.sync
 // CHECK: mbarrier.try_wait.parity.shared.b64
-// CHECK-COUNT-8: wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16
+// CHECK-COUNT-4: wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16
+// CHECK-NOT: wgmma.mma_async
 // CHECK: mbarrier.arrive.shared.b64
 // Producer: its elected lane waits for a free stage, announces 49152 bytes, then loads A in one 64x128 box and B
 // in four 64x64 boxes.

@@ -77,7 +77,8 @@ module attributes {axe.target = "sm_90a"} {
 
 // -----
 
-// Two warpgroups split M at cta scope: the second issues under tid / 128 == 1.
+// Two warpgroups split M at cta scope, one code path: warpgroup g = tid / 128 adds g times its 64 rows of A
+// (64 x 16 halves = 2048 bytes, 128 in the descriptor's 16-byte units) to A's descriptor; B is the same for both.
 !a = !axe.tensor<128x16xf16, shared, Swizzle(3,1,3) o S[(128,16):(16,1)]>
 !b = !axe.tensor<16x16xf16, shared, Swizzle(3,1,3) o S[(16,16):(1,16)]>
 !c = !axe.tensor<128x16xf32, reg, S[(2,4,2,8,2,4,2):(1@wgid,1@wid_in_wg,2,4@laneid,4,1@laneid,1)]>
@@ -90,13 +91,16 @@ module attributes {axe.target = "sm_90a"} {
       %b = axe.alloc cta : !b
       %c = axe.alloc cta : !c
       // CHECK: %[[G:.*]] = arith.divui %[[TID]], %c128 : index
-      // CHECK: %[[IS0:.*]] = arith.cmpi eq, %[[G]], %c0 : index
-      // CHECK: scf.if %[[IS0]] {
-      // CHECK: nvvm.wgmma.fence.aligned
+      // CHECK-NEXT: %[[G64:.*]] = arith.index_castui %[[G]] : index to i64
+      // CHECK-NEXT: %[[STEP:.*]] = arith.constant 128 : i64
+      // CHECK-NEXT: %[[MOVE:.*]] = arith.muli %[[G64]], %[[STEP]] : i64
+      // CHECK-NEXT: %[[ABASE:.*]] = arith.addi %{{.*}}, %[[MOVE]] : i64
+      // CHECK-NEXT: nvvm.wgmma.fence.aligned
+      // CHECK-NOT: scf.if
+      // CHECK: arith.addi %{{.*}}, %[[ABASE]] : i64
+      // CHECK: nvvm.wgmma.mma_async
+      // CHECK-NOT: nvvm.wgmma.mma_async
       // CHECK: nvvm.wgmma.wait.group.sync.aligned 0
-      // CHECK: %[[IS1:.*]] = arith.cmpi eq, %[[G]], %c1 : index
-      // CHECK: scf.if %[[IS1]] {
-      // CHECK: nvvm.wgmma.fence.aligned
       axe.gemm cta %a, %b, %c : !a, !b, !c
       gpu.return
     }

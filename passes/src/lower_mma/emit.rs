@@ -314,50 +314,35 @@ impl<'c, 'a> Lowering<'c, 'a> {
         let b_base = self.encoded_base(&b, gemm, 1)?;
         let a_mem = if a_in_registers { Some(self.storage.memref_of(&gemm.operands[0])?) } else { None };
         let acc_mem = self.storage.memref_of(&gemm.operands[2])?;
-        let [m, n, k] = gemm.plan.inst_shape;
-        let wgmma_type = |t: ElemType| format!("#nvvm.wgmma_type<{}>", t.ptx());
-        let (dtype, acc) = (gemm.dtype, gemm.acc);
+        let wg = Wgmma { shape: gemm.plan.inst_shape, dtype: gemm.dtype, acc: gemm.acc, acc_mem };
+        // Warpgroups that issue the same instructions on descriptors one fixed step apart run one code path, the
+        // step times their index added to the bases, where a guard per warpgroup doubled the loop's code.
+        if let (Some(a_base), Some((a_step, b_step))) = (a_base, uniform_groups(&gemm.plan.issues)) {
+            let scope_units = gemm.scope.fixed_threads().map(|t| t / 128);
+            let group = self.storage.unit_index(&b, gemm.op.operation(), 128, scope_units)?;
+            let group = b.index_castui(group, Ty::I64)?;
+            let moved = |base: Value<'c, 'a>, step: i64| match step {
+                0 => Ok(base),
+                _ => b.addi(base, b.muli(group, b.constant(step, Ty::I64)?)?),
+            };
+            let (a_base, b_base) = (moved(a_base, a_step)?, moved(b_base, b_step)?);
+            let first: Vec<&MmaIssue> = gemm.plan.issues.iter().filter(|i| i.thread_base == 0).collect();
+            b.op("nvvm.wgmma.fence.aligned", &[], &[], &[])?;
+            for issue in first {
+                wg.shared(&b, issue, a_base, b_base)?;
+            }
+            return wgmma_wait_all(&b);
+        }
         self.per_issuer(gemm, 128, |_, b, issues| {
             b.op("nvvm.wgmma.fence.aligned", &[], &[], &[])?;
             for issue in issues {
-                let c_regs = regs(&issue.c)?;
-                let values = load_regs(b, acc_mem, c_regs)?;
-                let (fields, element) = pack_accumulators(b, &values, acc)?;
-                let (count, ty) = (fields.len(), struct_type(element, fields.len()));
-                let mut accumulators = b.undef(b.ty(&ty)?)?;
-                for (i, v) in fields.into_iter().enumerate() {
-                    accumulators = b.insertvalue(accumulators, v, i)?;
+                match (a_mem, a_base) {
+                    (Some(a_mem), _) => wg.registers_a(b, issue, a_mem, b_base)?,
+                    (None, Some(a_base)) => wg.shared(b, issue, a_base, b_base)?,
+                    (None, None) => return Err("mma: internal: shared A without a base".into()),
                 }
-                if let Some(a_mem) = a_mem {
-                    let (db, b_major) = descriptor(b, &issue.b, b_base)?;
-                    let a_values = load_regs(b, a_mem, regs(&issue.a)?)?;
-                    let shape = [m, n, k];
-                    let out = wgmma_registers_a(b, shape, dtype, acc, &a_values, db, b_major, accumulators, count)?;
-                    store_regs(b, acc_mem, c_regs, &out)?;
-                    continue;
-                }
-                let a_base = a_base.ok_or("mma: internal: shared A without a base")?;
-                let (da, a_major) = descriptor(b, &issue.a, a_base)?;
-                let (db, b_major) = descriptor(b, &issue.b, b_base)?;
-                let layout = |row: bool| format!("#nvvm.mma_layout<{}>", if row { "row" } else { "col" });
-                let attributes = [
-                    ("shape", format!("#nvvm.shape<m = {m}, n = {n}, k = {k}>")),
-                    ("typeA", wgmma_type(dtype)),
-                    ("typeB", wgmma_type(dtype)),
-                    ("typeD", wgmma_type(acc)),
-                    ("scaleD", "#nvvm.wgmma_scale_out<one>".into()),
-                    ("scaleA", "#nvvm.wgmma_scale_in<one>".into()),
-                    ("scaleB", "#nvvm.wgmma_scale_in<one>".into()),
-                    // K-major A is "row" (not transposed), K-major B is "col".
-                    ("layoutA", layout(a_major == axe_layout::mma::Major::K)),
-                    ("layoutB", layout(b_major != axe_layout::mma::Major::K)),
-                ];
-                let d = b.value("nvvm.wgmma.mma_async", &[accumulators, da, db], b.ty(&ty)?, &attributes)?;
-                let out = unpack_accumulators(b, d, count, acc)?;
-                store_regs(b, acc_mem, c_regs, &out)?;
             }
-            b.op("nvvm.wgmma.commit.group.sync.aligned", &[], &[], &[])?;
-            b.op("nvvm.wgmma.wait.group.sync.aligned", &[], &[], &[("group", "0 : i64".into())]).map(drop)
+            wgmma_wait_all(b)
         })
     }
 
@@ -662,6 +647,125 @@ fn unpack_accumulators<'c, 'a>(
 /// `!llvm.struct<(element, ...)>` with `count` fields.
 fn struct_type(element: &str, count: usize) -> String {
     format!("!llvm.struct<({})>", vec![element; count].join(", "))
+}
+
+/// What every `wgmma` issue of one gemm shares: the instruction shape, the operand and accumulator types, and the
+/// accumulator's register array.
+struct Wgmma<'c, 'a> {
+    shape: [i64; 3],
+    dtype: ElemType,
+    acc: ElemType,
+    acc_mem: Value<'c, 'a>,
+}
+
+impl<'c, 'a> Wgmma<'c, 'a> {
+    /// The issue's accumulators, loaded and packed into the instruction's struct: (struct, fields, its type).
+    fn accumulators(&self, b: &Builder<'c, 'a>, issue: &MmaIssue) -> Result<(Value<'c, 'a>, usize, String), String> {
+        let values = load_regs(b, self.acc_mem, regs(&issue.c)?)?;
+        let (fields, element) = pack_accumulators(b, &values, self.acc)?;
+        let (count, ty) = (fields.len(), struct_type(element, fields.len()));
+        let mut accumulators = b.undef(b.ty(&ty)?)?;
+        for (i, v) in fields.into_iter().enumerate() {
+            accumulators = b.insertvalue(accumulators, v, i)?;
+        }
+        Ok((accumulators, count, ty))
+    }
+
+    /// One `nvvm.wgmma.mma_async` on shared A and B (descriptors from the encoded bases), results stored back.
+    fn shared(
+        &self,
+        b: &Builder<'c, 'a>,
+        issue: &MmaIssue,
+        a_base: Value<'c, 'a>,
+        b_base: Value<'c, 'a>,
+    ) -> Result<(), String> {
+        let (accumulators, count, ty) = self.accumulators(b, issue)?;
+        let (da, a_major) = descriptor(b, &issue.a, a_base)?;
+        let (db, b_major) = descriptor(b, &issue.b, b_base)?;
+        let [m, n, k] = self.shape;
+        let wgmma_type = |t: ElemType| format!("#nvvm.wgmma_type<{}>", t.ptx());
+        let layout = |row: bool| format!("#nvvm.mma_layout<{}>", if row { "row" } else { "col" });
+        let attributes = [
+            ("shape", format!("#nvvm.shape<m = {m}, n = {n}, k = {k}>")),
+            ("typeA", wgmma_type(self.dtype)),
+            ("typeB", wgmma_type(self.dtype)),
+            ("typeD", wgmma_type(self.acc)),
+            ("scaleD", "#nvvm.wgmma_scale_out<one>".into()),
+            ("scaleA", "#nvvm.wgmma_scale_in<one>".into()),
+            ("scaleB", "#nvvm.wgmma_scale_in<one>".into()),
+            // K-major A is "row" (not transposed), K-major B is "col".
+            ("layoutA", layout(a_major == axe_layout::mma::Major::K)),
+            ("layoutB", layout(b_major != axe_layout::mma::Major::K)),
+        ];
+        let d = b.value("nvvm.wgmma.mma_async", &[accumulators, da, db], b.ty(&ty)?, &attributes)?;
+        let out = unpack_accumulators(b, d, count, self.acc)?;
+        store_regs(b, self.acc_mem, regs(&issue.c)?, &out)
+    }
+
+    /// One wgmma with A in registers (inline PTX), results stored back.
+    fn registers_a(
+        &self,
+        b: &Builder<'c, 'a>,
+        issue: &MmaIssue,
+        a_mem: Value<'c, 'a>,
+        b_base: Value<'c, 'a>,
+    ) -> Result<(), String> {
+        let (accumulators, count, _) = self.accumulators(b, issue)?;
+        let (db, b_major) = descriptor(b, &issue.b, b_base)?;
+        let a_values = load_regs(b, a_mem, regs(&issue.a)?)?;
+        let out = wgmma_registers_a(b, self.shape, self.dtype, self.acc, &a_values, db, b_major, accumulators, count)?;
+        store_regs(b, self.acc_mem, regs(&issue.c)?, &out)
+    }
+}
+
+/// `wgmma.commit_group` and `wait_group 0`: every wgmma issued so far is complete when the gemm returns.
+fn wgmma_wait_all(b: &Builder) -> Result<(), String> {
+    b.op("nvvm.wgmma.commit.group.sync.aligned", &[], &[], &[])?;
+    b.op("nvvm.wgmma.wait.group.sync.aligned", &[], &[], &[("group", "0 : i64".into())]).map(drop)
+}
+
+/// The issuing warpgroups of a wgmma plan on shared A as one code path: when there are several, every one
+/// issues the same instructions on the same accumulator registers (a cta-scope gemm whose C layout splits rows
+/// over `wgid`), and warpgroup `g`'s A and B descriptors are warpgroup 0's plus `g` times a fixed step, the
+/// steps `(a, b)` in descriptor units; `None` otherwise.
+fn uniform_groups(issues: &[MmaIssue]) -> Option<(i64, i64)> {
+    let mut groups: BTreeMap<i64, Vec<&MmaIssue>> = BTreeMap::new();
+    for issue in issues {
+        groups.entry(issue.thread_base).or_default().push(issue);
+    }
+    let groups: Vec<Vec<&MmaIssue>> = groups.into_values().collect();
+    let bases: Vec<i64> = groups.iter().map(|g| g[0].thread_base).collect();
+    if groups.len() < 2 || bases.iter().enumerate().any(|(g, base)| *base != 128 * g as i64) {
+        return None;
+    }
+    let smem = |access: &Access| match access {
+        Access::Smem(d) => Some(*d),
+        _ => None,
+    };
+    // Descriptor `x` of group `g` minus group 0's, in wrapping 64-bit arithmetic (what the add does).
+    let step = |x: &MmaIssue, first: &MmaIssue, pick: fn(&MmaIssue) -> &Access| -> Option<i64> {
+        let (d, d0) = (smem(pick(x))?, smem(pick(first))?);
+        let same = (d.lbo_bytes, d.sbo_bytes, d.base_offset, d.swizzle, d.major)
+            == (d0.lbo_bytes, d0.sbo_bytes, d0.base_offset, d0.swizzle, d0.major);
+        same.then(|| d.desc.wrapping_sub(d0.desc) as i64)
+    };
+    let (first, second) = (&groups[0], &groups[1]);
+    let a_step = step(second[0], first[0], |i| &i.a)?;
+    let b_step = step(second[0], first[0], |i| &i.b)?;
+    for (g, group) in groups.iter().enumerate() {
+        if group.len() != first.len() {
+            return None;
+        }
+        for (issue, first) in group.iter().zip(first) {
+            let g = g as i64;
+            let moves = step(issue, first, |i| &i.a)? == g.wrapping_mul(a_step)
+                && step(issue, first, |i| &i.b)? == g.wrapping_mul(b_step);
+            if !moves || issue.c != first.c || (issue.n, issue.k) != (first.n, first.k) {
+                return None;
+            }
+        }
+    }
+    Some((a_step, b_step))
 }
 
 /// A matrix descriptor: the plan's constant plus the operand's encoded base address.
