@@ -45,7 +45,9 @@
 //!   (the registers are final when the op returns). With A in registers the NVVM op has no form, so that
 //!   instruction is an `llvm.inline_asm` of the PTX `wgmma.mma_async` (accumulators tied in/out, A as four
 //!   `.b32` registers of 16-bit pairs, B's descriptor, `imm-trans-b` from B's major-ness): the one place the
-//!   pass writes PTX text;
+//!   pass writes PTX text. Several warpgroups that issue the same instructions on shared descriptors a fixed
+//!   step apart (a cta-scope gemm whose C splits rows over `wgid`) run one code path, warpgroup `g = tid / 128`
+//!   adding `g` steps to the A and B bases, not one guarded copy each;
 //! - `tcgen05` (C in tensor memory, sm_100a): on one thread (warp 0's `elect.sync` lane), one `nvvm.tcgen05.mma`
 //!   per issue (D address = the allocation plus `lane << 16 | column`, the plan's idesc and kind; A in shared memory is a descriptor, A in
 //!   tensor memory an `!llvm.ptr<6>` address, its allocation plus the plan's `lane << 16 | column`: the PTX
