@@ -363,15 +363,7 @@ fn target(op: OperationRef) -> Result<Chip, String> {
 /// error for blocks that are not one-dimensional (the thread index is `thread_id x`).
 fn cta_threads(op: OperationRef) -> Result<Option<i64>, String> {
     let Some(func) = axe_dialect::ops::enclosing_function(op) else { return Ok(None) };
-    let Ok(attribute) = func.attribute("known_block_size") else { return Ok(None) };
-    let text = attribute.to_string();
-    let dims: Vec<i64> = text
-        .trim_start_matches("array<i32:")
-        .trim_end_matches('>')
-        .split(',')
-        .filter_map(|d| d.trim().parse().ok())
-        .collect();
-    match dims.as_slice() {
+    match crate::ir::kernel::known_block(func).as_slice() {
         [x, 1, 1] => Ok(Some(*x)),
         [x, y, z] => Err(format!(
             "copy: threads: the kernel's block is {x}x{y}x{z}; copies are lowered for one-dimensional blocks \

@@ -7,6 +7,7 @@
 //! - `target`: the chip an op is compiled for (`axe.target` on it or an enclosing op).
 
 pub(crate) mod build;
+pub(crate) mod kernel;
 pub(crate) mod multiple;
 pub(crate) mod target;
 pub(crate) mod ty;

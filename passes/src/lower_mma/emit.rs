@@ -244,10 +244,7 @@ impl<'c, 'a> Lowering<'c, 'a> {
     ) -> Result<(), String> {
         let operation = gemm.op.operation();
         let b = Builder::before(operation)?;
-        let mut groups: BTreeMap<i64, Vec<&MmaIssue>> = BTreeMap::new();
-        for issue in &gemm.plan.issues {
-            groups.entry(issue.thread_base).or_default().push(issue);
-        }
+        let groups = by_issuer(&gemm.plan.issues);
         let scope_units = gemm.scope.fixed_threads().map(|t| t / unit);
         for (thread_base, issues) in groups {
             if scope_units == Some(1) {
@@ -724,16 +721,21 @@ fn wgmma_wait_all(b: &Builder) -> Result<(), String> {
     b.op("nvvm.wgmma.wait.group.sync.aligned", &[], &[], &[("group", "0 : i64".into())]).map(drop)
 }
 
+/// A plan's issues by issuing warp or warpgroup (its first thread), in order.
+fn by_issuer(issues: &[MmaIssue]) -> BTreeMap<i64, Vec<&MmaIssue>> {
+    let mut groups: BTreeMap<i64, Vec<&MmaIssue>> = BTreeMap::new();
+    for issue in issues {
+        groups.entry(issue.thread_base).or_default().push(issue);
+    }
+    groups
+}
+
 /// The issuing warpgroups of a wgmma plan on shared A as one code path: when there are several, every one
 /// issues the same instructions on the same accumulator registers (a cta-scope gemm whose C layout splits rows
 /// over `wgid`), and warpgroup `g`'s A and B descriptors are warpgroup 0's plus `g` times a fixed step, the
 /// steps `(a, b)` in descriptor units; `None` otherwise.
 fn uniform_groups(issues: &[MmaIssue]) -> Option<(i64, i64)> {
-    let mut groups: BTreeMap<i64, Vec<&MmaIssue>> = BTreeMap::new();
-    for issue in issues {
-        groups.entry(issue.thread_base).or_default().push(issue);
-    }
-    let groups: Vec<Vec<&MmaIssue>> = groups.into_values().collect();
+    let groups: Vec<Vec<&MmaIssue>> = by_issuer(issues).into_values().collect();
     let bases: Vec<i64> = groups.iter().map(|g| g[0].thread_base).collect();
     if groups.len() < 2 || bases.iter().enumerate().any(|(g, base)| *base != 128 * g as i64) {
         return None;

@@ -8,6 +8,7 @@ use super::{
     LowerTmaStats, PlannedCopy,
 };
 use crate::ir::build::{segments, Builder, Cmp, Dim, WORKGROUP};
+use crate::ir::kernel::known_block;
 use crate::ir::ty::Ty;
 use axe_dialect::{
     access::{self, OpKey},
@@ -196,11 +197,14 @@ impl<'c, 'a> Lowering<'c, 'a> {
         }
         match self.leader_base(op.operation())? {
             (_, true) => self.elect(b, op.operation()),
-            (_, false) => {
-                let f = self.function(op.operation())?;
-                first_of_group(b, 32, matches!(known_block(self.functions[f].op)[..], [_, 1, 1]))
-            }
+            (_, false) => first_of_group(b, 32, self.flat_block(op.operation())?),
         }
+    }
+
+    /// Whether the kernel holding `op` declares a block of (x, 1, 1) threads (its linear thread index is x).
+    fn flat_block(&mut self, op: OperationRef<'c, 'a>) -> Result<bool, String> {
+        let f = self.function(op)?;
+        Ok(matches!(known_block(self.functions[f].op)[..], [_, 1, 1]))
     }
 
     /// `elect.sync` at the top of `b`'s block, one per block (see [`Self::leader`]).
@@ -244,7 +248,7 @@ impl<'c, 'a> Lowering<'c, 'a> {
         // elect.sync is sm_90+: a module naming an older chip (or one not known) keeps the comparison.
         let chip = crate::ir::target::target_name(self.functions[f].op).map(|name| Chip::from_name(&name));
         let elect_sync = matches!(chip, None | Some(Some(Chip::Sm90 | Chip::Sm90a | Chip::Sm100a)));
-        let whole_warps = dims.len() == 3 && dims.iter().all(|&d| d > 0) && dims.iter().product::<u64>() % 32 == 0;
+        let whole_warps = dims.len() == 3 && dims.iter().all(|&d| d > 0) && dims.iter().product::<i64>() % 32 == 0;
         let whole_warps = whole_warps && elect_sync;
         // With a known block of (n, 1, 1) threads, y and z are 0: test x alone.
         let flat = dims.len() == 3 && dims[1] == 1 && dims[2] == 1;
@@ -347,9 +351,7 @@ impl<'c, 'a> Lowering<'c, 'a> {
                 match scope {
                     ExecScope::Thread => arrive(&b)?,
                     ExecScope::Warpgroup => {
-                        let f = self.function(op.operation())?;
-                        let flat = matches!(known_block(self.functions[f].op)[..], [_, 1, 1]);
-                        b.guarded(first_of_group(&b, 128, flat)?, arrive)?
+                        b.guarded(first_of_group(&b, 128, self.flat_block(op.operation())?)?, arrive)?
                     }
                     _ => b.guarded(self.issuer(&b, op)?, arrive)?,
                 }
@@ -752,14 +754,4 @@ fn first_of_group<'c, 'a>(b: &Builder<'c, 'a>, size: i64, flat: bool) -> Result<
     }
     let first = b.remui(linear, b.index(size)?)?;
     b.cmpi(Cmp::Eq, first, b.index(0)?)
-}
-
-/// A function's `known_block_size` (x, y, z), empty when it has none.
-fn known_block(func: OperationRef) -> Vec<u64> {
-    let known = func.attribute("known_block_size").ok().map(|a| a.to_string());
-    known
-        .as_deref()
-        .and_then(|k| k.split_once(':'))
-        .map(|(_, list)| list.trim_end_matches('>').split(',').filter_map(|d| d.trim().parse().ok()).collect())
-        .unwrap_or_default()
 }

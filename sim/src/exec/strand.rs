@@ -271,8 +271,11 @@ impl<'s, 'l> Exec<'s, 'l> {
     /// Under a shuffled warp order, hands the baton to a drawn live strand (perhaps this one) at a synchronization
     /// point, so that seeded schedules run the strands in other interleavings; this strand stays ready.
     pub(super) fn interleave(&mut self) -> Result<(), SimError> {
+        if !matches!(self.warps, WarpOrder::Shuffled(_)) {
+            return Ok(());
+        }
         let live = self.st.strands.live();
-        if !matches!(self.warps, WarpOrder::Shuffled(_)) || live.len() < 2 {
+        if live.len() < 2 {
             return Ok(());
         }
         let pick = live[self.rng.below(live.len() as u64) as usize];
