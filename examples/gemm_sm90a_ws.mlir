@@ -1,22 +1,23 @@
 // gemm_sm90a_ws.mlir: C[M,N] = A[M,K] @ B[K,N], f16 in and out, f32 accumulation, for sm_90a: warp-specialized.
 //
-// One CTA per 128x256 output tile, 384 threads in three warpgroups with different jobs:
-// - warpgroups 0 and 1 are the consumers: they only compute. Each waits for a stage to be full, runs wgmma on it
-//   (one cta-scope gemm: warpgroup g takes rows 64g..64g+63 of the tile, m64n256k16), and releases the stage
-//   (each consumer warp arrives once on the stage's "empty" barrier: 8 arrivals free it);
-// - warp 8 (the first of warpgroup 2) is the producer: it only loads. For each K tile it waits for a free
-//   stage, announces 48 KB on the stage's "full" barrier and issues the TMA loads of A [128,64] and B [64,256]
-//   (warp scope: the warp's elected lane issues them); warps 9-11 have nothing to do.
+// One CTA per 128x256 output tile, 384 threads in three warpgroups with different jobs (axe.roles):
+// - warpgroups 0 and 1 are the consumers, at 232 registers a thread: they only compute. Each waits for a stage to
+//   be full, runs wgmma on it (one cta-scope gemm: warpgroup g takes rows 64g..64g+63 of the tile, m64n256k16), and
+//   releases the stage (each consumer warp arrives once on the stage's "empty" barrier: 8 arrivals free it);
+// - warp 8 (the first of warpgroup 2, which gives its registers to the consumers: 40 a thread) is the producer:
+//   it only loads. For each K tile it waits for a free stage, announces 48 KB on the stage's "full" barrier and
+//   issues the TMA loads of A [128,64] and B [64,256] (warp scope: the warp's elected lane issues them); warps
+//   9-11 have nothing to do.
 // The ring has 3 stages (48 KB each); the stage index and its parity are carried through each side's K loop, the
 // producer's "free" parity one round ahead (a fresh barrier's phase before phase 0 counts as complete, so the
 // first round passes at once). After both sides finish, the consumers' accumulators are cast to f16, stored to a
 // 128B-swizzled shared C tile, and the CTA TMA-stores it (clipped at M and N).
 //
 // Run-time M, N and K (multiples of 16, at least 1), edge tiles handled by TMA as in gemm_sm90a.mlir. Not yet here
-// (issue 25): persistence over tiles, a cluster with B multicast, register budgets per role (setmaxnreg), and a
-// fourth stage, which needs the C tile to share bytes with the ring (shared memory planned by lifetime).
+// (issue 25): persistence over tiles, a cluster with B multicast, and a fourth stage, which needs the C tile to
+// share bytes with the ring (shared memory planned by lifetime).
 //
-//   axe-opt --lower-tma --lower-mma --lower-copy --lower-to-nvvm --axe-hoist-allocas --axe-dynamic-shared \
+//   axe-opt --lower-roles --lower-tma --lower-mma --lower-copy --lower-to-nvvm --axe-hoist-allocas --axe-dynamic-shared \
 //     examples/gemm_sm90a_ws.mlir | axe-translate --emit=ptx --chip=sm_90a
 
 !gA = !axe.tensor<?x?xf16, global, row_major>
@@ -67,31 +68,28 @@ module attributes {gpu.container_module} {
       %empty = axe.mbarrier_alloc cta : !bars
       axe.mbarrier_init cta %full count 1 : !bars
       axe.mbarrier_init cta %empty count 8 : !bars
-      %tid = gpu.thread_id x
-      %consumer = arith.cmpi ult, %tid, %c256 : index
-      scf.if %consumer {
-        axe.fill cta %acc, %zero : !acc, f32
-        %ring:2 = scf.for %kt = %i0 to %ktiles32 step %i1 iter_args(%cur = %i0, %parity = %false) -> (i32, i1) : i32 {
-          %cur_index = arith.index_castui %cur : i32 to index
-          axe.mbarrier_wait cta %full[%cur_index], %parity : !bars
-          %row_a = arith.muli %cur_index, %c128 : index
-          %row_b = arith.muli %cur_index, %c64 : index
-          %sa = axe.slice %ring_a[%row_a, 0] [128, 64] : !ringA to !stageA
-          %sb = axe.slice %ring_b[%row_b, 0] [64, 256] : !ringB to !stageB
-          axe.gemm cta %sa, %sb, %acc : !stageA, !stageB, !acc
-          axe.mbarrier_arrive warp %empty[%cur_index] : !bars
-          %cur1 = arith.addi %cur, %i1 : i32
-          %wraps = arith.cmpi eq, %cur1, %i3 : i32
-          %cur2 = arith.select %wraps, %i0, %cur1 : i32
-          %parity2 = arith.xori %parity, %wraps : i1
-          scf.yield %cur2, %parity2 : i32, i1
+      axe.roles {
+        axe.role wgid[0:2] regs 232 {
+          axe.fill cta %acc, %zero : !acc, f32
+          %ring:2 = scf.for %kt = %i0 to %ktiles32 step %i1 iter_args(%cur = %i0, %parity = %false) -> (i32, i1) : i32 {
+            %cur_index = arith.index_castui %cur : i32 to index
+            axe.mbarrier_wait cta %full[%cur_index], %parity : !bars
+            %row_a = arith.muli %cur_index, %c128 : index
+            %row_b = arith.muli %cur_index, %c64 : index
+            %sa = axe.slice %ring_a[%row_a, 0] [128, 64] : !ringA to !stageA
+            %sb = axe.slice %ring_b[%row_b, 0] [64, 256] : !ringB to !stageB
+            axe.gemm cta %sa, %sb, %acc : !stageA, !stageB, !acc
+            axe.mbarrier_arrive warp %empty[%cur_index] : !bars
+            %cur1 = arith.addi %cur, %i1 : i32
+            %wraps = arith.cmpi eq, %cur1, %i3 : i32
+            %cur2 = arith.select %wraps, %i0, %cur1 : i32
+            %parity2 = arith.xori %parity, %wraps : i1
+            scf.yield %cur2, %parity2 : i32, i1
+          }
+          axe.cast cta %acc to %out : !acc to !out
+          axe.copy cta %out to %smem_c : !out to !smemC
         }
-        axe.cast cta %acc to %out : !acc to !out
-        axe.copy cta %out to %smem_c : !out to !smemC
-      } else {
-        %c288 = arith.constant 288 : index
-        %producer = arith.cmpi ult, %tid, %c288 : index
-        scf.if %producer {
+        axe.role warpid[8:9] regs 40 {
           %ring:2 = scf.for %kt = %i0 to %ktiles32 step %i1 iter_args(%cur = %i0, %parity = %false) -> (i32, i1) : i32 {
             %cur_index = arith.index_castui %cur : i32 to index
             %free = arith.xori %parity, %true : i1

@@ -276,6 +276,20 @@ static void printBarrierIndex(OpAsmPrinter &printer, Operation *, Value index) {
     printer << "[" << index << "]";
 }
 
+/// `warpid[8:9]`: the warps (or `wgid[0:2]`, warpgroups) of an `axe.role`.
+static ParseResult parseRoleThreads(OpAsmParser &parser, ThreadsAttr &threads) {
+  std::string axis;
+  int64_t begin = 0, end = 0;
+  if (parseThreadRange(parser, axis, begin, end))
+    return failure();
+  threads = ThreadsAttr::get(parser.getContext(), axis, begin, end);
+  return success();
+}
+
+static void printRoleThreads(OpAsmPrinter &printer, Operation *, ThreadsAttr threads) {
+  printThreadRange(printer, threads);
+}
+
 /// `(S[...])`: a layout in parentheses; `(#alias)` or `(#axe.layout<...>)` read too.
 static ParseResult parseLayoutText(OpAsmParser &parser, LayoutAttr &layout) {
   if (parser.parseLParen())

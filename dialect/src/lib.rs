@@ -23,10 +23,12 @@ pub mod ffi;
 mod forward_refs;
 pub mod guards;
 pub mod intern;
+pub mod kernel;
 pub mod llvm_export;
 pub mod mesh;
 pub mod ops;
 mod parse;
+pub mod roles;
 pub mod types;
 pub mod verify;
 

@@ -53,11 +53,15 @@ pub enum OpKind {
     Sync,
     /// `axe.annotate`: a layout note on a value.
     Annotate,
+    /// `axe.roles`: regions run by disjoint ranges of warps or warpgroups ([`crate::roles`]).
+    Roles,
+    /// `axe.role`: one of them, with its warps and register budget.
+    Role,
 }
 
 impl OpKind {
     /// Every op kind, in the order docs/dialect.md lists them.
-    pub const ALL: [OpKind; 17] = [
+    pub const ALL: [OpKind; 19] = [
         OpKind::View,
         OpKind::Alloc,
         OpKind::Slice,
@@ -75,6 +79,8 @@ impl OpKind {
         OpKind::MbarrierWait,
         OpKind::Sync,
         OpKind::Annotate,
+        OpKind::Roles,
+        OpKind::Role,
     ];
 
     /// The op's full name (`axe.copy_async`).
@@ -97,6 +103,8 @@ impl OpKind {
             OpKind::MbarrierWait => "axe.mbarrier_wait",
             OpKind::Sync => "axe.sync",
             OpKind::Annotate => "axe.annotate",
+            OpKind::Roles => "axe.roles",
+            OpKind::Role => "axe.role",
         }
     }
 
@@ -107,7 +115,7 @@ impl OpKind {
 
     /// True for collective ops, which carry `scope` (and may carry `threads`).
     pub fn is_collective(self) -> bool {
-        !matches!(self, OpKind::View | OpKind::Slice | OpKind::Annotate)
+        !matches!(self, OpKind::View | OpKind::Slice | OpKind::Annotate | OpKind::Roles | OpKind::Role)
     }
 
     /// True for the elementwise ops on register tensors (`axe.cast`, `axe.scale`, `axe.add`).

@@ -43,6 +43,9 @@
 //!     sizes and stays deferred); a run-time shape has `row_major`, one extent operand per run-time
 //!     dimension (none otherwise); `multiples` has one entry per dimension, each at least 1 and dividing a static
 //!     extent (docs/dialect.md, "Run-time sizes").
+//! - **roles**: [`Rule::Roles`], at `axe.roles` or the role concerned: the rules of [`crate::roles`] (the kernel
+//!   declares its block; roles hold disjoint warps of it; register budgets are multiples of 8 in [24, 256], one
+//!   per warpgroup, and fit the register file).
 //! - **mesh**: [`Rule::MeshDeclared`]: an `axe.mesh` dictionary (usually on the module, next to `axe.axes`:
 //!   `axe.mesh = {gpuid_x = 2 : i64, gpuid_y = 4 : i64}`) names 1 to 3 device axes with extents at least 1 and at
 //!   most 1024 ranks ([`crate::mesh`]); [`Rule::DeviceInMesh`], once per tensor value: every device axis a layout
@@ -121,6 +124,8 @@ pub enum Rule {
     MeshDeclared,
     /// A layout's device iters lie on axes of the declared mesh, inside its extents.
     DeviceInMesh,
+    /// Warp roles name disjoint warps of the block, with register budgets `setmaxnreg` can set.
+    Roles,
 }
 
 impl Rule {
@@ -146,6 +151,7 @@ impl Rule {
             Rule::RuntimeExtents => "run-time-extents",
             Rule::MeshDeclared => "mesh-declared",
             Rule::DeviceInMesh => "device-in-mesh",
+            Rule::Roles => "roles",
         }
     }
 }

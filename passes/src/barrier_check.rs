@@ -211,8 +211,10 @@ struct Walker<'c, 'a, 'f> {
 }
 
 /// Ops whose regions run at most once each time the op runs and which are not alternatives of one another.
+/// (`axe.roles` holds its roles; each `axe.role` is a region some threads skip, so its inits do not count after
+/// it, and an arrival in one role may come before a wait in another: the roles run concurrently.)
 fn runs_once(name: &str) -> bool {
-    matches!(name, "builtin.module" | "gpu.module" | "func.func" | "gpu.func" | "scf.execute_region")
+    matches!(name, "builtin.module" | "gpu.module" | "func.func" | "gpu.func" | "scf.execute_region" | "axe.roles")
 }
 
 /// Ops whose regions are alternatives: exactly one runs.

@@ -17,6 +17,7 @@ mod ir;
 pub mod lower_collectives;
 pub mod lower_copy;
 pub mod lower_mma;
+pub mod lower_roles;
 pub mod lower_tma;
 mod lowering;
 mod ownership;

@@ -6,8 +6,8 @@
 
 use crate::glue::{PassInfo, PassKind};
 use crate::{
-    barrier_check, canonicalize, dynamic_shared, hoist_allocas, lower_collectives, lower_copy, lower_mma, lower_tma,
-    slice, strip_annotations, verify,
+    barrier_check, canonicalize, dynamic_shared, hoist_allocas, lower_collectives, lower_copy, lower_mma, lower_roles,
+    lower_tma, slice, strip_annotations, verify,
 };
 use axe_dialect::ffi;
 
@@ -21,6 +21,7 @@ convert-gpu-to-nvvm,convert-to-llvm,canonicalize,cse),reconcile-unrealized-casts
 pub static REGISTRY: &[PassInfo] = &[
     canonicalize::PASS,
     slice::PASS,
+    lower_roles::PASS,
     lower_tma::PASS,
     lower_mma::PASS,
     barrier_check::PASS,

@@ -1,6 +1,6 @@
 //! `axe-sim`: proof of lowered kernels without a GPU, by executing the IR the compiler produces.
 //!
-//! [`lower`] runs `--lower-tma --lower-mma --lower-copy` in process; [`run`] executes one CTA of a `gpu.func` in
+//! [`lower`] runs `--lower-roles --lower-tma --lower-mma --lower-copy` in process; [`run`] executes one CTA of a `gpu.func` in
 //! that IR on a software model of the hardware: the threads of the CTA in lockstep (each SSA value holds one
 //! entry per thread, `scf.if`/`scf.index_switch` on thread-dependent values run their regions under a mask,
 //! warp- and warpgroup-collective instructions take all their threads' operands at once) until a branch
@@ -147,13 +147,19 @@ pub struct Launch {
     pub args: Vec<Arg>,
 }
 
-/// Parses `source` and runs `--lower-tma --lower-mma --lower-copy` on it (the IR [`run`] executes).
+/// Parses `source` and runs `--lower-roles --lower-tma --lower-mma --lower-copy` on it (the IR [`run`] executes).
 pub fn lower<'c>(context: &'c AxeContext, source: &str, name: &str) -> Result<Module<'c>, String> {
     let render =
         |context: &AxeContext| context.diagnostics().take().iter().map(|d| d.render(None)).collect::<Vec<_>>().join("");
     let mut module = axe_dialect::parse_module(context, source, name).ok_or_else(|| render(context))?;
     let manager = PassManager::new(context.context());
-    for pass in [axe_passes::lower_tma::create, axe_passes::lower_mma::create, axe_passes::lower_copy::create] {
+    let passes = [
+        axe_passes::lower_roles::create,
+        axe_passes::lower_tma::create,
+        axe_passes::lower_mma::create,
+        axe_passes::lower_copy::create,
+    ];
+    for pass in passes {
         manager.add_pass(pass());
     }
     manager.run(&mut module).map_err(|_| render(context))?;

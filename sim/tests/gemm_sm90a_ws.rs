@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{assert_caught, gemm_case, gemm_runs, mutant, Grid};
+use common::{assert_caught, gemm_case, gemm_runs, lowered, mutant, Grid};
 
 const KERNEL: &str = "gemm_sm90a_ws";
 
@@ -62,4 +62,44 @@ fn consumers_that_do_not_wait_for_a_full_stage_race_with_its_load() {
     let text = mutant(KERNEL, "          axe.mbarrier_wait cta %full[%cur_index], %parity : !bars\n", "");
     let expected = ["deadlock: try_wait.parity", "a pending TMA load", "write-after-read race"];
     assert_caught("no full wait", &runs(&text), &expected);
+}
+
+/// `mutant`'s results on the lowered kernel (`--lower-roles --lower-tma --lower-mma --lower-copy`), one CTA.
+fn lowered_runs(text: &str) -> Vec<Result<(), String>> {
+    gemm_runs(text, true, KERNEL, Grid::WideColsOnX, 128, 256, 256)
+}
+
+#[test]
+fn the_register_budgets_balance_on_the_pool() {
+    // 384 threads start at 168 registers: the producer's warpgroup releases 128 x 128 to the CTA's pool and the
+    // two consumer warpgroups take 2 x 128 x 64 from it. Run as lowered (the mutants below change this text).
+    let text = lowered(KERNEL);
+    assert_eq!(text.matches("nvvm.setmaxregister").count(), 2, "one decrease, one increase");
+    assert!(lowered_runs(&text).iter().all(Result::is_ok));
+}
+
+#[test]
+fn a_producer_that_keeps_registers_starves_the_consumers_increase() {
+    // The producer's warpgroup keeps 56 registers: the pool holds 14336, the consumers' increase needs 16384 and
+    // waits forever (the verifier refuses such budgets in axe.roles; the simulator shows why).
+    let text = lowered(KERNEL).replacen("decrease 40", "decrease 56", 1);
+    assert_caught("kept registers", &lowered_runs(&text), &["deadlock: setmaxnreg.inc to 232"]);
+}
+
+#[test]
+fn budgets_without_minnctapersm_are_ignored_by_ptxas() {
+    let text = lowered(KERNEL);
+    let text = text.replacen(", nvvm.minctasm = 1 : i32", "", 1);
+    assert_caught("no minctasm", &lowered_runs(&text), &["without .minnctapersm"]);
+}
+
+#[test]
+fn a_budget_set_by_the_producer_warp_alone_is_not_aligned() {
+    // setmaxnreg is .sync.aligned over a warpgroup: written in the producer's role, only warp 8 runs it.
+    let text = mutant(
+        KERNEL,
+        "        axe.role warpid[8:9] regs 40 {\n",
+        "        axe.role warpid[8:9] regs 40 {\n          nvvm.setmaxregister decrease 40\n",
+    );
+    assert_caught("unaligned", &runs(&text), &["by 32 of the 128 threads of warpgroup 2"]);
 }

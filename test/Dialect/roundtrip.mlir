@@ -160,4 +160,32 @@ func.func @annotate_and_descriptor(%v: vector<32xf16>, %a: !llvm.ptr<1>)
   return
 }
 
+
+// Warp roles: a range of warpgroups, ranges of warps, an empty role, and a role's attribute dictionary (after its
+// range and budget, before its region).
+// CHECK-LABEL: func.func @roles
+// CHECK-NEXT: axe.roles {
+// CHECK-NEXT: axe.role wgid[0:2] regs 232 {
+// CHECK-NEXT: axe.sync cta(warpid[0:8])
+// CHECK-NEXT: }
+// CHECK-NEXT: axe.role warpid[8:9] regs 40 attributes {note = 1 : i64} {
+// CHECK-NEXT: axe.sync warp
+// CHECK-NEXT: }
+// CHECK-NEXT: axe.role warpid[9:12] regs 40 {
+// CHECK-NEXT: }
+// CHECK-NEXT: }
+func.func @roles() attributes {known_block_size = array<i32: 384, 1, 1>} {
+  axe.roles {
+    axe.role wgid[0:2] regs 232 {
+      axe.sync cta(warpid[0:8])
+    }
+    axe.role warpid[8:9] regs 40 attributes {note = 1} {
+      axe.sync warp
+    }
+    axe.role warpid[9:12] regs 40 {
+    }
+  }
+  return
+}
+
 }

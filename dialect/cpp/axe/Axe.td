@@ -394,6 +394,38 @@ def Axe_SyncOp : Axe_CollectiveOp<"sync", [Axe_ReadsWrites]> {
   let assemblyFormat = "custom<Scope>($scope, $threads) attr-dict";
 }
 
+def Axe_RolesOp : Axe_Op<"roles", [NoTerminator, SingleBlock]> {
+  let summary = "warp roles: regions run by disjoint ranges of warps or warpgroups";
+  let description = [{
+    ```mlir
+    axe.roles {
+      axe.role wgid[0:2] regs 232 { ... }   // warpgroups 0 and 1: the consumers
+      axe.role warpid[8:9] regs 40 { ... }  // warp 8: the producer
+    }
+    ```
+    Each `axe.role` runs its region on the threads of its warps or warpgroups (`warpid` and `wgid` index the
+    CTA's warps and warpgroups), all roles concurrently; threads in no role skip the op. `regs` is the register
+    budget of every warpgroup the role touches (`setmaxnreg`, sm_90a and later: a multiple of 8 in [24, 256];
+    warps of such a warpgroup in no role idle under it). Needs the kernel's `known_block_size`. `--lower-roles`
+    writes one `scf.if` per role and the budgets.
+  }];
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = "attr-dict-with-keyword $body";
+}
+
+def Axe_RoleOp : Axe_Op<"role", [NoTerminator, SingleBlock, HasParent<"RolesOp">]> {
+  let summary = "one warp role: a region, the warps that run it and their register budget";
+  let description = [{
+    ```mlir
+    axe.role warpid[8:9] regs 40 { ... }
+    ```
+    Only directly inside `axe.roles` (see there).
+  }];
+  let arguments = (ins Axe_ThreadsAttr:$threads, OptionalAttr<I64Attr>:$regs);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = "custom<RoleThreads>($threads) (`regs` $regs^)? attr-dict-with-keyword $body";
+}
+
 def Axe_AnnotateOp : Axe_Op<"annotate"> {
   let summary = "a layout note on a value";
   let description = [{

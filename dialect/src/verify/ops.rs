@@ -74,6 +74,7 @@ impl OpChecker<'_, '_, '_> {
             OpKind::MbarrierInit => self.check_count("count"),
             OpKind::MbarrierArriveExpectTx => self.check_count("bytes"),
             OpKind::Annotate => self.check_annotation(),
+            OpKind::Roles => self.check_roles(),
             _ => {}
         }
         if matches!(
@@ -85,6 +86,15 @@ impl OpChecker<'_, '_, '_> {
                 | OpKind::MbarrierWait
         ) {
             self.check_barrier_index();
+        }
+    }
+
+    /// Roles: `crate::roles::plan`'s rules, each error at the op it is about.
+    fn check_roles(&mut self) {
+        if let Err(errors) = crate::roles::plan(self.op.operation()) {
+            for (op, message) in errors {
+                self.out.push(Violation { location: op.location(), rule: Rule::Roles, message });
+            }
         }
     }
 

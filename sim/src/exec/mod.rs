@@ -13,6 +13,7 @@
 //!   pointer casts) and the origin they carry;
 //! - `memory.rs`: `memref.*` and `llvm.load`/`llvm.store` on shared, global and private memory;
 //! - `sync.rs`: CTA barriers, mbarriers, `fence.mbarrier_init`, `fence.proxy.async`, `elect.sync`;
+//!   `registers.rs`: `setmaxnreg` (warpgroup register budgets and the CTA's pool);
 //! - `tma.rs`: TMA loads and stores and their bulk groups; `cp_async.rs`: `cp.async` and its groups;
 //! - `mma_sync.rs`: `ldmatrix`, `stmatrix`, `mma.sync`; `wgmma.rs`: `wgmma.*`; `tcgen05.rs`: `tcgen05.*`.
 
@@ -39,6 +40,7 @@ mod launch;
 mod memory;
 mod mma_sync;
 mod moves;
+mod registers;
 mod strand;
 mod sync;
 mod tcgen05;
@@ -64,6 +66,7 @@ pub fn run_with(module: &Module, launch: &Launch, schedule: &Schedule) -> Result
     let block_dim = block_size(kernel, &loc)?;
     let shared = Shared::new(State::new(launch, block_dim, schedule));
     let mut ex = Exec::root(&shared);
+    ex.registers = registers::Registers::at_launch(kernel, ex.n);
     ex.alloc_globals(kernel)?;
     let entry = access::entry_block(kernel).ok_or_else(|| SimError::new(&loc, "kernel without a body"))?;
     let bound = ex.bind_args(kernel, entry, &loc)?;
@@ -141,6 +144,8 @@ struct State<'l> {
     loc_ids: HashMap<usize, u32>,
     /// The strands and whose turn it is (`strand.rs`).
     strands: Strands,
+    /// The warpgroups' register budgets (`registers.rs`).
+    registers: registers::Registers,
 }
 
 /// One strand's handle on the interpreter: the state, locked while the strand holds the baton (it lets go only
@@ -215,6 +220,7 @@ impl<'l> State<'l> {
             return_loc: None,
             loc_ids: HashMap::new(),
             strands: Strands::new(n),
+            registers: Default::default(),
         };
         ex.m.flight.completion = schedule.completion;
         if let Completion::Random(seed) = schedule.completion {
@@ -445,6 +451,8 @@ impl Exec<'_, '_> {
             self.mma_sync_op(op, name, mask, &loc)
         } else if name.contains(".mbarrier.") || name.starts_with("nvvm.fence.") || name == "nvvm.elect.sync" {
             self.sync_op(op, name, mask, act, &loc)
+        } else if name == "nvvm.setmaxregister" {
+            self.setmaxnreg(op, mask, &loc)
         } else {
             err(&loc, format!("not modelled: {name}"))
         }

@@ -31,6 +31,7 @@ pub const PIPELINE: &[&str] = &["lower-tma", "lower-to-nvvm"];
 /// Every lowering a kernel may need, in the order `scripts/run-example.sh` runs them for the GEMMs: what
 /// [`Compiler::for_kernels`] runs (the Python package's `axe.compile`). A lowering with nothing to lower is a no-op.
 pub const KERNEL_PIPELINE: &[&str] = &[
+    "lower-roles",
     "lower-tma",
     "lower-mma",
     "lower-copy",

@@ -1,0 +1,23 @@
+//! What a kernel declares about its launch: `known_block_size = array<i32: x, y, z>` on its `gpu.func`.
+
+use melior::ir::{operation::OperationLike, OperationRef};
+
+/// The kernel's `known_block_size` (x, y, z), empty when `func` has none.
+pub fn known_block(func: OperationRef) -> Vec<i64> {
+    let Ok(attribute) = func.attribute("known_block_size") else { return Vec::new() };
+    let text = attribute.to_string();
+    let list = text.split_once(':').map(|(_, list)| list).unwrap_or("");
+    list.trim_end_matches('>').split(',').filter_map(|d| d.trim().parse().ok()).collect()
+}
+
+/// The `gpu.func` or `func.func` that holds `op`, if any.
+pub fn enclosing_function<'c, 'a>(op: OperationRef<'c, 'a>) -> Option<OperationRef<'c, 'a>> {
+    let mut current = op.parent_operation();
+    while let Some(parent) = current {
+        if matches!(parent.name().as_string_ref().as_str(), Ok("gpu.func" | "func.func")) {
+            return Some(parent);
+        }
+        current = parent.parent_operation();
+    }
+    None
+}
