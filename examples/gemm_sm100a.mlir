@@ -13,7 +13,7 @@
 // halves of 64 columns (tensor-memory columns 0 and 64) with tcgen05.ld.32x32b (thread r holds 64 values of row r:
 // half the registers of one 128-column read, 94 registers in all instead of 140), casts each to f16 (axe.cast),
 // stores it to its half of a shared C tile (--lower-copy) and TMA-stores the tile (clipped at M and N). The rings
-// and C (128 KB) live in dynamic shared memory.
+// (96 KB) live in dynamic shared memory, and the C tile (32 KB) shares their bytes after a CTA barrier.
 //
 //   axe-opt --lower-tma --lower-mma --lower-copy --lower-to-nvvm --axe-hoist-allocas --axe-dynamic-shared \
 //     examples/gemm_sm100a.mlir |
@@ -121,7 +121,9 @@ module attributes {gpu.container_module} {
         scf.yield %cur2, %parity2 : i32, i1
       }
       // Epilogue, per half of 64 columns: tensor memory -> registers (tcgen05.ld, thread r row r), f32 -> f16,
-      // registers -> the half of the shared C tile; then one TMA store of the tile (clipped at M and N).
+      // registers -> the half of the shared C tile; then one TMA store of the tile (clipped at M and N). The CTA
+      // barrier ends the rings' lifetime: the C tile may take their bytes.
+      axe.sync cta
       %acc_lo = axe.slice %acc[0, 0] [128, 64] : !acc to !half
       %acc_hi = axe.slice %acc[0, 64] [128, 64] : !acc to !half
       %c_lo = axe.slice %smem_c[0, 0] [128, 64] : !smemC to !smemHalf

@@ -14,7 +14,8 @@
 // issues) on the stage, which waits for itself (wait_group 0), and after a CTA barrier (every warp done with the
 // stage and past its wait) refills the stage with tile kt + 3 (when it exists). The accumulator, 128x128 f32, lives in registers (128 a
 // thread); the epilogue casts it to f16 (axe.cast), stores it to a 128B-swizzled shared tile (--lower-copy) and
-// TMA-stores the tile (clipped at M and N). The rings and the C tile (128 KB) live in dynamic shared memory.
+// TMA-stores the tile (clipped at M and N). The rings (96 KB) live in dynamic shared memory, and the C tile
+// (32 KB) shares their bytes: a CTA barrier after the K loop separates their lifetimes.
 //
 //   axe-opt --lower-tma --lower-mma --lower-copy --lower-to-nvvm --axe-hoist-allocas --axe-dynamic-shared \
 //     examples/gemm_sm90a.mlir |
@@ -117,7 +118,9 @@ module attributes {gpu.container_module} {
         %parity2 = arith.xori %parity, %wraps : i1
         scf.yield %cur2, %parity2 : i32, i1
       }
-      // Epilogue: f32 -> f16 in registers, registers -> the shared C tile, one TMA store (clipped at M and N).
+      // Epilogue: f32 -> f16 in registers, registers -> the shared C tile, one TMA store (clipped at M and N). The
+      // CTA barrier ends the rings' lifetime: the C tile may take their bytes.
+      axe.sync cta
       axe.cast warpgroup %acc to %out : !acc to !out
       axe.copy warpgroup %out to %smem_c : !out to !smemC
       %tc = axe.slice %gc[%m0, %n0] [128, 128] : !gC to !tileC

@@ -481,6 +481,21 @@ pub fn has_uses(value: melior::ir::Value) -> bool {
     unsafe { !mlir_sys::mlirOpOperandIsNull(mlir_sys::mlirValueGetFirstUse(value.to_raw())) }
 }
 
+/// The ops that use `value`, one entry per use (an op using it twice appears twice), in MLIR's use-list order.
+pub fn users<'c, 'a>(value: melior::ir::Value<'c, 'a>) -> Vec<OperationRef<'c, 'a>> {
+    let mut out = Vec::new();
+    // SAFETY: the value is live; each non-null op operand is a live use whose owner lives as long as the value's
+    // IR, which the returned refs borrow (`'a`).
+    unsafe {
+        let mut operand = mlir_sys::mlirValueGetFirstUse(value.to_raw());
+        while !mlir_sys::mlirOpOperandIsNull(operand) {
+            out.push(OperationRef::from_raw(mlir_sys::mlirOpOperandGetOwner(operand)));
+            operand = mlir_sys::mlirOpOperandGetNextUse(operand);
+        }
+    }
+    out
+}
+
 /// The identity of `ty` within its context: MLIR uniques types, so two types of one context are equal exactly
 /// when their storage is, and the storage lives as long as the context. A key for memo tables that must not print
 /// the type (printing builds an `AsmState`); valid only while the context lives (see `intern::forget_handles`).

@@ -9,15 +9,3 @@ pub fn known_block(func: OperationRef) -> Vec<i64> {
     let list = text.split_once(':').map(|(_, list)| list).unwrap_or("");
     list.trim_end_matches('>').split(',').filter_map(|d| d.trim().parse().ok()).collect()
 }
-
-/// The `gpu.func` or `func.func` that holds `op`, if any.
-pub fn enclosing_function<'c, 'a>(op: OperationRef<'c, 'a>) -> Option<OperationRef<'c, 'a>> {
-    let mut current = op.parent_operation();
-    while let Some(parent) = current {
-        if matches!(parent.name().as_string_ref().as_str(), Ok("gpu.func" | "func.func")) {
-            return Some(parent);
-        }
-        current = parent.parent_operation();
-    }
-    None
-}

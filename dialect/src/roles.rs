@@ -21,7 +21,11 @@
 //! ptxas ignores `setmaxnreg` (warning C7508). A budget above the entry count is a `setmaxnreg.inc`, below a
 //! `.dec`, equal none.
 
-use crate::{kernel, ops::OpKind, types::Threads};
+use crate::{
+    kernel,
+    ops::{enclosing_function, OpKind},
+    types::Threads,
+};
 use melior::ir::{block::BlockLike, operation::OperationLike, OperationRef};
 use std::ops::Range;
 
@@ -146,7 +150,7 @@ pub fn entry_registers(threads: i64) -> i64 {
 /// Checks `roles` (an `axe.roles` op) by the module rules; every error with the op it is about.
 pub fn plan<'c, 'a>(roles: OperationRef<'c, 'a>) -> Result<Plan<'c, 'a>, Vec<(OperationRef<'c, 'a>, String)>> {
     let mut errors = Vec::new();
-    let block = kernel::enclosing_function(roles).map(kernel::known_block).unwrap_or_default();
+    let block = enclosing_function(roles).map(kernel::known_block).unwrap_or_default();
     if block.is_empty() {
         errors.push((roles, "axe.roles needs the kernel's known_block_size (the warps its roles name)".to_string()));
     }

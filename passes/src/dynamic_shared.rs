@@ -7,8 +7,10 @@
 //! `llvm.mlir.global external @__axe_dynamic_smem` of `!llvm.array<0 x i8>` in address space 3 (PTX
 //! `.extern .shared .b8 __axe_dynamic_smem[]`, the dynamic window; upstream's `gpu.dynamic_shared_memory` lowers
 //! to an internal global that NVPTX demotes to a one-byte static array, so it is not used), and in each kernel
-//! gives every shared global the kernel uses a static offset, a multiple of the global's alignment, in the order
-//! the kernel first takes its address. The base is rounded up at run time to 1024 bytes (the largest alignment a
+//! gives every shared global the kernel uses a static offset, a multiple of the global's alignment (`pack`:
+//! largest first, each at the lowest offset free of the buffers it may be live with; globals whose epochs in the
+//! kernel's `axe.shared_epochs` are disjoint, which `shared_lifetimes` proves are never live together, share
+//! bytes). The base is rounded up at run time to 1024 bytes (the largest alignment a
 //! swizzled TMA or wgmma buffer needs; the window is only 16-byte aligned), with 1024 bytes of slack. Each
 //! `llvm.mlir.addressof` of a shared global becomes a `getelementptr` of the window at `pad + offset`, the shared
 //! globals are erased, and the kernel records the bytes to launch with as `axe.dynamic_shared_bytes` (what
@@ -28,6 +30,7 @@ use crate::{
     glue::{PassInfo, PassKind},
     ir::build::Builder,
     ir::ty::{AddressSpace, Ty},
+    shared_lifetimes::{pack, parse_epochs, Buffer, SHARED_EPOCHS, WINDOW_ALIGNMENT},
 };
 use axe_dialect::{
     access::{self, OpKey},
@@ -61,7 +64,7 @@ static ID: PassId = PassId::new();
 const CREATES: &[&str] = &["llvm"];
 
 /// The base alignment the buffers get (the largest a TMA swizzle or wgmma descriptor needs).
-pub const BASE_ALIGNMENT: i64 = 1024;
+pub const BASE_ALIGNMENT: i64 = WINDOW_ALIGNMENT;
 
 /// The name of the extern dynamic shared memory window.
 pub const WINDOW: &str = "__axe_dynamic_smem";
@@ -194,29 +197,36 @@ fn rewrite_kernel<'c, 'a>(
     let mask = constant(BASE_ALIGNMENT - 1).map_err(fail)?;
     let negated = b.value("llvm.sub", &[zero, address], Ty::I64, &[]).map_err(fail)?;
     let pad = b.value("llvm.and", &[negated, mask], Ty::I64, &[]).map_err(fail)?;
+    // The kernel's globals in the order it first takes their addresses, laid out by lifetime.
+    let mut names: Vec<&str> = Vec::new();
+    for (_, name) in used {
+        if !names.contains(&name.as_str()) {
+            names.push(name);
+        }
+    }
+    let epochs = kernel.attribute(SHARED_EPOCHS).map(|a| parse_epochs(&a.to_string())).unwrap_or_default();
+    let buffers: Vec<Buffer> = names
+        .iter()
+        .map(|name| Buffer {
+            name: name.to_string(),
+            bytes: globals[*name].bytes,
+            alignment: globals[*name].alignment,
+            epochs: epochs.get(*name).copied(),
+        })
+        .collect();
+    let (offsets, end) = pack(&buffers);
     let mut pointers: HashMap<&str, Value> = HashMap::new();
-    let mut end = 0i64;
+    for (name, start) in names.iter().zip(&offsets) {
+        let offset = constant(*start).map_err(fail)?;
+        let index = b.value("llvm.add", &[pad, offset], Ty::I64, &[]).map_err(fail)?;
+        let gep = [("elem_type", "i8".to_string()), ("rawConstantIndices", format!("array<i32: {}>", i32::MIN))];
+        let pointer =
+            b.value("llvm.getelementptr", &[window, index], Ty::Ptr(AddressSpace::Shared), &gep).map_err(fail)?;
+        pointers.insert(name, pointer);
+    }
     for (op, name) in used {
         let result = access::result(*op, 0).ok_or_else(|| (*op, "dynamic-shared: addressof has no result".into()))?;
-        let pointer = match pointers.get(name.as_str()) {
-            Some(&pointer) => pointer,
-            None => {
-                let global = &globals[name];
-                let alignment = global.alignment.clamp(1, BASE_ALIGNMENT);
-                let start = (end + alignment - 1) / alignment * alignment;
-                end = start + global.bytes;
-                let offset = constant(start).map_err(fail)?;
-                let index = b.value("llvm.add", &[pad, offset], Ty::I64, &[]).map_err(fail)?;
-                let gep =
-                    [("elem_type", "i8".to_string()), ("rawConstantIndices", format!("array<i32: {}>", i32::MIN))];
-                let pointer = b
-                    .value("llvm.getelementptr", &[window, index], Ty::Ptr(AddressSpace::Shared), &gep)
-                    .map_err(fail)?;
-                pointers.insert(name.as_str(), pointer);
-                pointer
-            }
-        };
-        IrRewriter::from_op(kernel).as_rewriter_base().replace_all_uses_with(result, pointer);
+        IrRewriter::from_op(kernel).as_rewriter_base().replace_all_uses_with(result, pointers[name.as_str()]);
     }
     let bytes = end + BASE_ALIGNMENT;
     let attribute = ffi::parse_attribute(kernel, &format!("{bytes} : i64"))

@@ -23,6 +23,7 @@ mod lowering;
 mod ownership;
 mod registry;
 mod request;
+pub mod shared_lifetimes;
 pub mod slice;
 mod storage;
 pub mod strip_annotations;

@@ -158,6 +158,20 @@ pub(crate) struct PlannedElementwise<'c, 'a> {
     pub(crate) registers: Vec<i64>,
 }
 
+/// An `axe.sync` this pass lowers: a whole CTA (`bar.sync 0`) or a whole warp (`bar.warp.sync` of every lane).
+/// Warpgroups and thread subsets need named barriers with ids allocated per kernel, which are not written yet.
+fn plan_sync<'c, 'a>(op: AxeOp<'c, 'a>) -> Result<(AxeOp<'c, 'a>, ExecScope), String> {
+    let scope = op.scope().unwrap_or_else(|| Err("axe.sync has no scope".into()))?;
+    if op.threads().is_some() || !matches!(scope, ExecScope::Cta | ExecScope::Warp) {
+        return Err(format!(
+            "copy: axe.sync at {} scope{} needs a named barrier, which is not lowered yet (cta and warp scope are)",
+            scope.name(),
+            if op.threads().is_some() { " on a thread subset" } else { "" }
+        ));
+    }
+    Ok((op, scope))
+}
+
 /// Lowers every copy `--lower-copy` owns and every elementwise op under `root`; on refusal reports each at its op
 /// and returns how many were refused.
 pub fn lower_copy(root: OperationRef) -> Result<LowerCopyStats, usize> {
@@ -165,11 +179,13 @@ pub fn lower_copy(root: OperationRef) -> Result<LowerCopyStats, usize> {
     let elementwise = run.plan(|op| op.kind().is_elementwise().then(|| plan_elementwise(op)));
     let copies = run
         .plan(|op| (!op.kind().is_elementwise() && ownership::owner(op) == Some(Owner::Copy)).then(|| plan_copy(op)));
+    let syncs = run.plan(|op| (op.kind() == OpKind::Sync).then(|| plan_sync(op)));
     run.rewrite(|ops| {
         // The preconditions and views go on each copy's kernel; the kernels are found before the rewrite replaces
         // the copies.
         let kernels = kernel_facts(&copies);
         let stats = emit::rewrite(root, ops, &copies, &elementwise)?;
+        emit::syncs(&syncs)?;
         for (kernel, preconditions, views) in kernels {
             for (name, entries) in [(PRECONDITIONS_ATTRIBUTE, preconditions), (VIEWS_ATTRIBUTE, views)] {
                 append_entries(kernel, name, &entries).map_err(|message| (kernel.location(), message))?;

@@ -32,8 +32,8 @@ use crate::{
 };
 use axe_dialect::{
     access, ffi,
-    kernel::{enclosing_function, known_block},
-    ops::walk_preorder,
+    kernel::known_block,
+    ops::{enclosing_function, walk_preorder},
     roles::{self, Plan},
     OpKind,
 };

@@ -28,6 +28,8 @@ impl<'c, 'a> Run<'c, 'a> {
             ffi::emit_error(root.location(), &format!("{prefix}: internal: dialects {missing:?} are not registered"));
             return Err(1);
         }
+        // Shared allocs' lifetimes, read while every use is still an axe op (the first lowering to run).
+        crate::shared_lifetimes::annotate(root);
         let mut ops = Vec::new();
         walk_preorder(root, &mut |op| ops.extend(AxeOp::new(op)));
         Ok(Run { ops, refused: 0 })

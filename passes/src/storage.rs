@@ -334,6 +334,7 @@ impl<'c, 'a> Storage<'c, 'a> {
         let table = func.block().ok_or_else(|| format!("{pass}: function is not in a module"))?;
         let ty = b.ty(ty)?;
         Builder::at_start(self.root, table, op.location()).global(&name, ty, alignment)?;
+        note_lifetime(op, func, &name)?;
         b.get_global(&name, ty)
     }
 
@@ -558,6 +559,26 @@ pub(crate) enum Int<'c, 'a> {
     Static(i64),
     /// An `index` or integer SSA value.
     Value(Value<'c, 'a>),
+}
+
+/// Records the epochs of `alloc` (`axe.epochs`, when it has them) as global `name`'s in `func`'s
+/// `axe.shared_epochs` dictionary (the lifetimes `--axe-dynamic-shared` packs by; see `shared_lifetimes`).
+pub(crate) fn note_lifetime(alloc: OperationRef, func: OperationRef, name: &str) -> Result<(), String> {
+    let Ok(epochs) = alloc.attribute(crate::shared_lifetimes::EPOCHS) else { return Ok(()) };
+    let epochs = epochs.to_string();
+    let existing = func.attribute(crate::shared_lifetimes::SHARED_EPOCHS).map(|a| a.to_string()).unwrap_or_default();
+    let mut entries: Vec<(String, String)> = crate::shared_lifetimes::parse_epochs(&existing)
+        .into_iter()
+        .map(|(name, (first, last))| (name, format!("array<i64: {first}, {last}>")))
+        .collect();
+    entries.push((name.to_string(), epochs.to_string()));
+    entries.sort();
+    let items: Vec<String> = entries.iter().map(|(name, value)| format!("{name} = {value}")).collect();
+    let text = format!("{{{}}}", items.join(", "));
+    let attribute = ffi::parse_attribute(func, &text)
+        .ok_or_else(|| format!("internal: axe.shared_epochs {text} does not parse"))?;
+    ffi::set_attribute(func, crate::shared_lifetimes::SHARED_EPOCHS, attribute);
+    Ok(())
 }
 
 /// Per dimension, the offset of `slice` (an `axe.slice` with its `region`): written offsets, and run-time operands

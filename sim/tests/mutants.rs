@@ -357,3 +357,24 @@ fn drop_after(text: &str, after: &str, what: &str) -> String {
     let at = start + lines[start..].iter().position(|l| l.contains(what)).unwrap_or_else(|| panic!("no {what:?}"));
     lines.iter().enumerate().filter(|(i, _)| *i != at).map(|(_, l)| format!("{l}\n")).collect()
 }
+
+// ---- shared memory by lifetime ----
+
+#[test]
+fn sm90a_c_tile_shares_the_rings_bytes_after_the_barrier() {
+    // The CTA barrier after the K loop separates the rings' epoch (0) from the C tile's (1): the simulator lays
+    // the tile over the rings as --axe-dynamic-shared does, and the kernel stays exact (tests in kernels.rs).
+    let text = lowered("gemm_sm90a");
+    assert!(text.contains("__axe_smem_0 = array<i64: 0, 0>"), "ring A in epoch 0");
+    assert!(text.contains("__axe_smem_2 = array<i64: 1, 1>"), "the C tile in epoch 1");
+    assert!(sm90(&text, true, 256).iter().all(Result::is_ok));
+}
+
+#[test]
+fn sm90a_a_lifetime_plan_that_overlaps_live_rings_is_caught() {
+    // A wrong plan: ring A claimed live only in epoch 5, so it shares ring B's bytes while both are loaded.
+    let text = lowered("gemm_sm90a").replacen("__axe_smem_0 = array<i64: 0, 0>", "__axe_smem_0 = array<i64: 5, 5>", 1);
+    // Schedule 0 (in order) meets it first as a load over bytes another load has not delivered.
+    let expected = ["TMA load write of shared bytes", "race", "differs"];
+    assert_caught("sm90a: overlapping lifetimes", &sm90(&text, true, 256), &expected);
+}

@@ -524,6 +524,24 @@ fn step_ops<'c, 'a>(b: &Builder<'c, 'a>, cx: &Context<'c, 'a>, step: &CopyStep) 
     Ok(())
 }
 
+/// Each planned `axe.sync`: `gpu.barrier` for a CTA, `bar.warp.sync 0xffffffff` for a warp; the op is erased.
+pub(super) fn syncs<'c, 'a>(syncs: &[(AxeOp<'c, 'a>, ExecScope)]) -> Result<(), Failure<'c>> {
+    for (op, scope) in syncs {
+        let operation = op.operation();
+        let at = |message: String| (operation.location(), message);
+        let b = Builder::before(operation).map_err(at)?;
+        match scope {
+            ExecScope::Warp => {
+                let mask = b.constant(-1, Ty::I32).map_err(at)?;
+                b.op("nvvm.bar.warp.sync", &[mask], &[], &[]).map_err(at)?;
+            }
+            _ => b.barrier().map_err(at)?,
+        }
+        IrRewriter::from_op(operation).as_rewriter_base().erase_op(operation);
+    }
+    Ok(())
+}
+
 /// The threads of `set` among `0..scope_threads`.
 fn count(set: &ThreadSet, scope_threads: i64) -> i64 {
     (0..scope_threads).filter(|&t| set.contains(t)).count() as i64

@@ -533,6 +533,7 @@ impl<'c, 'a> Lowering<'c, 'a> {
         let ty = global.ty(&memref)?;
         let alignment = i64::try_from(alignment.max(128)).map_err(|_| "tma: internal: alignment out of range")?;
         global.global(&name, ty, alignment)?;
+        crate::storage::note_lifetime(operation, func, &name)?;
         let b = Builder::before(operation)?;
         let buffer = b.get_global(&name, ty)?;
         self.buffers.insert(access::key(operation), buffer);

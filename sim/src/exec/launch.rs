@@ -8,6 +8,7 @@ use crate::machine::{GlobalBuf, GLOBAL_BASE};
 use crate::value::{split_top, wrap, MemRef, MemSpace, Scalar, Space, Ty, V};
 use crate::{Arg, Buffer, Outcome, SimError};
 use axe_dialect::access;
+use axe_passes::shared_lifetimes::{self as window, pack, parse_epochs, WINDOW_ALIGNMENT};
 use melior::ir::block::BlockLike;
 use melior::ir::operation::OperationLike;
 use melior::ir::{BlockRef, Module, OperationRef, Value};
@@ -66,6 +67,7 @@ impl Exec<'_, '_> {
     /// Places the module's shared `memref.global`s in shared memory (`memref.get_global` finds them by name).
     pub(super) fn alloc_globals(&mut self, kernel: OperationRef) -> Result<(), SimError> {
         let Some(module) = kernel.parent_operation() else { return Ok(()) };
+        let mut buffers = Vec::new();
         let mut cursor = access::entry_block(module).and_then(|b| b.first_operation());
         while let Some(op) = cursor {
             if op_name(op) == "memref.global" {
@@ -73,17 +75,40 @@ impl Exec<'_, '_> {
                 let ty_text = op.attribute("type").map(|a| a.to_string()).unwrap_or_default();
                 let name = op.attribute("sym_name").map(|a| a.to_string()).unwrap_or_default();
                 let align = op.attribute("alignment").map(|a| ints_in(&a.to_string())).ok();
-                let align = align.and_then(|v| v.first().copied()).unwrap_or(16) as u64;
+                let align = align.and_then(|v| v.first().copied()).unwrap_or(16);
                 match Ty::parse(&ty_text) {
                     Ty::Mem { shape, elem, space: MemSpace::Shared } => {
-                        let bytes = shape.iter().product::<i64>() as u64 * elem.bytes() as u64;
-                        let addr = self.m.alloc_shared(bytes, align, &loc)?;
-                        self.globals.insert(name.trim_matches('"').to_string(), (addr, bytes));
+                        let bytes = shape.iter().product::<i64>() * elem.bytes() as i64;
+                        let name = name.trim_matches('"').to_string();
+                        buffers.push(window::Buffer { name, bytes, alignment: align, epochs: None });
                     }
                     _ => return err(&loc, format!("not modelled: memref.global of type {ty_text}")),
                 }
             }
             cursor = op.next_in_block();
+        }
+        // Laid out as `--axe-dynamic-shared` lays them out: buffers the kernel's `axe.shared_epochs` says are never
+        // live together share bytes, so the machine's checks see any overlap in time. Without lifetimes, each
+        // buffer has bytes of its own.
+        let loc = loc_of(kernel);
+        match kernel.attribute("axe.shared_epochs") {
+            Ok(attribute) => {
+                let epochs = parse_epochs(&attribute.to_string());
+                for buffer in &mut buffers {
+                    buffer.epochs = epochs.get(&buffer.name).copied();
+                }
+                let (offsets, end) = pack(&buffers);
+                let base = self.m.alloc_shared(end.max(1) as u64, WINDOW_ALIGNMENT as u64, &loc)?;
+                for (buffer, offset) in buffers.iter().zip(offsets) {
+                    self.globals.insert(buffer.name.clone(), (base + offset as u64, buffer.bytes as u64));
+                }
+            }
+            Err(_) => {
+                for buffer in &buffers {
+                    let addr = self.m.alloc_shared(buffer.bytes as u64, buffer.alignment as u64, &loc)?;
+                    self.globals.insert(buffer.name.clone(), (addr, buffer.bytes as u64));
+                }
+            }
         }
         Ok(())
     }
