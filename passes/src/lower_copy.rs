@@ -158,18 +158,67 @@ pub(crate) struct PlannedElementwise<'c, 'a> {
     pub(crate) registers: Vec<i64>,
 }
 
-/// An `axe.sync` this pass lowers: a whole CTA (`bar.sync 0`) or a whole warp (`bar.warp.sync` of every lane).
-/// Warpgroups and thread subsets need named barriers with ids allocated per kernel, which are not written yet.
-fn plan_sync<'c, 'a>(op: AxeOp<'c, 'a>) -> Result<(AxeOp<'c, 'a>, ExecScope), String> {
+/// The barrier an `axe.sync` becomes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Barrier {
+    /// `bar.sync 0` (`gpu.barrier`): the whole CTA.
+    Cta,
+    /// `bar.warp.sync mask`: these lanes of the executing warp.
+    Lanes(u32),
+    /// `bar.sync 1 + g, 128`: the executing warpgroup `g` (ids 1 to the warpgroups of the block).
+    Warpgroup,
+    /// `bar.sync id, 32 * (end - first)`: warps `first..end` of the CTA, `id` one per range in the kernel, after
+    /// the warpgroups' ids.
+    Warps(i64, i64),
+}
+
+/// An `axe.sync` and its barrier: a CTA, a warp (or lanes of it: `warp(laneid[a:b])`), a warpgroup, or a range of
+/// the CTA's warps (`cta(warpid[a:b])`, `cta(wgid[a:b])`), the ones roles synchronize by.
+fn plan_sync<'c, 'a>(op: AxeOp<'c, 'a>) -> Result<(AxeOp<'c, 'a>, Barrier), String> {
     let scope = op.scope().unwrap_or_else(|| Err("axe.sync has no scope".into()))?;
-    if op.threads().is_some() || !matches!(scope, ExecScope::Cta | ExecScope::Warp) {
-        return Err(format!(
-            "copy: axe.sync at {} scope{} needs a named barrier, which is not lowered yet (cta and warp scope are)",
-            scope.name(),
-            if op.threads().is_some() { " on a thread subset" } else { "" }
-        ));
-    }
-    Ok((op, scope))
+    let block =
+        axe_dialect::ops::enclosing_function(op.operation()).map(crate::ir::kernel::known_block).unwrap_or_default();
+    let threads: i64 = block.iter().product();
+    let needs_block = |what: &str| {
+        format!("copy: axe.sync {what} needs the kernel's known_block_size (the warps its named barrier counts)")
+    };
+    let barrier = match (scope, op.threads().transpose()?) {
+        (ExecScope::Cta, None) => Barrier::Cta,
+        (ExecScope::Warp, None) => Barrier::Lanes(u32::MAX),
+        (ExecScope::Warp, Some(t)) if t.axis == "laneid" => {
+            Barrier::Lanes((t.begin..t.end).fold(0u32, |mask, lane| mask | (1u32 << lane)))
+        }
+        (ExecScope::Warpgroup, None) => {
+            if block.is_empty() {
+                return Err(needs_block("at warpgroup scope"));
+            }
+            if threads % 128 != 0 {
+                return Err(format!("copy: axe.sync warpgroup in a block of {threads} threads: not whole warpgroups"));
+            }
+            Barrier::Warpgroup
+        }
+        (ExecScope::Cta, Some(t)) if t.axis == "warpid" || t.axis == "wgid" => {
+            if block.is_empty() {
+                return Err(needs_block("on a range of warps"));
+            }
+            let per = if t.axis == "wgid" { 4 } else { 1 };
+            let (first, end) = (t.begin * per, t.end * per);
+            if first == 0 && end * 32 >= threads {
+                Barrier::Cta
+            } else {
+                Barrier::Warps(first, end)
+            }
+        }
+        (scope, threads) => {
+            let subset = threads.map(|t| format!("({}[{}:{}])", t.axis, t.begin, t.end)).unwrap_or_default();
+            return Err(format!(
+                "copy: axe.sync {}{subset} has no barrier: a CTA, a range of its warps (warpid, wgid), a warpgroup, \
+                 or a warp's lanes synchronize",
+                scope.name()
+            ));
+        }
+    };
+    Ok((op, barrier))
 }
 
 /// Lowers every copy `--lower-copy` owns and every elementwise op under `root`; on refusal reports each at its op

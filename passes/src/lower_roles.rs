@@ -27,7 +27,7 @@
 use crate::{
     glue::{external_pass_creating, PassId},
     glue::{PassInfo, PassKind},
-    ir::build::{Builder, Cmp, Dim},
+    ir::build::{Builder, Cmp},
     ir::target::chip,
 };
 use axe_dialect::{
@@ -105,7 +105,7 @@ fn lower_one<'c, 'a>(op: OperationRef<'c, 'a>) -> Result<(), Vec<(OperationRef<'
 /// Writes `plan` in place of `op`.
 fn write<'c, 'a>(op: OperationRef<'c, 'a>, plan: &Plan<'c, 'a>, block: &[i64]) -> Result<(), String> {
     let b = Builder::before(op)?;
-    let tid = linear_thread(&b, block)?;
+    let tid = b.linear_thread_id(block)?;
     let changes = plan.changes();
     if !changes.is_empty() {
         let group = b.divui(tid, b.index(roles::WARPGROUP_THREADS)?)?;
@@ -154,18 +154,6 @@ fn yield_of<'c, 'a>(if_op: OperationRef<'c, 'a>, region: usize) -> Result<Operat
     let block = access::region(if_op, region).and_then(|r| r.first_block()).ok_or("internal: scf.if branch")?;
     Builder::at_start(if_op, block, if_op.location()).r#yield(&[])?;
     block.terminator().ok_or_else(|| "internal: scf.yield missing".to_string())
-}
-
-/// The thread's index in the block: `tid.x`, or `tid.x + X * (tid.y + Y * tid.z)` for a block that is not flat.
-fn linear_thread<'c, 'a>(b: &Builder<'c, 'a>, block: &[i64]) -> Result<Value<'c, 'a>, String> {
-    let x = b.thread_id(Dim::X)?;
-    if matches!(block, [_, 1, 1]) {
-        return Ok(x);
-    }
-    let (extent_x, extent_y) = (block.first().copied().unwrap_or(1), block.get(1).copied().unwrap_or(1));
-    let z_scaled = b.muli(b.thread_id(Dim::Z)?, b.index(extent_y)?)?;
-    let row = b.addi(b.thread_id(Dim::Y)?, z_scaled)?;
-    b.addi(x, b.muli(row, b.index(extent_x)?)?)
 }
 
 /// `range.start <= value < range.end` on an index value.

@@ -388,7 +388,8 @@ def Axe_SyncOp : Axe_CollectiveOp<"sync", [Axe_ReadsWrites]> {
     ```mlir
     axe.sync cta
     ```
-    bar.sync for a CTA, a named barrier for a warpgroup or thread subset, __syncwarp, a cluster barrier.
+    bar.sync 0 for a CTA, a named barrier (bar.sync id, count) for a warpgroup or a range of the CTA's warps,
+    bar.warp.sync for a warp or lanes of it (lowered by --lower-copy).
   }];
   let arguments = scopeArgs;
   let assemblyFormat = "custom<Scope>($scope, $threads) attr-dict";

@@ -3,7 +3,7 @@
 //! they lower; then the lowered ops, and the allocs and views left without uses, are erased. Every address,
 //! register, thread set, shape and barrier count comes from the plans.
 
-use super::{instruction::instruction, moving::Int, LowerCopyStats, PlannedCopy, PlannedElementwise};
+use super::{instruction::instruction, moving::Int, Barrier, LowerCopyStats, PlannedCopy, PlannedElementwise};
 use crate::{
     ir::build::{segments, Builder, Cmp, Tcgen05Access, WORKGROUP},
     ir::ty::{AddressSpace, Ty},
@@ -524,18 +524,56 @@ fn step_ops<'c, 'a>(b: &Builder<'c, 'a>, cx: &Context<'c, 'a>, step: &CopyStep) 
     Ok(())
 }
 
-/// Each planned `axe.sync`: `gpu.barrier` for a CTA, `bar.warp.sync 0xffffffff` for a warp; the op is erased.
-pub(super) fn syncs<'c, 'a>(syncs: &[(AxeOp<'c, 'a>, ExecScope)]) -> Result<(), Failure<'c>> {
-    for (op, scope) in syncs {
+/// Each planned `axe.sync` (see [`Barrier`]); the op is erased. Named barrier ids are allocated per kernel: the
+/// warpgroups' first (1 + the warpgroup), then one per range of warps in IR order, up to the hardware's 15.
+pub(super) fn syncs<'c, 'a>(syncs: &[(AxeOp<'c, 'a>, Barrier)]) -> Result<(), Failure<'c>> {
+    let mut ids: HashMap<(OpKey, i64, i64), i64> = HashMap::new();
+    let mut next: HashMap<OpKey, i64> = HashMap::new();
+    for (op, barrier) in syncs {
         let operation = op.operation();
         let at = |message: String| (operation.location(), message);
         let b = Builder::before(operation).map_err(at)?;
-        match scope {
-            ExecScope::Warp => {
-                let mask = b.constant(-1, Ty::I32).map_err(at)?;
+        let kernel = axe_dialect::ops::enclosing_function(operation)
+            .ok_or_else(|| at("copy: axe.sync outside a function".into()))?;
+        let block = crate::ir::kernel::known_block(kernel);
+        let named = |id: Value<'c, 'a>, threads: i64| -> Result<(), String> {
+            let count = b.constant(threads, Ty::I32)?;
+            b.op("nvvm.barrier", &[id, count], &[], &[("operandSegmentSizes", segments(&[1, 1, 0]))]).map(drop)
+        };
+        match *barrier {
+            Barrier::Cta => b.barrier().map_err(at)?,
+            Barrier::Lanes(mask) => {
+                let mask = b.constant(i64::from(mask as i32), Ty::I32).map_err(at)?;
                 b.op("nvvm.bar.warp.sync", &[mask], &[], &[]).map_err(at)?;
             }
-            _ => b.barrier().map_err(at)?,
+            Barrier::Warpgroup => {
+                let tid = b.linear_thread_id(&block).map_err(at)?;
+                let group = b.divui(tid, b.index(128).map_err(at)?).map_err(at)?;
+                let id = b.addi(group, b.index(1).map_err(at)?).map_err(at)?;
+                let id = b.index_cast(id, Ty::I32).map_err(at)?;
+                named(id, 128).map_err(at)?;
+            }
+            Barrier::Warps(first, end) => {
+                let key = access::key(kernel);
+                let groups = (block.iter().product::<i64>() + 127) / 128;
+                let id = match ids.get(&(key, first, end)) {
+                    Some(&id) => id,
+                    None => {
+                        let id = *next.entry(key).or_insert(1 + groups);
+                        if id > 15 {
+                            return Err(at(format!(
+                                "copy: axe.sync cta(warpid[{first}:{end}]) needs named barrier {id}: a kernel has 16 \
+                                 (0 for the CTA, 1 to {groups} for its warpgroups, the rest one per range of warps)"
+                            )));
+                        }
+                        next.insert(key, id + 1);
+                        ids.insert((key, first, end), id);
+                        id
+                    }
+                };
+                let id = b.constant(id, Ty::I32).map_err(at)?;
+                named(id, 32 * (end - first)).map_err(at)?;
+            }
         }
         IrRewriter::from_op(operation).as_rewriter_base().erase_op(operation);
     }

@@ -13,7 +13,8 @@
 //!   pointer casts) and the origin they carry;
 //! - `memory.rs`: `memref.*` and `llvm.load`/`llvm.store` on shared, global and private memory;
 //! - `sync.rs`: CTA barriers, mbarriers, `fence.mbarrier_init`, `fence.proxy.async`, `elect.sync`;
-//!   `registers.rs`: `setmaxnreg` (warpgroup register budgets and the CTA's pool);
+//!   `named.rs`: named barriers (`bar.sync id, count`) and `bar.warp.sync`; `registers.rs`: `setmaxnreg`
+//!   (warpgroup register budgets and the CTA's pool);
 //! - `tma.rs`: TMA loads and stores and their bulk groups; `cp_async.rs`: `cp.async` and its groups;
 //! - `mma_sync.rs`: `ldmatrix`, `stmatrix`, `mma.sync`; `wgmma.rs`: `wgmma.*`; `tcgen05.rs`: `tcgen05.*`.
 
@@ -40,6 +41,7 @@ mod launch;
 mod memory;
 mod mma_sync;
 mod moves;
+mod named;
 mod registers;
 mod strand;
 mod sync;
@@ -146,6 +148,8 @@ struct State<'l> {
     strands: Strands,
     /// The warpgroups' register budgets (`registers.rs`).
     registers: registers::Registers,
+    /// The 16 named barriers (`named.rs`; 0 is also `gpu.barrier`'s, which `sync.rs` models).
+    named: Vec<named::Named>,
 }
 
 /// One strand's handle on the interpreter: the state, locked while the strand holds the baton (it lets go only
@@ -221,6 +225,7 @@ impl<'l> State<'l> {
             loc_ids: HashMap::new(),
             strands: Strands::new(n),
             registers: Default::default(),
+            named: vec![Default::default(); 16],
         };
         ex.m.flight.completion = schedule.completion;
         if let Completion::Random(seed) = schedule.completion {
@@ -453,6 +458,10 @@ impl Exec<'_, '_> {
             self.sync_op(op, name, mask, act, &loc)
         } else if name == "nvvm.setmaxregister" {
             self.setmaxnreg(op, mask, &loc)
+        } else if name == "nvvm.barrier" {
+            self.named_barrier(op, mask, &loc)
+        } else if name == "nvvm.bar.warp.sync" {
+            self.warp_sync(op, mask, &loc)
         } else {
             err(&loc, format!("not modelled: {name}"))
         }

@@ -67,6 +67,19 @@ impl<'c, 'a> Builder<'c, 'a> {
         self.gpu_index("gpu.thread_id", dim)
     }
 
+    /// The thread's index in a block of `block` (its `known_block_size`): `tid.x` for a flat block (or an unknown
+    /// one), else `tid.x + X * (tid.y + Y * tid.z)`.
+    pub(crate) fn linear_thread_id(&self, block: &[i64]) -> Result<Value<'c, 'a>, String> {
+        let x = self.thread_id(Dim::X)?;
+        let (extent_x, extent_y) = match block {
+            [x, y, z] if (*y, *z) != (1, 1) => (*x, *y),
+            _ => return Ok(x),
+        };
+        let z_scaled = self.muli(self.thread_id(Dim::Z)?, self.index(extent_y)?)?;
+        let row = self.addi(self.thread_id(Dim::Y)?, z_scaled)?;
+        self.addi(x, self.muli(row, self.index(extent_x)?)?)
+    }
+
     /// `gpu.block_id dim`: the CTA's index in the grid along `dim`.
     pub(crate) fn block_id(&self, dim: Dim) -> Result<Value<'c, 'a>, String> {
         self.gpu_index("gpu.block_id", dim)
