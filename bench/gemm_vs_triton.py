@@ -13,8 +13,8 @@ The jobs, the same on both sides:
   gemm_sm90a_ws  the job on 128x256x64 tiles, warp-specialized; Axe: examples/gemm_sm90a_ws.mlir (a TMA producer
                warp, two wgmma consumer warpgroups: 12 warps, 3 stages); Triton: the descriptor matmul at the same
                tile with its K loop warp-specialized (`tl.range(..., warp_specialize=True)`), 8 warps (the
-               consumers; Triton adds its producer warps), 3 stages. Registers are per thread of the kernel:
-               neither side gives its roles separate budgets (setmaxnreg) yet.
+               consumers; Triton adds its producer warps), 3 stages. Axe's roles set register budgets
+               (consumers 232, producer warpgroup 40, from 168 at entry); Triton's do not on sm_90a.
 M, N, K are i32 kernel arguments; Triton specializes them (and the pointers) with divisibility 16, as its JIT does
 for multiples of 16. What Triton actually emitted is read from its PTX and printed under the table (e.g. TMA /
 wgmma / tcgen05 / cp.async / ldmatrix / mma.sync counts).
@@ -28,7 +28,8 @@ Columns:
   ptxas ms     median wall time of the same ptxas (below) assembling that PTX. Triton's compile ms includes its
                own ptxas run (PTX to cubin) and Axe's stops at PTX: Axe to a cubin is compile + ptxas ms.
   PTX          PTX instructions in the kernel body (bench/tma_copy_vs_triton.py's count).
-  regs, spill  ptxas -v registers and spill stores+loads bytes; both sides' PTX through the same ptxas
+  regs, spill  ptxas -v registers and spill stores+loads bytes; both sides' PTX through the same ptxas; a kernel
+               with warp roles shows its setmaxnreg budgets after the count at entry: 168 (232/40)
                (.venv, CUDA 13) with the same -arch (sm_80, sm_90a, sm_100a).
   SASS         instructions in `cuobjdump -sass` of that cubin, NOP padding excluded.
   loop SASS    instructions of the K loop's body: the backward branch (BRA to a lower address) whose span
@@ -234,6 +235,11 @@ def ptxas_cubin(ptxas, ptx, chip, tmp, stem):
     regs = max((int(r) for r in re.findall(r"Used (\d+) registers", log)), default=0)
     spill = sum(int(s) for s in re.findall(r"(\d+) bytes spill (?:stores|loads)", log))
     smem = max((int(s) for s in re.findall(r"(\d+) bytes smem", log)), default=0)
+    # Warp roles: the budgets setmaxnreg sets, after the count at entry ("168 (232/40)").
+    budgets = sorted({int(n) for n in re.findall(r"setmaxnreg\.(?:inc|dec)\.sync\.aligned\.u32\s+(\d+)", ptx)},
+                     reverse=True)
+    if budgets:
+        regs = f"{regs} ({'/'.join(map(str, budgets))})"
     return cubin, regs, spill, smem
 
 
