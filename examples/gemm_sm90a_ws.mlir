@@ -10,8 +10,10 @@
 //   9-11 have nothing to do.
 // The ring has 3 stages (48 KB each); the stage index and its parity are carried through each side's K loop, the
 // producer's "free" parity one round ahead (a fresh barrier's phase before phase 0 counts as complete, so the
-// first round passes at once). After both sides finish, the consumers' accumulators are cast to f16, stored to a
-// 128B-swizzled shared C tile, and the CTA TMA-stores it (clipped at M and N).
+// first round passes at once). After their K loop the consumers cast their accumulators to f16, store them to a
+// 128B-swizzled shared C tile and TMA-store it (clipped at M and N) themselves: `cta(wgid[0:2])` is their two
+// warpgroups, which synchronize by a named barrier before warp 0's elected lane issues the store, so the
+// producer's warps never wait for the epilogue (the shape a persistent kernel needs).
 //
 // Run-time M, N and K (multiples of 16, at least 1), edge tiles handled by TMA as in gemm_sm90a.mlir. Not yet here
 // (issue 25): persistence over tiles, a cluster with B multicast, and a fourth stage, which needs the C tile to
@@ -88,6 +90,8 @@ module attributes {gpu.container_module} {
           }
           axe.cast cta %acc to %out : !acc to !out
           axe.copy cta %out to %smem_c : !out to !smemC
+          %tc = axe.slice %gc[%m0, %n0] [128, 256] : !gC to !tileC
+          axe.copy_async cta(wgid[0:2]) %smem_c to %tc : !smemC to !tileC
         }
         axe.role warpid[8:9] regs 40 {
           %ring:2 = scf.for %kt = %i0 to %ktiles32 step %i1 iter_args(%cur = %i0, %parity = %false) -> (i32, i1) : i32 {
@@ -113,8 +117,6 @@ module attributes {gpu.container_module} {
           }
         }
       }
-      %tc = axe.slice %gc[%m0, %n0] [128, 256] : !gC to !tileC
-      axe.copy_async cta %smem_c to %tc : !smemC to !tileC
       gpu.return
     }
   }

@@ -4,7 +4,8 @@
 //! The rule reads the op alone (its memories, scope, thread subset and the chip named by `axe.target`):
 //! 1. **TMA** (`--lower-tma`): a copy at `cta` scope without a `threads` subset between a global and a shared
 //!    tensor, or an `axe.copy_async` global -> shared on an mbarrier at `warp` scope (a producer warp's load, its
-//!    elected lane issuing it), when the module names no chip (TMA is then assumed, as before chips were named), or when the chip
+//!    elected lane issuing it), or a store shared -> global at `cta` scope by a range of its warps (`cta(wgid[0:2])`:
+//!    a role's epilogue; the range's first warp's elected lane issues it), when the module names no chip (TMA is then assumed, as before chips were named), or when the chip
 //!    has TMA (sm_90 and later) and the TMA planner accepts the copy (`request::tma::accepts`). On sm_80, and for
 //!    layouts TMA cannot express on later chips, the copy is `--lower-copy`'s (`cp.async`, `ld`/`st`).
 //! 2. **MMA** (`--lower-mma`): an `axe.copy` from tensor memory to registers that `--lower-mma`'s own read-back
@@ -84,7 +85,12 @@ pub(crate) fn owner_with<'c, 'a>(op: AxeOp<'c, 'a>, tma_takes: &mut dyn FnMut(Ax
         && (source, dest) == (Some(Memory::Global), Some(Memory::Shared))
         && op.operand(2).is_some()
         && op.threads().is_none();
-    if !(between && (whole_cta || warp_load)) || cp_async_group {
+    // A store by a range of the CTA's warps (a role's epilogue): its first warp's elected lane issues it after a
+    // named barrier of the range.
+    let range_store = matches!(op.scope(), Some(Ok(ExecScope::Cta)))
+        && (source, dest) == (Some(Memory::Shared), Some(Memory::Global))
+        && op.threads().and_then(Result::ok).is_some_and(|t| t.axis == "warpid" || t.axis == "wgid");
+    if !(between && (whole_cta || warp_load || range_store)) || cp_async_group {
         return Some(Owner::Copy);
     }
     let tma = match target_name(op.operation()).map(|name| Chip::from_name(&name)) {

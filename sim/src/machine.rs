@@ -177,6 +177,9 @@ pub struct Machine {
     pub cur_loc: u32,
     /// CTA barriers (`bar.sync`) executed so far: the current barrier interval.
     pub epoch: u32,
+    /// Named barriers each warp has passed (`bar.sync id, count`): with [`Machine::epoch`], what orders the
+    /// accesses of different lanes of one warp ([`Machine::lane_epoch`]).
+    pub named_epochs: Vec<u32>,
     /// Per thread: the step of its last `fence.proxy.async` (0: none).
     pub proxy_fence: Vec<u64>,
     /// The step being executed.
@@ -278,6 +281,12 @@ impl Machine {
         threads.start / 32..threads.end.div_ceil(32)
     }
 
+    /// The barrier interval of warp `w`'s lanes: it changes at every CTA barrier and every named barrier the warp
+    /// passes, and lanes of one warp are ordered only across such a change.
+    pub fn lane_epoch(&self, w: usize) -> u32 {
+        self.epoch.wrapping_add(self.named_epochs.get(w).copied().unwrap_or(0))
+    }
+
     /// The generic-proxy read of `[addr, addr + n)` by threads `readers` (a thread, a warp or a warpgroup): a byte
     /// another thread wrote with no synchronization ordering the write before the read is a read-after-write race
     /// (another warp: no CTA barrier or mbarrier wait between them; another lane of a reading warp: no CTA
@@ -291,7 +300,7 @@ impl Machine {
             }
             let ww = (w as usize - 1) / 32;
             let ordered = if warps.contains(&ww) {
-                self.wasync[b] || self.wepoch[b] != self.epoch
+                self.wasync[b] || self.wepoch[b] != self.lane_epoch(ww)
             } else {
                 warps.clone().any(|r| self.clocks.ordered(ww, self.wclock[b], r))
             };
@@ -385,9 +394,10 @@ impl Machine {
     /// Records a generic-proxy write of `[addr, addr + n)` by `thread` (made at the op being executed).
     pub fn mark_written(&mut self, addr: u64, n: usize, thread: usize) {
         let clock = self.clocks.own(thread / 32);
+        let epoch = self.lane_epoch(thread / 32);
         for b in addr as usize..addr as usize + n {
             self.writer[b] = thread as u32 + 1;
-            self.wepoch[b] = self.epoch;
+            self.wepoch[b] = epoch;
             self.wstep[b] = self.step;
             self.wclock[b] = clock;
             self.wloc[b] = self.cur_loc;
@@ -475,7 +485,7 @@ impl Machine {
         let init = BarInit {
             thread,
             clock: self.clocks.own(thread / 32),
-            epoch: self.epoch,
+            epoch: self.lane_epoch(thread / 32),
             loc: loc.to_string(),
             fenced: false,
         };
@@ -507,7 +517,7 @@ impl Machine {
     /// the initializing one, the init fenced (`fence.mbarrier_init`) and ordered before the use (a CTA barrier
     /// between them, or another synchronization with the initializing warp).
     pub fn check_bar_use(&mut self, addr: u64, thread: usize, what: &str, loc: &str) -> Result<(), SimError> {
-        let epoch = self.epoch;
+        let epoch = self.lane_epoch(thread / 32);
         let b = self.bar(addr, what, loc)?;
         let init = b.init.clone();
         if init.thread == thread {
@@ -624,9 +634,10 @@ impl Machine {
             // Written by the async proxy for the issuing thread, visible to whoever observes the phase.
             let (thread, clock) = (self.pending[i].thread, self.pending[i].clock.clone());
             let loc_id = self.intern(&loc);
+            let epoch = self.lane_epoch(thread / 32);
             for b in at..at + len {
                 self.writer[b] = thread as u32 + 1;
-                self.wepoch[b] = self.epoch;
+                self.wepoch[b] = epoch;
                 self.wstep[b] = self.step;
                 self.wclock[b] = clock.get(thread / 32).copied().unwrap_or(0);
                 self.wloc[b] = loc_id;

@@ -103,3 +103,20 @@ fn a_budget_set_by_the_producer_warp_alone_is_not_aligned() {
     );
     assert_caught("unaligned", &runs(&text), &["by 32 of the 128 threads of warpgroup 2"]);
 }
+
+#[test]
+fn an_epilogue_store_by_the_whole_cta_inside_the_consumers_role_hangs() {
+    // At cta scope the store synchronizes all 384 threads (bar.sync 0), which the producer's warps never reach.
+    let text = mutant(KERNEL, "axe.copy_async cta(wgid[0:2]) %smem_c", "axe.copy_async cta %smem_c");
+    assert_caught("cta store in a role", &runs(&text), &["reached by only part of the CTA"]);
+}
+
+#[test]
+fn an_epilogue_store_without_the_consumers_barrier_races_with_their_writes() {
+    // The named barrier before the store orders every consumer's writes of the C tile before warp 0's TMA read.
+    let text = lowered(KERNEL);
+    let barrier = text.lines().filter(|l| l.contains("nvvm.barrier id")).count();
+    assert_eq!(barrier, 1, "one named barrier: the consumers' before the store");
+    let text = common::drop_line(&text, "nvvm.barrier id", None);
+    assert_caught("no consumer barrier", &lowered_runs(&text), &["race", "before it was written"]);
+}

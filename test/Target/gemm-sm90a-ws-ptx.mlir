@@ -32,9 +32,14 @@
 // CHECK: mov.b32 [[BYTES:%r[0-9]+]], 49152;
 // CHECK: mbarrier.arrive.expect_tx.shared.b64 {{.*}}, [[BYTES]];
 // CHECK-COUNT-5: cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
-// Epilogue: after a CTA barrier, C in four 64-column boxes.
-// CHECK: bar.sync 0;
+// Epilogue, in the consumers' role: their named barrier (id 4: 384 threads are warpgroups 1 to 3's ids, and the
+// consumers' warps 0-7 are the kernel's first range; 256 threads), then warp 0's elected lane stores C in four
+// 64-column boxes. No CTA barrier follows the setup's (the producer never waits for the epilogue).
+// CHECK: bar.sync 4, 256;
+// CHECK: elect.sync
 // CHECK-COUNT-4: cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group
+// CHECK: cp.async.bulk.commit_group;
+// CHECK-NOT: bar.sync 0;
 // PTXAS-NOT: C7508
 // PTXAS: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
 // PTXAS: Used 168 registers

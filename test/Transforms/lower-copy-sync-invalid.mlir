@@ -52,7 +52,7 @@ func.func @too_many() attributes {known_block_size = array<i32: 1024, 1, 1>} {
   axe.sync cta(warpid[4:5])
   axe.sync cta(warpid[5:6])
   axe.sync cta(warpid[6:7])
-  // expected-error @+1 {{copy: axe.sync cta(warpid[7:8]) needs named barrier 16: a kernel has 16 (0 for the CTA, 1 to 8 for its warpgroups, the rest one per range of warps)}}
+  // expected-error @+1 {{copy: axe.sync cta(warpid[7:8]): warps [7, 8) need named barrier 16: a kernel has 16 (0 for the CTA, 1 to 8 for its warpgroups, the rest one per range of warps)}}
   axe.sync cta(warpid[7:8])
   return
 }

@@ -4,10 +4,12 @@
 //!   an insertion point, located at the lowered op);
 //! - `ty`: the types the builder's typed methods take (`index`, integers, `!llvm.ptr` in an address space);
 //! - `multiple`: what a run-time index is known to be a multiple of, read from the IR that computes it;
-//! - `target`: the chip an op is compiled for (`axe.target` on it or an enclosing op).
+//! - `target`: the chip an op is compiled for (`axe.target` on it or an enclosing op);
+//! - `named_barriers`: the named barrier ids of a kernel, given out once for every pass that emits them.
 
 pub(crate) mod build;
 pub(crate) mod kernel;
 pub(crate) mod multiple;
+pub(crate) mod named_barriers;
 pub(crate) mod target;
 pub(crate) mod ty;

@@ -527,8 +527,6 @@ fn step_ops<'c, 'a>(b: &Builder<'c, 'a>, cx: &Context<'c, 'a>, step: &CopyStep) 
 /// Each planned `axe.sync` (see [`Barrier`]); the op is erased. Named barrier ids are allocated per kernel: the
 /// warpgroups' first (1 + the warpgroup), then one per range of warps in IR order, up to the hardware's 15.
 pub(super) fn syncs<'c, 'a>(syncs: &[(AxeOp<'c, 'a>, Barrier)]) -> Result<(), Failure<'c>> {
-    let mut ids: HashMap<(OpKey, i64, i64), i64> = HashMap::new();
-    let mut next: HashMap<OpKey, i64> = HashMap::new();
     for (op, barrier) in syncs {
         let operation = op.operation();
         let at = |message: String| (operation.location(), message);
@@ -554,23 +552,8 @@ pub(super) fn syncs<'c, 'a>(syncs: &[(AxeOp<'c, 'a>, Barrier)]) -> Result<(), Fa
                 named(id, 128).map_err(at)?;
             }
             Barrier::Warps(first, end) => {
-                let key = access::key(kernel);
-                let groups = (block.iter().product::<i64>() + 127) / 128;
-                let id = match ids.get(&(key, first, end)) {
-                    Some(&id) => id,
-                    None => {
-                        let id = *next.entry(key).or_insert(1 + groups);
-                        if id > 15 {
-                            return Err(at(format!(
-                                "copy: axe.sync cta(warpid[{first}:{end}]) needs named barrier {id}: a kernel has 16 \
-                                 (0 for the CTA, 1 to {groups} for its warpgroups, the rest one per range of warps)"
-                            )));
-                        }
-                        next.insert(key, id + 1);
-                        ids.insert((key, first, end), id);
-                        id
-                    }
-                };
+                let id = crate::ir::named_barriers::range_id(kernel, first, end)
+                    .map_err(|m| at(format!("copy: axe.sync cta(warpid[{first}:{end}]): {m}")))?;
                 let id = b.constant(id, Ty::I32).map_err(at)?;
                 named(id, 32 * (end - first)).map_err(at)?;
             }

@@ -411,8 +411,16 @@ impl<'c, 'a> Lowering<'c, 'a> {
                 let proxy =
                     [("kind", "#nvvm.proxy_kind<async.shared>".into()), ("space", "#nvvm.shared_space<cta>".into())];
                 b.op("nvvm.fence.proxy", &[], &[], &proxy)?;
-                b.barrier()?;
-                let leader = self.leader(&b, operation)?;
+                // The threads that wrote the tile synchronize, then one of them issues: the CTA and its leader, or
+                // a range of warps (a role) and its first warp's elected lane.
+                let range = self.warp_range(copy.op)?;
+                let leader = match range {
+                    None => {
+                        b.barrier()?;
+                        self.leader(&b, operation)?
+                    }
+                    Some((first, end)) => self.range_leader(&b, operation, first, end)?,
+                };
                 b.guarded(leader, |t| {
                     let moved = run_time_coordinates(t, plan, &copy.offsets)?;
                     let stage = run_time_shared_bytes(t, plan, &copy.shared_offsets)?;
@@ -431,7 +439,10 @@ impl<'c, 'a> Lowering<'c, 'a> {
                     t.op("nvvm.cp.async.bulk.wait_group", &[], &[], &wait).map(drop)
                 })?;
                 if sync {
-                    b.barrier()?;
+                    match range {
+                        None => b.barrier()?,
+                        Some((first, end)) => range_barrier(&b, operation, first, end)?,
+                    }
                 }
             }
         }
@@ -512,6 +523,35 @@ impl<'c, 'a> Lowering<'c, 'a> {
         let start = b.constant(0, Ty::I1)?;
         b.store(start, phase, &[])?;
         Ok((barrier, Some(phase)))
+    }
+
+    /// The warps `first..end` of a copy at `cta` scope on a range of warps (`cta(warpid[a:b])`, `cta(wgid[a:b])`);
+    /// `None` for the whole CTA.
+    fn warp_range(&self, op: AxeOp<'c, 'a>) -> Result<Option<(i64, i64)>, String> {
+        match op.threads().transpose()? {
+            None => Ok(None),
+            Some(t) if t.axis == "warpid" => Ok(Some((t.begin, t.end))),
+            Some(t) if t.axis == "wgid" => Ok(Some((4 * t.begin, 4 * t.end))),
+            Some(t) => Err(format!("tma: a copy by {}[{}:{}] is not a range of warps", t.axis, t.begin, t.end)),
+        }
+    }
+
+    /// A named barrier of warps `first..end`, then the predicate of the range's issuing thread: warp `first`'s
+    /// elected lane.
+    fn range_leader(
+        &mut self,
+        b: &Builder<'c, 'a>,
+        op: OperationRef<'c, 'a>,
+        first: i64,
+        end: i64,
+    ) -> Result<Value<'c, 'a>, String> {
+        range_barrier(b, op, first, end)?;
+        let kernel = enclosing_function(op).ok_or("tma: copy is not inside a function")?;
+        let tid = b.linear_thread_id(&known_block(kernel))?;
+        let warp = b.divui(tid, b.index(32)?)?;
+        let first_warp = b.cmpi(Cmp::Eq, warp, b.index(first)?)?;
+        let elected = b.elect_sync()?;
+        b.andi(first_warp, elected)
     }
 
     /// The shared buffer (`memref<Nxi8, workgroup>`) of an `axe.alloc`, created on first use as a `memref.global`.
@@ -755,4 +795,13 @@ fn first_of_group<'c, 'a>(b: &Builder<'c, 'a>, size: i64, flat: bool) -> Result<
     }
     let first = b.remui(linear, b.index(size)?)?;
     b.cmpi(Cmp::Eq, first, b.index(0)?)
+}
+
+/// `bar.sync id, 32 * (end - first)`: the named barrier of warps `first..end` (the kernel's id for the range).
+fn range_barrier(b: &Builder, op: OperationRef, first: i64, end: i64) -> Result<(), String> {
+    let kernel = enclosing_function(op).ok_or("tma: copy is not inside a function")?;
+    let id = crate::ir::named_barriers::range_id(kernel, first, end).map_err(|m| format!("tma: {m}"))?;
+    let id = b.constant(id, Ty::I32)?;
+    let count = b.constant(32 * (end - first), Ty::I32)?;
+    b.op("nvvm.barrier", &[id, count], &[], &[("operandSegmentSizes", segments(&[1, 1, 0]))]).map(drop)
 }

@@ -129,8 +129,18 @@ pub(crate) fn plan<'c, 'a>(op: AxeOp<'c, 'a>) -> Result<PlannedCopy<'c, 'a>, Ref
         Some(Err(e)) => return Err(Refusal::op(format!("tma: {e}"))),
         None => return Err(Refusal::op(format!("tma: {name} must have a scope"))),
     }
-    if op.threads().is_some() {
-        return Err(Refusal::op(format!("tma: {name} with a thread subset is not supported, run it on the whole cta")));
+    // A thread subset: only a store by a range of the CTA's warps (a role's epilogue, issued by its first warp).
+    if let Some(threads) = op.threads() {
+        let threads = threads.map_err(|e| Refusal::op(format!("tma: {e}")))?;
+        let range = threads.axis == "warpid" || threads.axis == "wgid";
+        let store = op.tensor("source").is_some_and(|t| t.mem == Memory::Shared)
+            && op.tensor("dest").is_some_and(|t| t.mem == Memory::Global);
+        if !(range && store && matches!(op.scope(), Some(Ok(ExecScope::Cta)))) {
+            return Err(Refusal::op(format!(
+                "tma: {name} on a thread subset is a store at cta scope by a range of warps (warpid, wgid), got {}[{}:{}]",
+                threads.axis, threads.begin, threads.end
+            )));
+        }
     }
     let (Some(source), Some(dest)) = (op.operand(0), op.operand(1)) else {
         return Err(Refusal::op(format!("tma: {name} must have source and dest tensors")));

@@ -233,6 +233,7 @@ impl<'l> State<'l> {
         }
         ex.m.proxy_fence = vec![0; n];
         ex.m.clocks = Clocks::new(n.div_ceil(32));
+        ex.m.named_epochs = vec![0; n.div_ceil(32)];
         ex
     }
 }

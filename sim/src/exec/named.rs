@@ -96,6 +96,10 @@ impl Exec<'_, '_> {
         let clock = self.named[slot].released[phase as usize].clone();
         for &w in &warps {
             self.m.clocks.acquire(w, &clock);
+            // The barrier also orders the accesses of the warp's own lanes.
+            if let Some(e) = self.m.named_epochs.get_mut(w) {
+                *e += 1;
+            }
         }
         Ok(())
     }
