@@ -1,6 +1,9 @@
-// gemm_sm90a_ws.mlir: C[M,N] = A[M,K] @ B[K,N], f16 in and out, f32 accumulation, for sm_90a: warp-specialized.
+// gemm_sm90a_ws.mlir: C[M,N] = A[M,K] @ B[K,N], f16 in and out, f32 accumulation, for sm_90a: warp-specialized and
+// persistent.
 //
-// One CTA per 128x256 output tile, 384 threads in three warpgroups with different jobs (axe.roles):
+// Each CTA walks the 128x256 output tiles bx, bx + gridDim.x, ... in grouped order (groups of 8 tile rows, so the
+// CTAs running at once share rows of A and columns of B in L2); a grid of at most the SM count keeps every CTA
+// resident (one CTA per tile works too). 384 threads in three warpgroups with different jobs (axe.roles):
 // - warpgroups 0 and 1 are the consumers, at 232 registers a thread: they only compute. Each waits for a stage to
 //   be full, runs wgmma on it (one cta-scope gemm: warpgroup g takes rows 64g..64g+63 of the tile, m64n256k16), and
 //   releases the stage (each consumer warp arrives once on the stage's "empty" barrier: 8 arrivals free it);
@@ -8,16 +11,16 @@
 //   it only loads. For each K tile it waits for a free stage, announces 48 KB on the stage's "full" barrier and
 //   issues the TMA loads of A [128,64] and B [64,256] (warp scope: the warp's elected lane issues them); warps
 //   9-11 have nothing to do.
-// The ring has 3 stages (48 KB each); the stage index and its parity are carried through each side's K loop, the
-// producer's "free" parity one round ahead (a fresh barrier's phase before phase 0 counts as complete, so the
-// first round passes at once). After their K loop the consumers cast their accumulators to f16, store them to a
-// 128B-swizzled shared C tile and TMA-store it (clipped at M and N) themselves: `cta(wgid[0:2])` is their two
-// warpgroups, which synchronize by a named barrier before warp 0's elected lane issues the store, so the
-// producer's warps never wait for the epilogue (the shape a persistent kernel needs).
+// The ring has 3 stages (48 KB each); the stage index and its parity run on across K tiles and tiles on each side,
+// the producer's "free" parity one round ahead (a fresh barrier's phase before phase 0 counts as complete, so the
+// first round passes at once). After each tile's K loop the consumers cast their accumulators to f16, synchronize
+// (their named barrier: the previous tile's store has read the C tile), write the 128B-swizzled shared C tile and
+// TMA-store it (clipped at M and N) themselves: `cta(wgid[0:2])` is their two warpgroups, whose named barrier
+// orders their writes before warp 0's elected lane issues the store. The producer never waits for the epilogue:
+// it is loading the next tile's stages while the consumers store.
 //
 // Run-time M, N and K (multiples of 16, at least 1), edge tiles handled by TMA as in gemm_sm90a.mlir. Not yet here
-// (issue 25): persistence over tiles, a cluster with B multicast, and a fourth stage, which needs the C tile to
-// share bytes with the ring (shared memory planned by lifetime).
+// (issue 25): a cluster with B multicast, and a fourth stage (a subtiled epilogue).
 //
 //   axe-opt --lower-roles --lower-tma --lower-mma --lower-copy --lower-to-nvvm --axe-hoist-allocas --axe-dynamic-shared \
 //     examples/gemm_sm90a_ws.mlir | axe-translate --emit=ptx --chip=sm_90a
@@ -39,10 +42,14 @@
 
 module attributes {gpu.container_module} {
   gpu.module @kernels attributes {axe.target = "sm_90a"} {
-    gpu.func @gemm_sm90a_ws(%a: !llvm.ptr<1>, %b: !llvm.ptr<1>, %c: !llvm.ptr<1>, %m: i32, %n: i32, %k: i32) kernel attributes {known_block_size = array<i32: 384, 1, 1>, axe.launch = {params = ["A", "B", "C", "M", "N", "K"], grid = ["ceildiv(N, 256)", "ceildiv(M, 128)", "1"]}} {
+    gpu.func @gemm_sm90a_ws(%a: !llvm.ptr<1>, %b: !llvm.ptr<1>, %c: !llvm.ptr<1>, %m: i32, %n: i32, %k: i32) kernel attributes {known_block_size = array<i32: 384, 1, 1>, axe.launch = {params = ["A", "B", "C", "M", "N", "K"], grid = ["ceildiv(N, 256) * ceildiv(M, 128)", "1", "1"]}} {
+      %c1 = arith.constant 1 : index
+      %c8 = arith.constant 8 : index
       %c63 = arith.constant 63 : index
       %c64 = arith.constant 64 : index
+      %c127 = arith.constant 127 : index
       %c128 = arith.constant 128 : index
+      %c255 = arith.constant 255 : index
       %c256 = arith.constant 256 : index
       %false = arith.constant false
       %true = arith.constant true
@@ -52,10 +59,16 @@ module attributes {gpu.container_module} {
       %ga = axe.view %a(%m, %k : i32, i32) multiples [16, 16] : !llvm.ptr<1> -> !gA
       %gb = axe.view %b(%k, %n : i32, i32) multiples [16, 16] : !llvm.ptr<1> -> !gB
       %gc = axe.view %c(%m, %n : i32, i32) multiples [16, 16] : !llvm.ptr<1> -> !gC
+      // The output tiles: ceildiv(M, 128) rows of ceildiv(N, 256); this CTA takes tiles bx, bx + grid, ...
+      %m_index = arith.index_castui %m : i32 to index
+      %n_index = arith.index_castui %n : i32 to index
+      %m_up = arith.addi %m_index, %c127 : index
+      %n_up = arith.addi %n_index, %c255 : index
+      %tiles_m = arith.divui %m_up, %c128 : index
+      %tiles_n = arith.divui %n_up, %c256 : index
+      %tiles = arith.muli %tiles_m, %tiles_n : index
       %bx = gpu.block_id x
-      %by = gpu.block_id y
-      %m0 = arith.muli %by, %c128 : index
-      %n0 = arith.muli %bx, %c256 : index
+      %ctas = gpu.grid_dim x
       %k_index = arith.index_castui %k : i32 to index
       %k_up = arith.addi %k_index, %c63 : index
       %ktiles = arith.divui %k_up, %c64 : index
@@ -72,48 +85,82 @@ module attributes {gpu.container_module} {
       axe.mbarrier_init cta %empty count 8 : !bars
       axe.roles {
         axe.role wgid[0:2] regs 232 {
-          axe.fill cta %acc, %zero : !acc, f32
-          %ring:2 = scf.for %kt = %i0 to %ktiles32 step %i1 iter_args(%cur = %i0, %parity = %false) -> (i32, i1) : i32 {
-            %cur_index = arith.index_castui %cur : i32 to index
-            axe.mbarrier_wait cta %full[%cur_index], %parity : !bars
-            %row_a = arith.muli %cur_index, %c128 : index
-            %row_b = arith.muli %cur_index, %c64 : index
-            %sa = axe.slice %ring_a[%row_a, 0] [128, 64] : !ringA to !stageA
-            %sb = axe.slice %ring_b[%row_b, 0] [64, 256] : !ringB to !stageB
-            axe.gemm cta %sa, %sb, %acc : !stageA, !stageB, !acc
-            axe.mbarrier_arrive warp %empty[%cur_index] : !bars
-            %cur1 = arith.addi %cur, %i1 : i32
-            %wraps = arith.cmpi eq, %cur1, %i3 : i32
-            %cur2 = arith.select %wraps, %i0, %cur1 : i32
-            %parity2 = arith.xori %parity, %wraps : i1
-            scf.yield %cur2, %parity2 : i32, i1
+          %done:2 = scf.for %t = %bx to %tiles step %ctas iter_args(%cur_t = %i0, %parity_t = %false) -> (i32, i1) {
+            // Tile t in grouped order (Triton's): groups of 8 tile rows, column by column within a group, so
+            // the CTAs running at once share rows of A and columns of B in L2.
+            %per_group = arith.muli %tiles_n, %c8 : index
+            %group = arith.divui %t, %per_group : index
+            %first_m = arith.muli %group, %c8 : index
+            %rows_left = arith.subi %tiles_m, %first_m : index
+            %group_m = arith.minui %rows_left, %c8 : index
+            %in_group = arith.remui %t, %per_group : index
+            %row_in_group = arith.remui %in_group, %group_m : index
+            %tm = arith.addi %first_m, %row_in_group : index
+            %tn = arith.divui %in_group, %group_m : index
+            %m0 = arith.muli %tm, %c128 : index
+            %n0 = arith.muli %tn, %c256 : index
+            axe.fill cta %acc, %zero : !acc, f32
+            %ring:2 = scf.for %kt = %i0 to %ktiles32 step %i1 iter_args(%cur = %cur_t, %parity = %parity_t) -> (i32, i1) : i32 {
+              %cur_index = arith.index_castui %cur : i32 to index
+              axe.mbarrier_wait cta %full[%cur_index], %parity : !bars
+              %row_a = arith.muli %cur_index, %c128 : index
+              %row_b = arith.muli %cur_index, %c64 : index
+              %sa = axe.slice %ring_a[%row_a, 0] [128, 64] : !ringA to !stageA
+              %sb = axe.slice %ring_b[%row_b, 0] [64, 256] : !ringB to !stageB
+              axe.gemm cta %sa, %sb, %acc : !stageA, !stageB, !acc
+              axe.mbarrier_arrive warp %empty[%cur_index] : !bars
+              %cur1 = arith.addi %cur, %i1 : i32
+              %wraps = arith.cmpi eq, %cur1, %i3 : i32
+              %cur2 = arith.select %wraps, %i0, %cur1 : i32
+              %parity2 = arith.xori %parity, %wraps : i1
+              scf.yield %cur2, %parity2 : i32, i1
+            }
+            axe.cast cta %acc to %out : !acc to !out
+            // The previous tile's store has read the C tile (its issuing lane waited) before anyone overwrites it.
+            axe.sync cta(wgid[0:2])
+            axe.copy cta %out to %smem_c : !out to !smemC
+            %tc = axe.slice %gc[%m0, %n0] [128, 256] : !gC to !tileC
+            axe.copy_async cta(wgid[0:2]) %smem_c to %tc : !smemC to !tileC
+            scf.yield %ring#0, %ring#1 : i32, i1
           }
-          axe.cast cta %acc to %out : !acc to !out
-          axe.copy cta %out to %smem_c : !out to !smemC
-          %tc = axe.slice %gc[%m0, %n0] [128, 256] : !gC to !tileC
-          axe.copy_async cta(wgid[0:2]) %smem_c to %tc : !smemC to !tileC
         }
         axe.role warpid[8:9] regs 40 {
-          %ring:2 = scf.for %kt = %i0 to %ktiles32 step %i1 iter_args(%cur = %i0, %parity = %false) -> (i32, i1) : i32 {
-            %cur_index = arith.index_castui %cur : i32 to index
-            %free = arith.xori %parity, %true : i1
-            axe.mbarrier_wait warp %empty[%cur_index], %free : !bars
-            %kt_index = arith.index_castui %kt : i32 to index
-            %k0 = arith.muli %kt_index, %c64 : index
-            %row_a = arith.muli %cur_index, %c128 : index
-            %row_b = arith.muli %cur_index, %c64 : index
-            %at = axe.slice %ga[%m0, %k0] [128, 64] : !gA to !tileA
-            %bt = axe.slice %gb[%k0, %n0] [64, 256] : !gB to !tileB
-            %sa = axe.slice %ring_a[%row_a, 0] [128, 64] : !ringA to !stageA
-            %sb = axe.slice %ring_b[%row_b, 0] [64, 256] : !ringB to !stageB
-            axe.mbarrier_arrive_expect_tx warp %full[%cur_index] bytes 49152 : !bars
-            axe.copy_async warp %at to %sa, %full[%cur_index] : !tileA to !stageA, !bars
-            axe.copy_async warp %bt to %sb, %full[%cur_index] : !tileB to !stageB, !bars
-            %cur1 = arith.addi %cur, %i1 : i32
-            %wraps = arith.cmpi eq, %cur1, %i3 : i32
-            %cur2 = arith.select %wraps, %i0, %cur1 : i32
-            %parity2 = arith.xori %parity, %wraps : i1
-            scf.yield %cur2, %parity2 : i32, i1
+          %done:2 = scf.for %t = %bx to %tiles step %ctas iter_args(%cur_t = %i0, %parity_t = %false) -> (i32, i1) {
+            // Tile t in grouped order (Triton's): groups of 8 tile rows, column by column within a group, so
+            // the CTAs running at once share rows of A and columns of B in L2.
+            %per_group = arith.muli %tiles_n, %c8 : index
+            %group = arith.divui %t, %per_group : index
+            %first_m = arith.muli %group, %c8 : index
+            %rows_left = arith.subi %tiles_m, %first_m : index
+            %group_m = arith.minui %rows_left, %c8 : index
+            %in_group = arith.remui %t, %per_group : index
+            %row_in_group = arith.remui %in_group, %group_m : index
+            %tm = arith.addi %first_m, %row_in_group : index
+            %tn = arith.divui %in_group, %group_m : index
+            %m0 = arith.muli %tm, %c128 : index
+            %n0 = arith.muli %tn, %c256 : index
+            %ring:2 = scf.for %kt = %i0 to %ktiles32 step %i1 iter_args(%cur = %cur_t, %parity = %parity_t) -> (i32, i1) : i32 {
+              %cur_index = arith.index_castui %cur : i32 to index
+              %free = arith.xori %parity, %true : i1
+              axe.mbarrier_wait warp %empty[%cur_index], %free : !bars
+              %kt_index = arith.index_castui %kt : i32 to index
+              %k0 = arith.muli %kt_index, %c64 : index
+              %row_a = arith.muli %cur_index, %c128 : index
+              %row_b = arith.muli %cur_index, %c64 : index
+              %at = axe.slice %ga[%m0, %k0] [128, 64] : !gA to !tileA
+              %bt = axe.slice %gb[%k0, %n0] [64, 256] : !gB to !tileB
+              %sa = axe.slice %ring_a[%row_a, 0] [128, 64] : !ringA to !stageA
+              %sb = axe.slice %ring_b[%row_b, 0] [64, 256] : !ringB to !stageB
+              axe.mbarrier_arrive_expect_tx warp %full[%cur_index] bytes 49152 : !bars
+              axe.copy_async warp %at to %sa, %full[%cur_index] : !tileA to !stageA, !bars
+              axe.copy_async warp %bt to %sb, %full[%cur_index] : !tileB to !stageB, !bars
+              %cur1 = arith.addi %cur, %i1 : i32
+              %wraps = arith.cmpi eq, %cur1, %i3 : i32
+              %cur2 = arith.select %wraps, %i0, %cur1 : i32
+              %parity2 = arith.xori %parity, %wraps : i1
+              scf.yield %cur2, %parity2 : i32, i1
+            }
+            scf.yield %ring#0, %ring#1 : i32, i1
           }
         }
       }

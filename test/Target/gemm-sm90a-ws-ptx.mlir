@@ -1,5 +1,6 @@
-// The warp-specialized sm_90a GEMM (examples/gemm_sm90a_ws.mlir: a producer warp issuing TMA, two consumer
-// warpgroups issuing wgmma on a 128x256 tile, 3 stages, full/empty barrier arrays, register budgets per role) goes
+// The warp-specialized, persistent sm_90a GEMM (examples/gemm_sm90a_ws.mlir: a producer warp issuing TMA, two
+// consumer warpgroups issuing wgmma on 128x256 tiles, 3 stages, full/empty barrier arrays, register budgets per
+// role, each CTA walking tiles in grouped order, the consumers storing each tile themselves) goes
 // all the way to PTX that ptxas accepts for sm_90a with no spills, and to its launch record. The budgets: 384
 // threads start at 168 registers (ptxas's count under .maxntid 384 and .minnctapersm 1, which it needs to honour
 // setmaxnreg at all: otherwise warning C7508); the producer's warpgroup gives 128 of them per thread back, the two
@@ -8,6 +9,7 @@
 // RUN: axe-opt --lower-roles --lower-tma --lower-mma --lower-copy --lower-to-nvvm --axe-hoist-allocas --axe-dynamic-shared %examples/gemm_sm90a_ws.mlir -o %t.mlir
 // RUN: axe-translate --emit=ptx --chip=sm_90a %t.mlir -o %t.ptx
 // RUN: FileCheck %s < %t.ptx
+// RUN: FileCheck %s --check-prefix=PRODUCER < %t.ptx
 // RUN: ptxas -arch=sm_90a -v %t.ptx -o %t.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS
 // RUN: axe-translate --emit=launch --chip=sm_90a %t.mlir | FileCheck %s --check-prefix=LAUNCH
 
@@ -19,27 +21,28 @@
 // CHECK: setmaxnreg.inc.sync.aligned.u32 232;
 // Consumers: per K tile, a parity wait on the stage's "full" barrier, four m64n256k16 (K = 64 in steps of 16) that
 // both warpgroups run (one code path, warpgroup g's A descriptor 64 rows further), then each consumer warp's
-// release: its elected lane arrives on "empty".
+// release: its elected lane arrives on "empty". Per tile, the epilogue in their role: their named barrier (id 4:
+// 384 threads are warpgroups 1 to 3's ids, and the consumers' warps 0-7 are the kernel's first range; 256
+// threads) before they write the C tile and again before warp 0's elected lane stores it in four 64-column boxes,
+// commits and waits for the reads. No CTA barrier after the set-up (the producer never waits for the epilogue).
 // CHECK: elect.sync
 // CHECK: mbarrier.try_wait.parity.shared.b64
 // CHECK-COUNT-4: wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16
 // CHECK-NOT: wgmma.mma_async
 // CHECK: mbarrier.arrive.shared.b64
-// Producer: its elected lane waits for a free stage, announces 49152 bytes, then loads A in one 64x128 box and B
-// in four 64x64 boxes.
-// CHECK: elect.sync
-// CHECK: mbarrier.try_wait.parity.shared.b64
-// CHECK: mov.b32 [[BYTES:%r[0-9]+]], 49152;
-// CHECK: mbarrier.arrive.expect_tx.shared.b64 {{.*}}, [[BYTES]];
-// CHECK-COUNT-5: cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
-// Epilogue, in the consumers' role: their named barrier (id 4: 384 threads are warpgroups 1 to 3's ids, and the
-// consumers' warps 0-7 are the kernel's first range; 256 threads), then warp 0's elected lane stores C in four
-// 64-column boxes. No CTA barrier follows the setup's (the producer never waits for the epilogue).
+// CHECK: bar.sync 4, 256;
 // CHECK: bar.sync 4, 256;
 // CHECK: elect.sync
 // CHECK-COUNT-4: cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group
-// CHECK: cp.async.bulk.commit_group;
+// CHECK-NEXT: cp.async.bulk.commit_group;
+// CHECK-NEXT: cp.async.bulk.wait_group.read 0;
 // CHECK-NOT: bar.sync 0;
+// Producer: its elected lane waits for a free stage, announces 49152 bytes, then loads A in one 64x128 box and B
+// in four 64x64 boxes.
+// PRODUCER: setmaxnreg.inc.sync.aligned.u32 232;
+// PRODUCER: mov.b32 [[BYTES:%r[0-9]+]], 49152;
+// PRODUCER: mbarrier.arrive.expect_tx.shared.b64 {{.*}}, [[BYTES]];
+// PRODUCER-COUNT-5: cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
 // PTXAS-NOT: C7508
 // PTXAS: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
 // PTXAS: Used 168 registers
@@ -48,7 +51,7 @@
 // runs in the consumers' role), then the barriers (2 x 3 x 8 bytes), and 1024 bytes of slack for the window's
 // run-time alignment: 212992 + 48 + 1024.
 // LAUNCH: "name": "gemm_sm90a_ws",
-// LAUNCH-NEXT: "grid": ["ceildiv(N, 256)", "ceildiv(M, 128)", "1"],
+// LAUNCH-NEXT: "grid": ["ceildiv(N, 256) * ceildiv(M, 128)", "1", "1"],
 // LAUNCH-NEXT: "block": [384, 1, 1],
 // LAUNCH-NEXT: "cluster": [1, 1, 1],
 // LAUNCH-NEXT: "dynamic_shared_bytes": 214064,

@@ -33,6 +33,8 @@ pub enum Grid {
     ColsOnX,
     /// `(ceildiv(N, 256), ceildiv(M, 128))`: block x covers 256 columns, y 128 rows.
     WideColsOnX,
+    /// `(ctas, 1)` CTAs walking the 128x256 tiles of C (a persistent kernel); `None`: one CTA per tile.
+    Tiles(Option<i64>),
 }
 
 /// Runs `text` (`examples/<kernel>.mlir` or a mutant of it; C[M,N] f16 = A[M,K] @ B[K,N], arguments A, B, C, M, N,
@@ -84,6 +86,7 @@ fn gemm_schedule(
         Grid::RowsOnX => [rows, cols, 1],
         Grid::ColsOnX => [cols, rows, 1],
         Grid::WideColsOnX => [n.div_ceil(256) as i64, rows, 1],
+        Grid::Tiles(ctas) => [ctas.unwrap_or(n.div_ceil(256) as i64 * rows), 1, 1],
     };
     for by in 0..dims[1] {
         for bx in 0..dims[0] {
