@@ -33,9 +33,10 @@ Columns:
                (.venv, CUDA 13) with the same -arch (sm_80, sm_90a, sm_100a).
   SASS         instructions in `cuobjdump -sass` of that cubin, NOP padding excluded.
   loop SASS    instructions of the K loop's body: the backward branch (BRA to a lower address) whose span
-               [target, branch] holds a tensor-core MMA (HMMA, HGMMA, UTC*MMA) and no EXIT, the widest such span
-               (the outermost loop around the MMAs; an out-of-line mbarrier retry block after the kernel's EXIT
-               also branches back into the loop, but its span holds the EXIT); NOPs excluded, the static count
+               [target, branch] holds a tensor-core MMA (HMMA, HGMMA, UTC*MMA), no EXIT and no store to global
+               memory, the widest such span (the outermost loop around the MMAs that is not a persistent kernel's
+               tile loop, whose epilogue stores; an out-of-line mbarrier retry block after the kernel's EXIT also
+               branches back into the loop, but its span holds the EXIT); NOPs excluded, the static count
                (spin-wait loops inside the body count once).
   smem         static + dynamic shared memory bytes: static from ptxas -v, dynamic from Axe's launch record
                (axe-translate --emit=launch) and from Triton's metadata (`shared`, which includes its static part:
@@ -252,6 +253,8 @@ def ptxas_ms(ptxas, chip, tmp, stem, repeat):
 SASS_LINE = re.compile(r"/\*([0-9a-f]{4,})\*/\s+(.*?)\s*;")
 LABEL = re.compile(r"^\s*\.(L_x_\d+):")
 MMA = re.compile(r"^(HMMA|HGMMA|UTC\w*MMA)\b")
+# A store to global memory (a plain or a TMA store): a K loop has none, a persistent kernel's tile loop does.
+GLOBAL_STORE = re.compile(r"^(STG|UTMASTG|UBLKCP\.G\.S)\b")
 
 
 def sass_counts(cuobjdump, cubin):
@@ -293,7 +296,8 @@ def sass_listing_counts(text):
         if dest is None or dest >= address:
             continue
         span = [b for a, b in real if dest <= a <= address]
-        if any(MMA.match(b) for b in span) and not any(b.startswith("EXIT") for b in span):
+        stores = any(GLOBAL_STORE.match(b) for b in span)
+        if any(MMA.match(b) for b in span) and not any(b.startswith("EXIT") for b in span) and not stores:
             if best is None or len(span) > best[0]:
                 best = (len(span), f"{dest:#x}-{address:#x}")
     return (len(real), *best) if best else (len(real), 0, "none")
