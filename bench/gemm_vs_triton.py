@@ -125,26 +125,14 @@ if triton is not None:
 
     @triton.jit
     def gemm_descriptors(a_desc, b_desc, c_desc, M, N, K,
-                         BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
-        """The same matmul on host-made tensor descriptors (TMA loads, out-of-bounds zero fill, clipped TMA store)."""
+                         BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
+                         WARP_SPECIALIZE: tl.constexpr):
+        """The same matmul on host-made tensor descriptors (TMA loads, out-of-bounds zero fill, clipped TMA store);
+        with WARP_SPECIALIZE the K loop is warp-specialized (Triton splits loads and MMAs into partitions)."""
         pid_n = tl.program_id(0)
         pid_m = tl.program_id(1)
         acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
-        for k in range(0, tl.cdiv(K, BLOCK_K)):
-            a = a_desc.load([pid_m * BLOCK_M, k * BLOCK_K])
-            b = b_desc.load([k * BLOCK_K, pid_n * BLOCK_N])
-            acc = tl.dot(a, b, acc)
-        c_desc.store([pid_m * BLOCK_M, pid_n * BLOCK_N], acc.to(tl.float16))
-
-
-    @triton.jit
-    def gemm_descriptors_ws(a_desc, b_desc, c_desc, M, N, K,
-                            BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
-        """`gemm_descriptors` with the K loop warp-specialized (Triton splits loads and MMAs into partitions)."""
-        pid_n = tl.program_id(0)
-        pid_m = tl.program_id(1)
-        acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
-        for k in tl.range(0, tl.cdiv(K, BLOCK_K), warp_specialize=True):
+        for k in tl.range(0, tl.cdiv(K, BLOCK_K), warp_specialize=WARP_SPECIALIZE):
             a = a_desc.load([pid_m * BLOCK_M, k * BLOCK_K])
             b = b_desc.load([k * BLOCK_K, pid_n * BLOCK_N])
             acc = tl.dot(a, b, acc)
@@ -153,9 +141,10 @@ if triton is not None:
 
 DIV16 = [["tt.divisibility", 16]]
 GEMM_CONSTS = {"BLOCK_M": BM, "BLOCK_N": BN, "BLOCK_K": BK}
+DESC_CONSTS = {**GEMM_CONSTS, "WARP_SPECIALIZE": False}
 DESC_SIG = {"a_desc": f"tensordesc<fp16[{BM}, {BK}]>", "b_desc": f"tensordesc<fp16[{BK}, {BN}]>",
             "c_desc": f"tensordesc<fp16[{BM}, {BN}]>", "M": "i32", "N": "i32", "K": "i32",
-            "BLOCK_M": "constexpr", "BLOCK_N": "constexpr", "BLOCK_K": "constexpr"}
+            "BLOCK_M": "constexpr", "BLOCK_N": "constexpr", "BLOCK_K": "constexpr", "WARP_SPECIALIZE": "constexpr"}
 PTR_SIG = {"a_ptr": "*fp16", "b_ptr": "*fp16", "c_ptr": "*fp16", "M": "i32", "N": "i32", "K": "i32",
            "BLOCK_M": "constexpr", "BLOCK_N": "constexpr", "BLOCK_K": "constexpr"}
 
@@ -165,15 +154,16 @@ JOBS = {
                  {"in_desc": "tensordesc<fp16[128, 64]>", "out_desc": "tensordesc<fp16[128, 64]>"}, {}, {}, 90),
     "gemm_sm80": ("gemm_sm80", GEMM_PASSES, "sm_80", "gemm_pointers", PTR_SIG, GEMM_CONSTS,
                   {(i,): DIV16 for i in range(6)}, 80),
-    "gemm_sm90a": ("gemm_sm90a", GEMM_PASSES, "sm_90a", "gemm_descriptors", DESC_SIG, GEMM_CONSTS,
+    "gemm_sm90a": ("gemm_sm90a", GEMM_PASSES, "sm_90a", "gemm_descriptors", DESC_SIG, DESC_CONSTS,
                    {(i,): DIV16 for i in range(3, 6)}, 90),
-    "gemm_sm100a": ("gemm_sm100a", GEMM_PASSES, "sm_100a", "gemm_descriptors", DESC_SIG, GEMM_CONSTS,
+    "gemm_sm100a": ("gemm_sm100a", GEMM_PASSES, "sm_100a", "gemm_descriptors", DESC_SIG, DESC_CONSTS,
                     {(i,): DIV16 for i in range(3, 6)}, 100),
-    "gemm_sm90a_ws": ("gemm_sm90a_ws", GEMM_PASSES, "sm_90a", "gemm_descriptors_ws",
+    "gemm_sm90a_ws": ("gemm_sm90a_ws", GEMM_PASSES, "sm_90a", "gemm_descriptors",
                       {**DESC_SIG, "a_desc": f"tensordesc<fp16[{WS_TILE[0]}, {WS_TILE[2]}]>",
                        "b_desc": f"tensordesc<fp16[{WS_TILE[2]}, {WS_TILE[1]}]>",
                        "c_desc": f"tensordesc<fp16[{WS_TILE[0]}, {WS_TILE[1]}]>"},
-                      dict(zip(GEMM_CONSTS, WS_TILE)), {(i,): DIV16 for i in range(3, 6)}, 90),
+                      {**dict(zip(GEMM_CONSTS, WS_TILE)), "WARP_SPECIALIZE": True}, {(i,): DIV16 for i in range(3, 6)},
+                      90),
 }
 # Jobs not at the common configuration: (Triton warps, Axe threads).
 SHAPES = {"gemm_sm90a_ws": (WS_WARPS, WS_AXE_THREADS)}

@@ -23,8 +23,7 @@
 
 use crate::{
     kernel,
-    ops::{enclosing_function, OpKind},
-    types::Threads,
+    ops::{enclosing_function, AxeOp, OpKind},
 };
 use melior::ir::{block::BlockLike, operation::OperationLike, OperationRef};
 use std::ops::Range;
@@ -84,21 +83,14 @@ impl Role {
 
     /// Reads an `axe.role` op.
     fn read(op: OperationRef) -> Result<Role, String> {
-        let text = op.attribute("threads").map(|a| a.to_string()).map_err(|_| "axe.role has no warps".to_string())?;
-        let threads = Threads::parse(&text)?;
+        let role = AxeOp::new(op).ok_or("not an axe.role")?;
+        let threads = role.threads().ok_or("axe.role has no warps")??;
         let unit = match threads.axis.as_str() {
             "warpid" => Unit::Warp,
             "wgid" => Unit::Warpgroup,
             other => return Err(format!("a role runs on warps (warpid[a:b]) or warpgroups (wgid[a:b]), not {other}")),
         };
-        let regs = match op.attribute("regs") {
-            Ok(attribute) => {
-                let text = attribute.to_string();
-                let number = text.split(':').next().unwrap_or("").trim();
-                Some(number.parse::<i64>().map_err(|_| format!("regs must be an integer, got {text}"))?)
-            }
-            Err(_) => None,
-        };
+        let regs = role.integer_attribute("regs").transpose()?;
         Ok(Role { unit, begin: threads.begin, end: threads.end, regs })
     }
 }
