@@ -86,7 +86,7 @@ BIN = ROOT / "target" / "release"
 sys.path.insert(0, str(ROOT / "bench"))
 from tma_copy_vs_triton import count_instructions, find_ptxas  # noqa: E402
 
-GEMM_PASSES = "--lower-roles --lower-tma --lower-mma --lower-copy --lower-to-nvvm --axe-hoist-allocas --axe-dynamic-shared"
+GEMM_PASSES = "--lower-roles --lower-tile-loops --lower-tma --lower-mma --lower-copy --lower-to-nvvm --axe-hoist-allocas --axe-dynamic-shared"
 BM, BN, BK, STAGES, WARPS = 128, 128, 64, 3, 4
 WS_TILE, WS_WARPS, WS_AXE_THREADS = (128, 256, 64), 8, 384
 

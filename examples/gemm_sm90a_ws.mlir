@@ -1,9 +1,10 @@
 // gemm_sm90a_ws.mlir: C[M,N] = A[M,K] @ B[K,N], f16 in and out, f32 accumulation, for sm_90a: warp-specialized and
 // persistent.
 //
-// Each CTA walks the 128x256 output tiles bx, bx + gridDim.x, ... in grouped order (groups of 8 tile rows, so the
-// CTAs running at once share rows of A and columns of B in L2); a grid of at most the SM count keeps every CTA
-// resident (one CTA per tile works too). 384 threads in three warpgroups with different jobs (axe.roles):
+// Each CTA walks the 128x256 output tiles bx, bx + gridDim.x, ... in grouped order (axe.tile_loop: groups of 8
+// tile rows, so the CTAs running at once share rows of A and columns of B in L2); the launch record's grid is
+// min(tiles, sm_count), one CTA per SM, each resident to the end. 384 threads in three warpgroups with different
+// jobs (axe.roles):
 // - warpgroups 0 and 1 are the consumers, at 232 registers a thread: they only compute. Each waits for a stage to
 //   be full, runs wgmma on it (one cta-scope gemm: warpgroup g takes rows 64g..64g+63 of the tile, m64n256k16), and
 //   releases the stage (each consumer warp arrives once on the stage's "empty" barrier: 8 arrivals free it);
@@ -22,8 +23,8 @@
 // Run-time M, N and K (multiples of 16, at least 1), edge tiles handled by TMA as in gemm_sm90a.mlir. Not yet here
 // (issue 25): a cluster with B multicast, and a fourth stage (a subtiled epilogue).
 //
-//   axe-opt --lower-roles --lower-tma --lower-mma --lower-copy --lower-to-nvvm --axe-hoist-allocas --axe-dynamic-shared \
-//     examples/gemm_sm90a_ws.mlir | axe-translate --emit=ptx --chip=sm_90a
+//   axe-opt --lower-roles --lower-tile-loops --lower-tma --lower-mma --lower-copy --lower-to-nvvm \
+//     --axe-hoist-allocas --axe-dynamic-shared examples/gemm_sm90a_ws.mlir | axe-translate --emit=ptx --chip=sm_90a
 
 !gA = !axe.tensor<?x?xf16, global, row_major>
 !gB = !axe.tensor<?x?xf16, global, row_major>
@@ -42,15 +43,10 @@
 
 module attributes {gpu.container_module} {
   gpu.module @kernels attributes {axe.target = "sm_90a"} {
-    gpu.func @gemm_sm90a_ws(%a: !llvm.ptr<1>, %b: !llvm.ptr<1>, %c: !llvm.ptr<1>, %m: i32, %n: i32, %k: i32) kernel attributes {known_block_size = array<i32: 384, 1, 1>, axe.launch = {params = ["A", "B", "C", "M", "N", "K"], grid = ["ceildiv(N, 256) * ceildiv(M, 128)", "1", "1"]}} {
-      %c1 = arith.constant 1 : index
-      %c8 = arith.constant 8 : index
+    gpu.func @gemm_sm90a_ws(%a: !llvm.ptr<1>, %b: !llvm.ptr<1>, %c: !llvm.ptr<1>, %m: i32, %n: i32, %k: i32) kernel attributes {known_block_size = array<i32: 384, 1, 1>, axe.launch = {params = ["A", "B", "C", "M", "N", "K"], grid = ["min(ceildiv(M, 128) * ceildiv(N, 256), sm_count)", "1", "1"]}} {
       %c63 = arith.constant 63 : index
       %c64 = arith.constant 64 : index
-      %c127 = arith.constant 127 : index
       %c128 = arith.constant 128 : index
-      %c255 = arith.constant 255 : index
-      %c256 = arith.constant 256 : index
       %false = arith.constant false
       %true = arith.constant true
       %zero = arith.constant 0.0 : f32
@@ -59,16 +55,6 @@ module attributes {gpu.container_module} {
       %ga = axe.view %a(%m, %k : i32, i32) multiples [16, 16] : !llvm.ptr<1> -> !gA
       %gb = axe.view %b(%k, %n : i32, i32) multiples [16, 16] : !llvm.ptr<1> -> !gB
       %gc = axe.view %c(%m, %n : i32, i32) multiples [16, 16] : !llvm.ptr<1> -> !gC
-      // The output tiles: ceildiv(M, 128) rows of ceildiv(N, 256); this CTA takes tiles bx, bx + grid, ...
-      %m_index = arith.index_castui %m : i32 to index
-      %n_index = arith.index_castui %n : i32 to index
-      %m_up = arith.addi %m_index, %c127 : index
-      %n_up = arith.addi %n_index, %c255 : index
-      %tiles_m = arith.divui %m_up, %c128 : index
-      %tiles_n = arith.divui %n_up, %c256 : index
-      %tiles = arith.muli %tiles_m, %tiles_n : index
-      %bx = gpu.block_id x
-      %ctas = gpu.grid_dim x
       %k_index = arith.index_castui %k : i32 to index
       %k_up = arith.addi %k_index, %c63 : index
       %ktiles = arith.divui %k_up, %c64 : index
@@ -85,20 +71,8 @@ module attributes {gpu.container_module} {
       axe.mbarrier_init cta %empty count 8 : !bars
       axe.roles {
         axe.role wgid[0:2] regs 232 {
-          %done:2 = scf.for %t = %bx to %tiles step %ctas iter_args(%cur_t = %i0, %parity_t = %false) -> (i32, i1) {
-            // Tile t in grouped order (Triton's): groups of 8 tile rows, column by column within a group, so
-            // the CTAs running at once share rows of A and columns of B in L2.
-            %per_group = arith.muli %tiles_n, %c8 : index
-            %group = arith.divui %t, %per_group : index
-            %first_m = arith.muli %group, %c8 : index
-            %rows_left = arith.subi %tiles_m, %first_m : index
-            %group_m = arith.minui %rows_left, %c8 : index
-            %in_group = arith.remui %t, %per_group : index
-            %row_in_group = arith.remui %in_group, %group_m : index
-            %tm = arith.addi %first_m, %row_in_group : index
-            %tn = arith.divui %in_group, %group_m : index
-            %m0 = arith.muli %tm, %c128 : index
-            %n0 = arith.muli %tn, %c256 : index
+          %done:2 = axe.tile_loop (%m0, %n0) in (%m, %n) : i32 tile [128, 256] group 8
+              iter_args(%cur_t = %i0, %parity_t = %false) -> (i32, i1) {
             axe.fill cta %acc, %zero : !acc, f32
             %ring:2 = scf.for %kt = %i0 to %ktiles32 step %i1 iter_args(%cur = %cur_t, %parity = %parity_t) -> (i32, i1) : i32 {
               %cur_index = arith.index_castui %cur : i32 to index
@@ -121,24 +95,12 @@ module attributes {gpu.container_module} {
             axe.copy cta %out to %smem_c : !out to !smemC
             %tc = axe.slice %gc[%m0, %n0] [128, 256] : !gC to !tileC
             axe.copy_async cta(wgid[0:2]) %smem_c to %tc : !smemC to !tileC
-            scf.yield %ring#0, %ring#1 : i32, i1
+            axe.yield %ring#0, %ring#1 : i32, i1
           }
         }
         axe.role warpid[8:9] regs 40 {
-          %done:2 = scf.for %t = %bx to %tiles step %ctas iter_args(%cur_t = %i0, %parity_t = %false) -> (i32, i1) {
-            // Tile t in grouped order (Triton's): groups of 8 tile rows, column by column within a group, so
-            // the CTAs running at once share rows of A and columns of B in L2.
-            %per_group = arith.muli %tiles_n, %c8 : index
-            %group = arith.divui %t, %per_group : index
-            %first_m = arith.muli %group, %c8 : index
-            %rows_left = arith.subi %tiles_m, %first_m : index
-            %group_m = arith.minui %rows_left, %c8 : index
-            %in_group = arith.remui %t, %per_group : index
-            %row_in_group = arith.remui %in_group, %group_m : index
-            %tm = arith.addi %first_m, %row_in_group : index
-            %tn = arith.divui %in_group, %group_m : index
-            %m0 = arith.muli %tm, %c128 : index
-            %n0 = arith.muli %tn, %c256 : index
+          %done:2 = axe.tile_loop (%m0, %n0) in (%m, %n) : i32 tile [128, 256] group 8
+              iter_args(%cur_t = %i0, %parity_t = %false) -> (i32, i1) {
             %ring:2 = scf.for %kt = %i0 to %ktiles32 step %i1 iter_args(%cur = %cur_t, %parity = %parity_t) -> (i32, i1) : i32 {
               %cur_index = arith.index_castui %cur : i32 to index
               %free = arith.xori %parity, %true : i1
@@ -160,7 +122,7 @@ module attributes {gpu.container_module} {
               %parity2 = arith.xori %parity, %wraps : i1
               scf.yield %cur2, %parity2 : i32, i1
             }
-            scf.yield %ring#0, %ring#1 : i32, i1
+            axe.yield %ring#0, %ring#1 : i32, i1
           }
         }
       }

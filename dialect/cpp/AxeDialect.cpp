@@ -323,6 +323,75 @@ static void printLayoutText(OpAsmPrinter &printer, Operation *, LayoutAttr layou
 #define GET_OP_CLASSES
 #include "axe/AxeOps.cpp.inc"
 
+//===----------------------------------------------------------------------===//
+// axe.tile_loop: block arguments named in the op's text, as scf.for does
+//===----------------------------------------------------------------------===//
+
+/// `(%m0, %n0) in (%m, %n) : i32 tile [128, 256] group 8 iter_args(%a = %x) -> (i32) attributes {...} { ... }`.
+ParseResult TileLoopOp::parse(OpAsmParser &parser, OperationState &result) {
+  Builder &builder = parser.getBuilder();
+  SmallVector<OpAsmParser::Argument, 4> arguments;
+  SmallVector<OpAsmParser::UnresolvedOperand, 2> extents;
+  Type extentType;
+  if (parser.parseArgumentList(arguments, OpAsmParser::Delimiter::Paren) || parser.parseKeyword("in") ||
+      parser.parseOperandList(extents, OpAsmParser::Delimiter::Paren) || parser.parseColonType(extentType))
+    return failure();
+  if (arguments.size() != 2 || extents.size() != 2)
+    return parser.emitError(parser.getNameLoc(), "expected two tile coordinates and two extents");
+  for (auto &argument : arguments)
+    argument.type = builder.getIndexType();
+  SmallVector<int64_t, 2> tile;
+  auto parseSize = [&]() -> ParseResult { return parser.parseInteger(tile.emplace_back()); };
+  if (parser.parseKeyword("tile") || parser.parseCommaSeparatedList(OpAsmParser::Delimiter::Square, parseSize))
+    return failure();
+  auto &properties = result.getOrAddProperties<TileLoopOp::Properties>();
+  properties.tile = builder.getDenseI64ArrayAttr(tile);
+  if (succeeded(parser.parseOptionalKeyword("group"))) {
+    int64_t group = 0;
+    if (parser.parseInteger(group))
+      return failure();
+    properties.group = builder.getI64IntegerAttr(group);
+  }
+  SmallVector<OpAsmParser::UnresolvedOperand, 4> inits;
+  if (succeeded(parser.parseOptionalKeyword("iter_args"))) {
+    SmallVector<OpAsmParser::Argument, 4> carried;
+    if (parser.parseAssignmentList(carried, inits) || parser.parseArrowTypeList(result.types))
+      return failure();
+    if (carried.size() != result.types.size())
+      return parser.emitError(parser.getNameLoc(), "expected one type per iter_args value");
+    for (auto [argument, type] : llvm::zip(carried, result.types)) {
+      argument.type = type;
+      arguments.push_back(argument);
+    }
+  }
+  Region *body = result.addRegion();
+  if (parser.resolveOperands(extents, extentType, result.operands) ||
+      parser.resolveOperands(inits, result.types, parser.getNameLoc(), result.operands) ||
+      parser.parseOptionalAttrDictWithKeyword(result.attributes) || parser.parseRegion(*body, arguments))
+    return failure();
+  TileLoopOp::ensureTerminator(*body, builder, result.location);
+  return success();
+}
+
+void TileLoopOp::print(OpAsmPrinter &printer) {
+  Block &body = getBody().front();
+  printer << " (" << body.getArgument(0) << ", " << body.getArgument(1) << ") in (" << getRows() << ", "
+          << getCols() << ") : " << getRows().getType() << " tile [";
+  llvm::interleaveComma(getTile(), printer);
+  printer << "]";
+  if (getGroup() != 1)
+    printer << " group " << getGroup();
+  if (!getInits().empty()) {
+    printer << " iter_args(";
+    llvm::interleaveComma(llvm::zip(body.getArguments().drop_front(2), getInits()), printer,
+                          [&](auto pair) { printer << std::get<0>(pair) << " = " << std::get<1>(pair); });
+    printer << ") -> (" << getResultTypes() << ")";
+  }
+  printer.printOptionalAttrDictWithKeyword((*this)->getAttrs(), {"tile", "group"});
+  printer << " ";
+  printer.printRegion(getBody(), /*printEntryBlockArgs=*/false, /*printBlockTerminators=*/!getInits().empty());
+}
+
 void AxeDialect::initialize() {
   addAttributes<
 #define GET_ATTRDEF_LIST

@@ -16,8 +16,10 @@
 //! - a region is a `{ ... }` (attribute dictionaries too: they hold no SSA names);
 //! - definitions are an op's results (`%a, %b:2 = ...` at the start of a statement), a block's arguments
 //!   (`^bb0(%a: i32):`), and the arguments of the region an op's header opens (`%i = ...` and `%a: T` in a line
-//!   that ends with the region's `{`, or continues with `,` or `(` to it: `scf.for %i = ... iter_args(%a = %x)`,
-//!   `func.func @f(%a: f32) {`);
+//!   that ends with the region's `{`, or continues with `,` or `(` to it, or is followed by a line that goes on
+//!   with the header (`attributes`, `iter_args`, `->`, `{`): `scf.for %i = ... iter_args(%a = %x)`,
+//!   `func.func @f(%a: f32) {`, and the names of a list the header defines: `scf.parallel (%i, %j) = ...`,
+//!   `axe.tile_loop (%m0, %n0) in ...`);
 //! - every other `%name` is a use; a use before any visible definition is pending until a definition of its
 //!   name resolves it, as MLIR does;
 //! - there is one name scope: the parser starts a new one only for a region parsed with name shadowing, which no
@@ -29,6 +31,34 @@
 use crate::diagnostics::Diagnostic;
 use crate::guards::skip_trivia;
 use std::collections::HashMap;
+
+/// Whether the `%name` ending at `after` is in a parenthesized list of names that a loop header defines:
+/// `(%i, %j) = (...)` (`scf.parallel`) or `(%i, %j) in (...)` (`scf.forall`, `axe.tile_loop`).
+fn induction_list(bytes: &[u8], mut after: usize) -> bool {
+    loop {
+        let at = skip_trivia(bytes, after);
+        match bytes.get(at) {
+            Some(b',') => {
+                let name = skip_trivia(bytes, at + 1);
+                if bytes.get(name) != Some(&b'%') {
+                    return false;
+                }
+                after = ssa_name(bytes, name).1;
+            }
+            Some(b')') => {
+                let next = skip_trivia(bytes, at + 1);
+                let rest = &bytes[next.min(bytes.len())..];
+                return (rest.first() == Some(&b'=') && rest.get(1) != Some(&b'='))
+                    || (rest.starts_with(b"in") && rest.get(2).is_some_and(|b| b.is_ascii_whitespace() || *b == b'('));
+            }
+            _ => return false,
+        }
+    }
+}
+
+/// How a line that goes on with an op's header starts: a function's attributes after its signature, the carried
+/// values of a loop (`scf.for`, `axe.tile_loop`), result types, the region's brace.
+const CONTINUATIONS: [&str; 4] = ["attributes", "iter_args", "->", "{"];
 
 /// One open `{`: where it opened and the names defined directly in it.
 struct Frame {
@@ -110,11 +140,13 @@ impl Scan<'_> {
         Ok(())
     }
 
-    /// The newline at `offset`: unless the line continues a header (it ends with `,` or `(`), the names the
-    /// header deferred opened no region, so they are uses.
+    /// The newline at `offset`: unless the header goes on (the line ends with `,` or `(`, or the next line starts
+    /// with one of [`CONTINUATIONS`]), the names the header deferred opened no region, so they are uses.
     fn end_line(&mut self, offset: usize) {
         let trimmed = self.bytes[..offset].trim_ascii_end();
-        if !matches!(trimmed.last(), Some(b',' | b'(')) {
+        let next = self.bytes[offset..].trim_ascii_start();
+        let continues = CONTINUATIONS.iter().any(|word| next.starts_with(word.as_bytes()));
+        if !matches!(trimmed.last(), Some(b',' | b'(')) && !continues {
             let deferred = std::mem::take(&mut self.deferred);
             for (name, at) in deferred {
                 self.use_value(name, at);
@@ -175,7 +207,8 @@ impl Scan<'_> {
         let at_next = skip_trivia(bytes, after);
         let next = bytes.get(at_next).copied();
         let defines = (next == Some(b'=') && bytes.get(at_next + 1) != Some(&b'='))
-            || (next == Some(b':') && bytes.get(at_next + 1) != Some(&b':'));
+            || (next == Some(b':') && bytes.get(at_next + 1) != Some(&b':'))
+            || induction_list(bytes, after);
         if defines {
             self.deferred.push((name, offset));
         } else {
@@ -363,6 +396,12 @@ mod tests {
             // Arguments written without a space before the colon, their names defined again in a later region.
             "func.func @c(%g: i32, %s: i32) {\n  \"t.use\"(%g, %s) : (i32, i32) -> ()\n  return\n}\n\
              func.func @t() {\n  scf.execute_region {\n    %s = \"t.d\"() : () -> i32\n  }\n  return\n}\n",
+            // A signature whose attributes go on the next line, and a loop whose carried values do, their names
+            // defined again in a later region (the arguments are definitions, not uses a later region resolves).
+            "func.func @e(%v: i32, %a: i32)\n    attributes {n = 1} {\n  \"t.use\"(%v, %a) : (i32, i32) -> ()\n  \
+             %r = axe.tile_loop (%m0, %n0) in (%v, %v) : i32 tile [8, 8]\n      iter_args(%s = %a) -> (i32) {\n    \
+             axe.yield %s : i32\n  }\n  scf.execute_region {\n    %a = \"t.d\"() : () -> i32\n    \
+             %m0 = \"t.d\"() : () -> index\n  }\n  return\n}\n",
             // Strings and comments hold no names.
             "// \"t.use\"(%q) {\n\"t.op\"() {s = \"%q = {\"} : () -> ()\n",
         ] {

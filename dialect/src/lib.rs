@@ -29,6 +29,7 @@ pub mod mesh;
 pub mod ops;
 mod parse;
 pub mod roles;
+pub mod tile_loop;
 pub mod types;
 pub mod verify;
 

@@ -57,11 +57,15 @@ pub enum OpKind {
     Roles,
     /// `axe.role`: one of them, with its warps and register budget.
     Role,
+    /// `axe.tile_loop`: a persistent loop over a grid of output tiles, in grouped order.
+    TileLoop,
+    /// `axe.yield`: the values an `axe.tile_loop` carries to its next tile.
+    Yield,
 }
 
 impl OpKind {
     /// Every op kind, in the order docs/dialect.md lists them.
-    pub const ALL: [OpKind; 19] = [
+    pub const ALL: [OpKind; 21] = [
         OpKind::View,
         OpKind::Alloc,
         OpKind::Slice,
@@ -81,6 +85,8 @@ impl OpKind {
         OpKind::Annotate,
         OpKind::Roles,
         OpKind::Role,
+        OpKind::TileLoop,
+        OpKind::Yield,
     ];
 
     /// The op's full name (`axe.copy_async`).
@@ -105,6 +111,8 @@ impl OpKind {
             OpKind::Annotate => "axe.annotate",
             OpKind::Roles => "axe.roles",
             OpKind::Role => "axe.role",
+            OpKind::TileLoop => "axe.tile_loop",
+            OpKind::Yield => "axe.yield",
         }
     }
 
@@ -115,7 +123,16 @@ impl OpKind {
 
     /// True for collective ops, which carry `scope` (and may carry `threads`).
     pub fn is_collective(self) -> bool {
-        !matches!(self, OpKind::View | OpKind::Slice | OpKind::Annotate | OpKind::Roles | OpKind::Role)
+        !matches!(
+            self,
+            OpKind::View
+                | OpKind::Slice
+                | OpKind::Annotate
+                | OpKind::Roles
+                | OpKind::Role
+                | OpKind::TileLoop
+                | OpKind::Yield
+        )
     }
 
     /// True for the elementwise ops on register tensors (`axe.cast`, `axe.scale`, `axe.add`).

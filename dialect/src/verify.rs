@@ -46,6 +46,8 @@
 //! - **roles**: [`Rule::Roles`], at `axe.roles` or the role concerned: the rules of [`crate::roles`] (the kernel
 //!   declares its block; roles hold disjoint warps of it; register budgets are multiples of 8 in [24, 256], one
 //!   per warpgroup, and fit the register file).
+//! - **tile-loop**: [`Rule::TileLoop`], at `axe.tile_loop`: the rules of [`crate::tile_loop`] (two positive tile
+//!   sizes, a positive group; block arguments, results, initial values and `axe.yield` agree on the carried types).
 //! - **mesh**: [`Rule::MeshDeclared`]: an `axe.mesh` dictionary (usually on the module, next to `axe.axes`:
 //!   `axe.mesh = {gpuid_x = 2 : i64, gpuid_y = 4 : i64}`) names 1 to 3 device axes with extents at least 1 and at
 //!   most 1024 ranks ([`crate::mesh`]); [`Rule::DeviceInMesh`], once per tensor value: every device axis a layout
@@ -126,6 +128,8 @@ pub enum Rule {
     DeviceInMesh,
     /// Warp roles name disjoint warps of the block, with register budgets `setmaxnreg` can set.
     Roles,
+    /// A tile loop has two positive tile sizes, a positive group, and agreeing carried types.
+    TileLoop,
 }
 
 impl Rule {
@@ -152,6 +156,7 @@ impl Rule {
             Rule::MeshDeclared => "mesh-declared",
             Rule::DeviceInMesh => "device-in-mesh",
             Rule::Roles => "roles",
+            Rule::TileLoop => "tile-loop",
         }
     }
 }

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from .arrays import Array, describe
-from .record import KernelRecord, LaunchError, TensorMap
+from .record import SM_COUNT, KernelRecord, LaunchError, TensorMap
 
 # cuTensorMapEncodeTiled's data types (CUtensorMapDataType) -> the tensor dtypes each may map.
 MAP_DTYPES = {
@@ -212,13 +212,19 @@ def bind(
     kwargs: Mapping[str, Any],
     device: str,
     grid: Optional[Sequence[int]] = None,
+    sm_count: Optional[int] = None,
 ) -> Bound:
     """Checks a call of `record` with `args`/`kwargs` for a `device` (`cuda` or `cpu`: where the tensors must
-    live); raises `LaunchError` naming the parameter and the rule, before anything reaches a device."""
+    live) of `sm_count` SMs (what a persistent kernel's grid reads as `sm_count`); raises `LaunchError` naming the
+    parameter and the rule, before anything reaches a device."""
     given = _match(record, args, kwargs)
     values: List[Any] = []
     arrays: Dict[int, Array] = {}
     env: Dict[str, int] = {}
+    if sm_count is not None:
+        if sm_count < 1:
+            raise LaunchError(record.name, f"sm_count must be at least 1, got {sm_count}")
+        env[SM_COUNT] = sm_count
     for index, (param, value) in enumerate(zip(record.params, given)):
         if param.kind == "scalar":
             v = _scalar(record, param.name, param.ptx_type, value)
@@ -250,6 +256,8 @@ def bind(
         if array is None:
             raise LaunchError(record.name, "no tensor for the tensor map", param=tm.param)
         maps.append(_check_map(record, tm, array, env))
+    if grid is None and sm_count is None and record.reads_sm_count():
+        raise LaunchError(record.name, "the grid reads the device's SM count: pass sm_count=")
     dims = record.grid_dims(env)
     if grid is not None:
         dims = tuple(int(g) for g in grid) + (1,) * (3 - len(grid))  # type: ignore[assignment]

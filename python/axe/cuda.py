@@ -29,6 +29,7 @@ CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED = 16
 CU_POINTER_ATTRIBUTE_MEMORY_TYPE = 2
 CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL = 9
 CU_MEMORYTYPE_HOST = 1
+CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT = 16
 CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75
 CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76
 CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN = 97
@@ -118,6 +119,11 @@ class Driver:
         value = ctypes.c_int()
         self.call("cuDeviceGetAttribute", ctypes.byref(value), attribute, device)
         return value.value
+
+    def sm_count(self) -> int:
+        """The SMs of the current context's device (its primary context made current when there is none)."""
+        self.context()
+        return self.attribute(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, self.device())
 
     def compute_capability(self, device: int) -> Tuple[int, int]:
         return (

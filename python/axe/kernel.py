@@ -24,6 +24,10 @@ from .record import KernelRecord, LaunchError, LaunchRecord
 
 DEVICES = ("auto", "gpu", "sim")
 
+#: The SMs the simulator stands for when a persistent kernel's grid reads `sm_count`: few, so that each CTA walks
+#: several tiles (the persistent loop is what the simulator should exercise).
+SIM_SM_COUNT = 4
+
 
 class Kernel:
     """One kernel of a compiled module: its launch record (`.record`), and what runs it (the PTX/cubin for a GPU,
@@ -62,16 +66,32 @@ class Kernel:
                 return "sim"
         raise LaunchError(self.name, "no tensor argument to decide where to run: pass device='gpu' or 'sim'")
 
-    def bind(self, *args, device: str = "gpu", grid: Optional[Sequence[int]] = None, **kwargs) -> Bound:
-        """Checks a call without running it; what the launch would use (grid, parameter values, tensor maps)."""
-        return bind(self.record, args, kwargs, "cuda" if device == "gpu" else "cpu", grid)
+    def bind(
+        self,
+        *args,
+        device: str = "gpu",
+        grid: Optional[Sequence[int]] = None,
+        sm_count: Optional[int] = None,
+        **kwargs,
+    ) -> Bound:
+        """Checks a call without running it; what the launch would use (grid, parameter values, tensor maps).
+        `sm_count` is the SMs a persistent kernel's grid is sized for (on the simulator `SIM_SM_COUNT` when not
+        given; on the GPU it must be given when the grid reads it, as bind queries no device)."""
+        where = "cuda" if device == "gpu" else "cpu"
+        if sm_count is None and where == "cpu":
+            sm_count = SIM_SM_COUNT
+        return bind(self.record, args, kwargs, where, grid, sm_count)
 
-    def prepare(self, *args, grid: Optional[Sequence[int]] = None, **kwargs):
+    def prepare(self, *args, grid: Optional[Sequence[int]] = None, sm_count: Optional[int] = None, **kwargs):
         """A checked GPU launch with these arguments, ready to issue again and again (`.launch(stream=None)`),
-        for timing loops: the checks and the tensor-map encoding happen once, here."""
+        for timing loops: the checks and the tensor-map encoding happen once, here. A persistent kernel's grid is
+        sized for the current device's SMs unless `sm_count` says otherwise."""
         from . import cuda
 
-        bound = bind(self.record, args, kwargs, "cuda", grid)
+        if sm_count is None and self.record.reads_sm_count():
+            bind(self.record, args, kwargs, "cuda", grid, 1)  # the argument checks first: they need no device
+            sm_count = cuda.driver().sm_count()
+        bound = bind(self.record, args, kwargs, "cuda", grid, sm_count)
         if self._cuda is None:
             ptx, cubin = self.module.ptx, self.module.cubin
             self._cuda = cuda.CudaKernel(
@@ -89,19 +109,22 @@ class Kernel:
         device: Optional[str] = None,
         stream: Any = None,
         grid: Optional[Sequence[int]] = None,
+        sm_count: Optional[int] = None,
         **kwargs,
     ):
         """Runs the kernel on `args` (in parameter order, or by name). On the GPU the launch is asynchronous on
         `stream` (default: the current stream of the tensors' framework); on the simulator it runs every CTA of
-        the grid and writes the results back into the numpy arrays."""
+        the grid and writes the results back into the numpy arrays. A persistent kernel's grid (`min(tiles,
+        sm_count)` in its launch record) is sized for the GPU's SMs there, for `SIM_SM_COUNT` on the simulator
+        (so its CTAs walk several tiles), unless `sm_count` is given."""
         where = self._device(device, args, kwargs)
         self.last_device = where
         if where == "gpu":
-            self.prepare(*args, grid=grid, **kwargs).launch(stream)
+            self.prepare(*args, grid=grid, sm_count=sm_count, **kwargs).launch(stream)
             return None
         from . import sim
 
-        bound = bind(self.record, args, kwargs, "cpu", grid)
+        bound = bind(self.record, args, kwargs, "cpu", grid, SIM_SM_COUNT if sm_count is None else sm_count)
         sim.run(self, bound)
         return None
 

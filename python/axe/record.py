@@ -7,8 +7,9 @@ buffers, the global tensors behind pointer parameters (`views`), and the precond
 neither the compiler nor a GPU.
 
 Expressions use the record's grammar (tools/axe-mlir/src/launch.rs): integers, parameter names, `+`, `*`, `/`
-(exact: a remainder is an error), `%`, `ceildiv(a, b)`, parentheses, and in a precondition one comparison
-(`==`, `!=`, `<`, `<=`, `>`, `>=`). A pointer parameter's value is its device address.
+(exact: a remainder is an error), `%`, `ceildiv(a, b)`, `min(a, b)`, `sm_count` (the SMs of the device the
+launch runs on: a persistent kernel's grid is `min(tiles, sm_count)`), parentheses, and in a precondition one
+comparison (`==`, `!=`, `<`, `<=`, `>`, `>=`). A pointer parameter's value is its device address.
 """
 
 from __future__ import annotations
@@ -36,6 +37,9 @@ class LaunchError(ValueError):
         self.precondition = precondition
         self.message = message
 
+
+#: The name of the device's SM count in the record's expressions (no parameter may take it).
+SM_COUNT = "sm_count"
 
 _TOKEN = re.compile(r"\s*(?:(\d+)|([A-Za-z_][A-Za-z0-9_]*)|(==|!=|<=|>=|<|>|[+*/%(),]))")
 _COMPARE = {
@@ -119,13 +123,13 @@ class Expr:
             return tree
         if isinstance(token, str) and token.startswith("$"):
             name = token[1:]
-            if name == "ceildiv":
+            if name in ("ceildiv", "min"):
                 self._expect("(")
                 a = self._sum()
                 self._expect(",")
                 b = self._sum()
                 self._expect(")")
-                return ("ceildiv", a, b)
+                return (name, a, b)
             self.names.add(name)
             return ("name", name)
         raise ValueError(f"expression {self.text!r}: unexpected {token!r}")
@@ -144,6 +148,8 @@ class Expr:
         if kind == "cmp":
             return _COMPARE[tree[1]](self._eval(tree[2], env), self._eval(tree[3], env))
         a, b = self._eval(tree[1], env), self._eval(tree[2], env)
+        if kind == "min":
+            return min(a, b)
         if kind == "+":
             return a + b
         if kind == "*":
@@ -243,6 +249,10 @@ class KernelRecord:
         if self.grid is None:
             return None
         return tuple(int(g(env)) for g in self.grid)  # type: ignore[return-value]
+
+    def reads_sm_count(self) -> bool:
+        """Whether the grid depends on the device's SM count (a persistent kernel's)."""
+        return self.grid is not None and any(SM_COUNT in g.names for g in self.grid)
 
     def violated(self, env: Mapping[str, int]) -> List[str]:
         """The text of every precondition these values violate (an expression that cannot be evaluated, e.g. an

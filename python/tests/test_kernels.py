@@ -46,6 +46,22 @@ def test_each_gemm_runs_on_the_simulator_exactly(name, m, n, k):
     assert np.array_equal(c.astype(np.float64), want), np.argwhere(c.astype(np.float64) != want)[:5]
 
 
+def test_the_persistent_gemm_walks_several_tiles_per_cta_on_the_simulator():
+    # 3 x 2 tiles of 128x256 (ragged in both), one CTA per SM: the simulator stands for SIM_SM_COUNT = 4 SMs, so
+    # CTAs 0 and 1 compute two tiles each, in grouped order.
+    kernel = compiled("gemm_sm90a_ws").gemm_sm90a_ws
+    m, n, k = 272, 272, 80
+    a, b = small((m, k), 3), small((k, n), 4)
+    assert kernel.bind(a, b, np.zeros((m, n), np.float16), m, n, k, device="sim").grid == (4, 1, 1)
+    assert kernel.bind(a, b, np.zeros((m, n), np.float16), m, n, k, device="sim", sm_count=132).grid == (6, 1, 1)
+    with pytest.raises(axe.LaunchError, match="the grid reads the device's SM count: pass sm_count="):
+        axe.bind.bind(kernel.record, (a, b, np.zeros((m, n), np.float16), m, n, k), {}, "cpu")
+    c = np.full((m, n), -1000.0, np.float16)
+    kernel(a, b, c, m, n, k, device="sim")
+    want = a.astype(np.float64) @ b.astype(np.float64)
+    assert np.array_equal(c.astype(np.float64), want), np.argwhere(c.astype(np.float64) != want)[:5]
+
+
 def test_tma_copy_runs_on_the_simulator():
     kernel = compiled("tma_copy").kernel
     src = (np.arange(128 * 64) % 1999).astype(np.float16).reshape(128, 64)
@@ -325,7 +341,9 @@ def test_expressions_follow_the_records_grammar():
     with pytest.raises(ValueError, match="not exact"):
         Expr("N / 2")(env)
     assert Expr("M % 16 == 12")(env) is True and Expr("N >= 8")(env) is False
-    for bad in ["M -", "ceildiv(M)", "M == N == K", "M $ 2", "(M"]:
+    assert Expr("min(ceildiv(M, 128) * N, sm_count)")({**env, "sm_count": 132}) == 21
+    assert Expr("min(ceildiv(M, 128) * N, sm_count)")({**env, "sm_count": 16}) == 16
+    for bad in ["M -", "ceildiv(M)", "min(M)", "M == N == K", "M $ 2", "(M"]:
         with pytest.raises(ValueError):
             Expr(bad)
 

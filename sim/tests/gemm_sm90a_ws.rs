@@ -72,7 +72,7 @@ fn consumers_that_do_not_wait_for_a_full_stage_race_with_its_load() {
     assert_caught("no full wait", &runs(&text), &expected);
 }
 
-/// `mutant`'s results on the lowered kernel (`--lower-roles --lower-tma --lower-mma --lower-copy`), one CTA.
+/// `mutant`'s results on the lowered kernel (`--lower-roles --lower-tile-loops --lower-tma --lower-mma --lower-copy`), one CTA.
 fn lowered_runs(text: &str) -> Vec<Result<(), String>> {
     gemm_runs(text, true, KERNEL, Grid::Tiles(None), 128, 256, 256)
 }

@@ -188,4 +188,30 @@ func.func @roles() attributes {known_block_size = array<i32: 384, 1, 1>} {
   return
 }
 
+// Tile loops: grouped over i32 extents carrying two values (the terminator printed), row major over index extents
+// carrying nothing (group 1 and the terminator implicit), and a loop's attribute dictionary.
+// CHECK-LABEL: func.func @tile_loops
+// CHECK-NEXT: %true = arith.constant true
+// CHECK-NEXT: %0:2 = axe.tile_loop (%arg5, %arg6) in (%arg0, %arg1) : i32 tile [128, 256] group 8 iter_args(%arg7 = %arg2, %arg8 = %arg3) -> (i32, i1) {
+// CHECK-NEXT: %1 = arith.xori %arg8, %true : i1
+// CHECK-NEXT: axe.yield %arg7, %1 : i32, i1
+// CHECK-NEXT: }
+// CHECK-NEXT: axe.tile_loop (%arg5, %arg6) in (%arg4, %arg4) : index tile [64, 32] {
+// CHECK-NEXT: }
+// CHECK-NEXT: axe.tile_loop (%arg5, %arg6) in (%arg4, %arg4) : index tile [64, 32] group 2 attributes {note = 1 : i64} {
+// CHECK-NEXT: }
+func.func @tile_loops(%m: i32, %n: i32, %s: i32, %p: i1, %x: index) {
+  %true = arith.constant true
+  %r:2 = axe.tile_loop (%m0, %n0) in (%m, %n) : i32 tile [128, 256] group 8 iter_args(%a = %s, %b = %p) -> (i32, i1) {
+    %flip = arith.xori %b, %true : i1
+    axe.yield %a, %flip : i32, i1
+  }
+  axe.tile_loop (%m0, %n0) in (%x, %x) : index tile [64, 32] group 1 {
+  }
+  axe.tile_loop (%m0, %n0) in (%x, %x) : index tile [64, 32] group 2 attributes {note = 1} {
+    axe.yield
+  }
+  return
+}
+
 }

@@ -6,7 +6,7 @@
 // setmaxnreg at all: otherwise warning C7508); the producer's warpgroup gives 128 of them per thread back, the two
 // consumer warpgroups take 64 more each. (The simulator proves it: sim/tests/gemm_sm90a_ws.rs.)
 // RUN: axe-opt --axe-check-barriers %examples/gemm_sm90a_ws.mlir -o /dev/null
-// RUN: axe-opt --lower-roles --lower-tma --lower-mma --lower-copy --lower-to-nvvm --axe-hoist-allocas --axe-dynamic-shared %examples/gemm_sm90a_ws.mlir -o %t.mlir
+// RUN: axe-opt --lower-roles --lower-tile-loops --lower-tma --lower-mma --lower-copy --lower-to-nvvm --axe-hoist-allocas --axe-dynamic-shared %examples/gemm_sm90a_ws.mlir -o %t.mlir
 // RUN: axe-translate --emit=ptx --chip=sm_90a %t.mlir -o %t.ptx
 // RUN: FileCheck %s < %t.ptx
 // RUN: FileCheck %s --check-prefix=PRODUCER < %t.ptx
@@ -51,7 +51,7 @@
 // runs in the consumers' role), then the barriers (2 x 3 x 8 bytes), and 1024 bytes of slack for the window's
 // run-time alignment: 212992 + 48 + 1024.
 // LAUNCH: "name": "gemm_sm90a_ws",
-// LAUNCH-NEXT: "grid": ["ceildiv(N, 256) * ceildiv(M, 128)", "1", "1"],
+// LAUNCH-NEXT: "grid": ["min(ceildiv(M, 128) * ceildiv(N, 256), sm_count)", "1", "1"],
 // LAUNCH-NEXT: "block": [384, 1, 1],
 // LAUNCH-NEXT: "cluster": [1, 1, 1],
 // LAUNCH-NEXT: "dynamic_shared_bytes": 214064,

@@ -427,6 +427,44 @@ def Axe_RoleOp : Axe_Op<"role", [NoTerminator, SingleBlock, HasParent<"RolesOp">
   let assemblyFormat = "custom<RoleThreads>($threads) (`regs` $regs^)? attr-dict-with-keyword $body";
 }
 
+def Axe_TileLoopOp : Axe_Op<"tile_loop", [SingleBlockImplicitTerminator<"YieldOp">, RecursiveMemoryEffects]> {
+  let summary = "a persistent loop over the output tiles of a 2-D grid, in grouped order";
+  let description = [{
+    ```mlir
+    %ring:2 = axe.tile_loop (%m0, %n0) in (%m, %n) : i32 tile [128, 256] group 8
+        iter_args(%stage = %i0, %parity = %false) -> (i32, i1) {
+      ...                                   // the tile at rows %m0.., columns %n0..
+      axe.yield %next_stage, %next_parity : i32, i1
+    }
+    ```
+    The extents `(%m, %n)` split into `ceildiv(m, 128) x ceildiv(n, 256)` tiles; CTA `bx` of a 1-D grid runs
+    the body for tiles `bx, bx + gridDim.x, ...` (persistent: a grid of at most the SM count keeps every CTA
+    resident; one CTA per tile works too), with `(%m0, %n0)` the tile's first row and column (`index`, multiples
+    of the tile). Tiles are numbered in grouped order: `group` rows of tiles at a time, column by column inside a
+    group, so the CTAs running at once share rows of A and columns of B in L2 (`group 1`, the default, is row
+    major). `iter_args` carry values from one tile to the next (a ring's stage and phase). `--lower-tile-loops`
+    writes the `scf.for` and the index arithmetic.
+  }];
+  let arguments = (ins AnySignlessIntegerOrIndex:$rows, AnySignlessIntegerOrIndex:$cols, DenseI64ArrayAttr:$tile,
+                       DefaultValuedAttr<I64Attr, "1">:$group, Variadic<AnyType>:$inits);
+  let results = (outs Variadic<AnyType>:$results);
+  let regions = (region SizedRegion<1>:$body);
+  let hasCustomAssemblyFormat = 1;
+}
+
+def Axe_YieldOp : Axe_Op<"yield", [Pure, Terminator, HasParent<"TileLoopOp">]> {
+  let summary = "the values an axe.tile_loop carries to its next tile";
+  let description = [{
+    ```mlir
+    axe.yield %stage, %parity : i32, i1
+    ```
+    Ends an `axe.tile_loop` body (implicit when the loop carries nothing).
+  }];
+  let arguments = (ins Variadic<AnyType>:$values);
+  let builders = [OpBuilder<(ins), [{ build($_builder, $_state, ValueRange()); }]>];
+  let assemblyFormat = "attr-dict ($values^ `:` type($values))?";
+}
+
 def Axe_AnnotateOp : Axe_Op<"annotate"> {
   let summary = "a layout note on a value";
   let description = [{

@@ -75,6 +75,7 @@ impl OpChecker<'_, '_, '_> {
             OpKind::MbarrierArriveExpectTx => self.check_count("bytes"),
             OpKind::Annotate => self.check_annotation(),
             OpKind::Roles => self.check_roles(),
+            OpKind::TileLoop => self.check_tile_loop(),
             _ => {}
         }
         if matches!(
@@ -94,6 +95,15 @@ impl OpChecker<'_, '_, '_> {
         if let Err(errors) = crate::roles::plan(self.op.operation()) {
             for (op, message) in errors {
                 self.out.push(Violation { location: op.location(), rule: Rule::Roles, message });
+            }
+        }
+    }
+
+    /// TileLoop: `crate::tile_loop::check`'s rules.
+    fn check_tile_loop(&mut self) {
+        if let Err(errors) = crate::tile_loop::check(self.op.operation()) {
+            for message in errors {
+                self.fail(Rule::TileLoop, message);
             }
         }
     }

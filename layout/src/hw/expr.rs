@@ -11,11 +11,12 @@
 //! precondition := sum cmp sum          cmp := == | != | < | <= | > | >=
 //! sum          := product (+ product)*
 //! product      := atom ((* | / | %) atom)*
-//! atom         := integer | name | ceildiv(sum, sum) | (sum)
+//! atom         := integer | name | sm_count | ceildiv(sum, sum) | min(sum, sum) | (sum)
 //! ```
 //!
 //! A name is `arg<i>` (kernel argument `i`) in the IR's text, or a parameter name in the launch record's
-//! ([`Expr::named`], [`Expr::parse_named`]). Integers are non-negative and fit `i64`; there is no minus sign.
+//! ([`Expr::named`], [`Expr::parse_named`]). `sm_count` is the number of SMs of the device a launch runs on,
+//! which only the launcher knows (a persistent kernel's grid: `min(tiles, sm_count)`); [`Expr::eval_on`] takes it. Integers are non-negative and fit `i64`; there is no minus sign.
 //! Operators are left-associative; `/` is exact division (a remainder is an error), `%` and `ceildiv` round
 //! toward minus infinity (Python's `%` and `-(-a // b)`, as `python/axe/record.py` evaluates the record). The
 //! printer writes one space around each operator and parentheses only where the tree needs them, so
@@ -41,6 +42,10 @@ pub enum Expr {
     Rem(Box<Expr>, Box<Expr>),
     /// `ceildiv(a, b)`: the quotient rounded up.
     CeilDiv(Box<Expr>, Box<Expr>),
+    /// `min(a, b)`: the smaller.
+    Min(Box<Expr>, Box<Expr>),
+    /// `sm_count`: the SMs of the device the kernel is launched on.
+    SmCount,
 }
 
 /// A comparison of two expressions.
@@ -114,9 +119,14 @@ impl Expr {
 
     fn collect_args(&self, out: &mut Vec<usize>) {
         match self {
-            Expr::Int(_) => {}
+            Expr::Int(_) | Expr::SmCount => {}
             Expr::Arg(i) => out.push(*i),
-            Expr::Add(a, b) | Expr::Mul(a, b) | Expr::Div(a, b) | Expr::Rem(a, b) | Expr::CeilDiv(a, b) => {
+            Expr::Add(a, b)
+            | Expr::Mul(a, b)
+            | Expr::Div(a, b)
+            | Expr::Rem(a, b)
+            | Expr::CeilDiv(a, b)
+            | Expr::Min(a, b) => {
                 a.collect_args(out);
                 b.collect_args(out);
             }
@@ -144,17 +154,32 @@ impl Expr {
     }
 
     /// The value with argument `i` given by `arg(i)`; `None` there (no such argument, or not an integer) is an
-    /// error, as are an overflow, a division by zero and an inexact `/`.
+    /// error, as are an overflow, a division by zero, an inexact `/` and `sm_count` (only a launch knows it).
     pub fn eval_with(&self, arg: &dyn Fn(usize) -> Option<i64>) -> Result<i64, ExprError> {
+        self.eval_on(arg, None)
+    }
+
+    /// The value on a device of `sm_count` SMs (`None`: not known, so `sm_count` is an error), argument `i` given
+    /// by `arg(i)` as in [`Expr::eval_with`].
+    pub fn eval_on(&self, arg: &dyn Fn(usize) -> Option<i64>, sm_count: Option<i64>) -> Result<i64, ExprError> {
         let (a, b) = match self {
             Expr::Int(v) => return Ok(*v),
             Expr::Arg(i) => {
                 return arg(*i).map_or_else(|| error(format!("argument {i} is not an integer of the launch")), Ok)
             }
-            Expr::Add(a, b) | Expr::Mul(a, b) | Expr::Div(a, b) | Expr::Rem(a, b) | Expr::CeilDiv(a, b) => {
-                (a.eval_with(arg)?, b.eval_with(arg)?)
+            Expr::SmCount => {
+                return sm_count.map_or_else(|| error("sm_count is known only at launch (the device's SMs)"), Ok)
             }
+            Expr::Add(a, b)
+            | Expr::Mul(a, b)
+            | Expr::Div(a, b)
+            | Expr::Rem(a, b)
+            | Expr::CeilDiv(a, b)
+            | Expr::Min(a, b) => (a.eval_on(arg, sm_count)?, b.eval_on(arg, sm_count)?),
         };
+        if matches!(self, Expr::Min(..)) {
+            return Ok(a.min(b));
+        }
         let overflow = |op: &str| ExprError(format!("overflow: {a} {op} {b} is past 64 bits"));
         if b == 0 && matches!(self, Expr::Div(..) | Expr::Rem(..) | Expr::CeilDiv(..)) {
             return error(format!("division by zero: {self} with {a} / 0"));
@@ -185,7 +210,7 @@ impl Expr {
         match self {
             Expr::Add(..) => 1,
             Expr::Mul(..) | Expr::Div(..) | Expr::Rem(..) => 2,
-            Expr::Int(_) | Expr::Arg(_) | Expr::CeilDiv(..) => 3,
+            Expr::Int(_) | Expr::Arg(_) | Expr::SmCount | Expr::CeilDiv(..) | Expr::Min(..) => 3,
         }
     }
 
@@ -204,8 +229,9 @@ impl Expr {
                     None => write!(f, "arg{i}"),
                 }
             }
-            Expr::CeilDiv(a, b) => {
-                f.write_str("ceildiv(")?;
+            Expr::SmCount => return f.write_str(SM_COUNT),
+            Expr::CeilDiv(a, b) | Expr::Min(a, b) => {
+                f.write_str(if matches!(self, Expr::Min(..)) { "min(" } else { "ceildiv(" })?;
                 a.write(f, names, 1)?;
                 f.write_str(", ")?;
                 b.write(f, names, 1)?;
@@ -326,13 +352,18 @@ impl fmt::Display for Named<'_, Precondition> {
     }
 }
 
+/// The name of the device's SM count in the grammar.
+const SM_COUNT: &str = "sm_count";
+/// The words the grammar reserves: no parameter may take them.
+const RESERVED: [&str; 3] = ["ceildiv", "min", SM_COUNT];
+
 /// Whether `text` can name a parameter in the record's text: an identifier (`[A-Za-z_][A-Za-z0-9_]*`) other than
-/// `ceildiv`, so that [`Expr::parse_named`] reads it as the parameter.
+/// `ceildiv`, `min` and `sm_count`, so that [`Expr::parse_named`] reads it as the parameter.
 pub fn is_name(text: &str) -> bool {
     let mut chars = text.chars();
     chars.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
-        && text != "ceildiv"
+        && !RESERVED.contains(&text)
 }
 
 /// `text` with every `arg<i>` word replaced by `names[i]` (where there is one), the rest as written: for a message
@@ -526,14 +557,15 @@ impl<'a> Parser<'a> {
     fn atom(&mut self) -> Result<Expr, ExprError> {
         match self.advance() {
             Some(Token::Int(v)) => Ok(Expr::Int(v)),
-            Some(Token::Word(w)) if w == "ceildiv" => {
+            Some(Token::Word(w)) if w == "ceildiv" || w == "min" => {
                 self.expect(Token::Open)?;
-                let a = self.sum()?;
+                let a = Box::new(self.sum()?);
                 self.expect(Token::Comma)?;
-                let b = self.sum()?;
+                let b = Box::new(self.sum()?);
                 self.expect(Token::Close)?;
-                Ok(Expr::CeilDiv(Box::new(a), Box::new(b)))
+                Ok(if w == "min" { Expr::Min(a, b) } else { Expr::CeilDiv(a, b) })
             }
+            Some(Token::Word(w)) if w == SM_COUNT => Ok(Expr::SmCount),
             Some(Token::Word(w)) => self.name(&w),
             Some(Token::Open) => {
                 let expr = self.sum()?;
@@ -590,6 +622,10 @@ mod tests {
             (Expr::product([arg(1), int(2)]).exact_div(int(4)), "arg1 * 2 / 4"),
             (arg(5).modulo(int(16)), "arg5 % 16"),
             (Expr::CeilDiv(Box::new(arg(0)), Box::new(int(128))), "ceildiv(arg0, 128)"),
+            (
+                Expr::Min(Box::new(Expr::product([arg(0), arg(1)])), Box::new(Expr::SmCount)),
+                "min(arg0 * arg1, sm_count)",
+            ),
             // Parentheses only where the tree needs them: a sum inside a product, a right operand of equal rank.
             (Expr::Mul(Box::new(Expr::Add(Box::new(arg(0)), Box::new(int(1)))), Box::new(arg(1))), "(arg0 + 1) * arg1"),
             (Expr::Mul(Box::new(arg(0)), Box::new(Expr::Mul(Box::new(arg(1)), Box::new(int(2))))), "arg0 * (arg1 * 2)"),
@@ -637,7 +673,7 @@ mod tests {
         for good in ["M", "_k", "K2", "param0"] {
             assert!(is_name(good), "{good}");
         }
-        for bad in ["", "2K", "ceildiv", "k-1", "k.1"] {
+        for bad in ["", "2K", "ceildiv", "min", "sm_count", "k-1", "k.1"] {
             assert!(!is_name(bad), "{bad}");
         }
     }
@@ -698,6 +734,11 @@ mod tests {
         assert_eq!(holds("arg0 * 2 <= 8192"), Ok(true));
         assert_eq!(holds("arg0 != 4096"), Ok(false));
         assert_eq!(holds("arg0 > arg1"), Ok(true));
+        // A persistent grid: the tiles, or the device's SMs when there are more tiles.
+        let grid = Expr::parse("min(ceildiv(arg0, 128) * ceildiv(arg1, 256), sm_count)").unwrap();
+        let on = |sms: i64| grid.eval_on(&|i| args.get(i).copied(), Some(sms));
+        assert_eq!((on(132), on(16)), (Ok(32), Ok(16)));
+        assert_eq!(grid.eval(&args).unwrap_err().to_string(), "sm_count is known only at launch (the device's SMs)");
     }
 
     /// Overflow, division by zero, an inexact `/` and a missing argument are errors, not values.
@@ -718,15 +759,17 @@ mod tests {
     }
 
     fn exprs() -> impl Strategy<Value = Expr> {
-        let leaf = prop_oneof![(0i64..=i64::MAX).prop_map(Expr::Int), (0usize..12).prop_map(Expr::Arg)];
+        let leaf =
+            prop_oneof![(0i64..=i64::MAX).prop_map(Expr::Int), (0usize..12).prop_map(Expr::Arg), Just(Expr::SmCount)];
         leaf.prop_recursive(4, 24, 2, |inner| {
-            (0u8..5, inner.clone(), inner).prop_map(|(kind, a, b)| {
+            (0u8..6, inner.clone(), inner).prop_map(|(kind, a, b)| {
                 let (a, b) = (Box::new(a), Box::new(b));
                 match kind {
                     0 => Expr::Add(a, b),
                     1 => Expr::Mul(a, b),
                     2 => Expr::Div(a, b),
                     3 => Expr::Rem(a, b),
+                    4 => Expr::Min(a, b),
                     _ => Expr::CeilDiv(a, b),
                 }
             })
@@ -748,8 +791,9 @@ mod tests {
 
         /// Evaluation never panics: a value or an error.
         #[test]
-        fn evaluation_never_panics(expr in exprs(), args in proptest::collection::vec(any::<i64>(), 12)) {
+        fn evaluation_never_panics(expr in exprs(), args in proptest::collection::vec(any::<i64>(), 12), sms in any::<i64>()) {
             let _ = expr.eval(&args);
+            let _ = expr.eval_on(&|i| args.get(i).copied(), Some(sms));
         }
     }
 }

@@ -6,6 +6,7 @@
 //! from the IR that computes the offset, and nothing else:
 //! - `arith.constant c`: `|c|` (a constant offset is folded into the static part instead, see `trace`);
 //! - the induction variable of `scf.for %i = %lb to %ub step %s`: `gcd(multiple(lb), multiple(s))`;
+//! - a tile's row or column in `axe.tile_loop`: the tile's rows or columns;
 //! - `arith.muli a, b`: `multiple(a) * multiple(b)`; `arith.shli a, c`: `multiple(a) << c` for a constant `c`;
 //! - `arith.addi` / `arith.subi` / `arith.select`: the gcd of the operands' multiples;
 //! - `arith.index_cast` / `arith.index_castui`: the operand's;
@@ -59,6 +60,10 @@ fn multiple(value: Value, depth: usize) -> Option<i64> {
     if let Some(argument) = access::as_argument(value) {
         let block = argument.owner();
         let parent = block.parent_operation()?;
+        if parent.name().as_string_ref().as_str() == Ok(axe_dialect::OpKind::TileLoop.name()) {
+            let tile = axe_dialect::tile_loop::check(parent).ok()?.tile;
+            return tile.get(argument.argument_number()).copied();
+        }
         if parent.name().as_string_ref().as_str() != Ok("scf.for") || argument.argument_number() != 0 {
             return None;
         }

@@ -32,6 +32,7 @@ pub const PIPELINE: &[&str] = &["lower-tma", "lower-to-nvvm"];
 /// [`Compiler::for_kernels`] runs (the Python package's `axe.compile`). A lowering with nothing to lower is a no-op.
 pub const KERNEL_PIPELINE: &[&str] = &[
     "lower-roles",
+    "lower-tile-loops",
     "lower-tma",
     "lower-mma",
     "lower-copy",

@@ -35,6 +35,7 @@ macro_rules! cast {
 impl<'c, 'a> Builder<'c, 'a> {
     binary! {
         addi: "`arith.addi lhs, rhs`.",
+        subi: "`arith.subi lhs, rhs`.",
         muli: "`arith.muli lhs, rhs`.",
         andi: "`arith.andi lhs, rhs`.",
         ori: "`arith.ori lhs, rhs`.",
@@ -45,6 +46,7 @@ impl<'c, 'a> Builder<'c, 'a> {
         divui: "`arith.divui lhs, rhs`: the unsigned quotient.",
         divsi: "`arith.divsi lhs, rhs`: the signed quotient, rounded toward zero.",
         maxsi: "`arith.maxsi lhs, rhs`: the signed maximum.",
+        minui: "`arith.minui lhs, rhs`: the unsigned minimum.",
         maximumf: "`arith.maximumf lhs, rhs`: the maximum, NaN if either is.",
         addf: "`arith.addf lhs, rhs`.",
         mulf: "`arith.mulf lhs, rhs`.",

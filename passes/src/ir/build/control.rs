@@ -90,6 +90,11 @@ impl<'c, 'a> Builder<'c, 'a> {
         self.gpu_index("gpu.block_dim", dim)
     }
 
+    /// `gpu.grid_dim dim`: the grid's CTA count along `dim`.
+    pub(crate) fn grid_dim(&self, dim: Dim) -> Result<Value<'c, 'a>, String> {
+        self.gpu_index("gpu.grid_dim", dim)
+    }
+
     /// A `gpu` index op `name` along `dim` (an `index`).
     fn gpu_index(&self, name: &str, dim: Dim) -> Result<Value<'c, 'a>, String> {
         self.typed(name, &[], Ty::Index, &[("dimension", dim.to_string())])
