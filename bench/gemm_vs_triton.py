@@ -15,6 +15,15 @@ The jobs, the same on both sides:
                tile with its K loop warp-specialized (`tl.range(..., warp_specialize=True)`), 8 warps (the
                consumers; Triton adds its producer warps), 3 stages. Axe's roles set register budgets
                (consumers 232, producer warpgroup 40, from 168 at entry); Triton's do not on sm_90a.
+               A third row, `triton 3.9 persistent`, is Triton's persistent form of Axe's kernel (gemm_persistent):
+               grid (NUM_SMS,) with NUM_SMS = 132 (H100 SXM), each program walking the tiles program_id,
+               program_id + NUM_SMS, ... in grouped order (8 tile rows a group), the tile loop warp-specialized,
+               descriptors made in the kernel (tl.make_tensor_descriptor), 3 stages, num_warps=4: Triton 3.9
+               warp-specializes on sm_90a only at num_warps=4, taken per warpgroup (a producer warpgroup and two
+               consumer warpgroups, 12 warps: Axe's 384 threads). At 8 warps it compiles the loop unspecialized (the
+               row above); with host-made descriptors at 4 warps it refuses the kernel (it splits the A box between
+               the consumers, a host descriptor's box is fixed); `tl.range(..., flatten=True)` on the tile loop
+               fuses the loops and drops the warp specialization.
 M, N, K are i32 kernel arguments; Triton specializes them (and the pointers) with divisibility 16, as its JIT does
 for multiples of 16. What Triton actually emitted is read from its PTX and printed under the table (e.g. TMA /
 wgmma / tcgen05 / cp.async / ldmatrix / mma.sync counts).
@@ -50,13 +59,26 @@ What Triton 3.9 emitted when this was written (the run prints it again from the 
            C staging tile reuses the ring's shared memory.
   sm_100a  TMA + tcgen05.mma (accumulator in tensor memory) + tcgen05.ld; the first K step peeled (8 tcgen05.mma in
            the PTX: 4 before the loop); no warp specialization (not requested).
-  sm_90a, 128x256 with warp_specialize=True: accepted, but not specialized on Hopper: 8 warps, no setmaxnreg,
+  sm_90a, 128x256 with warp_specialize=True: accepted, but not specialized at 8 warps: no setmaxnreg,
            the pipelined TMA + wgmma kernel (4 wgmma in the PTX, both warpgroups running the same code), the C
            staging tile in the ring's shared memory (147480 bytes).
+  sm_90a, 128x256 persistent (gemm_persistent, num_warps=4): warp-specialized, 12 warps (.reqntid 384), .maxnreg
+           168 at entry, setmaxnreg 40 for the producer warpgroup's loops, 232 for the consumers, 120 for consumer
+           warps waiting for work, 256 for the first warpgroup's set-up and tear-down. A K step: the producer
+           issues the A tile as two 64x64 boxes (one per consumer, its own mbarrier each) and the 64x256 B tile as
+           four 64x64 boxes (one PTX instruction run by the elected lane of each producer warp): 3 TMA loads in the
+           PTX; each consumer runs 4 wgmma 64x256x16 on its 64-row half (8 wgmma in the PTX) and waits for them
+           (wait_group 0: none left in flight across K steps). Each consumer TMA-stores its 64x256 half of C
+           (5 TMA in the PTX). The descriptors are written in the kernel: 4 tensormaps (A and B in the producer, C
+           in each consumer) by tensormap.replace into 512 bytes of global scratch. Shared memory 213592 bytes: the
+           3-stage ring (147456) and a separate 32 KB C staging tile per consumer. The loop SASS is a consumer's K
+           loop (the two are the same size; the first is counted): the tile loops and the worker dispatch loop
+           around them hold the TMA store.
 
 Usage: bench/gemm_vs_triton.py [--repeat N] [--only NAME,...] [--keep DIR] [--bin DIR]
        (or scripts/bench.sh, which sets everything up)
-Internal: bench/gemm_vs_triton.py --triton-once NAME   compiles one kernel once (the fresh-process measurement).
+Internal: bench/gemm_vs_triton.py --triton-once NAME   compiles one kernel once (the fresh-process measurement;
+          NAME: a job or a TRITON_EXTRA key).
 """
 
 import argparse
@@ -89,6 +111,9 @@ from tma_copy_vs_triton import count_instructions, find_ptxas  # noqa: E402
 GEMM_PASSES = "--lower-roles --lower-tile-loops --lower-tma --lower-mma --lower-copy --lower-to-nvvm --axe-hoist-allocas --axe-dynamic-shared"
 BM, BN, BK, STAGES, WARPS = 128, 128, 64, 3, 4
 WS_TILE, WS_WARPS, WS_AXE_THREADS = (128, 256, 64), 8, 384
+# The persistent Triton kernel: its grid (H100 SXM's SM count), tile rows per group (as Axe's gemm_sm90a_ws),
+# and num_warps (see TRITON_EXTRA).
+H100_SMS, GROUP_M, PERSISTENT_WARPS = 132, 8, 4
 
 
 # ---- Triton kernels -------------------------------------------------------------------------------------------
@@ -139,6 +164,34 @@ if triton is not None:
         c_desc.store([pid_m * BLOCK_M, pid_n * BLOCK_N], acc.to(tl.float16))
 
 
+    @triton.jit
+    def gemm_persistent(a_ptr, b_ptr, c_ptr, M, N, K,
+                        BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
+                        NUM_SMS: tl.constexpr, GROUP_M: tl.constexpr):
+        """The matmul as a persistent, warp-specialized kernel: NUM_SMS programs, each walking the output tiles
+        program_id, program_id + NUM_SMS, ... in grouped order (GROUP_M tile rows a group, the order of Axe's
+        axe.tile_loop), the tile loop warp-specialized. The descriptors are made in the kernel: on sm_90a Triton
+        splits the tile's rows between two consumer warpgroups and so loads A in half-height boxes, which a
+        host-made descriptor's fixed box does not allow (Triton refuses the kernel then)."""
+        a_desc = tl.make_tensor_descriptor(a_ptr, shape=[M, K], strides=[K, 1], block_shape=[BLOCK_M, BLOCK_K])
+        b_desc = tl.make_tensor_descriptor(b_ptr, shape=[K, N], strides=[N, 1], block_shape=[BLOCK_K, BLOCK_N])
+        c_desc = tl.make_tensor_descriptor(c_ptr, shape=[M, N], strides=[N, 1], block_shape=[BLOCK_M, BLOCK_N])
+        tiles_m = tl.cdiv(M, BLOCK_M)
+        tiles_n = tl.cdiv(N, BLOCK_N)
+        tiles_per_group = GROUP_M * tiles_n
+        for tile in tl.range(tl.program_id(0), tiles_m * tiles_n, NUM_SMS, warp_specialize=True):
+            first_m = tile // tiles_per_group * GROUP_M
+            group_m = min(tiles_m - first_m, GROUP_M)
+            pid_m = first_m + (tile % tiles_per_group) % group_m
+            pid_n = (tile % tiles_per_group) // group_m
+            acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+            for k in range(0, tl.cdiv(K, BLOCK_K)):
+                a = a_desc.load([pid_m * BLOCK_M, k * BLOCK_K])
+                b = b_desc.load([k * BLOCK_K, pid_n * BLOCK_N])
+                acc = tl.dot(a, b, acc)
+            c_desc.store([pid_m * BLOCK_M, pid_n * BLOCK_N], acc.to(tl.float16))
+
+
 DIV16 = [["tt.divisibility", 16]]
 GEMM_CONSTS = {"BLOCK_M": BM, "BLOCK_N": BN, "BLOCK_K": BK}
 DESC_CONSTS = {**GEMM_CONSTS, "WARP_SPECIALIZE": False}
@@ -167,12 +220,29 @@ JOBS = {
 }
 # Jobs not at the common configuration: (Triton warps, Axe threads).
 SHAPES = {"gemm_sm90a_ws": (WS_WARPS, WS_AXE_THREADS)}
+# More Triton kernels for a job, each a row of its own after the job's Triton row:
+# key -> (job, compiler column, Triton kernel name, signature, constexprs, attrs, Triton warps).
+# The persistent kernel runs at num_warps=4: sm_90a's automatic warp specialization works only there and takes it
+# per warpgroup (a producer warpgroup and two consumer warpgroups: 12 warps, Axe's 384 threads); at 8 warps it
+# leaves the kernel unspecialized, as the job's own Triton row shows.
+TRITON_EXTRA = {
+    "gemm_sm90a_ws_persistent": (
+        "gemm_sm90a_ws", "triton 3.9 persistent", "gemm_persistent",
+        {**PTR_SIG, "NUM_SMS": "constexpr", "GROUP_M": "constexpr"},
+        {**dict(zip(GEMM_CONSTS, WS_TILE)), "NUM_SMS": H100_SMS, "GROUP_M": GROUP_M},
+        {(i,): DIV16 for i in range(6)}, PERSISTENT_WARPS),
+}
 
 
-def triton_compile(name):
-    _, _, _, fn, signature, constexprs, attrs, capability = JOBS[name]
+def triton_compile(key):
+    """Compile a job's Triton kernel (key: the job) or one of TRITON_EXTRA's (key: its key)."""
+    if key in TRITON_EXTRA:
+        job, _, fn, signature, constexprs, attrs, warps = TRITON_EXTRA[key]
+        capability = JOBS[job][7]
+    else:
+        _, _, _, fn, signature, constexprs, attrs, capability = JOBS[key]
+        warps = SHAPES.get(key, (WARPS, WARPS * 32))[0]
     src = ASTSource(fn=globals()[fn], signature=signature, constexprs=constexprs, attrs=attrs)
-    warps = SHAPES.get(name, (WARPS, WARPS * 32))[0]
     return triton.compile(src, target=GPUTarget("cuda", capability, 32),
                           options={"num_warps": warps, "num_stages": STAGES})
 
@@ -328,6 +398,28 @@ def median_seconds(fn, repeat):
     return statistics.median(times)
 
 
+def triton_row(key, name, label, ptxas, cuobjdump, tmp, repeat):
+    """(table row, note) of the Triton kernel `key` for job `name`, `label` in the compiler column: compiled in
+    process after a warm-up and as a fresh Python process; (None, note) when Triton refuses it."""
+    chip = JOBS[name][2]
+    try:
+        triton_compile(key)
+    except Exception as e:  # noqa: BLE001  (a refusal is a note, the table goes on)
+        return None, f"{name} {label}: refused: {type(e).__name__}: {str(e).splitlines()[0][:200]}"
+    seconds = median_seconds(lambda: triton_compile(key), repeat)
+    fresh = fresh_wall_ms([sys.executable, Path(__file__).resolve(), "--triton-once", key], repeat)
+    kernel = triton_compile(key)
+    ptx = kernel.asm["ptx"]
+    cubin, regs, spill, static = ptxas_cubin(ptxas, ptx, chip, tmp, f"triton_{key}")
+    sass, loop, span = sass_counts(cuobjdump, cubin)
+    shared = kernel.metadata.shared
+    assemble = ptxas_ms(ptxas, chip, tmp, f"triton_{key}", repeat)
+    loop = loop if name != "tma_copy" else "-"
+    row = [name, label, f"{seconds * 1e3:.0f}", f"{fresh:.0f}", f"{assemble:.0f}", count_instructions(ptx), regs,
+           spill, sass, loop, f"{static}+{shared - static}"]
+    return row, f"{name} {label}: {emitted(ptx)}{loop_note(name, span)}"
+
+
 def main():
     global BIN
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -369,24 +461,11 @@ def main():
             rows.append([name, "axe", f"{wall:.0f}", f"{wall:.0f}", f"{assemble:.0f}", count_instructions(ptx), regs,
                          spill, sass, loop, f"{static}+{dynamic}"])
             notes.append(f"{name} axe: {emitted(ptx)}{loop_note(name, span)}")
-            # Triton: in process after a warm-up, and as a fresh Python process.
-            try:
-                triton_compile(name)
-            except Exception as e:  # noqa: BLE001  (a refusal is a note, the table goes on)
-                notes.append(f"{name} triton: refused: {type(e).__name__}: {str(e).splitlines()[0][:200]}")
-                continue
-            seconds = median_seconds(lambda: triton_compile(name), args.repeat)
-            fresh = fresh_wall_ms([sys.executable, Path(__file__).resolve(), "--triton-once", name], args.repeat)
-            kernel = triton_compile(name)
-            ptx = kernel.asm["ptx"]
-            cubin, regs, spill, static = ptxas_cubin(ptxas, ptx, chip, tmp, f"triton_{name}")
-            sass, loop, span = sass_counts(cuobjdump, cubin)
-            shared = kernel.metadata.shared
-            assemble = ptxas_ms(ptxas, chip, tmp, f"triton_{name}", args.repeat)
-            loop = loop if name != "tma_copy" else "-"
-            rows.append([name, "triton 3.9", f"{seconds * 1e3:.0f}", f"{fresh:.0f}", f"{assemble:.0f}",
-                         count_instructions(ptx), regs, spill, sass, loop, f"{static}+{shared - static}"])
-            notes.append(f"{name} triton: {emitted(ptx)}{loop_note(name, span)}")
+            extras = [(key, extra[1]) for key, extra in TRITON_EXTRA.items() if extra[0] == name]
+            for key, label in [(name, "triton 3.9"), *extras]:
+                row, note = triton_row(key, name, label, ptxas, cuobjdump, tmp, args.repeat)
+                rows += [row] if row else []
+                notes.append(note)
     rows = [[str(cell) for cell in row] for row in rows]
     widths = [max(len(header[i]), *(len(row[i]) for row in rows)) for i in range(len(header))]
     print(f"Axe vs Triton 3.9, median of {args.repeat} compiles; ptxas {ptxas}; cuobjdump {cuobjdump}")

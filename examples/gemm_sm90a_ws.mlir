@@ -12,16 +12,17 @@
 //   it only loads. For each K tile it waits for a free stage, announces 48 KB on the stage's "full" barrier and
 //   issues the TMA loads of A [128,64] and B [64,256] (warp scope: the warp's elected lane issues them); warps
 //   9-11 have nothing to do.
-// The ring has 3 stages (48 KB each); the stage index and its parity run on across K tiles and tiles on each side,
+// The ring has 4 stages (48 KB each); the stage index and its parity run on across K tiles and tiles on each side,
 // the producer's "free" parity one round ahead (a fresh barrier's phase before phase 0 counts as complete, so the
-// first round passes at once). After each tile's K loop the consumers cast their accumulators to f16, synchronize
-// (their named barrier: the previous tile's store has read the C tile), write the 128B-swizzled shared C tile and
-// TMA-store it (clipped at M and N) themselves: `cta(wgid[0:2])` is their two warpgroups, whose named barrier
-// orders their writes before warp 0's elected lane issues the store. The producer never waits for the epilogue:
-// it is loading the next tile's stages while the consumers store.
+// first round passes at once). After each tile's K loop the consumers cast their accumulators to f16 and store C
+// themselves a 128x64 quarter at a time through one 16 KB buffer (so 4 stages fit beside it: 209 KB): per
+// quarter they synchronize (their named barrier: the previous store has read the buffer), write it 128B-swizzled
+// and TMA-store it (clipped at M and N); `cta(wgid[0:2])` is their two warpgroups, whose named barrier orders
+// their writes before warp 0's elected lane issues the store. The producer never waits for the epilogue: it is
+// loading the next tile's stages while the consumers store.
 //
 // Run-time M, N and K (multiples of 16, at least 1), edge tiles handled by TMA as in gemm_sm90a.mlir. Not yet here
-// (issue 25): a cluster with B multicast, and a fourth stage (a subtiled epilogue).
+// (issue 25): a cluster with B multicast.
 //
 //   axe-opt --lower-roles --lower-tile-loops --lower-tma --lower-mma --lower-copy --lower-to-nvvm \
 //     --axe-hoist-allocas --axe-dynamic-shared examples/gemm_sm90a_ws.mlir | axe-translate --emit=ptx --chip=sm_90a
@@ -31,15 +32,16 @@
 !gC = !axe.tensor<?x?xf16, global, row_major>
 !tileA = !axe.tensor<128x64xf16, global>
 !tileB = !axe.tensor<64x256xf16, global>
-!tileC = !axe.tensor<128x256xf16, global>
-!ringA = !axe.tensor<384x64xf16, shared, Swizzle(3,3,3) o S[(384,64):(64,1)]>
-!ringB = !axe.tensor<192x256xf16, shared, Swizzle(3,3,3) o S[(3,64,4,64):(16384,64,4096,1)]>
+!tileC = !axe.tensor<128x64xf16, global>
+!ringA = !axe.tensor<512x64xf16, shared, Swizzle(3,3,3) o S[(512,64):(64,1)]>
+!ringB = !axe.tensor<256x256xf16, shared, Swizzle(3,3,3) o S[(4,64,4,64):(16384,64,4096,1)]>
 !stageA = !axe.tensor<128x64xf16, shared>
 !stageB = !axe.tensor<64x256xf16, shared>
-!smemC = !axe.tensor<128x256xf16, shared, Swizzle(3,3,3) o S[(128,4,64):(64,8192,1)]>
+!smemC = !axe.tensor<128x64xf16, shared, Swizzle(3,3,3) o S[(128,64):(64,1)]>
 !acc = !axe.tensor<128x256xf32, reg, S[(2,4,2,8,32,4,2):(1@wgid,1@wid_in_wg,2,4@laneid,4,1@laneid,1)]>
 !out = !axe.tensor<128x256xf16, reg, S[(2,4,2,8,32,4,2):(1@wgid,1@wid_in_wg,2,4@laneid,4,1@laneid,1)]>
-!bars = !axe.mbarrier<3>
+!outQ = !axe.tensor<128x64xf16, reg>
+!bars = !axe.mbarrier<4>
 
 module attributes {gpu.container_module} {
   gpu.module @kernels attributes {axe.target = "sm_90a"} {
@@ -47,6 +49,7 @@ module attributes {gpu.container_module} {
       %c63 = arith.constant 63 : index
       %c64 = arith.constant 64 : index
       %c128 = arith.constant 128 : index
+      %c192 = arith.constant 192 : index
       %false = arith.constant false
       %true = arith.constant true
       %zero = arith.constant 0.0 : f32
@@ -60,7 +63,7 @@ module attributes {gpu.container_module} {
       %ktiles = arith.divui %k_up, %c64 : index
       %i0 = arith.constant 0 : i32
       %i1 = arith.constant 1 : i32
-      %i3 = arith.constant 3 : i32
+      %i4 = arith.constant 4 : i32
       %ktiles32 = arith.index_castui %ktiles : index to i32
       %ring_a = axe.alloc cta : !ringA
       %ring_b = axe.alloc cta : !ringB
@@ -84,17 +87,37 @@ module attributes {gpu.container_module} {
               axe.gemm cta %sa, %sb, %acc : !stageA, !stageB, !acc
               axe.mbarrier_arrive warp %empty[%cur_index] : !bars
               %cur1 = arith.addi %cur, %i1 : i32
-              %wraps = arith.cmpi eq, %cur1, %i3 : i32
+              %wraps = arith.cmpi eq, %cur1, %i4 : i32
               %cur2 = arith.select %wraps, %i0, %cur1 : i32
               %parity2 = arith.xori %parity, %wraps : i1
               scf.yield %cur2, %parity2 : i32, i1
             }
             axe.cast cta %acc to %out : !acc to !out
-            // The previous tile's store has read the C tile (its issuing lane waited) before anyone overwrites it.
+            // C leaves through a 128x64 buffer, a quarter of the tile at a time: before each quarter is written,
+            // the consumers synchronize (the previous store, whose issuing lane waited, has read the buffer).
+            %o0 = axe.slice %out[0, 0] [128, 64] : !out to !outQ
             axe.sync cta(wgid[0:2])
-            axe.copy cta %out to %smem_c : !out to !smemC
-            %tc = axe.slice %gc[%m0, %n0] [128, 256] : !gC to !tileC
-            axe.copy_async cta(wgid[0:2]) %smem_c to %tc : !smemC to !tileC
+            axe.copy cta %o0 to %smem_c : !outQ to !smemC
+            %t0 = axe.slice %gc[%m0, %n0] [128, 64] : !gC to !tileC
+            axe.copy_async cta(wgid[0:2]) %smem_c to %t0 : !smemC to !tileC
+            %o1 = axe.slice %out[0, 64] [128, 64] : !out to !outQ
+            %n1 = arith.addi %n0, %c64 : index
+            axe.sync cta(wgid[0:2])
+            axe.copy cta %o1 to %smem_c : !outQ to !smemC
+            %t1 = axe.slice %gc[%m0, %n1] [128, 64] : !gC to !tileC
+            axe.copy_async cta(wgid[0:2]) %smem_c to %t1 : !smemC to !tileC
+            %o2 = axe.slice %out[0, 128] [128, 64] : !out to !outQ
+            %n2 = arith.addi %n0, %c128 : index
+            axe.sync cta(wgid[0:2])
+            axe.copy cta %o2 to %smem_c : !outQ to !smemC
+            %t2 = axe.slice %gc[%m0, %n2] [128, 64] : !gC to !tileC
+            axe.copy_async cta(wgid[0:2]) %smem_c to %t2 : !smemC to !tileC
+            %o3 = axe.slice %out[0, 192] [128, 64] : !out to !outQ
+            %n3 = arith.addi %n0, %c192 : index
+            axe.sync cta(wgid[0:2])
+            axe.copy cta %o3 to %smem_c : !outQ to !smemC
+            %t3 = axe.slice %gc[%m0, %n3] [128, 64] : !gC to !tileC
+            axe.copy_async cta(wgid[0:2]) %smem_c to %t3 : !smemC to !tileC
             axe.yield %ring#0, %ring#1 : i32, i1
           }
         }
@@ -117,7 +140,7 @@ module attributes {gpu.container_module} {
               axe.copy_async warp %at to %sa, %full[%cur_index] : !tileA to !stageA, !bars
               axe.copy_async warp %bt to %sb, %full[%cur_index] : !tileB to !stageB, !bars
               %cur1 = arith.addi %cur, %i1 : i32
-              %wraps = arith.cmpi eq, %cur1, %i3 : i32
+              %wraps = arith.cmpi eq, %cur1, %i4 : i32
               %cur2 = arith.select %wraps, %i0, %cur1 : i32
               %parity2 = arith.xori %parity, %wraps : i1
               scf.yield %cur2, %parity2 : i32, i1

@@ -19,20 +19,20 @@ fn ragged_tiles_over_four_ctas() {
 fn two_persistent_ctas_walk_nine_ragged_tiles_in_grouped_order() {
     // 3 x 3 tiles (the last row 16 high, the last column 16 wide), K = 80 (two K tiles each): CTA 0 takes tiles
     // 0, 2, 4, 6, 8 and CTA 1 tiles 1, 3, 5, 7, so the ring's stages and parities run on across tiles (ten K tiles
-    // over three stages for CTA 0), and each tile's store overlaps the next tile's loads.
+    // over four stages for CTA 0), and each tile's stores overlap the next tile's loads.
     gemm_case(KERNEL, Grid::Tiles(Some(2)), 272, 528, 80);
 }
 
 #[test]
-fn seven_k_tiles_wrap_the_three_stages_twice() {
-    // Stage 0 holds K tiles 0, 3 and 6: both sides' parities flip twice, the producer's "free" wait passes at
+fn nine_k_tiles_wrap_the_four_stages_twice() {
+    // Stage 0 holds K tiles 0, 4 and 8: both sides' parities flip twice, the producer's "free" wait passes at
     // once in round 0 and waits for the consumers' release after.
-    gemm_case(KERNEL, Grid::Tiles(None), 128, 256, 448);
+    gemm_case(KERNEL, Grid::Tiles(None), 128, 256, 576);
 }
 
-/// `mutant`'s results on one CTA over four K tiles (stage 0 reused once).
+/// `mutant`'s results on one CTA over five K tiles (stage 0 reused once).
 fn runs(text: &str) -> Vec<Result<(), String>> {
-    gemm_runs(text, false, KERNEL, Grid::Tiles(None), 128, 256, 256)
+    gemm_runs(text, false, KERNEL, Grid::Tiles(None), 128, 256, 320)
 }
 
 #[test]
@@ -72,9 +72,10 @@ fn consumers_that_do_not_wait_for_a_full_stage_race_with_its_load() {
     assert_caught("no full wait", &runs(&text), &expected);
 }
 
-/// `mutant`'s results on the lowered kernel (`--lower-roles --lower-tile-loops --lower-tma --lower-mma --lower-copy`), one CTA.
+/// `mutant`'s results on the lowered kernel (`--lower-roles --lower-tile-loops --lower-tma --lower-mma
+/// --lower-copy`), one CTA.
 fn lowered_runs(text: &str) -> Vec<Result<(), String>> {
-    gemm_runs(text, true, KERNEL, Grid::Tiles(None), 128, 256, 256)
+    gemm_runs(text, true, KERNEL, Grid::Tiles(None), 128, 256, 320)
 }
 
 #[test]
@@ -123,20 +124,33 @@ fn an_epilogue_store_by_the_whole_cta_inside_the_consumers_role_hangs() {
 
 #[test]
 fn an_epilogue_store_without_the_consumers_barrier_races_with_their_writes() {
-    // The store's named barrier (the second: the first is the kernel's own before the C tile is written) orders
-    // every consumer's writes of the C tile before warp 0's TMA read.
+    // The first quarter's store's named barrier (the second: the first is the kernel's own before the quarter is
+    // written) orders every consumer's writes of the C buffer before warp 0's TMA read.
     let text = lowered(KERNEL);
     let barriers = text.lines().filter(|l| l.contains("nvvm.barrier id")).count();
-    assert_eq!(barriers, 2, "the kernel's barrier before the C tile is written, the store's before it is read");
+    assert_eq!(
+        barriers, 8,
+        "per quarter: the kernel's barrier before the buffer is written, the store's before it is read"
+    );
     let text = common::drop_line(&text, "nvvm.barrier id", Some(1));
     assert_caught("no barrier before the store", &lowered_runs(&text), &["race", "before it was written"]);
 }
 
 #[test]
-fn a_tile_that_overwrites_the_c_tile_before_the_last_store_read_it_races() {
-    // Without the consumers' barrier before the C tile is written, a consumer of tile 2 may write it while
-    // tile 1's store (issued by warp 0, which waits for its reads) still reads it.
+fn a_tile_that_overwrites_the_c_buffer_before_the_last_store_read_it_races() {
+    // Without the consumers' barrier before the first quarter is written, a consumer of tile 2 may write the
+    // buffer while tile 1's last store (issued by warp 0, which waits for its reads) still reads it.
     let text = mutant(KERNEL, "            axe.sync cta(wgid[0:2])\n", "");
     let results = gemm_runs(&text, false, KERNEL, Grid::Tiles(Some(1)), 128, 512, 64);
-    assert_caught("no barrier before the C tile is rewritten", &results, &["race", "still reads"]);
+    assert_caught("no barrier before the C buffer is rewritten", &results, &["race", "still reads"]);
+}
+
+#[test]
+fn a_quarter_written_before_the_previous_quarters_store_read_it_races() {
+    // Inside one tile: without the barrier before the second quarter, a consumer writes it into the buffer the
+    // first quarter's store still reads.
+    let source = common::source(&format!("examples/{KERNEL}.mlir"));
+    let text = common::drop_line(&source, "axe.sync cta(wgid[0:2])", Some(1));
+    let results = gemm_runs(&text, false, KERNEL, Grid::Tiles(None), 128, 256, 64);
+    assert_caught("no barrier between quarters", &results, &["race", "still reads"]);
 }
