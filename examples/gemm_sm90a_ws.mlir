@@ -15,16 +15,16 @@
 // The ring has 4 stages (48 KB each); the stage index and its parity run on across K tiles and tiles on each side,
 // the producer's "free" parity one round ahead (a fresh barrier's phase before phase 0 counts as complete, so the
 // first round passes at once). After each tile's K loop the consumers cast their accumulators to f16 and store C
-// themselves a 128x64 quarter at a time through one 16 KB buffer (so 4 stages fit beside it: 209 KB): per
-// quarter they synchronize (their named barrier: the previous store has read the buffer), write it 128B-swizzled
-// and TMA-store it (clipped at M and N); `cta(wgid[0:2])` is their two warpgroups, whose named barrier orders
-// their writes before warp 0's elected lane issues the store. The producer never waits for the epilogue: it is
+// themselves a 128x64 quarter at a time through one 16 KB buffer (axe.copy_staged; so 4 stages fit beside it:
+// 209 KB): per quarter they synchronize (their named barrier: the previous store has read the buffer), write it
+// 128B-swizzled and TMA-store it (clipped at M and N); `cta(wgid[0:2])` is their two warpgroups, whose named
+// barrier orders their writes before warp 0's elected lane issues the store. The producer never waits for the epilogue: it is
 // loading the next tile's stages while the consumers store.
 //
 // Run-time M, N and K (multiples of 16, at least 1), edge tiles handled by TMA as in gemm_sm90a.mlir. Not yet here
 // (issue 25): a cluster with B multicast.
 //
-//   axe-opt --lower-roles --lower-tile-loops --lower-tma --lower-mma --lower-copy --lower-to-nvvm \
+//   axe-opt --lower-roles --lower-tile-loops --lower-staged-copies --lower-tma --lower-mma --lower-copy --lower-to-nvvm \
 //     --axe-hoist-allocas --axe-dynamic-shared examples/gemm_sm90a_ws.mlir | axe-translate --emit=ptx --chip=sm_90a
 
 !gA = !axe.tensor<?x?xf16, global, row_major>
@@ -32,7 +32,7 @@
 !gC = !axe.tensor<?x?xf16, global, row_major>
 !tileA = !axe.tensor<128x64xf16, global>
 !tileB = !axe.tensor<64x256xf16, global>
-!tileC = !axe.tensor<128x64xf16, global>
+!tileC = !axe.tensor<128x256xf16, global>
 !ringA = !axe.tensor<512x64xf16, shared, Swizzle(3,3,3) o S[(512,64):(64,1)]>
 !ringB = !axe.tensor<256x256xf16, shared, Swizzle(3,3,3) o S[(4,64,4,64):(16384,64,4096,1)]>
 !stageA = !axe.tensor<128x64xf16, shared>
@@ -40,7 +40,6 @@
 !smemC = !axe.tensor<128x64xf16, shared, Swizzle(3,3,3) o S[(128,64):(64,1)]>
 !acc = !axe.tensor<128x256xf32, reg, S[(2,4,2,8,32,4,2):(1@wgid,1@wid_in_wg,2,4@laneid,4,1@laneid,1)]>
 !out = !axe.tensor<128x256xf16, reg, S[(2,4,2,8,32,4,2):(1@wgid,1@wid_in_wg,2,4@laneid,4,1@laneid,1)]>
-!outQ = !axe.tensor<128x64xf16, reg>
 !bars = !axe.mbarrier<4>
 
 module attributes {gpu.container_module} {
@@ -49,7 +48,6 @@ module attributes {gpu.container_module} {
       %c63 = arith.constant 63 : index
       %c64 = arith.constant 64 : index
       %c128 = arith.constant 128 : index
-      %c192 = arith.constant 192 : index
       %false = arith.constant false
       %true = arith.constant true
       %zero = arith.constant 0.0 : f32
@@ -93,31 +91,10 @@ module attributes {gpu.container_module} {
               scf.yield %cur2, %parity2 : i32, i1
             }
             axe.cast cta %acc to %out : !acc to !out
-            // C leaves through a 128x64 buffer, a quarter of the tile at a time: before each quarter is written,
-            // the consumers synchronize (the previous store, whose issuing lane waited, has read the buffer).
-            %o0 = axe.slice %out[0, 0] [128, 64] : !out to !outQ
-            axe.sync cta(wgid[0:2])
-            axe.copy cta %o0 to %smem_c : !outQ to !smemC
-            %t0 = axe.slice %gc[%m0, %n0] [128, 64] : !gC to !tileC
-            axe.copy_async cta(wgid[0:2]) %smem_c to %t0 : !smemC to !tileC
-            %o1 = axe.slice %out[0, 64] [128, 64] : !out to !outQ
-            %n1 = arith.addi %n0, %c64 : index
-            axe.sync cta(wgid[0:2])
-            axe.copy cta %o1 to %smem_c : !outQ to !smemC
-            %t1 = axe.slice %gc[%m0, %n1] [128, 64] : !gC to !tileC
-            axe.copy_async cta(wgid[0:2]) %smem_c to %t1 : !smemC to !tileC
-            %o2 = axe.slice %out[0, 128] [128, 64] : !out to !outQ
-            %n2 = arith.addi %n0, %c128 : index
-            axe.sync cta(wgid[0:2])
-            axe.copy cta %o2 to %smem_c : !outQ to !smemC
-            %t2 = axe.slice %gc[%m0, %n2] [128, 64] : !gC to !tileC
-            axe.copy_async cta(wgid[0:2]) %smem_c to %t2 : !smemC to !tileC
-            %o3 = axe.slice %out[0, 192] [128, 64] : !out to !outQ
-            %n3 = arith.addi %n0, %c192 : index
-            axe.sync cta(wgid[0:2])
-            axe.copy cta %o3 to %smem_c : !outQ to !smemC
-            %t3 = axe.slice %gc[%m0, %n3] [128, 64] : !gC to !tileC
-            axe.copy_async cta(wgid[0:2]) %smem_c to %t3 : !smemC to !tileC
+            // C leaves through a 128x64 buffer, a quarter of the tile at a time (each quarter after the consumers'
+            // named barrier: the previous store has read the buffer).
+            %tc = axe.slice %gc[%m0, %n0] [128, 256] : !gC to !tileC
+            axe.copy_staged cta(wgid[0:2]) %out to %tc through %smem_c : !out to !tileC through !smemC
             axe.yield %ring#0, %ring#1 : i32, i1
           }
         }

@@ -20,7 +20,7 @@ prepare() {
   cargo build --quiet -p axe-mlir --bins
   mkdir -p "$out"
   local ptxas=("$ROOT"/.venv/lib/python3*/site-packages/nvidia/cu*/bin/ptxas)
-  local passes=(--lower-roles --lower-tile-loops --lower-tma --lower-mma --lower-copy --lower-collectives --lower-to-nvvm --axe-hoist-allocas
+  local passes=(--lower-roles --lower-tile-loops --lower-staged-copies --lower-tma --lower-mma --lower-copy --lower-collectives --lower-to-nvvm --axe-hoist-allocas
                 --axe-dynamic-shared)
   # name chip cubin-arch (sm_80's PTX is assembled for sm_90: an sm_80 cubin does not run on Hopper)
   for job in "gemm_sm90a sm_90a sm_90a" "gemm_sm90a_ws sm_90a sm_90a" "gemm_sm80 sm_80 sm_90" "tma_copy sm_90a sm_90a"; do

@@ -25,7 +25,7 @@ case "$name" in
   tma_copy) passes=(--lower-tma --lower-to-nvvm) ;;
   # Every lowering (collectives only change kernels that copy across devices), then shared memory into the
   # dynamic window (a GEMM needs more than 48 KB).
-  *) passes=(--lower-roles --lower-tile-loops --lower-tma --lower-mma --lower-copy --lower-collectives --lower-to-nvvm --axe-hoist-allocas
+  *) passes=(--lower-roles --lower-tile-loops --lower-staged-copies --lower-tma --lower-mma --lower-copy --lower-collectives --lower-to-nvvm --axe-hoist-allocas
              --axe-dynamic-shared) ;;
 esac
 

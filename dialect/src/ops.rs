@@ -57,6 +57,8 @@ pub enum OpKind {
     Roles,
     /// `axe.role`: one of them, with its warps and register budget.
     Role,
+    /// `axe.copy_staged`: a register tile stored to global memory through a shared buffer, a piece at a time.
+    CopyStaged,
     /// `axe.tile_loop`: a persistent loop over a grid of output tiles, in grouped order.
     TileLoop,
     /// `axe.yield`: the values an `axe.tile_loop` carries to its next tile.
@@ -65,12 +67,13 @@ pub enum OpKind {
 
 impl OpKind {
     /// Every op kind, in the order docs/dialect.md lists them.
-    pub const ALL: [OpKind; 21] = [
+    pub const ALL: [OpKind; 22] = [
         OpKind::View,
         OpKind::Alloc,
         OpKind::Slice,
         OpKind::Copy,
         OpKind::CopyAsync,
+        OpKind::CopyStaged,
         OpKind::Gemm,
         OpKind::Fill,
         OpKind::Cast,
@@ -97,6 +100,7 @@ impl OpKind {
             OpKind::Slice => "axe.slice",
             OpKind::Copy => "axe.copy",
             OpKind::CopyAsync => "axe.copy_async",
+            OpKind::CopyStaged => "axe.copy_staged",
             OpKind::Gemm => "axe.gemm",
             OpKind::Fill => "axe.fill",
             OpKind::Cast => "axe.cast",
@@ -145,6 +149,7 @@ impl OpKind {
         match self {
             OpKind::View | OpKind::Slice => &["source"],
             OpKind::Copy | OpKind::CopyAsync | OpKind::Cast | OpKind::Scale => &["source", "dest"],
+            OpKind::CopyStaged => &["source", "dest", "buffer"],
             OpKind::Add => &["lhs", "rhs", "dest"],
             OpKind::Gemm => &["a", "b", "c"],
             OpKind::Fill => &["dest"],

@@ -18,6 +18,7 @@ pub mod lower_collectives;
 pub mod lower_copy;
 pub mod lower_mma;
 pub mod lower_roles;
+pub mod lower_staged_copies;
 pub mod lower_tile_loops;
 pub mod lower_tma;
 mod lowering;

@@ -7,7 +7,7 @@
 use crate::glue::{PassInfo, PassKind};
 use crate::{
     barrier_check, canonicalize, dynamic_shared, hoist_allocas, lower_collectives, lower_copy, lower_mma, lower_roles,
-    lower_tile_loops, lower_tma, slice, strip_annotations, verify,
+    lower_staged_copies, lower_tile_loops, lower_tma, slice, strip_annotations, verify,
 };
 use axe_dialect::ffi;
 
@@ -23,6 +23,7 @@ pub static REGISTRY: &[PassInfo] = &[
     slice::PASS,
     lower_roles::PASS,
     lower_tile_loops::PASS,
+    lower_staged_copies::PASS,
     lower_tma::PASS,
     lower_mma::PASS,
     barrier_check::PASS,

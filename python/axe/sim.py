@@ -1,7 +1,7 @@
 """Running a kernel on the simulator (`axe-sim`, through the native module): every CTA of the grid, in order,
 on numpy arrays, which receive the results.
 
-The simulator executes the axe IR the kernel was compiled from (lowered by `--lower-roles --lower-tile-loops --lower-tma --lower-mma
+The simulator executes the axe IR the kernel was compiled from (lowered by `--lower-roles --lower-tile-loops --lower-staged-copies --lower-tma --lower-mma
 --lower-copy`), so only modules that carry it (`axe.compile`, or `axe.load(..., source=...)`) can run here.
 """
 

@@ -1,6 +1,6 @@
 //! `axe-sim`: proof of lowered kernels without a GPU, by executing the IR the compiler produces.
 //!
-//! [`lower`] runs `--lower-roles --lower-tile-loops --lower-tma --lower-mma --lower-copy` in process; [`run`] executes one CTA of a `gpu.func` in
+//! [`lower`] runs `--lower-roles --lower-tile-loops --lower-staged-copies --lower-tma --lower-mma --lower-copy` in process; [`run`] executes one CTA of a `gpu.func` in
 //! that IR on a software model of the hardware: the threads of the CTA in lockstep (each SSA value holds one
 //! entry per thread, `scf.if`/`scf.index_switch` on thread-dependent values run their regions under a mask,
 //! warp- and warpgroup-collective instructions take all their threads' operands at once) until a branch
@@ -147,7 +147,7 @@ pub struct Launch {
     pub args: Vec<Arg>,
 }
 
-/// Parses `source` and runs `--lower-roles --lower-tile-loops --lower-tma --lower-mma --lower-copy` on it (the IR [`run`] executes).
+/// Parses `source` and runs `--lower-roles --lower-tile-loops --lower-staged-copies --lower-tma --lower-mma --lower-copy` on it (the IR [`run`] executes).
 pub fn lower<'c>(context: &'c AxeContext, source: &str, name: &str) -> Result<Module<'c>, String> {
     let render =
         |context: &AxeContext| context.diagnostics().take().iter().map(|d| d.render(None)).collect::<Vec<_>>().join("");
@@ -156,6 +156,7 @@ pub fn lower<'c>(context: &'c AxeContext, source: &str, name: &str) -> Result<Mo
     let passes = [
         axe_passes::lower_roles::create,
         axe_passes::lower_tile_loops::create,
+        axe_passes::lower_staged_copies::create,
         axe_passes::lower_tma::create,
         axe_passes::lower_mma::create,
         axe_passes::lower_copy::create,

@@ -72,7 +72,7 @@ fn consumers_that_do_not_wait_for_a_full_stage_race_with_its_load() {
     assert_caught("no full wait", &runs(&text), &expected);
 }
 
-/// `mutant`'s results on the lowered kernel (`--lower-roles --lower-tile-loops --lower-tma --lower-mma
+/// `mutant`'s results on the lowered kernel (`--lower-roles --lower-tile-loops --lower-staged-copies --lower-tma --lower-mma
 /// --lower-copy`), one CTA.
 fn lowered_runs(text: &str) -> Vec<Result<(), String>> {
     gemm_runs(text, true, KERNEL, Grid::Tiles(None), 128, 256, 320)
@@ -117,8 +117,9 @@ fn a_budget_set_by_the_producer_warp_alone_is_not_aligned() {
 
 #[test]
 fn an_epilogue_store_by_the_whole_cta_inside_the_consumers_role_hangs() {
-    // At cta scope the store synchronizes all 384 threads (bar.sync 0), which the producer's warps never reach.
-    let text = mutant(KERNEL, "axe.copy_async cta(wgid[0:2]) %smem_c", "axe.copy_async cta %smem_c");
+    // At cta scope each quarter's barriers synchronize all 384 threads (bar.sync 0), which the producer's warps
+    // never reach.
+    let text = mutant(KERNEL, "axe.copy_staged cta(wgid[0:2]) %out", "axe.copy_staged cta %out");
     assert_caught("cta store in a role", &runs(&text), &["reached by only part of the CTA"]);
 }
 
@@ -138,19 +139,19 @@ fn an_epilogue_store_without_the_consumers_barrier_races_with_their_writes() {
 
 #[test]
 fn a_tile_that_overwrites_the_c_buffer_before_the_last_store_read_it_races() {
-    // Without the consumers' barrier before the first quarter is written, a consumer of tile 2 may write the
-    // buffer while tile 1's last store (issued by warp 0, which waits for its reads) still reads it.
-    let text = mutant(KERNEL, "            axe.sync cta(wgid[0:2])\n", "");
-    let results = gemm_runs(&text, false, KERNEL, Grid::Tiles(Some(1)), 128, 512, 64);
+    // Without the consumers' barrier before the first quarter is written (the first of the 8 named barriers, one
+    // before each quarter is written and one before it is stored), a consumer of tile 2 may write the buffer while
+    // tile 1's last store (issued by warp 0, which waits for its reads) still reads it.
+    let text = common::drop_line(&lowered(KERNEL), "nvvm.barrier id", Some(0));
+    let results = gemm_runs(&text, true, KERNEL, Grid::Tiles(Some(1)), 128, 512, 64);
     assert_caught("no barrier before the C buffer is rewritten", &results, &["race", "still reads"]);
 }
 
 #[test]
 fn a_quarter_written_before_the_previous_quarters_store_read_it_races() {
-    // Inside one tile: without the barrier before the second quarter, a consumer writes it into the buffer the
-    // first quarter's store still reads.
-    let source = common::source(&format!("examples/{KERNEL}.mlir"));
-    let text = common::drop_line(&source, "axe.sync cta(wgid[0:2])", Some(1));
-    let results = gemm_runs(&text, false, KERNEL, Grid::Tiles(None), 128, 256, 64);
+    // Inside one tile: without the barrier before the second quarter (the third named barrier), a consumer writes
+    // it into the buffer the first quarter's store still reads.
+    let text = common::drop_line(&lowered(KERNEL), "nvvm.barrier id", Some(2));
+    let results = gemm_runs(&text, true, KERNEL, Grid::Tiles(None), 128, 256, 64);
     assert_caught("no barrier between quarters", &results, &["race", "still reads"]);
 }

@@ -214,4 +214,12 @@ func.func @tile_loops(%m: i32, %n: i32, %s: i32, %p: i1, %x: index) {
   return
 }
 
+// A staged copy, at a range of warpgroups.
+// CHECK-LABEL: func.func @copy_staged
+// CHECK-NEXT: axe.copy_staged cta(wgid[0:2]) %arg0 to %arg1 through %arg2 : !axe.tensor<128x256xf16, reg> to !axe.tensor<128x256xf16, global> through !axe.tensor<128x64xf16, shared>
+func.func @copy_staged(%r: !axe.tensor<128x256xf16, reg>, %g: !axe.tensor<128x256xf16, global>, %b: !axe.tensor<128x64xf16, shared>) {
+  axe.copy_staged cta(wgid[0:2]) %r to %g through %b : !axe.tensor<128x256xf16, reg> to !axe.tensor<128x256xf16, global> through !axe.tensor<128x64xf16, shared>
+  return
+}
+
 }

@@ -6,7 +6,7 @@
 // setmaxnreg at all: otherwise warning C7508); the producer's warpgroup gives 128 of them per thread back, the two
 // consumer warpgroups take 64 more each. (The simulator proves it: sim/tests/gemm_sm90a_ws.rs.)
 // RUN: axe-opt --axe-check-barriers %examples/gemm_sm90a_ws.mlir -o /dev/null
-// RUN: axe-opt --lower-roles --lower-tile-loops --lower-tma --lower-mma --lower-copy --lower-to-nvvm --axe-hoist-allocas --axe-dynamic-shared %examples/gemm_sm90a_ws.mlir -o %t.mlir
+// RUN: axe-opt --lower-roles --lower-tile-loops --lower-staged-copies --lower-tma --lower-mma --lower-copy --lower-to-nvvm --axe-hoist-allocas --axe-dynamic-shared %examples/gemm_sm90a_ws.mlir -o %t.mlir
 // RUN: axe-translate --emit=ptx --chip=sm_90a %t.mlir -o %t.ptx
 // RUN: FileCheck %s < %t.ptx
 // RUN: FileCheck %s --check-prefix=PRODUCER < %t.ptx

@@ -234,6 +234,25 @@ def Axe_CopyAsyncOp : Axe_CollectiveOp<"copy_async", [Axe_ReadsWrites, AttrSized
   }];
 }
 
+def Axe_CopyStagedOp : Axe_CollectiveOp<"copy_staged", [Axe_ReadsWrites]> {
+  let summary = "a register tile stored to global memory through a smaller shared buffer, a piece at a time";
+  let description = [{
+    ```mlir
+    axe.copy_staged cta(wgid[0:2]) %out to %tile through %buf : !out to !tileC through !smemC
+    ```
+    An epilogue store: the source (registers) is cut into pieces of the buffer's shape, in row-major order; for
+    each piece the scope synchronizes (the previous piece's store has read the buffer), writes the piece into
+    the buffer and stores the buffer to its region of dest (a TMA store, waited for its reads). A tile larger
+    than the shared memory left beside a pipeline's ring goes out through one small buffer. `--lower-staged-copies`
+    writes the pieces as `axe.sync`, `axe.copy` and `axe.copy_async`.
+  }];
+  let arguments = !con((ins Axe_AnyTensor:$source, Axe_AnyTensor:$dest, Axe_AnyTensor:$buffer), scopeArgs);
+  let assemblyFormat = [{
+    custom<Scope>($scope, $threads) $source `to` $dest `through` $buffer attr-dict
+    `:` qualified(type($source)) `to` qualified(type($dest)) `through` qualified(type($buffer))
+  }];
+}
+
 def Axe_GemmOp : Axe_CollectiveOp<"gemm", [Axe_ReadsWrites]> {
   let summary = "c += a * b on tensor cores";
   let description = [{

@@ -68,6 +68,7 @@ impl OpChecker<'_, '_, '_> {
             OpKind::Slice => self.check_slice(),
             OpKind::Copy => self.check_copy(false),
             OpKind::CopyAsync => self.check_copy(true),
+            OpKind::CopyStaged => self.check_copy_staged(),
             OpKind::Gemm => self.check_gemm(),
             OpKind::Fill => self.check_fill(),
             OpKind::Cast | OpKind::Scale | OpKind::Add => self.check_elementwise(),
@@ -439,6 +440,46 @@ impl OpChecker<'_, '_, '_> {
                 Rule::MemoryScopes,
                 format!("copy_async must copy global to shared or shared to global, got {from} to {to}"),
             ),
+        }
+    }
+
+    /// A staged copy: registers to global through shared, one dtype, the same shape on both ends, and a buffer
+    /// that tiles it (each dimension divides the source's).
+    fn check_copy_staged(&mut self) {
+        let tensors = (self.op.tensor("source"), self.op.tensor("dest"), self.op.tensor("buffer"));
+        let (Some(source), Some(dest), Some(buffer)) = tensors else { return };
+        if source.dtype != dest.dtype || source.dtype != buffer.dtype {
+            self.fail(
+                Rule::DtypesAgree,
+                format!(
+                    "copy_staged source, dest and buffer dtypes must agree, got {}, {} and {}",
+                    source.dtype, dest.dtype, buffer.dtype
+                ),
+            );
+        }
+        if let Err(message) = axe_layout::copy::shapes_agree(&source.shape, &dest.shape) {
+            self.fail(Rule::ShapesAgree, format!("copy_staged {message}"));
+        }
+        let tiles = buffer.shape.len() == source.shape.len()
+            && buffer.shape.iter().zip(&source.shape).all(|(b, s)| *b > 0 && *s > 0 && s % b == 0);
+        if !tiles {
+            self.fail(
+                Rule::ShapesAgree,
+                format!(
+                    "copy_staged buffer shape {} must tile the source's {} (each dimension dividing it)",
+                    shape_text(&buffer.shape),
+                    shape_text(&source.shape)
+                ),
+            );
+        }
+        if (source.mem, dest.mem, buffer.mem) != (Memory::Reg, Memory::Global, Memory::Shared) {
+            self.fail(
+                Rule::MemoryScopes,
+                format!(
+                    "copy_staged stores registers to global memory through shared memory, got {} to {} through {}",
+                    source.mem, dest.mem, buffer.mem
+                ),
+            );
         }
     }
 

@@ -129,7 +129,7 @@ pub fn mutant(kernel: &str, from: &str, to: &str) -> String {
     text.replacen(from, to, 1)
 }
 
-/// `examples/<kernel>.mlir` lowered (`--lower-roles --lower-tile-loops --lower-tma --lower-mma --lower-copy`), as text.
+/// `examples/<kernel>.mlir` lowered (`--lower-roles --lower-tile-loops --lower-staged-copies --lower-tma --lower-mma --lower-copy`), as text.
 pub fn lowered(kernel: &str) -> String {
     let context = axe_dialect::create_context().expect("context");
     let module =

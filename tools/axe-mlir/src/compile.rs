@@ -33,6 +33,7 @@ pub const PIPELINE: &[&str] = &["lower-tma", "lower-to-nvvm"];
 pub const KERNEL_PIPELINE: &[&str] = &[
     "lower-roles",
     "lower-tile-loops",
+    "lower-staged-copies",
     "lower-tma",
     "lower-mma",
     "lower-copy",
