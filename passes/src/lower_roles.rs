@@ -28,12 +28,13 @@ use crate::{
     glue::{external_pass_creating, PassId},
     glue::{PassInfo, PassKind},
     ir::build::{Builder, Cmp},
+    ir::each_op::lower_each,
     ir::target::chip,
 };
 use axe_dialect::{
     access, ffi,
     kernel::known_block,
-    ops::{enclosing_function, walk_preorder},
+    ops::enclosing_function,
     roles::{self, Plan},
     OpKind,
 };
@@ -59,28 +60,7 @@ static ID: PassId = PassId::new();
 
 /// Lowers every `axe.roles` under `root`: the number lowered, or the number of errors reported at their ops.
 pub fn lower_roles(root: OperationRef) -> Result<usize, usize> {
-    let mut found = Vec::new();
-    walk_preorder(root, &mut |op| {
-        if op.name().as_string_ref().as_str() == Ok(OpKind::Roles.name()) {
-            found.push(op);
-        }
-    });
-    let mut errors = 0;
-    for &op in &found {
-        if let Err(messages) = lower_one(op) {
-            errors += messages.len();
-            for (at, message) in messages {
-                let message =
-                    if message.starts_with("lower-roles:") { message } else { format!("lower-roles: {message}") };
-                ffi::emit_error(at.location(), &message);
-            }
-        }
-    }
-    if errors > 0 {
-        Err(errors)
-    } else {
-        Ok(found.len())
-    }
+    lower_each(root, OpKind::Roles, PASS.flag, lower_one)
 }
 
 /// One `axe.roles`, planned and written.

@@ -21,15 +21,16 @@ use crate::{
     glue::{external_pass, PassId},
     glue::{PassInfo, PassKind},
     ir::build::Builder,
+    ir::each_op::lower_each,
 };
 use axe_dialect::{
-    access, ffi,
-    ops::{walk_preorder, AxeOp},
+    access,
+    ops::AxeOp,
     types::{LayoutSpec, TensorType},
     OpKind,
 };
 use melior::{
-    ir::{operation::OperationLike, OperationRef, Value},
+    ir::{OperationRef, Value},
     IrRewriter,
 };
 
@@ -47,24 +48,7 @@ static ID: PassId = PassId::new();
 
 /// Lowers every `axe.copy_staged` under `root`: the number lowered, or the number of errors reported at their ops.
 pub fn lower_staged_copies(root: OperationRef) -> Result<usize, usize> {
-    let mut found = Vec::new();
-    walk_preorder(root, &mut |op| {
-        if op.name().as_string_ref().as_str() == Ok(OpKind::CopyStaged.name()) {
-            found.push(op);
-        }
-    });
-    let mut errors = 0;
-    for &op in &found {
-        if let Err(message) = lower_one(op) {
-            errors += 1;
-            ffi::emit_error(op.location(), &format!("lower-staged-copies: {message}"));
-        }
-    }
-    if errors > 0 {
-        Err(errors)
-    } else {
-        Ok(found.len())
-    }
+    lower_each(root, OpKind::CopyStaged, PASS.flag, |op| lower_one(op).map_err(|message| vec![(op, message)]))
 }
 
 /// One `axe.copy_staged`, written piece by piece in its place.

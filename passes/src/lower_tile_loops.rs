@@ -24,12 +24,13 @@ use crate::{
     glue::{external_pass_creating, PassId},
     glue::{PassInfo, PassKind},
     ir::build::{Builder, Dim},
+    ir::each_op::lower_each,
     ir::ty::Ty,
 };
 use axe_dialect::{
-    access, ffi,
+    access,
     kernel::launch_grid,
-    ops::{enclosing_function, walk_preorder},
+    ops::enclosing_function,
     tile_loop::{self, TileLoop, EXTENTS},
     OpKind,
 };
@@ -56,24 +57,7 @@ static ID: PassId = PassId::new();
 
 /// Lowers every `axe.tile_loop` under `root`: the number lowered, or the number of errors reported at their ops.
 pub fn lower_tile_loops(root: OperationRef) -> Result<usize, usize> {
-    let mut found = Vec::new();
-    walk_preorder(root, &mut |op| {
-        if op.name().as_string_ref().as_str() == Ok(OpKind::TileLoop.name()) {
-            found.push(op);
-        }
-    });
-    let mut errors = 0;
-    for &op in &found {
-        if let Err(message) = lower_one(op) {
-            errors += 1;
-            ffi::emit_error(op.location(), &format!("lower-tile-loops: {message}"));
-        }
-    }
-    if errors > 0 {
-        Err(errors)
-    } else {
-        Ok(found.len())
-    }
+    lower_each(root, OpKind::TileLoop, PASS.flag, |op| lower_one(op).map_err(|message| vec![(op, message)]))
 }
 
 /// One `axe.tile_loop`, checked and written.

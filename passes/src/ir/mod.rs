@@ -1,5 +1,6 @@
 //! The bottom layer of the passes: IR utilities every pass may use and that use no pass.
 //!
+//! - `each_op`: the loop of the passes that rewrite one op kind in place, and their error reports;
 //! - `build`: the op builder (typed methods for the ops the passes emit often, the generic form for the rest; at
 //!   an insertion point, located at the lowered op);
 //! - `ty`: the types the builder's typed methods take (`index`, integers, `!llvm.ptr` in an address space);
@@ -8,6 +9,7 @@
 //! - `named_barriers`: the named barrier ids of a kernel, given out once for every pass that emits them.
 
 pub(crate) mod build;
+pub(crate) mod each_op;
 pub(crate) mod kernel;
 pub(crate) mod multiple;
 pub(crate) mod named_barriers;

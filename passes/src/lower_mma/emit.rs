@@ -326,7 +326,7 @@ impl<'c, 'a> Lowering<'c, 'a> {
             let first: Vec<&MmaIssue> = gemm.plan.issues.iter().filter(|i| i.thread_base == 0).collect();
             b.op("nvvm.wgmma.fence.aligned", &[], &[], &[])?;
             for issue in first {
-                wg.shared(&b, issue, a_base, b_base)?;
+                wg.shared(&b, issue, a_base, b_base, true)?;
             }
             return wgmma_wait_all(&b);
         }
@@ -335,7 +335,7 @@ impl<'c, 'a> Lowering<'c, 'a> {
             for issue in issues {
                 match (a_mem, a_base) {
                     (Some(a_mem), _) => wg.registers_a(b, issue, a_mem, b_base)?,
-                    (None, Some(a_base)) => wg.shared(b, issue, a_base, b_base)?,
+                    (None, Some(a_base)) => wg.shared(b, issue, a_base, b_base, false)?,
                     (None, None) => return Err("mma: internal: shared A without a base".into()),
                 }
             }
@@ -675,10 +675,11 @@ impl<'c, 'a> Wgmma<'c, 'a> {
         issue: &MmaIssue,
         a_base: Value<'c, 'a>,
         b_base: Value<'c, 'a>,
+        low_word: bool,
     ) -> Result<(), String> {
         let (accumulators, count, ty) = self.accumulators(b, issue)?;
-        let (da, a_major) = descriptor(b, &issue.a, a_base)?;
-        let (db, b_major) = descriptor(b, &issue.b, b_base)?;
+        let (da, a_major) = join_descriptor(b, &issue.a, a_base, low_word)?;
+        let (db, b_major) = join_descriptor(b, &issue.b, b_base, low_word)?;
         let [m, n, k] = self.shape;
         let wgmma_type = |t: ElemType| format!("#nvvm.wgmma_type<{}>", t.ptx());
         let layout = |row: bool| format!("#nvvm.mma_layout<{}>", if row { "row" } else { "col" });
@@ -770,19 +771,35 @@ fn uniform_groups(issues: &[MmaIssue]) -> Option<(i64, i64)> {
     Some((a_step, b_step))
 }
 
-/// A matrix descriptor: the plan's constant plus the operand's encoded base address (`i32`, zero-extended). (A
-/// 32-bit add on the low word joined to the constant high word measured 2 SASS fewer in gemm_sm90a_ws's K loop but
-/// 4 and 3 more in gemm_sm90a's and gemm_sm100a's: ptxas folds the 64-bit add better there.)
+/// A matrix descriptor: the plan's constant plus the operand's encoded base address (`i32`, zero-extended).
 fn descriptor<'c, 'a>(
     b: &Builder<'c, 'a>,
     access: &Access,
     base: Value<'c, 'a>,
 ) -> Result<(Value<'c, 'a>, axe_layout::mma::Major), String> {
+    join_descriptor(b, access, base, false)
+}
+
+/// [`descriptor`], or with `low_word` a 32-bit add on the low word joined to the constant high word (`mov.b64
+/// {lo, hi}`): the base moves the 14-bit start-address field only, which never carries out of the low word.
+/// `low_word` is for warpgroups that share one code path on bases moved by their index (a 64-bit add there is an
+/// add-with-carry pair per descriptor: gemm_sm90a_ws's K loop, 61 -> 59 SASS); elsewhere ptxas folds the 64-bit
+/// constant add better (gemm_sm90a's and gemm_sm100a's K loops took 4 and 3 more SASS with the low-word form).
+fn join_descriptor<'c, 'a>(
+    b: &Builder<'c, 'a>,
+    access: &Access,
+    base: Value<'c, 'a>,
+    low_word: bool,
+) -> Result<(Value<'c, 'a>, axe_layout::mma::Major), String> {
     let Access::Smem(SmemDesc { desc, major, .. }) = access else {
         return Err("mma: internal: expected a shared-memory descriptor".to_string());
     };
-    let constant = b.constant(*desc as i64, Ty::I64)?;
-    Ok((b.addi(constant, b.extui(base, Ty::I64)?)?, *major))
+    if !low_word {
+        return Ok((b.addi(b.constant(*desc as i64, Ty::I64)?, b.extui(base, Ty::I64)?)?, *major));
+    }
+    let low = b.addi(b.constant(i64::from(*desc as u32 as i32), Ty::I32)?, base)?;
+    let high = b.constant((*desc & !0xFFFF_FFFF) as i64, Ty::I64)?;
+    Ok((b.ori(b.extui(low, Ty::I64)?, high)?, *major))
 }
 
 /// `taddr + offset` as a tensor-memory pointer (`offset` = `lane << 16 | column`).
