@@ -1,11 +1,13 @@
 //! `axe-sim`: proof of lowered kernels without a GPU, by executing the IR the compiler produces.
 //!
-//! [`lower`] runs `--lower-roles --lower-tile-loops --lower-staged-copies --lower-tma --lower-mma --lower-copy` in process; [`run`] executes one CTA of a `gpu.func` in
-//! that IR on a software model of the hardware: the threads of the CTA in lockstep (each SSA value holds one
-//! entry per thread, `scf.if`/`scf.index_switch` on thread-dependent values run their regions under a mask,
-//! warp- and warpgroup-collective instructions take all their threads' operands at once) until a branch
-//! diverges: then each side is a strand, and the strands run concurrently, one at a time under a baton, handing
-//! it over where a warp can stall (`exec/strand.rs`), so producer and consumer warps can wait on each other and a
+//! [`lower`] runs `--lower-roles --lower-tile-loops --lower-staged-copies --lower-tma --lower-mma --lower-copy` in
+//! process; [`run`] executes one CTA of a `gpu.func` in that IR on a software model of the hardware: the threads
+//! of the CTA in lockstep (each SSA value holds one entry per thread, `scf.if`/`scf.index_switch` on
+//! thread-dependent values run their regions under a mask, warp- and warpgroup-collective instructions take all
+//! their threads' operands at once) until control diverges (an `scf.if` or `scf.index_switch` whose threads take
+//! different sides, an `scf.for` whose bounds differ between threads, each group of equal bounds a side): then
+//! each side is a strand, and the strands run concurrently, one at a time under a baton, handing it over where a
+//! warp can stall (`exec/strand.rs`), so producer and consumer warps can wait on each other and a
 //! wait none of them can complete is a located deadlock. Global buffers are
 //! bound by the caller, shared memory as bytes, private memory per thread, tensor memory (128 lanes x 512
 //! columns) and mbarriers with phase, pending count and tx-count (`machine.rs`). The instructions follow the PTX

@@ -169,3 +169,85 @@ fn a_producer_that_does_not_wait_for_a_free_stage_overwrites_it() {
     let errors = caught(&text, &["write-after-read race", "phase overrun", "deadlock: try_wait.parity"]);
     assert!(errors.iter().any(|e| e.contains("race")) && errors.iter().any(|e| e.contains("deadlock")));
 }
+
+/// A loop over each warp's share of the items (`i = warp, warp + 3, ...`): its bounds differ between warps, so the
+/// warps run it as separate strands (three trip counts for n = 7: 3, 2, 2; none for warps past n). Each thread
+/// sums its items, the sums meet in shared memory after a CTA barrier, and lane c of warp 0 adds the three:
+/// `out[c] = sum over i < n of (100 i + c)`.
+const STRIDED: &str = r#"
+module attributes {gpu.container_module} {
+  gpu.module @kernels {
+    memref.global "private" @partial : memref<96xi32, #gpu.address_space<workgroup>>
+    gpu.func @strided(%out: memref<32xi32>, %n: i32) kernel attributes {known_block_size = array<i32: 96, 1, 1>} {
+      %c0 = arith.constant 0 : index
+      %c3 = arith.constant 3 : index
+      %c32 = arith.constant 32 : index
+      %c64 = arith.constant 64 : index
+      %c100 = arith.constant 100 : i32
+      %zero = arith.constant 0 : i32
+      %partial = memref.get_global @partial : memref<96xi32, #gpu.address_space<workgroup>>
+      %tid = gpu.thread_id x
+      %warp = arith.divui %tid, %c32 : index
+      %lane = arith.remui %tid, %c32 : index
+      %lane32 = arith.index_castui %lane : index to i32
+      %n_index = arith.index_castui %n : i32 to index
+      %sum = scf.for %i = %warp to %n_index step %c3 iter_args(%acc = %zero) -> (i32) {
+        %i32 = arith.index_castui %i : index to i32
+        %base = arith.muli %i32, %c100 : i32
+        %v = arith.addi %base, %lane32 : i32
+        %next = arith.addi %acc, %v : i32
+        scf.yield %next : i32
+      }
+      memref.store %sum, %partial[%tid] : memref<96xi32, #gpu.address_space<workgroup>>
+      gpu.barrier
+      %first = arith.cmpi ult, %tid, %c32 : index
+      scf.if %first {
+        %hi = arith.addi %tid, %c32 : index
+        %hi2 = arith.addi %tid, %c64 : index
+        %a = memref.load %partial[%tid] : memref<96xi32, #gpu.address_space<workgroup>>
+        %b = memref.load %partial[%hi] : memref<96xi32, #gpu.address_space<workgroup>>
+        %c = memref.load %partial[%hi2] : memref<96xi32, #gpu.address_space<workgroup>>
+        %ab = arith.addi %a, %b : i32
+        %abc = arith.addi %ab, %c : i32
+        memref.store %abc, %out[%tid] : memref<32xi32>
+      }
+      gpu.return
+    }
+  }
+}
+"#;
+
+#[test]
+fn a_loop_whose_bounds_differ_between_warps_runs_each_warps_trips() {
+    for n in [1, 2, 7] {
+        for schedule in schedules() {
+            let context = axe_dialect::create_context().expect("context");
+            let module = axe_dialect::parse_module(&context, STRIDED, "strided.mlir").expect("the kernel parses");
+            let out = Buffer::from_f64(Scalar::I(32), &[-1.0; 32]);
+            let args = vec![Arg::Buffer(out), Arg::Int(n)];
+            let launch = Launch { kernel: "strided".into(), block_id: [0; 3], grid: [1, 1, 1], args };
+            let done = run_with(&module, &launch, &schedule).unwrap_or_else(|e| panic!("n = {n}, {schedule:?}: {e}"));
+            let out = done.buffers[0].as_ref().expect("out").to_f64();
+            for (c, got) in out.iter().enumerate() {
+                let want = (0..n).map(|i| 100 * i + c as i64).sum::<i64>() as f64;
+                assert_eq!(*got, want, "n = {n}, {schedule:?}: out[{c}]");
+            }
+        }
+    }
+}
+
+#[test]
+fn the_warps_partial_sums_read_without_the_barrier_race() {
+    // Without the CTA barrier warp 0 reads the other warps' partial sums with nothing ordering their writes first.
+    let text = STRIDED.replacen("      gpu.barrier\n", "", 1);
+    assert_ne!(text, STRIDED);
+    for schedule in schedules() {
+        let context = axe_dialect::create_context().expect("context");
+        let module = axe_dialect::parse_module(&context, &text, "strided.mlir").expect("the kernel parses");
+        let args = vec![Arg::Buffer(Buffer::from_f64(Scalar::I(32), &[-1.0; 32])), Arg::Int(7)];
+        let launch = Launch { kernel: "strided".into(), block_id: [0; 3], grid: [1, 1, 1], args };
+        let error = run_with(&module, &launch, &schedule).err().map(|e| e.to_string());
+        let error = error.unwrap_or_else(|| panic!("{schedule:?}: the mutant computes the sums"));
+        assert!(error.contains("race"), "{schedule:?}: {error}");
+    }
+}

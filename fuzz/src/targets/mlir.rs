@@ -29,8 +29,10 @@ use rand::seq::IndexedRandom;
 use rand::RngExt;
 use std::sync::OnceLock;
 
-/// The most passes a registry may have for each to get its own target.
+/// The most passes a registry may have for each to get its own target (checked at compile time: a pass added past
+/// it would go unfuzzed; raise it and add `check_pass::<N>` entries below).
 const MAX_PASSES: usize = 16;
+const _: () = assert!(REGISTRY.len() <= MAX_PASSES, "axe_passes::REGISTRY outgrew the fuzz targets' MAX_PASSES");
 
 thread_local! {
     static CONTEXT: AxeContext = {

@@ -1,6 +1,7 @@
 //! Control flow under the active-thread mask: blocks, regions, `scf.yield`, and `scf.if`, `scf.for`,
 //! `scf.index_switch` (divergent sides and cases as strands, `strand.rs`, the first in the schedule's order).
 
+use super::strand::Side;
 use super::{array_ints, err, key, loc_of, Exec, Flow};
 use crate::schedule::WarpOrder;
 use crate::value::{sext, wrap, V};
@@ -62,12 +63,12 @@ impl Exec<'_, '_> {
         let else_m: Vec<bool> = mask.iter().zip(&c).map(|(m, c)| *m && *c == 0).collect();
         let mut sides = Vec::new();
         if then_m.contains(&true) {
-            sides.push((0, then_m));
+            sides.push((Side::Region(0), then_m));
         }
         // An else region without a block (what `scf.if` without `else` prints) is no side: its threads skip.
         let has_else = access::region(op, 1).and_then(|r| r.first_block()).is_some();
         if else_m.contains(&true) && has_else {
-            sides.push((1, else_m));
+            sides.push((Side::Region(1), else_m));
         }
         if self.reversed() {
             sides.reverse();
@@ -75,31 +76,60 @@ impl Exec<'_, '_> {
         self.merge_sides(op, &sides, &loc)
     }
 
-    /// `scf.for`: bounds and step uniform over the active threads, the body under the same mask each iteration.
+    /// `scf.for`: the body under the same mask each iteration. Threads whose bounds differ (a loop over a warp's
+    /// or a CTA's share of the work) run as groups of equal bounds, each group a side (a strand, as the branches of
+    /// a divergent `scf.if`: on the hardware the warps of different trip counts go on independently).
     pub(super) fn scf_for(&mut self, op: OperationRef, mask: &[bool]) -> Result<(), SimError> {
         let loc = loc_of(op);
-        let ty = self.operand_ty(op, 0, &loc)?;
-        let w = ty.scalar().map(|s| s.bits()).unwrap_or(64);
-        let lb = sext(w, self.uniform(&self.scalars(op, 0, &loc)?, mask, "scf.for lower bound", &loc)?);
-        let ub = sext(w, self.uniform(&self.scalars(op, 1, &loc)?, mask, "scf.for upper bound", &loc)?);
-        let step = sext(w, self.uniform(&self.scalars(op, 2, &loc)?, mask, "scf.for step", &loc)?);
-        if step <= 0 {
-            return err(&loc, format!("scf.for step {step} is not positive"));
+        let bounds: Vec<Vec<u64>> = (0..3).map(|i| self.scalars(op, i, &loc)).collect::<Result<_, _>>()?;
+        let mut groups: Vec<([u64; 3], Vec<bool>)> = Vec::new();
+        for t in (0..self.n).filter(|&t| mask[t]) {
+            let key = [bounds[0][t], bounds[1][t], bounds[2][t]];
+            match groups.iter_mut().find(|(k, _)| *k == key) {
+                Some((_, m)) => m[t] = true,
+                None => {
+                    let mut m = vec![false; self.n];
+                    m[t] = true;
+                    groups.push((key, m));
+                }
+            }
         }
-        let mut carried: Vec<V> =
-            (3..op.operand_count()).map(|i| self.operand(op, i, &loc)).collect::<Result<_, _>>()?;
-        let mut i = lb;
-        while i < ub {
-            let mut args = vec![V::S(vec![wrap(w, i as u64); self.n])];
-            args.extend(carried.iter().cloned());
-            let out = self.run_region(op, 0, &args, mask, &loc)?;
-            carried = out;
-            i += step;
+        let mut sides: Vec<(Side, Vec<bool>)> = groups.into_iter().map(|(_, m)| (Side::Loop, m)).collect();
+        if self.reversed() {
+            sides.reverse();
         }
+        let carried = match sides.as_slice() {
+            [] => Vec::new(),
+            [(_, group)] => self.for_loop(op, group, &loc)?,
+            _ => self.merged(op, &sides, &loc)?,
+        };
         for (k, v) in carried.into_iter().enumerate() {
             self.set(op, k, v);
         }
         Ok(())
+    }
+
+    /// The iterations of `op` (an `scf.for` whose bounds and step agree over `mask`) under `mask`: the values it
+    /// carries out.
+    pub(super) fn for_loop(&mut self, op: OperationRef, mask: &[bool], loc: &str) -> Result<Vec<V>, SimError> {
+        let ty = self.operand_ty(op, 0, loc)?;
+        let w = ty.scalar().map(|s| s.bits()).unwrap_or(64);
+        let lb = sext(w, self.uniform(&self.scalars(op, 0, loc)?, mask, "scf.for lower bound", loc)?);
+        let ub = sext(w, self.uniform(&self.scalars(op, 1, loc)?, mask, "scf.for upper bound", loc)?);
+        let step = sext(w, self.uniform(&self.scalars(op, 2, loc)?, mask, "scf.for step", loc)?);
+        if step <= 0 {
+            return err(loc, format!("scf.for step {step} is not positive"));
+        }
+        let mut carried: Vec<V> =
+            (3..op.operand_count()).map(|i| self.operand(op, i, loc)).collect::<Result<_, _>>()?;
+        let mut i = lb;
+        while i < ub {
+            let mut args = vec![V::S(vec![wrap(w, i as u64); self.n])];
+            args.extend(carried.iter().cloned());
+            carried = self.run_region(op, 0, &args, mask, loc)?;
+            i += step;
+        }
+        Ok(carried)
     }
 
     /// `scf.index_switch`: each case region under the threads that select it (divergent cases as strands, in the
@@ -116,16 +146,24 @@ impl Exec<'_, '_> {
             WarpOrder::Reverse => order.reverse(),
             WarpOrder::Shuffled(_) => self.rng.shuffle(&mut order),
         }
-        let sides: Vec<(usize, Vec<bool>)> = order
+        let sides: Vec<(Side, Vec<bool>)> = order
             .into_iter()
-            .map(|r| (r, (0..self.n).map(|t| mask[t] && region_of(sel[t]) == r).collect::<Vec<bool>>()))
+            .map(|r| (Side::Region(r), (0..self.n).map(|t| mask[t] && region_of(sel[t]) == r).collect::<Vec<bool>>()))
             .filter(|(_, m)| m.contains(&true))
             .collect();
         self.merge_sides(op, &sides, &loc)
     }
 
     /// Runs `sides` of `op` ([`Exec::run_sides`]) and sets `op`'s results, each thread's from the side it took.
-    fn merge_sides(&mut self, op: OperationRef, sides: &[(usize, Vec<bool>)], loc: &str) -> Result<(), SimError> {
+    fn merge_sides(&mut self, op: OperationRef, sides: &[(Side, Vec<bool>)], loc: &str) -> Result<(), SimError> {
+        for (i, v) in self.merged(op, sides, loc)?.into_iter().enumerate() {
+            self.set(op, i, v);
+        }
+        Ok(())
+    }
+
+    /// Runs `sides` of `op` and merges what they yielded, each thread's values from the side it took.
+    fn merged(&mut self, op: OperationRef, sides: &[(Side, Vec<bool>)], loc: &str) -> Result<Vec<V>, SimError> {
         let outs = self.run_sides(op, sides, loc)?;
         let mut results: Option<Vec<V>> = None;
         for ((_, m), out) in sides.iter().zip(outs) {
@@ -137,9 +175,6 @@ impl Exec<'_, '_> {
                 Some(prev) => out.iter().zip(&prev).map(|(a, b)| a.select(b, m)).collect(),
             });
         }
-        for (i, v) in results.unwrap_or_default().into_iter().enumerate() {
-            self.set(op, i, v);
-        }
-        Ok(())
+        Ok(results.unwrap_or_default())
     }
 }

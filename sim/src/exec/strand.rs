@@ -145,6 +145,15 @@ const STACK_BYTES: usize = 8 << 20;
 /// never mutates it), and only by the strand holding the baton, whose hand-over is a lock release/acquire.
 struct Ir<T>(T);
 
+/// What one side of a divergent op runs.
+#[derive(Clone, Copy, Debug)]
+pub(super) enum Side {
+    /// Region `r` of the op (a branch of `scf.if`, a case of `scf.index_switch`).
+    Region(usize),
+    /// The whole `scf.for`, for threads whose bounds agree (loops whose bounds differ between threads).
+    Loop,
+}
+
 // SAFETY: see `Ir`: read-only use, serialized by the baton (`Shared`'s mutex).
 unsafe impl<T> Send for Ir<T> {}
 
@@ -154,17 +163,17 @@ impl<'s, 'l> Exec<'s, 'l> {
         Exec { st: sh.state.lock(), sh, me: 0 }
     }
 
-    /// Runs each side (a region of `op`, the threads that take it) and returns the values each yielded, in
+    /// Runs each side (what of `op` it runs, the threads that take it) and returns the values each yielded, in
     /// order. One side runs here; with two or more, this strand runs the first (it holds the baton) and a new
     /// strand on its own thread runs each other one, and this strand waits for them at the end of its side.
     pub(super) fn run_sides(
         &mut self,
         op: OperationRef,
-        sides: &[(usize, Vec<bool>)],
+        sides: &[(Side, Vec<bool>)],
         loc: &str,
     ) -> Result<Vec<Vec<V>>, SimError> {
         if sides.len() < 2 {
-            return sides.iter().map(|(r, mask)| self.run_region(op, *r, &[], mask, loc)).collect();
+            return sides.iter().map(|(side, mask)| self.run_side(op, *side, mask, loc)).collect();
         }
         let first = self.st.strands.list.len();
         for (_, mask) in &sides[1..] {
@@ -182,7 +191,7 @@ impl<'s, 'l> Exec<'s, 'l> {
                     // it ends the strand with an error instead, which aborts the run.
                     let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                         let mut ex = Exec { st: sh.state.lock(), sh, me: id };
-                        let out = ex.wait_turn().and_then(|()| ex.run_region(ir.0, r, &[], &mask, &at));
+                        let out = ex.wait_turn().and_then(|()| ex.run_side(ir.0, r, &mask, &at));
                         ex.finish(out);
                         ex
                     }));
@@ -208,7 +217,7 @@ impl<'s, 'l> Exec<'s, 'l> {
                 1 => format!("the other side of the branch at {loc} to finish"),
                 n => format!("the other {n} sides of the branch at {loc} to finish"),
             };
-            let mine = self.run_region(op, sides[0].0, &[], &sides[0].1, loc).and_then(|out| {
+            let mine = self.run_side(op, sides[0].0, &sides[0].1, loc).and_then(|out| {
                 self.block_until(loc, true, |ex| Ok((!ex.st.strands.done(&ids)).then(|| what.clone())))?;
                 Ok(out)
             });
@@ -229,6 +238,14 @@ impl<'s, 'l> Exec<'s, 'l> {
             self.st.strands.list.truncate(first);
         }
         Ok(outs)
+    }
+
+    /// Runs `side` of `op` under `mask`: the values it yielded.
+    fn run_side(&mut self, op: OperationRef, side: Side, mask: &[bool], loc: &str) -> Result<Vec<V>, SimError> {
+        match side {
+            Side::Region(r) => self.run_region(op, r, &[], mask, loc),
+            Side::Loop => self.for_loop(op, mask, loc),
+        }
     }
 
     /// Blocks this strand until `blocked` (what the strand still waits for, `None` once it can go on) says it can
