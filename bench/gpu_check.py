@@ -5,8 +5,9 @@ Python package's GPU path, checked against torch.matmul and timed against cuBLAS
 Kernels (compiled beforehand: `scripts/gpu-check.sh --prepare` writes PTX, cubins and launch records to
 target/gpu-check/; this script needs no compiler, only PyTorch, the CUDA driver and optionally Triton):
   gemm_sm90a  examples/gemm_sm90a.mlir: TMA + wgmma, 128x128x64 tiles, 3 stages, one warpgroup (cubin for sm_90a)
-  gemm_sm90a_ws  examples/gemm_sm90a_ws.mlir: warp-specialized, a TMA producer warp and two wgmma consumer
-              warpgroups on 128x256x64 tiles, 3 stages (cubin for sm_90a)
+  gemm_sm90a_ws  examples/gemm_sm90a_ws.mlir: warp-specialized and persistent (one CTA per SM: the launch
+              record's grid is min(tiles, sm_count), the driver's SM count), a TMA producer warp and two wgmma
+              consumer warpgroups on 128x256x64 tiles, 4 stages (cubin for sm_90a)
   gemm_sm80   examples/gemm_sm80.mlir: cp.async + ldmatrix + mma.sync, the same tiles (PTX for sm_80, assembled
               for sm_90 by ptxas beforehand; the driver compiles the PTX itself when that cubin does not load)
   tma_copy    examples/tma_copy.mlir: a 128x64 f16 tile through 128B-swizzled shared memory and back
@@ -22,7 +23,9 @@ Timing: CUDA events around each launch (prepared launches: checks and tensor map
 launches, the median of 50; TFLOP/s = 2 M N K / time. Square shapes, then M = 8192 tokens through the weight
 shapes (N, K) of Llama-3.1-8B/70B and Qwen3-8B/32B (fused QKV, attention output, fused gate/up, down; sm_80
 kernel left out there). Peers in the same run: torch.matmul (cuBLAS), Triton's
-matmul at Axe's configuration (128x128x64, 4 warps, 3 stages) and at a tuned one (128x256x64, 8 warps, 3 stages).
+matmul at Axe's configuration (128x128x64, 4 warps, 3 stages) and at a tuned one (128x256x64, 8 warps, 3 stages),
+and Triton's persistent warp-specialized matmul at gemm_sm90a_ws's (128x256x64, a warpgroup each for the producer
+and two consumers, 3 stages: its two 32 KB C tiles leave no room for a fourth).
 """
 
 from __future__ import annotations
@@ -212,6 +215,44 @@ def triton_matmul(config):
     return run
 
 
+def triton_persistent(config):
+    """Triton's persistent, warp-specialized matmul at Axe's gemm_sm90a_ws configuration: one program per SM, each
+    walking the tiles program_id, program_id + SMs, ... in grouped order, the tile loop warp-specialized (4 warps
+    per warpgroup: a producer and two consumers), descriptors made in the kernel (their scratch memory from
+    torch through triton.set_allocator), as bench/gemm_vs_triton.py compiles it without a GPU."""
+    import triton
+    import triton.language as tl
+
+    @triton.jit
+    def kernel(a, b, c, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr, SMS: tl.constexpr,
+               GROUP: tl.constexpr):
+        a_desc = tl.make_tensor_descriptor(a, shape=[M, K], strides=[K, 1], block_shape=[BM, BK])
+        b_desc = tl.make_tensor_descriptor(b, shape=[K, N], strides=[N, 1], block_shape=[BK, BN])
+        c_desc = tl.make_tensor_descriptor(c, shape=[M, N], strides=[N, 1], block_shape=[BM, BN])
+        tiles_m = tl.cdiv(M, BM)
+        tiles_n = tl.cdiv(N, BN)
+        in_group = GROUP * tiles_n
+        for tile in tl.range(tl.program_id(0), tiles_m * tiles_n, SMS, warp_specialize=True):
+            first_m = tile // in_group * GROUP
+            rows = min(tiles_m - first_m, GROUP)
+            pid_m = first_m + (tile % in_group) % rows
+            pid_n = (tile % in_group) // rows
+            acc = tl.zeros((BM, BN), dtype=tl.float32)
+            for k0 in range(0, tl.cdiv(K, BK)):
+                acc = tl.dot(a_desc.load([pid_m * BM, k0 * BK]), b_desc.load([k0 * BK, pid_n * BN]), acc)
+            c_desc.store([pid_m * BM, pid_n * BN], acc.to(tl.float16))
+
+    triton.set_allocator(lambda size, alignment, stream: torch.empty(size, dtype=torch.int8, device="cuda"))
+    sms = torch.cuda.get_device_properties(0).multi_processor_count
+    bm, bn, bk, warps, stages = config
+
+    def run(a, b, c, m, n, k):
+        grid = (min(sms, triton.cdiv(m, bm) * triton.cdiv(n, bn)),)
+        kernel[grid](a, b, c, m, n, k, BM=bm, BN=bn, BK=bk, SMS=sms, GROUP=8, num_warps=warps, num_stages=stages)
+
+    return run
+
+
 def print_rows(rows):
     print("| check | kernel | M x N x K | result | detail |")
     print("|---|---|---|---|---|")
@@ -266,6 +307,7 @@ def main():
     try:
         peers["Triton 128x128x64 w4 s3"] = triton_matmul((128, 128, 64, 4, 3))
         peers["Triton 128x256x64 w8 s3"] = triton_matmul((128, 256, 64, 8, 3))
+        peers["Triton persistent ws 128x256x64 w4 s3"] = triton_persistent((128, 256, 64, 4, 3))
     except Exception as e:  # noqa: BLE001
         print(f"Triton unavailable: {e}")
     timings = []  # (shape, impl, ms, tflops)
