@@ -35,6 +35,7 @@
 //! cover ("not modelled: ...").
 
 mod exec;
+pub mod fp8;
 pub mod inflight;
 pub mod isa;
 pub mod machine;

@@ -4,6 +4,7 @@
 //! (`u64`, integers zero-extended to their width, floats as their IEEE encoding), so memory, bit casts and vector
 //! packing need no conversion; arithmetic decodes by the op's type.
 
+use crate::fp8::Fp8;
 use half::{bf16, f16};
 
 /// A scalar element type.
@@ -19,6 +20,8 @@ pub enum Scalar {
     F32,
     /// IEEE double.
     F64,
+    /// An OCP 8-bit float (`f8E4M3FN`, `f8E5M2`).
+    F8(Fp8),
 }
 
 impl Scalar {
@@ -26,6 +29,7 @@ impl Scalar {
     pub fn bytes(self) -> usize {
         match self {
             Scalar::I(w) => (w as usize).div_ceil(8).max(1),
+            Scalar::F8(_) => 1,
             Scalar::F16 | Scalar::BF16 => 2,
             Scalar::F32 => 4,
             Scalar::F64 => 8,
@@ -36,6 +40,7 @@ impl Scalar {
     pub fn bits(self) -> u32 {
         match self {
             Scalar::I(w) => w,
+            Scalar::F8(_) => 8,
             Scalar::F16 | Scalar::BF16 => 16,
             Scalar::F32 => 32,
             Scalar::F64 => 64,
@@ -54,6 +59,7 @@ impl Scalar {
             Scalar::BF16 => bf16::from_bits(bits as u16).to_f64(),
             Scalar::F32 => f64::from(f32::from_bits(bits as u32)),
             Scalar::F64 => f64::from_bits(bits),
+            Scalar::F8(format) => format.decode(bits as u8),
             Scalar::I(w) => sext(w, bits) as f64,
         }
     }
@@ -65,6 +71,7 @@ impl Scalar {
             Scalar::BF16 => u64::from(bf16::from_f64(x).to_bits()),
             Scalar::F32 => u64::from((x as f32).to_bits()),
             Scalar::F64 => x.to_bits(),
+            Scalar::F8(format) => u64::from(format.encode(x)),
             Scalar::I(w) => wrap(w, x as i64 as u64),
         }
     }
@@ -139,6 +146,8 @@ impl Ty {
             "bf16" => return Ty::Sc(Scalar::BF16),
             "f32" => return Ty::Sc(Scalar::F32),
             "f64" => return Ty::Sc(Scalar::F64),
+            "f8E4M3FN" => return Ty::Sc(Scalar::F8(Fp8::E4M3)),
+            "f8E5M2" => return Ty::Sc(Scalar::F8(Fp8::E5M2)),
             "!llvm.ptr" => return Ty::Ptr(0),
             _ => {}
         }

@@ -3,6 +3,7 @@
 //! the descriptor read `tcgen05.mma` shares ([`Exec::gather_desc`]).
 
 use super::{err, ints_in, Exec, Origin};
+use crate::fp8::Fp8;
 use crate::inflight::ranges_of;
 use crate::isa;
 use crate::value::{Scalar, V};
@@ -67,16 +68,28 @@ impl Exec<'_, '_> {
         Ok(out)
     }
 
-    /// `wgmma.mma_async.sync.aligned.m64nNk16.f32.{f16,bf16}` with A and B in shared memory (PTX ISA 9.7.15.5):
-    /// operands `accumulator struct, descA, descB`; D = A * B + D (scale-d one) per warpgroup.
+    /// `wgmma.mma_async.sync.aligned.m64nNk16.f32.{f16,bf16}` and `.m64nNk32.f32.{e4m3,e5m2}.{e4m3,e5m2}` with A
+    /// and B in shared memory (PTX ISA 9.7.15.5): operands `accumulator struct, descA, descB`; D = A * B + D
+    /// (scale-d one) per warpgroup. The 8-bit forms take K = 32 and K-major operands only.
     fn wgmma(&mut self, op: OperationRef, mask: &[bool], loc: &str) -> Result<(), SimError> {
         let attr = |k: &str| op.attribute(k).map(|a| a.to_string()).unwrap_or_default();
         let shape = ints_in(&attr("shape"));
         let (ta, tb, td) = (attr("typeA"), attr("typeB"), attr("typeD"));
-        let elem = if ta.contains("<f16>") && tb.contains("<f16>") {
-            Scalar::F16
+        let fp8 = |t: &str| {
+            if t.contains("<e4m3>") {
+                Some(Scalar::F8(Fp8::E4M3))
+            } else if t.contains("<e5m2>") {
+                Some(Scalar::F8(Fp8::E5M2))
+            } else {
+                None
+            }
+        };
+        let (elem_a, elem_b) = if ta.contains("<f16>") && tb.contains("<f16>") {
+            (Scalar::F16, Scalar::F16)
         } else if ta.contains("bf16") && tb.contains("bf16") {
-            Scalar::BF16
+            (Scalar::BF16, Scalar::BF16)
+        } else if let (Some(a), Some(b)) = (fp8(&ta), fp8(&tb)) {
+            (a, b)
         } else {
             return err(loc, format!("not modelled: wgmma types {ta} {tb}"));
         };
@@ -85,11 +98,15 @@ impl Exec<'_, '_> {
         }
         let scale_d = attr("scaleD").contains("one");
         let (m, n, k) = (shape[0] as u64, shape[1] as u64, shape[2] as u64);
-        if m != 64 || k != 16 {
-            return err(loc, format!("not modelled: wgmma m{m}k{k}"));
+        // K covers 32 bytes of each operand row: 16 two-byte elements, 32 one-byte ones (PTX ISA 9.7.15.5.1).
+        if m != 64 || k * elem_a.bytes() as u64 != 32 {
+            return err(loc, format!("not modelled: wgmma m{m}k{k} on {ta}"));
         }
         let a_kmaj = attr("layoutA").contains("row");
         let b_kmaj = attr("layoutB").contains("col");
+        if elem_a.bytes() == 1 && !(a_kmaj && b_kmaj) {
+            return err(loc, "wgmma on 8-bit operands takes them K-major only (PTX ISA 9.7.15.5.1: no transpose)");
+        }
         let V::Agg(acc) = self.operand(op, 0, loc)? else { return err(loc, "wgmma accumulator is not a struct") };
         if acc.len() as u64 != n / 2 {
             return err(loc, format!("wgmma m64n{n} takes {} accumulator registers, not {}", n / 2, acc.len()));
@@ -121,8 +138,8 @@ impl Exec<'_, '_> {
             if mk.into_iter().any(|(a, b)| a != a0 || b != b0) {
                 return err(loc, "wgmma descriptors differ within the warpgroup");
             }
-            let a = self.gather_desc(a0, false, a_kmaj, elem, m, k, base..base + 128, &mut addrs, loc)?;
-            let b = self.gather_desc(b0, false, b_kmaj, elem, n, k, base..base + 128, &mut addrs, loc)?;
+            let a = self.gather_desc(a0, false, a_kmaj, elem_a, m, k, base..base + 128, &mut addrs, loc)?;
+            let b = self.gather_desc(b0, false, b_kmaj, elem_b, n, k, base..base + 128, &mut addrs, loc)?;
             for th in 0..128u64 {
                 let t = base + th as usize;
                 for (i, slot) in out.iter_mut().enumerate() {
@@ -137,7 +154,7 @@ impl Exec<'_, '_> {
         self.set(op, 0, V::Agg(out));
         // The result is the accumulator of the open group: pending until a wait_group retires it; the operands
         // are read until then.
-        let nb = elem.bytes() as u64;
+        let nb = elem_a.bytes() as u64;
         let loc_id = self.m.cur_loc;
         let group = self.m.flight.wgmma_issue(ranges_of(&mut addrs, nb), warps, loc, loc_id);
         self.set_origin(op, 0, Origin { step: 0, wg: group + 1, ld: 0 });

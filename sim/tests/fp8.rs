@@ -1,0 +1,122 @@
+//! FP8 tensor cores on the simulator (issue 27's first proof): a warpgroup's `wgmma.mma_async ... k32` on e4m3 and
+//! e5m2 operands, loaded by TMA into 32-byte-swizzled shared memory, K-major, the f32 accumulator stored to global
+//! memory. The operands are random codes whose products and sums are exact in f32, decoded here by a transcription
+//! of the OCP formats written apart from the simulator's, and every element of C is compared with A * B.
+
+use axe_sim::fp8::Fp8;
+use axe_sim::{lower, run_with, Arg, Buffer, Launch, Scalar, Schedule};
+
+/// A[64, 32] (K-major), B stored as B^T [16, 32] (K-major: what 8-bit wgmma takes), C[64, 16] f32 = A * B.
+const KERNEL: &str = r#"
+!ga = !axe.tensor<64x32xf8E4M3FN, global, S[(64,32):(32,1)]>
+!gb = !axe.tensor<32x16xf8E4M3FN, global, S[(32,16):(1,32)]>
+!gc = !axe.tensor<64x16xf32, global, S[(64,16):(16,1)]>
+!sa = !axe.tensor<64x32xf8E4M3FN, shared, Swizzle(4,1,3) o S[(64,32):(32,1)]>
+!sb = !axe.tensor<32x16xf8E4M3FN, shared, Swizzle(4,1,3) o S[(32,16):(1,32)]>
+!acc = !axe.tensor<64x16xf32, reg, S[(4,2,8,2,4,2):(1@wid_in_wg,2,4@laneid,4,1@laneid,1)]>
+module attributes {gpu.container_module} {
+  gpu.module @kernels attributes {axe.target = "sm_90a"} {
+    gpu.func @fp8(%a: memref<64x32xf8E4M3FN>, %b: memref<16x32xf8E4M3FN>, %c: memref<64x16xf32>) kernel attributes {known_block_size = array<i32: 128, 1, 1>} {
+      %zero = arith.constant 0.0 : f32
+      %ga = axe.view %a : memref<64x32xf8E4M3FN> -> !ga
+      %gb = axe.view %b : memref<16x32xf8E4M3FN> -> !gb
+      %gc = axe.view %c : memref<64x16xf32> -> !gc
+      %sa = axe.alloc cta : !sa
+      %sb = axe.alloc cta : !sb
+      %acc = axe.alloc cta : !acc
+      axe.copy cta %ga to %sa : !ga to !sa
+      axe.copy cta %gb to %sb : !gb to !sb
+      axe.fill cta %acc, %zero : !acc, f32
+      axe.gemm cta %sa, %sb, %acc : !sa, !sb, !acc
+      axe.copy cta %acc to %gc : !acc to !gc
+      gpu.return
+    }
+  }
+}
+"#;
+
+/// The value of an 8-bit code: sign, exponent field `e` (width `e_bits`, bias `bias`), mantissa field `m` (width
+/// `m_bits`): `2^(e - bias) * (1 + m / 2^m_bits)`, or `2^(1 - bias) * m / 2^m_bits` when `e = 0`. Only the finite
+/// codes the tests draw are decoded here.
+fn reference(code: u8, e_bits: u32, m_bits: u32, bias: i32) -> f64 {
+    let e = ((code >> m_bits) & ((1 << e_bits) - 1)) as i32;
+    let m = f64::from(code & ((1 << m_bits) - 1));
+    let magnitude = if e == 0 {
+        m / f64::from(1 << m_bits) * 2f64.powi(1 - bias)
+    } else {
+        (1.0 + m / f64::from(1 << m_bits)) * 2f64.powi(e - bias)
+    };
+    if code & 0x80 != 0 {
+        -magnitude
+    } else {
+        magnitude
+    }
+}
+
+/// Codes of either sign whose exponent field lies within 3 of the bias (magnitudes in [2^-3, 2^4)): a product has at
+/// most 8 significant bits between 2^-6 and 2^8, so 32 of them sum exactly in f32.
+fn codes(e_bits: u32, m_bits: u32, bias: i32, count: usize, seed: u64) -> Vec<u8> {
+    let allowed: Vec<u8> =
+        (0..=255u8).filter(|c| (((c >> m_bits) & ((1 << e_bits) - 1)) as i32 - bias).abs() <= 3).collect();
+    let mut state = seed;
+    (0..count)
+        .map(|_| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            allowed[(state % allowed.len() as u64) as usize]
+        })
+        .collect()
+}
+
+/// Runs the kernel declaring `mlir_type` on codes drawn for `fields` under every schedule; every C element against
+/// A * B decoded with `fields`: the first mismatch, if any.
+fn run(mlir_type: &str, format: Fp8, fields: (u32, u32, i32)) -> Result<(), String> {
+    let (e_bits, m_bits, bias) = fields;
+    let text = KERNEL.replace("f8E4M3FN", mlir_type);
+    let context = axe_dialect::create_context().expect("context");
+    let module = lower(&context, &text, "fp8.mlir").expect("lowers");
+    let a = codes(e_bits, m_bits, bias, 64 * 32, 7);
+    let bt = codes(e_bits, m_bits, bias, 16 * 32, 11);
+    let value = |c: u8| reference(c, e_bits, m_bits, bias);
+    for schedule in Schedule::all() {
+        let args = vec![
+            Arg::Buffer(Buffer { elem: Scalar::F8(format), bytes: a.clone() }),
+            Arg::Buffer(Buffer { elem: Scalar::F8(format), bytes: bt.clone() }),
+            Arg::Buffer(Buffer::from_f64(Scalar::F32, &[-1000.0; 64 * 16])),
+        ];
+        let launch = Launch { kernel: "fp8".into(), block_id: [0; 3], grid: [1, 1, 1], args };
+        let done = run_with(&module, &launch, &schedule).map_err(|e| format!("{schedule:?}: {e}"))?;
+        let c = done.buffers[2].as_ref().expect("C").to_f64();
+        for r in 0..64 {
+            for n in 0..16 {
+                let want: f64 = (0..32).map(|k| value(a[r * 32 + k]) * value(bt[n * 32 + k])).sum();
+                if c[r * 16 + n] != want {
+                    return Err(format!("{schedule:?}: C[{r}][{n}] = {}, expected {want}", c[r * 16 + n]));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+const E4M3: (u32, u32, i32) = (4, 3, 7);
+const E5M2: (u32, u32, i32) = (5, 2, 15);
+
+#[test]
+fn e4m3_wgmma_is_exact() {
+    run("f8E4M3FN", Fp8::E4M3, E4M3).unwrap();
+}
+
+#[test]
+fn e5m2_wgmma_is_exact() {
+    run("f8E5M2", Fp8::E5M2, E5M2).unwrap();
+}
+
+#[test]
+fn codes_of_one_format_read_as_the_other_are_caught() {
+    // The kernel says e4m3 (so wgmma decodes e4m3) but the bytes are e5m2 codes, and the other way round: the
+    // products differ from the reference's.
+    assert!(run("f8E4M3FN", Fp8::E5M2, E5M2).is_err());
+    assert!(run("f8E5M2", Fp8::E4M3, E4M3).is_err());
+}
