@@ -120,3 +120,105 @@ fn codes_of_one_format_read_as_the_other_are_caught() {
     assert!(run("f8E4M3FN", Fp8::E5M2, E5M2).is_err());
     assert!(run("f8E5M2", Fp8::E4M3, E4M3).is_err());
 }
+
+/// Codes of e4m3 values in {0, +-0.5, +-1, +-1.5, +-2, +-3}, a hash of `(i, salt)`.
+fn operand_codes(count: usize, salt: u64) -> Vec<u8> {
+    const CODES: [u8; 11] = [0x00, 0x30, 0xb0, 0x38, 0xb8, 0x3c, 0xbc, 0x40, 0xc0, 0x44, 0xc4];
+    (0..count as u64)
+        .map(|i| {
+            let mut h = (i + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ salt.wrapping_mul(0xC2B2_AE3D_27D4_EB4F);
+            h ^= h >> 29;
+            CODES[(h % CODES.len() as u64) as usize]
+        })
+        .collect()
+}
+
+/// examples/gemm_fp8_sm90a.mlir (or a mutant) on every CTA of its grid under every schedule: C[M,N] bf16 against
+/// `scale_a * scale_b * A * B`, the sum exact in f64 and rounded to bf16 (nearest even) here.
+fn fp8_gemm(text: &str, m: usize, n: usize, k: usize) -> Result<(), String> {
+    let context = axe_dialect::create_context().expect("context");
+    let module = lower(&context, text, "gemm_fp8_sm90a.mlir").expect("lowers");
+    let (a, bt) = (operand_codes(m * k, 3), operand_codes(n * k, 5));
+    let value = |c: u8| reference(c, E4M3.0, E4M3.1, E4M3.2);
+    let (scale_a, scale_b) = (0.5, 4.0);
+    let grid = [n.div_ceil(128) as i64, m.div_ceil(128) as i64, 1];
+    for schedule in Schedule::all() {
+        let mut c = Buffer::from_f64(Scalar::BF16, &vec![-1000.0; m * n]);
+        for by in 0..grid[1] {
+            for bx in 0..grid[0] {
+                let args = vec![
+                    Arg::Buffer(Buffer { elem: Scalar::F8(Fp8::E4M3), bytes: a.clone() }),
+                    Arg::Buffer(Buffer { elem: Scalar::F8(Fp8::E4M3), bytes: bt.clone() }),
+                    Arg::Buffer(c.clone()),
+                    Arg::Int(m as i64),
+                    Arg::Int(n as i64),
+                    Arg::Int(k as i64),
+                    Arg::Float(scale_a),
+                    Arg::Float(scale_b),
+                ];
+                let launch = Launch { kernel: "gemm_fp8_sm90a".into(), block_id: [bx, by, 0], grid, args };
+                let done = run_with(&module, &launch, &schedule).map_err(|e| format!("{schedule:?}: {e}"))?;
+                c = done.buffers[2].clone().expect("C");
+            }
+        }
+        let got = c.to_f64();
+        for r in 0..m {
+            for col in 0..n {
+                let sum: f64 = (0..k).map(|kk| value(a[r * k + kk]) * value(bt[col * k + kk])).sum();
+                let want = half::bf16::from_f64(scale_a * scale_b * sum).to_f64();
+                if got[r * n + col] != want {
+                    return Err(format!("{schedule:?}: C[{r}][{col}] = {}, expected {want}", got[r * n + col]));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The example's text.
+fn example() -> String {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/gemm_fp8_sm90a.mlir");
+    std::fs::read_to_string(path).expect("examples/gemm_fp8_sm90a.mlir")
+}
+
+#[test]
+fn the_scaled_fp8_gemm_is_exact_over_ragged_tiles() {
+    // 2 x 2 CTAs (the second row and column of tiles 16 wide), K = 400: four K tiles (the last 16 wide), so stage
+    // 0 is refilled and its parity flips.
+    fp8_gemm(&example(), 144, 144, 400).unwrap();
+}
+
+#[test]
+fn a_scale_left_out_is_caught() {
+    let text = example().replacen(
+        "%scale = arith.mulf %scale_a, %scale_b : f32",
+        "%scale = arith.addf %scale_a, %zero : f32",
+        1,
+    );
+    assert_ne!(text, example());
+    assert!(fp8_gemm(&text, 128, 128, 128).is_err());
+}
+
+#[test]
+fn b_without_its_transposing_view_is_refused() {
+    // The gemm given the Bt stage as B[k, n] with n contiguous (the view's layout replaced by the stage's own):
+    // 8-bit wgmma has no transpose, and the planner says so at the gemm.
+    let text = example().replacen(
+        "!ringB = !axe.tensor<128x384xf8E4M3FN, shared, Swizzle(4,3,3) o S[(128,384):(1,128)]>",
+        "!ringB = !axe.tensor<128x384xf8E4M3FN, shared, Swizzle(4,3,3) o S[(128,3,128):(128,16384,1)]>",
+        1,
+    );
+    assert_ne!(text, example());
+    let context = axe_dialect::create_context().expect("context");
+    let Err(error) = lower(&context, &text, "mutant.mlir") else { panic!("the planner accepted an MN-major 8-bit B") };
+    assert!(error.contains("wgmma reads 8-bit operands K-major only"), "{error}");
+}
+
+#[test]
+fn b_read_from_the_wrong_stage_is_caught() {
+    // Every K tile's B read from stage 0: from the second K tile on, A meets another tile's B.
+    let stage0 = "%stage0 = arith.subi %row, %row : index\n        %sb = axe.slice %ring_b[0, %stage0]";
+    let text = example().replacen("%sb = axe.slice %ring_b[0, %row]", stage0, 1);
+    assert_ne!(text, example());
+    assert!(fp8_gemm(&text, 128, 128, 256).is_err());
+}
