@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Axe next to Triton 3.9 on the TMA copy and the three GEMM kernels, one table, one run (no GPU needed).
+"""Axe next to Triton 3.9 on the TMA copy and the GEMM kernels, one table, one run (no GPU needed).
 
 The jobs, the same on both sides:
   tma_copy     128x64 f16 tile: TMA load into 128B-swizzled shared memory, TMA store (sm_90a).
@@ -25,6 +25,12 @@ The jobs, the same on both sides:
                in the row above); with host-made descriptors at 4 warps it refuses the kernel (it splits the A box
                between the consumers, a host descriptor's box is fixed); `tl.range(..., flatten=True)` on the tile
                loop fuses the loops and drops the warp specialization.
+  gemm_fp8_sm90a  C[M,N] bf16 = scale_a * scale_b * (A[M,K] @ B[K,N]), A and B FP8 e4m3 (f32 accumulation),
+               B given as its transpose Bt[N,K] (both operands K-major, as 8-bit wgmma requires), scale_a and
+               scale_b f32 kernel arguments, 128x128x128 tiles, 3 stages, 4 warps (sm_90a); Axe:
+               examples/gemm_fp8_sm90a.mlir (TMA + wgmma, one warpgroup); Triton: gemm_fp8, the descriptor matmul
+               on host-made descriptors over A and Bt (fp8e4nv, [128, 128] boxes), `tl.dot(a, bt.T, acc)`, the
+               scaled accumulator stored as bf16 through a C descriptor.
 M, N, K are i32 kernel arguments; Triton specializes them (and the pointers) with divisibility 16, as its JIT does
 for multiples of 16. What Triton actually emitted is read from its PTX and printed under the table (e.g. TMA /
 wgmma / tcgen05 / cp.async / ldmatrix / mma.sync counts).
@@ -43,7 +49,7 @@ Columns:
                (.venv, CUDA 13) with the same -arch (sm_80, sm_90a, sm_100a).
   SASS         instructions in `cuobjdump -sass` of that cubin, NOP padding excluded.
   loop SASS    instructions of the K loop's body: the backward branch (BRA to a lower address) whose span
-               [target, branch] holds a tensor-core MMA (HMMA, HGMMA, UTC*MMA), no EXIT and no store to global
+               [target, branch] holds a tensor-core MMA (HMMA, HGMMA, QGMMA, UTC*MMA), no EXIT and no store to global
                memory, the widest such span (the outermost loop around the MMAs that is not a persistent kernel's
                tile loop, whose epilogue stores; an out-of-line mbarrier retry block after the kernel's EXIT also
                branches back into the loop, but its span holds the EXIT); NOPs excluded, the static count
@@ -75,6 +81,14 @@ What Triton 3.9 emitted when this was written (the run prints it again from the 
            3-stage ring (147456) and a separate 32 KB C staging tile per consumer. The loop SASS is a consumer's K
            loop (the two are the same size; the first is counted): the tile loops and the worker dispatch loop
            around them hold the TMA store.
+  sm_90a, FP8 (gemm_fp8, 128x128x128): TMA + wgmma m64n128k32.f32.e4m3.e4m3 on both operands from shared memory
+           (8 wgmma in the PTX: the two 64-row halves times 4 k32 steps of a K step; QGMMA in the SASS), wait_group
+           1 in the loop (one wgmma group in flight across iterations, as on f16), the first 2 stages' loads peeled
+           before the loop: 7 TMA in the PTX (4 loads in the prologue, 2 in the loop, 1 store). A and Bt each
+           load as one 128x128 box (128 bytes a row: one 128B-swizzle row), the bf16 C tile is stored as two 128x64
+           boxes by one PTX instruction run by the elected lanes of warps 0 and 1, written by stmatrix into the
+           ring's shared memory (98328 bytes: the 3-stage ring of 96 KB and 3 mbarriers). 154 registers, no spill,
+           no setmaxnreg (4 warps, .reqntid 128).
 
 Usage: bench/gemm_vs_triton.py [--repeat N] [--only NAME,...] [--keep DIR] [--bin DIR]
        (or scripts/bench.sh, which sets everything up)
@@ -193,12 +207,34 @@ if triton is not None:
             c_desc.store([pid_m * BLOCK_M, pid_n * BLOCK_N], acc.to(tl.float16))
 
 
+    @triton.jit
+    def gemm_fp8(a_desc, bt_desc, c_desc, M, N, K, scale_a, scale_b,
+                 BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
+        """The per-tensor-scaled FP8 matmul on host-made tensor descriptors: A [M,K] and Bt [N,K] e4m3 (both
+        K-major, B given as its transpose), f32 accumulation, C = scale_a * scale_b * acc in bf16."""
+        pid_n = tl.program_id(0)
+        pid_m = tl.program_id(1)
+        acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+        for k in range(0, tl.cdiv(K, BLOCK_K)):
+            a = a_desc.load([pid_m * BLOCK_M, k * BLOCK_K])
+            bt = bt_desc.load([pid_n * BLOCK_N, k * BLOCK_K])
+            acc = tl.dot(a, bt.T, acc)
+        c_desc.store([pid_m * BLOCK_M, pid_n * BLOCK_N], (acc * (scale_a * scale_b)).to(tl.bfloat16))
+
+
 DIV16 = [["tt.divisibility", 16]]
 GEMM_CONSTS = {"BLOCK_M": BM, "BLOCK_N": BN, "BLOCK_K": BK}
 DESC_CONSTS = {**GEMM_CONSTS, "WARP_SPECIALIZE": False}
 DESC_SIG = {"a_desc": f"tensordesc<fp16[{BM}, {BK}]>", "b_desc": f"tensordesc<fp16[{BK}, {BN}]>",
             "c_desc": f"tensordesc<fp16[{BM}, {BN}]>", "M": "i32", "N": "i32", "K": "i32",
             "BLOCK_M": "constexpr", "BLOCK_N": "constexpr", "BLOCK_K": "constexpr", "WARP_SPECIALIZE": "constexpr"}
+# The FP8 job's tile: 128 K elements (one 128-byte swizzle row of e4m3) a step.
+FP8_TILE = (128, 128, 128)
+FP8_SIG = {"a_desc": f"tensordesc<fp8e4nv[{FP8_TILE[0]}, {FP8_TILE[2]}]>",
+           "bt_desc": f"tensordesc<fp8e4nv[{FP8_TILE[1]}, {FP8_TILE[2]}]>",
+           "c_desc": f"tensordesc<bf16[{FP8_TILE[0]}, {FP8_TILE[1]}]>", "M": "i32", "N": "i32", "K": "i32",
+           "scale_a": "fp32", "scale_b": "fp32", "BLOCK_M": "constexpr", "BLOCK_N": "constexpr",
+           "BLOCK_K": "constexpr"}
 PTR_SIG = {"a_ptr": "*fp16", "b_ptr": "*fp16", "c_ptr": "*fp16", "M": "i32", "N": "i32", "K": "i32",
            "BLOCK_M": "constexpr", "BLOCK_N": "constexpr", "BLOCK_K": "constexpr"}
 
@@ -218,6 +254,8 @@ JOBS = {
                        "c_desc": f"tensordesc<fp16[{WS_TILE[0]}, {WS_TILE[1]}]>"},
                       {**dict(zip(GEMM_CONSTS, WS_TILE)), "WARP_SPECIALIZE": True}, {(i,): DIV16 for i in range(3, 6)},
                       90),
+    "gemm_fp8_sm90a": ("gemm_fp8_sm90a", GEMM_PASSES, "sm_90a", "gemm_fp8", FP8_SIG,
+                       dict(zip(GEMM_CONSTS, FP8_TILE)), {(i,): DIV16 for i in range(3, 6)}, 90),
 }
 # Jobs not at the common configuration: (Triton warps, Axe threads).
 SHAPES = {"gemm_sm90a_ws": (WS_WARPS, WS_AXE_THREADS)}
@@ -313,7 +351,8 @@ def ptxas_ms(ptxas, chip, tmp, stem, repeat):
 
 SASS_LINE = re.compile(r"/\*([0-9a-f]{4,})\*/\s+(.*?)\s*;")
 LABEL = re.compile(r"^\s*\.(L_x_\d+):")
-MMA = re.compile(r"^(HMMA|HGMMA|UTC\w*MMA)\b")
+# HGMMA: wgmma on f16/bf16/tf32; QGMMA: wgmma on FP8 (e4m3/e5m2).
+MMA = re.compile(r"^(HMMA|HGMMA|QGMMA|UTC\w*MMA)\b")
 # A store to global memory (a plain or a TMA store): a K loop has none, a persistent kernel's tile loop does.
 GLOBAL_STORE = re.compile(r"^(STG|UTMASTG|UBLKCP\.G\.S)\b")
 

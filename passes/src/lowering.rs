@@ -10,13 +10,23 @@
 //! run.rewrite(|ops| emit::rewrite(root, ops, &copies))       // only when nothing was refused
 //! ```
 
-use axe_dialect::{ffi, ops::walk_preorder, AxeOp};
+use axe_dialect::{ffi, ops::walk_preorder, AxeOp, OpKind};
 use melior::ir::{operation::OperationLike, Location, OperationRef};
 
 /// One run of a lowering over `root`: its axe ops and how many refusals were reported.
 pub(crate) struct Run<'c, 'a> {
     ops: Vec<AxeOp<'c, 'a>>,
     refused: usize,
+}
+
+/// The pass that lowers `kind` before the planned lowerings run, for the ops that have one.
+fn earlier_pass(kind: OpKind) -> Option<&'static str> {
+    match kind {
+        OpKind::Roles => Some(crate::lower_roles::PASS.flag),
+        OpKind::TileLoop => Some(crate::lower_tile_loops::PASS.flag),
+        OpKind::CopyStaged => Some(crate::lower_staged_copies::PASS.flag),
+        _ => None,
+    }
 }
 
 impl<'c, 'a> Run<'c, 'a> {
@@ -28,10 +38,26 @@ impl<'c, 'a> Run<'c, 'a> {
             ffi::emit_error(root.location(), &format!("{prefix}: internal: dialects {missing:?} are not registered"));
             return Err(1);
         }
-        // Shared allocs' lifetimes, read while every use is still an axe op (the first lowering to run).
-        crate::shared_lifetimes::annotate(root);
         let mut ops = Vec::new();
         walk_preorder(root, &mut |op| ops.extend(AxeOp::new(op)));
+        // The structure ops are lowered by passes that run before every lowering; one left here would survive to
+        // a translation error far from it.
+        let mut early = 0;
+        for op in &ops {
+            if let Some(pass) = earlier_pass(op.kind()) {
+                early += 1;
+                let name = op.kind().name();
+                ffi::emit_error(
+                    op.operation().location(),
+                    &format!("{prefix}: {name} is lowered by --{pass}, which runs first"),
+                );
+            }
+        }
+        if early > 0 {
+            return Err(early);
+        }
+        // Shared allocs' lifetimes, read while every use is still an axe op (the first lowering to run).
+        crate::shared_lifetimes::annotate(root);
         Ok(Run { ops, refused: 0 })
     }
 

@@ -91,14 +91,17 @@ module attributes {axe.target = "sm_90a"} {
       %b = axe.alloc cta : !b
       %c = axe.alloc cta : !c
       // CHECK: %[[G:.*]] = arith.divui %[[TID]], %c128 : index
-      // CHECK-NEXT: %[[G64:.*]] = arith.index_castui %[[G]] : index to i64
-      // CHECK-NEXT: %[[STEP:.*]] = arith.constant 128 : i64
-      // CHECK-NEXT: %[[MOVE:.*]] = arith.muli %[[G64]], %[[STEP]] : i64
-      // CHECK-NEXT: %[[ABASE:.*]] = arith.addi %{{.*}}, %[[MOVE]] : i64
+      // CHECK-NEXT: %[[G32:.*]] = arith.index_castui %[[G]] : index to i32
+      // CHECK-NEXT: %[[STEP:.*]] = arith.constant 128 : i32
+      // CHECK-NEXT: %[[MOVE:.*]] = arith.muli %[[G32]], %[[STEP]] : i32
+      // CHECK-NEXT: %[[ABASE:.*]] = arith.addi %{{.*}}, %[[MOVE]] : i32
       // CHECK-NEXT: nvvm.wgmma.fence.aligned
       // CHECK-NOT: scf.if
-      // CHECK: arith.addi %{{.*}}, %[[ABASE]] : i64
-      // CHECK: nvvm.wgmma.mma_async
+      // The descriptor's low word is a 32-bit add (0x10000: LBO 1 at bit 16), joined to the constant high word.
+      // CHECK: %[[LOW:.*]] = arith.addi %c65536_i32, %[[ABASE]] : i32
+      // CHECK: %[[WIDE:.*]] = arith.extui %[[LOW]] : i32 to i64
+      // CHECK-NEXT: %[[DA:.*]] = arith.ori %[[WIDE]], %[[HIGH:.*]] : i64
+      // CHECK: nvvm.wgmma.mma_async %[[DA]]
       // CHECK-NOT: nvvm.wgmma.mma_async
       // CHECK: nvvm.wgmma.wait.group.sync.aligned 0
       axe.gemm cta %a, %b, %c : !a, !b, !c

@@ -190,14 +190,15 @@ impl<'c, 'a> Lowering<'c, 'a> {
         Ok(true)
     }
 
-    /// The encoded base address `(address >> 4) & 0x3FFF` of a shared operand, as `i32` (the descriptor's low
-    /// word, [`descriptor`]); for a run-time stage of a ring the address is the ring's plus the plan's start terms
-    /// on the offsets.
+    /// The encoded base address `(address >> 4) & 0x3FFF` of a shared operand, as `i64` when `wide` (what
+    /// [`descriptor`] adds), else as `i32` (the low word [`join_descriptor`] adds to); for a run-time stage of a
+    /// ring the address is the ring's plus the plan's start terms on the offsets.
     fn encoded_base(
         &mut self,
         b: &Builder<'c, 'a>,
         gemm: &PlannedGemm<'c, 'a>,
         i: usize,
+        wide: bool,
     ) -> Result<Value<'c, 'a>, String> {
         let traced = &gemm.operands[i];
         let memref = self.storage.memref_of(traced)?;
@@ -220,7 +221,12 @@ impl<'c, 'a> Lowering<'c, 'a> {
             address = b.addi(address, moved)?;
         }
         let shifted = b.shrui(address, b.constant(4, Ty::I32)?)?;
-        b.andi(shifted, b.constant(DESC_ADDRESS_MASK, Ty::I32)?)
+        let encoded = b.andi(shifted, b.constant(DESC_ADDRESS_MASK, Ty::I32)?)?;
+        if wide {
+            b.extui(encoded, Ty::I64)
+        } else {
+            Ok(encoded)
+        }
     }
 
     /// Lowers one planned gemm.
@@ -307,14 +313,16 @@ impl<'c, 'a> Lowering<'c, 'a> {
     fn wgmma(&mut self, gemm: &PlannedGemm<'c, 'a>) -> Result<(), String> {
         let b = Builder::before(gemm.op.operation())?;
         let a_in_registers = gemm.operands[0].tensor.mem == Memory::Reg;
-        let a_base = if a_in_registers { None } else { Some(self.encoded_base(&b, gemm, 0)?) };
-        let b_base = self.encoded_base(&b, gemm, 1)?;
+        let uniform = if a_in_registers { None } else { uniform_groups(&gemm.plan.issues) };
+        let wide = uniform.is_none();
+        let a_base = if a_in_registers { None } else { Some(self.encoded_base(&b, gemm, 0, wide)?) };
+        let b_base = self.encoded_base(&b, gemm, 1, wide)?;
         let a_mem = if a_in_registers { Some(self.storage.memref_of(&gemm.operands[0])?) } else { None };
         let acc_mem = self.storage.memref_of(&gemm.operands[2])?;
         let wg = Wgmma { shape: gemm.plan.inst_shape, dtype: gemm.dtype, acc: gemm.acc, acc_mem };
         // Warpgroups that issue the same instructions on descriptors one fixed step apart run one code path, the
         // step times their index added to the bases, where a guard per warpgroup doubled the loop's code.
-        if let (Some(a_base), Some((a_step, b_step))) = (a_base, uniform_groups(&gemm.plan.issues)) {
+        if let (Some(a_base), Some((a_step, b_step))) = (a_base, uniform) {
             let scope_units = gemm.scope.fixed_threads().map(|t| t / 128);
             let group = self.storage.unit_index(&b, gemm.op.operation(), 128, scope_units)?;
             let group = b.index_castui(group, Ty::I32)?;
@@ -374,8 +382,9 @@ impl<'c, 'a> Lowering<'c, 'a> {
         let b = Builder::before(operation)?;
         // A in shared memory is a descriptor on its base; A in tensor memory an address (`[a-tmem]`).
         let a_tmem = gemm.operands[0].tensor.mem == Memory::Tmem;
-        let a_base = if a_tmem { self.storage.tmem_of(&gemm.operands[0])? } else { self.encoded_base(&b, gemm, 0)? };
-        let b_base = self.encoded_base(&b, gemm, 1)?;
+        let a_base =
+            if a_tmem { self.storage.tmem_of(&gemm.operands[0])? } else { self.encoded_base(&b, gemm, 0, true)? };
+        let b_base = self.encoded_base(&b, gemm, 1, true)?;
         let taddr = self.storage.tmem_of(&gemm.operands[2])?;
         // The first instruction of each tile overwrites a zeroed accumulator. A gemm in the fill's block knows
         // statically whether it is the first; one in another block (a loop body) reads a run-time flag.
@@ -771,7 +780,7 @@ fn uniform_groups(issues: &[MmaIssue]) -> Option<(i64, i64)> {
     Some((a_step, b_step))
 }
 
-/// A matrix descriptor: the plan's constant plus the operand's encoded base address (`i32`, zero-extended).
+/// A matrix descriptor: the plan's constant plus the operand's encoded base address (`i64`).
 fn descriptor<'c, 'a>(
     b: &Builder<'c, 'a>,
     access: &Access,
@@ -780,8 +789,9 @@ fn descriptor<'c, 'a>(
     join_descriptor(b, access, base, false)
 }
 
-/// [`descriptor`], or with `low_word` a 32-bit add on the low word joined to the constant high word (`mov.b64
-/// {lo, hi}`): the base moves the 14-bit start-address field only, which never carries out of the low word.
+/// [`descriptor`], or with `low_word` (an `i32` base) a 32-bit add on the low word joined to the constant high word
+/// (`mov.b64 {lo, hi}`): the base moves the 14-bit start-address field only, which never carries out of the low
+/// word.
 /// `low_word` is for warpgroups that share one code path on bases moved by their index (a 64-bit add there is an
 /// add-with-carry pair per descriptor: gemm_sm90a_ws's K loop, 61 -> 59 SASS); elsewhere ptxas folds the 64-bit
 /// constant add better (gemm_sm90a's and gemm_sm100a's K loops took 4 and 3 more SASS with the low-word form).
@@ -795,7 +805,7 @@ fn join_descriptor<'c, 'a>(
         return Err("mma: internal: expected a shared-memory descriptor".to_string());
     };
     if !low_word {
-        return Ok((b.addi(b.constant(*desc as i64, Ty::I64)?, b.extui(base, Ty::I64)?)?, *major));
+        return Ok((b.addi(b.constant(*desc as i64, Ty::I64)?, base)?, *major));
     }
     let low = b.addi(b.constant(i64::from(*desc as u32 as i32), Ty::I32)?, base)?;
     let high = b.constant((*desc & !0xFFFF_FFFF) as i64, Ty::I64)?;
