@@ -217,17 +217,21 @@ module attributes {gpu.container_module} {
 }
 "#;
 
+/// Runs `text`'s strided kernel for `n` items under `schedule`: `out`, or the error.
+fn strided(text: &str, n: i64, schedule: &Schedule) -> Result<Vec<f64>, String> {
+    let context = axe_dialect::create_context().expect("context");
+    let module = axe_dialect::parse_module(&context, text, "strided.mlir").expect("the kernel parses");
+    let args = vec![Arg::Buffer(Buffer::from_f64(Scalar::I(32), &[-1.0; 32])), Arg::Int(n)];
+    let launch = Launch { kernel: "strided".into(), block_id: [0; 3], grid: [1, 1, 1], args };
+    let done = run_with(&module, &launch, schedule).map_err(|e| e.to_string())?;
+    Ok(done.buffers[0].as_ref().expect("out").to_f64())
+}
+
 #[test]
 fn a_loop_whose_bounds_differ_between_warps_runs_each_warps_trips() {
     for n in [1, 2, 7] {
         for schedule in schedules() {
-            let context = axe_dialect::create_context().expect("context");
-            let module = axe_dialect::parse_module(&context, STRIDED, "strided.mlir").expect("the kernel parses");
-            let out = Buffer::from_f64(Scalar::I(32), &[-1.0; 32]);
-            let args = vec![Arg::Buffer(out), Arg::Int(n)];
-            let launch = Launch { kernel: "strided".into(), block_id: [0; 3], grid: [1, 1, 1], args };
-            let done = run_with(&module, &launch, &schedule).unwrap_or_else(|e| panic!("n = {n}, {schedule:?}: {e}"));
-            let out = done.buffers[0].as_ref().expect("out").to_f64();
+            let out = strided(STRIDED, n, &schedule).unwrap_or_else(|e| panic!("n = {n}, {schedule:?}: {e}"));
             for (c, got) in out.iter().enumerate() {
                 let want = (0..n).map(|i| 100 * i + c as i64).sum::<i64>() as f64;
                 assert_eq!(*got, want, "n = {n}, {schedule:?}: out[{c}]");
@@ -242,11 +246,7 @@ fn the_warps_partial_sums_read_without_the_barrier_race() {
     let text = STRIDED.replacen("      gpu.barrier\n", "", 1);
     assert_ne!(text, STRIDED);
     for schedule in schedules() {
-        let context = axe_dialect::create_context().expect("context");
-        let module = axe_dialect::parse_module(&context, &text, "strided.mlir").expect("the kernel parses");
-        let args = vec![Arg::Buffer(Buffer::from_f64(Scalar::I(32), &[-1.0; 32])), Arg::Int(7)];
-        let launch = Launch { kernel: "strided".into(), block_id: [0; 3], grid: [1, 1, 1], args };
-        let error = run_with(&module, &launch, &schedule).err().map(|e| e.to_string());
+        let error = strided(&text, 7, &schedule).err();
         let error = error.unwrap_or_else(|| panic!("{schedule:?}: the mutant computes the sums"));
         assert!(error.contains("race"), "{schedule:?}: {error}");
     }
