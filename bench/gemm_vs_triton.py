@@ -31,6 +31,11 @@ The jobs, the same on both sides:
                examples/gemm_fp8_sm90a.mlir (TMA + wgmma, one warpgroup); Triton: gemm_fp8, the descriptor matmul
                on host-made descriptors over A and Bt (fp8e4nv, [128, 128] boxes), `tl.dot(a, bt.T, acc)`, the
                scaled accumulator stored as bf16 through a C descriptor.
+  gemm_fp8_blockscaled_sm90a  the FP8 job with DeepGEMM's block scales (A per row per 128 K, B per 128x128
+               block, f32): each 128-K block into a fresh f32 tile, promoted with its scales; Axe:
+               examples/gemm_fp8_blockscaled_sm90a.mlir (warp-specialized and persistent: a producer warp, two
+               consumer warpgroups, 4 stages, 384 threads); Triton: gemm_fp8_blockscaled, the descriptor matmul
+               with `part = tl.dot(a, bt.T)` per K block and `acc += part * (sa * sb)[:, None]`, 8 warps.
 M, N, K are i32 kernel arguments; Triton specializes them (and the pointers) with divisibility 16, as its JIT does
 for multiples of 16. What Triton actually emitted is read from its PTX and printed under the table (e.g. TMA /
 wgmma / tcgen05 / cp.async / ldmatrix / mma.sync counts).
@@ -222,6 +227,27 @@ if triton is not None:
         c_desc.store([pid_m * BLOCK_M, pid_n * BLOCK_N], (acc * (scale_a * scale_b)).to(tl.bfloat16))
 
 
+    @triton.jit
+    def gemm_fp8_blockscaled(a_desc, bt_desc, c_desc, sfa_ptr, sfb_ptr, M, N, K,
+                             BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
+        """DeepGEMM's block-scaled FP8 matmul: A [M,K] and Bt [N,K] e4m3 on host-made descriptors, A's scales per
+        row per 128 K (SFA [ceil(K/128), M]), B's per 128x128 block (SFB [ceil(N/128), ceil(K/128)]); each K block
+        multiplied into a fresh f32 tile and promoted into the accumulator with its scales; bf16 out."""
+        pid_n = tl.program_id(0)
+        pid_m = tl.program_id(1)
+        offs_m = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+        kblocks = tl.cdiv(K, BLOCK_K)
+        acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+        for k in range(0, kblocks):
+            a = a_desc.load([pid_m * BLOCK_M, k * BLOCK_K])
+            bt = bt_desc.load([pid_n * BLOCK_N, k * BLOCK_K])
+            part = tl.dot(a, bt.T)
+            sa = tl.load(sfa_ptr + k * M + offs_m, mask=offs_m < M, other=0.0)
+            sb = tl.load(sfb_ptr + pid_n * kblocks + k)
+            acc += part * (sa * sb)[:, None]
+        c_desc.store([pid_m * BLOCK_M, pid_n * BLOCK_N], acc.to(tl.bfloat16))
+
+
 DIV16 = [["tt.divisibility", 16]]
 GEMM_CONSTS = {"BLOCK_M": BM, "BLOCK_N": BN, "BLOCK_K": BK}
 DESC_CONSTS = {**GEMM_CONSTS, "WARP_SPECIALIZE": False}
@@ -235,6 +261,10 @@ FP8_SIG = {"a_desc": f"tensordesc<fp8e4nv[{FP8_TILE[0]}, {FP8_TILE[2]}]>",
            "c_desc": f"tensordesc<bf16[{FP8_TILE[0]}, {FP8_TILE[1]}]>", "M": "i32", "N": "i32", "K": "i32",
            "scale_a": "fp32", "scale_b": "fp32", "BLOCK_M": "constexpr", "BLOCK_N": "constexpr",
            "BLOCK_K": "constexpr"}
+FP8_BLOCKSCALED_SIG = {**{k: v for k, v in FP8_SIG.items() if k not in ("scale_a", "scale_b")},
+                       "sfa_ptr": "*fp32", "sfb_ptr": "*fp32"}
+FP8_BLOCKSCALED_SIG = {k: FP8_BLOCKSCALED_SIG[k] for k in ("a_desc", "bt_desc", "c_desc", "sfa_ptr", "sfb_ptr", "M",
+                                                           "N", "K", "BLOCK_M", "BLOCK_N", "BLOCK_K")}
 PTR_SIG = {"a_ptr": "*fp16", "b_ptr": "*fp16", "c_ptr": "*fp16", "M": "i32", "N": "i32", "K": "i32",
            "BLOCK_M": "constexpr", "BLOCK_N": "constexpr", "BLOCK_K": "constexpr"}
 
@@ -256,9 +286,12 @@ JOBS = {
                       90),
     "gemm_fp8_sm90a": ("gemm_fp8_sm90a", GEMM_PASSES, "sm_90a", "gemm_fp8", FP8_SIG,
                        dict(zip(GEMM_CONSTS, FP8_TILE)), {(i,): DIV16 for i in range(3, 6)}, 90),
+    "gemm_fp8_blockscaled_sm90a": ("gemm_fp8_blockscaled_sm90a", GEMM_PASSES, "sm_90a", "gemm_fp8_blockscaled",
+                                   FP8_BLOCKSCALED_SIG, dict(zip(GEMM_CONSTS, FP8_TILE)),
+                                   {(i,): DIV16 for i in range(3, 8)}, 90),
 }
 # Jobs not at the common configuration: (Triton warps, Axe threads).
-SHAPES = {"gemm_sm90a_ws": (WS_WARPS, WS_AXE_THREADS)}
+SHAPES = {"gemm_sm90a_ws": (WS_WARPS, WS_AXE_THREADS), "gemm_fp8_blockscaled_sm90a": (WS_WARPS, WS_AXE_THREADS)}
 # More Triton kernels for a job, each a row of its own after the job's Triton row:
 # key -> (job, compiler column, Triton kernel name, signature, constexprs, attrs, Triton warps).
 # The persistent kernel runs at num_warps=4: sm_90a's automatic warp specialization works only there and takes it

@@ -39,6 +39,10 @@ pub enum OpKind {
     Scale,
     /// `axe.add`: `dest = lhs + rhs` on register tensors.
     Add,
+    /// `axe.mul`: `dest = lhs * rhs` on register tensors.
+    Mul,
+    /// `axe.fma`: `dest = a * b + c` on register tensors, one rounding.
+    Fma,
     /// `axe.mbarrier_alloc`.
     MbarrierAlloc,
     /// `axe.mbarrier_init`.
@@ -67,7 +71,7 @@ pub enum OpKind {
 
 impl OpKind {
     /// Every op kind, in the order docs/dialect.md lists them.
-    pub const ALL: [OpKind; 22] = [
+    pub const ALL: [OpKind; 24] = [
         OpKind::View,
         OpKind::Alloc,
         OpKind::Slice,
@@ -79,6 +83,8 @@ impl OpKind {
         OpKind::Cast,
         OpKind::Scale,
         OpKind::Add,
+        OpKind::Mul,
+        OpKind::Fma,
         OpKind::MbarrierAlloc,
         OpKind::MbarrierInit,
         OpKind::MbarrierArrive,
@@ -106,6 +112,8 @@ impl OpKind {
             OpKind::Cast => "axe.cast",
             OpKind::Scale => "axe.scale",
             OpKind::Add => "axe.add",
+            OpKind::Mul => "axe.mul",
+            OpKind::Fma => "axe.fma",
             OpKind::MbarrierAlloc => "axe.mbarrier_alloc",
             OpKind::MbarrierInit => "axe.mbarrier_init",
             OpKind::MbarrierArrive => "axe.mbarrier_arrive",
@@ -139,9 +147,16 @@ impl OpKind {
         )
     }
 
-    /// True for the elementwise ops on register tensors (`axe.cast`, `axe.scale`, `axe.add`).
+    /// True for the elementwise ops on register tensors (`axe.cast`, `axe.scale`, `axe.add`, `axe.mul`,
+    /// `axe.fma`).
     pub fn is_elementwise(self) -> bool {
-        matches!(self, OpKind::Cast | OpKind::Scale | OpKind::Add)
+        matches!(self, OpKind::Cast | OpKind::Scale | OpKind::Add | OpKind::Mul | OpKind::Fma)
+    }
+
+    /// True for the elementwise ops whose operands may broadcast and differ in layout from dest
+    /// ([`axe_layout::broadcast`]): `axe.add`, `axe.mul`, `axe.fma`.
+    pub fn broadcasts(self) -> bool {
+        matches!(self, OpKind::Add | OpKind::Mul | OpKind::Fma)
     }
 
     /// Names of the tensor operands, in operand order (the optional barrier and scalars excluded).
@@ -150,7 +165,8 @@ impl OpKind {
             OpKind::View | OpKind::Slice => &["source"],
             OpKind::Copy | OpKind::CopyAsync | OpKind::Cast | OpKind::Scale => &["source", "dest"],
             OpKind::CopyStaged => &["source", "dest", "buffer"],
-            OpKind::Add => &["lhs", "rhs", "dest"],
+            OpKind::Add | OpKind::Mul => &["lhs", "rhs", "dest"],
+            OpKind::Fma => &["a", "b", "c", "dest"],
             OpKind::Gemm => &["a", "b", "c"],
             OpKind::Fill => &["dest"],
             _ => &[],

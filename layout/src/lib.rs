@@ -22,6 +22,7 @@
 
 pub mod arith;
 pub mod axis;
+pub mod broadcast;
 pub mod canonicalize;
 pub mod copy;
 pub mod direct_sum;

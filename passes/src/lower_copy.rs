@@ -86,6 +86,7 @@ mod moving;
 use crate::{
     glue::{external_pass_creating, PassId},
     glue::{PassInfo, PassKind},
+    ir::kernel::{argument_expression, kernel_argument},
     lowering::Run,
     ownership::{self, Owner},
     storage::{self, check_tmem_alloc, shared_global, Int, Source, Traced},
@@ -154,8 +155,11 @@ pub(crate) struct PlannedCopy<'c, 'a> {
 pub(crate) struct PlannedElementwise<'c, 'a> {
     pub(crate) op: AxeOp<'c, 'a>,
     pub(crate) tensors: Vec<Traced<'c, 'a>>,
-    /// The register-axis values the destination's layout holds (the same for every operand: same layout).
+    /// The register-axis values the destination's layout holds.
     pub(crate) registers: Vec<i64>,
+    /// Per operand before the destination, the register it reads for each of `registers` (itself where the
+    /// layouts are one; otherwise [`axe_layout::broadcast::register_map`]).
+    pub(crate) reads: Vec<Vec<i64>>,
 }
 
 /// The barrier an `axe.sync` becomes.
@@ -320,7 +324,7 @@ fn views(op: AxeOp, sides: &[Traced; 2], rows: [&Option<moving::RowMajor>; 2]) -
             .iter()
             .map(|extent| match extent {
                 Int::Static(n) => Some(Expr::Int(*n)),
-                Int::Value(v) => kernel_argument(op.operation(), *v).map(Expr::Arg),
+                Int::Value(v) => argument_expression(op.operation(), *v),
             })
             .map(|dim| dim.map(|dim| format!("\"{dim}\"")))
             .collect();
@@ -329,28 +333,6 @@ fn views(op: AxeOp, sides: &[Traced; 2], rows: [&Option<moving::RowMajor>; 2]) -
         }
     }
     out
-}
-
-/// The index of the kernel argument `value` is (looking through integer casts that keep a non-negative value),
-/// when `op` is in a `gpu.func` kernel and `value` is an argument of its entry block.
-fn kernel_argument(op: OperationRef, value: Value) -> Option<usize> {
-    let mut value = value;
-    while let Some(cast) = axe_dialect::access::defining_op(value) {
-        let name = cast.name();
-        let keeps = matches!(
-            name.as_string_ref().as_str(),
-            Ok("arith.index_cast" | "arith.index_castui" | "arith.extui" | "arith.extsi")
-        );
-        value = if keeps { axe_dialect::access::operand(cast, 0)? } else { return None };
-    }
-    let kernel = axe_dialect::ops::enclosing_function(op)?;
-    if kernel.name().as_string_ref().as_str() != Ok("gpu.func") || !kernel.has_attribute("gpu.kernel") {
-        return None;
-    }
-    let argument = axe_dialect::access::as_argument(value)?;
-    let index = argument.argument_number();
-    let entry = axe_dialect::access::entry_block(kernel)?;
-    (axe_dialect::access::argument(entry, index).map(Value::from) == Some(value)).then_some(index)
 }
 
 /// What a plan relies on about the kernel's arguments that the IR does not prove, as preconditions over
@@ -517,11 +499,6 @@ fn plan_copy<'c, 'a>(op: AxeOp<'c, 'a>) -> Result<PlannedCopy<'c, 'a>, String> {
         _ => plan_runtime(&request, &moves, &rows),
     };
     let plan = plan.map_err(|e| e.to_string())?;
-    if src_rows.is_some() && plan.steps.iter().any(|s| matches!(s.kind, axe_layout::copy::CopyKind::Load(_))) {
-        return Err("copy: run-time extents: a load into registers from a run-time-sized tensor is not predicated; \
-                    load it with cp.async into shared memory (zero fill past the edge)"
-            .into());
-    }
     if group && plan.steps.iter().any(|s| !matches!(s.kind, axe_layout::copy::CopyKind::CpAsync { .. })) {
         return Err("copy: async: an axe.copy_async without a barrier must be planned as cp.async".into());
     }
@@ -572,7 +549,23 @@ fn plan_elementwise<'c, 'a>(op: AxeOp<'c, 'a>) -> Result<PlannedElementwise<'c, 
     let offset = tile.offset().get(&Axis::M).copied().unwrap_or(0);
     let registers = axe_layout::points::axis_points(&iters, Axis::M, offset)
         .map_err(|e| format!("copy: {name}: the registers of the dest layout: {e}"))?;
-    Ok(PlannedElementwise { op, tensors, registers })
+    let mut reads = Vec::new();
+    for operand in &tensors[..tensors.len() - 1] {
+        if operand.layout == dest.layout && operand.tensor.shape == dest.tensor.shape {
+            reads.push(registers.clone());
+            continue;
+        }
+        let map = axe_layout::broadcast::register_map(
+            &dest.layout,
+            &dest.tensor.shape,
+            &operand.layout,
+            &operand.tensor.shape,
+        )
+        .map_err(|e| format!("copy: {name}: {e}"))?;
+        let read = registers.iter().map(|r| map.get(r).copied().ok_or(r)).collect::<Result<Vec<_>, _>>();
+        reads.push(read.map_err(|r| format!("copy: internal: {name}: dest register {r} has no operand register"))?);
+    }
+    Ok(PlannedElementwise { op, tensors, registers, reads })
 }
 
 /// The melior pass behind `--lower-copy`.

@@ -222,3 +222,149 @@ fn b_read_from_the_wrong_stage_is_caught() {
     assert_ne!(text, example());
     assert!(fp8_gemm(&text, 128, 128, 256).is_err());
 }
+
+/// A power of two in 2^-2..=2^2 for block scales, a hash of `(i, salt)`: products with the operand values stay
+/// exact, and a scale read for the wrong row or block changes the result.
+fn block_scale(i: usize, salt: u64) -> f64 {
+    let mut h = (i as u64 + 7).wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ salt.wrapping_mul(0x1656_67B1_9E37_79F9);
+    h ^= h >> 31;
+    h = h.wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    2f64.powi((h >> 7) as i32 % 5 - 2)
+}
+
+/// examples/gemm_fp8_blockscaled_sm90a.mlir (or a mutant) on `ctas` persistent CTAs under every schedule: C[M,N]
+/// bf16 against `sum over K blocks kb of SFA[kb, i] * SFB[j / 128, kb] * (A[i, kb] . Bt[j, kb])`, computed here
+/// from the decoded codes (every product, block sum and scaled sum exact in f64 and in f32), rounded to bf16.
+fn blockscaled_gemm(text: &str, m: usize, n: usize, k: usize, ctas: i64) -> Result<(), String> {
+    let context = axe_dialect::create_context().expect("context");
+    let module = lower(&context, text, "gemm_fp8_blockscaled_sm90a.mlir").map_err(|e| format!("lowering: {e}"))?;
+    let (a, bt) = (operand_codes(m * k, 3), operand_codes(n * k, 5));
+    let (kblocks, nblocks) = (k.div_ceil(128), n.div_ceil(128));
+    let sfa: Vec<f64> = (0..kblocks * m).map(|i| block_scale(i, 1)).collect();
+    let sfb: Vec<f64> = (0..nblocks * kblocks).map(|i| block_scale(i, 2)).collect();
+    let value = |c: u8| reference(c, E4M3.0, E4M3.1, E4M3.2);
+    let mut want = vec![0.0; m * n];
+    for (r, row) in want.chunks_mut(n).enumerate() {
+        for (col, out) in row.iter_mut().enumerate() {
+            let mut sum = 0.0;
+            for kb in 0..kblocks {
+                let block: f64 =
+                    (kb * 128..k.min(kb * 128 + 128)).map(|kk| value(a[r * k + kk]) * value(bt[col * k + kk])).sum();
+                sum += sfa[kb * m + r] * sfb[(col / 128) * kblocks + kb] * block;
+            }
+            *out = half::bf16::from_f64(sum).to_f64();
+        }
+    }
+    for schedule in Schedule::all() {
+        let mut c = Buffer::from_f64(Scalar::BF16, &vec![-1000.0; m * n]);
+        for bx in 0..ctas {
+            let args = vec![
+                Arg::Buffer(Buffer { elem: Scalar::F8(Fp8::E4M3), bytes: a.clone() }),
+                Arg::Buffer(Buffer { elem: Scalar::F8(Fp8::E4M3), bytes: bt.clone() }),
+                Arg::Buffer(Buffer::from_f64(Scalar::F32, &sfa)),
+                Arg::Buffer(Buffer::from_f64(Scalar::F32, &sfb)),
+                Arg::Buffer(c.clone()),
+                Arg::Int(m as i64),
+                Arg::Int(n as i64),
+                Arg::Int(k as i64),
+            ];
+            let kernel = "gemm_fp8_blockscaled_sm90a".into();
+            let launch = Launch { kernel, block_id: [bx, 0, 0], grid: [ctas, 1, 1], args };
+            let done = run_with(&module, &launch, &schedule).map_err(|e| format!("{schedule:?}: {e}"))?;
+            c = done.buffers[4].clone().expect("C");
+        }
+        let got = c.to_f64();
+        if let Some(i) = (0..m * n).find(|&i| got[i] != want[i]) {
+            return Err(format!("{schedule:?}: C[{}][{}] = {}, expected {}", i / n, i % n, got[i], want[i]));
+        }
+    }
+    Ok(())
+}
+
+/// The block-scaled example's text.
+fn blockscaled() -> String {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/gemm_fp8_blockscaled_sm90a.mlir");
+    std::fs::read_to_string(path).expect("examples/gemm_fp8_blockscaled_sm90a.mlir")
+}
+
+/// A mutant's run: it must finish and be wrong in C (not deadlock or fail to lower).
+fn assert_wrong_values(result: Result<(), String>) {
+    let error = result.expect_err("the mutant computes the right C");
+    assert!(error.contains(", expected "), "not a wrong value: {error}");
+}
+
+/// `blockscaled()` with `from` replaced by `to` once (which must change it).
+fn blockscaled_mutant(from: &str, to: &str) -> String {
+    let text = blockscaled().replacen(from, to, 1);
+    assert_ne!(text, blockscaled(), "the mutant changes nothing: {from}");
+    text
+}
+
+#[test]
+fn the_block_scaled_fp8_gemm_is_exact_over_ragged_tiles_and_persistent_ctas() {
+    // 2 x 2 tiles (the second row and column 16 wide) on 2 CTAs, two tiles each; K = 400: four K blocks, the last
+    // 16 wide, so the 4-stage ring's stages and parities run on into each CTA's second tile.
+    blockscaled_gemm(&blockscaled(), 144, 144, 400, 2).unwrap();
+}
+
+#[test]
+fn five_k_blocks_wrap_the_ring() {
+    // One tile, K = 640: stage 0 holds K blocks 0 and 4 (both sides' parities flip).
+    blockscaled_gemm(&blockscaled(), 128, 128, 640, 1).unwrap();
+}
+
+#[test]
+fn a_b_scale_of_the_wrong_k_block_is_caught() {
+    // Every K block scaled by SFB of block 0 (n block 0 in a one-tile N).
+    let text = blockscaled_mutant("%sfb_t = axe.slice %gsfb[%nb, %kt_index]", "%sfb_t = axe.slice %gsfb[%nb, %nb]");
+    assert_wrong_values(blockscaled_gemm(&text, 128, 128, 256, 1));
+}
+
+#[test]
+fn row_scales_read_from_the_wrong_stage_are_caught() {
+    let text = blockscaled_mutant(
+        "%ssfa = axe.slice %ring_sfa_t[0, %cur_index] [128, 1]",
+        "%ssfa = axe.slice %ring_sfa_t[0, %nb] [128, 1]",
+    );
+    assert_wrong_values(blockscaled_gemm(&text, 128, 128, 256, 1));
+}
+
+#[test]
+fn row_scales_through_a_view_that_mislabels_their_bytes_are_caught() {
+    // The column view of the scale ring with the two strides swapped: row m of stage s read at 4m + s, not
+    // m + 128s, so across the other stages' scales, which may still be in flight.
+    let text = blockscaled_mutant(
+        "!ringSFAt = !axe.tensor<128x4xf32, shared, S[(128,4):(1,128)]>",
+        "!ringSFAt = !axe.tensor<128x4xf32, shared, S[(128,4):(4,1)]>",
+    );
+    let error = blockscaled_gemm(&text, 128, 128, 256, 1).expect_err("the mutant computes the right C");
+    assert!(error.contains(", expected ") || error.contains("that a pending TMA load"), "{error}");
+}
+
+#[test]
+fn a_promotion_without_the_scales_is_caught() {
+    let text = blockscaled_mutant(
+        "axe.fma cta %part, %scales, %acc to %acc : !acc, !rows, !acc to !acc",
+        "axe.add cta %part, %acc to %acc : !acc, !acc to !acc",
+    );
+    assert_wrong_values(blockscaled_gemm(&text, 128, 128, 256, 1));
+}
+
+#[test]
+fn a_partial_accumulator_not_cleared_per_k_block_is_caught() {
+    // Without the fill each block's partial carries the earlier blocks' products, scaled again.
+    let text = blockscaled_mutant("              axe.fill cta %part, %zero : !acc, f32\n", "");
+    assert_wrong_values(blockscaled_gemm(&text, 128, 128, 256, 1));
+}
+
+#[test]
+fn row_scales_not_held_by_the_threads_that_need_them_are_refused() {
+    // The scale column without its replicas over the four lanes of a row: lanes 1-3 of each quad hold
+    // accumulator elements whose scale they do not have.
+    let text = blockscaled_mutant(
+        "!rows = !axe.tensor<128x1xf32, reg, S[(2,4,2,8,1):(1@wgid,1@wid_in_wg,1,4@laneid,1)] + R[4:1@laneid]>",
+        "!rows = !axe.tensor<128x1xf32, reg, S[(2,4,2,8,1):(1@wgid,1@wid_in_wg,1,4@laneid,1)]>",
+    );
+    let error = blockscaled_gemm(&text, 128, 128, 128, 1).unwrap_err();
+    assert!(error.contains("axe.fma: register-broadcast rule: thread 1 holds dest element [0, 2]"), "{error}");
+}

@@ -347,12 +347,59 @@ func.func @cast_other_layout(%a: !acc, %o: !out) {
 
 // -----
 
-// shapes-agree: elementwise operands have one shape
+// shapes-agree: an operand of add, mul or fma broadcasts to dest's shape (same rank, each extent equal or 1)
 !x = !axe.tensor<32x4xf32, reg, S[(32,4):(1@laneid,1)]>
 !y = !axe.tensor<4x32xf32, reg, S[(4,32):(1,1@laneid)]>
 func.func @add_shapes(%a: !x, %b: !y, %c: !x) {
-  // expected-error @+1 {{add rhs and dest shapes must agree, got [4,32] and [32,4]}}
+  // expected-error @+1 {{add rhs shape [4,32] does not broadcast to dest shape [32,4] (same rank, each extent equal or 1)}}
   axe.add warp %a, %b to %c : !x, !y to !x
+  return
+}
+
+// -----
+
+// shapes-agree: a column of another rank does not broadcast (numpy would align it on the last dimension)
+!x = !axe.tensor<32x4xf32, reg, S[(32,4):(1@laneid,1)]>
+!col = !axe.tensor<32xf32, reg, S[32:1@laneid]>
+func.func @mul_rank(%a: !x, %b: !col) {
+  // expected-error @+1 {{mul rhs shape [32] does not broadcast to dest shape [32,4]}}
+  axe.mul warp %a, %b to %a : !x, !col to !x
+  return
+}
+
+// -----
+
+// layouts-agree: each thread must hold the operand elements its dest elements read. The m16n8 accumulator's
+// lane l holds row l/4; a scale column held by lanes 0, 4, 8, ... only leaves lane 1 without its row's scale.
+!acc = !axe.tensor<16x8xf32, reg, S[(2,8,4,2):(2,4@laneid,1@laneid,1)]>
+!rows = !axe.tensor<16x1xf32, reg, S[(2,8,1):(1,4@laneid,1)]>
+func.func @fma_unreplicated_rows(%p: !acc, %s: !rows, %a: !acc) {
+  // expected-error @+1 {{fma b and dest: thread 1 holds dest element [0, 2] (register 0) but not the operand's element [0, 0]}}
+  axe.fma warp %p, %s, %a to %a : !acc, !rows, !acc to !acc
+  return
+}
+
+// -----
+
+// layouts-agree: one instruction stream serves every thread, so a dest register reads one operand register on
+// all of them. Here dest (i, j) sits on warp i in register j, while the operand's row i is register i of both
+// warps: dest register 0 reads operand register 0 on warp 0 and 1 on warp 1.
+!d = !axe.tensor<2x2xf32, reg, S[(2,2):(1@warpid,1)]>
+!r = !axe.tensor<2x1xf32, reg, S[(2,1):(1,1)] + R[2:1@warpid]>
+func.func @mul_register_by_thread(%a: !d, %b: !r) {
+  // expected-error @+1 {{mul rhs and dest: dest register 0 reads operand register 0 on one thread and 1 on thread 32 (element [1, 0]): one instruction cannot serve both}}
+  axe.mul cta %a, %b to %a : !d, !r to !d
+  return
+}
+
+// -----
+
+// dtypes-agree: fma takes one float dtype
+!x = !axe.tensor<32x4xf32, reg, S[(32,4):(1@laneid,1)]>
+!h = !axe.tensor<32x4xf16, reg, S[(32,4):(1@laneid,1)]>
+func.func @fma_mixed(%a: !x, %b: !h) {
+  // expected-error @+1 {{fma takes tensors of one dtype, f32, f16 or bf16, got f32, f16, f32, f32}}
+  axe.fma warp %a, %b, %a to %a : !x, !h, !x to !x
   return
 }
 

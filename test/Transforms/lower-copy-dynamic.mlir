@@ -3,7 +3,8 @@
 // ring stage of 32 rows of 64 halves, 4096 bytes a stage). A slice of a view with run-time extents
 // (layout `row_major`) is addressed by the plan's per-thread row and column, `(row0 + row) * W + col0 + col`
 // (axe_layout::copy::plan_runtime), and predicated on `row < M` and `col < W`: cp.async gets src-size 0 past the
-// edge (zero fill, reading the base), st.global is skipped.
+// edge (zero fill, reading the base), st.global is skipped, and ld.global into registers is skipped over registers
+// set to zero first.
 // RUN: axe-opt %s --lower-copy --cse | FileCheck %s
 // RUN: axe-opt %s --lower-copy --lower-to-nvvm -o %t.mlir
 // RUN: axe-translate --emit=ptx --chip=sm_80 %t.mlir -o %t.ptx
@@ -15,6 +16,8 @@
 !ring = !axe.tensor<96x64xf16, shared, Swizzle(3,3,3) o S[(96,64):(64,1)]>
 !st = !axe.tensor<32x64xf16, shared>
 !r = !axe.tensor<32x64xf16, reg, S[(4,8,4,2,8):(1@warpid,4@laneid,1@laneid,8,1)]>
+!gl = !axe.tensor<32x8xf16, global>
+!rl = !axe.tensor<32x8xf16, reg, S[(32,8):(1@laneid,1)]>
 module attributes {gpu.container_module} {
   gpu.module @kernels attributes {axe.target = "sm_80"} {
     // CHECK-LABEL: gpu.func @ring_of_a_runtime_tensor
@@ -69,6 +72,33 @@ module attributes {gpu.container_module} {
       }
       gpu.return
     }
+
+    // A warp loads a 32x8 region of a run-time-sized tensor straight into registers, a row of 8 halves (one
+    // 16-byte vector) per lane: lane l reads row r0 + l, inside only when r0 + l < M (and column 0 < W).
+    // CHECK-LABEL: gpu.func @load_into_registers
+    gpu.func @load_into_registers(%p: !llvm.ptr<1>, %q: !llvm.ptr<1>, %mm: i32, %kk: i32) kernel attributes {known_block_size = array<i32: 32, 1, 1>} {
+      %c32 = arith.constant 32 : index
+      %bid = gpu.block_id x
+      %r0 = arith.muli %bid, %c32 : index
+      %g = axe.view %p(%mm, %kk : i32, i32) multiples [1, 8] : !llvm.ptr<1> -> !g
+      %t = axe.slice %g[%r0, 0] [32, 8] : !g to !gl
+      %r = axe.alloc warp : !rl
+      // CHECK: %[[R0:.*]] = arith.muli %block_id_x, %c32
+      // CHECK: %[[ROW:.*]] = arith.addi %[[R0]], %{{.*}} : index
+      // CHECK: %[[BELOW:.*]] = arith.cmpi slt, %[[ROW]], %{{.*}} : index
+      // CHECK: %[[IN:.*]] = arith.andi %[[BELOW]], %{{.*}} : i1
+      // CHECK: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f16
+      // CHECK-COUNT-8: memref.store %[[ZERO]], %[[REGS:.*]][%{{.*}}] : memref<8xf16, #gpu.address_space<private>>
+      // CHECK: scf.if %[[IN]] {
+      // CHECK: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<1> -> vector<8xf16>
+      // CHECK-COUNT-8: memref.store %{{.*}}, %[[REGS]][%{{.*}}] : memref<8xf16, #gpu.address_space<private>>
+      // CHECK-NEXT: }
+      axe.copy warp %t to %r : !gl to !rl
+      %out = axe.view %q(%mm, %kk : i32, i32) multiples [1, 8] : !llvm.ptr<1> -> !g
+      %o = axe.slice %out[%r0, 0] [32, 8] : !g to !gl
+      axe.copy warp %r to %o : !rl to !gl
+      gpu.return
+    }
   }
 }
 
@@ -79,4 +109,8 @@ module attributes {gpu.container_module} {
 // PTX: cp.async.commit_group;
 // PTX: cp.async.wait_group 0;
 // PTX: @%p{{[0-9]+}} bra
+// PTX: st.global.v4.b32
+// PTX-LABEL: .visible .entry load_into_registers(
+// PTX: @%p{{[0-9]+}} bra
+// PTX: ld.global.v4.b32
 // PTX: st.global.v4.b32

@@ -415,19 +415,3 @@ module attributes {axe.target = "sm_80"} {
   }
 }
 
-// -----
-
-// run-time extents: a load straight into registers would need a predicated, zero-filled load.
-!g = !axe.tensor<?x?xf16, global, row_major>
-!gt = !axe.tensor<32x8xf16, global>
-!r = !axe.tensor<32x8xf16, reg, S[(32,8):(1@laneid,1)]>
-module attributes {axe.target = "sm_80"} {
-  func.func @runtime_load(%p: !llvm.ptr<1>, %m: i32, %k: i32) {
-    %g = axe.view %p(%m, %k : i32, i32) multiples [1, 8] : !llvm.ptr<1> -> !g
-    %t = axe.slice %g[0, 0] [32, 8] : !g to !gt
-    %r = axe.alloc warp : !r
-    // expected-error @+1 {{copy: run-time extents: a load into registers from a run-time-sized tensor is not predicated; load it with cp.async into shared memory (zero fill past the edge)}}
-    axe.copy warp %t to %r : !gt to !r
-    return
-  }
-}

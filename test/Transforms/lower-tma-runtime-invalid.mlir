@@ -40,7 +40,8 @@ module attributes {gpu.container_module} {
 
 // -----
 
-// The extent is computed in the kernel: the host could not encode the map from the arguments.
+// The extent is computed in the kernel by a floor division: the launch record's expressions (+, *, ceildiv, and an
+// exact /) cannot say it, so the host could not encode the map. (`%m * 2` or `(%m + 1) / 2` it could.)
 !gA = !axe.tensor<?x64xf16, global, row_major>
 !tile = !axe.tensor<128x64xf16, global>
 !smem = !axe.tensor<128x64xf16, shared, Swizzle(3,3,3) o S[(128,64):(64,1)]>
@@ -48,11 +49,11 @@ module attributes {gpu.container_module} {
   gpu.module @kernels {
     gpu.func @computed(%a: !llvm.ptr<1>, %m: i32) kernel {
       %c2 = arith.constant 2 : i32
-      %rows = arith.muli %m, %c2 : i32
+      %rows = arith.divui %m, %c2 : i32
       %ga = axe.view %a(%rows : i32) : !llvm.ptr<1> -> !gA
       %t = axe.slice %ga[0, 0] [128, 64] : !gA to !tile
       %s = axe.alloc cta : !smem
-      // expected-error @+1 {{tma: dynamic-extent rule: the run-time extent of dimension 0 must be a kernel argument (the host encodes the tensor map from it at launch)}}
+      // expected-error @+1 {{tma: dynamic-extent rule: the run-time extent of dimension 0 must be a kernel argument or an expression of them the launch can evaluate (+, *, ceildiv; the host encodes the tensor map from it at launch)}}
       axe.copy_async cta %s to %t : !smem to !tile
       gpu.return
     }

@@ -318,12 +318,47 @@ def Axe_AddOp : Axe_CollectiveOp<"add", [Axe_ReadsWrites]> {
     ```mlir
     axe.add warp %x, %y to %x : !t, !t to !t
     ```
-    Computed in f32 and rounded to the element type (f32, f16 or bf16). dest may be lhs or rhs.
+    Computed in f32 and rounded to the element type (f32, f16 or bf16). dest may be lhs or rhs. Operands broadcast
+    as `axe.mul`'s do.
   }];
   let arguments = !con((ins Axe_AnyTensor:$lhs, Axe_AnyTensor:$rhs, Axe_AnyTensor:$dest), scopeArgs);
   let assemblyFormat = [{
     custom<Scope>($scope, $threads) $lhs `,` $rhs `to` $dest attr-dict
     `:` qualified(type($lhs)) `,` qualified(type($rhs)) `to` qualified(type($dest))
+  }];
+}
+
+def Axe_MulOp : Axe_CollectiveOp<"mul", [Axe_ReadsWrites]> {
+  let summary = "dest = lhs * rhs on register tensors";
+  let description = [{
+    ```mlir
+    axe.mul cta %scale_a, %scale_b to %scale : !rows, !one to !rows
+    ```
+    Computed in f32 and rounded to the element type (f32, f16 or bf16). An operand may broadcast over dimensions
+    of extent 1 (numpy's rule, same rank), and may be laid out differently from dest as long as each thread holds,
+    in its own registers, every operand element its dest elements read (rule `layouts-agree`).
+  }];
+  let arguments = !con((ins Axe_AnyTensor:$lhs, Axe_AnyTensor:$rhs, Axe_AnyTensor:$dest), scopeArgs);
+  let assemblyFormat = [{
+    custom<Scope>($scope, $threads) $lhs `,` $rhs `to` $dest attr-dict
+    `:` qualified(type($lhs)) `,` qualified(type($rhs)) `to` qualified(type($dest))
+  }];
+}
+
+def Axe_FmaOp : Axe_CollectiveOp<"fma", [Axe_ReadsWrites]> {
+  let summary = "dest = a * b + c on register tensors, fused";
+  let description = [{
+    ```mlir
+    axe.fma cta %part, %scale, %acc to %acc : !acc, !rows, !acc to !acc
+    ```
+    One rounding per element (`fma.rn`), in f32, then to the element type. Operands broadcast as `axe.mul`'s do:
+    above, each row of the partial accumulator is scaled by that row's factor and added to the accumulator
+    (the promotion of block-scaled FP8 GEMMs).
+  }];
+  let arguments = !con((ins Axe_AnyTensor:$a, Axe_AnyTensor:$b, Axe_AnyTensor:$c, Axe_AnyTensor:$dest), scopeArgs);
+  let assemblyFormat = [{
+    custom<Scope>($scope, $threads) $a `,` $b `,` $c `to` $dest attr-dict
+    `:` qualified(type($a)) `,` qualified(type($b)) `,` qualified(type($c)) `to` qualified(type($dest))
   }];
 }
 

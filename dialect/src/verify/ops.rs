@@ -71,7 +71,7 @@ impl OpChecker<'_, '_, '_> {
             OpKind::CopyStaged => self.check_copy_staged(),
             OpKind::Gemm => self.check_gemm(),
             OpKind::Fill => self.check_fill(),
-            OpKind::Cast | OpKind::Scale | OpKind::Add => self.check_elementwise(),
+            k if k.is_elementwise() => self.check_elementwise(),
             OpKind::MbarrierInit => self.check_count("count"),
             OpKind::MbarrierArriveExpectTx => self.check_count("bytes"),
             OpKind::Annotate => self.check_annotation(),
@@ -541,6 +541,9 @@ impl OpChecker<'_, '_, '_> {
             );
         }
         let dest = &tensors[tensors.len() - 1];
+        if self.op.kind().broadcasts() {
+            return self.check_broadcast(name, &tensors);
+        }
         for t in &tensors[..tensors.len() - 1] {
             if t.tensor.shape != dest.tensor.shape {
                 return self.fail(
@@ -558,6 +561,35 @@ impl OpChecker<'_, '_, '_> {
         for t in &tensors[..tensors.len() - 1] {
             if let Some(message) = layouts_differ(&t.tensor, &dest.tensor) {
                 self.fail(Rule::LayoutsAgree, format!("{name} {} and dest {message}", t.role));
+            }
+        }
+    }
+
+    /// ShapesAgree, DtypesAgree and LayoutsAgree for the elementwise ops that broadcast (`add`, `mul`, `fma`):
+    /// each operand's shape broadcasts to dest's, and each thread holds in its registers the operand elements its
+    /// dest elements read ([`axe_layout::broadcast::register_map`]).
+    fn check_broadcast(&mut self, name: &str, tensors: &[crate::ops::TensorUse]) {
+        let dest = &tensors[tensors.len() - 1];
+        for t in &tensors[..tensors.len() - 1] {
+            if !axe_layout::broadcast::broadcasts(&t.tensor.shape, &dest.tensor.shape) {
+                return self.fail(
+                    Rule::ShapesAgree,
+                    format!(
+                        "{name} {} shape {} does not broadcast to dest shape {} (same rank, each extent equal or 1)",
+                        t.role,
+                        shape_text(&t.tensor.shape),
+                        shape_text(&dest.tensor.shape)
+                    ),
+                );
+            }
+        }
+        self.check_elementwise_dtypes(name, tensors);
+        let Some(to) = known_layout(&dest.tensor) else { return };
+        for t in &tensors[..tensors.len() - 1] {
+            let Some(from) = known_layout(&t.tensor) else { continue };
+            if let Err(e) = axe_layout::broadcast::register_map(&to, &dest.tensor.shape, &from, &t.tensor.shape) {
+                let detail = e.message.trim_start_matches("register-broadcast rule: ");
+                return self.fail(Rule::LayoutsAgree, format!("{name} {} and dest: {detail}", t.role));
             }
         }
     }

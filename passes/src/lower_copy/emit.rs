@@ -431,26 +431,27 @@ impl<'c, 'a> Lowering<'c, 'a> {
             self.stats.elementwise += 1;
             return Ok(());
         }
-        for &r in &planned.registers {
+        for (slot, &r) in planned.registers.iter().enumerate() {
             let index = b.index(r)?;
+            // Each operand's register for this one: the same index unless the operand broadcasts or is laid out
+            // otherwise.
+            let at = |read: i64| if read == r { Ok(index) } else { b.index(read) };
             let inputs = memrefs[..memrefs.len() - 1]
                 .iter()
-                .map(|m| b.load(*m, &[index]))
+                .zip(&planned.reads)
+                .map(|(m, reads)| b.load(*m, &[at(reads[slot])?]))
                 .collect::<Result<Vec<_>, String>>()?;
+            let wide = |i: usize| convert(&b, inputs[i], dtypes[i], "f32");
             let value = match op.kind() {
                 OpKind::Cast => convert(&b, inputs[0], dtypes[0], out_dtype)?,
                 OpKind::Scale => {
-                    let x = convert(&b, inputs[0], dtypes[0], "f32")?;
                     let alpha = alpha.ok_or("copy: axe.scale has no alpha")?;
-                    let y = b.mulf(alpha, x)?;
-                    convert(&b, y, "f32", out_dtype)?
+                    convert(&b, b.mulf(alpha, wide(0)?)?, "f32", out_dtype)?
                 }
-                _ => {
-                    let x = convert(&b, inputs[0], dtypes[0], "f32")?;
-                    let y = convert(&b, inputs[1], dtypes[1], "f32")?;
-                    let sum = b.addf(x, y)?;
-                    convert(&b, sum, "f32", out_dtype)?
-                }
+                OpKind::Add => convert(&b, b.addf(wide(0)?, wide(1)?)?, "f32", out_dtype)?,
+                OpKind::Mul => convert(&b, b.mulf(wide(0)?, wide(1)?)?, "f32", out_dtype)?,
+                OpKind::Fma => convert(&b, b.fma(wide(0)?, wide(1)?, wide(2)?)?, "f32", out_dtype)?,
+                other => return Err(format!("copy: internal: {} is not elementwise", other.name())),
             };
             b.store(value, out, &[index])?;
         }

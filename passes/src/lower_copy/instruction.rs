@@ -20,7 +20,7 @@ pub(super) fn instruction<'c, 'a>(
 ) -> Result<(), String> {
     let lanes = (step.vector_bytes / cx.dtype.bytes()).max(1) as usize;
     match step.kind {
-        CopyKind::Load(_) => load(b, cx, step, issue, lanes),
+        CopyKind::Load(_) => load(b, cx, step, issue, index, lanes),
         CopyKind::Store(_) => store(b, cx, step, issue, index, lanes),
         CopyKind::Ldmatrix { count, trans } => ldmatrix(b, cx, step, issue, count, trans),
         CopyKind::Stmatrix { count, trans } => stmatrix(b, cx, step, issue, count, trans),
@@ -32,12 +32,13 @@ pub(super) fn instruction<'c, 'a>(
     }
 }
 
-/// `ld` of one vector into registers.
+/// `ld` of one vector into registers (predicated on a run-time-sized source, zero outside it).
 fn load<'c, 'a>(
     b: &Builder<'c, 'a>,
     cx: &Context<'c, 'a>,
     step: &CopyStep,
     issue: &CopyIssue,
+    index: usize,
     lanes: usize,
 ) -> Result<(), String> {
     let element = cx.element.as_str();
@@ -45,13 +46,23 @@ fn load<'c, 'a>(
     if regs.len() != lanes {
         return Err(format!("copy: internal: {} registers for a {lanes}-element load", regs.len()));
     }
-    if cx.regions[0].is_some() {
-        return Err("copy: internal: a load from a run-time-sized tensor".to_string());
-    }
-    let address = pointer(b, cx, 0, &issue.src, step.src_swizzle)?;
     let ty = vector_type(lanes, element);
-    let value = b.llvm_load(address, b.ty(&ty)?, Some(step.vector_bytes))?;
-    write(b, registers(cx, 1)?, regs, value)
+    let load = |g: &Builder<'c, 'a>, address: Value<'c, 'a>| {
+        let value = g.llvm_load(address, g.ty(&ty)?, Some(step.vector_bytes))?;
+        write(g, registers(cx, 1)?, regs, value)
+    };
+    match region_address(b, cx, 0, index)? {
+        // A run-time-sized source: the registers are zero past its edge, and no address outside it is read (the
+        // load is predicated, as a store into one is).
+        Some((address, inside)) => {
+            let zero = b.zero(element)?;
+            for &r in regs {
+                b.store(zero, registers(cx, 1)?, &[b.index(r)?])?;
+            }
+            b.guarded(inside, |g| load(g, g.inttoptr(address, AddressSpace::Global)?))
+        }
+        None => load(b, pointer(b, cx, 0, &issue.src, step.src_swizzle)?),
+    }
 }
 
 /// `st` of registers as one vector (predicated on a run-time-sized destination).

@@ -306,7 +306,8 @@ fn dynamic_offsets(traced: &RootRegion) -> Vec<DynamicOffset> {
 }
 
 /// Plans a copy of a run-time-sized global tensor (`row_major` view with extent operands) with
-/// `axe_layout::tma::plan_extents`: every extent must be a kernel argument (the host encodes the map at launch),
+/// `axe_layout::tma::plan_extents`: every extent must be a kernel argument or an expression of them
+/// ([`crate::ir::kernel::argument_expression`]: the host encodes the map at launch),
 /// and the view's `multiples` are what the planner may assume (docs/dialect.md, "Run-time sizes").
 fn plan_runtime(
     op: AxeOp,
@@ -332,18 +333,19 @@ fn plan_runtime(
         }
         let value = view.operand(operand).ok_or("tma: the view lacks an extent operand")?;
         operand += 1;
-        let trace::Backing::KernelArgument(_, index) = trace::kernel_argument(op, value) else {
+        let Some(dim) = crate::ir::kernel::argument_expression(op.operation(), value) else {
             return Err(format!(
-                "tma: dynamic-extent rule: the run-time extent of dimension {d} must be a kernel argument (the host \
-                 encodes the tensor map from it at launch)"
+                "tma: dynamic-extent rule: the run-time extent of dimension {d} must be a kernel argument or an \
+                 expression of them the launch can evaluate (+, *, ceildiv; the host encodes the tensor map from it \
+                 at launch)"
             ));
         };
         extents.push(Extent { value: None, multiple });
-        dims.push(Expr::Arg(index));
-        preconditions.push(Precondition::new(Expr::Arg(index), Cmp::Ge, Expr::Int(1)));
+        preconditions.push(Precondition::new(dim.clone(), Cmp::Ge, Expr::Int(1)));
         if multiple > 1 {
-            preconditions.push(Precondition::new(Expr::Arg(index).modulo(Expr::Int(multiple)), Cmp::Eq, Expr::Int(0)));
+            preconditions.push(Precondition::new(dim.clone().modulo(Expr::Int(multiple)), Cmp::Eq, Expr::Int(0)));
         }
+        dims.push(dim);
     }
     let request = ExtentRequest {
         extents: &extents,

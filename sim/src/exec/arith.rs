@@ -1,4 +1,4 @@
-//! `arith.*` ops and constants (`arith.constant`, `llvm.mlir.constant`), lane by lane on the active threads:
+//! `arith.*` ops, `llvm.intr.fma` and constants (`arith.constant`, `llvm.mlir.constant`), lane by lane on the active threads:
 //! integer arithmetic and bitwise ops at the operand's width, comparisons, floats rounded to the result type,
 //! and conversions between them.
 
@@ -55,6 +55,7 @@ impl Exec<'_, '_> {
             out[t] = match name {
                 "arith.cmpi" => cmpi(pred, w, x, y, &loc)?,
                 "arith.cmpf" => cmpf(pred, a_sc.to_f64(x), a_sc.to_f64(y), &loc)?,
+                "llvm.intr.fma" => fma(r_sc, a_sc.to_f64(x), a_sc.to_f64(y), a_sc.to_f64(third[t])),
                 "arith.select" => {
                     // operands: condition, true value, false value
                     if x != 0 {
@@ -72,6 +73,15 @@ impl Exec<'_, '_> {
         }
         self.set(op, 0, V::S(out));
         Ok(())
+    }
+}
+
+/// `llvm.intr.fma`: `x * y + z` rounded once to `r` (`fma.rn`). For f32 that is Rust's fused `mul_add` on f32; for
+/// wider or narrower types the f64 `mul_add`, then rounded to `r`.
+fn fma(r: Scalar, x: f64, y: f64, z: f64) -> u64 {
+    match r {
+        Scalar::F32 => u64::from((x as f32).mul_add(y as f32, z as f32).to_bits()),
+        _ => r.from_f64(x.mul_add(y, z)),
     }
 }
 

@@ -432,7 +432,7 @@ impl Exec<'_, '_> {
             | "llvm.bitcast"
             | "arith.bitcast" => self.move_op(op, name, mask)?,
             "llvm.store" | "llvm.load" => self.llvm_mem(op, mask, name)?,
-            _ if name.starts_with("arith.") => self.arith(op, name, mask)?,
+            _ if name.starts_with("arith.") || name == "llvm.intr.fma" => self.arith(op, name, mask)?,
             _ if name.starts_with("memref.") => self.memref(op, name, mask)?,
             _ if name.starts_with("nvgpu.") || name.starts_with("nvvm.") => self.nv(op, name, mask)?,
             _ => return err(&loc_of(op), format!("not modelled: {name}")),

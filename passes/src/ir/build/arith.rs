@@ -77,9 +77,22 @@ impl<'c, 'a> Builder<'c, 'a> {
         self.typed("arith.cmpi", &[lhs, rhs], Ty::I1, &[("predicate", integer(predicate as i64, Ty::I64))])
     }
 
+    /// `llvm.intr.fma a, b, c`: `a * b + c` with one rounding (`fma.rn` on NVPTX). Not `math.fma`, which
+    /// `convert-gpu-to-nvvm` turns into a call of libdevice's `__nv_fmaf`, which nothing links.
+    pub(crate) fn fma(&self, a: Value<'c, 'a>, b: Value<'c, 'a>, c: Value<'c, 'a>) -> Result<Value<'c, 'a>, String> {
+        self.inferred("llvm.intr.fma", &[a, b, c], &[])
+    }
+
     /// `arith.constant <value> : <ty>`.
     pub(crate) fn constant(&self, value: i64, ty: Ty) -> Result<Value<'c, 'a>, String> {
         self.typed("arith.constant", &[], ty, &[("value", integer(value, ty))])
+    }
+
+    /// `arith.constant 0 : <element>`: the zero of an integer or float element type named as MLIR prints it.
+    pub(crate) fn zero(&self, element: &str) -> Result<Value<'c, 'a>, String> {
+        let integer = element.starts_with('i') && element[1..].chars().all(|c| c.is_ascii_digit());
+        let value = if integer { format!("0 : {element}") } else { format!("0.0 : {element}") };
+        self.typed("arith.constant", &[], self.ty(element)?, &[("value", value)])
     }
 
     /// `arith.constant <value> : index`.
