@@ -31,6 +31,8 @@ The jobs, the same on both sides:
                examples/gemm_fp8_sm90a.mlir (TMA + wgmma, one warpgroup); Triton: gemm_fp8, the descriptor matmul
                on host-made descriptors over A and Bt (fp8e4nv, [128, 128] boxes), `tl.dot(a, bt.T, acc)`, the
                scaled accumulator stored as bf16 through a C descriptor.
+  gemm_fp8_sm100a  the FP8 job on sm_100a: Axe: examples/gemm_fp8_sm100a.mlir (TMA + tcgen05.mma kind::f8f6f4,
+               the accumulator in tensor memory); Triton: gemm_fp8 compiled for sm_100a.
   gemm_fp8_blockscaled_sm90a  the FP8 job with DeepGEMM's block scales (A per row per 128 K, B per 128x128
                block, f32): each 128-K block into a fresh f32 tile, promoted with its scales; Axe:
                examples/gemm_fp8_blockscaled_sm90a.mlir (warp-specialized and persistent: a producer warp, two
@@ -286,6 +288,8 @@ JOBS = {
                       90),
     "gemm_fp8_sm90a": ("gemm_fp8_sm90a", GEMM_PASSES, "sm_90a", "gemm_fp8", FP8_SIG,
                        dict(zip(GEMM_CONSTS, FP8_TILE)), {(i,): DIV16 for i in range(3, 6)}, 90),
+    "gemm_fp8_sm100a": ("gemm_fp8_sm100a", GEMM_PASSES, "sm_100a", "gemm_fp8", FP8_SIG,
+                        dict(zip(GEMM_CONSTS, FP8_TILE)), {(i,): DIV16 for i in range(3, 6)}, 100),
     "gemm_fp8_blockscaled_sm90a": ("gemm_fp8_blockscaled_sm90a", GEMM_PASSES, "sm_90a", "gemm_fp8_blockscaled",
                                    FP8_BLOCKSCALED_SIG, dict(zip(GEMM_CONSTS, FP8_TILE)),
                                    {(i,): DIV16 for i in range(3, 8)}, 90),

@@ -25,8 +25,8 @@ use rand::seq::IndexedRandom;
 use rand::RngExt;
 use std::fmt::Write as _;
 use write::{
-    op_add, op_alloc, op_annotate, op_barrier, op_copy_async, op_fill, op_gemm, op_move, op_scale, op_slice, op_sync,
-    op_view, Barrier, Operand, Scope,
+    op_alloc, op_annotate, op_barrier, op_copy_async, op_elementwise, op_fill, op_gemm, op_move, op_scale, op_slice,
+    op_sync, op_view, Barrier, Operand, Scope,
 };
 
 mod write;
@@ -468,17 +468,19 @@ fn fill_with_zero(rng: &mut Rng, t: &Value, c: String) -> String {
     )
 }
 
-/// A compute op (gemm, cast, scale, add) over three of `values` (at least two exist).
+/// A compute op (gemm, cast, scale, add, mul, fma) over three or four of `values` (at least two exist).
 fn compute(rng: &mut Rng, values: &[Value]) -> String {
-    let pick: Vec<Value> = (0..3).filter_map(|_| values.choose(rng).cloned()).collect();
+    let pick: Vec<Value> = (0..4).filter_map(|_| values.choose(rng).cloned()).collect();
     let scope = Scope::any(rng, 10);
     let g = generic(rng);
-    let (a, b, c) = (pick[0].operand(), pick[1].operand(), pick[2].operand());
-    match rng.random_range(0..5) {
+    let (a, b, c, d) = (pick[0].operand(), pick[1].operand(), pick[2].operand(), pick[3].operand());
+    match rng.random_range(0..7) {
         0 | 1 => op_gemm(g, &scope, a, b, c),
         2 => op_move(g, "cast", &scope, a, b, ""),
         3 => op_scale(g, &scope, a, ("%x", "f32"), b),
-        _ => op_add(g, &scope, a, b, c),
+        4 => op_elementwise(g, "add", &scope, &[a, b], c),
+        5 => op_elementwise(g, "mul", &scope, &[a, b], c),
+        _ => op_elementwise(g, "fma", &scope, &[a, b, c], d),
     }
 }
 

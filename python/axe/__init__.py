@@ -6,13 +6,15 @@ Layouts (from the native module, the `axe-layout` crate): `axe.Layout("S[(8,4):(
 Kernels: `axe.compile(text_or_path, chip=None)` compiles axe IR in process (the same compiler as `axe-opt` and
 `axe-translate`, cached by text, chip and compiler version) into an `axe.Module`; `axe.load(record, ptx=...)`
 reads what the tools wrote. A module's kernels are called on tensors (`kernel.py`): torch or CuPy tensors on a
-GPU run there through the CUDA driver (`cuda.py`), numpy arrays run on the simulator (`sim.py`). A call that
+GPU run there through the CUDA driver (`cuda.py`), numpy arrays run on the simulator (`sim.py`); numpy lacks
+bfloat16 and FP8, so `axe.bits(codes, "float8_e4m3fn")` passes a `uint8` array as e4m3 (and `uint16` as bfloat16). A call that
 breaks the kernel's launch record raises `axe.LaunchError` before anything runs.
 
 The kernel half is plain Python: `axe.load` and GPU launches work where the native module is not built (a GPU
 machine with only the compiled artifacts).
 """
 
+from .arrays import bits
 from .record import Expr, KernelRecord, LaunchError, LaunchRecord
 from .kernel import Kernel, Module, load
 from .compiler import compile

@@ -3,7 +3,7 @@ in bytes, dtype and device.
 
 GPU tensors are read through `__cuda_array_interface__` (CuPy, Numba, PyTorch) or, for PyTorch dtypes the
 interface cannot name (bfloat16, the fp8 types), through the tensor's own attributes; host arrays (the
-simulator's) through numpy's `__array_interface__`.
+simulator's) through numpy's `__array_interface__`, and host arrays of those dtypes as their bits (`bits`).
 """
 
 from __future__ import annotations
@@ -94,9 +94,40 @@ def _torch_dtype(obj: Any) -> Optional[str]:
     return name if name in _ITEMSIZE else None
 
 
+@dataclass(frozen=True)
+class Bits:
+    """A host array whose elements are the bits of another dtype of the same size (`axe.bits`): numpy has neither
+    bfloat16 nor the FP8 types, so the simulator takes them as `uint16` and `uint8` arrays named this way."""
+
+    array: Any
+    dtype: str
+
+
+def bits(array: Any, dtype: str) -> Bits:
+    """`array` (a numpy array of unsigned integers) read as elements of `dtype` (`bfloat16`, `float8_e4m3fn`,
+    `float8_e5m2`, or any dtype of this package of the same size): pass the result where the kernel takes such a
+    tensor; results are written into `array`."""
+    described = describe(array)
+    if described is None or not described.dtype.startswith("uint"):
+        raise TypeError(f"axe.bits takes a numpy array of unsigned integers, got {type(array).__name__}")
+    if dtype not in _ITEMSIZE:
+        raise TypeError(f"axe.bits: unknown dtype {dtype!r} (one of {', '.join(sorted(_ITEMSIZE))})")
+    if _ITEMSIZE[dtype] != described.itemsize:
+        raise TypeError(
+            f"axe.bits: {dtype} elements are {_ITEMSIZE[dtype]} bytes, the array's {described.dtype} "
+            f"{described.itemsize}"
+        )
+    return Bits(array, dtype)
+
+
 def describe(obj: Any) -> Optional[Array]:
     """The [`Array`] of `obj`, or None when it is not a tensor this package can pass (a Python scalar, a list,
     an unsupported dtype)."""
+    if isinstance(obj, Bits):
+        inner = describe(obj.array)
+        if inner is None:
+            return None
+        return Array(inner.address, inner.shape, inner.strides, obj.dtype, inner.device, inner.obj)
     if type(obj).__module__.startswith("torch") and hasattr(obj, "data_ptr"):
         dtype = _torch_dtype(obj)
         if dtype is None:

@@ -9,6 +9,7 @@
 
 use crate::guarded;
 use axe_mlir::compile::Compiler;
+use axe_sim::fp8::Fp8;
 use axe_sim::{lower, run_with, Arg, Buffer, Launch, Scalar, Schedule};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
@@ -76,6 +77,8 @@ fn scalar_of(dtype: &str) -> Option<Scalar> {
         "int16" | "uint16" => Scalar::I(16),
         "int32" | "uint32" => Scalar::I(32),
         "int64" | "uint64" => Scalar::I(64),
+        "float8_e4m3fn" => Scalar::F8(Fp8::E4M3),
+        "float8_e5m2" => Scalar::F8(Fp8::E5M2),
         _ => return None,
     })
 }

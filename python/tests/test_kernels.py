@@ -427,3 +427,53 @@ def test_a_grid_off_the_kernels_cluster_shape_is_refused_before_launch():
     with pytest.raises(axe.LaunchError, match=r"grid \[3, 1, 1\] is not a multiple of the kernel's cluster \[2, 1, 1\]"):
         kernel(4, grid=(3, 1, 1), device="sim")
     kernel(4, grid=(4, 1, 1), device="sim")
+
+
+def e4m3_value(code):
+    """The value of an OCP e4m3 code (sign, 4 exponent bits with bias 7, 3 mantissa bits; codes with exponent 0
+    are subnormal), for the finite codes drawn below."""
+    sign = -1.0 if code & 0x80 else 1.0
+    e, m = (code >> 3) & 0xF, code & 0x7
+    return sign * (m / 8 * 2.0**-6 if e == 0 else (1 + m / 8) * 2.0 ** (e - 7))
+
+
+def bf16_bits(x):
+    """float64 values (exact in float32) rounded to bfloat16 bits, nearest even."""
+    bits = np.asarray(x, np.float32).view(np.uint32).astype(np.uint64)
+    rounded = (bits + 0x7FFF + ((bits >> 16) & 1)) >> 16
+    return rounded.astype(np.uint16)
+
+
+def test_the_block_scaled_fp8_gemm_runs_from_python_on_the_simulator():
+    # e4m3 codes of {0, +-0.5, +-1, +-1.5, +-2, +-3} (uint8 arrays named as e4m3 by axe.bits), power-of-two
+    # scales, C as bfloat16 bits: every product and sum is exact, so C is compared bit for bit with the reference
+    # decoded and rounded here. 2 x 2 ragged tiles on the simulator's 4 SMs, K = 272 (three K blocks, the last 16).
+    kernel = compiled("gemm_fp8_blockscaled_sm90a").gemm_fp8_blockscaled_sm90a
+    m, n, k = 144, 160, 272
+    rng = np.random.default_rng(7)
+    codes = np.array([0x00, 0x30, 0xB0, 0x38, 0xB8, 0x3C, 0xBC, 0x40, 0xC0, 0x44, 0xC4], np.uint8)
+    a, bt = rng.choice(codes, (m, k)), rng.choice(codes, (n, k))
+    kb, nb = -(-k // 128), -(-n // 128)
+    sfa = 2.0 ** rng.integers(-2, 3, (kb, m)).astype(np.float32)
+    sfb = 2.0 ** rng.integers(-2, 3, (nb, kb)).astype(np.float32)
+    c = np.full((m, n), 0xFFFF, np.uint16)
+    kernel(axe.bits(a, "float8_e4m3fn"), axe.bits(bt, "float8_e4m3fn"), sfa.astype(np.float32),
+           sfb.astype(np.float32), axe.bits(c, "bfloat16"), m, n, k, device="sim")
+    decode = np.vectorize(e4m3_value)
+    av, bv = decode(a), decode(bt)
+    want = np.zeros((m, n))
+    for block in range(kb):
+        ks = slice(block * 128, min(k, block * 128 + 128))
+        scale = sfa[block][:, None].astype(np.float64) * np.repeat(sfb[:, block], 128)[None, :n]
+        want += scale * (av[:, ks] @ bv[:, ks].T)
+    assert np.array_equal(c, bf16_bits(want)), np.argwhere(c != bf16_bits(want))[:5]
+
+
+def test_bits_names_the_dtype_of_same_size_unsigned_arrays_only():
+    assert axe.arrays.describe(axe.bits(np.zeros(4, np.uint16), "bfloat16")).dtype == "bfloat16"
+    with pytest.raises(TypeError, match="float8_e4m3fn elements are 1 bytes, the array's uint16 2"):
+        axe.bits(np.zeros(4, np.uint16), "float8_e4m3fn")
+    with pytest.raises(TypeError, match="takes a numpy array of unsigned integers"):
+        axe.bits(np.zeros(4, np.float32), "float32")
+    with pytest.raises(TypeError, match="unknown dtype 'e4m3'"):
+        axe.bits(np.zeros(4, np.uint8), "e4m3")

@@ -1,6 +1,8 @@
 //! Transcriptions of the hardware rules the interpreter executes, from the CUDA driver API and the PTX ISA,
 //! written independently of the planners in `layout/src` (nothing here calls them).
 
+use crate::fp8::Fp8;
+use crate::value::Scalar;
 use crate::SimError;
 
 /// A tensor map as `cuTensorMapEncodeTiled` receives it (CUDA Driver API, "Tensor Map Object Management"), with
@@ -239,38 +241,71 @@ pub fn frag_wgmma_d(th: u64, i: u64) -> (u64, u64) {
     (16 * (th / 32) + l / 4 + 8 * ((i / 2) % 2), 8 * (i / 4) + 2 * (l % 4) + (i % 2))
 }
 
-/// Decoded tcgen05 instruction descriptor for `.kind::f16` (PTX ISA 9.7.16.4.2, "Instruction descriptor"):
-/// D type at bits 4-5 (f16 0, f32 1), A and B types at 7-9 and 10-12 (f16 0, bf16 1), transpose (MN-major) A
-/// and B at bits 15 and 16, `N >> 3` at 17-22, `M >> 4` at 24-28; bits 0-3 (sparsity, saturate) and the
-/// negations (13, 14) must be zero here.
+/// The `.kind` of a `tcgen05.mma`, which says how its instruction descriptor's A and B type fields read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MmaKind {
+    /// `.kind::f16`: A and B f16 (code 0) or bf16 (1), K = 16 per instruction.
+    F16,
+    /// `.kind::f8f6f4`: A and B each e4m3 (code 0) or e5m2 (1) here (e2m3, e3m2, e2m1 are not modelled), K = 32.
+    F8f6f4,
+}
+
+/// Decoded tcgen05 instruction descriptor for `.kind::f16` and `.kind::f8f6f4` (PTX ISA 9.7.16.4.2, "Instruction
+/// descriptor"): D type at bits 4-5 (f16 0, f32 1), A and B types at 7-9 and 10-12 (by kind, [`MmaKind`]),
+/// transpose (MN-major) A and B at bits 15 and 16, `N >> 3` at 17-22, `M >> 4` at 24-28; bits 0-3 (sparsity,
+/// saturate) and the negations (13, 14) must be zero here.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct IDesc {
     /// M.
     pub m: u64,
     /// N.
     pub n: u64,
+    /// K of one instruction: 32 bytes of A's and B's elements.
+    pub k: u64,
     /// A is MN-major.
     pub a_mn: bool,
     /// B is MN-major.
     pub b_mn: bool,
     /// D is f32 (else f16).
     pub d_f32: bool,
-    /// A/B type code (0 f16, 1 bf16).
-    pub ab: u32,
+    /// A's element type.
+    pub a: Scalar,
+    /// B's element type.
+    pub b: Scalar,
 }
 
-/// Decodes a `.kind::f16` instruction descriptor.
-pub fn decode_idesc(x: u32, loc: &str) -> Result<IDesc, SimError> {
-    if x & 0xF != 0 || (x >> 13) & 3 != 0 || (x >> 7) & 7 != (x >> 10) & 7 || (x >> 7) & 7 > 1 {
-        return Err(SimError::new(loc, format!("not modelled: tcgen05 instruction descriptor {x:#x}")));
+/// Decodes an instruction descriptor of a `.kind::f16` or `.kind::f8f6f4` `tcgen05.mma`.
+pub fn decode_idesc(x: u32, kind: MmaKind, loc: &str) -> Result<IDesc, SimError> {
+    let refuse = || SimError::new(loc, format!("not modelled: tcgen05 instruction descriptor {x:#x} for {kind:?}"));
+    if x & 0xF != 0 || (x >> 13) & 3 != 0 {
+        return Err(refuse());
     }
+    let (a, b) = ((x >> 7) & 7, (x >> 10) & 7);
+    let (a, b) = match kind {
+        // One 16-bit type for both operands.
+        MmaKind::F16 if a == b && a <= 1 => {
+            let t = if a == 1 { Scalar::BF16 } else { Scalar::F16 };
+            (t, t)
+        }
+        MmaKind::F16 => return Err(refuse()),
+        MmaKind::F8f6f4 => {
+            let f8 = |code| match code {
+                0 => Ok(Scalar::F8(Fp8::E4M3)),
+                1 => Ok(Scalar::F8(Fp8::E5M2)),
+                _ => Err(refuse()),
+            };
+            (f8(a)?, f8(b)?)
+        }
+    };
     Ok(IDesc {
         m: u64::from((x >> 24) & 0x1F) << 4,
         n: u64::from((x >> 17) & 0x3F) << 3,
+        k: 32 / a.bytes() as u64,
         a_mn: (x >> 15) & 1 == 1,
         b_mn: (x >> 16) & 1 == 1,
         d_f32: (x >> 4) & 3 == 1,
-        ab: (x >> 7) & 7,
+        a,
+        b,
     })
 }
 
@@ -287,6 +322,21 @@ pub fn tmem_lane_of_row(m: u64, row: u64) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn instruction_descriptors_read_their_types_by_kind() {
+        // f32 D (bit 4), A e4m3 (0 at 7-9), B e5m2 (1 at 10-12), N = 128 (16 at 17-22), M = 128 (8 at 24-28).
+        let x = (1 << 4) | (1 << 10) | (16 << 17) | (8 << 24);
+        let f8 = decode_idesc(x, MmaKind::F8f6f4, "t").unwrap();
+        assert_eq!((f8.m, f8.n, f8.k, f8.d_f32), (128, 128, 32, true));
+        assert_eq!((f8.a, f8.b), (Scalar::F8(Fp8::E4M3), Scalar::F8(Fp8::E5M2)));
+        // The same bits under kind::f16 name f16 A and bf16 B, which one instruction cannot mix.
+        assert!(decode_idesc(x, MmaKind::F16, "t").is_err());
+        let bf16 = decode_idesc(x | (1 << 7), MmaKind::F16, "t").unwrap();
+        assert_eq!((bf16.a, bf16.b, bf16.k), (Scalar::BF16, Scalar::BF16, 16));
+        // e2m3 (code 3) is not modelled.
+        assert!(decode_idesc(x | (3 << 7), MmaKind::F8f6f4, "t").is_err());
+    }
 
     #[test]
     fn swizzle_128b_permutes_chunks_within_1024_bytes() {

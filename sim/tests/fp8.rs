@@ -136,8 +136,13 @@ fn operand_codes(count: usize, salt: u64) -> Vec<u8> {
 /// examples/gemm_fp8_sm90a.mlir (or a mutant) on every CTA of its grid under every schedule: C[M,N] bf16 against
 /// `scale_a * scale_b * A * B`, the sum exact in f64 and rounded to bf16 (nearest even) here.
 fn fp8_gemm(text: &str, m: usize, n: usize, k: usize) -> Result<(), String> {
+    scaled_fp8_gemm(text, "gemm_fp8_sm90a", m, n, k)
+}
+
+/// [`fp8_gemm`] for the per-tensor-scaled kernel `kernel` (gemm_fp8_sm90a or gemm_fp8_sm100a: one signature).
+fn scaled_fp8_gemm(text: &str, kernel: &str, m: usize, n: usize, k: usize) -> Result<(), String> {
     let context = axe_dialect::create_context().expect("context");
-    let module = lower(&context, text, "gemm_fp8_sm90a.mlir").expect("lowers");
+    let module = lower(&context, text, &format!("{kernel}.mlir")).map_err(|e| format!("lowering: {e}"))?;
     let (a, bt) = (operand_codes(m * k, 3), operand_codes(n * k, 5));
     let value = |c: u8| reference(c, E4M3.0, E4M3.1, E4M3.2);
     let (scale_a, scale_b) = (0.5, 4.0);
@@ -156,7 +161,7 @@ fn fp8_gemm(text: &str, m: usize, n: usize, k: usize) -> Result<(), String> {
                     Arg::Float(scale_a),
                     Arg::Float(scale_b),
                 ];
-                let launch = Launch { kernel: "gemm_fp8_sm90a".into(), block_id: [bx, by, 0], grid, args };
+                let launch = Launch { kernel: kernel.into(), block_id: [bx, by, 0], grid, args };
                 let done = run_with(&module, &launch, &schedule).map_err(|e| format!("{schedule:?}: {e}"))?;
                 c = done.buffers[2].clone().expect("C");
             }
@@ -367,4 +372,36 @@ fn row_scales_not_held_by_the_threads_that_need_them_are_refused() {
     );
     let error = blockscaled_gemm(&text, 128, 128, 128, 1).unwrap_err();
     assert!(error.contains("axe.fma: register-broadcast rule: thread 1 holds dest element [0, 2]"), "{error}");
+}
+
+/// The sm_100a example's text.
+fn sm100a() -> String {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/gemm_fp8_sm100a.mlir");
+    std::fs::read_to_string(path).expect("examples/gemm_fp8_sm100a.mlir")
+}
+
+#[test]
+fn the_scaled_fp8_gemm_on_tcgen05_is_exact_over_ragged_tiles() {
+    // tcgen05.mma kind::f8f6f4 m128n128k32: 2 x 2 CTAs (the second row and column of tiles 16 wide), K = 400 (the
+    // last K tile 16 wide; stage 0 refilled, its parity flipped).
+    scaled_fp8_gemm(&sm100a(), "gemm_fp8_sm100a", 144, 144, 400).unwrap();
+}
+
+#[test]
+fn a_tcgen05_scale_left_out_is_caught() {
+    let text = sm100a().replacen(
+        "%scale = arith.mulf %scale_a, %scale_b : f32",
+        "%scale = arith.addf %scale_a, %zero : f32",
+        1,
+    );
+    assert_ne!(text, sm100a());
+    assert_wrong_values(scaled_fp8_gemm(&text, "gemm_fp8_sm100a", 128, 128, 128));
+}
+
+#[test]
+fn tcgen05_codes_read_as_e5m2_are_caught() {
+    // The operands declared e5m2 while the bytes are e4m3 codes: the instruction descriptor says e5m2 and the
+    // decoded products differ.
+    let text = sm100a().replace("f8E4M3FN", "f8E5M2");
+    assert_wrong_values(scaled_fp8_gemm(&text, "gemm_fp8_sm100a", 128, 128, 128));
 }

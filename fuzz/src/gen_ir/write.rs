@@ -207,12 +207,21 @@ pub(super) fn op_scale(g: bool, s: &Scope, src: Operand, alpha: Operand, dst: Op
     }
 }
 
-/// `axe.add cta %l, %r to %d : !l, !r to !d`.
-pub(super) fn op_add(g: bool, s: &Scope, l: Operand, r: Operand, d: Operand) -> String {
+/// `axe.<name> cta %a, %b[, %c] to %d : !a, !b[, !c] to !d`: `add` and `mul` (two inputs), `fma` (three).
+pub(super) fn op_elementwise(g: bool, name: &str, s: &Scope, inputs: &[Operand], d: Operand) -> String {
+    let names: Vec<&str> = inputs.iter().map(|o| o.0).collect();
+    let types: Vec<&str> = inputs.iter().map(|o| o.1).collect();
     if g {
-        format!("\"axe.add\"({}, {}, {}) {{{}}} : ({}, {}, {}) -> ()", l.0, r.0, d.0, s.attrs(), l.1, r.1, d.1)
+        format!(
+            "\"axe.{name}\"({}, {}) {{{}}} : ({}, {}) -> ()",
+            names.join(", "),
+            d.0,
+            s.attrs(),
+            types.join(", "),
+            d.1
+        )
     } else {
-        format!("axe.add {} {}, {} to {} : {}, {} to {}", s.custom(), l.0, r.0, d.0, l.1, r.1, d.1)
+        format!("axe.{name} {} {} to {} : {} to {}", s.custom(), names.join(", "), d.0, types.join(", "), d.1)
     }
 }
 

@@ -68,11 +68,16 @@ impl Exec<'_, '_> {
         Ok(())
     }
 
-    /// `tcgen05.mma.cta_group::1.kind::f16` with A and B in shared memory (PTX ISA 9.7.16.10.9): operands
-    /// `d (tensor-memory address), descA, descB, idesc, enable_input_d`; issued by one thread.
+    /// `tcgen05.mma.cta_group::1.kind::{f16,f8f6f4}` with A and B in shared memory (PTX ISA 9.7.16.10.9):
+    /// operands `d (tensor-memory address), descA, descB, idesc, enable_input_d`; issued by one thread.
     fn tcgen05_mma(&mut self, op: OperationRef, mask: &[bool], loc: &str) -> Result<(), SimError> {
         let kind = op.attribute("kind").map(|a| a.to_string()).unwrap_or_default();
-        if !kind.contains("<f16>") || op.operand_count() != 5 {
+        let mma_kind = match kind.as_str() {
+            k if k.contains("<f16>") => isa::MmaKind::F16,
+            k if k.contains("<f8f6f4>") => isa::MmaKind::F8f6f4,
+            _ => return err(loc, format!("not modelled: tcgen05.mma {kind}")),
+        };
+        if op.operand_count() != 5 {
             return err(loc, format!("not modelled: tcgen05.mma {kind} with {} operands", op.operand_count()));
         }
         if self.operand_ty(op, 1, loc)? != Ty::Sc(Scalar::I(64)) {
@@ -86,7 +91,7 @@ impl Exec<'_, '_> {
             self.scalars(op, 4, loc)?,
         );
         for t in self.active(mask) {
-            let i = isa::decode_idesc(id[t] as u32, loc)?;
+            let i = isa::decode_idesc(id[t] as u32, mma_kind, loc)?;
             if !i.d_f32 {
                 return err(loc, "not modelled: tcgen05.mma with an f16 accumulator");
             }
@@ -97,11 +102,11 @@ impl Exec<'_, '_> {
                      tcgen05.fence::after_thread_sync between them: missing tcgen05 fence",
                 );
             }
-            let elem = if i.ab == 1 { Scalar::BF16 } else { Scalar::F16 };
-            let k = 16;
+            let k = i.k;
             let mut addrs = Vec::new();
-            let a = self.gather_desc(da[t], true, !i.a_mn, elem, i.m, k, t..t + 1, &mut addrs, loc)?;
-            let b = self.gather_desc(db[t], true, !i.b_mn, elem, i.n, k, t..t + 1, &mut addrs, loc)?;
+            let a = self.gather_desc(da[t], true, !i.a_mn, i.a, i.m, k, t..t + 1, &mut addrs, loc)?;
+            let b = self.gather_desc(db[t], true, !i.b_mn, i.b, i.n, k, t..t + 1, &mut addrs, loc)?;
+            let elem = i.a;
             let (lane0, col0) = ((d[t] >> 16) as u32, (d[t] & 0xFFFF) as u32);
             for r in 0..i.m {
                 for c in 0..i.n {

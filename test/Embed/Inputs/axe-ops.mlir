@@ -34,14 +34,16 @@
 // CHECK-NEXT{LITERAL}: axe.fill warpgroup %8, %cst : !axe.tensor<128x128xf32, reg, S[(2,4,2,8,16,4,2):(64,1@wid_in_wg,2,4@laneid,4,1@laneid,1)]>, f32
 // CHECK-NEXT{LITERAL}: axe.scale warpgroup %8 by %cst_0 to %8 : !axe.tensor<128x128xf32, reg, S[(2,4,2,8,16,4,2):(64,1@wid_in_wg,2,4@laneid,4,1@laneid,1)]> to !axe.tensor<128x128xf32, reg, S[(2,4,2,8,16,4,2):(64,1@wid_in_wg,2,4@laneid,4,1@laneid,1)]>
 // CHECK-NEXT{LITERAL}: axe.add warpgroup %8, %8 to %8 : !axe.tensor<128x128xf32, reg, S[(2,4,2,8,16,4,2):(64,1@wid_in_wg,2,4@laneid,4,1@laneid,1)]>, !axe.tensor<128x128xf32, reg, S[(2,4,2,8,16,4,2):(64,1@wid_in_wg,2,4@laneid,4,1@laneid,1)]> to !axe.tensor<128x128xf32, reg, S[(2,4,2,8,16,4,2):(64,1@wid_in_wg,2,4@laneid,4,1@laneid,1)]>
+// CHECK-NEXT{LITERAL}: axe.mul warpgroup %8, %8 to %8 : !axe.tensor<128x128xf32, reg, S[(2,4,2,8,16,4,2):(64,1@wid_in_wg,2,4@laneid,4,1@laneid,1)]>, !axe.tensor<128x128xf32, reg, S[(2,4,2,8,16,4,2):(64,1@wid_in_wg,2,4@laneid,4,1@laneid,1)]> to !axe.tensor<128x128xf32, reg, S[(2,4,2,8,16,4,2):(64,1@wid_in_wg,2,4@laneid,4,1@laneid,1)]>
+// CHECK-NEXT{LITERAL}: axe.fma warpgroup %8, %8, %8 to %8 : !axe.tensor<128x128xf32, reg, S[(2,4,2,8,16,4,2):(64,1@wid_in_wg,2,4@laneid,4,1@laneid,1)]>, !axe.tensor<128x128xf32, reg, S[(2,4,2,8,16,4,2):(64,1@wid_in_wg,2,4@laneid,4,1@laneid,1)]>, !axe.tensor<128x128xf32, reg, S[(2,4,2,8,16,4,2):(64,1@wid_in_wg,2,4@laneid,4,1@laneid,1)]> to !axe.tensor<128x128xf32, reg, S[(2,4,2,8,16,4,2):(64,1@wid_in_wg,2,4@laneid,4,1@laneid,1)]>
 // CHECK-NEXT{LITERAL}: axe.cast warpgroup %8 to %9 : !axe.tensor<128x128xf32, reg, S[(2,4,2,8,16,4,2):(64,1@wid_in_wg,2,4@laneid,4,1@laneid,1)]> to !axe.tensor<128x128xf16, reg, S[(2,4,2,8,16,4,2):(64,1@wid_in_wg,2,4@laneid,4,1@laneid,1)]>
 // CHECK-NEXT{LITERAL}: %10 = axe.alloc cta : !axe.tensor<64x128xf16, shared, Swizzle(3,3,3) o S[(64,2,64):(64,4096,1)]>
 // CHECK-NEXT{LITERAL}: axe.gemm warpgroup %6, %10, %8 : !axe.tensor<128x64xf16, shared>, !axe.tensor<64x128xf16, shared, Swizzle(3,3,3) o S[(64,2,64):(64,4096,1)]>, !axe.tensor<128x128xf32, reg, S[(2,4,2,8,16,4,2):(64,1@wid_in_wg,2,4@laneid,4,1@laneid,1)]>
 // CHECK-NEXT{LITERAL}: %11 = axe.tma_descriptor %arg0 {box_dims = array<i64: 64, 128>, data_type = 6 : i32, element_strides = array<i64: 1, 1>, global_dims = array<i64: 64, 256>, global_offset_bytes = 0 : i64, global_strides_bytes = array<i64: 128>, interleave = 0 : i32, l2_promotion = 2 : i32, oob_fill = 0 : i32, rank = 2 : i32, swizzle = 3 : i32} : !llvm.ptr<1> -> !llvm.ptr
 // CHECK-NEXT{LITERAL}: axe.annotate %cst layout(S[(4,8):(8,1)] + R[2:1@warpid]) : f32
 // CHECK-NEXT: gpu.return
-// The example also counts the ops of the axe dialect through the generated C++ classes: 29 in @every_op.
-// COUNT: // axe ops: 29
+// The example also counts the ops of the axe dialect through the generated C++ classes: 31 in @every_op.
+// COUNT: // axe ops: 31
 
 !gA = !axe.tensor<?x?xf16, global, row_major>
 !tileA = !axe.tensor<128x64xf16, global>
@@ -85,6 +87,8 @@ module attributes {gpu.container_module} {
       axe.fill warpgroup %acc, %zero : !acc, f32
       axe.scale warpgroup %acc by %two to %acc : !acc to !acc
       axe.add warpgroup %acc, %acc to %acc : !acc, !acc to !acc
+      axe.mul warpgroup %acc, %acc to %acc : !acc, !acc to !acc
+      axe.fma warpgroup %acc, %acc, %acc to %acc : !acc, !acc, !acc to !acc
       axe.cast warpgroup %acc to %out : !acc to !out
       %sb = axe.alloc cta : !stageB
       axe.gemm warpgroup %stage, %sb, %acc : !stageA, !stageB, !acc
