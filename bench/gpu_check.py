@@ -25,7 +25,9 @@ shapes (N, K) of Llama-3.1-8B/70B and Qwen3-8B/32B (fused QKV, attention output,
 kernel left out there). Peers in the same run: torch.matmul (cuBLAS), Triton's
 matmul at Axe's configuration (128x128x64, 4 warps, 3 stages) and at a tuned one (128x256x64, 8 warps, 3 stages),
 and Triton's persistent warp-specialized matmul at gemm_sm90a_ws's (128x256x64, a warpgroup each for the producer
-and two consumers, 3 stages: its two 32 KB C tiles leave no room for a fourth).
+and two consumers, 3 stages: its two 32 KB C tiles leave no room for a fourth). Then the FP8 kernels
+(gemm_fp8_sm90a, gemm_fp8_blockscaled_sm90a: bench/gpu_check_fp8.py says how they are checked and against what
+they are timed) on the same shapes.
 """
 
 from __future__ import annotations
@@ -47,6 +49,9 @@ import torch  # noqa: E402
 
 import axe  # noqa: E402
 
+sys.path.insert(0, str(ROOT / "bench"))
+import gpu_check_fp8  # noqa: E402
+
 EXACT_SHAPES = [(128, 128, 64), (256, 384, 192), (144, 272, 80), (1024, 1024, 512), (528, 1040, 400)]
 RANDOM_SHAPES = [(512, 512, 512), (2048, 2048, 2048), (4096, 4096, 4096)]
 TIMED_SHAPES = [(2048, 2048, 2048), (4096, 4096, 4096), (8192, 8192, 8192)]
@@ -65,6 +70,8 @@ MODEL_SHAPES = [
     ("Qwen3-32B", "gate_up", 51200, 5120), ("Qwen3-32B", "down", 5120, 25600),
 ]
 TOLERANCE = 2.0**-10
+# The FP8 kernels (bench/gpu_check_fp8.py), checked and timed when their artifacts exist.
+FP8_KERNELS = ["gemm_fp8_sm90a", "gemm_fp8_blockscaled_sm90a"]
 
 
 def environment():
@@ -337,6 +344,40 @@ def main():
             except Exception as e:  # noqa: BLE001
                 print(f"timing {name}: {e}")
         del a, b, c
+
+    fp8_kernels = {
+        name: load(artifacts, name, "sm_90a", "sm_90a").kernel
+        for name in FP8_KERNELS
+        if (artifacts / f"{name}.sm_90a.launch.json").exists()
+    }
+    exact_fp8 = {"gemm_fp8_sm90a": gpu_check_fp8.per_tensor_exact,
+                 "gemm_fp8_blockscaled_sm90a": gpu_check_fp8.blockscaled_exact}
+    for name, kernel in fp8_kernels.items():
+        for m, n, k in exact_shapes:
+            record("exact", name, f"{m}x{n}x{k}", lambda: exact_fp8[name](kernel, wait, m, n, k))
+    fp8_timed = [(f"{m}x{n}x{k}", m, n, k) for m, n, k in timed_shapes]
+    if not args.quick:
+        fp8_timed += [(f"{model} {layer} {MODEL_M}x{n}x{k}", MODEL_M, n, k) for model, layer, n, k in MODEL_SHAPES]
+    fp8_peers = gpu_check_fp8.peers() if fp8_kernels else {}
+    for label, m, n, k in fp8_timed if fp8_kernels else []:
+        a = torch.randn((m, k), device="cuda").to(torch.float8_e4m3fn)
+        bt = torch.randn((n, k), device="cuda").to(torch.float8_e4m3fn)
+        c = torch.empty((m, n), dtype=torch.bfloat16, device="cuda")
+        flops = 2.0 * m * n * k
+        for name, prepare in gpu_check_fp8.implementations(fp8_kernels).items():
+            try:
+                ms = time_it(prepare(a, bt, c, m, n, k).launch)
+                timings.append((f"FP8 {label}", name, ms, flops / ms / 1e9))
+            except Exception as e:  # noqa: BLE001
+                timings.append((f"FP8 {label}", name, float("nan"), float("nan")))
+                print(f"timing {name}: {e}")
+        for name, fn in fp8_peers.items():
+            try:
+                ms = time_it(lambda: fn(a, bt, c, m, n, k))
+                timings.append((f"FP8 {label}", name, ms, flops / ms / 1e9))
+            except Exception as e:  # noqa: BLE001
+                print(f"timing {name}: {e}")
+        del a, bt, c
 
     print()
     print(f"loaded from: {json.dumps(loaded)}")

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The GPU check: every example kernel a Hopper GPU runs (gemm_sm90a, gemm_sm90a_ws, gemm_sm80, tma_copy),
+# The GPU check: every example kernel a Hopper GPU runs (gemm_sm90a, gemm_sm90a_ws, gemm_sm80, tma_copy, and the
+# FP8 GEMMs gemm_fp8_sm90a and gemm_fp8_blockscaled_sm90a against torch._scaled_mm),
 # launched through the Python package's GPU path, checked against torch.matmul (exact on small integers, then
 # random data within a stated tolerance), the refusals of bad arguments, and timed against cuBLAS and Triton on
 # square shapes and on the weight shapes of four LLMs at M = 8192; one table (bench/gpu_check.py says what each
@@ -23,7 +24,8 @@ prepare() {
   local passes=(--lower-roles --lower-tile-loops --lower-staged-copies --lower-tma --lower-mma --lower-copy --lower-collectives --lower-to-nvvm --axe-hoist-allocas
                 --axe-dynamic-shared)
   # name chip cubin-arch (sm_80's PTX is assembled for sm_90: an sm_80 cubin does not run on Hopper)
-  for job in "gemm_sm90a sm_90a sm_90a" "gemm_sm90a_ws sm_90a sm_90a" "gemm_sm80 sm_80 sm_90" "tma_copy sm_90a sm_90a"; do
+  for job in "gemm_sm90a sm_90a sm_90a" "gemm_sm90a_ws sm_90a sm_90a" "gemm_sm80 sm_80 sm_90" "tma_copy sm_90a sm_90a" \
+             "gemm_fp8_sm90a sm_90a sm_90a" "gemm_fp8_blockscaled_sm90a sm_90a sm_90a"; do
     read -r name chip arch <<<"$job"
     target/debug/axe-opt "${passes[@]}" "examples/$name.mlir" -o "$out/$name.nvvm.mlir"
     target/debug/axe-translate --emit=ptx --chip="$chip" "$out/$name.nvvm.mlir" -o "$out/$name.$chip.ptx"

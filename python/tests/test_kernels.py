@@ -477,3 +477,18 @@ def test_bits_names_the_dtype_of_same_size_unsigned_arrays_only():
         axe.bits(np.zeros(4, np.float32), "float32")
     with pytest.raises(TypeError, match="unknown dtype 'e4m3'"):
         axe.bits(np.zeros(4, np.uint8), "e4m3")
+
+
+def test_block_scale_tensors_of_the_wrong_shape_are_refused_before_launch():
+    # The scale tensors' extents are computed in the kernel ((K + 127) / 128); the launch record carries them as
+    # ceildiv(K, 128) (SFA's tensor map, SFB's view), so a scale tensor for another K is refused by name.
+    kernel = compiled("gemm_fp8_blockscaled_sm90a").gemm_fp8_blockscaled_sm90a
+    m, n, k = 144, 272, 400
+    a, bt = axe.bits(np.zeros((m, k), np.uint8), "float8_e4m3fn"), axe.bits(np.zeros((n, k), np.uint8), "float8_e4m3fn")
+    sfa, sfb = np.ones((4, m), np.float32), np.ones((3, 4), np.float32)
+    c = axe.bits(np.zeros((m, n), np.uint16), "bfloat16")
+    assert kernel.bind(a, bt, sfa, sfb, c, m, n, k, device="sim").grid == (4, 1, 1)
+    with pytest.raises(axe.LaunchError, match=r"argument SFA: dimension 0 has extent 5, but the kernel expects ceildiv\(K, 128\) = 4"):
+        kernel.bind(a, bt, np.ones((5, m), np.float32), sfb, c, m, n, k, device="sim")
+    with pytest.raises(axe.LaunchError, match=r"argument SFB: dimension 1 has extent 3, but the kernel expects ceildiv\(K, 128\) = 4"):
+        kernel.bind(a, bt, sfa, np.ones((3, 3), np.float32), c, m, n, k, device="sim")

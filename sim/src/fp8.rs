@@ -49,7 +49,8 @@ impl Fp8 {
         }
     }
 
-    /// `x` rounded to the nearest code (ties to the even code), saturating to the largest finite value.
+    /// `x` rounded to the nearest code (ties to the even code), saturating to the largest finite value (an
+    /// infinity included, as `cvt.rn.satfinite` does: PTX ISA 9.7.9.21, "satfinite").
     pub fn encode(self, x: f64) -> u8 {
         if x.is_nan() {
             return match self {
@@ -58,7 +59,8 @@ impl Fp8 {
             };
         }
         let finite = (0u8..=0x7f).filter(|&c| self.decode(c).is_finite());
-        let magnitude = x.abs();
+        let largest = finite.clone().map(|c| self.decode(c)).fold(0.0, f64::max);
+        let magnitude = x.abs().min(largest);
         let mut best = 0u8;
         for code in finite {
             let (d, b) = ((self.decode(code) - magnitude).abs(), (self.decode(best) - magnitude).abs());
@@ -115,5 +117,8 @@ mod tests {
         assert_eq!(Fp8::E4M3.encode(1.1), 0x39);
         assert_eq!((Fp8::E4M3.encode(1e6), Fp8::E4M3.encode(-1e6)), (0x7e, 0xfe));
         assert_eq!(Fp8::E5M2.encode(1e9), 0x7b);
+        // Infinities saturate too (satfinite), with their sign.
+        assert_eq!((Fp8::E4M3.encode(f64::INFINITY), Fp8::E4M3.encode(f64::NEG_INFINITY)), (0x7e, 0xfe));
+        assert_eq!(Fp8::E5M2.encode(f64::INFINITY), 0x7b);
     }
 }

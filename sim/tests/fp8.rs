@@ -405,3 +405,131 @@ fn tcgen05_codes_read_as_e5m2_are_caught() {
     let text = sm100a().replace("f8E4M3FN", "f8E5M2");
     assert_wrong_values(scaled_fp8_gemm(&text, "gemm_fp8_sm100a", 128, 128, 128));
 }
+
+/// The FP8-out kernel: KERNEL's product scaled by `alpha` and rounded to `f8E4M3FN` or `f8E5M2` codes in registers
+/// (`cvt.rn.satfinite`), stored to C[64, 16].
+fn fp8_out_kernel(out: &str) -> String {
+    KERNEL
+        .replace("!gc = !axe.tensor<64x16xf32, global, S[(64,16):(16,1)]>", &format!("!gc = !axe.tensor<64x16x{out}, global, S[(64,16):(16,1)]>\n!out = !axe.tensor<64x16x{out}, reg, S[(4,2,8,2,4,2):(1@wid_in_wg,2,4@laneid,4,1@laneid,1)]>"))
+        .replace("%c: memref<64x16xf32>", &format!("%c: memref<64x16x{out}>, %alpha: f32"))
+        .replace("axe.view %c : memref<64x16xf32> -> !gc", &format!("axe.view %c : memref<64x16x{out}> -> !gc"))
+        .replace(
+            "      axe.copy cta %acc to %gc : !acc to !gc\n",
+            "      %o = axe.alloc cta : !out\n      axe.scale cta %acc by %alpha to %acc : !acc to !acc\n      axe.cast cta %acc to %o : !acc to !out\n      axe.copy cta %o to %gc : !out to !gc\n",
+        )
+}
+
+/// The code `cvt.rn.satfinite` gives `x` in the format `fields`, found here by search: the finite code of `x`'s
+/// sign nearest to it (ties to the even code), `x` first clamped to the largest finite magnitude.
+fn nearest_code(x: f64, fields: (u32, u32, i32)) -> u8 {
+    let (e_bits, m_bits, bias) = fields;
+    let finite: Vec<u8> = (0u8..0x80).filter(|&c| reference_finite(c, e_bits, m_bits)).collect();
+    let largest = finite.iter().map(|&c| reference(c, e_bits, m_bits, bias)).fold(0.0, f64::max);
+    let magnitude = x.abs().min(largest);
+    let mut best = finite[0];
+    for &c in &finite {
+        let (d, e) = (
+            (reference(c, e_bits, m_bits, bias) - magnitude).abs(),
+            (reference(best, e_bits, m_bits, bias) - magnitude).abs(),
+        );
+        if d < e || (d == e && c % 2 == 0) {
+            best = c;
+        }
+    }
+    if x < 0.0 {
+        best | 0x80
+    } else {
+        best
+    }
+}
+
+/// Whether a positive code is finite: e4m3 has one NaN per sign (S.1111.111) and no infinities; e5m2 is IEEE-like
+/// (exponent all ones: infinities and NaNs).
+fn reference_finite(code: u8, e_bits: u32, m_bits: u32) -> bool {
+    let e = (code >> m_bits) & ((1 << e_bits) - 1);
+    let all = (1u8 << e_bits) - 1;
+    match (e_bits, m_bits) {
+        (4, 3) => code & 0x7f != 0x7f,
+        _ => e != all,
+    }
+}
+
+/// Runs the FP8-out kernel in format `out` with scale `alpha` on e4m3 operands: every C code against
+/// [`nearest_code`] of `alpha * A * B` (the sums exact in f64 and f32 before the scale; the scaled value exact in
+/// f32 for the alphas used).
+fn run_fp8_out(out: &str, fields: (u32, u32, i32), alpha: f64) -> Result<usize, String> {
+    run_fp8_out_lowered(&lowered_fp8_out(out), out, fields, alpha)
+}
+
+/// The FP8-out kernel in format `out`, lowered, as text.
+fn lowered_fp8_out(out: &str) -> String {
+    let context = axe_dialect::create_context().expect("context");
+    let module = lower(&context, &fp8_out_kernel(out), "fp8_out.mlir").expect("lowers");
+    module.as_operation().to_string()
+}
+
+/// [`run_fp8_out`] on a lowered text (a mutant's).
+fn run_fp8_out_lowered(text: &str, out: &str, fields: (u32, u32, i32), alpha: f64) -> Result<usize, String> {
+    let context = axe_dialect::create_context().expect("context");
+    let module = axe_dialect::parse_module(&context, text, "fp8_out.lowered.mlir").expect("the lowered text parses");
+    let a = codes(E4M3.0, E4M3.1, E4M3.2, 64 * 32, 7);
+    let bt = codes(E4M3.0, E4M3.1, E4M3.2, 16 * 32, 11);
+    let value = |c: u8| reference(c, E4M3.0, E4M3.1, E4M3.2);
+    let format = if out == "f8E5M2" { Fp8::E5M2 } else { Fp8::E4M3 };
+    let mut saturated = 0;
+    for schedule in Schedule::all() {
+        let args = vec![
+            Arg::Buffer(Buffer { elem: Scalar::F8(Fp8::E4M3), bytes: a.clone() }),
+            Arg::Buffer(Buffer { elem: Scalar::F8(Fp8::E4M3), bytes: bt.clone() }),
+            Arg::Buffer(Buffer { elem: Scalar::F8(format), bytes: vec![0x55; 64 * 16] }),
+            Arg::Float(alpha),
+        ];
+        let launch = Launch { kernel: "fp8".into(), block_id: [0; 3], grid: [1, 1, 1], args };
+        let done = run_with(&module, &launch, &schedule).map_err(|e| format!("{schedule:?}: {e}"))?;
+        let c = &done.buffers[2].as_ref().expect("C").bytes;
+        saturated = 0;
+        for r in 0..64 {
+            for n in 0..16 {
+                let sum: f64 = (0..32).map(|k| value(a[r * 32 + k]) * value(bt[n * 32 + k])).sum();
+                let want = nearest_code(alpha * sum, fields);
+                if c[r * 16 + n] != want {
+                    return Err(format!("{schedule:?}: C[{r}][{n}] = {:#04x}, expected {want:#04x}", c[r * 16 + n]));
+                }
+                saturated += usize::from(want & 0x7f == nearest_code(f64::MAX, fields));
+            }
+        }
+    }
+    Ok(saturated)
+}
+
+#[test]
+fn fp8_outputs_round_to_nearest_even_and_saturate() {
+    // alpha = 3: most values need rounding to 3 or 2 mantissa bits, and sums past 448 / 3 saturate to 448 (e4m3);
+    // e5m2's 57344 is out of reach, so alpha = 2048 saturates some there.
+    let saturated = run_fp8_out("f8E4M3FN", E4M3, 3.0).unwrap();
+    assert!(saturated > 0, "no e4m3 value saturated: the data does not reach the corner");
+    let saturated = run_fp8_out("f8E5M2", E5M2, 2048.0).unwrap();
+    assert!(saturated > 0, "no e5m2 value saturated");
+}
+
+#[test]
+fn fp8_outputs_with_their_bytes_swapped_are_caught() {
+    // The lowering's operand order mutated: register 2i converted as cvt's `a` (the upper byte, element 1), so the
+    // two codes of each pair trade places.
+    let text = lowered_fp8_out("f8E4M3FN");
+    let convert = "nvvm.convert.f32x2.to.f8x2 ";
+    let mut mutant = String::new();
+    for line in text.lines() {
+        match line.split_once(convert) {
+            Some((head, tail)) => {
+                let (operands, rest) = tail.split_once(" {").expect("attributes follow the operands");
+                let (hi, lo) = operands.split_once(", ").expect("two operands");
+                mutant.push_str(&format!("{head}{convert}{lo}, {hi} {{{rest}\n"));
+            }
+            None => mutant.push_str(&format!("{line}\n")),
+        }
+    }
+    assert_ne!(mutant.trim_end(), text.trim_end(), "no convert in the lowered kernel");
+    let error = run_fp8_out_lowered(&mutant, "f8E4M3FN", E4M3, 3.0).expect_err("swapped bytes give the right C");
+    assert!(error.contains(", expected 0x"), "{error}");
+}

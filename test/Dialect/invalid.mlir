@@ -318,8 +318,19 @@ func.func @cast_to_shared(%a: !acc, %s: !smem) {
 // dtypes-agree: cast narrows f32 to f16 or bf16 or widens them back; f16 to f16 is not a cast
 !a = !axe.tensor<32x4xf16, reg, S[(32,4):(1@laneid,1)]>
 func.func @cast_same_dtype(%x: !a, %y: !a) {
-  // expected-error @+1 {{cast converts f32 to f16 or bf16, or f16 or bf16 to f32, got f16 to f16}}
+  // expected-error @+1 {{cast converts f32 to f16, bf16, f8E4M3FN or f8E5M2, or f16 or bf16 to f32, got f16 to f16}}
   axe.cast warp %x to %y : !a to !a
+  return
+}
+
+// -----
+
+// dtypes-agree: FP8 is an output format here; no cast reads it (wgmma and tcgen05 read FP8 operands directly)
+!e = !axe.tensor<32x4xf8E4M3FN, reg, S[(32,4):(1@laneid,1)]>
+!f = !axe.tensor<32x4xf32, reg, S[(32,4):(1@laneid,1)]>
+func.func @cast_from_fp8(%x: !e, %y: !f) {
+  // expected-error @+1 {{cast converts f32 to f16, bf16, f8E4M3FN or f8E5M2, or f16 or bf16 to f32, got f8E4M3FN to f32}}
+  axe.cast warp %x to %y : !e to !f
   return
 }
 
@@ -329,7 +340,7 @@ func.func @cast_same_dtype(%x: !a, %y: !a) {
 !h = !axe.tensor<32x4xf16, reg, S[(32,4):(1@laneid,1)]>
 !b = !axe.tensor<32x4xbf16, reg, S[(32,4):(1@laneid,1)]>
 func.func @cast_f16_to_bf16(%x: !h, %y: !b) {
-  // expected-error @+1 {{cast converts f32 to f16 or bf16, or f16 or bf16 to f32, got f16 to bf16}}
+  // expected-error @+1 {{cast converts f32 to f16, bf16, f8E4M3FN or f8E5M2, or f16 or bf16 to f32, got f16 to bf16}}
   axe.cast warp %x to %y : !h to !b
   return
 }

@@ -289,7 +289,8 @@ def Axe_CastOp : Axe_CollectiveOp<"cast", [Axe_ReadsWrites]> {
     axe.cast warpgroup %acc to %out : !axe.tensor<128x128xf32, reg, ...> to !axe.tensor<128x128xf16, reg, ...>
     ```
     dest[x] = source[x] converted to dest's element type (round to nearest even when narrowing): f32 -> f16 or
-    bf16, f16 or bf16 -> f32. Both are register tensors of one shape and one layout.
+    bf16, f32 -> f8E4M3FN or f8E5M2 (saturating to the largest finite value, `cvt.rn.satfinite`), f16 or bf16 ->
+    f32. Both are register tensors of one shape and one layout.
   }];
   let arguments = !con((ins Axe_AnyTensor:$source, Axe_AnyTensor:$dest), scopeArgs);
   let assemblyFormat = [{

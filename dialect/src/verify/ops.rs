@@ -594,17 +594,21 @@ impl OpChecker<'_, '_, '_> {
         }
     }
 
-    /// DtypesAgree for cast (f32 -> f16 | bf16, f16 | bf16 -> f32) and for scale and add (one float dtype).
+    /// DtypesAgree for cast (f32 -> f16 | bf16 | e4m3 | e5m2, f16 | bf16 -> f32) and for scale and add (one float dtype).
     fn check_elementwise_dtypes(&mut self, name: &str, tensors: &[crate::ops::TensorUse]) {
-        use ElemType::{BF16, F16, F32};
+        use ElemType::{BF16, F16, F32, F8E4M3, F8E5M2};
         let numbers: Vec<Option<ElemType>> = tensors.iter().map(|t| t.tensor.dtype.number()).collect();
         let dtypes: Vec<String> = tensors.iter().map(|t| t.tensor.dtype.to_string()).collect();
         if self.op.kind() == OpKind::Cast {
-            if !matches!(numbers.as_slice(), [Some(F32), Some(F16 | BF16)] | [Some(F16 | BF16), Some(F32)]) {
+            let allowed = matches!(
+                numbers.as_slice(),
+                [Some(F32), Some(F16 | BF16 | F8E4M3 | F8E5M2)] | [Some(F16 | BF16), Some(F32)]
+            );
+            if !allowed {
                 self.fail(
                     Rule::DtypesAgree,
                     format!(
-                        "cast converts f32 to f16 or bf16, or f16 or bf16 to f32, got {} to {}",
+                        "cast converts f32 to f16, bf16, f8E4M3FN or f8E5M2, or f16 or bf16 to f32, got {} to {}",
                         dtypes[0], dtypes[1]
                     ),
                 );

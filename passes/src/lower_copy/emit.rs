@@ -431,6 +431,31 @@ impl<'c, 'a> Lowering<'c, 'a> {
             self.stats.elementwise += 1;
             return Ok(());
         }
+        // f32 -> e4m3/e5m2 two registers at a time: `cvt.rn.satfinite.{e4m3x2,e5m2x2}.f32 d, a, b` (PTX ISA
+        // `cvt`, sm_89+), which rounds each to nearest even and saturates to the largest finite value (an infinity
+        // too; NaN stays NaN), `a` into d's upper byte and `b` into its lower one; as a vector<2xi8> the lower
+        // byte is element 0. So register 2i goes in as `b`, 2i + 1 as `a`. An odd last register converts with
+        // itself.
+        if op.kind() == OpKind::Cast && dtypes[0] == "f32" && out_dtype.starts_with("f8") {
+            let attributes = [
+                ("rnd", "#nvvm.fp_rnd_mode<rn>".to_string()),
+                ("sat", "#nvvm.sat_mode<satfinite>".to_string()),
+                ("dstTy", out_dtype.to_string()),
+            ];
+            for pair in planned.registers.chunks(2) {
+                let (low, high) = (pair[0], pair[pair.len() - 1]);
+                let lo = b.load(memrefs[0], &[b.index(low)?])?;
+                let hi = if high == low { lo } else { b.load(memrefs[0], &[b.index(high)?])? };
+                let packed = b.value("nvvm.convert.f32x2.to.f8x2", &[hi, lo], b.ty("vector<2xi8>")?, &attributes)?;
+                for (lane, &r) in pair.iter().enumerate() {
+                    let byte = b.extractelement(packed, b.constant(lane as i64, Ty::I32)?)?;
+                    let code = b.bitcast(byte, b.ty(out_dtype)?)?;
+                    b.store(code, out, &[b.index(r)?])?;
+                }
+            }
+            self.stats.elementwise += 1;
+            return Ok(());
+        }
         for (slot, &r) in planned.registers.iter().enumerate() {
             let index = b.index(r)?;
             // Each operand's register for this one: the same index unless the operand broadcasts or is laid out
@@ -713,6 +738,7 @@ pub(super) fn registers<'c, 'a>(cx: &Context<'c, 'a>, which: usize) -> Result<Va
 
 /// `vector<n x element>`, or the element itself for one.
 pub(super) fn vector_type(n: usize, element: &str) -> String {
+    let element = llvm_element(element);
     if n == 1 {
         element.to_string()
     } else {
@@ -720,7 +746,50 @@ pub(super) fn vector_type(n: usize, element: &str) -> String {
     }
 }
 
-/// The registers `slots` as one `vector<n x element>` (or one element), loaded one by one: scalar accesses are
+/// The type an element moves as in LLVM: itself, or `i8` for the FP8 types (LLVM has none; MLIR's conversion
+/// to the LLVM dialect stores them as `i8` too).
+fn llvm_element(element: &str) -> &str {
+    if is_fp8(element) {
+        "i8"
+    } else {
+        element
+    }
+}
+
+fn is_fp8(element: &str) -> bool {
+    matches!(element, "f8E4M3FN" | "f8E5M2")
+}
+
+/// A register loaded from `memref` as it moves ([`llvm_element`]): an FP8 code bit-cast to `i8`.
+fn load_register<'c, 'a>(b: &Builder<'c, 'a>, memref: Value<'c, 'a>, slot: i64) -> Result<Value<'c, 'a>, String> {
+    let value = b.load(memref, &[b.index(slot)?])?;
+    match register_fp8(memref) {
+        Some(_) => b.bitcast(value, Ty::Int(8)),
+        None => Ok(value),
+    }
+}
+
+/// Stores `value` (as it moved) into register `slot` of `memref`: an `i8` bit-cast back to the FP8 type.
+fn store_register<'c, 'a>(
+    b: &Builder<'c, 'a>,
+    value: Value<'c, 'a>,
+    memref: Value<'c, 'a>,
+    slot: i64,
+) -> Result<(), String> {
+    let value = match register_fp8(memref) {
+        Some(fp8) => b.bitcast(value, b.ty(fp8)?)?,
+        None => value,
+    };
+    b.store(value, memref, &[b.index(slot)?])
+}
+
+/// The FP8 element type of a register memref (`memref<8xf8E4M3FN, ...>`), if it has one.
+fn register_fp8(memref: Value) -> Option<&'static str> {
+    let text = memref.r#type().to_string();
+    ["f8E4M3FN", "f8E5M2"].into_iter().find(|t| text.contains(&format!("x{t},")) || text.contains(&format!("x{t}>")))
+}
+
+/// The registers `slots` as one `vector<n x element>` (or one element; FP8 as `i8`), loaded one by one: scalar accesses are
 /// what LLVM promotes the private memref to registers for (a vector access beside scalar ones can leave it in
 /// local memory).
 pub(super) fn read<'c, 'a>(
@@ -732,11 +801,11 @@ pub(super) fn read<'c, 'a>(
     let ty = vector_type(slots.len(), element);
     match slots {
         [] => Err("copy: internal: no registers".to_string()),
-        [one] => b.load(memref, &[b.index(*one)?]),
+        [one] => load_register(b, memref, *one),
         _ => {
             let mut vector = b.undef(b.ty(&ty)?)?;
             for (i, &slot) in slots.iter().enumerate() {
-                let value = b.load(memref, &[b.index(slot)?])?;
+                let value = load_register(b, memref, slot)?;
                 vector = b.insertelement(vector, value, b.constant(i as i64, Ty::I32)?)?;
             }
             Ok(vector)
@@ -753,11 +822,11 @@ pub(super) fn write<'c, 'a>(
 ) -> Result<(), String> {
     match slots {
         [] => Err("copy: internal: no registers".to_string()),
-        [one] => b.store(value, memref, &[b.index(*one)?]),
+        [one] => store_register(b, value, memref, *one),
         _ => {
             for (i, &slot) in slots.iter().enumerate() {
                 let item = b.extractelement(value, b.constant(i as i64, Ty::I32)?)?;
-                b.store(item, memref, &[b.index(slot)?])?;
+                store_register(b, item, memref, slot)?;
             }
             Ok(())
         }

@@ -3,6 +3,7 @@
 //! and conversions between them.
 
 use super::{err, ints_in, loc_of, Exec};
+use crate::fp8::Fp8;
 use crate::value::{sext, wrap, Scalar, Ty, V};
 use crate::SimError;
 use melior::ir::operation::OperationLike;
@@ -72,6 +73,37 @@ impl Exec<'_, '_> {
             };
         }
         self.set(op, 0, V::S(out));
+        Ok(())
+    }
+}
+
+impl Exec<'_, '_> {
+    /// `cvt.rn.satfinite.{e4m3x2,e5m2x2}.f32 d, a, b` (`nvvm.convert.f32x2.to.f8x2`; PTX ISA 9.7.9.21 `cvt`): each
+    /// of `a` and `b` rounded to the nearest FP8 code (ties to even), saturated to the largest finite value, NaN to
+    /// NaN; `a` in the upper byte of `d` and `b` in the lower. As an `i16` result that is the packed value; as a
+    /// `vector<2xi8>`, element 0 is the lower byte (`b`'s code) and element 1 the upper (`a`'s).
+    pub(super) fn cvt_f8x2(&mut self, op: OperationRef, mask: &[bool], loc: &str) -> Result<(), SimError> {
+        let text = |name: &str| op.attribute(name).map(|a| a.to_string()).unwrap_or_default();
+        let format = match text("dstTy").as_str() {
+            "f8E4M3FN" => Fp8::E4M3,
+            "f8E5M2" => Fp8::E5M2,
+            other => return err(loc, format!("not modelled: cvt to {other}")),
+        };
+        if !text("rnd").contains("rn>") || !text("sat").contains("satfinite") || text("relu").contains("true") {
+            return err(loc, "not modelled: cvt to f8x2 other than .rn.satfinite without .relu");
+        }
+        let (a, b) = (self.scalars(op, 0, loc)?, self.scalars(op, 1, loc)?);
+        let code = |bits: u64| u64::from(format.encode(Scalar::F32.to_f64(bits)));
+        let (mut low, mut high) = (vec![0u64; self.n], vec![0u64; self.n]);
+        for t in (0..self.n).filter(|t| mask[*t]) {
+            (low[t], high[t]) = (code(b[t]), code(a[t]));
+        }
+        let value = match self.result_ty(op, loc)? {
+            Ty::Sc(Scalar::I(16)) => V::S(low.iter().zip(&high).map(|(l, h)| l | (h << 8)).collect()),
+            Ty::Agg(_) => V::Agg(vec![V::S(low), V::S(high)]),
+            other => return err(loc, format!("not modelled: cvt to f8x2 as {other:?}")),
+        };
+        self.set(op, 0, value);
         Ok(())
     }
 }

@@ -461,6 +461,8 @@ impl Exec<'_, '_> {
             self.setmaxnreg(op, mask, &loc)
         } else if name == "nvvm.barrier" {
             self.named_barrier(op, mask, &loc)
+        } else if name == "nvvm.convert.f32x2.to.f8x2" {
+            self.cvt_f8x2(op, mask, &loc)
         } else if name == "nvvm.bar.warp.sync" {
             self.warp_sync(op, mask, &loc)
         } else {
