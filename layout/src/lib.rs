@@ -45,6 +45,7 @@ pub mod tile;
 pub mod tile_layout;
 pub mod tile_of;
 pub mod tma;
+pub mod trn;
 
 pub use axis::{Axis, AxisKind, ExecScope};
 pub use error::{LayoutError, Result};
