@@ -17,6 +17,7 @@ mod mma_plan;
 mod page;
 mod serve;
 mod tma_plan;
+mod trn_matmul_plan;
 
 use axe_layout::{Axis, AxisKind};
 use cli::{Args, CliError, Command};
@@ -36,6 +37,7 @@ const COMMANDS: &[&Command] = &[
     &tma_plan::COMMAND,
     &mma_plan::COMMAND,
     &copy_plan::COMMAND,
+    &trn_matmul_plan::COMMAND,
     &distributed::FROM_PLACEMENTS,
     &distributed::TO_PLACEMENTS,
     &distributed::COLLECTIVE_PLAN,
