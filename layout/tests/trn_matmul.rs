@@ -1,87 +1,16 @@
-//! The Trainium matmul planner (`axe_layout::trn::matmul`) against a model of the Tensor Engine written from AWS's
-//! NKI documentation (`nki.isa.nc_matmul`, "Trainium architecture"), not from the planner: SBUF and PSUM are
-//! 128 partitions of f64 slots; the operands are placed by the reference evaluator (`common::ref_eval`, the
-//! layout's definition); each planned instruction reads its stationary tile (`kt` partitions from its start, `mt`
-//! consecutive free slots) and moving tile (`kt` x `nt`), checks the engine's limits (`kt`, `mt` <= 128, `nt` <=
-//! 512, the PSUM tile inside one 2 KiB bank) and writes or adds `stationary^T @ moving` to its PSUM tile (`mt`
-//! partitions, `nt` slots). C is read back through its layout and compared with A^T B, exactly (small integers).
+//! The Trainium matmul planner (`axe_layout::trn::matmul`): plans run on the Tensor Engine model of
+//! `model/trn_engine.rs` (written from AWS's NKI documentation, not from the planner) and must compute A^T B
+//! exactly; each refusal names its rule and the numbers.
 
-mod common;
+#[path = "model/trn_engine.rs"]
+mod trn_engine;
 
 use axe_layout::hw::ElemType;
 use axe_layout::notation::parse_layout;
 use axe_layout::trn::matmul::{plan, MatmulError, MatmulPlan, MatmulRequest, Operand, Rule};
 use axe_layout::trn::{TrnMemory, TRN1};
-use axe_layout::{Axis, Layout};
-use common::{ref_eval, slot};
-
-const PARTITIONS: usize = 128;
-
-/// A small integer for element `(i, j)` of operand `salt`.
-fn value(i: i64, j: i64, salt: i64) -> f64 {
-    (((i * 7 + j * 13 + salt * 5) % 7) - 3) as f64
-}
-
-/// (partition, free) of element `flat`: the single point the layout's definition gives.
-fn place(layout: &Layout, flat: i64) -> (usize, usize) {
-    let points = ref_eval(layout, flat);
-    assert_eq!(points.len(), 1, "one place per element");
-    let p = points.into_iter().next().unwrap();
-    let (ps, fs) = (slot(Axis::named("P").unwrap()), slot(Axis::named("F").unwrap()));
-    (p[ps] as usize, p[fs] as usize)
-}
-
-/// A memory of 128 partitions.
-fn memory(slots: usize) -> Vec<Vec<f64>> {
-    vec![vec![f64::NAN; slots]; PARTITIONS]
-}
-
-/// Runs `plan` on the model: A [K,M], B [K,N] placed by their layouts; C read back by its layout.
-fn run(plan: &MatmulPlan, a: (&Layout, [i64; 2]), b: (&Layout, [i64; 2]), c: (&Layout, [i64; 2])) -> Vec<f64> {
-    let (slots, psum_slots) = (192 * 1024 / 4, 16 * 1024 / 4);
-    let mut sbuf_a = memory(slots);
-    let mut sbuf_b = memory(slots);
-    let mut psum = memory(psum_slots);
-    for (layout, [rows, cols], salt, sbuf) in [(a.0, a.1, 1, &mut sbuf_a), (b.0, b.1, 2, &mut sbuf_b)] {
-        for flat in 0..rows * cols {
-            let (p, f) = place(layout, flat);
-            sbuf[p][f] = value(flat / cols, flat % cols, salt);
-        }
-    }
-    let [kt, mt, nt] = plan.tile;
-    assert!(kt <= 128 && mt <= 128 && nt <= 512, "instruction limits: {:?}", plan.tile);
-    for step in &plan.steps {
-        let (pa, fa) = (step.a.partition as usize, step.a.free as usize);
-        let (pb, fb) = (step.b.partition as usize, step.b.free as usize);
-        let (pc, fc) = (step.c.partition as usize, step.c.free as usize);
-        assert_eq!(fc / 512, (fc + nt as usize - 1) / 512, "the PSUM tile of {step:?} crosses a bank");
-        for i in 0..mt as usize {
-            for j in 0..nt as usize {
-                let sum: f64 = (0..kt as usize).map(|q| sbuf_a[pa + q][fa + i] * sbuf_b[pb + q][fb + j]).sum();
-                let cell = &mut psum[pc + i][fc + j];
-                *cell = if step.accumulate { *cell + sum } else { sum };
-            }
-        }
-    }
-    let [m, n] = c.1;
-    (0..m * n)
-        .map(|flat| {
-            let (p, f) = place(c.0, flat);
-            psum[p][f]
-        })
-        .collect()
-}
-
-/// A^T B by the definition.
-fn reference(k: i64, m: i64, n: i64) -> Vec<f64> {
-    let mut out = Vec::new();
-    for i in 0..m {
-        for j in 0..n {
-            out.push((0..k).map(|q| value(q, i, 1) * value(q, j, 2)).sum());
-        }
-    }
-    out
-}
+use axe_layout::Layout;
+use trn_engine::run_model;
 
 fn layout(text: &str) -> Layout {
     parse_layout(text).unwrap()
@@ -102,10 +31,8 @@ fn plan_of(a: &Layout, b: &Layout, c: &Layout, [k, m, n]: [i64; 3]) -> Result<Ma
 /// Plans and runs on the model; C must be A^T B.
 fn check(a: &str, b: &str, c: &str, kmn: [i64; 3]) -> MatmulPlan {
     let (a, b, c) = (layout(a), layout(b), layout(c));
-    let [k, m, n] = kmn;
     let planned = plan_of(&a, &b, &c, kmn).unwrap_or_else(|e| panic!("{e}"));
-    let got = run(&planned, (&a, [k, m]), (&b, [k, n]), (&c, [m, n]));
-    assert_eq!(got, reference(k, m, n));
+    run_model(&planned, &a, &b, &c, kmn).unwrap();
     planned
 }
 

@@ -9,6 +9,7 @@ pub mod mlir;
 pub mod mma;
 pub mod process;
 pub mod reference;
+pub mod trn;
 
 use crate::driver::Target;
 
@@ -18,6 +19,7 @@ pub fn all() -> Vec<Target> {
     out.extend(mma::targets());
     out.extend(copy::targets());
     out.extend(collective::targets());
+    out.extend(trn::targets());
     #[cfg(feature = "mlir")]
     out.extend(mlir::targets());
     out.extend(process::targets());
