@@ -15,11 +15,13 @@
 // The ring has 4 stages (48 KB each); the stage index and its parity run on across K tiles and tiles on each side,
 // the producer's "free" parity one round ahead (a fresh barrier's phase before phase 0 counts as complete, so the
 // first round passes at once). After each tile's K loop the consumers cast their accumulators to f16 and store C
-// themselves a 128x64 quarter at a time through one 16 KB buffer (axe.copy_staged; so 4 stages fit beside it:
-// 209 KB): per quarter they synchronize (their named barrier: the previous store has read the buffer), write it
-// 128B-swizzled and TMA-store it (clipped at M and N); `cta(wgid[0:2])` is their two warpgroups, whose named
-// barrier orders their writes before warp 0's elected lane issues the store. The producer never waits for the epilogue: it is
-// loading the next tile's stages while the consumers store.
+// themselves a 128x64 quarter at a time through a buffer of two 16 KB stages (axe.copy_staged ... stages 2; 4 ring
+// stages fit beside it: 225 KB): per quarter they synchronize (their named barrier: the store of two quarters ago
+// has read this stage), write it 128B-swizzled and TMA-store it (clipped at M and N), the store of the quarter
+// before still reading the other stage (the issuing lane waits for all but the newest store's reads; after the
+// last quarter, for all); `cta(wgid[0:2])` is their two warpgroups, whose named barrier orders their writes
+// before warp 0's elected lane issues the store. The producer never waits for the epilogue: it is loading the
+// next tile's stages while the consumers store.
 //
 // Run-time M, N and K (multiples of 16, at least 1), edge tiles handled by TMA as in gemm_sm90a.mlir. Not yet here
 // (issue 25): a cluster with B multicast.
@@ -37,7 +39,7 @@
 !ringB = !axe.tensor<256x256xf16, shared, Swizzle(3,3,3) o S[(4,64,4,64):(16384,64,4096,1)]>
 !stageA = !axe.tensor<128x64xf16, shared>
 !stageB = !axe.tensor<64x256xf16, shared>
-!smemC = !axe.tensor<128x64xf16, shared, Swizzle(3,3,3) o S[(128,64):(64,1)]>
+!smemC = !axe.tensor<256x64xf16, shared, Swizzle(3,3,3) o S[(256,64):(64,1)]>
 !acc = !axe.tensor<128x256xf32, reg, S[(2,4,2,8,32,4,2):(1@wgid,1@wid_in_wg,2,4@laneid,4,1@laneid,1)]>
 !out = !axe.tensor<128x256xf16, reg, S[(2,4,2,8,32,4,2):(1@wgid,1@wid_in_wg,2,4@laneid,4,1@laneid,1)]>
 !bars = !axe.mbarrier<4>
@@ -91,10 +93,10 @@ module attributes {gpu.container_module} {
               scf.yield %cur2, %parity2 : i32, i1
             }
             axe.cast cta %acc to %out : !acc to !out
-            // C leaves through a 128x64 buffer, a quarter of the tile at a time (each quarter after the consumers'
-            // named barrier: the previous store has read the buffer).
+            // C leaves a 128x64 quarter at a time through two stages of the buffer, in turn (each quarter after the
+            // consumers' named barrier: the store of two quarters ago has read its stage).
             %tc = axe.slice %gc[%m0, %n0] [128, 256] : !gC to !tileC
-            axe.copy_staged cta(wgid[0:2]) %out to %tc through %smem_c : !out to !tileC through !smemC
+            axe.copy_staged cta(wgid[0:2]) %out to %tc through %smem_c stages 2 : !out to !tileC through !smemC
             axe.yield %ring#0, %ring#1 : i32, i1
           }
         }

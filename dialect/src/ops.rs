@@ -174,6 +174,16 @@ impl OpKind {
     }
 }
 
+/// The shape of one piece of an `axe.copy_staged` buffer of `stages` stages: the buffer's shape with its first
+/// dimension divided by `stages` (the stages lie along it).
+pub fn staged_piece(buffer: &[i64], stages: i64) -> Vec<i64> {
+    let mut piece = buffer.to_vec();
+    if let Some(rows) = piece.first_mut() {
+        *rows /= stages.max(1);
+    }
+    piece
+}
+
 /// One tensor an op touches: its role, the value and its type.
 #[derive(Clone, Debug)]
 pub struct TensorUse<'c, 'a> {

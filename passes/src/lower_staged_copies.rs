@@ -16,6 +16,13 @@
 //! The slices are deferred (their layouts are the sliced ones); the copies keep the op's scope and threads, so
 //! `--lower-copy` and `--lower-tma` plan them as they plan copies written by hand. The barrier before each piece
 //! also covers the buffer's last use before the op (the previous tile's last store). Run it before those two.
+//!
+//! With `stages S` the buffer's first dimension holds S pieces: piece p goes through stage p mod S (a slice of
+//! the buffer), and every store but the last carries `reads_in_flight = S - 1`, so its issuing lane waits only
+//! until the stores before the newest S - 1 have read their stages (`cp.async.bulk.wait_group.read S-1`): the
+//! barrier before piece p then finds stage p mod S free (its last store, piece p - S, has read it) while the
+//! stores of pieces p - S + 1 .. p - 1 still read theirs. The last store waits for all, as with one stage, so the
+//! next use of the buffer finds every stage free.
 
 use crate::{
     glue::{external_pass, PassId},
@@ -60,24 +67,43 @@ fn lower_one<'c, 'a>(op: OperationRef<'c, 'a>) -> Result<(), String> {
     let (source_value, dest_value, buffer_value) = (operand(0)?, operand(1)?, operand(2)?);
     let scope: Vec<(&str, String)> =
         ["scope", "threads"].into_iter().filter_map(|name| axe.attribute_text(name).map(|text| (name, text))).collect();
+    let stages = match axe.integer_attribute("stages") {
+        None => 1,
+        Some(value) => value?,
+    };
+    let shape = axe_dialect::ops::staged_piece(&buffer.shape, stages);
     let b = Builder::before(op)?;
     let piece_type = |of: &TensorType| {
-        let piece = TensorType { shape: buffer.shape.clone(), layout: LayoutSpec::Deferred, ..of.clone() };
+        let piece = TensorType { shape: shape.clone(), layout: LayoutSpec::Deferred, ..of.clone() };
         b.ty(&piece.to_text())
     };
-    let (register_piece, global_piece) = (piece_type(&source)?, piece_type(&dest)?);
-    for offsets in pieces(&source.shape, &buffer.shape) {
-        let slice = |of: Value<'c, 'a>, ty| {
-            let attributes = [("offsets", i64_array(&offsets)), ("sizes", i64_array(&buffer.shape))];
+    let (register_piece, global_piece, buffer_piece) = (piece_type(&source)?, piece_type(&dest)?, piece_type(&buffer)?);
+    let all = pieces(&source.shape, &shape);
+    for (index, offsets) in all.iter().enumerate() {
+        let slice = |of: Value<'c, 'a>, at: &[i64], ty| {
+            let attributes = [("offsets", i64_array(at)), ("sizes", i64_array(&shape))];
             b.value("axe.slice", &[of], ty, &attributes)
         };
-        let piece = slice(source_value, register_piece)?;
+        let piece = slice(source_value, offsets, register_piece)?;
+        // The piece's stage of the buffer: the whole buffer with one stage, else the rows of stage index mod S.
+        let stage = if stages == 1 {
+            buffer_value
+        } else {
+            let mut at = vec![0; shape.len()];
+            at[0] = (index as i64 % stages) * shape[0];
+            slice(buffer_value, &at, buffer_piece)?
+        };
         b.op("axe.sync", &[], &[], &scope)?;
-        b.op("axe.copy", &[piece, buffer_value], &[], &scope)?;
-        let region = slice(dest_value, global_piece)?;
+        b.op("axe.copy", &[piece, stage], &[], &scope)?;
+        let region = slice(dest_value, offsets, global_piece)?;
         let mut store = scope.clone();
         store.push(("operandSegmentSizes", "array<i32: 1, 1, 0, 0>".to_string()));
-        b.op("axe.copy_async", &[buffer_value, region], &[], &store)?;
+        // With S stages a store leaves the newest S - 1 stores reading (their stages are not written again
+        // before S - 1 more pieces); the last waits for all, as one stage does.
+        if stages > 1 && index + 1 < all.len() {
+            store.push(("reads_in_flight", format!("{} : i64", stages - 1)));
+        }
+        b.op("axe.copy_async", &[stage, region], &[], &store)?;
     }
     IrRewriter::from_op(op).as_rewriter_base().erase_op(op);
     Ok(())

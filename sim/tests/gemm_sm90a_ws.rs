@@ -148,10 +148,24 @@ fn a_tile_that_overwrites_the_c_buffer_before_the_last_store_read_it_races() {
 }
 
 #[test]
-fn a_quarter_written_before_the_previous_quarters_store_read_it_races() {
-    // Inside one tile: without the barrier before the second quarter (the third named barrier), a consumer writes
-    // it into the buffer the first quarter's store still reads.
-    let text = common::drop_line(&lowered(KERNEL), "nvvm.barrier id", Some(2));
+fn a_quarter_written_before_the_store_two_quarters_back_read_its_stage_races() {
+    // The buffer has two stages: quarter 2 goes into stage 0, which quarter 0's store may still read until the
+    // issuing lane's wait after quarter 1's store (all but the newest store read) and the barrier before quarter 2
+    // (the fifth named barrier) that orders the consumers after it. Without that barrier a consumer writes stage 0
+    // under the store's reads.
+    let text = common::drop_line(&lowered(KERNEL), "nvvm.barrier id", Some(4));
     let results = gemm_runs(&text, true, KERNEL, Grid::Tiles(None), 128, 256, 64);
-    assert_caught("no barrier between quarters", &results, &["race", "still reads"]);
+    assert_caught("no barrier before a stage is reused", &results, &["race", "still reads"]);
+}
+
+#[test]
+fn stores_that_leave_two_reads_in_flight_over_two_stages_race() {
+    // Each store waits for all but the newest one to have read its stage; waiting for all but two lets quarter 2
+    // overwrite stage 0 while quarter 0's store may still read it.
+    let text = lowered(KERNEL);
+    assert_eq!(text.matches("nvvm.cp.async.bulk.wait_group 1 {read}").count(), 3, "three quarters leave one read");
+    assert_eq!(text.matches("nvvm.cp.async.bulk.wait_group 0 {read}").count(), 1, "the last waits for all");
+    let text = text.replace("nvvm.cp.async.bulk.wait_group 1 {read}", "nvvm.cp.async.bulk.wait_group 2 {read}");
+    let results = gemm_runs(&text, true, KERNEL, Grid::Tiles(None), 128, 256, 64);
+    assert_caught("two reads in flight over two stages", &results, &["may still read", "race", "still reads"]);
 }

@@ -226,4 +226,14 @@ func.func @copy_staged(%r: !axe.tensor<128x256xf16, reg>, %g: !axe.tensor<128x25
   return
 }
 
+// Two stages of the buffer, and a store that leaves the newest store reading.
+// CHECK-LABEL: func.func @copy_staged_in_stages
+// CHECK-NEXT: axe.copy_staged cta(wgid[0:2]) %arg0 to %arg1 through %arg2 stages 2 : !axe.tensor<128x256xf16, reg> to !axe.tensor<128x256xf16, global> through !axe.tensor<256x64xf16, shared>
+// CHECK-NEXT: axe.copy_async cta %arg3 to %arg4 {reads_in_flight = 1 : i64} : !axe.tensor<128x64xf16, shared> to !axe.tensor<128x64xf16, global>
+func.func @copy_staged_in_stages(%r: !axe.tensor<128x256xf16, reg>, %g: !axe.tensor<128x256xf16, global>, %b: !axe.tensor<256x64xf16, shared>, %s: !axe.tensor<128x64xf16, shared>, %t: !axe.tensor<128x64xf16, global>) {
+  axe.copy_staged cta(wgid[0:2]) %r to %g through %b stages 2 : !axe.tensor<128x256xf16, reg> to !axe.tensor<128x256xf16, global> through !axe.tensor<256x64xf16, shared>
+  axe.copy_async cta %s to %t {reads_in_flight = 1 : i64} : !axe.tensor<128x64xf16, shared> to !axe.tensor<128x64xf16, global>
+  return
+}
+
 }

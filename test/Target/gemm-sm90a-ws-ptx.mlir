@@ -22,10 +22,11 @@
 // Consumers: per K tile, a parity wait on the stage's "full" barrier, four m64n256k16 (K = 64 in steps of 16) that
 // both warpgroups run (one code path, warpgroup g's A descriptor 64 rows further), then each consumer warp's
 // release: its elected lane arrives on "empty". Per tile, the epilogue in their role, four times (a 128x64 quarter
-// of C through one buffer): their named barrier (id 4: 384 threads are warpgroups 1 to 3's ids, and the
-// consumers' warps 0-7 are the kernel's first range; 256 threads) before they write the quarter and again before
-// warp 0's elected lane stores it in one 64-column box, commits and waits for the reads. No CTA barrier after the
-// set-up (the producer never waits for the epilogue).
+// of C through two 16 KB stages of one buffer, in turn): their named barrier (id 4: 384 threads are warpgroups 1 to
+// 3's ids, and the consumers' warps 0-7 are the kernel's first range; 256 threads) before they write the quarter
+// and again before warp 0's elected lane stores it in one 64-column box, commits and waits until at most the
+// newest store still reads (its stage is not written again before the next quarter's store is issued); after the
+// last quarter it waits for all. No CTA barrier after the set-up (the producer never waits for the epilogue).
 // CHECK: elect.sync
 // CHECK: mbarrier.try_wait.parity.shared.b64
 // CHECK-COUNT-4: wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16
@@ -36,19 +37,19 @@
 // CHECK: bar.sync 4, 256;
 // CHECK: cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group
 // CHECK-NEXT: cp.async.bulk.commit_group;
-// CHECK-NEXT: cp.async.bulk.wait_group.read 0;
+// CHECK-NEXT: cp.async.bulk.wait_group.read 1;
 // CHECK: bar.sync 4, 256;
 // CHECK-NEXT: stmatrix.sync.aligned.m8n8.x4.shared.b16
 // CHECK: bar.sync 4, 256;
 // CHECK: cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group
 // CHECK-NEXT: cp.async.bulk.commit_group;
-// CHECK-NEXT: cp.async.bulk.wait_group.read 0;
+// CHECK-NEXT: cp.async.bulk.wait_group.read 1;
 // CHECK: bar.sync 4, 256;
 // CHECK-NEXT: stmatrix.sync.aligned.m8n8.x4.shared.b16
 // CHECK: bar.sync 4, 256;
 // CHECK: cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group
 // CHECK-NEXT: cp.async.bulk.commit_group;
-// CHECK-NEXT: cp.async.bulk.wait_group.read 0;
+// CHECK-NEXT: cp.async.bulk.wait_group.read 1;
 // CHECK: bar.sync 4, 256;
 // CHECK-NEXT: stmatrix.sync.aligned.m8n8.x4.shared.b16
 // CHECK: bar.sync 4, 256;
@@ -67,11 +68,11 @@
 // PTXAS: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
 // PTXAS: Used 168 registers
 
-// Shared memory, largest first: B 4 x 32 KB, A 4 x 16 KB, the C buffer 16 KB (the ring and C are live together:
-// the epilogue runs in the consumers' role), then the barriers (2 x 4 x 8 bytes), and 1024 bytes of slack for
-// the window's run-time alignment: 212992 + 64 + 1024.
+// Shared memory, largest first: B 4 x 32 KB, A 4 x 16 KB, the C buffer's two 16 KB stages (the ring and C are live
+// together: the epilogue runs in the consumers' role), then the barriers (2 x 4 x 8 bytes), and 1024 bytes of
+// slack for the window's run-time alignment: 229376 + 64 + 1024.
 // LAUNCH: "name": "gemm_sm90a_ws",
 // LAUNCH-NEXT: "grid": ["min(ceildiv(M, 128) * ceildiv(N, 256), sm_count)", "1", "1"],
 // LAUNCH-NEXT: "block": [384, 1, 1],
 // LAUNCH-NEXT: "cluster": [1, 1, 1],
-// LAUNCH-NEXT: "dynamic_shared_bytes": 214080,
+// LAUNCH-NEXT: "dynamic_shared_bytes": 230464,

@@ -93,3 +93,38 @@ module attributes {gpu.container_module} {
     }
   }
 }
+
+// -----
+
+// Two stages: the quarters take the buffer's halves (rows 0-127, then 128-255) in turn, and every store but the
+// last leaves the newest store reading (reads_in_flight = 1); the last waits for all. Lowered, the issuing lane's
+// waits are cp.async.bulk.wait_group.read 1, three times, then 0.
+// CHECK-LABEL: gpu.func @two_stages
+// CHECK: %[[BUF:.*]] = axe.alloc cta : !axe.tensor<256x64xf16
+// CHECK: %[[S0:.*]] = axe.slice %[[BUF]][0, 0] [128, 64] : {{.*}} to !axe.tensor<128x64xf16, shared>
+// CHECK: axe.copy_async cta(wgid[0:2]) %[[S0]] to %{{.*}} {reads_in_flight = 1 : i64}
+// CHECK: %[[S1:.*]] = axe.slice %[[BUF]][128, 0] [128, 64] : {{.*}} to !axe.tensor<128x64xf16, shared>
+// CHECK: axe.copy_async cta(wgid[0:2]) %[[S1]] to %{{.*}} {reads_in_flight = 1 : i64}
+// CHECK: %[[S2:.*]] = axe.slice %[[BUF]][0, 0] [128, 64]
+// CHECK: axe.copy_async cta(wgid[0:2]) %[[S2]] to %{{.*}} {reads_in_flight = 1 : i64}
+// CHECK: %[[S3:.*]] = axe.slice %[[BUF]][128, 0] [128, 64]
+// CHECK: axe.copy_async cta(wgid[0:2]) %[[S3]] to %{{.*}} : !axe.tensor<128x64xf16, shared>
+// LOWERED-LABEL: gpu.func @two_stages
+// LOWERED-COUNT-3: nvvm.cp.async.bulk.wait_group 1 {read}
+// LOWERED: nvvm.cp.async.bulk.wait_group 0 {read}
+// LOWERED-NOT: nvvm.cp.async.bulk.wait_group
+!acc = !axe.tensor<128x256xf16, reg, S[(2,4,2,8,32,4,2):(1@wgid,1@wid_in_wg,2,4@laneid,4,1@laneid,1)]>
+!g = !axe.tensor<256x512xf16, global, S[(256,512):(512,1)]>
+!tile = !axe.tensor<128x256xf16, global>
+module attributes {gpu.container_module} {
+  gpu.module @k attributes {axe.target = "sm_90a"} {
+    gpu.func @two_stages(%g: memref<256x512xf16>) kernel attributes {known_block_size = array<i32: 384, 1, 1>} {
+      %acc = axe.alloc cta : !acc
+      %buf = axe.alloc cta : !axe.tensor<256x64xf16, shared, Swizzle(3,3,3) o S[(256,64):(64,1)]>
+      %gt = axe.view %g : memref<256x512xf16> -> !g
+      %tile = axe.slice %gt[128, 256] [128, 256] : !g to !tile
+      axe.copy_staged cta(wgid[0:2]) %acc to %tile through %buf stages 2 : !acc to !tile through !axe.tensor<256x64xf16, shared, Swizzle(3,3,3) o S[(256,64):(64,1)]>
+      gpu.return
+    }
+  }
+}

@@ -245,10 +245,15 @@ def Axe_CopyStagedOp : Axe_CollectiveOp<"copy_staged", [Axe_ReadsWrites]> {
     the buffer and stores the buffer to its region of dest (a TMA store, waited for its reads). A tile larger
     than the shared memory left beside a pipeline's ring goes out through one small buffer. `--lower-staged-copies`
     writes the pieces as `axe.sync`, `axe.copy` and `axe.copy_async`.
+
+    With `stages S` the buffer holds S pieces along its first dimension and the pieces take them in turn: piece
+    p is written while the stores of the S - 1 pieces before it may still be reading theirs (each store then
+    waits only for all but the newest S - 1 stores' reads; the last waits for all).
   }];
-  let arguments = !con((ins Axe_AnyTensor:$source, Axe_AnyTensor:$dest, Axe_AnyTensor:$buffer), scopeArgs);
+  let arguments = !con((ins Axe_AnyTensor:$source, Axe_AnyTensor:$dest, Axe_AnyTensor:$buffer,
+                            OptionalAttr<I64Attr>:$stages), scopeArgs);
   let assemblyFormat = [{
-    custom<Scope>($scope, $threads) $source `to` $dest `through` $buffer attr-dict
+    custom<Scope>($scope, $threads) $source `to` $dest `through` $buffer (`stages` $stages^)? attr-dict
     `:` qualified(type($source)) `to` qualified(type($dest)) `through` qualified(type($buffer))
   }];
 }

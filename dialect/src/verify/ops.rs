@@ -441,6 +441,16 @@ impl OpChecker<'_, '_, '_> {
                 format!("copy_async must copy global to shared or shared to global, got {from} to {to}"),
             ),
         }
+        // A store may leave its newest bulk groups reading (a staged epilogue's stages); a load has nothing to say.
+        match self.op.integer_attribute("reads_in_flight") {
+            None => {}
+            Some(Ok(n)) if (0..=63).contains(&n) && source.mem == Memory::Shared && dest.mem == Memory::Global => {}
+            Some(Ok(n)) => self.fail(
+                Rule::Counts,
+                format!("copy_async reads_in_flight {n}: a store shared -> global may leave 0 to 63 stores reading"),
+            ),
+            Some(Err(e)) => self.fail(Rule::Counts, e),
+        }
     }
 
     /// A staged copy: registers to global through shared, one dtype, the same shape on both ends, and a buffer
@@ -460,14 +470,32 @@ impl OpChecker<'_, '_, '_> {
         if let Err(message) = axe_layout::copy::shapes_agree(&source.shape, &dest.shape) {
             self.fail(Rule::ShapesAgree, format!("copy_staged {message}"));
         }
-        let tiles = buffer.shape.len() == source.shape.len()
-            && buffer.shape.iter().zip(&source.shape).all(|(b, s)| *b > 0 && *s > 0 && s % b == 0);
+        let stages = match self.op.integer_attribute("stages") {
+            None => 1,
+            Some(Ok(s)) if s >= 1 && buffer.shape.first().is_some_and(|rows| rows % s == 0) => s,
+            Some(Ok(s)) => return self.fail(
+                Rule::ShapesAgree,
+                format!(
+                    "copy_staged stages {s} must be at least 1 and divide the buffer's first dimension, got buffer {}",
+                    shape_text(&buffer.shape)
+                ),
+            ),
+            Some(Err(e)) => return self.fail(Rule::Counts, e),
+        };
+        let piece = crate::ops::staged_piece(&buffer.shape, stages);
+        let tiles = piece.len() == source.shape.len()
+            && piece.iter().zip(&source.shape).all(|(b, s)| *b > 0 && *s > 0 && s % b == 0);
         if !tiles {
+            let what = if stages == 1 {
+                "buffer shape".to_string()
+            } else {
+                format!("piece shape (a stage of the buffer, of {stages})")
+            };
             self.fail(
                 Rule::ShapesAgree,
                 format!(
-                    "copy_staged buffer shape {} must tile the source's {} (each dimension dividing it)",
-                    shape_text(&buffer.shape),
+                    "copy_staged {what} {} must tile the source's {} (each dimension dividing it)",
+                    shape_text(&piece),
                     shape_text(&source.shape)
                 ),
             );

@@ -432,7 +432,10 @@ impl<'c, 'a> Lowering<'c, 'a> {
                         t.op("nvgpu.tma.async.store", &operands, &[], &[("operandSegmentSizes", sizes)])?;
                     }
                     t.op("nvvm.cp.async.bulk.commit.group", &[], &[], &[])?;
-                    let mut wait = vec![("group", "0 : i32".to_string())];
+                    // An axe.copy_async store may leave the newest n stores reading (`reads_in_flight = n`, a
+                    // staged epilogue's stages); a blocking axe.copy waits for all.
+                    let in_flight = if sync { 0 } else { reads_in_flight(copy.op)? };
+                    let mut wait = vec![("group", format!("{in_flight} : i32"))];
                     if !sync {
                         wait.push(("read", "unit".into()));
                     }
@@ -804,4 +807,15 @@ fn range_barrier(b: &Builder, op: OperationRef, first: i64, end: i64) -> Result<
     let id = b.constant(id, Ty::I32)?;
     let count = b.constant(32 * (end - first), Ty::I32)?;
     b.op("nvvm.barrier", &[id, count], &[], &[("operandSegmentSizes", segments(&[1, 1, 0]))]).map(drop)
+}
+
+/// The `reads_in_flight` of an `axe.copy_async` store: how many of the newest bulk store groups its issuing lane
+/// leaves reading their shared source (`cp.async.bulk.wait_group.read n`); 0 when absent.
+fn reads_in_flight(op: AxeOp) -> Result<i64, String> {
+    match op.integer_attribute("reads_in_flight") {
+        None => Ok(0),
+        Some(Ok(n)) if (0..=63).contains(&n) => Ok(n),
+        Some(Ok(n)) => Err(format!("tma: reads_in_flight must be in 0..=63, got {n}")),
+        Some(Err(e)) => Err(format!("tma: {e}")),
+    }
 }
