@@ -473,13 +473,14 @@ impl OpChecker<'_, '_, '_> {
         let stages = match self.op.integer_attribute("stages") {
             None => 1,
             Some(Ok(s)) if s >= 1 && buffer.shape.first().is_some_and(|rows| rows % s == 0) => s,
-            Some(Ok(s)) => return self.fail(
-                Rule::ShapesAgree,
-                format!(
-                    "copy_staged stages {s} must be at least 1 and divide the buffer's first dimension, got buffer {}",
-                    shape_text(&buffer.shape)
-                ),
-            ),
+            Some(Ok(s)) => {
+                let buffer = shape_text(&buffer.shape);
+                let message = format!(
+                    "copy_staged stages {s} must be at least 1 and divide the buffer's first dimension, got \
+                     buffer {buffer}"
+                );
+                return self.fail(Rule::ShapesAgree, message);
+            }
             Some(Err(e)) => return self.fail(Rule::Counts, e),
         };
         let piece = crate::ops::staged_piece(&buffer.shape, stages);
