@@ -130,6 +130,9 @@ BIN = ROOT / "target" / "release"
 sys.path.insert(0, str(ROOT / "bench"))
 from tma_copy_vs_triton import count_instructions, find_ptxas  # noqa: E402
 
+if triton is not None:
+    import triton_order  # noqa: E402  (the grouped order; a module global: Triton resolves a kernel's names there)
+
 GEMM_PASSES = "--lower-roles --lower-tile-loops --lower-staged-copies --lower-tma --lower-mma --lower-copy --lower-to-nvvm --axe-hoist-allocas --axe-dynamic-shared"
 BM, BN, BK, STAGES, WARPS = 128, 128, 64, 3, 4
 WS_TILE, WS_WARPS, WS_AXE_THREADS = (128, 256, 64), 8, 384
@@ -198,14 +201,9 @@ if triton is not None:
         a_desc = tl.make_tensor_descriptor(a_ptr, shape=[M, K], strides=[K, 1], block_shape=[BLOCK_M, BLOCK_K])
         b_desc = tl.make_tensor_descriptor(b_ptr, shape=[K, N], strides=[N, 1], block_shape=[BLOCK_K, BLOCK_N])
         c_desc = tl.make_tensor_descriptor(c_ptr, shape=[M, N], strides=[N, 1], block_shape=[BLOCK_M, BLOCK_N])
-        tiles_m = tl.cdiv(M, BLOCK_M)
-        tiles_n = tl.cdiv(N, BLOCK_N)
-        tiles_per_group = GROUP_M * tiles_n
-        for tile in tl.range(tl.program_id(0), tiles_m * tiles_n, NUM_SMS, warp_specialize=True):
-            first_m = tile // tiles_per_group * GROUP_M
-            group_m = min(tiles_m - first_m, GROUP_M)
-            pid_m = first_m + (tile % tiles_per_group) % group_m
-            pid_n = (tile % tiles_per_group) // group_m
+        tiles = tl.cdiv(M, BLOCK_M) * tl.cdiv(N, BLOCK_N)
+        for tile in tl.range(tl.program_id(0), tiles, NUM_SMS, warp_specialize=True):
+            pid_m, pid_n = triton_order.grouped_tile(tile, M, N, BLOCK_M, BLOCK_N, GROUP_M)
             acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
             for k in range(0, tl.cdiv(K, BLOCK_K)):
                 a = a_desc.load([pid_m * BLOCK_M, k * BLOCK_K])

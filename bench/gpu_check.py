@@ -235,14 +235,9 @@ def triton_persistent(config):
         a_desc = tl.make_tensor_descriptor(a, shape=[M, K], strides=[K, 1], block_shape=[BM, BK])
         b_desc = tl.make_tensor_descriptor(b, shape=[K, N], strides=[N, 1], block_shape=[BK, BN])
         c_desc = tl.make_tensor_descriptor(c, shape=[M, N], strides=[N, 1], block_shape=[BM, BN])
-        tiles_m = tl.cdiv(M, BM)
-        tiles_n = tl.cdiv(N, BN)
-        in_group = GROUP * tiles_n
-        for tile in tl.range(tl.program_id(0), tiles_m * tiles_n, SMS, warp_specialize=True):
-            first_m = tile // in_group * GROUP
-            rows = min(tiles_m - first_m, GROUP)
-            pid_m = first_m + (tile % in_group) % rows
-            pid_n = (tile % in_group) // rows
+        tiles = tl.cdiv(M, BM) * tl.cdiv(N, BN)
+        for tile in tl.range(tl.program_id(0), tiles, SMS, warp_specialize=True):
+            pid_m, pid_n = triton_order.grouped_tile(tile, M, N, BM, BN, GROUP)
             acc = tl.zeros((BM, BN), dtype=tl.float32)
             for k0 in range(0, tl.cdiv(K, BK)):
                 acc = tl.dot(a_desc.load([pid_m * BM, k0 * BK]), b_desc.load([k0 * BK, pid_n * BN]), acc)

@@ -87,15 +87,20 @@ fn schedules() -> Vec<Schedule> {
     all
 }
 
-/// Runs `text`'s ring kernel for `n` items under `schedule`: `out`, or the error.
-fn ring(text: &str, n: i64, schedule: &Schedule) -> Result<Vec<f64>, String> {
+/// Runs kernel `kernel` of `text` (arguments: an i32 buffer of `outputs` elements, then `n`) under `schedule`: the
+/// buffer, or the error.
+fn run_kernel(text: &str, kernel: &str, outputs: usize, n: i64, schedule: &Schedule) -> Result<Vec<f64>, String> {
     let context = axe_dialect::create_context().expect("context");
-    let module = axe_dialect::parse_module(&context, text, "ring.mlir").expect("the kernel parses");
-    let out = Buffer::from_f64(Scalar::I(32), &[-1.0; 64]);
-    let launch =
-        Launch { kernel: "ring".into(), block_id: [0; 3], grid: [1, 1, 1], args: vec![Arg::Buffer(out), Arg::Int(n)] };
+    let module = axe_dialect::parse_module(&context, text, &format!("{kernel}.mlir")).expect("the kernel parses");
+    let args = vec![Arg::Buffer(Buffer::from_f64(Scalar::I(32), &vec![-1.0; outputs])), Arg::Int(n)];
+    let launch = Launch { kernel: kernel.into(), block_id: [0; 3], grid: [1, 1, 1], args };
     let done = run_with(&module, &launch, schedule).map_err(|e| e.to_string())?;
     Ok(done.buffers[0].as_ref().expect("out").to_f64())
+}
+
+/// Runs `text`'s ring kernel for `n` items under `schedule`: `out`, or the error.
+fn ring(text: &str, n: i64, schedule: &Schedule) -> Result<Vec<f64>, String> {
+    run_kernel(text, "ring", 64, n, schedule)
 }
 
 #[test]
@@ -219,12 +224,7 @@ module attributes {gpu.container_module} {
 
 /// Runs `text`'s strided kernel for `n` items under `schedule`: `out`, or the error.
 fn strided(text: &str, n: i64, schedule: &Schedule) -> Result<Vec<f64>, String> {
-    let context = axe_dialect::create_context().expect("context");
-    let module = axe_dialect::parse_module(&context, text, "strided.mlir").expect("the kernel parses");
-    let args = vec![Arg::Buffer(Buffer::from_f64(Scalar::I(32), &[-1.0; 32])), Arg::Int(n)];
-    let launch = Launch { kernel: "strided".into(), block_id: [0; 3], grid: [1, 1, 1], args };
-    let done = run_with(&module, &launch, schedule).map_err(|e| e.to_string())?;
-    Ok(done.buffers[0].as_ref().expect("out").to_f64())
+    run_kernel(text, "strided", 32, n, schedule)
 }
 
 #[test]

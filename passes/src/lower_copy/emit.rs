@@ -420,7 +420,7 @@ impl<'c, 'a> Lowering<'c, 'a> {
             for pair in pairs {
                 let wide = read(&b, memrefs[0], pair, "f32")?;
                 let narrow = b.truncf(wide, b.ty(&vector_type(2, out_dtype))?)?;
-                write(&b, out, pair, narrow)?;
+                write(&b, out, pair, narrow, out_dtype)?;
             }
             for &r in &rest {
                 let index = b.index(r)?;
@@ -449,8 +449,7 @@ impl<'c, 'a> Lowering<'c, 'a> {
                 let packed = b.value("nvvm.convert.f32x2.to.f8x2", &[hi, lo], b.ty("vector<2xi8>")?, &attributes)?;
                 for (lane, &r) in pair.iter().enumerate() {
                     let byte = b.extractelement(packed, b.constant(lane as i64, Ty::I32)?)?;
-                    let code = b.bitcast(byte, b.ty(out_dtype)?)?;
-                    b.store(code, out, &[b.index(r)?])?;
+                    store_register(&b, byte, out, r, out_dtype)?;
                 }
             }
             self.stats.elementwise += 1;
@@ -760,33 +759,32 @@ fn is_fp8(element: &str) -> bool {
     matches!(element, "f8E4M3FN" | "f8E5M2")
 }
 
-/// A register loaded from `memref` as it moves ([`llvm_element`]): an FP8 code bit-cast to `i8`.
-fn load_register<'c, 'a>(b: &Builder<'c, 'a>, memref: Value<'c, 'a>, slot: i64) -> Result<Value<'c, 'a>, String> {
+/// Register `slot` of `memref` (of `element`s) loaded as it moves ([`llvm_element`]): an FP8 code bit-cast to `i8`.
+fn load_register<'c, 'a>(
+    b: &Builder<'c, 'a>,
+    memref: Value<'c, 'a>,
+    slot: i64,
+    element: &str,
+) -> Result<Value<'c, 'a>, String> {
     let value = b.load(memref, &[b.index(slot)?])?;
-    match register_fp8(memref) {
-        Some(_) => b.bitcast(value, Ty::Int(8)),
-        None => Ok(value),
+    if is_fp8(element) {
+        b.bitcast(value, Ty::Int(8))
+    } else {
+        Ok(value)
     }
 }
 
-/// Stores `value` (as it moved) into register `slot` of `memref`: an `i8` bit-cast back to the FP8 type.
+/// Stores `value` (as it moved) into register `slot` of `memref` (of `element`s): an `i8` bit-cast back to the FP8
+/// type.
 fn store_register<'c, 'a>(
     b: &Builder<'c, 'a>,
     value: Value<'c, 'a>,
     memref: Value<'c, 'a>,
     slot: i64,
+    element: &str,
 ) -> Result<(), String> {
-    let value = match register_fp8(memref) {
-        Some(fp8) => b.bitcast(value, b.ty(fp8)?)?,
-        None => value,
-    };
+    let value = if is_fp8(element) { b.bitcast(value, b.ty(element)?)? } else { value };
     b.store(value, memref, &[b.index(slot)?])
-}
-
-/// The FP8 element type of a register memref (`memref<8xf8E4M3FN, ...>`), if it has one.
-fn register_fp8(memref: Value) -> Option<&'static str> {
-    let text = memref.r#type().to_string();
-    ["f8E4M3FN", "f8E5M2"].into_iter().find(|t| text.contains(&format!("x{t},")) || text.contains(&format!("x{t}>")))
 }
 
 /// The registers `slots` as one `vector<n x element>` (or one element; FP8 as `i8`), loaded one by one: scalar accesses are
@@ -801,11 +799,11 @@ pub(super) fn read<'c, 'a>(
     let ty = vector_type(slots.len(), element);
     match slots {
         [] => Err("copy: internal: no registers".to_string()),
-        [one] => load_register(b, memref, *one),
+        [one] => load_register(b, memref, *one, element),
         _ => {
             let mut vector = b.undef(b.ty(&ty)?)?;
             for (i, &slot) in slots.iter().enumerate() {
-                let value = load_register(b, memref, slot)?;
+                let value = load_register(b, memref, slot, element)?;
                 vector = b.insertelement(vector, value, b.constant(i as i64, Ty::I32)?)?;
             }
             Ok(vector)
@@ -819,14 +817,15 @@ pub(super) fn write<'c, 'a>(
     memref: Value<'c, 'a>,
     slots: &[i64],
     value: Value<'c, 'a>,
+    element: &str,
 ) -> Result<(), String> {
     match slots {
         [] => Err("copy: internal: no registers".to_string()),
-        [one] => store_register(b, value, memref, *one),
+        [one] => store_register(b, value, memref, *one, element),
         _ => {
             for (i, &slot) in slots.iter().enumerate() {
                 let item = b.extractelement(value, b.constant(i as i64, Ty::I32)?)?;
-                store_register(b, item, memref, slot)?;
+                store_register(b, item, memref, slot, element)?;
             }
             Ok(())
         }

@@ -49,7 +49,7 @@ fn load<'c, 'a>(
     let ty = vector_type(lanes, element);
     let load = |g: &Builder<'c, 'a>, address: Value<'c, 'a>| {
         let value = g.llvm_load(address, g.ty(&ty)?, Some(step.vector_bytes))?;
-        write(g, registers(cx, 1)?, regs, value)
+        write(g, registers(cx, 1)?, regs, value, element)
     };
     match region_address(b, cx, 0, index)? {
         // A run-time-sized source: the registers are zero past its edge, and no address outside it is read (the
@@ -113,7 +113,7 @@ fn ldmatrix<'c, 'a>(
     for i in 0..count as usize {
         let word = if count == 1 { result } else { b.extractvalue(result, i, Ty::I32)? };
         let two = b.llvm_bitcast(word, b.ty(&pair)?)?;
-        write(b, memref, &regs[2 * i..2 * i + 2], two)?;
+        write(b, memref, &regs[2 * i..2 * i + 2], two, element)?;
     }
     Ok(())
 }
@@ -199,7 +199,7 @@ fn tcgen05_ld<'c, 'a>(
     let address = tmem_address(b, cx, tmem(cx, 0)?, &issue.src)?;
     let raw = b.tcgen05_ld(address, shape, b.ty(&vector_type(n, "i32"))?)?;
     let value = if element == "i32" { raw } else { b.llvm_bitcast(raw, b.ty(&vector_type(n, element))?)? };
-    write(b, registers(cx, 1)?, regs, value)
+    write(b, registers(cx, 1)?, regs, value, element)
 }
 
 /// `tcgen05.st`: registers into tensor memory.
@@ -255,7 +255,7 @@ fn mov<'c, 'a>(b: &Builder<'c, 'a>, cx: &Context<'c, 'a>, issue: &CopyIssue) -> 
         return Err(format!("copy: internal: mov of {} registers into {}", from.len(), to.len()));
     }
     let value = read(b, registers(cx, 0)?, from, element)?;
-    write(b, registers(cx, 1)?, to, value)
+    write(b, registers(cx, 1)?, to, value, element)
 }
 
 /// The register slots of a `Regs` operand.

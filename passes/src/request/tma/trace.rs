@@ -12,7 +12,7 @@ use axe_dialect::{
     AxeOp, OpKind, TensorType,
 };
 use axe_layout::Layout;
-use melior::ir::{operation::OperationLike, OperationRef, Value};
+use melior::ir::{OperationRef, Value};
 
 /// Where a tensor's elements are stored.
 pub(crate) enum Backing<'c, 'a> {
@@ -103,16 +103,12 @@ fn backing<'c, 'a>(copy: AxeOp<'c, 'a>, mut root: AxeOp<'c, 'a>) -> Backing<'c, 
     }
 }
 
-/// `KernelArgument` when `value` is an argument of the `gpu.func` kernel enclosing `copy`.
-pub(crate) fn kernel_argument<'c, 'a>(copy: AxeOp<'c, 'a>, value: Value<'c, 'a>) -> Backing<'c, 'a> {
-    let Some(kernel) = enclosing_function(copy.operation()) else { return Backing::Other };
-    if kernel.name().as_string_ref().as_str() != Ok("gpu.func") || !kernel.has_attribute("gpu.kernel") {
-        return Backing::Other;
-    }
-    let Some(argument) = access::as_argument(value) else { return Backing::Other };
-    let index = argument.argument_number();
-    match access::entry_block(kernel).and_then(|entry| access::argument(entry, index)) {
-        Some(same) if Value::from(same) == value => Backing::KernelArgument(kernel, index),
+/// `KernelArgument` when `value` is an argument of the `gpu.func` kernel enclosing `copy`
+/// ([`crate::ir::kernel::kernel_argument`]).
+fn kernel_argument<'c, 'a>(copy: AxeOp<'c, 'a>, value: Value<'c, 'a>) -> Backing<'c, 'a> {
+    let index = crate::ir::kernel::kernel_argument(copy.operation(), value);
+    match (index, enclosing_function(copy.operation())) {
+        (Some(index), Some(kernel)) => Backing::KernelArgument(kernel, index),
         _ => Backing::Other,
     }
 }
