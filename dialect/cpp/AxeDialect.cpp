@@ -183,7 +183,7 @@ Type axe::TensorType::parse(AsmParser &parser) {
     return {};
   std::optional<MemorySpace> memory = symbolizeMemorySpace(memoryName);
   if (!memory) {
-    parser.emitError(memoryLoc, "unknown memory '") << memoryName << "': expected global, shared, tmem or reg";
+    parser.emitError(memoryLoc, "unknown memory '") << memoryName << "': expected global, shared, tmem, reg, hbm, sbuf or psum";
     return {};
   }
   std::string layout;

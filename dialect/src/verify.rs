@@ -309,7 +309,7 @@ fn check_value_type<'c>(
 
 /// Which axes a memory scope's layouts may use.
 fn layout_fits_memory(layout: &Layout, mem: Memory) -> Result<(), String> {
-    if layout.swizzle().is_some() && matches!(mem, Memory::Reg | Memory::Tmem) {
+    if layout.swizzle().is_some() && !matches!(mem, Memory::Global | Memory::Shared) {
         return Err(format!("swizzled layout needs a global or shared tensor, got a {mem} tensor"));
     }
     let (allowed, what): (fn(Axis) -> bool, &str) = match mem {
@@ -318,6 +318,8 @@ fn layout_fits_memory(layout: &Layout, mem: Memory) -> Result<(), String> {
         Memory::Shared => (|a| a == Axis::M || is_cluster_cta(a), "the memory axis m"),
         Memory::Reg => (|a| a.is_thread() || matches!(a.name(), "m" | "reg"), "thread axes and m or reg"),
         Memory::Tmem => (|a| matches!(a.name(), "TLane" | "TCol"), "TLane and TCol"),
+        Memory::Hbm => (|a| a == Axis::M, "the memory axis m"),
+        Memory::Sbuf | Memory::Psum => (|a| matches!(a.name(), "P" | "F"), "the partition axis P and the free axis F"),
     };
     if let Some(axis) = layout.axes().into_iter().find(|a| !allowed(*a)) {
         return Err(format!("layout of a {mem} tensor must use {what} only, got axis {axis}"));

@@ -22,6 +22,7 @@ pub mod lower_staged_copies;
 pub mod lower_tile_loops;
 pub mod lower_tma;
 mod lowering;
+pub mod nki;
 mod ownership;
 mod registry;
 mod request;

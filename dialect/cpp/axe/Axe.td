@@ -25,7 +25,8 @@ def Axe_Dialect : Dialect {
   let cppNamespace = "::mlir::axe";
   let summary = "Layout-aware tensors, collective copies and tensor-core ops for GPUs";
   let description = [{
-    An axe tensor is a shape, an element type, a memory (global, shared, tensor memory or registers) and a
+    An axe tensor is a shape, an element type, a memory (global, shared, tensor memory or registers on a GPU;
+    hbm, sbuf or psum on Trainium) and a
     layout: the map from each logical index to coordinates on named hardware axes, written in the Axe layout
     notation (`S[(128,64):(64,1)]`, with replicas `R[...]`, offsets `n@axis` and swizzles `Swizzle(M,B,S) o`).
     Collective ops name the execution scope that runs them together (`cta`, `warpgroup`, `warp`, ...).
@@ -40,7 +41,8 @@ def Axe_Dialect : Dialect {
 
 def Axe_MemorySpace : I32EnumAttr<"MemorySpace", "where a tensor's elements live", [
     I32EnumAttrCase<"global", 0>, I32EnumAttrCase<"shared", 1>, I32EnumAttrCase<"tmem", 2>,
-    I32EnumAttrCase<"reg", 3>]> {
+    I32EnumAttrCase<"reg", 3>, I32EnumAttrCase<"hbm", 4>, I32EnumAttrCase<"sbuf", 5>,
+    I32EnumAttrCase<"psum", 6>]> {
   let cppNamespace = "::mlir::axe";
   let genSpecializedAttr = 0;
 }

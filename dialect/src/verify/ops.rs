@@ -325,6 +325,13 @@ impl OpChecker<'_, '_, '_> {
                     "alloc cannot allocate global memory: view a memref or pointer instead".to_string(),
                 );
             }
+            if result.mem == Memory::Hbm {
+                self.fail(
+                    Rule::MemoryScopes,
+                    "alloc cannot allocate hbm: a Trainium kernel's hbm tensors are its function's arguments"
+                        .to_string(),
+                );
+            }
         }
     }
 
@@ -532,11 +539,22 @@ impl OpChecker<'_, '_, '_> {
                 ),
             );
         }
-        for (role, tensor, allowed, what) in [
-            ("a", &a, &[Memory::Shared, Memory::Reg, Memory::Tmem][..], "shared, reg or tmem"),
-            ("b", &b, &[Memory::Shared, Memory::Reg], "shared or reg"),
-            ("c", &c, &[Memory::Reg, Memory::Tmem], "reg or tmem"),
-        ] {
+        // Trainium's Tensor Engine reads SBUF and writes PSUM (axe_layout::trn::matmul); GPU tensor cores the rest.
+        let trainium = [&a, &b, &c].iter().any(|t| t.mem.is_trainium());
+        let rules = if trainium {
+            [
+                ("a", &a, &[Memory::Sbuf][..], "sbuf"),
+                ("b", &b, &[Memory::Sbuf], "sbuf"),
+                ("c", &c, &[Memory::Psum], "psum"),
+            ]
+        } else {
+            [
+                ("a", &a, &[Memory::Shared, Memory::Reg, Memory::Tmem][..], "shared, reg or tmem"),
+                ("b", &b, &[Memory::Shared, Memory::Reg], "shared or reg"),
+                ("c", &c, &[Memory::Reg, Memory::Tmem], "reg or tmem"),
+            ]
+        };
+        for (role, tensor, allowed, what) in rules {
             if !allowed.contains(&tensor.mem) {
                 self.fail(Rule::MemoryScopes, format!("gemm {role} must be in {what}, got {}", tensor.mem));
             }
@@ -563,14 +581,21 @@ impl OpChecker<'_, '_, '_> {
             return;
         }
         let name = self.op.kind().name().trim_start_matches("axe.");
-        if let Some(t) = tensors.iter().find(|t| t.tensor.mem != Memory::Reg) {
+        // On Trainium the engines compute on SBUF and PSUM tiles, each placed as its layout says (the NKI emitter
+        // addresses both sides), so only shapes and dtypes must agree.
+        let on_chip = |t: &crate::ops::TensorUse| matches!(t.tensor.mem, Memory::Sbuf | Memory::Psum);
+        let trainium = tensors.iter().all(on_chip);
+        if let Some(t) = tensors.iter().find(|t| !trainium && t.tensor.mem != Memory::Reg) {
             return self.fail(
                 Rule::MemoryScopes,
-                format!("{name} works on register tensors, got {} in {}", t.role, t.tensor.mem),
+                format!(
+                    "{name} works on register tensors (or Trainium's sbuf and psum), got {} in {}",
+                    t.role, t.tensor.mem
+                ),
             );
         }
         let dest = &tensors[tensors.len() - 1];
-        if self.op.kind().broadcasts() {
+        if self.op.kind().broadcasts() && !trainium {
             return self.check_broadcast(name, &tensors);
         }
         for t in &tensors[..tensors.len() - 1] {
@@ -587,6 +612,9 @@ impl OpChecker<'_, '_, '_> {
             }
         }
         self.check_elementwise_dtypes(name, &tensors);
+        if trainium {
+            return;
+        }
         for t in &tensors[..tensors.len() - 1] {
             if let Some(message) = layouts_differ(&t.tensor, &dest.tensor) {
                 self.fail(Rule::LayoutsAgree, format!("{name} {} and dest {message}", t.role));

@@ -1,6 +1,6 @@
 //! In-process targets over the LLVM-linking crates (feature `mlir`): the dialect parser, the verifier, every
 //! pass of `axe_passes::REGISTRY` (one target each, so a pass added later gets a target without a change here),
-//! and the translation to LLVM IR and PTX.
+//! the translation to LLVM IR and PTX, and the NKI emitter.
 //!
 //! Each worker thread creates one [`AxeContext`] (tens of milliseconds) and reuses it: every input is parsed
 //! into a fresh module, and the context's diagnostics are drained after each input. Inputs are MLIR text:
@@ -107,6 +107,8 @@ pub fn targets() -> Vec<Target> {
         out.push(t(name, info.summary, checks[i]));
     }
     out.push(t("mlir-translate", "--lower-tma, --lower-to-nvvm, then LLVM IR and PTX in process", check_translate));
+    let nki = t("mlir-nki", "axe_passes::nki::emit: no panic, the same Python twice", check_nki);
+    out.push(Target { generate: gen_trn_module, ..nki });
     out
 }
 
@@ -124,6 +126,17 @@ fn gen_module(rng: &mut Rng) -> String {
         chunk.to_string()
     } else {
         mutate::mutate_seed(rng, chunk, &texts)
+    }
+}
+
+/// Mostly the Trainium seeds (modules under `axe.target = "trn1"`), mutated; else any module.
+fn gen_trn_module(rng: &mut Rng) -> String {
+    let corpus = &seeds::corpus().mlir;
+    let trn: Vec<&str> = corpus.iter().map(|(_, t)| t.as_str()).filter(|t| t.contains("\"trn1\"")).collect();
+    match trn.choose(rng) {
+        Some(seed) if rng.random_range(0..10) > 0 => mutate::mutate_seed(rng, seed, &trn),
+        Some(seed) if rng.random_bool(0.5) => seed.to_string(),
+        _ => gen_module(rng),
     }
 }
 
@@ -180,6 +193,21 @@ fn check_pass<const I: usize>(text: &str) -> Result<driver::Outcome, String> {
             return Err(format!("--{} succeeded but left IR that does not verify:\n{}", info.flag, print(&module)));
         }
         Ok(Planned)
+    })
+}
+
+/// The NKI emitter on a verified module: a refusal at an op or Python, the same bytes on a second run.
+fn check_nki(text: &str) -> Result<driver::Outcome, String> {
+    with_context(|ctx| {
+        let Some(module) = parse_module(ctx, text, "fuzz.mlir") else { return Ok(Refused) };
+        if !axe_dialect::verify(&module) {
+            return Ok(Refused);
+        }
+        let Ok(first) = axe_passes::nki::emit(&module, text, "fuzz.mlir") else { return Ok(Refused) };
+        match axe_passes::nki::emit(&module, text, "fuzz.mlir") {
+            Ok(second) if second == first => Ok(Planned),
+            _ => Err(format!("the NKI emitter gave different output on a second run:\n{first}")),
+        }
     })
 }
 

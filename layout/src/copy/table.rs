@@ -93,6 +93,10 @@ pub(crate) fn evaluate(side: &Side<'_>, scope: ExecScope, what: &str) -> Result<
         Memory::Global | Memory::Shared => memory_table(side, n, what),
         Memory::Reg => register_table(side, n, scope, what),
         Memory::Tmem => tmem_table(side, n, what),
+        Memory::Hbm | Memory::Sbuf | Memory::Psum => Err(input(
+            what,
+            format!("a {} tensor is Trainium's; GPU copies move global, shared, register and tensor memory", side.mem),
+        )),
     }
 }
 

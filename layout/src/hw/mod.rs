@@ -58,28 +58,46 @@ pub enum Memory {
     Reg,
     /// Tensor memory (sm_100a): `TLane` and `TCol`.
     Tmem,
+    /// Trainium device memory (HBM): flat, a layout on `m` like global memory's.
+    Hbm,
+    /// Trainium's state buffer (SBUF): partitions `P` by a free axis `F` ([`crate::trn`]).
+    Sbuf,
+    /// Trainium's partial-sum buffer (PSUM): `P` by `F`, in banks ([`crate::trn`]).
+    Psum,
 }
 
 impl Memory {
-    /// Parses `global`, `shared` (`smem`), `reg` (`regs`, `registers`), `tmem`.
+    /// Parses `global`, `shared` (`smem`), `reg` (`regs`, `registers`), `tmem`, and Trainium's `hbm`, `sbuf`,
+    /// `psum`.
     pub fn from_name(name: &str) -> Option<Memory> {
         match name {
             "global" | "gmem" => Some(Memory::Global),
             "shared" | "smem" => Some(Memory::Shared),
             "reg" | "regs" | "registers" => Some(Memory::Reg),
             "tmem" => Some(Memory::Tmem),
+            "hbm" => Some(Memory::Hbm),
+            "sbuf" => Some(Memory::Sbuf),
+            "psum" => Some(Memory::Psum),
             _ => None,
         }
     }
 
-    /// `global`, `shared`, `reg` or `tmem`.
+    /// `global`, `shared`, `reg`, `tmem`, `hbm`, `sbuf` or `psum`.
     pub fn name(self) -> &'static str {
         match self {
             Memory::Global => "global",
             Memory::Shared => "shared",
             Memory::Reg => "reg",
             Memory::Tmem => "tmem",
+            Memory::Hbm => "hbm",
+            Memory::Sbuf => "sbuf",
+            Memory::Psum => "psum",
         }
+    }
+
+    /// True for the memories of a Trainium NeuronCore (`hbm`, `sbuf`, `psum`), which only a `trn*` target has.
+    pub fn is_trainium(self) -> bool {
+        matches!(self, Memory::Hbm | Memory::Sbuf | Memory::Psum)
     }
 }
 

@@ -239,6 +239,15 @@ fn match_operand(
                 role.name()
             ),
         )),
+        Memory::Hbm | Memory::Sbuf | Memory::Psum => Err(err(
+            MmaRule::Family,
+            format!(
+                "operand {} is in Trainium's {}; GPU tensor cores read registers, shared or tensor memory \
+                 (axe_layout::trn::matmul plans the Tensor Engine)",
+                role.name(),
+                op.mem
+            ),
+        )),
         Memory::Reg => {
             let (atom, atom_shape) = reg_atom(family, role, dtype, shape)?;
             match_registers(role, op, &atom, atom_shape, &inst_name(family, shape)).map(Matched::Regs)

@@ -9,6 +9,7 @@
 //! [`matmul`] plans a whole GEMM onto it.
 
 pub mod matmul;
+pub mod nki;
 
 /// The memories of a NeuronCore a layout may place a tensor in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -75,6 +75,9 @@ fn places(layout: &Layout, mem: Memory, k: i64) -> Vec<(i64, i64)> {
                 let get = |n: &str| p.get(&Axis::named(n).unwrap()).copied().unwrap_or(0);
                 out.push((get("TLane"), get("TCol")));
             }
+            Memory::Hbm | Memory::Sbuf | Memory::Psum => {
+                panic!("the GPU copy model has no Trainium memories (the planner refuses them)")
+            }
             Memory::Reg => {
                 let (mut t, mut r) = (0, 0);
                 for (a, v) in &p {
@@ -531,6 +534,9 @@ pub fn run(req: &CopyRequest<'_>, plan: &CopyPlan) -> Result<(), String> {
                 Memory::Global | Memory::Shared => m.mem.insert((Tensor::Src, b), 1000 + k),
                 Memory::Reg => m.regs.insert((Tensor::Src, a, b), 1000 + k),
                 Memory::Tmem => m.tmem.insert((a, b), 1000 + k),
+                Memory::Hbm | Memory::Sbuf | Memory::Psum => {
+                    panic!("the GPU copy model has no Trainium memories (the planner refuses them)")
+                }
             };
         }
     }
@@ -543,6 +549,9 @@ pub fn run(req: &CopyRequest<'_>, plan: &CopyPlan) -> Result<(), String> {
                 Memory::Global | Memory::Shared => m.mem.get(&(Tensor::Src, b)).copied(),
                 Memory::Reg => m.regs.get(&(Tensor::Src, a, b)).copied(),
                 Memory::Tmem => m.tmem.get(&(a, b)).copied(),
+                Memory::Hbm | Memory::Sbuf | Memory::Psum => {
+                    panic!("the GPU copy model has no Trainium memories (the planner refuses them)")
+                }
             })
             .collect()
     };
@@ -598,6 +607,9 @@ pub fn run(req: &CopyRequest<'_>, plan: &CopyPlan) -> Result<(), String> {
                     } else {
                         None
                     }
+                }
+                Memory::Hbm | Memory::Sbuf | Memory::Psum => {
+                    panic!("the GPU copy model has no Trainium memories (the planner refuses them)")
                 }
             };
             if !got.is_some_and(|v| wanted[k as usize].contains(&v)) {
@@ -710,6 +722,9 @@ pub fn run_moving(
                         Memory::Global | Memory::Shared => m.mem.insert((Tensor::Src, b), 1000 + k),
                         Memory::Reg => m.regs.insert((Tensor::Src, a, b), 1000 + k),
                         Memory::Tmem => m.tmem.insert((a, b), 1000 + k),
+                        Memory::Hbm | Memory::Sbuf | Memory::Psum => {
+                            panic!("the GPU copy model has no Trainium memories (the planner refuses them)")
+                        }
                     };
                 }
             }
@@ -736,6 +751,9 @@ pub fn run_moving(
                 Memory::Global | Memory::Shared => ex.m.mem.get(&(Tensor::Dst, b)).copied(),
                 Memory::Reg => ex.m.regs.get(&(Tensor::Dst, a, b)).copied(),
                 Memory::Tmem => return Err("the model moves no tensor memory".into()),
+                Memory::Hbm | Memory::Sbuf | Memory::Psum => {
+                    return Err("the GPU copy model has no Trainium memories".into())
+                }
             };
             if got != Some(wanted[k as usize]) {
                 return Err(format!(

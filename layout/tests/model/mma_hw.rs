@@ -125,6 +125,7 @@ pub fn store(mach: &mut Machine, op: &Op, tag: char, bytes: i64, vals: &[i64]) {
                     cell.bytes[((slot % per) * bytes) as usize].replace(*v)
                 }
                 Memory::Global => panic!("tensor cores have no global operand"),
+                Memory::Hbm | Memory::Sbuf | Memory::Psum => panic!("GPU tensor cores have no Trainium operand"),
             };
             assert!(prev.is_none(), "two elements share one location");
         }
@@ -150,6 +151,7 @@ pub fn load(mach: &Machine, op: &Op, tag: char, bytes: i64) -> Vec<i64> {
                         tmem_read(mach, tag, lane, slot / per, (slot % per) * bytes)
                     }
                     Memory::Global => panic!("tensor cores have no global operand"),
+                    Memory::Hbm | Memory::Sbuf | Memory::Psum => panic!("GPU tensor cores have no Trainium operand"),
                 })
                 .collect();
             assert!(vals.windows(2).all(|w| w[0] == w[1]), "copies of element {flat} disagree: {vals:?}");

@@ -238,6 +238,9 @@ impl<'c, 'a> Lowering<'c, 'a> {
         match traced.tensor.mem {
             Memory::Reg => Ok(Handle::Regs(self.storage.memref_of(traced)?)),
             Memory::Tmem => Ok(Handle::Tmem(self.storage.tmem_of(traced)?)),
+            trn @ (Memory::Hbm | Memory::Sbuf | Memory::Psum) => {
+                Err(format!("a {trn} tensor is Trainium's: `axe-translate --emit=nki` emits its copies"))
+            }
             Memory::Shared => {
                 let memref = self.storage.memref_of(traced)?;
                 if let Source::Memref(view) = traced.source {

@@ -28,6 +28,8 @@ pub enum Emit {
     Ptx,
     /// The kernels' launch records as JSON (`crate::launch`); nothing is translated.
     Launch,
+    /// A Trainium module of axe ops as NKI kernels in Python (`axe_passes::nki`).
+    Nki,
 }
 
 /// Everything the command line asks for.
@@ -60,16 +62,19 @@ pub enum Command {
     Help,
 }
 
-const HELP: &str = "OVERVIEW: axe-translate - MLIR (llvm/nvvm ops) to LLVM IR or PTX
+const HELP: &str = "OVERVIEW: axe-translate - MLIR (llvm/nvvm ops) to LLVM IR or PTX; axe IR to NKI
 
 USAGE: axe-translate [options] [<input file> | -]
 
 The input is a module whose gpu.module holds llvm and nvvm ops (the output of
 `axe-opt --lower-to-nvvm`). Host code outside the gpu.module is ignored.
+With --emit=nki the input is a Trainium module of axe ops (axe.target = \"trn1\"),
+printed as NKI kernels in Python.
 
 OPTIONS:
-  --emit=ptx|llvm|launch   What to print (default: ptx); launch: JSON with each kernel's
-                           grid, block, dynamic shared bytes, parameters and tensor maps
+  --emit=ptx|llvm|launch|nki  What to print (default: ptx); launch: JSON with each kernel's
+                           grid, block, dynamic shared bytes, parameters and tensor maps;
+                           nki: each func.func of a trn1 module as an @nki.jit kernel
   --chip=<chip>            sm_80, sm_90a or sm_100a (default: sm_90a); sets the PTX ISA
   --gpu-module=<name>      Which gpu.module to translate when there are several
   -O0 | -O1 | -O2 | -O3    LLVM optimization level before codegen (default: -O2)
@@ -119,7 +124,8 @@ pub fn parse_command(words: impl IntoIterator<Item = OsString>) -> Result<Comman
                     "llvm" => Emit::Llvm,
                     "ptx" => Emit::Ptx,
                     "launch" => Emit::Launch,
-                    other => bail!("unknown --emit value '{other}' (expected llvm, ptx or launch)"),
+                    "nki" => Emit::Nki,
+                    other => bail!("unknown --emit value '{other}' (expected llvm, ptx, launch or nki)"),
                 }
             }
             "chip" => options.chip = ptx::parse_chip(&args.value(&name, value)?)?,
@@ -160,7 +166,7 @@ pub fn run(command: Command) -> Result<bool> {
         context.context().get_or_load_dialect(dialect);
     }
     let machine = match options.emit {
-        Emit::Launch => None,
+        Emit::Launch | Emit::Nki => None,
         _ => Some(ptx::target_machine(options.chip, ptx::optimization_level(options.opt_level)?)?),
     };
     let input = read_input(&options.input)?;
@@ -168,6 +174,21 @@ pub fn run(command: Command) -> Result<bool> {
         report(&context, &input.name, &input.text);
         return Ok(false);
     };
+    if options.emit == Emit::Nki {
+        // The axe semantic rules first (as axe-opt runs them), then the emitter's own.
+        if !axe_dialect::verify(&module) {
+            report(&context, &input.name, &input.text);
+            return Ok(false);
+        }
+        return match axe_passes::nki::emit(&module, &input.text, &input.name) {
+            Ok(python) => write_output(options.output.as_deref(), python.as_bytes()).map(|()| true),
+            Err(errors) => {
+                emit_located(&errors);
+                report(&context, &input.name, &input.text);
+                Ok(false)
+            }
+        };
+    }
     let target = select_target(&module, options.gpu_module.as_deref())?;
     if options.emit == Emit::Launch {
         return match crate::launch::launch_json(target, options.chip.name()) {
@@ -266,7 +287,9 @@ pub fn translate_linking(
     let bytes = match emit {
         Emit::Llvm => llvm_module.print_to_string().to_bytes().to_vec(),
         Emit::Ptx => ptx::emit_ptx(&llvm_module, machine)?,
-        Emit::Launch => bail!("--emit=launch reads the module, it does not translate it"),
+        Emit::Launch | Emit::Nki => {
+            bail!("--emit=launch and --emit=nki read the module; they do not translate it to LLVM")
+        }
     };
     drop(llvm_module);
     Ok(Some(bytes))

@@ -1,0 +1,800 @@
+//! `axe-translate --emit=nki`: a Trainium module of axe ops to an NKI kernel (Python), for the Neuron compiler.
+//!
+//! The input is the same axe IR as the GPU path (`axe.copy`, `axe.gemm`, `axe.cast`, `axe.fill`, `axe.alloc`,
+//! `axe.slice`, `scf.for` and `arith` index arithmetic) on tensors in Trainium's memories (`hbm`, `sbuf`,
+//! `psum`) under `axe.target = "trn1"`. Each `func.func` becomes one `@nki.jit` kernel; its `hbm` arguments that
+//! the function only reads are the kernel's inputs, those it only writes are allocated in `nl.shared_hbm` and
+//! returned (NKI kernels return their outputs). Every decision about where data lies is the layout crate's:
+//! - an `sbuf`/`psum` tensor is one NKI tile: `axe_layout::trn::nki::on_chip` finds its rectangle of partitions
+//!   and free offsets (or refuses with `nki-tile`, `nki-partition-range`, `nki-capacity`);
+//! - an `hbm` tensor is an NKI array: `axe_layout::trn::nki::hbm_array` gives its axis order, which says whether a
+//!   load arrives with the partition dimension first (`nl.load`) or transposed (`nl.load_transpose2d`);
+//! - `axe.gemm` is planned by `axe_layout::trn::matmul::plan` (Appendix H), one `nisa.nc_matmul` per planned
+//!   instruction, each accumulating into the PSUM tile (`axe.gemm` is `c += a * b`).
+//!
+//! A loop becomes `nl.affine_range` when its iterations are independent (writes to tiles made outside it are
+//! only PSUM accumulations, which NKI allows there), else `nl.sequential_range`. Names come from the source
+//! (`%acc` is `acc`). What has no NKI form is refused at the op, with the rule.
+
+mod python;
+
+use crate::ir::target::target_name;
+use axe_dialect::access;
+use axe_dialect::ops::{tensor_of, AxeOp, OpKind};
+use axe_dialect::types::{LayoutSpec, TensorType};
+use axe_dialect::SourceLoc;
+use axe_layout::hw::{ElemType, Memory};
+use axe_layout::trn::matmul::{self, MatmulRequest, Operand};
+use axe_layout::trn::nki::{hbm_array, on_chip, transpose, HbmArray, Rect};
+use axe_layout::trn::{self, Chip, TrnMemory};
+use axe_layout::Layout;
+use melior::ir::block::BlockLike;
+use melior::ir::operation::OperationLike;
+use melior::ir::{BlockRef, Location, Module, OperationRef, Value, ValueLike};
+use python::{dtype, slice, BinOp, Expr, Lines, Names};
+use std::collections::HashMap;
+
+/// An error at an op.
+pub type Located<'c> = (Location<'c>, String);
+
+type Emitted<'c, T> = Result<T, Located<'c>>;
+
+/// The NKI kernels of `module` as one Python file, or the first refusal at its op. `source` and `source_name`
+/// are the text the module was parsed from (for the source's value names and the file's header).
+pub fn emit<'c>(module: &Module<'c>, source: &str, source_name: &str) -> Result<String, Vec<Located<'c>>> {
+    emit_module(module, source, source_name).map_err(|e| vec![e])
+}
+
+fn emit_module<'c>(module: &Module<'c>, source: &str, source_name: &str) -> Emitted<'c, String> {
+    let top = module.as_operation();
+    let location = top.location();
+    let chip = match target_name(top) {
+        Some(name) => trn::chip(&name).ok_or_else(|| {
+            (
+                location,
+                format!("nki: target: \"{name}\" is not a Trainium chip; --emit=nki needs axe.target = \"trn1\""),
+            )
+        })?,
+        None => return Err((location, "nki: target: put axe.target = \"trn1\" on the module".to_string())),
+    };
+    let functions: Vec<OperationRef> = std::iter::successors(module.body().first_operation(), |op| op.next_in_block())
+        .filter(|op| op.name().as_string_ref().as_str() == Ok("func.func"))
+        .collect();
+    if functions.is_empty() {
+        return Err((location, "nki: the module has no func.func to emit".to_string()));
+    }
+    let file = source_name.rsplit('/').next().unwrap_or(source_name);
+    let mut out = Lines::default();
+    let mut kernels = Vec::new();
+    for function in &functions {
+        let mut emitter = Emitter::new(chip, source);
+        kernels.push(emitter.function(*function)?);
+    }
+    out.line(format!(
+        "\"\"\"Emitted by `axe-translate --emit=nki` from {file} (Axe) for {}. Regenerate it; do not edit it.",
+        chip.name
+    ));
+    out.line("");
+    out.line("Run with the AWS Neuron SDK (neuronx-cc) on a trn1 instance: call a kernel on XLA tensors from PyTorch");
+    out.line("(torch_neuronx) or JAX, where @nki.jit compiles it, or on numpy arrays without a device:");
+    out.line(format!("nki.simulate_kernel({}, *arrays).", kernels[0].name));
+    for kernel in &kernels {
+        out.line("");
+        for line in &kernel.doc {
+            out.line(line);
+        }
+    }
+    out.line("\"\"\"");
+    out.line("");
+    out.line("import neuronxcc.nki as nki");
+    out.line("import neuronxcc.nki.isa as nisa");
+    out.line("import neuronxcc.nki.language as nl");
+    let mut text = out.finish();
+    for kernel in kernels {
+        text.push_str("\n\n");
+        text.push_str(&kernel.body);
+    }
+    Ok(text)
+}
+
+/// One emitted kernel.
+struct Kernel {
+    name: String,
+    /// Its lines in the file's docstring (arguments and results).
+    doc: Vec<String>,
+    /// `@nki.jit` and the function.
+    body: String,
+}
+
+/// What an IR value is in the kernel.
+#[derive(Clone)]
+enum Bound {
+    /// An `index` value: an expression of loop variables.
+    Index(Expr),
+    /// A float constant, as Python writes it.
+    Scalar(String),
+    /// A region of an HBM array.
+    Hbm(HbmView),
+    /// An SBUF or PSUM tile.
+    Tile(Tile),
+}
+
+/// A region of an HBM argument: `shape` elements from `offsets`, in logical dimensions.
+#[derive(Clone)]
+struct HbmView {
+    var: String,
+    array: HbmArray,
+    offsets: Vec<Expr>,
+    shape: Vec<i64>,
+}
+
+/// An on-chip tensor: the NKI tile `var` of `buffer` partitions by free elements, the tensor at `rect` of it.
+#[derive(Clone)]
+struct Tile {
+    var: String,
+    rect: Rect,
+    buffer: [i64; 2],
+    mem: TrnMemory,
+    dtype: ElemType,
+    shape: [i64; 2],
+    layout: Layout,
+}
+
+impl Tile {
+    /// The tile's rectangle `[p0:p1, f0:f1]` of partitions and free offsets.
+    fn region(&self, partition: i64, rows: i64, free: i64, cols: i64) -> String {
+        format!("{}[{}, {}]", self.var, slice(&Expr::Int(partition), rows), slice(&Expr::Int(free), cols))
+    }
+
+    /// The whole tensor as an operand: the bare tile when the tensor is all of it.
+    fn read(&self) -> String {
+        if self.is_whole() {
+            return self.var.clone();
+        }
+        self.region(self.rect.partition, self.rect.rows, self.rect.free, self.rect.cols)
+    }
+
+    /// The whole tensor as an assignment target.
+    fn write(&self) -> String {
+        if self.is_whole() {
+            return format!("{}[...]", self.var);
+        }
+        self.read()
+    }
+
+    fn is_whole(&self) -> bool {
+        let r = self.rect;
+        r.partition == 0 && r.free == 0 && [r.rows, r.cols] == self.buffer
+    }
+}
+
+struct Emitter<'s> {
+    chip: Chip,
+    lines: Vec<&'s str>,
+    names: Names,
+    values: HashMap<usize, Bound>,
+    out: Lines,
+}
+
+fn key(value: Value) -> usize {
+    value.to_raw().ptr as usize
+}
+
+fn op_name(op: OperationRef) -> String {
+    op.name().as_string_ref().as_str().unwrap_or("<invalid utf-8>").to_string()
+}
+
+fn refuse<'c, T>(op: OperationRef<'c, '_>, message: String) -> Emitted<'c, T> {
+    Err((op.location(), format!("nki: {message}")))
+}
+
+impl<'s> Emitter<'s> {
+    fn new(chip: Chip, source: &'s str) -> Self {
+        Emitter {
+            chip,
+            lines: source.lines().collect(),
+            names: Names::default(),
+            values: HashMap::new(),
+            out: Lines::default(),
+        }
+    }
+
+    /// The source line an op starts on.
+    fn source_line(&self, op: OperationRef) -> Option<&'s str> {
+        let at = SourceLoc::resolve(op.location())?;
+        self.lines.get(at.line.checked_sub(1)?).copied()
+    }
+
+    /// The name the source gives an op's first result (`%acc = ...` -> `acc`).
+    fn result_name(&self, op: OperationRef) -> String {
+        let line = self.source_line(op).unwrap_or_default().trim_start();
+        line.strip_prefix('%')
+            .and_then(|rest| rest.split(|c: char| c.is_whitespace() || c == '=' || c == ':' || c == ',').next())
+            .unwrap_or_default()
+            .to_string()
+    }
+
+    /// The name the source gives the first `%name` after `keyword` on an op's line (a loop's induction variable).
+    fn name_after(&self, op: OperationRef, keyword: &str) -> String {
+        let line = self.source_line(op).unwrap_or_default();
+        line.split_once(keyword)
+            .and_then(|(_, rest)| rest.trim_start().strip_prefix('%'))
+            .and_then(|rest| rest.split(|c: char| c.is_whitespace() || c == '=').next())
+            .unwrap_or_default()
+            .to_string()
+    }
+
+    /// The source's names of a function's arguments, in order (`%a: !A, %b: !B` -> `a`, `b`), read from its
+    /// signature, which may span lines.
+    fn argument_names(&self, function: OperationRef) -> Vec<String> {
+        let Some(start) = SourceLoc::resolve(function.location()).and_then(|at| at.line.checked_sub(1)) else {
+            return Vec::new();
+        };
+        let mut names = Vec::new();
+        let mut depth = 0;
+        for line in self.lines.iter().skip(start) {
+            for (i, c) in line.char_indices() {
+                match c {
+                    '(' | '<' | '[' => depth += 1,
+                    ')' | '>' | ']' => {
+                        depth -= 1;
+                        if depth == 0 && c == ')' {
+                            return names;
+                        }
+                    }
+                    '%' if depth == 1 => {
+                        let name: String =
+                            line[i + 1..].chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+                        names.push(name);
+                    }
+                    _ => {}
+                }
+            }
+        }
+        names
+    }
+
+    fn bind(&mut self, value: Value, bound: Bound) {
+        self.values.insert(key(value), bound);
+    }
+
+    fn bound<'c>(&self, op: OperationRef<'c, '_>, value: Value) -> Emitted<'c, Bound> {
+        match self.values.get(&key(value)) {
+            Some(bound) => Ok(bound.clone()),
+            None => refuse(op, format!("an operand of {} is not a value the kernel has", op_name(op))),
+        }
+    }
+
+    fn index<'c>(&self, op: OperationRef<'c, '_>, value: Value) -> Emitted<'c, Expr> {
+        match self.bound(op, value)? {
+            Bound::Index(e) => Ok(e),
+            _ => refuse(op, format!("{} needs an index value", op_name(op))),
+        }
+    }
+
+    fn tile<'c>(&self, op: OperationRef<'c, '_>, value: Value, role: &str) -> Emitted<'c, Tile> {
+        match self.bound(op, value)? {
+            Bound::Tile(t) => Ok(t),
+            _ => refuse(op, format!("{} {role} must be an sbuf or psum tensor", op_name(op))),
+        }
+    }
+
+    /// One function: its signature, its body, its return.
+    fn function<'c>(&mut self, function: OperationRef<'c, '_>) -> Emitted<'c, Kernel> {
+        let name = function
+            .attribute("sym_name")
+            .map(|a| a.to_string().trim_matches('"').to_string())
+            .unwrap_or_else(|_| "kernel".to_string());
+        let name = self.names.fresh(&name, "kernel");
+        let Some(entry) = access::entry_block(function) else {
+            return refuse(function, "a kernel needs a body".to_string());
+        };
+        let source_names = self.argument_names(function);
+        let written = written_arguments(function);
+        let (mut inputs, mut outputs, mut doc) = (Vec::new(), Vec::new(), Vec::new());
+        doc.push(format!("{name}: arguments and results in device memory (HBM), as numpy-like arrays:"));
+        for (i, argument) in access::arguments(entry).enumerate() {
+            let value: Value = argument.into();
+            let tensor = match tensor_of(value) {
+                Ok(Some(t)) if t.mem == Memory::Hbm => t,
+                _ => {
+                    return refuse(
+                        function,
+                        format!("argument {i} of @{name} must be an hbm tensor: a Trainium kernel takes and returns device memory"),
+                    )
+                }
+            };
+            let var = self.names.fresh(source_names.get(i).map_or("", String::as_str), "arg");
+            let (array, nl_dtype) = hbm_tensor(function, &tensor, &var)?;
+            let stored = match array.dims.as_slice() {
+                dims if dims.iter().enumerate().all(|(a, &d)| a == d) => String::new(),
+                [1, 0] => format!(" holding the {} tensor transposed", shape_text(&tensor.shape)),
+                dims => format!(
+                    " holding the {} tensor with its dimensions in the order {dims:?}",
+                    shape_text(&tensor.shape)
+                ),
+            };
+            let role = written.get(&i).copied();
+            let line = format!(
+                "  {var}: {} {}{stored}{}",
+                shape_tuple(&array.shape),
+                nl_dtype.trim_start_matches("nl."),
+                if role == Some(Access::Write) { " (returned)" } else { "" }
+            );
+            doc.push(line);
+            match role {
+                Some(Access::ReadWrite) => {
+                    return refuse(
+                        function,
+                        format!("argument {var} is read and written: an NKI kernel's inputs are read-only and its outputs are new arrays"),
+                    )
+                }
+                Some(Access::Write) => outputs.push((var.clone(), array.clone(), nl_dtype)),
+                _ => inputs.push((var.clone(), array.clone())),
+            }
+            let shape = tensor.shape.clone();
+            let offsets = vec![Expr::Int(0); shape.len()];
+            self.bind(value, Bound::Hbm(HbmView { var, array, offsets, shape }));
+        }
+        self.out.line("@nki.jit");
+        let parameters: Vec<&str> = inputs.iter().map(|(v, _)| v.as_str()).collect();
+        self.out.line(format!("def {name}({}):", parameters.join(", ")));
+        self.out.indent();
+        for (var, array) in &inputs {
+            let shape = shape_tuple(&array.shape);
+            self.out.line(format!("assert {var}.shape == {shape}, \"{var} must be {shape}\""));
+        }
+        for (var, array, nl_dtype) in &outputs {
+            self.out.line(format!(
+                "{var} = nl.ndarray({}, dtype={nl_dtype}, buffer=nl.shared_hbm)",
+                shape_tuple(&array.shape)
+            ));
+        }
+        self.block(entry)?;
+        let returned: Vec<&str> = outputs.iter().map(|(v, _, _)| v.as_str()).collect();
+        match returned.as_slice() {
+            [] => {
+                return refuse(function, format!("@{name} writes no hbm argument: an NKI kernel returns its outputs"))
+            }
+            [one] => self.out.line(format!("return {one}")),
+            many => self.out.line(format!("return {}", many.join(", "))),
+        }
+        self.out.dedent();
+        let body = std::mem::take(&mut self.out).finish();
+        Ok(Kernel { name, doc, body })
+    }
+
+    fn block<'c>(&mut self, block: BlockRef<'c, '_>) -> Emitted<'c, ()> {
+        let mut next = block.first_operation();
+        while let Some(op) = next {
+            let fused = self.op(op)?;
+            next = op.next_in_block();
+            if fused {
+                next = next.and_then(|n| n.next_in_block());
+            }
+        }
+        Ok(())
+    }
+
+    /// Emits one op; `Ok(true)` when it also emitted the op after it (an alloc and its fill).
+    fn op<'c>(&mut self, op: OperationRef<'c, '_>) -> Emitted<'c, bool> {
+        let name = op_name(op);
+        let binary = |n: &str| match n {
+            "arith.addi" => Some(BinOp::Add),
+            "arith.subi" => Some(BinOp::Sub),
+            "arith.muli" => Some(BinOp::Mul),
+            "arith.divui" | "arith.floordivsi" => Some(BinOp::Div),
+            "arith.remui" => Some(BinOp::Rem),
+            _ => None,
+        };
+        match name.as_str() {
+            "arith.constant" => self.constant(op)?,
+            "arith.index_cast" | "arith.index_castui" => {
+                let e = self.index(op, operand(op, 0)?)?;
+                self.bind(result(op)?, Bound::Index(e));
+            }
+            n if binary(n).is_some() => {
+                let (lhs, rhs) = (operand(op, 0)?, operand(op, 1)?);
+                let e = Expr::binary(binary(n).unwrap_or(BinOp::Add), self.index(op, lhs)?, self.index(op, rhs)?);
+                self.bind(result(op)?, Bound::Index(e));
+            }
+            "scf.for" => self.for_loop(op)?,
+            "scf.yield" if op.operand_count() == 0 => {}
+            "func.return" if op.operand_count() == 0 => {}
+            _ => match AxeOp::new(op).map(|o| o.kind()) {
+                Some(OpKind::Alloc) => return self.alloc(op),
+                Some(OpKind::Slice) => self.slice(op)?,
+                Some(OpKind::Copy) => self.copy(op)?,
+                Some(OpKind::Cast) => self.cast(op)?,
+                Some(OpKind::Gemm) => self.gemm(op)?,
+                Some(OpKind::Fill) => {
+                    return refuse(op, "nki-fill rule: axe.fill must directly follow the axe.alloc of its tensor (the pair is nl.zeros or nl.full)".to_string())
+                }
+                _ => {
+                    return refuse(
+                        op,
+                        format!(
+                            "nki-op rule: {name} has no NKI form here (the emitter knows axe.alloc, fill, slice, copy, \
+                             cast and gemm, scf.for without results, and arith index arithmetic)"
+                        ),
+                    )
+                }
+            },
+        }
+        Ok(false)
+    }
+
+    fn constant<'c>(&mut self, op: OperationRef<'c, '_>) -> Emitted<'c, ()> {
+        let value = result(op)?;
+        if let Some(n) = access::constant_int(value) {
+            self.bind(value, Bound::Index(Expr::Int(n)));
+            return Ok(());
+        }
+        let text = op.attribute("value").map(|a| a.to_string()).unwrap_or_default();
+        match text.split(':').next().map(str::trim).and_then(|t| t.parse::<f64>().ok()) {
+            Some(x) => self.bind(value, Bound::Scalar(format!("{x:?}"))),
+            None => return refuse(op, format!("nki-op rule: the constant {text} has no NKI form")),
+        }
+        Ok(())
+    }
+
+    fn for_loop<'c>(&mut self, op: OperationRef<'c, '_>) -> Emitted<'c, ()> {
+        if op.result_count() > 0 {
+            return refuse(
+                op,
+                "nki-loop rule: a loop that yields values has no NKI form; keep state in tiles".to_string(),
+            );
+        }
+        let (lb, ub, step) =
+            (self.index(op, operand(op, 0)?)?, self.index(op, operand(op, 1)?)?, self.index(op, operand(op, 2)?)?);
+        let Some(body) = access::entry_block(op) else { return refuse(op, "a loop without a body".to_string()) };
+        let Some(iv) = access::argument(body, 0) else {
+            return refuse(op, "a loop without an induction variable".to_string());
+        };
+        let var = self.names.fresh(&self.name_after(op, "scf.for"), "i");
+        self.bind(iv.into(), Bound::Index(Expr::Name(var.clone())));
+        let range = match (&lb, &step) {
+            (Expr::Int(0), Expr::Int(1)) => format!("{ub}"),
+            (_, Expr::Int(1)) => format!("{lb}, {ub}"),
+            _ => format!("{lb}, {ub}, {step}"),
+        };
+        let kind = if carries_state(op) { "sequential_range" } else { "affine_range" };
+        self.out.line(format!("for {var} in nl.{kind}({range}):"));
+        self.out.indent();
+        self.block(body)?;
+        self.out.dedent();
+        Ok(())
+    }
+
+    /// `axe.alloc` of an sbuf or psum tensor: an NKI tile (`nl.zeros`/`nl.full` with the fill after it).
+    fn alloc<'c>(&mut self, op: OperationRef<'c, '_>) -> Emitted<'c, bool> {
+        let value = result(op)?;
+        let tensor = axe_tensor(op, value)?;
+        let (mem, buffer) = match tensor.mem {
+            Memory::Sbuf => (TrnMemory::Sbuf, "nl.sbuf"),
+            Memory::Psum => (TrnMemory::Psum, "nl.psum"),
+            other => return refuse(op, format!("nki-memory rule: a kernel allocates sbuf or psum tiles, got {other}")),
+        };
+        let (elem, nl_dtype) = element(op, &tensor)?;
+        let layout = known_layout(op, &tensor)?;
+        let &[rows, cols] = tensor.shape.as_slice() else {
+            return refuse(op, format!("nki-tile rule: an NKI tile is 2-D, got shape {:?}", tensor.shape));
+        };
+        let rect = on_chip(&tensor.shape, &layout, mem, self.chip, elem.bytes())
+            .map_err(|e| (op.location(), e.to_string()))?;
+        let var = self.names.fresh(&self.result_name(op), "t");
+        let buffer_shape = [rect.partition + rect.rows, rect.free + rect.cols];
+        let shape = shape_tuple(&buffer_shape);
+        let fill = op.next_in_block().filter(|next| {
+            AxeOp::new(*next).is_some_and(|o| o.kind() == OpKind::Fill)
+                && access::operand(*next, 0).map(key) == Some(key(value))
+        });
+        let scalar = match fill {
+            Some(f) => match self.bound(f, operand(f, 1)?)? {
+                Bound::Scalar(s) => Some(s),
+                Bound::Index(Expr::Int(n)) => Some(n.to_string()),
+                _ => return refuse(f, "nki-fill rule: the fill value must be a constant".to_string()),
+            },
+            None => None,
+        };
+        match scalar.as_deref() {
+            None => self.out.line(format!("{var} = nl.ndarray({shape}, dtype={nl_dtype}, buffer={buffer})")),
+            Some("0.0" | "0" | "-0.0") => {
+                self.out.line(format!("{var} = nl.zeros({shape}, dtype={nl_dtype}, buffer={buffer})"))
+            }
+            Some(s) => self.out.line(format!("{var} = nl.full({shape}, {s}, dtype={nl_dtype}, buffer={buffer})")),
+        }
+        let tile = Tile { var, rect, buffer: buffer_shape, mem, dtype: elem, shape: [rows, cols], layout };
+        self.bind(value, Bound::Tile(tile));
+        Ok(fill.is_some())
+    }
+
+    /// `axe.slice` of an hbm tensor: a region of its array.
+    fn slice<'c>(&mut self, op: OperationRef<'c, '_>) -> Emitted<'c, ()> {
+        let Some(axe) = AxeOp::new(op) else { return refuse(op, "not an axe op".to_string()) };
+        let region = axe.slice_region().map_err(|e| (op.location(), format!("nki: {e}")))?;
+        let Bound::Hbm(source) = self.bound(op, operand(op, 0)?)? else {
+            return refuse(
+                op,
+                "nki-op rule: the emitter slices hbm tensors only (an NKI tile is addressed whole)".to_string(),
+            );
+        };
+        let mut dynamic = 1;
+        let mut offsets = Vec::with_capacity(source.offsets.len());
+        for (d, base) in source.offsets.iter().enumerate() {
+            let offset = match region.offsets.get(d) {
+                Some(Some(n)) => Expr::Int(*n),
+                _ => {
+                    let e = self.index(op, operand(op, dynamic)?)?;
+                    dynamic += 1;
+                    e
+                }
+            };
+            offsets.push(Expr::binary(BinOp::Add, base.clone(), offset));
+        }
+        let view = HbmView { offsets, shape: region.sizes.clone(), ..source };
+        self.bind(result(op)?, Bound::Hbm(view));
+        Ok(())
+    }
+
+    fn copy<'c>(&mut self, op: OperationRef<'c, '_>) -> Emitted<'c, ()> {
+        let (source, dest) = (self.bound(op, operand(op, 0)?)?, self.bound(op, operand(op, 1)?)?);
+        match (source, dest) {
+            (Bound::Hbm(from), Bound::Tile(to)) if to.mem == TrnMemory::Sbuf => {
+                let load = if from.array.dims.first() == Some(&to.rect.partition_dim) {
+                    "nl.load"
+                } else {
+                    "nl.load_transpose2d"
+                };
+                self.out.line(format!("{} = {load}({})", to.write(), hbm_region(&from)));
+            }
+            (Bound::Tile(from), Bound::Hbm(to)) if from.mem == TrnMemory::Sbuf => {
+                if to.array.dims.first() != Some(&from.rect.partition_dim) {
+                    return refuse(
+                        op,
+                        "nki-store rule: nl.store writes a tile's partition dimension as the array's first axis; this \
+                         tile lies transposed to its destination (transpose it on chip first)"
+                            .to_string(),
+                    );
+                }
+                self.out.line(format!("nl.store({}, value={})", hbm_region(&to), from.read()));
+            }
+            (Bound::Tile(from), Bound::Tile(to)) => {
+                same_orientation(op, &from, &to)?;
+                self.out.line(format!("{} = nl.copy({})", to.write(), from.read()));
+            }
+            (Bound::Tile(from), Bound::Hbm(_)) => {
+                return refuse(
+                    op,
+                    format!(
+                        "nki-memory rule: NKI stores to hbm from sbuf, got {}: copy it to an sbuf tile first",
+                        from.mem.name()
+                    ),
+                )
+            }
+            (Bound::Hbm(_), Bound::Tile(to)) => {
+                return refuse(op, format!("nki-memory rule: NKI loads from hbm into sbuf, got {}", to.mem.name()))
+            }
+            _ => return refuse(op, "nki-memory rule: a copy moves hbm <-> sbuf or between on-chip tiles".to_string()),
+        }
+        Ok(())
+    }
+
+    fn cast<'c>(&mut self, op: OperationRef<'c, '_>) -> Emitted<'c, ()> {
+        let (from, to) = (self.tile(op, operand(op, 0)?, "source")?, self.tile(op, operand(op, 1)?, "dest")?);
+        same_orientation(op, &from, &to)?;
+        if to.mem != TrnMemory::Sbuf {
+            return refuse(op, "nki-memory rule: a conversion writes an sbuf tile".to_string());
+        }
+        let nl_dtype = dtype(to.dtype).unwrap_or("nl.float32");
+        self.out.line(format!("{} = nl.copy({}, dtype={nl_dtype})", to.write(), from.read()));
+        Ok(())
+    }
+
+    /// `axe.gemm` (c += a * b): the Tensor Engine plan, one `nisa.nc_matmul` per instruction.
+    fn gemm<'c>(&mut self, op: OperationRef<'c, '_>) -> Emitted<'c, ()> {
+        let a = self.tile(op, operand(op, 0)?, "a")?;
+        let b = self.tile(op, operand(op, 1)?, "b")?;
+        let c = self.tile(op, operand(op, 2)?, "c")?;
+        let a_km = transpose(&a.layout, a.shape).map_err(|e| (op.location(), format!("nki: a: {e}")))?;
+        let request = MatmulRequest {
+            chip: self.chip,
+            dtype: a.dtype,
+            acc: c.dtype,
+            a: Operand { layout: &a_km, shape: [a.shape[1], a.shape[0]], mem: a.mem },
+            b: Operand { layout: &b.layout, shape: b.shape, mem: b.mem },
+            c: Operand { layout: &c.layout, shape: c.shape, mem: c.mem },
+        };
+        let plan = matmul::plan(&request).map_err(|e| (op.location(), e.to_string()))?;
+        let [kt, mt, nt] = plan.tile;
+        for step in &plan.steps {
+            let target = c.region(step.c.partition, mt, step.c.free, nt);
+            let target = if [mt, nt] == c.buffer { c.var.clone() } else { target };
+            let stationary = a.region(step.a.partition, kt, step.a.free, mt);
+            let moving = b.region(step.b.partition, kt, step.b.free, nt);
+            let (stationary, moving) = (bare_if_whole(&a, stationary, [kt, mt]), bare_if_whole(&b, moving, [kt, nt]));
+            self.out.line(format!("{target} += nisa.nc_matmul({stationary}, {moving})"));
+        }
+        Ok(())
+    }
+}
+
+/// A region that is a whole tile, as the bare tile.
+fn bare_if_whole(tile: &Tile, region: String, extent: [i64; 2]) -> String {
+    if extent == tile.buffer {
+        tile.var.clone()
+    } else {
+        region
+    }
+}
+
+/// How a function uses an argument.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Access {
+    Read,
+    Write,
+    ReadWrite,
+}
+
+/// The arguments (by number) that copies read or write, through slices.
+fn written_arguments(function: OperationRef) -> HashMap<usize, Access> {
+    let mut uses: HashMap<usize, Access> = HashMap::new();
+    axe_dialect::ops::walk_preorder(function, &mut |op| {
+        if AxeOp::new(op).is_none_or(|o| o.kind() != OpKind::Copy) {
+            return;
+        }
+        for (index, access) in [(0, Access::Read), (1, Access::Write)] {
+            if let Some(argument) = access::operand(op, index).and_then(root_argument) {
+                let entry = uses.entry(argument).or_insert(access);
+                if *entry != access {
+                    *entry = Access::ReadWrite;
+                }
+            }
+        }
+    });
+    uses
+}
+
+/// The function argument a value is (a slice of), by number.
+fn root_argument(value: Value) -> Option<usize> {
+    let mut value = value;
+    loop {
+        if let Some(argument) = access::as_argument(value) {
+            let owner = argument.owner().parent_operation()?;
+            return (op_name(owner) == "func.func").then(|| argument.argument_number());
+        }
+        let op = access::defining_op(value)?;
+        if AxeOp::new(op).is_none_or(|o| o.kind() != OpKind::Slice) {
+            return None;
+        }
+        value = access::operand(op, 0)?;
+    }
+}
+
+/// True when a loop's iterations depend on each other: a tile made outside it is written inside by anything but
+/// a gemm's accumulation (NKI lets `affine_range` iterations accumulate into PSUM).
+fn carries_state(for_op: OperationRef) -> bool {
+    let mut carried = false;
+    axe_dialect::ops::walk_preorder(for_op, &mut |op| {
+        let Some(axe) = AxeOp::new(op) else { return };
+        let written = match axe.kind() {
+            OpKind::Copy | OpKind::Cast => access::operand(op, 1),
+            OpKind::Fill => access::operand(op, 0),
+            _ => None,
+        };
+        let Some(alloc) = written.and_then(access::defining_op) else { return };
+        if AxeOp::new(alloc).is_some_and(|o| o.kind() == OpKind::Alloc) && !encloses(for_op, alloc) {
+            carried = true;
+        }
+    });
+    carried
+}
+
+fn encloses(outer: OperationRef, op: OperationRef) -> bool {
+    let mut current = op.parent_operation();
+    while let Some(parent) = current {
+        if parent == outer {
+            return true;
+        }
+        current = parent.parent_operation();
+    }
+    false
+}
+
+fn operand<'c, 'a>(op: OperationRef<'c, 'a>, index: usize) -> Emitted<'c, Value<'c, 'a>> {
+    access::operand(op, index).ok_or_else(|| (op.location(), format!("nki: {} lacks operand {index}", op_name(op))))
+}
+
+fn result<'c, 'a>(op: OperationRef<'c, 'a>) -> Emitted<'c, Value<'c, 'a>> {
+    access::result(op, 0).ok_or_else(|| (op.location(), format!("nki: {} has no result", op_name(op))))
+}
+
+fn axe_tensor<'c>(op: OperationRef<'c, '_>, value: Value) -> Emitted<'c, TensorType> {
+    match tensor_of(value) {
+        Ok(Some(t)) => Ok(t),
+        Ok(None) => refuse(op, format!("{} must produce an axe tensor", op_name(op))),
+        Err(e) => refuse(op, e),
+    }
+}
+
+fn known_layout<'c>(op: OperationRef<'c, '_>, tensor: &TensorType) -> Emitted<'c, Layout> {
+    match tensor.layout.parse() {
+        Some(Ok(layout)) => Ok(layout),
+        Some(Err(e)) => refuse(op, e.to_string()),
+        None => refuse(op, format!("nki-tile rule: the tensor needs a layout, got {}", tensor.layout.describe())),
+    }
+}
+
+fn element<'c>(op: OperationRef<'c, '_>, tensor: &TensorType) -> Emitted<'c, (ElemType, &'static str)> {
+    match tensor.dtype.number().and_then(|t| dtype(t).map(|n| (t, n))) {
+        Some(pair) => Ok(pair),
+        None => refuse(
+            op,
+            format!(
+                "nki-dtype rule: {} has no NKI type here (f32, f16, bf16, tf32, f8E4M3FN, f8E5M2, i32)",
+                tensor.dtype
+            ),
+        ),
+    }
+}
+
+/// An hbm argument's array and NKI dtype.
+fn hbm_tensor<'c>(
+    function: OperationRef<'c, '_>,
+    tensor: &TensorType,
+    var: &str,
+) -> Emitted<'c, (HbmArray, &'static str)> {
+    if tensor.has_runtime_extents() || tensor.layout == LayoutSpec::RowMajor {
+        return refuse(
+            function,
+            format!(
+                "nki-hbm rule: argument {var} needs static extents and a layout (an NKI kernel is traced per shape)"
+            ),
+        );
+    }
+    let layout = known_layout(function, tensor)?;
+    let array =
+        hbm_array(&tensor.shape, &layout).map_err(|e| (function.location(), format!("{e} (argument {var})")))?;
+    let (_, nl_dtype) = element(function, tensor)?;
+    Ok((array, nl_dtype))
+}
+
+/// The Python slice of an HBM region, in the array's axis order (the bare array when it is all of it).
+fn hbm_region(view: &HbmView) -> String {
+    let whole = view.offsets.iter().all(|o| *o == Expr::Int(0))
+        && view.array.dims.iter().zip(&view.array.shape).all(|(&d, &extent)| view.shape[d] == extent);
+    if whole {
+        return view.var.clone();
+    }
+    let axes: Vec<String> = view.array.dims.iter().map(|&d| slice(&view.offsets[d], view.shape[d])).collect();
+    format!("{}[{}]", view.var, axes.join(", "))
+}
+
+fn same_orientation<'c>(op: OperationRef<'c, '_>, from: &Tile, to: &Tile) -> Emitted<'c, ()> {
+    if from.rect.partition_dim != to.rect.partition_dim {
+        return refuse(
+            op,
+            format!(
+                "nki-copy rule: {} keeps partitions: source dimension {} is on the partitions but dest's is {} \
+                 (a transpose is an nc_transpose)",
+                op_name(op),
+                from.rect.partition_dim,
+                to.rect.partition_dim
+            ),
+        );
+    }
+    Ok(())
+}
+
+/// `[a, b]`, a logical shape in the docstring.
+fn shape_text(shape: &[i64]) -> String {
+    format!("[{}]", shape.iter().map(i64::to_string).collect::<Vec<_>>().join(", "))
+}
+
+/// `(a, b)` as Python writes a tuple.
+fn shape_tuple(shape: &[i64]) -> String {
+    match shape {
+        [one] => format!("({one},)"),
+        _ => format!("({})", shape.iter().map(i64::to_string).collect::<Vec<_>>().join(", ")),
+    }
+}
