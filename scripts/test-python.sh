@@ -12,5 +12,7 @@ venv="$ROOT/.venv"
 # maturin's backend runs the `maturin` of PATH; --no-deps: numpy is pinned by setup.sh, and nothing is fetched.
 PATH="$venv/bin:$PATH" MATURIN_PEP517_ARGS="--profile dev --strip" \
   "$venv/bin/pip" install --quiet --disable-pip-version-check --no-build-isolation --no-deps --force-reinstall ./python
-AXE_LAYOUT="${CARGO_TARGET_DIR:-$ROOT/target}/debug/axe-layout" \
+# One BLAS thread: the NKI interpreter (axe.nki) multiplies thousands of small tiles, where OpenBLAS's threads on
+# a 2-core machine cost ten times their work.
+OPENBLAS_NUM_THREADS=1 AXE_LAYOUT="${CARGO_TARGET_DIR:-$ROOT/target}/debug/axe-layout" \
   "$venv/bin/python" -m pytest -p no:cacheprovider -q python/tests

@@ -43,6 +43,16 @@ pub enum OpKind {
     Mul,
     /// `axe.fma`: `dest = a * b + c` on register tensors, one rounding.
     Fma,
+    /// `axe.sub`: `dest = lhs - rhs`.
+    Sub,
+    /// `axe.max`: `dest = max(lhs, rhs)`, elementwise.
+    Max,
+    /// `axe.div`: `dest = lhs / rhs`.
+    Div,
+    /// `axe.exp`: `dest = e^source`.
+    Exp,
+    /// `axe.reduce`: the max or sum of source over the dimensions where dest has extent 1.
+    Reduce,
     /// `axe.mbarrier_alloc`.
     MbarrierAlloc,
     /// `axe.mbarrier_init`.
@@ -71,7 +81,7 @@ pub enum OpKind {
 
 impl OpKind {
     /// Every op kind, in the order docs/dialect.md lists them.
-    pub const ALL: [OpKind; 24] = [
+    pub const ALL: [OpKind; 29] = [
         OpKind::View,
         OpKind::Alloc,
         OpKind::Slice,
@@ -85,6 +95,11 @@ impl OpKind {
         OpKind::Add,
         OpKind::Mul,
         OpKind::Fma,
+        OpKind::Sub,
+        OpKind::Max,
+        OpKind::Div,
+        OpKind::Exp,
+        OpKind::Reduce,
         OpKind::MbarrierAlloc,
         OpKind::MbarrierInit,
         OpKind::MbarrierArrive,
@@ -114,6 +129,11 @@ impl OpKind {
             OpKind::Add => "axe.add",
             OpKind::Mul => "axe.mul",
             OpKind::Fma => "axe.fma",
+            OpKind::Sub => "axe.sub",
+            OpKind::Max => "axe.max",
+            OpKind::Div => "axe.div",
+            OpKind::Exp => "axe.exp",
+            OpKind::Reduce => "axe.reduce",
             OpKind::MbarrierAlloc => "axe.mbarrier_alloc",
             OpKind::MbarrierInit => "axe.mbarrier_init",
             OpKind::MbarrierArrive => "axe.mbarrier_arrive",
@@ -147,31 +167,60 @@ impl OpKind {
         )
     }
 
-    /// True for the elementwise ops on register tensors (`axe.cast`, `axe.scale`, `axe.add`, `axe.mul`,
-    /// `axe.fma`).
+    /// True for the elementwise ops (`axe.cast`, `axe.scale`, `axe.add`, `axe.sub`, `axe.mul`, `axe.max`,
+    /// `axe.div`, `axe.fma`, `axe.exp`): on register tensors, or Trainium's sbuf and psum tiles.
     pub fn is_elementwise(self) -> bool {
-        matches!(self, OpKind::Cast | OpKind::Scale | OpKind::Add | OpKind::Mul | OpKind::Fma)
+        matches!(
+            self,
+            OpKind::Cast
+                | OpKind::Scale
+                | OpKind::Add
+                | OpKind::Sub
+                | OpKind::Mul
+                | OpKind::Max
+                | OpKind::Div
+                | OpKind::Fma
+                | OpKind::Exp
+        )
     }
 
     /// True for the elementwise ops whose operands may broadcast and differ in layout from dest
-    /// ([`axe_layout::broadcast`]): `axe.add`, `axe.mul`, `axe.fma`.
+    /// ([`axe_layout::broadcast`]): `axe.add`, `axe.sub`, `axe.mul`, `axe.max`, `axe.div`, `axe.fma`.
     pub fn broadcasts(self) -> bool {
-        matches!(self, OpKind::Add | OpKind::Mul | OpKind::Fma)
+        matches!(self, OpKind::Add | OpKind::Sub | OpKind::Mul | OpKind::Max | OpKind::Div | OpKind::Fma)
     }
 
     /// Names of the tensor operands, in operand order (the optional barrier and scalars excluded).
     pub fn tensor_operand_names(self) -> &'static [&'static str] {
         match self {
             OpKind::View | OpKind::Slice => &["source"],
-            OpKind::Copy | OpKind::CopyAsync | OpKind::Cast | OpKind::Scale => &["source", "dest"],
+            OpKind::Copy | OpKind::CopyAsync | OpKind::Cast | OpKind::Scale | OpKind::Exp => &["source", "dest"],
+            OpKind::Reduce => &["source", "dest"],
             OpKind::CopyStaged => &["source", "dest", "buffer"],
-            OpKind::Add | OpKind::Mul => &["lhs", "rhs", "dest"],
+            OpKind::Add | OpKind::Sub | OpKind::Mul | OpKind::Max | OpKind::Div => &["lhs", "rhs", "dest"],
             OpKind::Fma => &["a", "b", "c", "dest"],
             OpKind::Gemm => &["a", "b", "c"],
             OpKind::Fill => &["dest"],
             _ => &[],
         }
     }
+}
+
+/// The dimensions of a slice region that a rank-reducing slice keeps: `result` is `sizes` with some extents of 1
+/// left out (as `tensor.extract_slice` and `memref.subview` reduce rank), matched left to right; `None` when it is
+/// not. Only slices of Trainium's hbm tensors may reduce rank (the NKI emitter indexes the dropped dimensions).
+pub fn kept_dimensions(sizes: &[i64], result: &[i64]) -> Option<Vec<usize>> {
+    let mut kept = Vec::with_capacity(result.len());
+    let mut next = result.iter().peekable();
+    for (d, &size) in sizes.iter().enumerate() {
+        if next.peek() == Some(&&size) {
+            next.next();
+            kept.push(d);
+        } else if size != 1 {
+            return None;
+        }
+    }
+    next.peek().is_none().then_some(kept)
 }
 
 /// The shape of one piece of an `axe.copy_staged` buffer of `stages` stages: the buffer's shape with its first

@@ -20,7 +20,7 @@ mod python;
 
 use crate::ir::target::target_name;
 use axe_dialect::access;
-use axe_dialect::ops::{tensor_of, AxeOp, OpKind};
+use axe_dialect::ops::{kept_dimensions, tensor_of, AxeOp, OpKind};
 use axe_dialect::types::{LayoutSpec, TensorType};
 use axe_dialect::SourceLoc;
 use axe_layout::hw::{ElemType, Memory};
@@ -119,13 +119,22 @@ enum Bound {
     Tile(Tile),
 }
 
-/// A region of an HBM argument: `shape` elements from `offsets`, in logical dimensions.
+/// A region of an HBM argument: `sizes` elements from `offsets` in the argument's logical dimensions, of which
+/// the view keeps `kept` (a rank-reducing slice indexes the others).
 #[derive(Clone)]
 struct HbmView {
     var: String,
     array: HbmArray,
     offsets: Vec<Expr>,
-    shape: Vec<i64>,
+    sizes: Vec<i64>,
+    kept: Vec<usize>,
+}
+
+impl HbmView {
+    /// The view's dimensions in the order of the array's axes (which of its dimensions comes first in memory).
+    fn axis_order(&self) -> Vec<usize> {
+        self.array.dims.iter().filter_map(|d| self.kept.iter().position(|k| k == d)).collect()
+    }
 }
 
 /// An on-chip tensor: the NKI tile `var` of `buffer` partitions by free elements, the tensor at `rect` of it.
@@ -332,9 +341,9 @@ impl<'s> Emitter<'s> {
                 Some(Access::Write) => outputs.push((var.clone(), array.clone(), nl_dtype)),
                 _ => inputs.push((var.clone(), array.clone())),
             }
-            let shape = tensor.shape.clone();
-            let offsets = vec![Expr::Int(0); shape.len()];
-            self.bind(value, Bound::Hbm(HbmView { var, array, offsets, shape }));
+            let sizes = tensor.shape.clone();
+            let (offsets, kept) = (vec![Expr::Int(0); sizes.len()], (0..sizes.len()).collect());
+            self.bind(value, Bound::Hbm(HbmView { var, array, offsets, sizes, kept }));
         }
         self.out.line("@nki.jit");
         let parameters: Vec<&str> = inputs.iter().map(|(v, _)| v.as_str()).collect();
@@ -407,6 +416,12 @@ impl<'s> Emitter<'s> {
                 Some(OpKind::Copy) => self.copy(op)?,
                 Some(OpKind::Cast) => self.cast(op)?,
                 Some(OpKind::Gemm) => self.gemm(op)?,
+                Some(OpKind::Scale) => self.scale(op)?,
+                Some(kind @ (OpKind::Add | OpKind::Sub | OpKind::Mul | OpKind::Max | OpKind::Div)) => {
+                    self.binary_op(op, kind)?
+                }
+                Some(OpKind::Exp) => self.exp(op)?,
+                Some(OpKind::Reduce) => self.reduce(op)?,
                 Some(OpKind::Fill) => {
                     return refuse(op, "nki-fill rule: axe.fill must directly follow the axe.alloc of its tensor (the pair is nl.zeros or nl.full)".to_string())
                 }
@@ -415,7 +430,8 @@ impl<'s> Emitter<'s> {
                         op,
                         format!(
                             "nki-op rule: {name} has no NKI form here (the emitter knows axe.alloc, fill, slice, copy, \
-                             cast and gemm, scf.for without results, and arith index arithmetic)"
+                             cast, gemm, scale, add, sub, mul, max, div, exp and reduce, scf.for without results, and \
+                             arith index arithmetic)"
                         ),
                     )
                 }
@@ -509,7 +525,7 @@ impl<'s> Emitter<'s> {
         Ok(fill.is_some())
     }
 
-    /// `axe.slice` of an hbm tensor: a region of its array.
+    /// `axe.slice` of an hbm tensor: a region of its array (a rank-reducing slice indexes the dimensions it drops).
     fn slice<'c>(&mut self, op: OperationRef<'c, '_>) -> Emitted<'c, ()> {
         let Some(axe) = AxeOp::new(op) else { return refuse(op, "not an axe op".to_string()) };
         let region = axe.slice_region().map_err(|e| (op.location(), format!("nki: {e}")))?;
@@ -519,10 +535,14 @@ impl<'s> Emitter<'s> {
                 "nki-op rule: the emitter slices hbm tensors only (an NKI tile is addressed whole)".to_string(),
             );
         };
+        let result_shape = axe_tensor(op, result(op)?)?.shape;
+        let Some(kept) = kept_dimensions(&region.sizes, &result_shape) else {
+            return refuse(op, format!("the slice result {result_shape:?} is not the region {:?}", region.sizes));
+        };
         let mut dynamic = 1;
-        let mut offsets = Vec::with_capacity(source.offsets.len());
-        for (d, base) in source.offsets.iter().enumerate() {
-            let offset = match region.offsets.get(d) {
+        let (mut offsets, mut sizes) = (source.offsets.clone(), source.sizes.clone());
+        for (i, &d) in source.kept.iter().enumerate() {
+            let offset = match region.offsets.get(i) {
                 Some(Some(n)) => Expr::Int(*n),
                 _ => {
                     let e = self.index(op, operand(op, dynamic)?)?;
@@ -530,10 +550,11 @@ impl<'s> Emitter<'s> {
                     e
                 }
             };
-            offsets.push(Expr::binary(BinOp::Add, base.clone(), offset));
+            offsets[d] = Expr::binary(BinOp::Add, offsets[d].clone(), offset);
+            sizes[d] = region.sizes[i];
         }
-        let view = HbmView { offsets, shape: region.sizes.clone(), ..source };
-        self.bind(result(op)?, Bound::Hbm(view));
+        let kept = kept.iter().map(|&i| source.kept[i]).collect();
+        self.bind(result(op)?, Bound::Hbm(HbmView { offsets, sizes, kept, ..source }));
         Ok(())
     }
 
@@ -541,7 +562,7 @@ impl<'s> Emitter<'s> {
         let (source, dest) = (self.bound(op, operand(op, 0)?)?, self.bound(op, operand(op, 1)?)?);
         match (source, dest) {
             (Bound::Hbm(from), Bound::Tile(to)) if to.mem == TrnMemory::Sbuf => {
-                let load = if from.array.dims.first() == Some(&to.rect.partition_dim) {
+                let load = if from.axis_order().first() == Some(&to.rect.partition_dim) {
                     "nl.load"
                 } else {
                     "nl.load_transpose2d"
@@ -549,7 +570,7 @@ impl<'s> Emitter<'s> {
                 self.out.line(format!("{} = {load}({})", to.write(), hbm_region(&from)));
             }
             (Bound::Tile(from), Bound::Hbm(to)) if from.mem == TrnMemory::Sbuf => {
-                if to.array.dims.first() != Some(&from.rect.partition_dim) {
+                if to.axis_order().first() != Some(&from.rect.partition_dim) {
                     return refuse(
                         op,
                         "nki-store rule: nl.store writes a tile's partition dimension as the array's first axis; this \
@@ -559,8 +580,29 @@ impl<'s> Emitter<'s> {
                 }
                 self.out.line(format!("nl.store({}, value={})", hbm_region(&to), from.read()));
             }
+            // The same logical tile with the other dimension on the partitions: a transpose on the Tensor Engine
+            // (SBUF in, PSUM out, at most 128 x 128), copied into the destination.
+            (Bound::Tile(from), Bound::Tile(to)) if from.rect.partition_dim != to.rect.partition_dim => {
+                if from.mem != TrnMemory::Sbuf || from.rect.rows > 128 || from.rect.cols > 128 {
+                    return refuse(
+                        op,
+                        format!(
+                            "nki-copy rule: a copy that moves a dimension onto the partitions is an nc_transpose on \
+                             the Tensor Engine: an sbuf tile of at most 128 x 128, got a {} x {} {} tile",
+                            from.rect.rows,
+                            from.rect.cols,
+                            from.mem.name()
+                        ),
+                    );
+                }
+                let nl_dtype = dtype(to.dtype).unwrap_or("nl.float32");
+                self.out.line(format!(
+                    "{} = nl.copy(nisa.nc_transpose({}), dtype={nl_dtype})",
+                    to.write(),
+                    from.read()
+                ));
+            }
             (Bound::Tile(from), Bound::Tile(to)) => {
-                same_orientation(op, &from, &to)?;
                 self.out.line(format!("{} = nl.copy({})", to.write(), from.read()));
             }
             (Bound::Tile(from), Bound::Hbm(_)) => {
@@ -588,6 +630,91 @@ impl<'s> Emitter<'s> {
         }
         let nl_dtype = dtype(to.dtype).unwrap_or("nl.float32");
         self.out.line(format!("{} = nl.copy({}, dtype={nl_dtype})", to.write(), from.read()));
+        Ok(())
+    }
+
+    /// An operand of an elementwise op writing `dest`: the same partitions as dest, and along the free axis dest's
+    /// extent or 1 (NKI broadcasts a `[P, 1]` tile along the free axis; nothing broadcasts across partitions).
+    fn operand_of<'c>(&self, op: OperationRef<'c, '_>, index: usize, dest: &Tile) -> Emitted<'c, String> {
+        let value = operand(op, index)?;
+        let tile = match self.bound(op, value)? {
+            Bound::Scalar(s) => return Ok(s),
+            Bound::Tile(t) => t,
+            _ => return refuse(op, format!("{} operand {index} must be an sbuf or psum tile", op_name(op))),
+        };
+        let d = dest.rect.partition_dim;
+        let partitions_match = tile.shape[d] == dest.shape[d] && (tile.rect.partition_dim == d || tile.shape[d] == 1);
+        let free = tile.shape[1 - d];
+        if !partitions_match || (free != dest.shape[1 - d] && free != 1) {
+            return refuse(
+                op,
+                format!(
+                    "nki-broadcast rule: operand {index} ({:?}, dimension {} on the partitions) must lie on dest's \
+                     partitions ({:?}, dimension {d}) and match or broadcast along the free axis",
+                    tile.shape, tile.rect.partition_dim, dest.shape
+                ),
+            );
+        }
+        Ok(tile.read())
+    }
+
+    /// `dest = alpha * source`.
+    fn scale<'c>(&mut self, op: OperationRef<'c, '_>) -> Emitted<'c, ()> {
+        let to = self.tile(op, operand(op, 1)?, "dest")?;
+        let from = self.operand_of(op, 0, &to)?;
+        let Bound::Scalar(alpha) = self.bound(op, operand(op, 2)?)? else {
+            return refuse(op, "nki-op rule: axe.scale's factor must be a constant".to_string());
+        };
+        let nl_dtype = dtype(to.dtype).unwrap_or("nl.float32");
+        self.out.line(format!("{} = nl.multiply({from}, {alpha}, dtype={nl_dtype})", to.write()));
+        Ok(())
+    }
+
+    /// `dest = lhs <op> rhs` on the Vector Engine.
+    fn binary_op<'c>(&mut self, op: OperationRef<'c, '_>, kind: OpKind) -> Emitted<'c, ()> {
+        let to = self.tile(op, operand(op, 2)?, "dest")?;
+        let (lhs, rhs) = (self.operand_of(op, 0, &to)?, self.operand_of(op, 1, &to)?);
+        let function = match kind {
+            OpKind::Add => "nl.add",
+            OpKind::Sub => "nl.subtract",
+            OpKind::Mul => "nl.multiply",
+            OpKind::Max => "nl.maximum",
+            _ => "nl.divide",
+        };
+        let nl_dtype = dtype(to.dtype).unwrap_or("nl.float32");
+        self.out.line(format!("{} = {function}({lhs}, {rhs}, dtype={nl_dtype})", to.write()));
+        Ok(())
+    }
+
+    /// `dest = e^source` on the Scalar Engine.
+    fn exp<'c>(&mut self, op: OperationRef<'c, '_>) -> Emitted<'c, ()> {
+        let to = self.tile(op, operand(op, 1)?, "dest")?;
+        let from = self.tile(op, operand(op, 0)?, "source")?;
+        same_orientation(op, &from, &to)?;
+        let nl_dtype = dtype(to.dtype).unwrap_or("nl.float32");
+        self.out.line(format!("{} = nl.exp({}, dtype={nl_dtype})", to.write(), from.read()));
+        Ok(())
+    }
+
+    /// `axe.reduce`: the Vector Engine reduces along the free axis (`nl.max`/`nl.sum` over axis 1, kept).
+    fn reduce<'c>(&mut self, op: OperationRef<'c, '_>) -> Emitted<'c, ()> {
+        let from = self.tile(op, operand(op, 0)?, "source")?;
+        let to = self.tile(op, operand(op, 1)?, "dest")?;
+        let kind = op.attribute("kind").map(|a| a.to_string()).unwrap_or_default();
+        let function = if kind.contains("max") { "nl.max" } else { "nl.sum" };
+        let (p, f) = (from.rect.partition_dim, 1 - from.rect.partition_dim);
+        if to.shape[p] != from.shape[p] || to.shape[f] != 1 || (to.rect.partition_dim != p && to.shape[p] != 1) {
+            return refuse(
+                op,
+                format!(
+                    "nki-reduce rule: the Vector Engine reduces along the free axis: dest {:?} must keep source's \
+                     partition dimension {p} ({:?}) and reduce dimension {f} to 1",
+                    to.shape, from.shape
+                ),
+            );
+        }
+        let nl_dtype = dtype(to.dtype).unwrap_or("nl.float32");
+        self.out.line(format!("{} = {function}({}, axis=1, keepdims=True, dtype={nl_dtype})", to.write(), from.read()));
         Ok(())
     }
 
@@ -759,14 +886,27 @@ fn hbm_tensor<'c>(
     Ok((array, nl_dtype))
 }
 
-/// The Python slice of an HBM region, in the array's axis order (the bare array when it is all of it).
+/// The Python index of an HBM region, in the array's axis order: a slice per kept dimension, the offset of each
+/// dropped one (the bare array when the region is all of it).
 fn hbm_region(view: &HbmView) -> String {
-    let whole = view.offsets.iter().all(|o| *o == Expr::Int(0))
-        && view.array.dims.iter().zip(&view.array.shape).all(|(&d, &extent)| view.shape[d] == extent);
+    let whole = view.kept.len() == view.sizes.len()
+        && view.offsets.iter().all(|o| *o == Expr::Int(0))
+        && view.array.dims.iter().zip(&view.array.shape).all(|(&d, &extent)| view.sizes[d] == extent);
     if whole {
         return view.var.clone();
     }
-    let axes: Vec<String> = view.array.dims.iter().map(|&d| slice(&view.offsets[d], view.shape[d])).collect();
+    let axes: Vec<String> =
+        view.array
+            .dims
+            .iter()
+            .map(|&d| {
+                if view.kept.contains(&d) {
+                    slice(&view.offsets[d], view.sizes[d])
+                } else {
+                    view.offsets[d].to_string()
+                }
+            })
+            .collect();
     format!("{}[{}]", view.var, axes.join(", "))
 }
 

@@ -279,7 +279,7 @@ func.func @zero_counts() {
 // -----
 
 // ODS structure: the memory is one of four words (checked while parsing the type)
-// expected-error @+1 {{unknown memory 'l2': expected global, shared, tmem or reg}}
+// expected-error @+1 {{unknown memory 'l2': expected global, shared, tmem, reg, hbm, sbuf or psum}}
 func.func @unknown_memory(%t: !axe.tensor<4xf16, l2, S[4:1]>) {
   return
 }
@@ -308,7 +308,7 @@ func.func @missing_scope() {
 !acc = !axe.tensor<32x4xf32, reg, S[(32,4):(1@laneid,1)]>
 !smem = !axe.tensor<32x4xf16, shared, S[(32,4):(4,1)]>
 func.func @cast_to_shared(%a: !acc, %s: !smem) {
-  // expected-error @+1 {{cast works on register tensors, got dest in shared}}
+  // expected-error @+1 {{cast works on register tensors (or Trainium's sbuf and psum), got dest in shared}}
   axe.cast warp %a to %s : !acc to !smem
   return
 }

@@ -7,6 +7,10 @@
 // interpreter against numpy.
 // RUN: axe-translate --emit=nki %examples/gemm_trn1.mlir | FileCheck %s
 // RUN: axe-translate --emit=nki %examples/gemm_trn1.mlir | diff - %examples/trn/gemm_trn1.py
+// The module's target chooses the output when --emit is not given; asking a trn1 module for PTX is an error.
+// RUN: axe-translate %examples/gemm_trn1.mlir | diff - %examples/trn/gemm_trn1.py
+// RUN: not axe-translate --emit=ptx %examples/gemm_trn1.mlir 2>&1 | FileCheck %s --check-prefix=PTX
+// PTX: axe-translate: error: the module's axe.target is "trn1", a Trainium chip: it translates to NKI (--emit=nki), not ptx
 
 // CHECK:      import neuronxcc.nki as nki
 // CHECK:      @nki.jit

@@ -1,4 +1,4 @@
-// --lower-copy on the elementwise epilogue ops: axe.cast, axe.scale, axe.add work on each register the layout
+// --lower-copy on the elementwise epilogue ops: axe.cast, axe.scale, axe.add (and sub, max, div) work on each register the layout
 // holds, in place in the private memrefs that hold register tensors. The registers below are worked out by hand
 // from each layout's iters on m (value = offset + sum of digit * stride).
 // RUN: axe-opt %s --lower-copy | FileCheck %s
@@ -142,6 +142,40 @@ module attributes {gpu.container_module} {
       // CHECK-NEXT: %[[S16:.*]] = arith.truncf %[[S]] : f32 to f16
       // CHECK-NEXT: memref.store %[[S16]], %[[P]][%[[R0]]]
       axe.add warp %x, %y to %x : !h, !h to !h
+      %lane = gpu.lane_id
+      %c2 = arith.constant 2 : index
+      %i0 = arith.muli %lane, %c2 : index
+      %i1 = arith.addi %i0, %c1 : index
+      %s0 = memref.load %p[%c0] : memref<2xf16, #gpu.address_space<private>>
+      %s1 = memref.load %p[%c1] : memref<2xf16, #gpu.address_space<private>>
+      memref.store %s0, %out[%i0] : memref<64xf16>
+      memref.store %s1, %out[%i1] : memref<64xf16>
+      gpu.return
+    }
+
+    // sub, max and div: each register widened to f32, one arith op, rounded back (max: arith.maximumf, NaN if
+    // either is).
+    // CHECK-LABEL: gpu.func @sub_max_div
+    gpu.func @sub_max_div(%out: memref<64xf16>, %u: f16, %v: f16) kernel {
+      %p = memref.alloca() : memref<2xf16, #gpu.address_space<private>>
+      %q = memref.alloca() : memref<2xf16, #gpu.address_space<private>>
+      %x = axe.view %p : memref<2xf16, #gpu.address_space<private>> -> !h
+      %y = axe.view %q : memref<2xf16, #gpu.address_space<private>> -> !h
+      %c0 = arith.constant 0 : index
+      %c1 = arith.constant 1 : index
+      memref.store %u, %p[%c0] : memref<2xf16, #gpu.address_space<private>>
+      memref.store %u, %p[%c1] : memref<2xf16, #gpu.address_space<private>>
+      memref.store %v, %q[%c0] : memref<2xf16, #gpu.address_space<private>>
+      memref.store %v, %q[%c1] : memref<2xf16, #gpu.address_space<private>>
+      // CHECK: %[[D:.*]] = arith.subf %{{.*}}, %{{.*}} : f32
+      // CHECK-NEXT: arith.truncf %[[D]] : f32 to f16
+      // CHECK: %[[M:.*]] = arith.maximumf %{{.*}}, %{{.*}} : f32
+      // CHECK-NEXT: arith.truncf %[[M]] : f32 to f16
+      // CHECK: %[[Q:.*]] = arith.divf %{{.*}}, %{{.*}} : f32
+      // CHECK-NEXT: arith.truncf %[[Q]] : f32 to f16
+      axe.sub warp %x, %y to %x : !h, !h to !h
+      axe.max warp %x, %y to %x : !h, !h to !h
+      axe.div warp %x, %y to %x : !h, !h to !h
       %lane = gpu.lane_id
       %c2 = arith.constant 2 : index
       %i0 = arith.muli %lane, %c2 : index

@@ -320,7 +320,16 @@ def Axe_ScaleOp : Axe_CollectiveOp<"scale", [Axe_ReadsWrites]> {
   }];
 }
 
-def Axe_AddOp : Axe_CollectiveOp<"add", [Axe_ReadsWrites]> {
+// An elementwise op of two tensors into a third: `axe.<op> <scope> %lhs, %rhs to %dest`.
+class Axe_BinaryOp<string mnemonic> : Axe_CollectiveOp<mnemonic, [Axe_ReadsWrites]> {
+  let arguments = !con((ins Axe_AnyTensor:$lhs, Axe_AnyTensor:$rhs, Axe_AnyTensor:$dest), scopeArgs);
+  let assemblyFormat = [{
+    custom<Scope>($scope, $threads) $lhs `,` $rhs `to` $dest attr-dict
+    `:` qualified(type($lhs)) `,` qualified(type($rhs)) `to` qualified(type($dest))
+  }];
+}
+
+def Axe_AddOp : Axe_BinaryOp<"add"> {
   let summary = "dest = lhs + rhs on register tensors";
   let description = [{
     ```mlir
@@ -329,14 +338,19 @@ def Axe_AddOp : Axe_CollectiveOp<"add", [Axe_ReadsWrites]> {
     Computed in f32 and rounded to the element type (f32, f16 or bf16). dest may be lhs or rhs. Operands broadcast
     as `axe.mul`'s do.
   }];
-  let arguments = !con((ins Axe_AnyTensor:$lhs, Axe_AnyTensor:$rhs, Axe_AnyTensor:$dest), scopeArgs);
-  let assemblyFormat = [{
-    custom<Scope>($scope, $threads) $lhs `,` $rhs `to` $dest attr-dict
-    `:` qualified(type($lhs)) `,` qualified(type($rhs)) `to` qualified(type($dest))
+}
+
+def Axe_SubOp : Axe_BinaryOp<"sub"> {
+  let summary = "dest = lhs - rhs";
+  let description = [{
+    ```mlir
+    axe.sub kernel %scores, %row_max to %shifted : !s, !rows to !s
+    ```
+    Computed in f32 and rounded to the element type; operands broadcast as `axe.mul`'s do.
   }];
 }
 
-def Axe_MulOp : Axe_CollectiveOp<"mul", [Axe_ReadsWrites]> {
+def Axe_MulOp : Axe_BinaryOp<"mul"> {
   let summary = "dest = lhs * rhs on register tensors";
   let description = [{
     ```mlir
@@ -346,10 +360,58 @@ def Axe_MulOp : Axe_CollectiveOp<"mul", [Axe_ReadsWrites]> {
     of extent 1 (numpy's rule, same rank), and may be laid out differently from dest as long as each thread holds,
     in its own registers, every operand element its dest elements read (rule `layouts-agree`).
   }];
-  let arguments = !con((ins Axe_AnyTensor:$lhs, Axe_AnyTensor:$rhs, Axe_AnyTensor:$dest), scopeArgs);
+}
+
+def Axe_MaxOp : Axe_BinaryOp<"max"> {
+  let summary = "dest = max(lhs, rhs), elementwise";
+  let description = [{
+    ```mlir
+    axe.max kernel %m, %tile_max to %m_new : !rows, !rows to !rows
+    ```
+    Operands broadcast as `axe.mul`'s do. (A reduction over a dimension is `axe.reduce`.)
+  }];
+}
+
+def Axe_DivOp : Axe_BinaryOp<"div"> {
+  let summary = "dest = lhs / rhs";
+  let description = [{
+    ```mlir
+    axe.div kernel %o, %l to %out : !o, !rows to !out16
+    ```
+    Computed in f32 (IEEE division) and rounded to dest's element type; operands broadcast as `axe.mul`'s do.
+  }];
+}
+
+def Axe_ExpOp : Axe_CollectiveOp<"exp", [Axe_ReadsWrites]> {
+  let summary = "dest = e^source, elementwise";
+  let description = [{
+    ```mlir
+    axe.exp kernel %shifted to %p : !s to !s
+    ```
+    Computed in f32 and rounded to dest's element type. Trainium's Scalar Engine computes it (NKI `nl.exp`); no
+    GPU lowering has it yet.
+  }];
+  let arguments = !con((ins Axe_AnyTensor:$source, Axe_AnyTensor:$dest), scopeArgs);
   let assemblyFormat = [{
-    custom<Scope>($scope, $threads) $lhs `,` $rhs `to` $dest attr-dict
-    `:` qualified(type($lhs)) `,` qualified(type($rhs)) `to` qualified(type($dest))
+    custom<Scope>($scope, $threads) $source `to` $dest attr-dict
+    `:` qualified(type($source)) `to` qualified(type($dest))
+  }];
+}
+
+def Axe_ReduceOp : Axe_CollectiveOp<"reduce", [Axe_ReadsWrites]> {
+  let summary = "dest = the max or sum of source over the dimensions where dest has extent 1";
+  let description = [{
+    ```mlir
+    axe.reduce kernel "max" %scores to %row_max : !axe.tensor<128x128xf32, sbuf, ...> to !axe.tensor<128x1xf32, sbuf, ...>
+    ```
+    dest has source's rank; each dimension of extent 1 in dest (and not in source) is reduced, in f32. `max` or
+    `sum`. Trainium's Vector Engine reduces along the free axis (NKI `nl.max`/`nl.sum` over an axis); no GPU
+    lowering has it yet.
+  }];
+  let arguments = !con((ins StrAttr:$kind, Axe_AnyTensor:$source, Axe_AnyTensor:$dest), scopeArgs);
+  let assemblyFormat = [{
+    custom<Scope>($scope, $threads) $kind $source `to` $dest attr-dict
+    `:` qualified(type($source)) `to` qualified(type($dest))
   }];
 }
 

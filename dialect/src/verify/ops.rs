@@ -72,6 +72,7 @@ impl OpChecker<'_, '_, '_> {
             OpKind::Gemm => self.check_gemm(),
             OpKind::Fill => self.check_fill(),
             k if k.is_elementwise() => self.check_elementwise(),
+            OpKind::Reduce => self.check_reduce(),
             OpKind::MbarrierInit => self.check_count("count"),
             OpKind::MbarrierArriveExpectTx => self.check_count("bytes"),
             OpKind::Annotate => self.check_annotation(),
@@ -376,7 +377,10 @@ impl OpChecker<'_, '_, '_> {
                 );
             }
         }
-        if result.shape != region.sizes {
+        let rank_reduced = source.mem == Memory::Hbm
+            && result.layout == LayoutSpec::Deferred
+            && crate::ops::kept_dimensions(&region.sizes, &result.shape).is_some();
+        if result.shape != region.sizes && !rank_reduced {
             in_bounds = false;
             self.fail(
                 Rule::RegionInBounds,
@@ -595,7 +599,19 @@ impl OpChecker<'_, '_, '_> {
             );
         }
         let dest = &tensors[tensors.len() - 1];
-        if self.op.kind().broadcasts() && !trainium {
+        if trainium {
+            return self.check_trainium_elementwise(name, &tensors);
+        }
+        if self.op.kind() == OpKind::Exp {
+            return self.fail(
+                Rule::MemoryScopes,
+                format!(
+                    "{name} has no GPU lowering yet: it works on Trainium's sbuf and psum tiles, got {}",
+                    dest.tensor.mem
+                ),
+            );
+        }
+        if self.op.kind().broadcasts() {
             return self.check_broadcast(name, &tensors);
         }
         for t in &tensors[..tensors.len() - 1] {
@@ -612,13 +628,84 @@ impl OpChecker<'_, '_, '_> {
             }
         }
         self.check_elementwise_dtypes(name, &tensors);
-        if trainium {
-            return;
-        }
         for t in &tensors[..tensors.len() - 1] {
             if let Some(message) = layouts_differ(&t.tensor, &dest.tensor) {
                 self.fail(Rule::LayoutsAgree, format!("{name} {} and dest {message}", t.role));
             }
+        }
+    }
+
+    /// An elementwise op on Trainium's tiles: each operand's shape equals dest's or, for the ops that broadcast, has
+    /// extent 1 where it differs; float operands (the engines compute in f32 and convert to dest's type). Where
+    /// each tile lies is the NKI emitter's to address, so layouts need not agree.
+    fn check_trainium_elementwise(&mut self, name: &str, tensors: &[crate::ops::TensorUse]) {
+        let dest = &tensors[tensors.len() - 1];
+        let broadcasts = self.op.kind().broadcasts();
+        for t in &tensors[..tensors.len() - 1] {
+            let fits = t.tensor.shape.len() == dest.tensor.shape.len()
+                && t.tensor.shape.iter().zip(&dest.tensor.shape).all(|(&a, &d)| a == d || (broadcasts && a == 1));
+            if !fits {
+                let how = if broadcasts { "broadcast to (equal, or 1 where they differ)" } else { "equal" };
+                return self.fail(
+                    Rule::ShapesAgree,
+                    format!(
+                        "{name} {} shape must {how} dest's, got {} and {}",
+                        t.role,
+                        shape_text(&t.tensor.shape),
+                        shape_text(&dest.tensor.shape)
+                    ),
+                );
+            }
+        }
+        if self.op.kind() == OpKind::Cast {
+            return self.check_elementwise_dtypes(name, tensors);
+        }
+        use ElemType::{BF16, F16, F32};
+        if let Some(t) = tensors.iter().find(|t| ![F32, F16, BF16].iter().any(|f| t.tensor.dtype.is(*f))) {
+            self.fail(
+                Rule::DtypesAgree,
+                format!("{name} takes f32, f16 or bf16 tiles, got {} {}", t.role, t.tensor.dtype),
+            );
+        }
+    }
+
+    /// A reduction: Trainium tiles of one rank, dest's extents those of source or 1 (the reduced dimensions),
+    /// `max` or `sum`, floats.
+    fn check_reduce(&mut self) {
+        let (Some(source), Some(dest)) = (self.op.tensor("source"), self.op.tensor("dest")) else { return };
+        match self.op.attribute_text("kind").as_deref() {
+            Some("\"max\"" | "\"sum\"") => {}
+            other => self.fail(
+                Rule::Counts,
+                format!("reduce kind must be \"max\" or \"sum\", got {}", other.unwrap_or("nothing")),
+            ),
+        }
+        let on_chip = |t: &TensorType| matches!(t.mem, Memory::Sbuf | Memory::Psum);
+        if !on_chip(&source) || !on_chip(&dest) {
+            return self.fail(
+                Rule::MemoryScopes,
+                format!(
+                    "reduce has no GPU lowering yet: it works on Trainium's sbuf and psum tiles, got {} to {}",
+                    source.mem, dest.mem
+                ),
+            );
+        }
+        let fits = source.shape.len() == dest.shape.len()
+            && source.shape.iter().zip(&dest.shape).all(|(&s, &d)| d == s || d == 1);
+        if !fits {
+            self.fail(
+                Rule::ShapesAgree,
+                format!(
+                    "reduce dest must have source's extents or 1 (the reduced dimensions), got {} to {}",
+                    shape_text(&source.shape),
+                    shape_text(&dest.shape)
+                ),
+            );
+        }
+        use ElemType::{BF16, F16, F32};
+        let bad = [&source, &dest].into_iter().find(|t| ![F32, F16, BF16].iter().any(|f| t.dtype.is(*f)));
+        if let Some(dtype) = bad.map(|t| t.dtype.to_string()) {
+            self.fail(Rule::DtypesAgree, format!("reduce takes f32, f16 or bf16 tiles, got {dtype}"));
         }
     }
 

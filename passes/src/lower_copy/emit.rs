@@ -477,6 +477,9 @@ impl<'c, 'a> Lowering<'c, 'a> {
                 }
                 OpKind::Add => convert(&b, b.addf(wide(0)?, wide(1)?)?, "f32", out_dtype)?,
                 OpKind::Mul => convert(&b, b.mulf(wide(0)?, wide(1)?)?, "f32", out_dtype)?,
+                OpKind::Sub => convert(&b, b.subf(wide(0)?, wide(1)?)?, "f32", out_dtype)?,
+                OpKind::Max => convert(&b, b.maximumf(wide(0)?, wide(1)?)?, "f32", out_dtype)?,
+                OpKind::Div => convert(&b, b.divf(wide(0)?, wide(1)?)?, "f32", out_dtype)?,
                 OpKind::Fma => convert(&b, b.fma(wide(0)?, wide(1)?, wide(2)?)?, "f32", out_dtype)?,
                 other => return Err(format!("copy: internal: {} is not elementwise", other.name())),
             };

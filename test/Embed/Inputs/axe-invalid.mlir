@@ -1,7 +1,7 @@
 // The hand-written parsers' diagnostics (dialect/cpp/AxeDialect.cpp) reach upstream mlir-opt through the plugin:
 // checked by test/Embed/cmake-package.test with --verify-diagnostics --split-input-file.
 
-// expected-error @+1 {{unknown memory 'sram': expected global, shared, tmem or reg}}
+// expected-error @+1 {{unknown memory 'sram': expected global, shared, tmem, reg, hbm, sbuf or psum}}
 func.func @memory(%t: !axe.tensor<8xf16, sram, S[8:1]>) {
   return
 }

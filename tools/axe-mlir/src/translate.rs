@@ -32,6 +32,18 @@ pub enum Emit {
     Nki,
 }
 
+impl Emit {
+    /// The `--emit` value that asks for it.
+    pub fn flag(self) -> &'static str {
+        match self {
+            Emit::Llvm => "llvm",
+            Emit::Ptx => "ptx",
+            Emit::Launch => "launch",
+            Emit::Nki => "nki",
+        }
+    }
+}
+
 /// Everything the command line asks for.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Options {
@@ -39,8 +51,9 @@ pub struct Options {
     pub input: String,
     /// Output path; stdout when `None`.
     pub output: Option<String>,
-    /// `--emit=llvm|ptx` (default ptx).
-    pub emit: Emit,
+    /// `--emit=llvm|ptx|launch|nki`; `None` (not given): by the module's `axe.target`, NKI for a Trainium chip and
+    /// PTX otherwise.
+    pub emit: Option<Emit>,
     /// `--chip=sm_80|sm_90a|sm_100a` (default sm_90a).
     pub chip: Chip,
     /// `--gpu-module=NAME`: which gpu.module to translate.
@@ -72,9 +85,10 @@ With --emit=nki the input is a Trainium module of axe ops (axe.target = \"trn1\"
 printed as NKI kernels in Python.
 
 OPTIONS:
-  --emit=ptx|llvm|launch|nki  What to print (default: ptx); launch: JSON with each kernel's
-                           grid, block, dynamic shared bytes, parameters and tensor maps;
-                           nki: each func.func of a trn1 module as an @nki.jit kernel
+  --emit=ptx|llvm|launch|nki  What to print (default: nki for a module whose axe.target is
+                           trn1, else ptx); launch: JSON with each kernel's grid, block,
+                           dynamic shared bytes, parameters and tensor maps; nki: each
+                           func.func of a trn1 module as an @nki.jit kernel
   --chip=<chip>            sm_80, sm_90a or sm_100a (default: sm_90a); sets the PTX ISA
   --gpu-module=<name>      Which gpu.module to translate when there are several
   -O0 | -O1 | -O2 | -O3    LLVM optimization level before codegen (default: -O2)
@@ -98,7 +112,7 @@ pub fn parse_command(words: impl IntoIterator<Item = OsString>) -> Result<Comman
     let mut options = Options {
         input: "-".into(),
         output: None,
-        emit: Emit::Ptx,
+        emit: None,
         chip: Chip::Sm90a,
         gpu_module: None,
         opt_level: 2,
@@ -120,13 +134,13 @@ pub fn parse_command(words: impl IntoIterator<Item = OsString>) -> Result<Comman
             "h" | "help" => return Ok(Command::Help),
             "o" => options.output = Some(args.value(&name, value)?),
             "emit" => {
-                options.emit = match args.value(&name, value)?.as_str() {
+                options.emit = Some(match args.value(&name, value)?.as_str() {
                     "llvm" => Emit::Llvm,
                     "ptx" => Emit::Ptx,
                     "launch" => Emit::Launch,
                     "nki" => Emit::Nki,
                     other => bail!("unknown --emit value '{other}' (expected llvm, ptx, launch or nki)"),
-                }
+                });
             }
             "chip" => options.chip = ptx::parse_chip(&args.value(&name, value)?)?,
             "gpu-module" => options.gpu_module = Some(args.value(&name, value)?),
@@ -166,7 +180,7 @@ pub fn run(command: Command) -> Result<bool> {
         context.context().get_or_load_dialect(dialect);
     }
     let machine = match options.emit {
-        Emit::Launch | Emit::Nki => None,
+        Some(Emit::Launch | Emit::Nki) => None,
         _ => Some(ptx::target_machine(options.chip, ptx::optimization_level(options.opt_level)?)?),
     };
     let input = read_input(&options.input)?;
@@ -174,7 +188,23 @@ pub fn run(command: Command) -> Result<bool> {
         report(&context, &input.name, &input.text);
         return Ok(false);
     };
-    if options.emit == Emit::Nki {
+    // A module for a Trainium chip translates to NKI: by default, and only so.
+    let trainium = module.as_operation().attribute(axe_passes::TARGET_ATTRIBUTE).ok().and_then(|a| {
+        let name = a.to_string().trim_matches('"').to_string();
+        axe_layout::trn::chip(&name).map(|_| name)
+    });
+    let emit = match (options.emit, trainium) {
+        (None | Some(Emit::Nki), Some(_)) => Emit::Nki,
+        (Some(other), Some(chip)) => {
+            bail!(
+                "the module's axe.target is \"{chip}\", a Trainium chip: it translates to NKI (--emit=nki), not {}",
+                other.flag()
+            )
+        }
+        (None, None) => Emit::Ptx,
+        (Some(emit), None) => emit,
+    };
+    if emit == Emit::Nki {
         // The axe semantic rules first (as axe-opt runs them), then the emitter's own.
         if !axe_dialect::verify(&module) {
             report(&context, &input.name, &input.text);
@@ -190,7 +220,7 @@ pub fn run(command: Command) -> Result<bool> {
         };
     }
     let target = select_target(&module, options.gpu_module.as_deref())?;
-    if options.emit == Emit::Launch {
+    if emit == Emit::Launch {
         return match crate::launch::launch_json(target, options.chip.name()) {
             Ok(json) => write_output(options.output.as_deref(), json.as_bytes()).map(|()| true),
             Err(errors) => {
@@ -202,7 +232,7 @@ pub fn run(command: Command) -> Result<bool> {
     }
     let machine = machine.context("internal: no target machine for this --emit")?;
     let library = Library { source: &options.nvshmem, chip: options.chip, verbose: options.verbose };
-    let Some(bytes) = translate_linking(target, &machine, options.opt_level, options.emit, Some(library))? else {
+    let Some(bytes) = translate_linking(target, &machine, options.opt_level, emit, Some(library))? else {
         report(&context, &input.name, &input.text);
         return Ok(false);
     };

@@ -49,7 +49,9 @@ impl<'c, 'a> Builder<'c, 'a> {
         minui: "`arith.minui lhs, rhs`: the unsigned minimum.",
         maximumf: "`arith.maximumf lhs, rhs`: the maximum, NaN if either is.",
         addf: "`arith.addf lhs, rhs`.",
+        subf: "`arith.subf lhs, rhs`.",
         mulf: "`arith.mulf lhs, rhs`.",
+        divf: "`arith.divf lhs, rhs`: IEEE division, rounded once.",
     }
 
     cast! {
