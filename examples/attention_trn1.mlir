@@ -9,6 +9,11 @@
 //   d-major per head in HBM (`S[(2,512,64):(32768,1,512)]`, the array [h, d, s]) and K^T as [h, d, s] (AWS's NKI
 //   attention kernels take q and k this way), so both arrive by plain DMA loads; S lands in PSUM with the queries
 //   on the partitions.
+// - The memory plan: a head's K^T (64 partitions x 512 keys) and V (its 512 rows as 4 blocks of 128 partitions side
+//   by side on the free axis, `S[(4,128,64):(64@F,1@P,1@F)]`) are loaded into SBUF once and stay for the head's 4
+//   query tiles (1 KiB and 512 bytes a partition), a quarter of the DMA traffic of loading them per query tile; the
+//   K/V loop reads its 128-key tiles as slices of them, each a rectangle the layout places (a run-time offset of
+//   128 keys moves K's tile 128 free offsets and V's 64).
 // - The softmax runs along the free axis: row maxima and sums are reductions along it (`axe.reduce`), the running
 //   max m, sum l and output accumulator are [128, 1] and [128, 64] tiles with the queries on the partitions, and
 //   [128, 1] operands broadcast along the free axis.
@@ -23,12 +28,14 @@
 !V = !axe.tensor<2x512x64xf16, hbm, S[(2,512,64):(32768,64,1)]>
 !O = !axe.tensor<2x512x64xf16, hbm, S[(2,512,64):(32768,64,1)]>
 !rowsQ = !axe.tensor<128x64xf16, hbm>
-!colsK = !axe.tensor<64x128xf16, hbm>
+!headK = !axe.tensor<64x512xf16, hbm>
 !rowsV = !axe.tensor<128x64xf16, hbm>
 !rowsO = !axe.tensor<128x64xf16, hbm>
 !q = !axe.tensor<128x64xf16, sbuf, S[(128,64):(1@F,1@P)]>
-!k = !axe.tensor<64x128xf16, sbuf, S[(64,128):(1@P,1@F)]>
-!v = !axe.tensor<128x64xf16, sbuf, S[(128,64):(1@P,1@F)]>
+!kAll = !axe.tensor<64x512xf16, sbuf, S[(64,512):(1@P,1@F)]>
+!vAll = !axe.tensor<512x64xf16, sbuf, S[(4,128,64):(64@F,1@P,1@F)]>
+!k = !axe.tensor<64x128xf16, sbuf>
+!v = !axe.tensor<128x64xf16, sbuf>
 !scores = !axe.tensor<128x128xf32, psum, S[(128,128):(1@P,1@F)]>
 !s = !axe.tensor<128x128xf32, sbuf, S[(128,128):(1@P,1@F)]>
 !p16 = !axe.tensor<128x128xf16, sbuf, S[(128,128):(1@P,1@F)]>
@@ -49,6 +56,17 @@ module attributes {axe.target = "trn1"} {
     %lowest = arith.constant -3.0e+38 : f32
     %scale = arith.constant 0.125 : f32
     scf.for %h = %c0 to %c2 step %c1 {
+      // The head's K^T and V stay in SBUF for all its query tiles: loaded once per head, not once per query tile.
+      %k_rows = axe.slice %kt[%h, 0, 0] [1, 64, 512] : !Kt to !headK
+      %k_all = axe.alloc kernel : !kAll
+      axe.copy kernel %k_rows to %k_all : !headK to !kAll
+      %v_all = axe.alloc kernel : !vAll
+      scf.for %b = %c0 to %c4 step %c1 {
+        %r0 = arith.muli %b, %c128 : index
+        %v_rows = axe.slice %v[%h, %r0, 0] [1, 128, 64] : !V to !rowsV
+        %v_block = axe.slice %v_all[%r0, 0] [128, 64] : !vAll to !v
+        axe.copy kernel %v_rows to %v_block : !rowsV to !v
+      }
       scf.for %i = %c0 to %c4 step %c1 {
         %q0 = arith.muli %i, %c128 : index
         %q_rows = axe.slice %q[%h, %q0, 0] [1, 128, 64] : !Q to !rowsQ
@@ -62,12 +80,8 @@ module attributes {axe.target = "trn1"} {
         axe.fill kernel %acc, %zero : !acc, f32
         scf.for %j = %c0 to %c4 step %c1 {
           %k0 = arith.muli %j, %c128 : index
-          %k_cols = axe.slice %kt[%h, 0, %k0] [1, 64, 128] : !Kt to !colsK
-          %k_tile = axe.alloc kernel : !k
-          axe.copy kernel %k_cols to %k_tile : !colsK to !k
-          %v_rows = axe.slice %v[%h, %k0, 0] [1, 128, 64] : !V to !rowsV
-          %v_tile = axe.alloc kernel : !v
-          axe.copy kernel %v_rows to %v_tile : !rowsV to !v
+          %k_tile = axe.slice %k_all[0, %k0] [64, 128] : !kAll to !k
+          %v_tile = axe.slice %v_all[%k0, 0] [128, 64] : !vAll to !v
           // S = Q K^T / sqrt(d)
           %scores = axe.alloc kernel : !scores
           axe.fill kernel %scores, %zero : !scores, f32

@@ -23,6 +23,11 @@ def attention_trn1(q, kt, v):
     assert v.shape == (2, 512, 64), "v must be (2, 512, 64)"
     o = nl.ndarray((2, 512, 64), dtype=nl.float16, buffer=nl.shared_hbm)
     for h in nl.affine_range(2):
+        k_all = nl.ndarray((64, 512), dtype=nl.float16, buffer=nl.sbuf)
+        k_all[...] = nl.load(kt[h, 0:64, 0:512])
+        v_all = nl.ndarray((128, 256), dtype=nl.float16, buffer=nl.sbuf)
+        for b in nl.affine_range(4):
+            v_all[0:128, b * 64:b * 64 + 64] = nl.load(v[h, b * 128:b * 128 + 128, 0:64])
         for i in nl.affine_range(4):
             q_tile = nl.ndarray((64, 128), dtype=nl.float16, buffer=nl.sbuf)
             q_tile[...] = nl.load(q[h, 0:64, i * 128:i * 128 + 128])
@@ -30,12 +35,8 @@ def attention_trn1(q, kt, v):
             l = nl.zeros((128, 1), dtype=nl.float32, buffer=nl.sbuf)
             acc = nl.zeros((128, 64), dtype=nl.float32, buffer=nl.sbuf)
             for j in nl.sequential_range(4):
-                k_tile = nl.ndarray((64, 128), dtype=nl.float16, buffer=nl.sbuf)
-                k_tile[...] = nl.load(kt[h, 0:64, j * 128:j * 128 + 128])
-                v_tile = nl.ndarray((128, 64), dtype=nl.float16, buffer=nl.sbuf)
-                v_tile[...] = nl.load(v[h, j * 128:j * 128 + 128, 0:64])
                 scores = nl.zeros((128, 128), dtype=nl.float32, buffer=nl.psum)
-                scores += nisa.nc_matmul(q_tile, k_tile)
+                scores += nisa.nc_matmul(q_tile, k_all[0:64, j * 128:j * 128 + 128])
                 s = nl.ndarray((128, 128), dtype=nl.float32, buffer=nl.sbuf)
                 s[...] = nl.multiply(scores, 0.125, dtype=nl.float32)
                 tile_max = nl.ndarray((128, 1), dtype=nl.float32, buffer=nl.sbuf)
@@ -58,7 +59,7 @@ def attention_trn1(q, kt, v):
                 pt = nl.ndarray((128, 128), dtype=nl.float16, buffer=nl.sbuf)
                 pt[...] = nl.copy(nisa.nc_transpose(p16), dtype=nl.float16)
                 pv = nl.zeros((128, 64), dtype=nl.float32, buffer=nl.psum)
-                pv += nisa.nc_matmul(pt, v_tile)
+                pv += nisa.nc_matmul(pt, v_all[0:128, j * 64:j * 64 + 64])
                 acc[...] = nl.multiply(acc, correction, dtype=nl.float32)
                 acc[...] = nl.add(acc, pv, dtype=nl.float32)
             out = nl.ndarray((128, 64), dtype=nl.float16, buffer=nl.sbuf)

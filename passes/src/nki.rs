@@ -18,14 +18,15 @@
 
 mod python;
 
+use crate::ir::multiple::known_multiple;
 use crate::ir::target::target_name;
 use axe_dialect::access;
-use axe_dialect::ops::{kept_dimensions, tensor_of, AxeOp, OpKind};
+use axe_dialect::ops::{kept_dimensions, tensor_of, AxeOp, OpKind, SliceRegion};
 use axe_dialect::types::{LayoutSpec, TensorType};
 use axe_dialect::SourceLoc;
 use axe_layout::hw::{ElemType, Memory};
-use axe_layout::trn::matmul::{self, MatmulRequest, Operand};
-use axe_layout::trn::nki::{hbm_array, on_chip, transpose, HbmArray, Rect};
+use axe_layout::trn::matmul::{self, MatmulRequest, Operand, Place};
+use axe_layout::trn::nki::{buffer, hbm_array, region, region_step, transpose, HbmArray, NkiError, Rect};
 use axe_layout::trn::{self, Chip, TrnMemory};
 use axe_layout::Layout;
 use melior::ir::block::BlockLike;
@@ -137,43 +138,71 @@ impl HbmView {
     }
 }
 
-/// An on-chip tensor: the NKI tile `var` of `buffer` partitions by free elements, the tensor at `rect` of it.
+/// An on-chip tensor: the region `[origin, origin + shape)`, moved at run time by `shift`, of an allocation of
+/// `root_shape` laid out by `layout` in the NKI tile `var` of `buffer` partitions by free elements.
 #[derive(Clone)]
 struct Tile {
     var: String,
-    rect: Rect,
     buffer: [i64; 2],
     mem: TrnMemory,
     dtype: ElemType,
-    shape: [i64; 2],
     layout: Layout,
+    root_shape: [i64; 2],
+    origin: [i64; 2],
+    shape: [i64; 2],
+    /// Where the region lies at `origin`: one rectangle, or why it is none (refused where it is used).
+    rect: Result<Rect, NkiError>,
+    /// The run-time move of the region, in partitions and free offsets.
+    shift: [Expr; 2],
 }
 
 impl Tile {
-    /// The tile's rectangle `[p0:p1, f0:f1]` of partitions and free offsets.
+    /// The rectangle the region lies in, or the refusal.
+    fn rect(&self) -> Result<Rect, String> {
+        self.rect.clone().map_err(|e| e.to_string())
+    }
+
+    /// `var[p0:p0 + rows, f0:f0 + cols]`, the static starts moved by `shift`.
     fn region(&self, partition: i64, rows: i64, free: i64, cols: i64) -> String {
-        format!("{}[{}, {}]", self.var, slice(&Expr::Int(partition), rows), slice(&Expr::Int(free), cols))
+        let p = Expr::binary(BinOp::Add, Expr::Int(partition), self.shift[0].clone());
+        let f = Expr::binary(BinOp::Add, Expr::Int(free), self.shift[1].clone());
+        format!("{}[{}, {}]", self.var, slice(&p, rows), slice(&f, cols))
     }
 
-    /// The whole tensor as an operand: the bare tile when the tensor is all of it.
-    fn read(&self) -> String {
-        if self.is_whole() {
-            return self.var.clone();
+    /// The tensor as an operand: the bare tile when the tensor is all of it.
+    fn read(&self) -> Result<String, String> {
+        let r = self.rect()?;
+        if self.is_whole(r) {
+            return Ok(self.var.clone());
         }
-        self.region(self.rect.partition, self.rect.rows, self.rect.free, self.rect.cols)
+        Ok(self.region(r.partition, r.rows, r.free, r.cols))
     }
 
-    /// The whole tensor as an assignment target.
-    fn write(&self) -> String {
-        if self.is_whole() {
-            return format!("{}[...]", self.var);
+    /// The tensor as an assignment target.
+    fn write(&self) -> Result<String, String> {
+        let r = self.rect()?;
+        if self.is_whole(r) {
+            return Ok(format!("{}[...]", self.var));
         }
         self.read()
     }
 
-    fn is_whole(&self) -> bool {
-        let r = self.rect;
-        r.partition == 0 && r.free == 0 && [r.rows, r.cols] == self.buffer
+    fn is_whole(&self, r: Rect) -> bool {
+        let unmoved = self.shift == [Expr::Int(0), Expr::Int(0)];
+        r.partition == 0 && r.free == 0 && [r.rows, r.cols] == self.buffer && unmoved
+    }
+
+    /// The region as a layout of its own (its rectangle at its static start), for the matmul planner.
+    fn planned_layout(&self) -> Result<Layout, String> {
+        let r = self.rect()?;
+        let strides = if r.partition_dim == 0 { "1@P,1@F" } else { "1@F,1@P" };
+        let mut text = format!("S[({},{}):({strides})]", self.shape[0], self.shape[1]);
+        for (start, axis) in [(r.partition, "P"), (r.free, "F")] {
+            if start != 0 {
+                text.push_str(&format!(" + {start}@{axis}"));
+            }
+        }
+        axe_layout::notation::parse_layout(&text).map_err(|e| format!("nki: internal: {text}: {e}"))
     }
 }
 
@@ -486,7 +515,7 @@ impl<'s> Emitter<'s> {
     fn alloc<'c>(&mut self, op: OperationRef<'c, '_>) -> Emitted<'c, bool> {
         let value = result(op)?;
         let tensor = axe_tensor(op, value)?;
-        let (mem, buffer) = match tensor.mem {
+        let (mem, nl_buffer) = match tensor.mem {
             Memory::Sbuf => (TrnMemory::Sbuf, "nl.sbuf"),
             Memory::Psum => (TrnMemory::Psum, "nl.psum"),
             other => return refuse(op, format!("nki-memory rule: a kernel allocates sbuf or psum tiles, got {other}")),
@@ -496,10 +525,10 @@ impl<'s> Emitter<'s> {
         let &[rows, cols] = tensor.shape.as_slice() else {
             return refuse(op, format!("nki-tile rule: an NKI tile is 2-D, got shape {:?}", tensor.shape));
         };
-        let rect = on_chip(&tensor.shape, &layout, mem, self.chip, elem.bytes())
-            .map_err(|e| (op.location(), e.to_string()))?;
+        let buffer_shape =
+            buffer(&tensor.shape, &layout, mem, self.chip, elem.bytes()).map_err(|e| (op.location(), e.to_string()))?;
+        let rect = region(&tensor.shape, &layout, [0, 0], [rows, cols]);
         let var = self.names.fresh(&self.result_name(op), "t");
-        let buffer_shape = [rect.partition + rect.rows, rect.free + rect.cols];
         let shape = shape_tuple(&buffer_shape);
         let fill = op.next_in_block().filter(|next| {
             AxeOp::new(*next).is_some_and(|o| o.kind() == OpKind::Fill)
@@ -514,13 +543,24 @@ impl<'s> Emitter<'s> {
             None => None,
         };
         match scalar.as_deref() {
-            None => self.out.line(format!("{var} = nl.ndarray({shape}, dtype={nl_dtype}, buffer={buffer})")),
+            None => self.out.line(format!("{var} = nl.ndarray({shape}, dtype={nl_dtype}, buffer={nl_buffer})")),
             Some("0.0" | "0" | "-0.0") => {
-                self.out.line(format!("{var} = nl.zeros({shape}, dtype={nl_dtype}, buffer={buffer})"))
+                self.out.line(format!("{var} = nl.zeros({shape}, dtype={nl_dtype}, buffer={nl_buffer})"))
             }
-            Some(s) => self.out.line(format!("{var} = nl.full({shape}, {s}, dtype={nl_dtype}, buffer={buffer})")),
+            Some(s) => self.out.line(format!("{var} = nl.full({shape}, {s}, dtype={nl_dtype}, buffer={nl_buffer})")),
         }
-        let tile = Tile { var, rect, buffer: buffer_shape, mem, dtype: elem, shape: [rows, cols], layout };
+        let tile = Tile {
+            var,
+            buffer: buffer_shape,
+            mem,
+            dtype: elem,
+            layout,
+            root_shape: [rows, cols],
+            origin: [0, 0],
+            shape: [rows, cols],
+            rect,
+            shift: [Expr::Int(0), Expr::Int(0)],
+        };
         self.bind(value, Bound::Tile(tile));
         Ok(fill.is_some())
     }
@@ -529,11 +569,10 @@ impl<'s> Emitter<'s> {
     fn slice<'c>(&mut self, op: OperationRef<'c, '_>) -> Emitted<'c, ()> {
         let Some(axe) = AxeOp::new(op) else { return refuse(op, "not an axe op".to_string()) };
         let region = axe.slice_region().map_err(|e| (op.location(), format!("nki: {e}")))?;
-        let Bound::Hbm(source) = self.bound(op, operand(op, 0)?)? else {
-            return refuse(
-                op,
-                "nki-op rule: the emitter slices hbm tensors only (an NKI tile is addressed whole)".to_string(),
-            );
+        let source = match self.bound(op, operand(op, 0)?)? {
+            Bound::Hbm(source) => source,
+            Bound::Tile(tile) => return self.slice_tile(op, tile, &region),
+            _ => return refuse(op, "axe.slice needs a tensor".to_string()),
         };
         let result_shape = axe_tensor(op, result(op)?)?.shape;
         let Some(kept) = kept_dimensions(&region.sizes, &result_shape) else {
@@ -558,19 +597,53 @@ impl<'s> Emitter<'s> {
         Ok(())
     }
 
+    /// `axe.slice` of an sbuf or psum tensor: a region of its tile. A run-time offset must be a multiple (read from
+    /// the IR) of a step that moves the region as a whole ([`region_step`]); the region moves by that many steps.
+    fn slice_tile<'c>(&mut self, op: OperationRef<'c, '_>, tile: Tile, slice: &SliceRegion) -> Emitted<'c, ()> {
+        let at = |e: NkiError| (op.location(), e.to_string());
+        let Ok(sizes) = <[i64; 2]>::try_from(slice.sizes.as_slice()) else {
+            return refuse(op, format!("nki-tile rule: an NKI tile is 2-D, got a slice of {:?}", slice.sizes));
+        };
+        let mut origin = tile.origin;
+        let mut moves = Vec::new();
+        let mut dynamic = 1;
+        for (d, offset) in slice.offsets.iter().enumerate().take(2) {
+            match offset {
+                Some(n) => origin[d] += n,
+                None => {
+                    let value = operand(op, dynamic)?;
+                    dynamic += 1;
+                    moves.push((d, self.index(op, value)?, known_multiple(value)));
+                }
+            }
+        }
+        let mut shift = tile.shift.clone();
+        for (d, offset, multiple) in moves {
+            let (dp, df) = region_step(&tile.root_shape, &tile.layout, origin, sizes, d, multiple).map_err(at)?;
+            let steps = Expr::binary(BinOp::Div, offset, Expr::Int(multiple));
+            for (axis, delta) in [(0, dp), (1, df)] {
+                let moved = Expr::binary(BinOp::Mul, steps.clone(), Expr::Int(delta));
+                shift[axis] = Expr::binary(BinOp::Add, shift[axis].clone(), moved);
+            }
+        }
+        let rect = region(&tile.root_shape, &tile.layout, origin, sizes);
+        self.bind(result(op)?, Bound::Tile(Tile { origin, shape: sizes, rect, shift, ..tile }));
+        Ok(())
+    }
+
     fn copy<'c>(&mut self, op: OperationRef<'c, '_>) -> Emitted<'c, ()> {
         let (source, dest) = (self.bound(op, operand(op, 0)?)?, self.bound(op, operand(op, 1)?)?);
         match (source, dest) {
             (Bound::Hbm(from), Bound::Tile(to)) if to.mem == TrnMemory::Sbuf => {
-                let load = if from.axis_order().first() == Some(&to.rect.partition_dim) {
+                let load = if from.axis_order().first() == Some(&rect_of(op, &to)?.partition_dim) {
                     "nl.load"
                 } else {
                     "nl.load_transpose2d"
                 };
-                self.out.line(format!("{} = {load}({})", to.write(), hbm_region(&from)));
+                self.out.line(format!("{} = {load}({})", write_of(op, &to)?, hbm_region(&from)));
             }
             (Bound::Tile(from), Bound::Hbm(to)) if from.mem == TrnMemory::Sbuf => {
-                if to.axis_order().first() != Some(&from.rect.partition_dim) {
+                if to.axis_order().first() != Some(&rect_of(op, &from)?.partition_dim) {
                     return refuse(
                         op,
                         "nki-store rule: nl.store writes a tile's partition dimension as the array's first axis; this \
@@ -578,19 +651,21 @@ impl<'s> Emitter<'s> {
                             .to_string(),
                     );
                 }
-                self.out.line(format!("nl.store({}, value={})", hbm_region(&to), from.read()));
+                self.out.line(format!("nl.store({}, value={})", hbm_region(&to), read_of(op, &from)?));
             }
             // The same logical tile with the other dimension on the partitions: a transpose on the Tensor Engine
             // (SBUF in, PSUM out, at most 128 x 128), copied into the destination.
-            (Bound::Tile(from), Bound::Tile(to)) if from.rect.partition_dim != to.rect.partition_dim => {
-                if from.mem != TrnMemory::Sbuf || from.rect.rows > 128 || from.rect.cols > 128 {
+            (Bound::Tile(from), Bound::Tile(to))
+                if rect_of(op, &from)?.partition_dim != rect_of(op, &to)?.partition_dim =>
+            {
+                if from.mem != TrnMemory::Sbuf || rect_of(op, &from)?.rows > 128 || rect_of(op, &from)?.cols > 128 {
                     return refuse(
                         op,
                         format!(
                             "nki-copy rule: a copy that moves a dimension onto the partitions is an nc_transpose on \
                              the Tensor Engine: an sbuf tile of at most 128 x 128, got a {} x {} {} tile",
-                            from.rect.rows,
-                            from.rect.cols,
+                            rect_of(op, &from)?.rows,
+                            rect_of(op, &from)?.cols,
                             from.mem.name()
                         ),
                     );
@@ -598,12 +673,12 @@ impl<'s> Emitter<'s> {
                 let nl_dtype = dtype(to.dtype).unwrap_or("nl.float32");
                 self.out.line(format!(
                     "{} = nl.copy(nisa.nc_transpose({}), dtype={nl_dtype})",
-                    to.write(),
-                    from.read()
+                    write_of(op, &to)?,
+                    read_of(op, &from)?
                 ));
             }
             (Bound::Tile(from), Bound::Tile(to)) => {
-                self.out.line(format!("{} = nl.copy({})", to.write(), from.read()));
+                self.out.line(format!("{} = nl.copy({})", write_of(op, &to)?, read_of(op, &from)?));
             }
             (Bound::Tile(from), Bound::Hbm(_)) => {
                 return refuse(
@@ -629,7 +704,7 @@ impl<'s> Emitter<'s> {
             return refuse(op, "nki-memory rule: a conversion writes an sbuf tile".to_string());
         }
         let nl_dtype = dtype(to.dtype).unwrap_or("nl.float32");
-        self.out.line(format!("{} = nl.copy({}, dtype={nl_dtype})", to.write(), from.read()));
+        self.out.line(format!("{} = nl.copy({}, dtype={nl_dtype})", write_of(op, &to)?, read_of(op, &from)?));
         Ok(())
     }
 
@@ -642,8 +717,9 @@ impl<'s> Emitter<'s> {
             Bound::Tile(t) => t,
             _ => return refuse(op, format!("{} operand {index} must be an sbuf or psum tile", op_name(op))),
         };
-        let d = dest.rect.partition_dim;
-        let partitions_match = tile.shape[d] == dest.shape[d] && (tile.rect.partition_dim == d || tile.shape[d] == 1);
+        let d = rect_of(op, dest)?.partition_dim;
+        let partitions_match =
+            tile.shape[d] == dest.shape[d] && (rect_of(op, &tile)?.partition_dim == d || tile.shape[d] == 1);
         let free = tile.shape[1 - d];
         if !partitions_match || (free != dest.shape[1 - d] && free != 1) {
             return refuse(
@@ -651,11 +727,13 @@ impl<'s> Emitter<'s> {
                 format!(
                     "nki-broadcast rule: operand {index} ({:?}, dimension {} on the partitions) must lie on dest's \
                      partitions ({:?}, dimension {d}) and match or broadcast along the free axis",
-                    tile.shape, tile.rect.partition_dim, dest.shape
+                    tile.shape,
+                    rect_of(op, &tile)?.partition_dim,
+                    dest.shape
                 ),
             );
         }
-        Ok(tile.read())
+        read_of(op, &tile)
     }
 
     /// `dest = alpha * source`.
@@ -666,7 +744,7 @@ impl<'s> Emitter<'s> {
             return refuse(op, "nki-op rule: axe.scale's factor must be a constant".to_string());
         };
         let nl_dtype = dtype(to.dtype).unwrap_or("nl.float32");
-        self.out.line(format!("{} = nl.multiply({from}, {alpha}, dtype={nl_dtype})", to.write()));
+        self.out.line(format!("{} = nl.multiply({from}, {alpha}, dtype={nl_dtype})", write_of(op, &to)?));
         Ok(())
     }
 
@@ -682,7 +760,7 @@ impl<'s> Emitter<'s> {
             _ => "nl.divide",
         };
         let nl_dtype = dtype(to.dtype).unwrap_or("nl.float32");
-        self.out.line(format!("{} = {function}({lhs}, {rhs}, dtype={nl_dtype})", to.write()));
+        self.out.line(format!("{} = {function}({lhs}, {rhs}, dtype={nl_dtype})", write_of(op, &to)?));
         Ok(())
     }
 
@@ -692,7 +770,7 @@ impl<'s> Emitter<'s> {
         let from = self.tile(op, operand(op, 0)?, "source")?;
         same_orientation(op, &from, &to)?;
         let nl_dtype = dtype(to.dtype).unwrap_or("nl.float32");
-        self.out.line(format!("{} = nl.exp({}, dtype={nl_dtype})", to.write(), from.read()));
+        self.out.line(format!("{} = nl.exp({}, dtype={nl_dtype})", write_of(op, &to)?, read_of(op, &from)?));
         Ok(())
     }
 
@@ -702,8 +780,11 @@ impl<'s> Emitter<'s> {
         let to = self.tile(op, operand(op, 1)?, "dest")?;
         let kind = op.attribute("kind").map(|a| a.to_string()).unwrap_or_default();
         let function = if kind.contains("max") { "nl.max" } else { "nl.sum" };
-        let (p, f) = (from.rect.partition_dim, 1 - from.rect.partition_dim);
-        if to.shape[p] != from.shape[p] || to.shape[f] != 1 || (to.rect.partition_dim != p && to.shape[p] != 1) {
+        let (p, f) = (rect_of(op, &from)?.partition_dim, 1 - rect_of(op, &from)?.partition_dim);
+        if to.shape[p] != from.shape[p]
+            || to.shape[f] != 1
+            || (rect_of(op, &to)?.partition_dim != p && to.shape[p] != 1)
+        {
             return refuse(
                 op,
                 format!(
@@ -714,7 +795,11 @@ impl<'s> Emitter<'s> {
             );
         }
         let nl_dtype = dtype(to.dtype).unwrap_or("nl.float32");
-        self.out.line(format!("{} = {function}({}, axis=1, keepdims=True, dtype={nl_dtype})", to.write(), from.read()));
+        self.out.line(format!(
+            "{} = {function}({}, axis=1, keepdims=True, dtype={nl_dtype})",
+            write_of(op, &to)?,
+            read_of(op, &from)?
+        ));
         Ok(())
     }
 
@@ -723,36 +808,38 @@ impl<'s> Emitter<'s> {
         let a = self.tile(op, operand(op, 0)?, "a")?;
         let b = self.tile(op, operand(op, 1)?, "b")?;
         let c = self.tile(op, operand(op, 2)?, "c")?;
-        let a_km = transpose(&a.layout, a.shape).map_err(|e| (op.location(), format!("nki: a: {e}")))?;
+        // Each operand's region as a layout of its own; A transposed to the planner's [K, M].
+        let planned = |t: &Tile| t.planned_layout().map_err(|e| (op.location(), e));
+        let (a_mk, b_kn, c_mn) = (planned(&a)?, planned(&b)?, planned(&c)?);
+        let a_km = transpose(&a_mk, a.shape).map_err(|e| (op.location(), format!("nki: a: {e}")))?;
         let request = MatmulRequest {
             chip: self.chip,
             dtype: a.dtype,
             acc: c.dtype,
             a: Operand { layout: &a_km, shape: [a.shape[1], a.shape[0]], mem: a.mem },
-            b: Operand { layout: &b.layout, shape: b.shape, mem: b.mem },
-            c: Operand { layout: &c.layout, shape: c.shape, mem: c.mem },
+            b: Operand { layout: &b_kn, shape: b.shape, mem: b.mem },
+            c: Operand { layout: &c_mn, shape: c.shape, mem: c.mem },
         };
         let plan = matmul::plan(&request).map_err(|e| (op.location(), e.to_string()))?;
         let [kt, mt, nt] = plan.tile;
         for step in &plan.steps {
-            let target = c.region(step.c.partition, mt, step.c.free, nt);
-            let target = if [mt, nt] == c.buffer { c.var.clone() } else { target };
-            let stationary = a.region(step.a.partition, kt, step.a.free, mt);
-            let moving = b.region(step.b.partition, kt, step.b.free, nt);
-            let (stationary, moving) = (bare_if_whole(&a, stationary, [kt, mt]), bare_if_whole(&b, moving, [kt, nt]));
+            let target = operand_region(&c, step.c, [mt, nt]);
+            let (stationary, moving) = (operand_region(&a, step.a, [kt, mt]), operand_region(&b, step.b, [kt, nt]));
             self.out.line(format!("{target} += nisa.nc_matmul({stationary}, {moving})"));
         }
         Ok(())
     }
 }
 
-/// A region that is a whole tile, as the bare tile.
-fn bare_if_whole(tile: &Tile, region: String, extent: [i64; 2]) -> String {
-    if extent == tile.buffer {
-        tile.var.clone()
-    } else {
-        region
+/// One instruction's operand: the rectangle of `extent` at `place` of the tile (moved by its shift), or the bare
+/// tile when that is all of it.
+fn operand_region(tile: &Tile, place: Place, extent: [i64; 2]) -> String {
+    let start =
+        Rect { partition_dim: 0, partition: place.partition, free: place.free, rows: extent[0], cols: extent[1] };
+    if tile.is_whole(start) {
+        return tile.var.clone();
     }
+    tile.region(place.partition, extent[0], place.free, extent[1])
 }
 
 /// How a function uses an argument.
@@ -798,23 +885,74 @@ fn root_argument(value: Value) -> Option<usize> {
     }
 }
 
-/// True when a loop's iterations depend on each other: a tile made outside it is written inside by anything but
-/// a gemm's accumulation (NKI lets `affine_range` iterations accumulate into PSUM).
+/// True when a loop's iterations depend on each other: some op inside writes a tile made outside it, other than a
+/// gemm accumulating into PSUM (which NKI lets `affine_range` iterations do) or a write into a region that moves
+/// with the loop by at least its own extent (each iteration its own region: `%v_all[%b * 128, 0] [128, 64]`) of a
+/// tile the loop does not also read.
 fn carries_state(for_op: OperationRef) -> bool {
-    let mut carried = false;
+    let Some(iv) = access::entry_block(for_op).and_then(|b| access::argument(b, 0)) else { return true };
+    let iv: Value = iv.into();
+    let (mut carried, mut written_regions, mut read) = (false, Vec::new(), Vec::new());
     axe_dialect::ops::walk_preorder(for_op, &mut |op| {
-        let Some(axe) = AxeOp::new(op) else { return };
-        let written = match axe.kind() {
-            OpKind::Copy | OpKind::Cast => access::operand(op, 1),
-            OpKind::Fill => access::operand(op, 0),
-            _ => None,
-        };
-        let Some(alloc) = written.and_then(access::defining_op) else { return };
-        if AxeOp::new(alloc).is_some_and(|o| o.kind() == OpKind::Alloc) && !encloses(for_op, alloc) {
-            carried = true;
+        // Slices and views name regions; the collective ops read and write them.
+        let Some(axe) = AxeOp::new(op).filter(|o| o.kind().is_collective()) else { return };
+        for (i, name) in axe.kind().tensor_operand_names().iter().enumerate() {
+            let Some((root, own_region)) = access::operand(op, i).and_then(|v| outside_root(for_op, v, iv)) else {
+                continue;
+            };
+            match (*name, axe.kind()) {
+                (_, OpKind::Gemm) if *name == "c" => {}
+                ("dest", _) if own_region => written_regions.push(root),
+                ("dest", _) => carried = true,
+                _ => read.push(root),
+            }
         }
     });
-    carried
+    carried || written_regions.iter().any(|w| read.contains(w))
+}
+
+/// The allocation made outside `for_op` that `value` is (a slice of), by key, and whether some slice on the way
+/// moves with the loop by its extent or more ([`moves_with`]); `None` for a tile made inside, or no tile.
+fn outside_root(for_op: OperationRef, value: Value, iv: Value) -> Option<(usize, bool)> {
+    let (mut value, mut own_region) = (value, false);
+    loop {
+        let op = access::defining_op(value)?;
+        match AxeOp::new(op).map(|o| o.kind()) {
+            Some(OpKind::Slice) => {
+                own_region |= moves_with(op, iv);
+                value = access::operand(op, 0)?;
+            }
+            Some(OpKind::Alloc) if !encloses(for_op, op) => return Some((key(value), own_region)),
+            _ => return None,
+        }
+    }
+}
+
+/// True when one of a slice's run-time offsets depends on `iv` and is a multiple of at least the region's extent
+/// along its dimension (so each value of `iv` gives a region of its own).
+fn moves_with(slice: OperationRef, iv: Value) -> bool {
+    let Some(region) = AxeOp::new(slice).and_then(|o| o.slice_region().ok()) else { return false };
+    let mut operand_index = 1;
+    for (d, offset) in region.offsets.iter().enumerate() {
+        if offset.is_some() {
+            continue;
+        }
+        let Some(value) = access::operand(slice, operand_index) else { return false };
+        operand_index += 1;
+        if depends_on(value, iv, 8) && known_multiple(value) >= region.sizes.get(d).copied().unwrap_or(i64::MAX) {
+            return true;
+        }
+    }
+    false
+}
+
+/// True when `value` is `iv` or computed from it by ops within `depth` steps.
+fn depends_on(value: Value, iv: Value, depth: usize) -> bool {
+    if key(value) == key(iv) {
+        return true;
+    }
+    let Some(op) = access::defining_op(value).filter(|_| depth > 0) else { return false };
+    (0..op.operand_count()).filter_map(|i| access::operand(op, i)).any(|v| depends_on(v, iv, depth - 1))
 }
 
 fn encloses(outer: OperationRef, op: OperationRef) -> bool {
@@ -911,15 +1049,14 @@ fn hbm_region(view: &HbmView) -> String {
 }
 
 fn same_orientation<'c>(op: OperationRef<'c, '_>, from: &Tile, to: &Tile) -> Emitted<'c, ()> {
-    if from.rect.partition_dim != to.rect.partition_dim {
+    let (source, dest) = (rect_of(op, from)?.partition_dim, rect_of(op, to)?.partition_dim);
+    if source != dest {
         return refuse(
             op,
             format!(
-                "nki-copy rule: {} keeps partitions: source dimension {} is on the partitions but dest's is {} \
-                 (a transpose is an nc_transpose)",
-                op_name(op),
-                from.rect.partition_dim,
-                to.rect.partition_dim
+                "nki-copy rule: {} keeps partitions: source dimension {source} is on the partitions but dest's is \
+                 {dest} (a transpose is an nc_transpose)",
+                op_name(op)
             ),
         );
     }
@@ -929,6 +1066,21 @@ fn same_orientation<'c>(op: OperationRef<'c, '_>, from: &Tile, to: &Tile) -> Emi
 /// `[a, b]`, a logical shape in the docstring.
 fn shape_text(shape: &[i64]) -> String {
     format!("[{}]", shape.iter().map(i64::to_string).collect::<Vec<_>>().join(", "))
+}
+
+/// Where a tile lies, or its refusal at `op`.
+fn rect_of<'c>(op: OperationRef<'c, '_>, tile: &Tile) -> Emitted<'c, Rect> {
+    tile.rect().map_err(|e| (op.location(), e))
+}
+
+/// A tile as an operand of `op`.
+fn read_of<'c>(op: OperationRef<'c, '_>, tile: &Tile) -> Emitted<'c, String> {
+    tile.read().map_err(|e| (op.location(), e))
+}
+
+/// A tile as the target of `op`.
+fn write_of<'c>(op: OperationRef<'c, '_>, tile: &Tile) -> Emitted<'c, String> {
+    tile.write().map_err(|e| (op.location(), e))
 }
 
 /// `(a, b)` as Python writes a tuple.

@@ -2,7 +2,7 @@
 (examples/trn/*.py), and the NKI interpreter (axe.nki, written from AWS's NKI documentation, not from the emitter)
 runs them against numpy: the GEMM exactly on integer data, attention within a stated tolerance. Mutants of the
 emitted kernels (an accumulation dropped, a tile loaded transposed, a PSUM tile past its bank, a tile past the
-partitions, a carried loop made affine, a missing softmax correction) are caught by the interpreter's rules or its
+partitions, a carried loop made affine, a missing softmax correction, V's blocks loaded over each other) are caught by the interpreter's rules or its
 numbers; mutants of the IR that the planners refuse are in test/Target/nki-invalid.test."""
 
 import os
@@ -52,8 +52,9 @@ def gemm_inputs(seed=0):
 def run_gemm(source):
     a, b, a_t = gemm_inputs()
     c = nki.run(source, "gemm_trn1", a_t, b)
-    # Products and sums of integers below 2^11 are exact in f32, and |C| <= 3 * 3 * 1024 fits f16 exactly.
-    return c, a.astype(np.int64) @ b.astype(np.int64)
+    # Products and sums of integers below 2^11 are exact in f32, and |C| <= 3 * 3 * 1024 fits f16 exactly; the
+    # reference in float64 (BLAS; an int64 product is numpy's slow loop) is exact too.
+    return c, (a.astype(np.float64) @ b.astype(np.float64)).astype(np.int64)
 
 
 def test_gemm_is_exact():
@@ -141,6 +142,12 @@ def test_attention_mutants_fail():
     assert np.abs(o.astype(np.float64) - ref).max() > 100 * ATTENTION_ATOL
     # The softmax scale left out.
     o, ref = run_attention(mutate(text, "nl.multiply(scores, 0.125", "nl.multiply(scores, 1.0"))
+    assert np.abs(o.astype(np.float64) - ref).max() > 100 * ATTENTION_ATOL
+    # V's blocks all loaded into the first block's place: the affine loop's iterations overwrite each other.
+    with pytest.raises(NkiError, match="affine_range"):
+        run_attention(mutate(text, "v_all[0:128, b * 64:b * 64 + 64] =", "v_all[0:128, 0:64] ="))
+    # The K/V loop reading the same K tile every time.
+    o, ref = run_attention(mutate(text, "k_all[0:64, j * 128:j * 128 + 128]", "k_all[0:64, 0:128]"))
     assert np.abs(o.astype(np.float64) - ref).max() > 100 * ATTENTION_ATOL
     # P V with P not transposed (queries on the partitions, contracting over queries).
     o, ref = run_attention(mutate(text, "nl.copy(nisa.nc_transpose(p16), dtype=nl.float16)", "nl.copy(p16)"))

@@ -17,7 +17,7 @@ use super::{Chip, TrnMemory};
 use crate::eval::Evaluator;
 use crate::group::group_shard;
 use crate::layout::Layout;
-use crate::tile_layout::{unflatten, TileLayout};
+use crate::tile_layout::TileLayout;
 use crate::Axis;
 use std::fmt;
 
@@ -91,63 +91,62 @@ impl Rect {
     }
 }
 
-/// The rectangle an SBUF or PSUM tensor of `shape` occupies (see the module docs), or the rule it breaks, with
-/// the element that shows it. `bytes` is the element size.
-pub fn on_chip(shape: &[i64], layout: &Layout, mem: TrnMemory, chip: Chip, bytes: i64) -> Result<Rect, NkiError> {
-    let tile = |m: String| NkiError { rule: NkiRule::Tile, message: m };
-    let &[r, c] = shape else {
-        return refuse(NkiRule::Tile, format!("an NKI tile is 2-D (partitions by free offsets), got shape {shape:?}"));
-    };
-    layout.admits(shape).map_err(|e| tile(e.message))?;
-    let eval = Evaluator::new(layout).map_err(|e| tile(e.message))?;
-    let slot = |name: &str| Axis::named(name).ok().and_then(|a| eval.axes().iter().position(|&x| x == a));
-    let (p_slot, f_slot) = (slot("P"), slot("F"));
-    let mut points = Vec::with_capacity((r * c) as usize);
-    for flat in 0..r * c {
-        let values = eval.values(flat).map_err(|e| tile(e.message))?;
+/// Where each element of an SBUF or PSUM tensor lies: its layout evaluated on `P` and `F`.
+struct Points {
+    eval: Evaluator,
+    shape: Vec<i64>,
+    slots: [Option<usize>; 2],
+}
+
+impl Points {
+    fn new(shape: &[i64], layout: &Layout) -> Result<Points, NkiError> {
+        let tile = |m: String| NkiError { rule: NkiRule::Tile, message: m };
+        if shape.len() != 2 {
+            return refuse(
+                NkiRule::Tile,
+                format!("an NKI tile is 2-D (partitions by free offsets), got shape {shape:?}"),
+            );
+        }
+        layout.admits(shape).map_err(|e| tile(e.message))?;
+        let eval = Evaluator::new(layout).map_err(|e| tile(e.message))?;
+        let slot = |name: &str| Axis::named(name).ok().and_then(|a| eval.axes().iter().position(|&x| x == a));
+        let slots = [slot("P"), slot("F")];
+        Ok(Points { eval, shape: shape.to_vec(), slots })
+    }
+
+    /// The partition and free offset of element `x`.
+    fn at(&self, x: [i64; 2]) -> Result<(i64, i64), NkiError> {
+        let flat = x[0] * self.shape[1] + x[1];
+        let values = self.eval.values(flat).map_err(|e| NkiError { rule: NkiRule::Tile, message: e.message })?;
         let [point] = values.as_slice() else {
             return refuse(
                 NkiRule::Tile,
-                format!(
-                    "element {:?} has {} places; an NKI tile holds each element once",
-                    unflatten(shape, flat),
-                    values.len()
-                ),
+                format!("element {x:?} has {} places; an NKI tile holds each element once", values.len()),
             );
         };
-        let at = |s: Option<usize>| s.map_or(0, |i| point[i]);
-        points.push((at(p_slot), at(f_slot)));
+        let get = |s: Option<usize>| s.map_or(0, |i| point[i]);
+        Ok((get(self.slots[0]), get(self.slots[1])))
     }
-    let (p0, f0) = points[0];
-    let fits = |d: usize| {
-        points.iter().enumerate().all(|(flat, &(p, f))| {
-            let x = [flat as i64 / c, flat as i64 % c];
-            (p, f) == (p0 + x[d], f0 + x[1 - d])
-        })
-    };
-    // A single row or column fits both ways; the partition dimension is then the one NKI tiles put first.
-    let Some(partition_dim) = [0, 1].into_iter().find(|&d| fits(d)) else {
-        return refuse(
-            NkiRule::Tile,
-            format!(
-                "layout {layout} is not one NKI tile: no dimension runs down consecutive partitions with the other \
-                 along consecutive free offsets (element [0, 0] at partition {p0}, free {f0}; [{}, 0] at {:?}; \
-                 [0, {}] at {:?})",
-                (r > 1) as i64,
-                points[(c * (r > 1) as i64) as usize],
-                (c > 1) as i64,
-                points[(c > 1) as usize]
-            ),
-        );
-    };
-    let rect =
-        Rect { partition_dim, partition: p0, free: f0, rows: shape[partition_dim], cols: shape[1 - partition_dim] };
-    if p0 < 0 || p0 + rect.rows > chip.partitions {
+}
+
+/// The NKI buffer an SBUF or PSUM tensor of `shape` needs: `[partitions, free elements]` from partition 0 and free
+/// offset 0 to the last its layout reaches, within the chip's partitions and a partition's bytes (for PSUM, one
+/// 2 KiB bank: an NKI PSUM tile lies in one). `bytes` is the element size.
+pub fn buffer(shape: &[i64], layout: &Layout, mem: TrnMemory, chip: Chip, bytes: i64) -> Result<[i64; 2], NkiError> {
+    let points = Points::new(shape, layout)?;
+    let (mut p_range, mut f_range) = ((i64::MAX, i64::MIN), (i64::MAX, i64::MIN));
+    for flat in 0..shape[0] * shape[1] {
+        let (p, f) = points.at([flat / shape[1], flat % shape[1]])?;
+        p_range = (p_range.0.min(p), p_range.1.max(p));
+        f_range = (f_range.0.min(f), f_range.1.max(f));
+    }
+    if p_range.0 < 0 || p_range.1 >= chip.partitions {
         return refuse(
             NkiRule::PartitionRange,
             format!(
-                "the tile spans partitions {p0}..{}; {} has partitions 0..{}",
-                p0 + rect.rows,
+                "the tile spans partitions {}..{}; {} has partitions 0..{}",
+                p_range.0,
+                p_range.1 + 1,
                 chip.name,
                 chip.partitions
             ),
@@ -157,17 +156,102 @@ pub fn on_chip(shape: &[i64], layout: &Layout, mem: TrnMemory, chip: Chip, bytes
         TrnMemory::Psum => (chip.psum_bank_bytes, "one PSUM bank (an NKI PSUM tile lies in one bank)"),
         _ => (chip.sbuf_bytes, "an SBUF partition"),
     };
-    if f0 < 0 || (f0 + rect.cols) * bytes > limit {
+    if f_range.0 < 0 || (f_range.1 + 1) * bytes > limit {
         return refuse(
             NkiRule::Capacity,
             format!(
-                "the tile spans free offsets {f0}..{} of {bytes}-byte elements, {} bytes: past the {limit} bytes of {what}",
-                f0 + rect.cols,
-                (f0 + rect.cols) * bytes
+                "the tile spans free offsets {}..{} of {bytes}-byte elements, {} bytes: past the {limit} bytes of {what}",
+                f_range.0,
+                f_range.1 + 1,
+                (f_range.1 + 1) * bytes
             ),
         );
     }
-    Ok(rect)
+    Ok([p_range.1 + 1, f_range.1 + 1])
+}
+
+/// The rectangle the region `[origin, origin + sizes)` of a 2-D SBUF or PSUM tensor occupies: one logical dimension
+/// down consecutive partitions, the other along consecutive free offsets (see the module docs), or `nki-tile` with
+/// the elements that show it is not one.
+pub fn region(shape: &[i64], layout: &Layout, origin: [i64; 2], sizes: [i64; 2]) -> Result<Rect, NkiError> {
+    let points = Points::new(shape, layout)?;
+    let [r, c] = sizes;
+    let at = |i: i64, j: i64| points.at([origin[0] + i, origin[1] + j]);
+    let (p0, f0) = at(0, 0)?;
+    let mut fits = [true, true];
+    for i in 0..r {
+        for j in 0..c {
+            let (p, f) = at(i, j)?;
+            fits[0] &= (p, f) == (p0 + i, f0 + j);
+            fits[1] &= (p, f) == (p0 + j, f0 + i);
+        }
+    }
+    // A single row or column fits both ways; the partition dimension is then the one NKI tiles put first.
+    let Some(partition_dim) = [0, 1].into_iter().find(|&d| fits[d]) else {
+        let down = if r > 1 { at(1, 0)? } else { (p0, f0) };
+        let across = if c > 1 { at(0, 1)? } else { (p0, f0) };
+        return refuse(
+            NkiRule::Tile,
+            format!(
+                "layout {layout} is not one NKI tile over the region from {origin:?} of {sizes:?}: no dimension runs \
+                 down consecutive partitions with the other along consecutive free offsets (its first element at \
+                 partition {p0}, free {f0}; the next down at {down:?}; the next across at {across:?})"
+            ),
+        );
+    };
+    Ok(Rect { partition_dim, partition: p0, free: f0, rows: sizes[partition_dim], cols: sizes[1 - partition_dim] })
+}
+
+/// How far the region `[origin, origin + sizes)` moves, in partitions and free offsets, when its origin moves by
+/// `step` along dimension `dim`: the same for every element and for every step that keeps the region inside the
+/// tensor (so a run-time offset that is a multiple of `step` moves the tile by that many steps), or `nki-tile`.
+pub fn region_step(
+    shape: &[i64],
+    layout: &Layout,
+    origin: [i64; 2],
+    sizes: [i64; 2],
+    dim: usize,
+    step: i64,
+) -> Result<(i64, i64), NkiError> {
+    let points = Points::new(shape, layout)?;
+    let mut moved = origin;
+    moved[dim] += step;
+    if step <= 0 || moved[dim] + sizes[dim] > shape[dim] {
+        return Ok((0, 0));
+    }
+    let (a, b) = (points.at(origin)?, points.at(moved)?);
+    let delta = (b.0 - a.0, b.1 - a.1);
+    let mut q = 1;
+    while origin[dim] + q * step + sizes[dim] <= shape[dim] {
+        for i in 0..sizes[0] {
+            for j in 0..sizes[1] {
+                let x = [origin[0] + i, origin[1] + j];
+                let mut y = x;
+                y[dim] += q * step;
+                let ((p, f), (pq, fq)) = (points.at(x)?, points.at(y)?);
+                if (pq - p, fq - f) != (q * delta.0, q * delta.1) {
+                    return refuse(
+                        NkiRule::Tile,
+                        format!(
+                            "layout {layout}: moving the region by {} along dimension {dim} does not move it as a \
+                             whole tile (element {x:?} goes from ({p}, {f}) to ({pq}, {fq}), not by {} steps of \
+                             {delta:?})",
+                            q * step,
+                            q
+                        ),
+                    );
+                }
+            }
+        }
+        q += 1;
+    }
+    Ok(delta)
+}
+
+/// The rectangle a whole SBUF or PSUM tensor occupies ([`buffer`]'s checks, then [`region`] over all of it).
+pub fn on_chip(shape: &[i64], layout: &Layout, mem: TrnMemory, chip: Chip, bytes: i64) -> Result<Rect, NkiError> {
+    buffer(shape, layout, mem, chip, bytes)?;
+    region(shape, layout, [0, 0], [shape[0], shape[1]])
 }
 
 /// An HBM tensor as an NKI array: its axes, outermost first, each a logical dimension.
@@ -275,6 +359,21 @@ mod tests {
         assert!(e.message.contains("4096 bytes"), "{e}");
         let e = on_chip(&[64, 8], &layout("S[(64,8):(1@P,1@F)] + 100@P"), TrnMemory::Sbuf, TRN1, 2).unwrap_err();
         assert_eq!(e.rule, NkiRule::PartitionRange);
+    }
+
+    #[test]
+    fn a_tensor_of_blocks_is_a_tile_per_block() {
+        // V's 512 rows as 4 blocks of 128 partitions side by side on the free axis.
+        let v = layout("S[(4,128,64):(64@F,1@P,1@F)]");
+        assert_eq!(buffer(&[512, 64], &v, TrnMemory::Sbuf, TRN1, 2).unwrap(), [128, 256]);
+        assert_eq!(on_chip(&[512, 64], &v, TrnMemory::Sbuf, TRN1, 2).unwrap_err().rule, NkiRule::Tile);
+        let block = region(&[512, 64], &v, [256, 0], [128, 64]).unwrap();
+        assert_eq!((block.partition_dim, block.partition, block.free, block.rows, block.cols), (0, 0, 128, 128, 64));
+        // A run-time offset in steps of 128 rows moves the block 64 free offsets a step; steps of 64 do not.
+        assert_eq!(region_step(&[512, 64], &v, [0, 0], [128, 64], 0, 128).unwrap(), (0, 64));
+        assert_eq!(region_step(&[512, 64], &v, [0, 0], [128, 64], 0, 64).unwrap_err().rule, NkiRule::Tile);
+        // Across a block boundary no region is one tile.
+        assert_eq!(region(&[512, 64], &v, [64, 0], [128, 64]).unwrap_err().rule, NkiRule::Tile);
     }
 
     #[test]

@@ -94,11 +94,20 @@ impl BinOp {
 impl Expr {
     /// `lhs op rhs`, folded when both are constants and simplified when one is the operation's identity.
     pub(super) fn binary(op: BinOp, lhs: Expr, rhs: Expr) -> Expr {
+        // (x * c) // d = x * (c / d) when d divides c: a run-time offset counted back in steps.
+        if let (BinOp::Div, Expr::Binary(BinOp::Mul, x, c), Expr::Int(d)) = (op, &lhs, &rhs) {
+            if let Expr::Int(c) = **c {
+                if *d > 0 && c % d == 0 {
+                    return Expr::binary(BinOp::Mul, (**x).clone(), Expr::Int(c / d));
+                }
+            }
+        }
         match (op, &lhs, &rhs) {
             (_, Expr::Int(a), Expr::Int(b)) if op.fold(*a, *b).is_some() => Expr::Int(op.fold(*a, *b).unwrap_or(0)),
             (BinOp::Add | BinOp::Sub, _, Expr::Int(0)) | (BinOp::Mul | BinOp::Div, _, Expr::Int(1)) => lhs,
             (BinOp::Add, Expr::Int(0), _) | (BinOp::Mul, Expr::Int(1), _) => rhs,
             (BinOp::Mul, Expr::Int(0), _) | (BinOp::Mul, _, Expr::Int(0)) => Expr::Int(0),
+
             _ => Expr::Binary(op, Box::new(lhs), Box::new(rhs)),
         }
     }
@@ -213,6 +222,10 @@ mod tests {
         assert_eq!(Expr::binary(BinOp::Mul, Expr::Int(3), Expr::Int(5)), Expr::Int(15));
         assert_eq!(Expr::binary(BinOp::Add, name("i"), Expr::Int(0)), name("i"));
         assert_eq!(slice(&Expr::Int(0), 64), "0:64");
+        let offset = Expr::binary(BinOp::Mul, name("j"), Expr::Int(128));
+        assert_eq!(Expr::binary(BinOp::Div, offset.clone(), Expr::Int(128)), name("j"));
+        assert_eq!(Expr::binary(BinOp::Div, offset.clone(), Expr::Int(64)).to_string(), "j * 2");
+        assert_eq!(Expr::binary(BinOp::Div, offset, Expr::Int(256)).to_string(), "j * 128 // 256");
     }
 
     #[test]
