@@ -189,6 +189,14 @@ impl Names {
     }
 }
 
+/// `(a, b)` as Python writes a tuple.
+pub(super) fn shape_tuple(shape: &[i64]) -> String {
+    match shape {
+        [one] => format!("({one},)"),
+        _ => format!("({})", shape.iter().map(i64::to_string).collect::<Vec<_>>().join(", ")),
+    }
+}
+
 /// NKI's name of an element type (`nl.float16`), for the types the Tensor Engine and the DMA move.
 pub(super) fn dtype(t: ElemType) -> Option<&'static str> {
     Some(match t {

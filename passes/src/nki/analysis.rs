@@ -1,0 +1,139 @@
+//! What the emitter reads off the IR beyond single ops: which function arguments are read or written (inputs or
+//! returned outputs), and whether a loop's iterations depend on each other (`nl.affine_range` or
+//! `nl.sequential_range`).
+
+use super::{key, op_name};
+use crate::ir::multiple::known_multiple;
+use axe_dialect::access;
+use axe_dialect::ops::{AxeOp, OpKind};
+use melior::ir::block::BlockLike;
+use melior::ir::operation::OperationLike;
+use melior::ir::{OperationRef, Value};
+use std::collections::HashMap;
+
+/// How a function uses an argument.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Access {
+    /// Only read (copied from).
+    Read,
+    /// Only written (copied to).
+    Write,
+    /// Both.
+    ReadWrite,
+}
+
+/// The arguments (by number) that copies read or write, through slices.
+pub(super) fn written_arguments(function: OperationRef) -> HashMap<usize, Access> {
+    let mut uses: HashMap<usize, Access> = HashMap::new();
+    axe_dialect::ops::walk_preorder(function, &mut |op| {
+        if AxeOp::new(op).is_none_or(|o| o.kind() != OpKind::Copy) {
+            return;
+        }
+        for (index, access) in [(0, Access::Read), (1, Access::Write)] {
+            if let Some(argument) = access::operand(op, index).and_then(root_argument) {
+                let entry = uses.entry(argument).or_insert(access);
+                if *entry != access {
+                    *entry = Access::ReadWrite;
+                }
+            }
+        }
+    });
+    uses
+}
+
+/// The function argument a value is (a slice of), by number.
+pub(super) fn root_argument(value: Value) -> Option<usize> {
+    let mut value = value;
+    loop {
+        if let Some(argument) = access::as_argument(value) {
+            let owner = argument.owner().parent_operation()?;
+            return (op_name(owner) == "func.func").then(|| argument.argument_number());
+        }
+        let op = access::defining_op(value)?;
+        if AxeOp::new(op).is_none_or(|o| o.kind() != OpKind::Slice) {
+            return None;
+        }
+        value = access::operand(op, 0)?;
+    }
+}
+
+/// True when a loop's iterations depend on each other: some op inside writes a tile made outside it, other than a
+/// gemm accumulating into PSUM (which NKI lets `affine_range` iterations do) or a write into a region that moves
+/// with the loop by at least its own extent (each iteration its own region: `%v_all[%b * 128, 0] [128, 64]`) of a
+/// tile the loop does not also read.
+pub(super) fn carries_state(for_op: OperationRef) -> bool {
+    let Some(iv) = access::entry_block(for_op).and_then(|b| access::argument(b, 0)) else { return true };
+    let iv: Value = iv.into();
+    let (mut carried, mut written_regions, mut read) = (false, Vec::new(), Vec::new());
+    axe_dialect::ops::walk_preorder(for_op, &mut |op| {
+        // Slices and views name regions; the collective ops read and write them.
+        let Some(axe) = AxeOp::new(op).filter(|o| o.kind().is_collective()) else { return };
+        for (i, name) in axe.kind().tensor_operand_names().iter().enumerate() {
+            let Some((root, own_region)) = access::operand(op, i).and_then(|v| outside_root(for_op, v, iv)) else {
+                continue;
+            };
+            match (*name, axe.kind()) {
+                (_, OpKind::Gemm) if *name == "c" => {}
+                ("dest", _) if own_region => written_regions.push(root),
+                ("dest", _) => carried = true,
+                _ => read.push(root),
+            }
+        }
+    });
+    carried || written_regions.iter().any(|w| read.contains(w))
+}
+
+/// The allocation made outside `for_op` that `value` is (a slice of), by key, and whether some slice on the way
+/// moves with the loop by its extent or more ([`moves_with`]); `None` for a tile made inside, or no tile.
+pub(super) fn outside_root(for_op: OperationRef, value: Value, iv: Value) -> Option<(usize, bool)> {
+    let (mut value, mut own_region) = (value, false);
+    loop {
+        let op = access::defining_op(value)?;
+        match AxeOp::new(op).map(|o| o.kind()) {
+            Some(OpKind::Slice) => {
+                own_region |= moves_with(op, iv);
+                value = access::operand(op, 0)?;
+            }
+            Some(OpKind::Alloc) if !encloses(for_op, op) => return Some((key(value), own_region)),
+            _ => return None,
+        }
+    }
+}
+
+/// True when one of a slice's run-time offsets depends on `iv` and is a multiple of at least the region's extent
+/// along its dimension (so each value of `iv` gives a region of its own).
+pub(super) fn moves_with(slice: OperationRef, iv: Value) -> bool {
+    let Some(region) = AxeOp::new(slice).and_then(|o| o.slice_region().ok()) else { return false };
+    let mut operand_index = 1;
+    for (d, offset) in region.offsets.iter().enumerate() {
+        if offset.is_some() {
+            continue;
+        }
+        let Some(value) = access::operand(slice, operand_index) else { return false };
+        operand_index += 1;
+        if depends_on(value, iv, 8) && known_multiple(value) >= region.sizes.get(d).copied().unwrap_or(i64::MAX) {
+            return true;
+        }
+    }
+    false
+}
+
+/// True when `value` is `iv` or computed from it by ops within `depth` steps.
+pub(super) fn depends_on(value: Value, iv: Value, depth: usize) -> bool {
+    if key(value) == key(iv) {
+        return true;
+    }
+    let Some(op) = access::defining_op(value).filter(|_| depth > 0) else { return false };
+    (0..op.operand_count()).filter_map(|i| access::operand(op, i)).any(|v| depends_on(v, iv, depth - 1))
+}
+
+pub(super) fn encloses(outer: OperationRef, op: OperationRef) -> bool {
+    let mut current = op.parent_operation();
+    while let Some(parent) = current {
+        if parent == outer {
+            return true;
+        }
+        current = parent.parent_operation();
+    }
+    false
+}
