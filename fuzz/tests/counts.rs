@@ -43,7 +43,7 @@ fn planned_and_refused_add_up_in_the_table_and_the_done_lines() {
     let mut table = counts(&stdout, "");
     let total = table.remove("total").expect("a total row");
     table.remove("target");
-    assert_eq!(table.len(), 15, "every layout target has a row:\n{stdout}");
+    assert_eq!(table.len(), 16, "every layout target has a row:\n{stdout}");
     for (name, [runs, planned, refused, failures]) in &table {
         assert_eq!(*runs, 12, "{name}");
         assert_eq!(*failures, 0, "{name}:\n{stdout}\n{stderr}");

@@ -116,6 +116,9 @@ impl Points {
 
     /// The partition and free offset of element `x`.
     fn at(&self, x: [i64; 2]) -> Result<(i64, i64), NkiError> {
+        if x.iter().zip(&self.shape).any(|(&i, &extent)| !(0..extent).contains(&i)) {
+            return refuse(NkiRule::Tile, format!("element {x:?} lies outside the tensor's shape {:?}", self.shape));
+        }
         let flat = x[0] * self.shape[1] + x[1];
         let values = self.eval.values(flat).map_err(|e| NkiError { rule: NkiRule::Tile, message: e.message })?;
         let [point] = values.as_slice() else {
@@ -221,29 +224,27 @@ pub fn region_step(
     }
     let (a, b) = (points.at(origin)?, points.at(moved)?);
     let delta = (b.0 - a.0, b.1 - a.1);
-    let mut q = 1;
-    while origin[dim] + q * step + sizes[dim] <= shape[dim] {
-        for i in 0..sizes[0] {
-            for j in 0..sizes[1] {
-                let x = [origin[0] + i, origin[1] + j];
-                let mut y = x;
-                y[dim] += q * step;
-                let ((p, f), (pq, fq)) = (points.at(x)?, points.at(y)?);
-                if (pq - p, fq - f) != (q * delta.0, q * delta.1) {
-                    return refuse(
-                        NkiRule::Tile,
-                        format!(
-                            "layout {layout}: moving the region by {} along dimension {dim} does not move it as a \
-                             whole tile (element {x:?} goes from ({p}, {f}) to ({pq}, {fq}), not by {} steps of \
-                             {delta:?})",
-                            q * step,
-                            q
-                        ),
-                    );
-                }
+    // Every position the region takes lies in the band from its origin to its last position; if one step moves
+    // every element of the band that stays in it by `delta`, q steps move the region by q * delta (induction).
+    let last = origin[dim] + (shape[dim] - sizes[dim] - origin[dim]) / step * step;
+    let other = 1 - dim;
+    for along in origin[dim]..last + sizes[dim] - step {
+        for across in origin[other]..origin[other] + sizes[other] {
+            let mut x = [0; 2];
+            (x[dim], x[other]) = (along, across);
+            let mut y = x;
+            y[dim] += step;
+            let ((p, f), (pq, fq)) = (points.at(x)?, points.at(y)?);
+            if (pq - p, fq - f) != delta {
+                return refuse(
+                    NkiRule::Tile,
+                    format!(
+                        "layout {layout}: moving the region by {step} along dimension {dim} does not move it as a \
+                         whole tile (element {x:?} goes from ({p}, {f}) to ({pq}, {fq}), not by {delta:?})"
+                    ),
+                );
             }
         }
-        q += 1;
     }
     Ok(delta)
 }
@@ -372,8 +373,9 @@ mod tests {
         // A run-time offset in steps of 128 rows moves the block 64 free offsets a step; steps of 64 do not.
         assert_eq!(region_step(&[512, 64], &v, [0, 0], [128, 64], 0, 128).unwrap(), (0, 64));
         assert_eq!(region_step(&[512, 64], &v, [0, 0], [128, 64], 0, 64).unwrap_err().rule, NkiRule::Tile);
-        // Across a block boundary no region is one tile.
+        // Across a block boundary no region is one tile; past the tensor, no region at all.
         assert_eq!(region(&[512, 64], &v, [64, 0], [128, 64]).unwrap_err().rule, NkiRule::Tile);
+        assert!(region(&[512, 64], &v, [448, 0], [128, 64]).unwrap_err().message.contains("outside"));
     }
 
     #[test]
