@@ -46,3 +46,6 @@ python3 bench/scaling.py --ops 1000,10000 --repeat 3
 echo
 echo "== 5. Layout algebra (criterion --quick)"
 cargo bench --quiet -p axe-layout --bench algebra -- --quick 2>/dev/null | grep -vE "thrpt|^$|Warning|change:|^ +(No change|Change|Performance)" 
+echo
+echo "== 6. GEMM + reduce-scatter overlap: a model on stated inputs, not a measurement (docs/distributed.md)"
+python3 bench/gemm_rs_overlap.py
