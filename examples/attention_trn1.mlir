@@ -46,10 +46,44 @@
 !out = !axe.tensor<128x64xf16, sbuf, S[(128,64):(1@P,1@F)]>
 
 module attributes {axe.target = "trn1"} {
+  // One K/V tile of the online softmax, given its scaled scores s: m' = max(m, rowmax s), P = exp(s - m'),
+  // correction = exp(m - m'), l = l * correction + rowsum P, acc = acc * correction + P V_j (P in f16 with the keys
+  // on the partitions for the Tensor Engine), m = m'. It writes m, l and acc in place.
+  func.func private @online_softmax(%s: !s, %v_all: !vAll, %j: index, %m: !rows, %l: !rows, %acc: !acc) {
+    %c128 = arith.constant 128 : index
+    %k0 = arith.muli %j, %c128 : index
+    %v_tile = axe.slice %v_all[%k0, 0] [128, 64] : !vAll to !v
+    %tile_max = axe.alloc kernel : !rows
+    axe.reduce kernel "max" %s to %tile_max : !s to !rows
+    %m_new = axe.alloc kernel : !rows
+    axe.max kernel %m, %tile_max to %m_new : !rows, !rows to !rows
+    %p = axe.alloc kernel : !s
+    axe.sub kernel %s, %m_new to %p : !s, !rows to !s
+    axe.exp kernel %p to %p : !s to !s
+    %correction = axe.alloc kernel : !rows
+    axe.sub kernel %m, %m_new to %correction : !rows, !rows to !rows
+    axe.exp kernel %correction to %correction : !rows to !rows
+    %row_sum = axe.alloc kernel : !rows
+    axe.reduce kernel "sum" %p to %row_sum : !s to !rows
+    axe.mul kernel %l, %correction to %l : !rows, !rows to !rows
+    axe.add kernel %l, %row_sum to %l : !rows, !rows to !rows
+    axe.copy kernel %m_new to %m : !rows to !rows
+    %p16 = axe.alloc kernel : !p16
+    axe.cast kernel %p to %p16 : !s to !p16
+    %pt = axe.alloc kernel : !pt
+    axe.copy kernel %p16 to %pt : !p16 to !pt
+    %pv = axe.alloc kernel : !pv
+    axe.gemm kernel %pt, %v_tile, %pv {accumulate = false} : !pt, !v, !pv
+    axe.mul kernel %acc, %correction to %acc : !acc, !rows to !acc
+    axe.add kernel %acc, %pv to %acc : !acc, !pv to !acc
+    return
+  }
+
   func.func @attention_trn1(%q: !Q, %kt: !Kt, %v: !V, %o: !O) {
     %c0 = arith.constant 0 : index
     %c1 = arith.constant 1 : index
     %c2 = arith.constant 2 : index
+    %c3 = arith.constant 3 : index
     %c4 = arith.constant 4 : index
     %c128 = arith.constant 128 : index
     %zero = arith.constant 0.0 : f32
@@ -78,43 +112,26 @@ module attributes {axe.target = "trn1"} {
         axe.fill kernel %l, %zero : !rows, f32
         %acc = axe.alloc kernel : !acc
         axe.fill kernel %acc, %zero : !acc, f32
-        scf.for %j = %c0 to %c4 step %c1 {
-          %k0 = arith.muli %j, %c128 : index
-          %k_tile = axe.slice %k_all[0, %k0] [64, 128] : !kAll to !k
-          %v_tile = axe.slice %v_all[%k0, 0] [128, 64] : !vAll to !v
-          // S = Q K^T / sqrt(d)
-          %scores = axe.alloc kernel : !scores
-          axe.fill kernel %scores, %zero : !scores, f32
-          axe.gemm kernel %q_tile, %k_tile, %scores : !q, !k, !scores
+        // The software pipeline: the Tensor Engine computes the next K tile's scores (S = Q K^T) while the
+        // Vector and Scalar Engines run this tile's softmax. Prologue: tile 0's scores.
+        %k_first = axe.slice %k_all[0, 0] [64, 128] : !kAll to !k
+        %scores = axe.alloc kernel : !scores
+        axe.gemm kernel %q_tile, %k_first, %scores {accumulate = false} : !q, !k, !scores
+        scf.for %j = %c0 to %c3 step %c1 {
+          // This tile's scores leave PSUM (scaled by 1/sqrt(d)), the next tile's take their place, then the
+          // softmax of this one.
           %s = axe.alloc kernel : !s
           axe.scale kernel %scores by %scale to %s : !scores to !s
-          // m' = max(m, rowmax S); P = exp(S - m'); correction = exp(m - m'); l = l * correction + rowsum P
-          %tile_max = axe.alloc kernel : !rows
-          axe.reduce kernel "max" %s to %tile_max : !s to !rows
-          %m_new = axe.alloc kernel : !rows
-          axe.max kernel %m, %tile_max to %m_new : !rows, !rows to !rows
-          %p = axe.alloc kernel : !s
-          axe.sub kernel %s, %m_new to %p : !s, !rows to !s
-          axe.exp kernel %p to %p : !s to !s
-          %correction = axe.alloc kernel : !rows
-          axe.sub kernel %m, %m_new to %correction : !rows, !rows to !rows
-          axe.exp kernel %correction to %correction : !rows to !rows
-          %row_sum = axe.alloc kernel : !rows
-          axe.reduce kernel "sum" %p to %row_sum : !s to !rows
-          axe.mul kernel %l, %correction to %l : !rows, !rows to !rows
-          axe.add kernel %l, %row_sum to %l : !rows, !rows to !rows
-          axe.copy kernel %m_new to %m : !rows to !rows
-          // acc = acc * correction + P V, P in f16 with the keys on the partitions
-          %p16 = axe.alloc kernel : !p16
-          axe.cast kernel %p to %p16 : !s to !p16
-          %pt = axe.alloc kernel : !pt
-          axe.copy kernel %p16 to %pt : !p16 to !pt
-          %pv = axe.alloc kernel : !pv
-          axe.fill kernel %pv, %zero : !pv, f32
-          axe.gemm kernel %pt, %v_tile, %pv : !pt, !v, !pv
-          axe.mul kernel %acc, %correction to %acc : !acc, !rows to !acc
-          axe.add kernel %acc, %pv to %acc : !acc, !pv to !acc
+          %next = arith.addi %j, %c1 : index
+          %k0 = arith.muli %next, %c128 : index
+          %k_next = axe.slice %k_all[0, %k0] [64, 128] : !kAll to !k
+          axe.gemm kernel %q_tile, %k_next, %scores {accumulate = false} : !q, !k, !scores
+          func.call @online_softmax(%s, %v_all, %j, %m, %l, %acc) : (!s, !vAll, index, !rows, !rows, !acc) -> ()
         }
+        // Epilogue: the last tile's softmax.
+        %s_last = axe.alloc kernel : !s
+        axe.scale kernel %scores by %scale to %s_last : !scores to !s
+        func.call @online_softmax(%s_last, %v_all, %c3, %m, %l, %acc) : (!s, !vAll, index, !rows, !rows, !acc) -> ()
         // O = acc / l
         %out = axe.alloc kernel : !out
         axe.div kernel %acc, %l to %out : !acc, !rows to !out

@@ -14,8 +14,9 @@
 //! - `axe.gemm` is planned by `matmul::plan` (Appendix H), one `nisa.nc_matmul` per planned instruction, each
 //!   accumulating into the PSUM tile (`axe.gemm` is `c += a * b`).
 //!
-//! A loop becomes `nl.affine_range` when its iterations are independent, else `nl.sequential_range`
-//! (`analysis`). Names come from the source (`%acc` is `acc`). What has no NKI form is refused at the op, with
+//! A private `func.func` is a helper: a plain Python function of whole tiles, indices and scalars that kernels
+//! (`func.call`) call. A loop becomes `nl.affine_range` when its iterations are independent, else
+//! `nl.sequential_range` (`analysis`). Names come from the source (`%acc` is `acc`). What has no NKI form is refused at the op, with
 //! the rule.
 //!
 //! Here: the module and function walk, names, scalars and loops; `values` (what each IR value is in the kernel and
@@ -34,8 +35,8 @@ use axe_dialect::ops::{tensor_of, AxeOp, OpKind};
 use axe_dialect::types::{LayoutSpec, TensorType};
 use axe_dialect::SourceLoc;
 use axe_layout::hw::{ElemType, Memory};
-use axe_layout::trn::nki::{hbm_array, HbmArray};
-use axe_layout::trn::{self, Chip};
+use axe_layout::trn::nki::{buffer, hbm_array, region, HbmArray};
+use axe_layout::trn::{self, Chip, TrnMemory};
 use axe_layout::Layout;
 use melior::ir::block::BlockLike;
 use melior::ir::operation::OperationLike;
@@ -76,11 +77,18 @@ fn emit_module<'c>(module: &Module<'c>, source: &str, source_name: &str) -> Emit
     }
     let file = source_name.rsplit('/').next().unwrap_or(source_name);
     let mut out = Lines::default();
-    let mut kernels = Vec::new();
+    let (mut kernels, mut helpers) = (Vec::new(), Vec::new());
     for function in &functions {
         let mut emitter = Emitter::new(chip, source);
-        kernels.push(emitter.function(*function)?);
+        if is_private(*function) {
+            helpers.push(emitter.helper(*function)?);
+        } else {
+            kernels.push(emitter.function(*function)?);
+        }
     }
+    let Some(first) = kernels.first() else {
+        return Err((location, "nki: the module has no public func.func: a kernel is a public function".to_string()));
+    };
     out.line(format!(
         "\"\"\"Emitted by `axe-translate --emit=nki` from {file} (Axe) for {}. Regenerate it; do not edit it.",
         chip.name
@@ -88,7 +96,7 @@ fn emit_module<'c>(module: &Module<'c>, source: &str, source_name: &str) -> Emit
     out.line("");
     out.line("Run with the AWS Neuron SDK (neuronx-cc) on a trn1 instance: call a kernel on XLA tensors from PyTorch");
     out.line("(torch_neuronx) or JAX, where @nki.jit compiles it, or on numpy arrays without a device:");
-    out.line(format!("nki.simulate_kernel({}, *arrays).", kernels[0].name));
+    out.line(format!("nki.simulate_kernel({}, *arrays).", first.name));
     for kernel in &kernels {
         out.line("");
         for line in &kernel.doc {
@@ -101,11 +109,30 @@ fn emit_module<'c>(module: &Module<'c>, source: &str, source_name: &str) -> Emit
     out.line("import neuronxcc.nki.isa as nisa");
     out.line("import neuronxcc.nki.language as nl");
     let mut text = out.finish();
+    for helper in helpers {
+        text.push_str("\n\n");
+        text.push_str(&helper);
+    }
     for kernel in kernels {
         text.push_str("\n\n");
         text.push_str(&kernel.body);
     }
     Ok(text)
+}
+
+/// True for a `func.func` with `private` visibility: a helper the kernels call, emitted as a plain Python function.
+fn is_private(function: OperationRef) -> bool {
+    function.attribute("sym_visibility").is_ok_and(|a| a.to_string() == "\"private\"")
+}
+
+/// The Python name of a function: its symbol, which must be an identifier Python and NKI leave free.
+fn function_name<'c>(function: OperationRef<'c, '_>, symbol: &str) -> Emitted<'c, String> {
+    let valid = symbol.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && symbol.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    if !valid || python::is_reserved(symbol) {
+        return refuse(function, format!("nki-op rule: @{symbol} is not a Python name a kernel or helper can have"));
+    }
+    Ok(symbol.to_string())
 }
 
 /// One emitted kernel.
@@ -315,6 +342,107 @@ impl<'s> Emitter<'s> {
         Ok(Kernel { name, doc, body })
     }
 
+    /// A private function: a plain Python function of its arguments (tiles by reference, so it writes the caller's
+    /// tiles in place; indices and scalars by value), called from kernels as NKI kernels call helpers.
+    fn helper<'c>(&mut self, function: OperationRef<'c, '_>) -> Emitted<'c, String> {
+        let symbol =
+            function.attribute("sym_name").map(|a| a.to_string().trim_matches('"').to_string()).unwrap_or_default();
+        let name = function_name(function, &symbol)?;
+        let Some(entry) = access::entry_block(function) else {
+            return refuse(function, "a helper needs a body".to_string());
+        };
+        let source_names = self.argument_names(function);
+        let mut parameters = Vec::new();
+        for (i, argument) in access::arguments(entry).enumerate() {
+            let value: Value = argument.into();
+            let var = self.names.fresh(source_names.get(i).map_or("", String::as_str), "arg");
+            let bound = match tensor_of(value) {
+                Ok(Some(tensor)) if matches!(tensor.mem, Memory::Sbuf | Memory::Psum) => {
+                    Bound::Tile(self.tile_parameter(function, &tensor, &var)?)
+                }
+                Ok(Some(tensor)) if tensor.mem == Memory::Hbm => {
+                    let (array, _) = hbm_tensor(function, &tensor, &var)?;
+                    let sizes = tensor.shape.clone();
+                    let (offsets, kept) = (vec![Expr::Int(0); sizes.len()], (0..sizes.len()).collect());
+                    Bound::Hbm(HbmView { var: var.clone(), array, offsets, sizes, kept })
+                }
+                Ok(None) if value.r#type().to_string() == "index" => Bound::Index(Expr::Name(var.clone())),
+                Ok(None) if value.r#type().to_string() == "f32" => Bound::Scalar(var.clone()),
+                _ => {
+                    return refuse(
+                        function,
+                        format!("nki-op rule: argument {i} of helper @{symbol} must be a tensor, an index or an f32"),
+                    )
+                }
+            };
+            self.bind(value, bound);
+            parameters.push(var);
+        }
+        self.out.line(format!("def {name}({}):", parameters.join(", ")));
+        self.out.indent();
+        self.block(entry)?;
+        self.out.dedent();
+        Ok(std::mem::take(&mut self.out).finish())
+    }
+
+    /// A helper's sbuf or psum parameter: the whole tile its type describes.
+    fn tile_parameter<'c>(&self, function: OperationRef<'c, '_>, tensor: &TensorType, var: &str) -> Emitted<'c, Tile> {
+        let mem = if tensor.mem == Memory::Psum { TrnMemory::Psum } else { TrnMemory::Sbuf };
+        let (elem, _) = element(function, tensor)?;
+        let layout = known_layout(function, tensor)?;
+        let &[rows, cols] = tensor.shape.as_slice() else {
+            return refuse(function, format!("nki-tile rule: an NKI tile is 2-D, got shape {:?}", tensor.shape));
+        };
+        let buffer = buffer(&tensor.shape, &layout, mem, self.chip, elem.bytes())
+            .map_err(|e| (function.location(), format!("{e} (argument {var})")))?;
+        let rect = region(&tensor.shape, &layout, [0, 0], [rows, cols]);
+        Ok(Tile {
+            var: var.to_string(),
+            buffer,
+            mem,
+            dtype: elem,
+            layout,
+            root_shape: [rows, cols],
+            origin: [0, 0],
+            shape: [rows, cols],
+            rect,
+            shift: [Expr::Int(0), Expr::Int(0)],
+        })
+    }
+
+    /// `func.call @helper(...)`: the call, each tile passed whole (a helper's parameter is a whole tile).
+    fn call<'c>(&mut self, op: OperationRef<'c, '_>) -> Emitted<'c, ()> {
+        if op.result_count() > 0 {
+            return refuse(op, "nki-op rule: a helper returns nothing; it writes the tiles it is given".to_string());
+        }
+        let callee = op.attribute("callee").map(|a| a.to_string()).unwrap_or_default();
+        let name = function_name(op, callee.trim_start_matches('@').trim_matches('"'))?;
+        let mut arguments = Vec::new();
+        for i in 0..op.operand_count() {
+            let argument = match self.bound(op, operand(op, i)?)? {
+                Bound::Index(e) => e.to_string(),
+                Bound::Scalar(s) => s,
+                Bound::Tile(t)
+                    if t.origin == [0, 0] && t.shape == t.root_shape && t.shift == [Expr::Int(0), Expr::Int(0)] =>
+                {
+                    t.var
+                }
+                Bound::Hbm(v) if v.kept.len() == v.sizes.len() && v.offsets.iter().all(|o| *o == Expr::Int(0)) => v.var,
+                _ => {
+                    return refuse(
+                        op,
+                        format!(
+                            "nki-call rule: argument {i} of @{name} is a slice; a helper takes whole tiles and arrays"
+                        ),
+                    )
+                }
+            };
+            arguments.push(argument);
+        }
+        self.out.line(format!("{name}({})", arguments.join(", ")));
+        Ok(())
+    }
+
     fn block<'c>(&mut self, block: BlockRef<'c, '_>) -> Emitted<'c, ()> {
         let mut next = block.first_operation();
         while let Some(op) = next {
@@ -350,6 +478,7 @@ impl<'s> Emitter<'s> {
                 self.bind(result(op)?, Bound::Index(e));
             }
             "scf.for" => self.for_loop(op)?,
+            "func.call" => self.call(op)?,
             "scf.yield" if op.operand_count() == 0 => {}
             "func.return" if op.operand_count() == 0 => {}
             _ => match AxeOp::new(op).map(|o| o.kind()) {

@@ -2,7 +2,8 @@
 (examples/trn/*.py), and the NKI interpreter (axe.nki, written from AWS's NKI documentation, not from the emitter)
 runs them against numpy: the GEMM exactly on integer data, attention within a stated tolerance. Mutants of the
 emitted kernels (an accumulation dropped, a tile loaded transposed, a PSUM tile past its bank, a tile past the
-partitions, a carried loop made affine, a missing softmax correction, V's blocks loaded over each other) are caught by the interpreter's rules or its
+partitions, a carried loop made affine, a missing softmax correction, V's blocks loaded over each other, the
+software pipeline's stages swapped or its epilogue dropped) are caught by the interpreter's rules or its
 numbers; mutants of the IR that the planners refuse are in test/Target/nki-invalid.test."""
 
 import os
@@ -134,21 +135,26 @@ def test_gemm_hardware_mutants_are_refused():
 
 def test_attention_mutants_fail():
     text = kernel_text("attention_trn1")
+    wrong = lambda o, ref: np.abs(o.astype(np.float64) - ref).max() > 100 * ATTENTION_ATOL  # noqa: E731
     # The running max, sum and accumulator carried across K/V tiles: an affine (independent) loop is refused.
     with pytest.raises(NkiError):
-        run_attention(mutate(text, "nl.sequential_range(4)", "nl.affine_range(4)"))
+        run_attention(mutate(text, "nl.sequential_range(3)", "nl.affine_range(3)"))
     # The accumulator not rescaled when the running max moves.
-    o, ref = run_attention(mutate(text, "acc[...] = nl.multiply(acc, correction", "acc[...] = nl.multiply(acc, 1.0"))
-    assert np.abs(o.astype(np.float64) - ref).max() > 100 * ATTENTION_ATOL
-    # The softmax scale left out.
-    o, ref = run_attention(mutate(text, "nl.multiply(scores, 0.125", "nl.multiply(scores, 1.0"))
-    assert np.abs(o.astype(np.float64) - ref).max() > 100 * ATTENTION_ATOL
+    assert wrong(*run_attention(mutate(text, "acc[...] = nl.multiply(acc, correction", "acc[...] = nl.multiply(acc, 1.0")))
+    # The softmax scale left out (in the pipelined loop).
+    assert wrong(*run_attention(mutate(text, "s[...] = nl.multiply(scores, 0.125", "s[...] = nl.multiply(scores, 1.0")))
     # V's blocks all loaded into the first block's place: the affine loop's iterations overwrite each other.
     with pytest.raises(NkiError, match="affine_range"):
         run_attention(mutate(text, "v_all[0:128, b * 64:b * 64 + 64] =", "v_all[0:128, 0:64] ="))
-    # The K/V loop reading the same K tile every time.
-    o, ref = run_attention(mutate(text, "k_all[0:64, j * 128:j * 128 + 128]", "k_all[0:64, 0:128]"))
-    assert np.abs(o.astype(np.float64) - ref).max() > 100 * ATTENTION_ATOL
+    # The pipeline's next scores from this K tile instead of the next one.
+    next_tile = "k_all[0:64, (j + 1) * 128:(j + 1) * 128 + 128]"
+    assert wrong(*run_attention(mutate(text, next_tile, "k_all[0:64, j * 128:j * 128 + 128]")))
+    # The stages swapped: the next tile's scores overwrite this tile's before they are read.
+    scale = "                s[...] = nl.multiply(scores, 0.125, dtype=nl.float32)\n"
+    scores = f"                scores[...] = nisa.nc_matmul(q_tile, {next_tile})\n"
+    assert wrong(*run_attention(mutate(text, scale + scores, scores + scale)))
+    # The epilogue (the last K/V tile's softmax) dropped.
+    assert wrong(*run_attention(mutate(text, "online_softmax(s_last, v_all, 3, m, l, acc)", "pass")))
     # P V with P not transposed (queries on the partitions, contracting over queries).
     o, ref = run_attention(mutate(text, "nl.copy(nisa.nc_transpose(p16), dtype=nl.float16)", "nl.copy(p16)"))
-    assert np.abs(o.astype(np.float64) - ref).max() > 100 * ATTENTION_ATOL
+    assert wrong(o, ref)

@@ -108,3 +108,15 @@ func.func @rank_reducing_global(%g: !g) {
   %t = axe.slice %g[1, 0, 0] [1, 128, 64] : !g to !axe.tensor<128x64xf16, global>
   return
 }
+
+// -----
+
+// memory-scopes: a gemm that overwrites c is Trainium's for now
+!a = !axe.tensor<64x16xf16, shared, S[(64,16):(16,1)]>
+!b = !axe.tensor<16x64xf16, shared, S[(16,64):(64,1)]>
+!c = !axe.tensor<64x64xf32, reg, S[(64,64):(64,1)]>
+func.func @overwrite_on_gpu(%a: !a, %b: !b, %c: !c) {
+  // expected-error @+1 {{gemm {accumulate = false} (c = a * b) has no GPU lowering yet: Trainium's nc_matmul takes it}}
+  axe.gemm warpgroup %a, %b, %c {accumulate = false} : !a, !b, !c
+  return
+}

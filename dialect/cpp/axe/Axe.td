@@ -267,9 +267,12 @@ def Axe_GemmOp : Axe_CollectiveOp<"gemm", [Axe_ReadsWrites]> {
     axe.gemm warpgroup %a, %b, %acc : !stageA, !stageB, !acc
     ```
     c += a * b over the tensors' logical indices (a is MxK, b KxN, c MxN), run by the scope together:
-    mma.sync at warp scope, wgmma at warpgroup scope, tcgen05 at cta scope (`--lower-mma`).
+    mma.sync at warp scope, wgmma at warpgroup scope, tcgen05 at cta scope (`--lower-mma`). With
+    `{accumulate = false}`, c = a * b: c's old contents are not read (Trainium's `nc_matmul` overwriting its PSUM
+    tile; no GPU lowering takes it yet).
   }];
-  let arguments = !con((ins Axe_AnyTensor:$a, Axe_AnyTensor:$b, Axe_AnyTensor:$c), scopeArgs);
+  let arguments = !con((ins Axe_AnyTensor:$a, Axe_AnyTensor:$b, Axe_AnyTensor:$c, OptionalAttr<BoolAttr>:$accumulate),
+                       scopeArgs);
   let assemblyFormat = [{
     custom<Scope>($scope, $threads) $a `,` $b `,` $c attr-dict
     `:` qualified(type($a)) `,` qualified(type($b)) `,` qualified(type($c))

@@ -545,6 +545,13 @@ impl OpChecker<'_, '_, '_> {
         }
         // Trainium's Tensor Engine reads SBUF and writes PSUM (axe_layout::trn::matmul); GPU tensor cores the rest.
         let trainium = [&a, &b, &c].iter().any(|t| t.mem.is_trainium());
+        if !trainium && self.op.attribute_text("accumulate").as_deref() == Some("false") {
+            self.fail(
+                Rule::MemoryScopes,
+                "gemm {accumulate = false} (c = a * b) has no GPU lowering yet: Trainium's nc_matmul takes it"
+                    .to_string(),
+            );
+        }
         let rules = if trainium {
             [
                 ("a", &a, &[Memory::Sbuf][..], "sbuf"),

@@ -66,13 +66,29 @@ pub(super) fn carries_state(for_op: OperationRef) -> bool {
     let iv: Value = iv.into();
     let (mut carried, mut written_regions, mut read) = (false, Vec::new(), Vec::new());
     axe_dialect::ops::walk_preorder(for_op, &mut |op| {
+        // A call writes the tiles its callee writes ([`written_parameters`]) and reads the others.
+        if op_name(op) == "func.call" {
+            let written = written_parameters(op);
+            for i in 0..op.operand_count() {
+                let Some((root, _)) = access::operand(op, i).and_then(|v| outside_root(for_op, v, iv)) else {
+                    continue;
+                };
+                match written.get(i) {
+                    Some(false) => read.push(root),
+                    _ => carried = true,
+                }
+            }
+            return;
+        }
         // Slices and views name regions; the collective ops read and write them.
         let Some(axe) = AxeOp::new(op).filter(|o| o.kind().is_collective()) else { return };
+        let overwrites = op.attribute("accumulate").is_ok_and(|a| a.to_string() == "false");
         for (i, name) in axe.kind().tensor_operand_names().iter().enumerate() {
             let Some((root, own_region)) = access::operand(op, i).and_then(|v| outside_root(for_op, v, iv)) else {
                 continue;
             };
             match (*name, axe.kind()) {
+                (_, OpKind::Gemm) if *name == "c" && overwrites => carried = true,
                 (_, OpKind::Gemm) if *name == "c" => {}
                 ("dest", _) if own_region => written_regions.push(root),
                 ("dest", _) => carried = true,
@@ -83,11 +99,62 @@ pub(super) fn carries_state(for_op: OperationRef) -> bool {
     carried || written_regions.iter().any(|w| read.contains(w))
 }
 
+/// Which parameters of a call's callee its body writes (as a copy's, an elementwise op's or a fill's dest, or an
+/// overwriting gemm's c, directly or through slices; a call inside it is taken to write all it is given).
+/// Empty when the callee is not a function of the module: then the caller takes every argument as written.
+pub(super) fn written_parameters(call: OperationRef) -> Vec<bool> {
+    let callee = call.attribute("callee").map(|a| a.to_string()).unwrap_or_default();
+    let symbol = format!("\"{}\"", callee.trim_start_matches('@'));
+    let mut module = call.parent_operation();
+    while let Some(op) = module.filter(|op| op_name(*op) != "builtin.module") {
+        module = op.parent_operation();
+    }
+    let Some(function) = module.and_then(|m| {
+        let body = access::entry_block(m)?;
+        std::iter::successors(body.first_operation(), |op| op.next_in_block())
+            .find(|op| op_name(*op) == "func.func" && op.attribute("sym_name").is_ok_and(|a| a.to_string() == symbol))
+    }) else {
+        return Vec::new();
+    };
+    let Some(entry) = access::entry_block(function) else { return Vec::new() };
+    let parameters: Vec<usize> = access::arguments(entry).map(|a| key(a.into())).collect();
+    let mut written = vec![false; parameters.len()];
+    axe_dialect::ops::walk_preorder(function, &mut |op| {
+        let targets: Vec<Value> = if op_name(op) == "func.call" {
+            (0..op.operand_count()).filter_map(|i| access::operand(op, i)).collect()
+        } else if let Some(axe) = AxeOp::new(op).filter(|o| o.kind().is_collective()) {
+            let overwrites = op.attribute("accumulate").is_ok_and(|a| a.to_string() == "false");
+            let names = axe.kind().tensor_operand_names();
+            let target = names.iter().position(|n| *n == "dest" || (*n == "c" && overwrites));
+            target.and_then(|i| access::operand(op, i)).into_iter().collect()
+        } else {
+            Vec::new()
+        };
+        for mut value in targets {
+            while let Some(slice) =
+                access::defining_op(value).filter(|d| AxeOp::new(*d).is_some_and(|o| o.kind() == OpKind::Slice))
+            {
+                let Some(source) = access::operand(slice, 0) else { break };
+                value = source;
+            }
+            if let Some(i) = parameters.iter().position(|&p| p == key(value)) {
+                written[i] = true;
+            }
+        }
+    });
+    written
+}
+
 /// The allocation made outside `for_op` that `value` is (a slice of), by key, and whether some slice on the way
 /// moves with the loop by its extent or more ([`moves_with`]); `None` for a tile made inside, or no tile.
 pub(super) fn outside_root(for_op: OperationRef, value: Value, iv: Value) -> Option<(usize, bool)> {
     let (mut value, mut own_region) = (value, false);
     loop {
+        // A helper's parameter is a tile made by its caller, outside every loop of the helper.
+        if let Some(argument) = access::as_argument(value) {
+            let owner = argument.owner().parent_operation()?;
+            return (op_name(owner) == "func.func").then_some((key(value), own_region));
+        }
         let op = access::defining_op(value)?;
         match AxeOp::new(op).map(|o| o.kind()) {
             Some(OpKind::Slice) => {

@@ -331,11 +331,15 @@ impl Emitter<'_> {
             c: Operand { layout: &c_mn, shape: c.shape, mem: c.mem },
         };
         let plan = matmul::plan(&request).map_err(|e| (op.location(), e.to_string()))?;
+        let accumulate = op.attribute("accumulate").map(|a| a.to_string()).as_deref() != Ok("false");
         let [kt, mt, nt] = plan.tile;
         for step in &plan.steps {
             let target = operand_region(&c, step.c, [mt, nt]);
             let (stationary, moving) = (operand_region(&a, step.a, [kt, mt]), operand_region(&b, step.b, [kt, nt]));
-            self.out.line(format!("{target} += nisa.nc_matmul({stationary}, {moving})"));
+            // `{accumulate = false}`: each C tile's first K step overwrites it (the planner marks the rest).
+            let assign = if step.accumulate || accumulate { "+=" } else { "=" };
+            let target = if assign == "=" && !target.contains('[') { format!("{target}[...]") } else { target };
+            self.out.line(format!("{target} {assign} nisa.nc_matmul({stationary}, {moving})"));
         }
         Ok(())
     }

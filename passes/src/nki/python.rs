@@ -164,6 +164,11 @@ const RESERVED: &[&str] = &[
     "print", "len", "tuple", "list", "min", "max", "sum", "abs",
 ];
 
+/// True for the names the kernel's module binds or Python reserves.
+pub(super) fn is_reserved(name: &str) -> bool {
+    RESERVED.contains(&name)
+}
+
 impl Names {
     /// A fresh Python name like `wanted` (an SSA name without `%`, or a fallback): invalid characters become `_`,
     /// a leading digit or a reserved word gets a prefix, a taken name a numeric suffix.
