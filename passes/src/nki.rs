@@ -35,8 +35,8 @@ use axe_dialect::ops::{tensor_of, AxeOp, OpKind};
 use axe_dialect::types::{LayoutSpec, TensorType};
 use axe_dialect::SourceLoc;
 use axe_layout::hw::{ElemType, Memory};
-use axe_layout::trn::nki::{buffer, hbm_array, region, HbmArray};
-use axe_layout::trn::{self, Chip, TrnMemory};
+use axe_layout::trn::nki::{hbm_array, HbmArray};
+use axe_layout::trn::{self, Chip};
 use axe_layout::Layout;
 use melior::ir::block::BlockLike;
 use melior::ir::operation::OperationLike;
@@ -358,7 +358,7 @@ impl<'s> Emitter<'s> {
             let var = self.names.fresh(source_names.get(i).map_or("", String::as_str), "arg");
             let bound = match tensor_of(value) {
                 Ok(Some(tensor)) if matches!(tensor.mem, Memory::Sbuf | Memory::Psum) => {
-                    Bound::Tile(self.tile_parameter(function, &tensor, &var)?)
+                    Bound::Tile(self.whole_tile(function, &tensor, &var)?)
                 }
                 Ok(Some(tensor)) if tensor.mem == Memory::Hbm => {
                     let (array, _) = hbm_tensor(function, &tensor, &var)?;
@@ -383,31 +383,6 @@ impl<'s> Emitter<'s> {
         self.block(entry)?;
         self.out.dedent();
         Ok(std::mem::take(&mut self.out).finish())
-    }
-
-    /// A helper's sbuf or psum parameter: the whole tile its type describes.
-    fn tile_parameter<'c>(&self, function: OperationRef<'c, '_>, tensor: &TensorType, var: &str) -> Emitted<'c, Tile> {
-        let mem = if tensor.mem == Memory::Psum { TrnMemory::Psum } else { TrnMemory::Sbuf };
-        let (elem, _) = element(function, tensor)?;
-        let layout = known_layout(function, tensor)?;
-        let &[rows, cols] = tensor.shape.as_slice() else {
-            return refuse(function, format!("nki-tile rule: an NKI tile is 2-D, got shape {:?}", tensor.shape));
-        };
-        let buffer = buffer(&tensor.shape, &layout, mem, self.chip, elem.bytes())
-            .map_err(|e| (function.location(), format!("{e} (argument {var})")))?;
-        let rect = region(&tensor.shape, &layout, [0, 0], [rows, cols]);
-        Ok(Tile {
-            var: var.to_string(),
-            buffer,
-            mem,
-            dtype: elem,
-            layout,
-            root_shape: [rows, cols],
-            origin: [0, 0],
-            shape: [rows, cols],
-            rect,
-            shift: [Expr::Int(0), Expr::Int(0)],
-        })
     }
 
     /// `func.call @helper(...)`: the call, each tile passed whole (a helper's parameter is a whole tile).

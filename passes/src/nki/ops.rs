@@ -8,6 +8,7 @@ use super::{axe_tensor, element, key, known_layout, op_name, operand, refuse, re
 use crate::ir::multiple::known_multiple;
 use axe_dialect::access;
 use axe_dialect::ops::{kept_dimensions, AxeOp, OpKind, SliceRegion};
+use axe_dialect::types::TensorType;
 use axe_layout::hw::Memory;
 use axe_layout::trn::matmul::{self, MatmulRequest, Operand};
 use axe_layout::trn::nki::{buffer, region, region_step, transpose, NkiError};
@@ -20,21 +21,15 @@ impl Emitter<'_> {
     pub(super) fn alloc<'c>(&mut self, op: OperationRef<'c, '_>) -> Emitted<'c, bool> {
         let value = result(op)?;
         let tensor = axe_tensor(op, value)?;
-        let (mem, nl_buffer) = match tensor.mem {
-            Memory::Sbuf => (TrnMemory::Sbuf, "nl.sbuf"),
-            Memory::Psum => (TrnMemory::Psum, "nl.psum"),
+        let nl_buffer = match tensor.mem {
+            Memory::Sbuf => "nl.sbuf",
+            Memory::Psum => "nl.psum",
             other => return refuse(op, format!("nki-memory rule: a kernel allocates sbuf or psum tiles, got {other}")),
         };
-        let (elem, nl_dtype) = element(op, &tensor)?;
-        let layout = known_layout(op, &tensor)?;
-        let &[rows, cols] = tensor.shape.as_slice() else {
-            return refuse(op, format!("nki-tile rule: an NKI tile is 2-D, got shape {:?}", tensor.shape));
-        };
-        let buffer_shape =
-            buffer(&tensor.shape, &layout, mem, self.chip, elem.bytes()).map_err(|e| (op.location(), e.to_string()))?;
-        let rect = region(&tensor.shape, &layout, [0, 0], [rows, cols]);
+        let (_, nl_dtype) = element(op, &tensor)?;
         let var = self.names.fresh(&self.result_name(op), "t");
-        let shape = shape_tuple(&buffer_shape);
+        let tile = self.whole_tile(op, &tensor, &var)?;
+        let shape = shape_tuple(&tile.buffer);
         let fill = op.next_in_block().filter(|next| {
             AxeOp::new(*next).is_some_and(|o| o.kind() == OpKind::Fill)
                 && access::operand(*next, 0).map(key) == Some(key(value))
@@ -54,9 +49,26 @@ impl Emitter<'_> {
             }
             Some(s) => self.out.line(format!("{var} = nl.full({shape}, {s}, dtype={nl_dtype}, buffer={nl_buffer})")),
         }
-        let tile = Tile {
-            var,
-            buffer: buffer_shape,
+        self.bind(value, Bound::Tile(tile));
+        Ok(fill.is_some())
+    }
+
+    /// An sbuf or psum tensor as a whole tile named `var` (an allocation, or a helper's parameter): its buffer,
+    /// checked, and where the tensor lies in it.
+    pub(super) fn whole_tile<'c>(&self, op: OperationRef<'c, '_>, tensor: &TensorType, var: &str) -> Emitted<'c, Tile> {
+        let mem = if tensor.mem == Memory::Psum { TrnMemory::Psum } else { TrnMemory::Sbuf };
+        let (elem, _) = element(op, tensor)?;
+        let layout = known_layout(op, tensor)?;
+        let &[rows, cols] = tensor.shape.as_slice() else {
+            return refuse(op, format!("nki-tile rule: an NKI tile is 2-D, got shape {:?}", tensor.shape));
+        };
+        let buffer = buffer(&tensor.shape, &layout, mem, self.chip, elem.bytes())
+            .map_err(|e| (op.location(), format!("{e} ({var})")))?;
+        let rect = region(&tensor.shape, &layout, [0, 0], [rows, cols]);
+        let zero = [Expr::Int(0), Expr::Int(0)];
+        Ok(Tile {
+            var: var.to_string(),
+            buffer,
             mem,
             dtype: elem,
             layout,
@@ -64,10 +76,8 @@ impl Emitter<'_> {
             origin: [0, 0],
             shape: [rows, cols],
             rect,
-            shift: [Expr::Int(0), Expr::Int(0)],
-        };
-        self.bind(value, Bound::Tile(tile));
-        Ok(fill.is_some())
+            shift: zero,
+        })
     }
 
     /// `axe.slice` of an hbm tensor: a region of its array (a rank-reducing slice indexes the dimensions it drops).
