@@ -37,7 +37,7 @@ def online_softmax(s, v_all, j, m, l, acc):
     pt = nl.ndarray((128, 128), dtype=nl.float16, buffer=nl.sbuf)
     pt[...] = nl.copy(nisa.nc_transpose(p16), dtype=nl.float16)
     pv = nl.ndarray((128, 64), dtype=nl.float32, buffer=nl.psum)
-    pv[...] = nisa.nc_matmul(pt, v_all[0:128, j * 64:j * 64 + 64])
+    pv[...] = nisa.nc_matmul(pt, v_all[0:128, j * 64 : j * 64 + 64])
     acc[...] = nl.multiply(acc, correction, dtype=nl.float32)
     acc[...] = nl.add(acc, pv, dtype=nl.float32)
 
@@ -53,10 +53,10 @@ def attention_trn1(q, kt, v):
         k_all[...] = nl.load(kt[h, 0:64, 0:512])
         v_all = nl.ndarray((128, 256), dtype=nl.float16, buffer=nl.sbuf)
         for b in nl.affine_range(4):
-            v_all[0:128, b * 64:b * 64 + 64] = nl.load(v[h, b * 128:b * 128 + 128, 0:64])
+            v_all[0:128, b * 64 : b * 64 + 64] = nl.load(v[h, b * 128 : b * 128 + 128, 0:64])
         for i in nl.affine_range(4):
             q_tile = nl.ndarray((64, 128), dtype=nl.float16, buffer=nl.sbuf)
-            q_tile[...] = nl.load(q[h, 0:64, i * 128:i * 128 + 128])
+            q_tile[...] = nl.load(q[h, 0:64, i * 128 : i * 128 + 128])
             m = nl.full((128, 1), -3e38, dtype=nl.float32, buffer=nl.sbuf)
             l = nl.zeros((128, 1), dtype=nl.float32, buffer=nl.sbuf)
             acc = nl.zeros((128, 64), dtype=nl.float32, buffer=nl.sbuf)
@@ -65,12 +65,12 @@ def attention_trn1(q, kt, v):
             for j in nl.sequential_range(3):
                 s = nl.ndarray((128, 128), dtype=nl.float32, buffer=nl.sbuf)
                 s[...] = nl.multiply(scores, 0.125, dtype=nl.float32)
-                scores[...] = nisa.nc_matmul(q_tile, k_all[0:64, (j + 1) * 128:(j + 1) * 128 + 128])
+                scores[...] = nisa.nc_matmul(q_tile, k_all[0:64, (j + 1) * 128 : (j + 1) * 128 + 128])
                 online_softmax(s, v_all, j, m, l, acc)
             s_last = nl.ndarray((128, 128), dtype=nl.float32, buffer=nl.sbuf)
             s_last[...] = nl.multiply(scores, 0.125, dtype=nl.float32)
             online_softmax(s_last, v_all, 3, m, l, acc)
             out = nl.ndarray((128, 64), dtype=nl.float16, buffer=nl.sbuf)
             out[...] = nl.divide(acc, l, dtype=nl.float16)
-            nl.store(o[h, i * 128:i * 128 + 128, 0:64], value=out)
+            nl.store(o[h, i * 128 : i * 128 + 128, 0:64], value=out)
     return o

@@ -26,10 +26,10 @@ def gemm_trn1(a, b):
             for k in nl.affine_range(8):
                 sa = nl.ndarray((128, 128), dtype=nl.float16, buffer=nl.sbuf)
                 sb = nl.ndarray((128, 512), dtype=nl.float16, buffer=nl.sbuf)
-                sa[...] = nl.load(a[k * 128:k * 128 + 128, i * 128:i * 128 + 128])
-                sb[...] = nl.load(b[k * 128:k * 128 + 128, j * 512:j * 512 + 512])
+                sa[...] = nl.load(a[k * 128 : k * 128 + 128, i * 128 : i * 128 + 128])
+                sb[...] = nl.load(b[k * 128 : k * 128 + 128, j * 512 : j * 512 + 512])
                 acc += nisa.nc_matmul(sa, sb)
             out = nl.ndarray((128, 512), dtype=nl.float16, buffer=nl.sbuf)
             out[...] = nl.copy(acc, dtype=nl.float16)
-            nl.store(c[i * 128:i * 128 + 128, j * 512:j * 512 + 512], value=out)
+            nl.store(c[i * 128 : i * 128 + 128, j * 512 : j * 512 + 512], value=out)
     return c

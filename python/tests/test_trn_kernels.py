@@ -110,7 +110,7 @@ def test_gemm_mutants_fail():
     c, ref = run_gemm(mutate(text, "sa[...] = nl.load(a[", "sa[...] = nl.load_transpose2d(a["))
     assert not np.array_equal(c.astype(np.int64), ref)
     # B's K tile from the wrong rows.
-    c, ref = run_gemm(mutate(text, "nl.load(b[k * 128:k * 128 + 128", "nl.load(b[i * 128:i * 128 + 128"))
+    c, ref = run_gemm(mutate(text, "nl.load(b[k * 128 : k * 128 + 128", "nl.load(b[i * 128 : i * 128 + 128"))
     assert not np.array_equal(c.astype(np.int64), ref)
 
 
@@ -121,14 +121,14 @@ def test_gemm_hardware_mutants_are_refused():
         run_gemm(mutate(text, "acc = nl.zeros((128, 512)", "acc = nl.zeros((128, 1024)"))
     # A load past the last partition (129 rows of A^T into a 128-partition tile).
     with pytest.raises(NkiError):
-        run_gemm(mutate(text, "a[k * 128:k * 128 + 128, i", "a[k * 128:k * 128 + 129, i"))
+        run_gemm(mutate(text, "a[k * 128 : k * 128 + 128, i", "a[k * 128 : k * 128 + 129, i"))
     # A stationary operand wider than the engine's 128.
     with pytest.raises(NkiError, match="stationary"):
         run_gemm(
             mutate(
                 mutate(text, "sa = nl.ndarray((128, 128)", "sa = nl.ndarray((128, 256)"),
-                "i * 128:i * 128 + 128])\n",
-                "i * 128:i * 128 + 256])\n",
+                "i * 128 : i * 128 + 128])\n",
+                "i * 128 : i * 128 + 256])\n",
             )
         )
 
@@ -145,10 +145,10 @@ def test_attention_mutants_fail():
     assert wrong(*run_attention(mutate(text, "s[...] = nl.multiply(scores, 0.125", "s[...] = nl.multiply(scores, 1.0")))
     # V's blocks all loaded into the first block's place: the affine loop's iterations overwrite each other.
     with pytest.raises(NkiError, match="affine_range"):
-        run_attention(mutate(text, "v_all[0:128, b * 64:b * 64 + 64] =", "v_all[0:128, 0:64] ="))
+        run_attention(mutate(text, "v_all[0:128, b * 64 : b * 64 + 64] =", "v_all[0:128, 0:64] ="))
     # The pipeline's next scores from this K tile instead of the next one.
-    next_tile = "k_all[0:64, (j + 1) * 128:(j + 1) * 128 + 128]"
-    assert wrong(*run_attention(mutate(text, next_tile, "k_all[0:64, j * 128:j * 128 + 128]")))
+    next_tile = "k_all[0:64, (j + 1) * 128 : (j + 1) * 128 + 128]"
+    assert wrong(*run_attention(mutate(text, next_tile, "k_all[0:64, j * 128 : j * 128 + 128]")))
     # The stages swapped: the next tile's scores overwrite this tile's before they are read.
     scale = "                s[...] = nl.multiply(scores, 0.125, dtype=nl.float32)\n"
     scores = f"                scores[...] = nisa.nc_matmul(q_tile, {next_tile})\n"

@@ -18,7 +18,7 @@
 // CHECK-NEXT:     p[...] = nl.exp(p, dtype=nl.float32)
 // CHECK:          pt[...] = nl.copy(nisa.nc_transpose(p16), dtype=nl.float16)
 // CHECK-NEXT:     pv = nl.ndarray((128, 64), dtype=nl.float32, buffer=nl.psum)
-// CHECK-NEXT:     pv[...] = nisa.nc_matmul(pt, v_all[0:128, j * 64:j * 64 + 64])
+// CHECK-NEXT:     pv[...] = nisa.nc_matmul(pt, v_all[0:128, j * 64 : j * 64 + 64])
 // CHECK:          acc[...] = nl.add(acc, pv, dtype=nl.float32)
 // CHECK:      @nki.jit
 // CHECK-NEXT: def attention_trn1(q, kt, v):
@@ -28,10 +28,10 @@
 // CHECK-NEXT:     k_all[...] = nl.load(kt[h, 0:64, 0:512])
 // CHECK-NEXT:     v_all = nl.ndarray((128, 256), dtype=nl.float16, buffer=nl.sbuf)
 // CHECK-NEXT:     for b in nl.affine_range(4):
-// CHECK-NEXT:         v_all[0:128, b * 64:b * 64 + 64] = nl.load(v[h, b * 128:b * 128 + 128, 0:64])
+// CHECK-NEXT:         v_all[0:128, b * 64 : b * 64 + 64] = nl.load(v[h, b * 128 : b * 128 + 128, 0:64])
 // CHECK-NEXT:     for i in nl.affine_range(4):
 // CHECK-NEXT:         q_tile = nl.ndarray((64, 128), dtype=nl.float16, buffer=nl.sbuf)
-// CHECK-NEXT:         q_tile[...] = nl.load(q[h, 0:64, i * 128:i * 128 + 128])
+// CHECK-NEXT:         q_tile[...] = nl.load(q[h, 0:64, i * 128 : i * 128 + 128])
 // CHECK-NEXT:         m = nl.full((128, 1), -3e38, dtype=nl.float32, buffer=nl.sbuf)
 // The pipeline: tile 0's scores first; then per tile, its scores leave PSUM, the next tile's are computed into
 // it ({accumulate = false}: the nc_matmul overwrites), and the softmax runs; the last tile's softmax after.
@@ -40,12 +40,12 @@
 // CHECK-NEXT:         for j in nl.sequential_range(3):
 // CHECK-NEXT:             s = nl.ndarray((128, 128), dtype=nl.float32, buffer=nl.sbuf)
 // CHECK-NEXT:             s[...] = nl.multiply(scores, 0.125, dtype=nl.float32)
-// CHECK-NEXT:             scores[...] = nisa.nc_matmul(q_tile, k_all[0:64, (j + 1) * 128:(j + 1) * 128 + 128])
+// CHECK-NEXT:             scores[...] = nisa.nc_matmul(q_tile, k_all[0:64, (j + 1) * 128 : (j + 1) * 128 + 128])
 // CHECK-NEXT:             online_softmax(s, v_all, j, m, l, acc)
 // CHECK-NEXT:         s_last = nl.ndarray((128, 128), dtype=nl.float32, buffer=nl.sbuf)
 // CHECK-NEXT:         s_last[...] = nl.multiply(scores, 0.125, dtype=nl.float32)
 // CHECK-NEXT:         online_softmax(s_last, v_all, 3, m, l, acc)
 // CHECK-NEXT:         out = nl.ndarray((128, 64), dtype=nl.float16, buffer=nl.sbuf)
 // CHECK-NEXT:         out[...] = nl.divide(acc, l, dtype=nl.float16)
-// CHECK-NEXT:         nl.store(o[h, i * 128:i * 128 + 128, 0:64], value=out)
+// CHECK-NEXT:         nl.store(o[h, i * 128 : i * 128 + 128, 0:64], value=out)
 // CHECK-NEXT: return o

@@ -24,10 +24,10 @@
 // CHECK-NEXT:             for k in nl.affine_range(8):
 // CHECK-NEXT:                 sa = nl.ndarray((128, 128), dtype=nl.float16, buffer=nl.sbuf)
 // CHECK-NEXT:                 sb = nl.ndarray((128, 512), dtype=nl.float16, buffer=nl.sbuf)
-// CHECK-NEXT:                 sa[...] = nl.load(a[k * 128:k * 128 + 128, i * 128:i * 128 + 128])
-// CHECK-NEXT:                 sb[...] = nl.load(b[k * 128:k * 128 + 128, j * 512:j * 512 + 512])
+// CHECK-NEXT:                 sa[...] = nl.load(a[k * 128 : k * 128 + 128, i * 128 : i * 128 + 128])
+// CHECK-NEXT:                 sb[...] = nl.load(b[k * 128 : k * 128 + 128, j * 512 : j * 512 + 512])
 // CHECK-NEXT:                 acc += nisa.nc_matmul(sa, sb)
 // CHECK-NEXT:             out = nl.ndarray((128, 512), dtype=nl.float16, buffer=nl.sbuf)
 // CHECK-NEXT:             out[...] = nl.copy(acc, dtype=nl.float16)
-// CHECK-NEXT:             nl.store(c[i * 128:i * 128 + 128, j * 512:j * 512 + 512], value=out)
+// CHECK-NEXT:             nl.store(c[i * 128 : i * 128 + 128, j * 512 : j * 512 + 512], value=out)
 // CHECK-NEXT:     return c

@@ -145,9 +145,15 @@ impl fmt::Display for Expr {
     }
 }
 
-/// `start:start + len` as a Python slice.
+/// `start:start + len` as a Python slice, spaced as black spaces it: around the colon when a bound is an
+/// expression (`i * 128 : i * 128 + 128`), not between plain numbers or names (`0:64`).
 pub(super) fn slice(start: &Expr, len: i64) -> String {
-    format!("{start}:{}", start.plus(len))
+    let end = start.plus(len);
+    if matches!(start, Expr::Binary(..)) || matches!(end, Expr::Binary(..)) {
+        format!("{start} : {end}")
+    } else {
+        format!("{start}:{end}")
+    }
 }
 
 /// Python names, one per IR value, from the names the source gives (`%acc` -> `acc`) where they are free.
@@ -228,7 +234,7 @@ mod tests {
     fn expressions_print_with_the_parentheses_they_need() {
         let m0 = Expr::binary(BinOp::Mul, name("i"), Expr::Int(128));
         assert_eq!(m0.to_string(), "i * 128");
-        assert_eq!(slice(&m0, 128), "i * 128:i * 128 + 128");
+        assert_eq!(slice(&m0, 128), "i * 128 : i * 128 + 128");
         let sum = Expr::binary(BinOp::Add, name("i"), name("j"));
         assert_eq!(Expr::binary(BinOp::Mul, sum.clone(), Expr::Int(4)).to_string(), "(i + j) * 4");
         assert_eq!(Expr::binary(BinOp::Sub, name("k"), sum).to_string(), "k - (i + j)");
