@@ -43,18 +43,27 @@ pub(super) fn written_arguments(function: OperationRef) -> HashMap<usize, Access
 
 /// The function argument a value is (a slice of), by number.
 pub(super) fn root_argument(value: Value) -> Option<usize> {
-    let mut value = value;
-    loop {
-        if let Some(argument) = access::as_argument(value) {
-            let owner = argument.owner().parent_operation()?;
-            return (op_name(owner) == "func.func").then(|| argument.argument_number());
-        }
-        let op = access::defining_op(value)?;
-        if AxeOp::new(op).is_none_or(|o| o.kind() != OpKind::Slice) {
-            return None;
-        }
-        value = access::operand(op, 0)?;
+    let argument = access::as_argument(through_slices(value).0)?;
+    let owner = argument.owner().parent_operation()?;
+    (op_name(owner) == "func.func").then(|| argument.argument_number())
+}
+
+/// The tensor `value` is a region of: past every `axe.slice` up the chain, with the slices passed.
+fn through_slices<'c, 'a>(value: Value<'c, 'a>) -> (Value<'c, 'a>, Vec<OperationRef<'c, 'a>>) {
+    let (mut value, mut slices) = (value, Vec::new());
+    while let Some(slice) =
+        access::defining_op(value).filter(|d| AxeOp::new(*d).is_some_and(|o| o.kind() == OpKind::Slice))
+    {
+        let Some(source) = access::operand(slice, 0) else { break };
+        slices.push(slice);
+        value = source;
     }
+    (value, slices)
+}
+
+/// True for `axe.gemm {accumulate = false}`: it writes c rather than accumulating into it.
+pub(super) fn overwrites(op: OperationRef) -> bool {
+    op.attribute("accumulate").is_ok_and(|a| a.to_string() == "false")
 }
 
 /// True when a loop's iterations depend on each other: some op inside writes a tile made outside it, other than a
@@ -82,7 +91,7 @@ pub(super) fn carries_state(for_op: OperationRef) -> bool {
         }
         // Slices and views name regions; the collective ops read and write them.
         let Some(axe) = AxeOp::new(op).filter(|o| o.kind().is_collective()) else { return };
-        let overwrites = op.attribute("accumulate").is_ok_and(|a| a.to_string() == "false");
+        let overwrites = overwrites(op);
         for (i, name) in axe.kind().tensor_operand_names().iter().enumerate() {
             let Some((root, own_region)) = access::operand(op, i).and_then(|v| outside_root(for_op, v, iv)) else {
                 continue;
@@ -123,21 +132,15 @@ pub(super) fn written_parameters(call: OperationRef) -> Vec<bool> {
         let targets: Vec<Value> = if op_name(op) == "func.call" {
             (0..op.operand_count()).filter_map(|i| access::operand(op, i)).collect()
         } else if let Some(axe) = AxeOp::new(op).filter(|o| o.kind().is_collective()) {
-            let overwrites = op.attribute("accumulate").is_ok_and(|a| a.to_string() == "false");
             let names = axe.kind().tensor_operand_names();
-            let target = names.iter().position(|n| *n == "dest" || (*n == "c" && overwrites));
+            let target = names.iter().position(|n| *n == "dest" || (*n == "c" && overwrites(op)));
             target.and_then(|i| access::operand(op, i)).into_iter().collect()
         } else {
             Vec::new()
         };
-        for mut value in targets {
-            while let Some(slice) =
-                access::defining_op(value).filter(|d| AxeOp::new(*d).is_some_and(|o| o.kind() == OpKind::Slice))
-            {
-                let Some(source) = access::operand(slice, 0) else { break };
-                value = source;
-            }
-            if let Some(i) = parameters.iter().position(|&p| p == key(value)) {
+        for value in targets {
+            let root = through_slices(value).0;
+            if let Some(i) = parameters.iter().position(|&p| p == key(root)) {
                 written[i] = true;
             }
         }
@@ -148,23 +151,16 @@ pub(super) fn written_parameters(call: OperationRef) -> Vec<bool> {
 /// The allocation made outside `for_op` that `value` is (a slice of), by key, and whether some slice on the way
 /// moves with the loop by its extent or more ([`moves_with`]); `None` for a tile made inside, or no tile.
 pub(super) fn outside_root(for_op: OperationRef, value: Value, iv: Value) -> Option<(usize, bool)> {
-    let (mut value, mut own_region) = (value, false);
-    loop {
-        // A helper's parameter is a tile made by its caller, outside every loop of the helper.
-        if let Some(argument) = access::as_argument(value) {
-            let owner = argument.owner().parent_operation()?;
-            return (op_name(owner) == "func.func").then_some((key(value), own_region));
-        }
-        let op = access::defining_op(value)?;
-        match AxeOp::new(op).map(|o| o.kind()) {
-            Some(OpKind::Slice) => {
-                own_region |= moves_with(op, iv);
-                value = access::operand(op, 0)?;
-            }
-            Some(OpKind::Alloc) if !encloses(for_op, op) => return Some((key(value), own_region)),
-            _ => return None,
-        }
+    let (root, slices) = through_slices(value);
+    let own_region = slices.iter().any(|slice| moves_with(*slice, iv));
+    // A helper's parameter is a tile made by its caller, outside every loop of the helper.
+    if let Some(argument) = access::as_argument(root) {
+        let owner = argument.owner().parent_operation()?;
+        return (op_name(owner) == "func.func").then_some((key(root), own_region));
     }
+    let alloc = access::defining_op(root)?;
+    let outside = AxeOp::new(alloc).is_some_and(|o| o.kind() == OpKind::Alloc) && !encloses(for_op, alloc);
+    outside.then_some((key(root), own_region))
 }
 
 /// True when one of a slice's run-time offsets depends on `iv` and is a multiple of at least the region's extent
@@ -194,6 +190,7 @@ pub(super) fn depends_on(value: Value, iv: Value, depth: usize) -> bool {
     (0..op.operand_count()).filter_map(|i| access::operand(op, i)).any(|v| depends_on(v, iv, depth - 1))
 }
 
+/// True when `op` lies inside `outer`.
 pub(super) fn encloses(outer: OperationRef, op: OperationRef) -> bool {
     let mut current = op.parent_operation();
     while let Some(parent) = current {

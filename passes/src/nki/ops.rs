@@ -2,6 +2,7 @@
 //! copies (`nl.load`, `nl.load_transpose2d`, `nl.store`, `nl.copy`, a Tensor Engine transpose), conversions,
 //! the engines' elementwise ops and reductions, and `axe.gemm` as the planner's `nisa.nc_matmul`s.
 
+use super::analysis::overwrites;
 use super::python::{dtype, shape_tuple, BinOp, Expr};
 use super::values::{hbm_region, operand_region, read_of, rect_of, same_orientation, write_of, Bound, HbmView, Tile};
 use super::{axe_tensor, element, key, known_layout, op_name, operand, refuse, result, Emitted, Emitter};
@@ -341,7 +342,7 @@ impl Emitter<'_> {
             c: Operand { layout: &c_mn, shape: c.shape, mem: c.mem },
         };
         let plan = matmul::plan(&request).map_err(|e| (op.location(), e.to_string()))?;
-        let accumulate = op.attribute("accumulate").map(|a| a.to_string()).as_deref() != Ok("false");
+        let accumulate = !overwrites(op);
         let [kt, mt, nt] = plan.tile;
         for step in &plan.steps {
             let target = operand_region(&c, step.c, [mt, nt]);
